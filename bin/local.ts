@@ -1,0 +1,88 @@
+/**
+ * `npm start`: the whole platform on one machine with no AWS account. DynamoDB Local and the SQS
+ * emulator start on loopback, the table and queues are created, and every contract route is
+ * served on http://127.0.0.1:$PORT through the same Lambda handlers that run in AWS.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { ConfigError, localSettings, reloadConfig } from '../shared/config';
+import { resetDbClient } from '../shared/db/client';
+import { logger } from '../shared/http/logger';
+import { loadGroupHandler } from './handlers';
+import { startEmulators } from './local-emulators';
+import { createLocalServer } from './local-server';
+
+const progress = (msg: string) => process.stderr.write(`[local] ${msg}\n`);
+
+/** A JWT secret is generated once into the data folder, so sessions survive restarts. */
+function ensureJwtSecret(dataDir: string): string {
+  if (process.env.JWT_SECRET !== undefined) return process.env.JWT_SECRET;
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  progress(`generated a JWT secret into ${file}`);
+  return secret;
+}
+
+async function main() {
+  const settings = localSettings();
+  const dataDir = path.resolve(settings.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const jwtSecret = ensureJwtSecret(dataDir);
+  // Validate the operator's settings before starting anything (a short JWT_SECRET refuses to start).
+  reloadConfig({ JWT_SECRET: jwtSecret, STAGE: 'local' });
+
+  progress('starting DynamoDB Local and the SQS emulator…');
+  const emulators = await startEmulators({
+    dataDir: path.join(dataDir, 'dynamodb'),
+    tableName: process.env.TABLE_NAME ?? 'agent-platform',
+    dynamoPort: settings.DYNAMODB_LOCAL_PORT,
+  });
+  progress(`DynamoDB Local at ${emulators.dynamoEndpoint}, SQS at ${emulators.sqsEndpoint}`);
+
+  const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.PORT, settings.HOST, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://${settings.HOST}:${port}`;
+
+  reloadConfig({
+    STAGE: 'local',
+    JWT_SECRET: jwtSecret,
+    DYNAMODB_ENDPOINT: emulators.dynamoEndpoint,
+    SQS_ENDPOINT: emulators.sqsEndpoint,
+    PROVISIONING_QUEUE_URL: emulators.queueUrls.provisioning,
+    EVENTS_QUEUE_URL: emulators.queueUrls.events,
+    APP_URL: process.env.APP_URL ?? baseUrl,
+    // Plain http on loopback: browsers and curl would drop a Secure cookie here.
+    COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
+  });
+  resetDbClient();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    progress(`${signal}: stopping…`);
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await emulators.stop();
+    progress('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  process.stdout.write(`ready: ${baseUrl}\n`);
+}
+
+main().catch((err) => {
+  const msg = err instanceof ConfigError ? err.message : (err as Error)?.stack ?? String(err);
+  process.stderr.write(`[local] failed to start: ${msg}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,5 @@
+import { gatewayContract } from '../../shared/contract/gateway';
+import { createHandler } from '../../shared/http/pipeline';
+
+// Operations are filled in by the issue that builds this group; until then its routes answer 501.
+export const handler = createHandler(gatewayContract, {});

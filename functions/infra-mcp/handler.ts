@@ -1,0 +1,5 @@
+import { infraMcpContract } from '../../shared/contract/infra-mcp';
+import { createHandler } from '../../shared/http/pipeline';
+
+// Operations are filled in by the issue that builds this group; until then its routes answer 501.
+export const handler = createHandler(infraMcpContract, {});

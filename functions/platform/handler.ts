@@ -1,0 +1,28 @@
+import { contract } from '../../shared/contract';
+import { buildOpenApi } from '../../shared/contract/openapi';
+import { platformContract } from '../../shared/contract/platform';
+import { config } from '../../shared/config';
+import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { logger } from '../../shared/http/logger';
+import { classifyHealth, readHostVitals } from './health';
+
+export const API_VERSION = '0.1.0';
+let openApiDocument: unknown;
+
+export const handler = createHandler(platformContract, {
+  getHealth: async () => {
+    const timestamp = new Date().toISOString();
+    try {
+      const vitals = await readHostVitals();
+      return { status: 'ok', health: classifyHealth(vitals.cpu.usage, vitals.memory.usage), timestamp, ...vitals };
+    } catch (err) {
+      logger().error('health sampling failed', err as Error);
+      return reply.json(500, { status: 'error', health: 'unhealthy', timestamp });
+    }
+  },
+  getOpenApi: async () => {
+    openApiDocument ??= buildOpenApi(contract, { version: API_VERSION, serverUrl: config().appUrl });
+    return openApiDocument;
+  },
+});

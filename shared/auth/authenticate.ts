@@ -1,0 +1,75 @@
+import { config } from '../config';
+import { keys } from '../db/keys';
+import { getGlobal } from '../db/tenant';
+import { hashApiKey, looksLikeApiKey } from './api-keys';
+import { AuthConfigError, TokenInvalidError, verifySessionToken } from './jwt';
+
+export interface AuthContext {
+  userId: string;
+  email: string;
+  isAdmin: boolean;
+  isTester: boolean;
+  /** How the caller proved who they are; CSRF applies only to `cookie`. */
+  via: 'cookie' | 'bearer' | 'apiKey';
+  /** Session token id (JWT `jti`) for cookie and bearer sessions. */
+  sessionId?: string;
+  /** Issued-at of the session token, seconds (for "fresh session" checks). */
+  issuedAt?: number;
+  apiKeyId?: string;
+}
+
+/** The spec's section 5 outcomes; the pipeline maps them to status codes. */
+export type AuthFailure = 'AUTH_REQUIRED' | 'TOKEN_INVALID' | 'AUTH_ERROR';
+export class AuthFailureError extends Error {
+  constructor(readonly code: AuthFailure, message: string) {
+    super(message);
+  }
+}
+
+export interface ApiKeyLookup {
+  userId: string;
+  email: string;
+  keyId: string;
+}
+
+export const isAdminEmail = (email: string) => config().adminEmails.includes(email.toLowerCase());
+export const isTesterEmail = (email: string) => config().testerEmails.includes(email.toLowerCase());
+
+function contextFor(userId: string, email: string, via: AuthContext['via'], extra: Partial<AuthContext>): AuthContext {
+  return { userId, email, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email), via, ...extra };
+}
+
+/**
+ * Resolves the caller from `Authorization: Bearer <jwt|sk_key>` or the session cookie.
+ * Returns undefined when no credential of ours was presented (the route decides whether that is
+ * fine); throws AuthFailureError for a credential that does not hold.
+ * `Authorization: Payment ...` (MPP) is not ours to judge: it is passed over here.
+ */
+export async function authenticate(authorization: string | undefined, sessionCookie: string | undefined): Promise<AuthContext | undefined> {
+  try {
+    if (authorization && /^bearer\s/i.test(authorization)) {
+      const token = authorization.replace(/^bearer\s+/i, '').trim();
+      if (!token) throw new AuthFailureError('TOKEN_INVALID', 'empty bearer token');
+      if (looksLikeApiKey(token)) {
+        const found = await getGlobal<ApiKeyLookup & Record<string, unknown>>(keys.apiKeyHash(hashApiKey(token)));
+        if (!found) throw new AuthFailureError('TOKEN_INVALID', 'invalid API key');
+        return contextFor(found.userId, found.email, 'apiKey', { apiKeyId: found.keyId });
+      }
+      const claims = await verifySessionToken(token);
+      return contextFor(claims.userId, claims.email, 'bearer', { sessionId: claims.jti, issuedAt: claims.iat });
+    }
+    if (sessionCookie) {
+      const claims = await verifySessionToken(sessionCookie);
+      return contextFor(claims.userId, claims.email, 'cookie', { sessionId: claims.jti, issuedAt: claims.iat });
+    }
+    return undefined;
+  } catch (err) {
+    if (err instanceof AuthFailureError) throw err;
+    if (err instanceof TokenInvalidError) throw new AuthFailureError('TOKEN_INVALID', 'invalid or expired token');
+    if (err instanceof AuthConfigError) throw new AuthFailureError('AUTH_ERROR', 'authentication is not configured');
+    throw new AuthFailureError('AUTH_ERROR', 'authentication failed unexpectedly');
+  }
+}
+
+/** A header that claims a credential scheme we do not accept on session routes (e.g. Basic). */
+export const hasForeignAuthorization = (authorization: string | undefined) => !!authorization && !/^bearer\s/i.test(authorization);

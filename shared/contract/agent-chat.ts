@@ -1,0 +1,181 @@
+import * as z from 'zod';
+import { AgentMessage, AgentStatus } from './agents';
+import { ResourceId } from './memory';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue } from './route';
+
+export const CHAT_MESSAGE_MAX_CHARS = 32000;
+export const CHAT_HISTORY_DEFAULT_LIMIT = 50;
+export const CHAT_HISTORY_MAX_LIMIT = 200;
+
+export const AGENT_GET_ACTIONS = ['health', 'sessions', 'session', 'memory', 'skills', 'credentials'] as const;
+
+const ChatText = z.string().min(1).max(CHAT_MESSAGE_MAX_CHARS).describe(`at most ${CHAT_MESSAGE_MAX_CHARS} characters`);
+
+/** A skill credential name: an environment-variable-like identifier the agent runtime reads. */
+export const CredentialName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'letters, digits and _, not starting with a digit');
+
+export const ChatSession = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  title: z.string(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+  messageCount: z.number().int().nonnegative(),
+});
+
+const InstalledSkill = z.object({ skillId: z.string(), agentId: z.string(), enabled: z.boolean(), installedAt: IsoDate });
+
+const Usage = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
+
+/** `GET /api/agent` with no action: what the route offers. */
+const EndpointListing = z.object({
+  endpoints: z.array(z.object({ method: z.enum(['GET', 'POST']), action: z.string().nullable(), description: z.string() })),
+});
+
+const AgentGetAnswer = z.union([
+  EndpointListing,
+  z.object({
+    status: z.enum(['healthy', 'degraded', 'unavailable']).describe('healthy: every agent running; degraded: some; unavailable: none or no agents'),
+    agents: z.array(z.object({ id: z.string(), name: z.string(), status: AgentStatus })),
+    timestamp: IsoDate,
+  }),
+  z.object({ sessions: z.array(ChatSession) }),
+  z.object({ session: ChatSession, messages: z.array(AgentMessage) }),
+  z.object({ agentId: z.string(), memory: z.record(z.string(), z.json()), count: z.number().int() }),
+  z.object({ skills: z.array(InstalledSkill) }),
+  z.object({ credentials: z.array(z.object({ name: z.string(), updatedAt: IsoDate })).describe('names only; values are never returned') }),
+]);
+
+const AgentAction = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('chat'),
+    agentId: ResourceId.optional().describe("defaults to the session's agent, else the caller's most recently created agent"),
+    sessionId: ResourceId.optional().describe('continue this session; a new session is opened when omitted'),
+    message: ChatText,
+  }),
+  z.strictObject({ action: z.literal('create-session'), agentId: ResourceId, title: z.string().min(1).max(200).optional() }),
+  z.strictObject({
+    action: z.literal('update-skill'),
+    skillId: ResourceId,
+    enabled: z.boolean(),
+    agentId: ResourceId.optional().describe('only this agent; every agent of the caller with the skill installed when omitted'),
+  }),
+  z.strictObject({
+    action: z.literal('set-credential'),
+    name: CredentialName,
+    value: z.string().min(1).max(4096).describe('stored envelope-encrypted; never returned or logged'),
+  }),
+]);
+
+const Paging = {
+  agentId: ResourceId,
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(CHAT_HISTORY_MAX_LIMIT)
+    .default(CHAT_HISTORY_DEFAULT_LIMIT)
+    .describe(`${CHAT_HISTORY_DEFAULT_LIMIT} by default, at most ${CHAT_HISTORY_MAX_LIMIT}`),
+  before: IsoDate.optional().describe('only messages created strictly before this time (the `nextBefore` of the previous page)'),
+};
+
+export const agentChatContract = defineGroup({
+  group: 'agent-chat',
+  description: "Session-bound agent actions and chat with the caller's agents (spec 4.14). The user is always the authenticated caller.",
+  dynamoOnly: false,
+  routes: [
+    {
+      operation: 'getAgentAction',
+      method: 'GET',
+      path: '/api/agent',
+      auth: 'session',
+      summary: "Read the caller's agent state by `action`; without `action`, list what this route offers.",
+      description:
+        'The user is always the authenticated caller; no parameter can name another user.\n' +
+        '- (none) → `{endpoints}`.\n' +
+        "- `health` → `{status, agents, timestamp}` for the caller's agents.\n" +
+        '- `sessions` → `{sessions}` (chat sessions, newest first; `agentId` filters).\n' +
+        '- `session` → `{session, messages}`; needs `sessionId` (400 without, 404 when not the caller\'s).\n' +
+        '- `memory` → `{agentId, memory, count}`; needs `agentId` (400 without, 404 when not owned).\n' +
+        '- `skills` → `{skills}` installed on the caller\'s agents (`agentId` filters).\n' +
+        '- `credentials` → `{credentials}`: names and update times only, never values.',
+      query: z.object({
+        action: z.enum(AGENT_GET_ACTIONS).optional(),
+        sessionId: ResourceId.optional().describe('for `session`'),
+        agentId: ResourceId.optional().describe('for `memory` (required), `sessions` and `skills` (filter)'),
+      }),
+      responses: { 200: AgentGetAnswer, 404: ErrorBody, ...commonErrorResponses },
+    },
+    {
+      operation: 'postAgentAction',
+      method: 'POST',
+      path: '/api/agent',
+      auth: 'session',
+      // `chat` reaches the model layer: it shares the /api/chat budget.
+      rateLimit: 'chat',
+      summary: "Act on the caller's agents by `action`: chat, create a chat session, toggle a skill, set a skill credential.",
+      description:
+        'The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.\n' +
+        '- `chat` → `{sessionId, message, usage}` (the agent\'s reply); 402 without an active subscription, 404 for an agent or session not the caller\'s, 409 when the agent is not running, 502 when the agent does not answer.\n' +
+        '- `create-session` → 201 `{session}`; 404 when the agent is not the caller\'s.\n' +
+        '- `update-skill` → `{success, skills}` (the changed installations); 404 when the skill is not installed on the named agent(s).\n' +
+        '- `set-credential` → `{success, credential: {name, updatedAt}}`; creates or replaces the named credential.',
+      body: AgentAction,
+      example: { action: 'chat', agentId: 'agt_7Hk2mQ9xLp', message: 'Draft a setlist for Friday night, 90 minutes of deep house.' },
+      responses: {
+        200: z.union([
+          z.object({ sessionId: z.string(), message: AgentMessage, usage: Usage }),
+          SuccessTrue.extend({ skills: z.array(InstalledSkill) }),
+          SuccessTrue.extend({ credential: z.object({ name: z.string(), updatedAt: IsoDate }) }),
+        ]),
+        201: z.object({ session: ChatSession }),
+        402: ErrorBody,
+        404: ErrorBody,
+        409: ErrorBody,
+        502: ErrorBody,
+        ...commonErrorResponses,
+      },
+    },
+    {
+      operation: 'getChatMessages',
+      method: 'GET',
+      path: '/api/chat',
+      auth: 'session',
+      rateLimit: 'chat',
+      summary: "Message history with one of the caller's agents, newest first.",
+      description: '404 when the agent is missing or not the caller\'s. Page with `before` = the previous answer\'s `nextBefore` (null on the last page).',
+      query: z.object(Paging),
+      responses: {
+        200: z.object({
+          agentId: z.string(),
+          messages: z.array(AgentMessage),
+          hasMore: z.boolean(),
+          nextBefore: IsoDate.nullable(),
+        }),
+        404: ErrorBody,
+        ...commonErrorResponses,
+      },
+    },
+    {
+      operation: 'postChatMessage',
+      method: 'POST',
+      path: '/api/chat',
+      auth: 'session',
+      rateLimit: 'chat',
+      summary: "Send a message to one of the caller's agents and get its reply.",
+      description:
+        'Both the message and the reply are stored in the agent\'s history. 402 without an active subscription (admins exempt); 404 when the agent is missing or not the caller\'s; ' +
+        '409 when the agent is not running; 502 when the agent does not answer.',
+      body: z.strictObject({ agentId: ResourceId, message: ChatText }),
+      example: { agentId: 'agt_7Hk2mQ9xLp', message: 'Which venues in Berlin hold 300 people?' },
+      responses: {
+        200: z.object({ agentId: z.string(), message: AgentMessage.describe('the stored user message'), reply: AgentMessage, usage: Usage }),
+        402: ErrorBody,
+        404: ErrorBody,
+        409: ErrorBody,
+        502: ErrorBody,
+        ...commonErrorResponses,
+      },
+    },
+  ],
+});

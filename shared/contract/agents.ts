@@ -1,0 +1,501 @@
+import * as z from 'zod';
+import { ResourceId } from './memory';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
+
+/**
+ * Status values the spec shows (section 3). `active` appears only in the detail form of spec 2.4;
+ * the platform treats it as a synonym of `running` (same transitions) and writes `running` itself.
+ */
+export const AgentStatus = z.enum(['provisioning', 'running', 'stopped', 'error', 'active']);
+
+/** Model choices of `POST /api/agents/provision`: the default model, a second general model, or `custom`. */
+export const DEFAULT_AGENT_MODEL = 'openai/gpt-4o-mini';
+export const SECOND_AGENT_MODEL = 'anthropic/claude-3-5-haiku';
+export const ProvisionModel = z.enum([DEFAULT_AGENT_MODEL, SECOND_AGENT_MODEL, 'custom']);
+
+export const VerificationType = z.enum(['eas', 'coinbase', 'ens', 'webauthn']);
+
+export const AGENT_SYSTEM_PROMPT_MAX_CHARS = 8000;
+export const AGENT_MAX_TOKENS_LIMIT = 32768;
+export const AGENT_SKILLS_MAX = 100;
+export const AGENT_ENV_MAX_ENTRIES = 50;
+export const AGENT_MESSAGES_DEFAULT_LIMIT = 50;
+export const AGENT_MESSAGES_MAX_LIMIT = 200;
+
+const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const Bytes32Hex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex value');
+const WsUrl = z.url({ protocol: /^wss?$/ });
+const HttpsUrl = z.url({ protocol: /^https$/ });
+const ModelId = z.string().min(1).max(128).describe('model identifier of the form `<vendor>/<model>`');
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name');
+
+/**
+ * Structure of an agent's `config` (the spec leaves it open, 2.17). Every field is optional: an
+ * omitted field takes the platform default. Strict, so unknown fields are refused (DESIGN.md 6).
+ */
+export const AgentConfig = z
+  .strictObject({
+    systemPrompt: z.string().max(AGENT_SYSTEM_PROMPT_MAX_CHARS).optional().describe(`at most ${AGENT_SYSTEM_PROMPT_MAX_CHARS} characters`),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).max(AGENT_MAX_TOKENS_LIMIT).optional().describe('maximum tokens per model answer'),
+    model: ModelId.optional(),
+    channels: z
+      .strictObject({
+        chatBot: z.boolean().optional(),
+        communityBot: z.boolean().optional(),
+        businessMessaging: z.boolean().optional(),
+      })
+      .optional()
+      .describe('which messaging channels the agent answers on'),
+    skills: z
+      .array(ResourceId)
+      .max(AGENT_SKILLS_MAX)
+      .refine((ids) => new Set(ids).size === ids.length, 'skill ids must be unique')
+      .optional()
+      .describe(`installed skill ids (e.g. \`event-scheduler\`), at most ${AGENT_SKILLS_MAX}, no duplicates`),
+    env: z
+      .record(EnvName, z.string().max(4096))
+      .refine((env) => Object.keys(env).length <= AGENT_ENV_MAX_ENTRIES, `at most ${AGENT_ENV_MAX_ENTRIES} entries`)
+      .optional()
+      .describe(`environment variables handed to the agent runtime, at most ${AGENT_ENV_MAX_ENTRIES} entries`),
+  })
+  .describe('Agent configuration; every field optional, omitted fields take the platform default.');
+export type AgentConfig = z.infer<typeof AgentConfig>;
+
+/** Agent list form (spec 2.3). */
+export const AgentListItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  model: z.string(),
+  status: AgentStatus,
+  websocketUrl: WsUrl,
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+
+/** Agent detail form (spec 2.4), plus the list-form fields a client needs to show the agent. */
+export const AgentDetail = z.object({
+  id: z.string(),
+  status: AgentStatus,
+  startedAt: IsoDate.nullable().describe('when the instance last started; null while it has never run'),
+  plan: z.string().describe('plan of the owning account'),
+  subdomain: z.string(),
+  url: HttpsUrl,
+  runtimeVersion: z.string().describe('version of the agent runtime engine'),
+  verified: z.boolean(),
+  verificationType: VerificationType.nullable(),
+  attestationUid: z.string().nullable(),
+  verifiedAt: IsoDate.nullable(),
+  name: z.string(),
+  model: z.string(),
+  websocketUrl: WsUrl,
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+
+/** Message record of `GET /api/agents/{id}/messages` (the spec leaves it open, 2.17). */
+export const AgentMessage = z
+  .object({
+    id: z.string(),
+    role: z.enum(['user', 'assistant', 'system']),
+    content: z.string(),
+    createdAt: IsoDate,
+  })
+  .describe('One message the agent received (`user`) or sent (`assistant`), or a `system` notice.');
+
+const NotApplicable = z.literal('N/A');
+const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number');
+
+/** Live agent stats (spec 2.7), read from the running instance. */
+export const AgentStatsLive = z.object({
+  status: z.literal('ok'),
+  stats: z.object({
+    agentId: z.string(),
+    cpu: z.string().regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`'),
+    memory: z.string().describe('used / limit, e.g. `120.5MiB / 2GiB`'),
+    memoryPercent: z.string().describe('e.g. `5.88%`'),
+    network: z.string().describe('in / out, e.g. `1.2kB / 3.4kB`'),
+    uptime: z.number().nonnegative().describe('milliseconds'),
+    uptimeFormatted: z.string().describe('e.g. `3h 12m`'),
+    status: z.string().describe('status the instance reports'),
+    pids: z.string(),
+    messagesProcessed: NotApplicable,
+    messagesPerHour: NotApplicable,
+    averageResponseTime: NotApplicable,
+    successRate: NotApplicable,
+    errorRate: NotApplicable,
+  }),
+});
+
+/** Fallback stats (spec 2.7) when the backend is unavailable: built from stored figures, never invented. */
+export const AgentStatsMock = z.object({
+  status: z.literal('mock'),
+  stats: z.object({
+    agentId: z.string(),
+    messagesProcessed: z.number().int().nonnegative(),
+    messagesPerHour: z.number().nonnegative(),
+    averageResponseTime: z.number().nonnegative().describe('milliseconds'),
+    uptime: z.number().nonnegative().describe('milliseconds'),
+    successRate: DecimalString,
+    errorRate: DecimalString,
+    timestamp: IsoDate,
+  }),
+});
+
+export const AgentStats = z.discriminatedUnion('status', [AgentStatsLive, AgentStatsMock]);
+
+/** Verification record (spec 2.9): every field but `verified` is null while unverified. */
+export const AgentVerification = z.discriminatedUnion('verified', [
+  z.object({
+    verified: z.literal(true),
+    verificationType: VerificationType,
+    attestationUid: z.string().nullable().describe('set for `eas`'),
+    verifierAddress: EvmAddress.nullable().describe('the wallet that produced the proof, when there is one'),
+    verifiedAt: IsoDate,
+    metadata: z.record(z.string(), z.json()).nullable(),
+  }),
+  z.object({
+    verified: z.literal(false),
+    verificationType: z.null(),
+    attestationUid: z.null(),
+    verifierAddress: z.null(),
+    verifiedAt: z.null(),
+    metadata: z.null(),
+  }),
+]);
+
+const SIGNATURE_TYPES: readonly string[] = ['coinbase', 'ens', 'webauthn'];
+
+export const VerifyAgentBody = z
+  .strictObject({
+    verificationType: VerificationType,
+    attestationUid: Bytes32Hex.optional().describe('required for `eas`: the UID of the attestation about this agent'),
+    walletAddress: EvmAddress.optional(),
+    signature: z.string().min(1).max(8192).optional().describe('required for `coinbase`, `ens` and `webauthn`'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.verificationType === 'eas' && body.attestationUid === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
+    }
+    if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
+    }
+  });
+
+export const ProvisionAgentBody = z.strictObject({
+  name: z.string().trim().min(1, 'name is required').max(64),
+  model: ProvisionModel.default(DEFAULT_AGENT_MODEL),
+  config: AgentConfig.optional(),
+  tier: z
+    .enum(['starter', 'pro', 'enterprise'])
+    .optional()
+    .describe('accepted for compatibility and ignored: the agent limit always comes from the account plan'),
+}).superRefine((body, ctx) => {
+  if (body.model === 'custom' && body.config?.model === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
+  }
+});
+
+const IdParams = z.strictObject({ id: ResourceId });
+
+const GoneBody = <R extends string>(replacement: R) =>
+  z.object({ error: z.string(), code: z.literal('GONE'), replacement: z.literal(replacement) });
+
+const AgentLimitBody = z.looseObject({
+  error: z.string(),
+  code: z.literal('AGENT_LIMIT_REACHED'),
+  current: z.number().int().nonnegative().describe('agents the account has'),
+  limit: z.number().int().nonnegative().describe('agents the account plan allows'),
+});
+
+const SubscriptionRequiredBody = z.looseObject({ error: z.string(), code: z.literal('SUBSCRIPTION_REQUIRED') });
+
+const exampleConfig: AgentConfig = {
+  systemPrompt: 'You are the booking assistant of a touring DJ. Answer promoters politely and never confirm a date without checking the calendar.',
+  temperature: 0.7,
+  maxTokens: 1024,
+  model: DEFAULT_AGENT_MODEL,
+  channels: { chatBot: true, communityBot: false, businessMessaging: true },
+  skills: ['event-scheduler', 'venue-finder', 'calendar'],
+  env: { TIMEZONE: 'Europe/London', DEFAULT_CURRENCY: 'GBP' },
+};
+
+export const agentsContract = defineGroup({
+  group: 'agents',
+  description: [
+    'Agents of the calling account (spec 4.3), rate limited per caller by the `agents` scope (100 per minute).',
+    '',
+    'Agent state machine (spec section 3 leaves the exits of `stopped`, `error` and `active` open; this is the platform design):',
+    '- `POST /api/agents/provision` creates the agent in `provisioning` (the answer may already show `running`).',
+    '- `provisioning` → `running` when the instance reports ready; → `error` when the launch fails (the agent quota is released).',
+    '- `running` → `stopped` on stop; `running` → `running` on restart, update and repair.',
+    '- `stopped` → `running` on start.',
+    '- `error` → `running` on start or repair.',
+    '- reset-memory clears the memory and keeps the status.',
+    '- `active` (shown only in the detail form) is treated as `running`.',
+    '- Any other transition is illegal and answers 409; transitions are guarded by database conditions, so concurrent requests cannot skip one.',
+    '',
+    'Ownership: an agent id that is not the caller\'s answers 404, exactly like a missing one.',
+  ].join('\n'),
+  dynamoOnly: false,
+  routes: [
+    {
+      operation: 'listAgents',
+      method: 'GET',
+      path: '/api/agents',
+      auth: 'optional',
+      rateLimit: 'agents',
+      summary: "List the caller's agents; without a session the list is empty (not 401).",
+      description: 'A credential that is present but invalid is still refused with 401.',
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ agents: z.array(AgentListItem), count: z.number().int().nonnegative(), status: z.literal('ok') }),
+      },
+    },
+    {
+      operation: 'listProvisionedAgents',
+      method: 'GET',
+      path: '/api/agents/provision',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: "List the caller's agents in the provisioning view.",
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ success: z.literal(true), agents: z.array(AgentListItem), count: z.number().int().nonnegative() }),
+      },
+    },
+    {
+      operation: 'provisionAgent',
+      method: 'POST',
+      path: '/api/agents/provision',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: 'Provision a new agent: checks the subscription and the plan agent limit, creates it in `provisioning` and queues the launch.',
+      description: [
+        'Requires an active subscription (402 `SUBSCRIPTION_REQUIRED`) unless the caller is an admin.',
+        'The agent limit comes from the account plan (`starter` 1, `pro` 3, `enterprise` 100, anything else 1; admins get an elevated limit);',
+        'it is enforced in the same database transaction that creates the agent, so concurrent requests cannot exceed it (429 `AGENT_LIMIT_REACHED` with `current` and `limit`).',
+        'The body `tier` is accepted for compatibility but NEVER used for the limit.',
+        `\`model\` defaults to \`${DEFAULT_AGENT_MODEL}\`; \`custom\` takes the model from \`config.model\`, which is then required (400).`,
+      ].join(' '),
+      body: ProvisionAgentBody,
+      example: { name: 'Tour Booking Assistant', model: DEFAULT_AGENT_MODEL, config: exampleConfig },
+      responses: {
+        ...commonErrorResponses,
+        201: z.object({
+          success: z.literal(true),
+          agent: z.object({
+            id: z.string(),
+            name: z.string(),
+            status: z.enum(['provisioning', 'running']),
+            websocketUrl: WsUrl,
+            model: z.string(),
+            createdAt: IsoDate,
+          }),
+        }),
+        402: SubscriptionRequiredBody,
+        429: z.union([AgentLimitBody, ErrorBody]),
+      },
+    },
+    {
+      operation: 'getAgent',
+      method: 'GET',
+      path: '/api/agents/{id}',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: 'Get one owned agent in detail form.',
+      params: IdParams,
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ agent: AgentDetail, status: z.literal('ok') }),
+        404: ErrorBody,
+      },
+    },
+    {
+      operation: 'getAgentConfig',
+      method: 'GET',
+      path: '/api/agents/{id}/config',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: "Read an owned agent's configuration.",
+      params: IdParams,
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ config: AgentConfig }),
+        404: ErrorBody,
+        502: ErrorBody,
+      },
+    },
+    {
+      operation: 'updateAgentConfig',
+      method: 'PUT',
+      path: '/api/agents/{id}/config',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: "Replace an owned agent's configuration and push it to the running instance.",
+      description: [
+        'The body is validated against AgentConfig (unknown fields refused) before it is stored and forwarded to the backend agent manager.',
+        'PUT replaces the whole configuration: omitted fields return to the platform default.',
+        '502 when the backend cannot be reached; the stored configuration is then unchanged.',
+      ].join(' '),
+      params: IdParams,
+      body: AgentConfig,
+      example: exampleConfig,
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ success: z.literal(true), config: AgentConfig }),
+        404: ErrorBody,
+        502: ErrorBody,
+      },
+    },
+    {
+      operation: 'listAgentMessages',
+      method: 'GET',
+      path: '/api/agents/{id}/messages',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: "Page through an owned agent's messages, newest first.",
+      description: `\`limit\` defaults to ${AGENT_MESSAGES_DEFAULT_LIMIT} (at most ${AGENT_MESSAGES_MAX_LIMIT}), \`offset\` to 0 and counts from the newest message; \`total\` is the number of messages overall.`,
+      params: IdParams,
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(AGENT_MESSAGES_MAX_LIMIT).default(AGENT_MESSAGES_DEFAULT_LIMIT),
+        offset: z.coerce.number().int().min(0).default(0),
+      }),
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({
+          messages: z.array(AgentMessage),
+          total: z.number().int().nonnegative(),
+          limit: z.number().int(),
+          offset: z.number().int(),
+          status: z.literal('ok'),
+        }),
+        404: ErrorBody,
+        502: ErrorBody,
+      },
+    },
+    {
+      operation: 'getAgentStats',
+      method: 'GET',
+      path: '/api/agents/{id}/stats',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: "Runtime stats of an owned agent: live (`status: ok`) or, when the backend is unavailable, the labelled fallback (`status: mock`).",
+      description: 'The fallback is built from the figures the platform stores for the agent (message counts, uptime samples), never from random numbers.',
+      params: IdParams,
+      responses: {
+        ...commonErrorResponses,
+        200: AgentStats,
+        404: ErrorBody,
+      },
+    },
+    {
+      operation: 'getAgentVerification',
+      method: 'GET',
+      path: '/api/agents/{id}/verify',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: "Read an owned agent's verification record.",
+      params: IdParams,
+      responses: {
+        ...commonErrorResponses,
+        200: AgentVerification,
+        404: ErrorBody,
+      },
+    },
+    {
+      operation: 'verifyAgent',
+      method: 'POST',
+      path: '/api/agents/{id}/verify',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: 'Verify an owned agent with an EAS attestation or a wallet / passkey signature.',
+      description: [
+        '`attestationUid` is required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing).',
+        'The proof is checked before it is recorded (the attestation must exist on chain and be about this agent; the signature must verify,',
+        'and its signer must equal `walletAddress` when that is given); a proof that does not check out is 400 `VERIFICATION_FAILED`.',
+        'Re-verifying replaces the previous record.',
+      ].join(' '),
+      params: IdParams,
+      body: VerifyAgentBody,
+      example: {
+        verificationType: 'eas',
+        attestationUid: '0x5f1b3c9e2a7d4b6f8e0c1a3d5b7f9e2c4a6d8b0f1e3c5a7d9b2f4e6c8a0d1b3f',
+        walletAddress: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+      },
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({
+          success: z.literal(true),
+          verified: z.literal(true),
+          verificationType: VerificationType,
+          attestationUid: z.string().nullable(),
+          verifiedAt: IsoDate,
+        }),
+        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('VERIFICATION_FAILED') })]),
+        404: ErrorBody,
+      },
+    },
+    {
+      operation: 'removeAgentVerification',
+      method: 'DELETE',
+      path: '/api/agents/{id}/verify',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: 'Remove the verification of an owned agent (`verified` back to false).',
+      params: IdParams,
+      responses: {
+        ...commonErrorResponses,
+        200: SuccessTrue,
+        404: ErrorBody,
+      },
+    },
+    {
+      operation: 'createAgentDeprecated',
+      method: 'POST',
+      path: '/api/agents',
+      auth: 'none',
+      rateLimit: 'agents',
+      deprecated: true,
+      summary: 'Deprecated: always 410 Gone; use `POST /api/agents/provision`.',
+      description: 'Answered without authentication: it reveals and changes nothing. Any request body is ignored.',
+      responses: { ...commonErrorResponses, 410: GoneBody('POST /api/agents/provision') },
+    },
+    {
+      operation: 'updateAgentDeprecated',
+      method: 'PUT',
+      path: '/api/agents/{id}',
+      auth: 'none',
+      rateLimit: 'agents',
+      deprecated: true,
+      summary: 'Deprecated: always 410 Gone; use `PUT /api/agents/{id}/config`.',
+      description: 'Answered without authentication: it reveals and changes nothing. Any request body is ignored.',
+      params: IdParams,
+      responses: { ...commonErrorResponses, 410: GoneBody('PUT /api/agents/{id}/config') },
+    },
+    {
+      operation: 'deleteAgentDeprecated',
+      method: 'DELETE',
+      path: '/api/agents/{id}',
+      auth: 'none',
+      rateLimit: 'agents',
+      deprecated: true,
+      summary: 'Deprecated: always 410 Gone; use the lifecycle endpoints (`POST /api/instance/{userId}/stop`).',
+      description: 'Answered without authentication: it reveals and changes nothing.',
+      params: IdParams,
+      responses: { ...commonErrorResponses, 410: GoneBody('POST /api/instance/{userId}/stop') },
+    },
+    {
+      operation: 'getAgentLogsDeprecated',
+      method: 'GET',
+      path: '/api/agents/{id}/logs',
+      auth: 'none',
+      rateLimit: 'agents',
+      deprecated: true,
+      summary: 'Deprecated and never implemented: always 410 Gone; use `GET /api/agents/{id}/messages` (and `/stats` for runtime figures).',
+      description: 'Answered without authentication: it reveals and changes nothing. May be removed.',
+      params: IdParams,
+      responses: { ...commonErrorResponses, 410: GoneBody('GET /api/agents/{id}/messages') },
+    },
+  ],
+});

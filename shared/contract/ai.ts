@@ -1,0 +1,178 @@
+import * as z from 'zod';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorBody } from './route';
+
+/** `<vendor>/<model>`, e.g. `openai/gpt-4o-mini`. */
+export const ModelId = z
+  .string()
+  .max(128)
+  .regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must be <vendor>/<model>');
+
+export const ProviderName = z.string().min(1).max(64).regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -');
+
+/** The AI model record of spec 2.14. */
+export const AiModelRecord = z.object({
+  id: ModelId,
+  name: z.string(),
+  provider: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  inputCost: z.number().nonnegative(),
+  outputCost: z.number().nonnegative(),
+  contextWindow: z.number().int().positive(),
+  available: z.boolean(),
+});
+
+export const CHAT_ROLES = ['user', 'assistant', 'system'] as const;
+export const TaskType = z.string().min(1).max(64).regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -');
+export const DEFAULT_TASK_TYPE = 'general';
+
+export const ChatRequestBody = z.strictObject({
+  messages: z
+    .array(z.strictObject({ role: z.enum(CHAT_ROLES), content: z.string().max(100_000) }))
+    .min(1)
+    .max(500),
+  model: ModelId.optional().describe('auto-selected from taskType when omitted; must be allowed by the plan'),
+  taskType: TaskType.optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  max_tokens: z.number().int().positive().max(1_000_000).optional(),
+});
+
+export const CHAT_PAYMENT_CODES = ['PLAN_REQUIRED', 'SUBSCRIPTION_REQUIRED'] as const;
+
+export const ChatPaymentRequiredBody = z.object({
+  success: z.literal(false),
+  error: z.string(),
+  code: z.enum(CHAT_PAYMENT_CODES),
+});
+
+export const ModelRestrictedBody = z.object({
+  success: z.literal(false),
+  error: z.string(),
+  code: z.literal('MODEL_RESTRICTED'),
+  allowedModels: z.array(ModelId),
+});
+
+const TokenCount = z.number().int().nonnegative().max(1_000_000_000);
+
+const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
+
+export const aiContract = defineGroup({
+  group: 'ai',
+  description: 'Unified AI model layer: provider health, model listing and selection, plan-gated chat, cost estimates (spec 4.11).',
+  dynamoOnly: false,
+  routes: [
+    {
+      operation: 'getAiHealth',
+      method: 'GET',
+      path: '/api/ai/health',
+      auth: 'none',
+      summary: 'Whether each configured provider is reachable: healthy when all are, degraded when some are; 503 when none.',
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({
+          status: z.enum(['healthy', 'degraded']),
+          providers: z.record(ProviderName, z.boolean()),
+          timestamp: IsoDate,
+        }),
+        503: z.object({ status: z.literal('error'), error: z.string() }),
+      },
+    },
+    {
+      operation: 'listAiModels',
+      method: 'GET',
+      path: '/api/ai/models',
+      auth: 'none',
+      summary: 'Every model of every provider, with the total count and one count per provider (keyed by provider name).',
+      responses: {
+        200: z
+          .object({ models: z.array(AiModelRecord), count: z.number().int().nonnegative(), timestamp: IsoDate })
+          .catchall(z.number().int().nonnegative())
+          .describe('besides `models`, `count` and `timestamp`, each provider name maps to its model count'),
+        ...commonErrorResponses,
+      },
+    },
+    {
+      operation: 'listAiProviderModels',
+      method: 'GET',
+      path: '/api/ai/models/{provider}',
+      auth: 'none',
+      summary: "One provider's models.",
+      params: z.strictObject({ provider: ProviderName }),
+      responses: {
+        200: z.object({ provider: z.string(), models: z.array(AiModelRecord), count: z.number().int().nonnegative(), timestamp: IsoDate }),
+        404: ErrorBody.describe('no such provider'),
+        ...commonErrorResponses,
+      },
+    },
+    {
+      operation: 'selectAiModel',
+      method: 'POST',
+      path: '/api/ai/models/select',
+      auth: 'none',
+      summary: 'The model the platform would pick for a task type (default `general`).',
+      body: z.strictObject({ taskType: TaskType.default(DEFAULT_TASK_TYPE) }),
+      example: { taskType: 'coding' },
+      responses: {
+        200: z.object({ model: z.object({ id: ModelId, provider: z.string() }), taskType: z.string(), timestamp: IsoDate }),
+        404: ErrorBody.describe('no models available'),
+        ...commonErrorResponses,
+      },
+    },
+    {
+      operation: 'aiChat',
+      method: 'POST',
+      path: '/api/ai/chat',
+      auth: 'session',
+      summary: "Chat completion through the model layer, limited to the models of the caller's plan.",
+      description:
+        'Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account\'s active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.',
+      body: ChatRequestBody,
+      example: {
+        messages: [
+          { role: 'system', content: 'You are a concise tour-booking assistant.' },
+          { role: 'user', content: 'Draft a two-line announcement for our Manchester show on 12 September.' },
+        ],
+        taskType: 'general',
+        temperature: 0.7,
+        max_tokens: 256,
+      },
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({
+          id: z.string(),
+          model: ModelId,
+          provider: z.string(),
+          message: z.object({ role: z.literal('assistant'), content: z.string() }),
+          usage: z.object({ promptTokens: TokenCount, completionTokens: TokenCount, totalTokens: TokenCount }),
+          timestamp: IsoDate,
+        }),
+        402: ChatPaymentRequiredBody,
+        403: z.union([ModelRestrictedBody, ErrorBody]).describe('MODEL_RESTRICTED, or a refused header or CSRF token'),
+        404: ErrorBody.describe('no models available'),
+        500: ErrorBody.describe('provider error'),
+      },
+    },
+    {
+      operation: 'estimateAiCost',
+      method: 'POST',
+      path: '/api/ai/estimate-cost',
+      auth: 'none',
+      summary: "Estimated cost of a call from the model's per-token prices.",
+      body: z.strictObject({ model: ModelId, inputTokens: TokenCount, outputTokens: TokenCount }),
+      example: { model: 'openai/gpt-4o-mini', inputTokens: 1200, outputTokens: 400 },
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({
+          model: ModelId,
+          inputTokens: TokenCount,
+          outputTokens: TokenCount,
+          estimatedCost: z.number().nonnegative(),
+          currency: z.string(),
+          timestamp: IsoDate,
+        }),
+        400: BadRequest.describe('invalid fields or an unknown model'),
+      },
+    },
+  ],
+});

@@ -1,0 +1,47 @@
+import { accountsContract } from './accounts';
+import { agentChatContract } from './agent-chat';
+import { agentsContract } from './agents';
+import { aiContract } from './ai';
+import { billingContract } from './billing';
+import { gatewayContract } from './gateway';
+import { infraMcpContract } from './infra-mcp';
+import { instanceContract } from './instance';
+import { keysContract } from './keys';
+import { memoryContract } from './memory';
+import { metricsContract } from './metrics';
+import { platformContract } from './platform';
+import { provisionContract } from './provision';
+import { settingsContract } from './settings';
+import { skillsContract } from './skills';
+import { socialContract } from './social';
+import { walletContract } from './wallet';
+import type { RouteDefinition, RouteGroup } from './route';
+
+export * from './route';
+
+/** Every HTTP group of the platform: one Lambda each, one API route per entry. */
+export const contract: readonly RouteGroup[] = [
+  accountsContract,
+  settingsContract,
+  socialContract,
+  agentsContract,
+  instanceContract,
+  provisionContract,
+  memoryContract,
+  keysContract,
+  skillsContract,
+  walletContract,
+  metricsContract,
+  platformContract,
+  aiContract,
+  gatewayContract,
+  infraMcpContract,
+  billingContract,
+  agentChatContract,
+];
+
+export interface ContractRoute extends RouteDefinition {
+  group: string;
+}
+
+export const allRoutes: readonly ContractRoute[] = contract.flatMap((g) => g.routes.map((r) => ({ ...r, group: g.group })));

@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import { commonErrorResponses, defineGroup, ErrorBody } from './route';
+
+/** The aggregator first (the default), then the four model vendors. */
+export const AiProvider = z.enum(['openrouter', 'openai', 'anthropic', 'google', 'mistral']);
+
+/** `free` is accepted by the schema so the handler can answer the spec's 402, not a generic 400. */
+export const ProvisionPlan = z.enum(['solo', 'collective', 'label', 'network', 'free']);
+
+const ChannelToken = z.string().min(1).max(512);
+
+export const ProvisionChannelsBody = z
+  .strictObject({
+    chatBotToken: ChannelToken.optional().describe('chatBot bot token; at least one channel token is required'),
+    chatBotUserId: z.string().min(1).max(64).optional().describe('chatBot user id the agent is bound to (owner binding)'),
+    businessMessagingToken: ChannelToken.optional().describe('businessMessaging access token; at least one channel token is required'),
+    communityBotToken: ChannelToken.optional().describe('communityBot bot token; at least one channel token is required'),
+    aiProvider: AiProvider.default('openrouter'),
+    apiKey: z.string().min(1).max(512).optional().describe('key for the AI provider; stored encrypted, never returned'),
+    plan: ProvisionPlan.optional().describe('`free` or omitted answers 402 `PAYMENT_REQUIRED`'),
+    email: z.email().optional().describe('falls back to the `x-user-email` header; grants no bypass by itself'),
+    cardSubscriptionId: z.string().min(1).max(255).optional().describe('active card subscription id; required unless the caller is an authenticated admin or tester'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.chatBotToken === undefined && body.businessMessagingToken === undefined && body.communityBotToken === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'at least one channel token is required: chatBotToken, businessMessagingToken or communityBotToken',
+      });
+    }
+  });
+
+/** What the proxy returns (spec 4.5); the full backend record stays server-side. */
+export const ProvisionChannelsResponse = z.object({
+  success: z.literal(true),
+  userId: z.string(),
+  subdomain: z.string(),
+  url: z.url({ protocol: /^https$/ }),
+  streamKey: z.string().describe('secret key for pushing the live stream; shown to the caller once'),
+  liveStreamId: z.string(),
+});
+
+export const provisionContract = defineGroup({
+  group: 'provision',
+  description: 'Provisioning of an agent wired to messaging channels, with a dedicated live stream (spec 4.5); rate limited per client IP.',
+  dynamoOnly: false,
+  routes: [
+    {
+      operation: 'provisionWithChannels',
+      method: 'POST',
+      path: '/api/provision',
+      auth: 'optional',
+      rateLimit: 'provision',
+      summary: 'Provision an agent connected to chatBot, communityBot and/or businessMessaging; proxied to the backend provisioning service.',
+      description: [
+        'At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400).',
+        'Payment (402 `PAYMENT_REQUIRED`): `plan` omitted or `free`, or no valid subscription. `cardSubscriptionId` must name an active card subscription',
+        '(checked with the card processor, and against the caller\'s stored account when a session is present) whose customer email matches `email`.',
+        'Neither the body `email` nor the `x-user-email` header grants anything by itself: the admin/tester bypass applies only when the caller is',
+        'authenticated as an admin or tester account. The live stream is created with the agent; 502 when the provisioning service is unavailable.',
+      ].join(' '),
+      body: ProvisionChannelsBody,
+      example: {
+        chatBotToken: '7412589630:AAHk3vQm9xZ2pLr8TnWc5yBd1FgE4sJuO6a',
+        chatBotUserId: '528491736',
+        aiProvider: 'openrouter',
+        plan: 'solo',
+        email: 'dj.nova@example.com',
+        cardSubscriptionId: 'sub_1QfZ8kLmN3oP4qR5sT6uV7wX',
+      },
+      responses: {
+        ...commonErrorResponses,
+        200: ProvisionChannelsResponse,
+        402: z.looseObject({ error: z.string(), code: z.literal('PAYMENT_REQUIRED') }),
+        502: ErrorBody,
+      },
+    },
+  ],
+});

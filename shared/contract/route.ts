@@ -1,0 +1,105 @@
+import * as z from 'zod';
+
+/**
+ * How a route authenticates its caller.
+ * - none: public; the handler may still verify something of its own (a webhook signature).
+ * - optional: a valid credential is used when present; a bad one is still refused (401).
+ * - session: a session cookie, a Bearer JWT or a Bearer `sk_` API key is required.
+ * - admin: as session, and the account's email must be in the configured admin list.
+ */
+export type AuthMode = 'none' | 'optional' | 'session' | 'admin';
+
+/** Rate-limit scopes of the spec's section 8; numbers live in shared/config.ts. */
+export type RateLimitScope =
+  | 'gateway'
+  | 'agents'
+  | 'chat'
+  | 'instance'
+  | 'provision'
+  | 'register'
+  | 'forgotPassword'
+  | 'resetPassword'
+  | 'signIn';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+export interface RouteDefinition {
+  /** camelCase, unique across the whole contract; doubles as the OpenAPI operationId. */
+  operation: string;
+  method: HttpMethod;
+  /** API Gateway syntax: `/api/agents/{id}`. */
+  path: string;
+  auth: AuthMode;
+  rateLimit?: RateLimitScope;
+  summary: string;
+  description?: string;
+  deprecated?: boolean;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /**
+   * When true the pipeline does not parse the body as JSON and hands the handler the raw text
+   * (signature checks need the exact bytes), or lets the handler decide how to answer a bad body.
+   */
+  rawBody?: boolean;
+  /** A valid request body: documents the route and seeds the generic security suites. */
+  example?: unknown;
+  /** The body is a documented pass-through (forwarded as is), so unknown fields are allowed. */
+  openBody?: boolean;
+  /**
+   * The spec gives this route its own answer to a bad body (e.g. 401 on the wallet callback), so
+   * the handler validates with `body` itself instead of the pipeline's generic 400.
+   */
+  handlerValidates?: boolean;
+  /**
+   * Fields merged into every error body of this route, where the spec gives the route its own
+   * failure shape (the lifecycle endpoints answer `{success: false, status: 'error'}`).
+   */
+  errorFields?: Record<string, unknown>;
+  /** Status code → schema of the answer; used for documentation and by contract tests. */
+  responses: Record<number, z.ZodType>;
+}
+
+export interface RouteGroup {
+  /** kebab-case; the Lambda lives in functions/<group>/handler.ts. */
+  group: string;
+  description: string;
+  /** Groups that talk only to DynamoDB get the tighter bundle budget (DESIGN.md section 11). */
+  dynamoOnly: boolean;
+  routes: readonly RouteDefinition[];
+}
+
+export const defineGroup = <const G extends RouteGroup>(group: G): G => group;
+
+/** `POST /api/agents/{id}`: the key API Gateway puts in `event.routeKey`. */
+export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+/** The spec's error body, `{error, code?}`, plus any extra fields an endpoint table names. */
+export const ErrorBody = z.looseObject({
+  error: z.string(),
+  code: z.string().optional(),
+});
+
+export const NotImplementedBody = z.object({
+  error: z.literal('not implemented'),
+  code: z.literal('NOT_IMPLEMENTED'),
+});
+
+export const ValidationErrorBody = z.object({
+  error: z.string(),
+  code: z.literal('VALIDATION_ERROR'),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+
+export const SuccessTrue = z.object({ success: z.literal(true) });
+
+export const IsoDate = z.iso.datetime({ offset: true });
+
+/** Answers every route may give whatever it does (auth, validation, limits, failures). */
+export const commonErrorResponses = {
+  400: ValidationErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  429: ErrorBody,
+  500: ErrorBody,
+} as const;

@@ -1,0 +1,97 @@
+import * as z from 'zod';
+import { AccountPlan, DisplayName, Email, ExistingPassword, NewPassword } from './accounts';
+import { commonErrorResponses, defineGroup, ErrorBody, SuccessTrue } from './route';
+
+/** A PATCH changes only the keys it names; the rest keep their value. */
+export const NotificationsPatch = z
+  .strictObject({
+    email: z.boolean().optional().describe('account and security email (sign-in alerts, password changes)'),
+    agentStatus: z.boolean().optional().describe('an agent changes status: running, stopped, error'),
+    billing: z.boolean().optional().describe('receipts, failed payments, renewals, low credit balance'),
+    productUpdates: z.boolean().optional().describe('product news and announcements'),
+  })
+  .describe('notification preferences to change; keys left out keep their current value');
+
+export const NOTIFICATION_DEFAULTS = { email: true, agentStatus: true, billing: true, productUpdates: false } as const;
+
+export const Notifications = z
+  .object({ email: z.boolean(), agentStatus: z.boolean(), billing: z.boolean(), productUpdates: z.boolean() })
+  .describe('notification preferences; defaults: email, agentStatus and billing on, productUpdates off');
+
+/** Spec 4.1 fields, plus the notification preferences so a PATCH can be read back. */
+export const SettingsProfile = z.object({
+  id: z.string(),
+  email: Email,
+  name: z.string(),
+  plan: AccountPlan,
+  credits: z.number().int(),
+  twoFactorEnabled: z.boolean(),
+  notifications: Notifications,
+});
+
+export const settingsContract = defineGroup({
+  group: 'settings',
+  description: "The caller's profile, notification preferences, password and account deletion (spec 4.1).",
+  dynamoOnly: false,
+  routes: [
+    {
+      operation: 'getSettings',
+      method: 'GET',
+      path: '/api/settings',
+      auth: 'session',
+      summary: "The caller's profile.",
+      responses: { 200: SettingsProfile, 404: ErrorBody, ...commonErrorResponses },
+    },
+    {
+      operation: 'updateSettings',
+      method: 'POST',
+      path: '/api/settings',
+      auth: 'session',
+      summary: 'Change the display name and/or email; answers the updated profile.',
+      description:
+        'The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; the uniqueness record and the profile change in one transaction. ' +
+        'An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
+      body: z.strictObject({ name: DisplayName.optional(), email: Email.optional() }),
+      example: { name: 'Ada King', email: 'ada.king@example.com' },
+      responses: { 200: SettingsProfile, 404: ErrorBody, 409: ErrorBody, ...commonErrorResponses },
+    },
+    {
+      operation: 'patchSettings',
+      method: 'PATCH',
+      path: '/api/settings',
+      auth: 'session',
+      summary: 'Change the display name and/or notification preferences; answers the updated profile.',
+      description: '`notifications` is merged key by key into the stored preferences. Emits `user.updated` when something changed.',
+      body: z.strictObject({ name: DisplayName.optional(), notifications: NotificationsPatch.optional() }),
+      example: { name: 'Ada', notifications: { agentStatus: false, productUpdates: true } },
+      responses: { 200: SettingsProfile, 404: ErrorBody, ...commonErrorResponses },
+    },
+    {
+      operation: 'deleteAccount',
+      method: 'DELETE',
+      path: '/api/settings',
+      auth: 'session',
+      summary: "Delete the caller's account and everything it owns.",
+      description:
+        '`password` is required unless the session is fresh (its token was issued by a sign-in within the last 10 minutes, per the JWT `iat`); accounts without a password (OAuth or wallet only) must use a fresh session. ' +
+        'Missing password on a stale session → 401 `REAUTH_REQUIRED`; wrong password → 401 `INVALID_PASSWORD`. API-key callers are refused (403): only a session may delete the account. ' +
+        'Stops and removes the agents and instances, cancels the card subscription, deletes keys, memory, wallets and skills, frees the email, clears the session cookie and emits `user.deleted`. ' +
+        'An absent body is read as `{}`.',
+      body: z.strictObject({ password: ExistingPassword.optional() }),
+      example: { password: 'correct horse battery' },
+      responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
+    },
+    {
+      operation: 'changePassword',
+      method: 'POST',
+      path: '/api/settings/password',
+      auth: 'session',
+      summary: "Change the caller's password.",
+      description:
+        'Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid).',
+      body: z.strictObject({ currentPassword: ExistingPassword, newPassword: NewPassword }),
+      example: { currentPassword: 'correct horse battery', newPassword: 'staple-battery-horse-9' },
+      responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
+    },
+  ],
+});

@@ -1,0 +1,324 @@
+import * as z from 'zod';
+import { ResourceId } from './memory';
+import { commonErrorResponses, defineGroup, ErrorBody, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+
+export const SKILL_CATEGORIES = [
+  'streaming',
+  'events',
+  'payments',
+  'finance',
+  'productivity',
+  'communication',
+  'development',
+  'channels',
+  'music',
+  'creative',
+  'marketing',
+] as const;
+
+export const SkillCategory = z.enum(SKILL_CATEGORIES);
+export type SkillCategory = z.infer<typeof SkillCategory>;
+
+export interface SkillCatalogueEntry {
+  /** Also the skill's id and the last segment of its endpoint, `/api/skills/<name>`. */
+  name: string;
+  category: SkillCategory;
+  description: string;
+  icon: string;
+  author: string;
+  featured: boolean;
+}
+
+const AUTHOR = 'platform';
+
+/** Every skill of the marketplace; its endpoint routes are generated from this table. */
+export const SKILL_CATALOGUE = [
+  { name: 'dj-streaming', category: 'streaming', description: 'Run live DJ sets: start and stop the stream, queue tracks and read listener figures.', icon: '🎧', author: AUTHOR, featured: true },
+  { name: 'guestlist', category: 'events', description: 'Keep guest lists for shows: add, remove and check in guests, export the list.', icon: '📋', author: AUTHOR, featured: false },
+  { name: 'event-ticketing', category: 'events', description: 'Sell tickets by tier and deliver them by email.', icon: '🎟️', author: AUTHOR, featured: true },
+  { name: 'event-scheduler', category: 'events', description: "Schedule events and announce them on the agent's channels.", icon: '📅', author: AUTHOR, featured: false },
+  { name: 'venue-finder', category: 'events', description: 'Find venues by city, type, capacity and price.', icon: '🏟️', author: AUTHOR, featured: false },
+  { name: 'festival-finder', category: 'events', description: 'Find festivals by genre, country and ticket price.', icon: '🎪', author: AUTHOR, featured: false },
+  { name: 'usdc-payments', category: 'payments', description: "Send, request and check USDC payments from the agent's wallet.", icon: '💵', author: AUTHOR, featured: true },
+  { name: 'booking-settlement', category: 'payments', description: 'Settle bookings through escrow: create it, release funds, simulate guarantee and backend payouts.', icon: '🤝', author: AUTHOR, featured: false },
+  { name: 'instant-split', category: 'payments', description: 'Split incoming revenue between collaborators by rule, instantly.', icon: '✂️', author: AUTHOR, featured: false },
+  { name: 'treasury', category: 'finance', description: 'Track balances, allocations and spending across wallets.', icon: '🏦', author: AUTHOR, featured: false },
+  { name: 'royalty-tracker', category: 'finance', description: 'Total royalties across releases and platforms.', icon: '💰', author: AUTHOR, featured: false },
+  { name: 'calendar', category: 'productivity', description: 'Read and manage calendar events.', icon: '🗓️', author: AUTHOR, featured: false },
+  { name: 'file-manager', category: 'productivity', description: 'Store, list and share files such as press kits and riders.', icon: '📁', author: AUTHOR, featured: false },
+  { name: 'workspace-suite', category: 'productivity', description: 'Work with documents, spreadsheets and shared drives in an office workspace.', icon: '🧰', author: AUTHOR, featured: false },
+  { name: 'notes-workspace', category: 'productivity', description: 'Create, update and search notes and pages in a notes workspace.', icon: '📝', author: AUTHOR, featured: false },
+  { name: 'email', category: 'communication', description: 'Send and read email on behalf of the agent.', icon: '✉️', author: AUTHOR, featured: false },
+  { name: 'webhook', category: 'development', description: 'Call outside HTTPS webhooks; private and loopback addresses are refused.', icon: '🪝', author: AUTHOR, featured: false },
+  { name: 'browser', category: 'development', description: 'Fetch and read public web pages; private and loopback addresses are refused.', icon: '🌐', author: AUTHOR, featured: false },
+  { name: 'chat-bot', category: 'channels', description: 'Talk to fans through a chatBot bot.', icon: '🤖', author: AUTHOR, featured: false },
+  { name: 'community-bot', category: 'channels', description: 'Post and answer in communityBot servers.', icon: '🛡️', author: AUTHOR, featured: false },
+  { name: 'business-messaging', category: 'channels', description: 'Message fans and promoters on businessMessaging.', icon: '💬', author: AUTHOR, featured: false },
+  { name: 'business-messaging-api', category: 'channels', description: 'Send template and bulk messages through the businessMessaging business API.', icon: '📡', author: AUTHOR, featured: false },
+  { name: 'team-chat', category: 'channels', description: 'Post updates to team chat channels for the crew.', icon: '👥', author: AUTHOR, featured: false },
+  { name: 'track-archaeologist', category: 'music', description: 'Dig up tracks by BPM, genre and mood.', icon: '🔍', author: AUTHOR, featured: true },
+  { name: 'setlist-oracle', category: 'music', description: 'Build a setlist for a genre and a set length.', icon: '🔮', author: AUTHOR, featured: true },
+  { name: 'demo-submitter', category: 'music', description: 'Submit demos to labels and curators.', icon: '📨', author: AUTHOR, featured: false },
+  { name: 'visual-synthesizer', category: 'creative', description: 'Generate visuals from a prompt and a style.', icon: '🎨', author: AUTHOR, featured: true },
+  { name: 'groupie-manager', category: 'marketing', description: 'Segment fans into superfans, casual and new.', icon: '📣', author: AUTHOR, featured: false },
+] as const satisfies readonly SkillCatalogueEntry[];
+
+export type SkillName = (typeof SKILL_CATALOGUE)[number]['name'];
+export const SKILL_NAMES = SKILL_CATALOGUE.map((s) => s.name) as [SkillName, ...SkillName[]];
+export const SkillNameSchema = z.enum(SKILL_NAMES);
+
+/** The skill record of spec 2.13, as `GET /api/skills` lists it. */
+export const SkillRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  category: SkillCategory,
+  icon: z.string(),
+  author: z.string(),
+  downloads: z.number().int().nonnegative(),
+  rating: z.number().min(0).max(5),
+  featured: z.boolean(),
+});
+
+const Text = z.string().min(1).max(200);
+const Amount = z.number().nonnegative();
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+
+export const BOOKING_SETTLEMENT_ACTIONS = ['list', 'get', 'create_escrow', 'release_funds', 'simulate_settlement'] as const;
+/** GET is not CSRF-protected, so it may only run the actions that change nothing. */
+export const BOOKING_SETTLEMENT_READ_ACTIONS = ['list', 'get', 'simulate_settlement'] as const;
+export const INSTANT_SPLIT_ACTIONS = ['list_pending', 'create_split_rule', 'execute_split', 'get_balance', 'simulate'] as const;
+export const INSTANT_SPLIT_READ_ACTIONS = ['list_pending', 'get_balance', 'simulate'] as const;
+
+const SplitRecipient = z.strictObject({
+  recipientAddress: Address,
+  percentage: z.number().gt(0).max(100),
+  role: Text.optional(),
+  name: Text.optional(),
+});
+
+/** Request bodies the spec's skill table gives field by field. */
+const SPECIFIED_SKILL_BODIES = {
+  'visual-synthesizer': z.strictObject({ prompt: z.string().min(1).max(2000).optional(), style: Text.optional() }),
+  'track-archaeologist': z.strictObject({
+    action: z.enum(['search']),
+    bpm: z.number().positive().max(400).optional(),
+    genre: Text.optional(),
+    mood: Text.optional(),
+  }),
+  'setlist-oracle': z.strictObject({
+    action: z.enum(['build']),
+    genre: Text.optional(),
+    duration: z.number().positive().max(24 * 60).describe('set length in minutes').optional(),
+  }),
+  'groupie-manager': z.strictObject({ action: z.enum(['segment']) }),
+  'royalty-tracker': z.strictObject({ action: z.enum(['total']) }),
+  'demo-submitter': z.strictObject({ action: z.enum(['submit']), title: Text.optional(), artist: Text.optional() }),
+  'event-ticketing': z.strictObject({
+    action: z.enum(['purchase']),
+    eventId: ResourceId.optional(),
+    email: z.email().optional(),
+    tier: Text.optional(),
+  }),
+  'event-scheduler': z.strictObject({
+    action: z.enum(['schedule']),
+    title: Text.optional(),
+    date: z.iso.date().optional(),
+    time: z.string().regex(/^\d{2}:\d{2}$/, 'must be HH:MM').optional(),
+    channels: z.array(Text).max(20).optional(),
+  }),
+  'venue-finder': z.strictObject({
+    action: z.enum(['search']),
+    city: Text.optional(),
+    type: Text.optional(),
+    capacity: z.number().int().positive().optional(),
+    maxPrice: Amount.optional(),
+  }),
+  'festival-finder': z.strictObject({
+    action: z.enum(['search']),
+    genre: Text.optional(),
+    country: Text.optional(),
+    maxPrice: Amount.optional(),
+  }),
+  'booking-settlement': z.strictObject({
+    action: z.enum(BOOKING_SETTLEMENT_ACTIONS),
+    bookingId: ResourceId.optional().describe('required for create_escrow and release_funds'),
+    booking: z
+      .strictObject({ guarantee: Amount, backend: Amount, deposit: Amount })
+      .optional()
+      .describe('required for simulate_settlement'),
+  }),
+  'instant-split': z.strictObject({
+    action: z.enum(INSTANT_SPLIT_ACTIONS),
+    splitId: ResourceId.optional().describe('required for execute_split'),
+    splits: z
+      .union([SplitRecipient, z.array(SplitRecipient).min(1).max(50)])
+      .optional()
+      .describe('required for create_split_rule: one recipient or a list of them'),
+    threshold: Amount.optional().describe('for create_split_rule'),
+    streams: z.number().int().nonnegative().optional().describe('for simulate'),
+    rate: Amount.optional().describe('for simulate: payout per stream'),
+  }),
+} satisfies Partial<Record<SkillName, z.ZodObject>>;
+
+/** The shape designed for skills whose request fields the spec leaves open. */
+export const DesignedSkillBody = z.strictObject({
+  action: z.string().min(1).max(64).describe('the operation the skill runs'),
+  params: z.record(z.string().max(64), z.json()).optional().describe("the operation's arguments"),
+});
+
+type SpecifiedSkill = keyof typeof SPECIFIED_SKILL_BODIES;
+type DesignedSkill = Exclude<SkillName, SpecifiedSkill>;
+
+const DESIGNED_SKILL_EXAMPLES: Record<DesignedSkill, z.infer<typeof DesignedSkillBody>> = {
+  'dj-streaming': { action: 'start_stream', params: { title: 'Friday night house set', genre: 'house' } },
+  guestlist: { action: 'add_guest', params: { eventId: 'evt_summer-24', name: 'Ada Lovelace', email: 'ada@example.com', plusOnes: 1 } },
+  'usdc-payments': { action: 'get_balance' },
+  treasury: { action: 'get_balances', params: { currency: 'USDC' } },
+  calendar: { action: 'list_events', params: { from: '2025-07-01', to: '2025-07-31' } },
+  'file-manager': { action: 'list', params: { folder: 'press-kit' } },
+  'workspace-suite': { action: 'create_document', params: { title: 'Tour budget 2025' } },
+  'notes-workspace': { action: 'search', params: { query: 'tech rider' } },
+  email: { action: 'send', params: { to: 'promoter@example.com', subject: 'Hold for 12 July', body: 'Can we confirm the hold?' } },
+  webhook: { action: 'send', params: { url: 'https://hooks.example.com/tour', payload: { event: 'show.announced' } } },
+  browser: { action: 'fetch', params: { url: 'https://example.com/news' } },
+  'chat-bot': { action: 'send_message', params: { chatId: '123456789', text: 'Doors open at 8pm.' } },
+  'community-bot': { action: 'post', params: { channel: 'announcements', text: 'New single out Friday.' } },
+  'business-messaging': { action: 'send_message', params: { to: '+447700900123', text: 'Your tickets are confirmed.' } },
+  'business-messaging-api': { action: 'send_template', params: { to: '+447700900123', template: 'show_reminder' } },
+  'team-chat': { action: 'post_message', params: { channel: 'crew', text: 'Load-in at 3pm.' } },
+};
+
+const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<(typeof SPECIFIED_SKILL_BODIES)[K]> } = {
+  'visual-synthesizer': { prompt: 'Neon skyline over a crowded dance floor', style: 'synthwave' },
+  'track-archaeologist': { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' },
+  'setlist-oracle': { action: 'build', genre: 'techno', duration: 90 },
+  'groupie-manager': { action: 'segment' },
+  'royalty-tracker': { action: 'total' },
+  'demo-submitter': { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' },
+  'event-ticketing': { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' },
+  'event-scheduler': { action: 'schedule', title: 'Album launch party', date: '2025-09-12', time: '20:30', channels: ['chatBot', 'communityBot'] },
+  'venue-finder': { action: 'search', city: 'Manchester', type: 'club', capacity: 500, maxPrice: 2000 },
+  'festival-finder': { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 },
+  'booking-settlement': { action: 'simulate_settlement', booking: { guarantee: 1500, backend: 70, deposit: 500 } },
+  'instant-split': {
+    action: 'create_split_rule',
+    splits: [
+      { recipientAddress: '0x1111111111111111111111111111111111111111', percentage: 60, role: 'artist', name: 'Nova Lane' },
+      { recipientAddress: '0x2222222222222222222222222222222222222222', percentage: 40, role: 'producer', name: 'K. Ito' },
+    ],
+    threshold: 100,
+  },
+};
+
+const isSpecified = (name: SkillName): name is SpecifiedSkill => Object.hasOwn(SPECIFIED_SKILL_BODIES, name);
+
+/** Body schema of a skill endpoint: the spec's fields where it gives them, else the designed shape. */
+export const skillBody = (name: SkillName): z.ZodObject => (isSpecified(name) ? SPECIFIED_SKILL_BODIES[name] : DesignedSkillBody);
+
+const SKILL_EXAMPLES: Record<SkillName, unknown> = { ...DESIGNED_SKILL_EXAMPLES, ...SPECIFIED_SKILL_EXAMPLES };
+
+const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
+
+/** Skill answers beyond `success` are left open by the spec, so any extra data is allowed. */
+export const SkillSuccessBody = z.looseObject({ success: z.literal(true) });
+
+const skillResponses = {
+  ...commonErrorResponses,
+  400: z.union([ValidationErrorBody, ErrorBody]).describe('invalid parameters (e.g. a field the chosen action needs is missing)'),
+  200: SkillSuccessBody,
+  404: ErrorBody,
+  500: ErrorBody,
+};
+
+const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
+  const designed = !isSpecified(skill.name);
+  return {
+    operation: `skill${pascal(skill.name)}`,
+    method: 'POST',
+    path: `/api/skills/${skill.name}`,
+    auth: 'session',
+    summary: `${skill.name} skill (${skill.category}): ${skill.description}`,
+    description: designed
+      ? 'The spec leaves this skill\'s request fields open; this shape is designed: `action` names the operation and `params` carries its arguments as JSON. The answer is `{success: true, ...skill data}`.'
+      : 'Request fields as the spec\'s skill table gives them; the answer is `{success: true, ...skill data}`.',
+    body: skillBody(skill.name),
+    example: SKILL_EXAMPLES[skill.name],
+    responses: skillResponses,
+  };
+});
+
+const Money = z.coerce.number().nonnegative();
+
+const skillGetRoutes: RouteDefinition[] = [
+  {
+    operation: 'skillBookingSettlementGet',
+    method: 'GET',
+    path: '/api/skills/booking-settlement',
+    auth: 'session',
+    summary: 'Run a read-only booking-settlement action with its fields in the query.',
+    description:
+      'The spec lets booking-settlement answer GET as well as POST. GET runs only the actions that change nothing (`list`, `get`, `simulate_settlement`); escrow creation and release need POST. For `simulate_settlement` the booking object is given flat: `guarantee`, `backend`, `deposit`.',
+    query: z.object({
+      action: z.enum(BOOKING_SETTLEMENT_READ_ACTIONS).default('list'),
+      bookingId: ResourceId.optional().describe('for get'),
+      guarantee: Money.optional(),
+      backend: Money.optional(),
+      deposit: Money.optional(),
+    }),
+    responses: skillResponses,
+  },
+  {
+    operation: 'skillInstantSplitGet',
+    method: 'GET',
+    path: '/api/skills/instant-split',
+    auth: 'session',
+    summary: 'Run a read-only instant-split action with its fields in the query.',
+    description:
+      'The spec lets instant-split answer GET as well as POST. GET runs only the actions that change nothing (`list_pending`, `get_balance`, `simulate`); creating and executing split rules need POST.',
+    query: z.object({
+      action: z.enum(INSTANT_SPLIT_READ_ACTIONS).default('list_pending'),
+      streams: z.coerce.number().int().nonnegative().optional().describe('for simulate'),
+      rate: Money.optional().describe('for simulate: payout per stream'),
+    }),
+    responses: skillResponses,
+  },
+];
+
+export const skillsContract = defineGroup({
+  group: 'skills',
+  description: 'Skills marketplace: the catalogue, installing a skill on an agent, and the skill endpoints (spec 4.8).',
+  dynamoOnly: true,
+  routes: [
+    {
+      operation: 'listSkills',
+      method: 'GET',
+      path: '/api/skills',
+      auth: 'none',
+      summary: 'The skill catalogue, optionally one category or only featured skills, with the category list and the featured skills.',
+      query: z.object({
+        category: z.enum(['all', ...SKILL_CATEGORIES]).optional().describe('`all` or omitted lists every category'),
+        featured: z.enum(['true', 'false']).optional().describe('`true` lists featured skills only'),
+      }),
+      responses: {
+        200: z.object({ skills: z.array(SkillRecord), categories: z.array(SkillCategory), featured: z.array(SkillRecord) }),
+        ...commonErrorResponses,
+      },
+    },
+    {
+      operation: 'installSkill',
+      method: 'POST',
+      path: '/api/skills',
+      auth: 'session',
+      summary: 'Install a skill on an owned agent, within the plan\'s skill limit (429 when reached). Installing it again changes nothing.',
+      body: z.strictObject({
+        skillId: ResourceId.describe('the skill\'s id, its catalogue name'),
+        agentId: ResourceId,
+      }),
+      example: { skillId: 'setlist-oracle', agentId: 'agt_3f9c2a' },
+      responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
+    },
+    ...skillRoutes,
+    ...skillGetRoutes,
+  ],
+});

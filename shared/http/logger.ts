@@ -1,0 +1,10 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { config } from '../config';
+
+let instance: Logger | undefined;
+
+/** One structured (JSON) logger per container; request keys are appended per request. */
+export function logger(): Logger {
+  instance ??= new Logger({ serviceName: 'agent-platform', logLevel: config().logLevel });
+  return instance;
+}

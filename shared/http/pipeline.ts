@@ -1,0 +1,223 @@
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod';
+import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthContext } from '../auth/authenticate';
+import { csrfTokenMatches } from '../auth/csrf';
+import { config } from '../config';
+import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
+import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
+import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
+import { HttpError, notImplemented } from './errors';
+import { logger } from './logger';
+import { consumeRateLimit, rateLimitSubject } from './rate-limit';
+import { Reply } from './reply';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What every operation receives: validated input, the caller, and the raw event for the rare need. */
+export interface OperationContext<R extends RouteDefinition = RouteDefinition> {
+  route: R;
+  params: Infer<R['params']>;
+  query: Infer<R['query']>;
+  /** Validated body; for `handlerValidates` routes the parsed JSON, for `rawBody` routes undefined. */
+  body: R['handlerValidates'] extends true ? unknown : Infer<R['body']>;
+  rawBody: string;
+  headers: Record<string, string | undefined>;
+  cookies: Record<string, string>;
+  /** The address API Gateway saw; never a client-supplied header. */
+  ip: string;
+  auth: R['auth'] extends 'session' | 'admin' ? AuthContext : AuthContext | undefined;
+  requestId: string;
+  event: ApiEvent;
+}
+
+export type Operation<R extends RouteDefinition> = (ctx: OperationContext<R>) => Promise<unknown>;
+
+export type Operations<G extends RouteGroup> = {
+  [R in G['routes'][number] as R['operation']]?: Operation<R>;
+};
+
+interface PipelineState extends Record<string, unknown> {
+  route?: RouteDefinition;
+  ctx?: OperationContext;
+  startedAt?: number;
+}
+
+type PipelineRequest = Request<ApiEvent, ApiResult, Error, Context, PipelineState>;
+type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, Context, PipelineState>;
+
+/** The prepared context of each in-flight event, handed from the middleware to the handler. */
+const preparedContexts = new WeakMap<ApiEvent, OperationContext>();
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const baseHeaders = (requestId: string) => ({
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-request-id': requestId,
+});
+
+function toResult(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}, cookies: string[] = []): ApiResult {
+  const result: ApiResult = { statusCode: status, headers: { ...baseHeaders(requestId), ...headers } };
+  if (body !== undefined) result.body = JSON.stringify(body);
+  else delete result.headers!['content-type'];
+  if (cookies.length) result.cookies = cookies;
+  return result;
+}
+
+const requestIdOf = (event: ApiEvent) => event.requestContext?.requestId ?? crypto.randomUUID();
+
+/** Request id and structured access log: one line per request with route, status and duration. */
+const requestLogging = (): Middleware => ({
+  before: (request: PipelineRequest) => {
+    request.internal.startedAt = performance.now();
+    logger().appendKeys({ requestId: requestIdOf(request.event), route: request.event.routeKey });
+  },
+  after: (request: PipelineRequest) => logAccess(request),
+  onError: (request: PipelineRequest) => logAccess(request),
+});
+
+function logAccess(request: PipelineRequest) {
+  const ms = performance.now() - (request.internal.startedAt ?? performance.now());
+  logger().info('request', { status: request.response?.statusCode, ms: Math.round(ms * 100) / 100 });
+  logger().removeKeys(['requestId', 'route']);
+}
+
+/** Last line of defence: every failure becomes `{error, code?}`; no stack trace ever leaves. */
+const errorResponder = (): Middleware => ({
+  onError: (request: PipelineRequest) => {
+    const err = request.error;
+    const requestId = requestIdOf(request.event);
+    const routeFields = request.internal.route?.errorFields ?? {};
+    let http: HttpError;
+    if (err instanceof HttpError) http = err;
+    else if (err instanceof InvalidCursorError) http = new HttpError(400, 'invalid cursor', 'INVALID_CURSOR');
+    else if (err instanceof ConditionFailedError) http = new HttpError(409, 'conflicting change, try again', 'CONFLICT');
+    else {
+      logger().error('unhandled error', err as Error);
+      http = new HttpError(500, 'internal error', 'INTERNAL');
+    }
+    if (http.status >= 500 && err instanceof HttpError) logger().warn('server-side failure', { status: http.status, code: http.code });
+    const body = { ...routeFields, ...http.extra, error: http.message, ...(http.code ? { code: http.code } : {}) };
+    request.response = toResult(http.status, body, requestId, http.headers);
+  },
+});
+
+function bodyText(event: ApiEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+function validationError(where: string, error: z.ZodError): HttpError {
+  const issues = error.issues.map((i) => {
+    const path = [where, ...i.path.map(String)].join('.');
+    const keysNote = i.code === 'unrecognized_keys' ? `: ${(i as { keys: string[] }).keys.join(', ')}` : '';
+    return { path, message: i.message + keysNote };
+  });
+  return new HttpError(400, `invalid request ${where}`, 'VALIDATION_ERROR', { issues });
+}
+
+function parseWith<S extends z.ZodType | undefined>(schema: S, value: unknown, where: string) {
+  if (!schema) return undefined;
+  const out = schema.safeParse(value);
+  if (!out.success) throw validationError(where, out.error);
+  return out.data;
+}
+
+/** Body size cap, JSON parse, auth, CSRF, rate limit and validation, in that order (DESIGN.md 5). */
+function prepare(routes: Map<string, RouteDefinition>): Middleware {
+  return {
+    before: async (request: PipelineRequest) => {
+      const event = request.event;
+      const route = routes.get(event.routeKey);
+      if (!route) throw new HttpError(404, 'no such route', 'NOT_FOUND');
+      request.internal.route = route;
+      const headers = event.headers ?? {};
+      const cookies = readCookies(event);
+      const ip = event.requestContext?.http?.sourceIp ?? 'unknown';
+
+      const raw = bodyText(event);
+      if (Buffer.byteLength(raw) > config().maxBodyBytes) throw new HttpError(413, 'request body too large', 'PAYLOAD_TOO_LARGE');
+      let parsedBody: unknown;
+      if (route.body && !route.rawBody) {
+        try {
+          parsedBody = raw.trim() === '' ? {} : JSON.parse(raw);
+        } catch {
+          throw new HttpError(400, 'request body is not valid JSON', 'INVALID_JSON');
+        }
+      }
+
+      let auth: AuthContext | undefined;
+      if (route.auth !== 'none') {
+        try {
+          auth = await authenticate(headers.authorization, cookies[SESSION_COOKIE]);
+        } catch (err) {
+          if (!(err instanceof AuthFailureError)) throw err;
+          if (err.code === 'AUTH_ERROR') throw new HttpError(500, err.message, 'AUTH_ERROR');
+          throw new HttpError(401, err.message, err.code);
+        }
+        if (!auth && route.auth !== 'optional') {
+          const why = hasForeignAuthorization(headers.authorization) ? 'Authorization must use the Bearer scheme' : 'authentication required';
+          throw new HttpError(401, why, 'AUTH_REQUIRED');
+        }
+        if (route.auth === 'admin' && !auth!.isAdmin) throw new HttpError(403, 'admin access required', 'ADMIN_REQUIRED');
+        if (auth?.via === 'cookie' && UNSAFE_METHODS.has(route.method)) {
+          if (!csrfTokenMatches(auth.sessionId!, cookies[CSRF_COOKIE], headers['x-csrf-token'])) {
+            throw new HttpError(403, 'missing or invalid CSRF token', 'CSRF_INVALID');
+          }
+        }
+      }
+
+      if (route.rateLimit) {
+        const rule = config().rateLimits[route.rateLimit]!;
+        await consumeRateLimit(route.rateLimit, rateLimitSubject(rule, ip, auth?.userId));
+      }
+
+      const params = parseWith(route.params, event.pathParameters ?? {}, 'params');
+      const query = parseWith(route.query, event.queryStringParameters ?? {}, 'query');
+      const body = route.handlerValidates || route.rawBody ? parsedBody : parseWith(route.body, parsedBody, 'body');
+
+      const ctx = {
+        route,
+        params,
+        query,
+        body,
+        rawBody: raw,
+        headers,
+        cookies,
+        ip,
+        auth,
+        requestId: requestIdOf(event),
+        event,
+      } as OperationContext;
+      request.internal.ctx = ctx;
+      preparedContexts.set(event, ctx);
+    },
+  };
+}
+
+/**
+ * The one place middleware is composed. A group's handler file calls this with its contract and a
+ * map of operation name → function; operations not yet built answer 501 through the same pipeline.
+ */
+export function createHandler<G extends RouteGroup>(group: G, operations: Operations<G>) {
+  const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
+  const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
+
+  return middy<ApiEvent, ApiResult, Error, Context, PipelineState>()
+    .use(requestLogging())
+    .use(errorResponder())
+    .use(prepare(routes))
+    .handler(async (event: ApiEvent): Promise<ApiResult> => {
+      const ctx = preparedContexts.get(event)!;
+      const operation = impl[ctx.route.operation];
+      if (!operation) throw notImplemented();
+      const result = await operation(ctx);
+      if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
+      return toResult(200, result, ctx.requestId);
+    });
+}

@@ -1,0 +1,16 @@
+/** A handler returns a plain object for `200 JSON`, or a Reply for anything else. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+    readonly cookies: string[] = [],
+  ) {}
+}
+
+export const reply = {
+  json: (status: number, body: unknown, headers?: Record<string, string>, cookies?: string[]) => new Reply(status, body, headers, cookies),
+  created: (body: unknown) => new Reply(201, body),
+  redirect: (location: string, status = 302, cookies?: string[]) => new Reply(status, undefined, { location }, cookies),
+  noContent: (headers?: Record<string, string>) => new Reply(204, undefined, headers),
+};

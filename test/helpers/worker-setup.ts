@@ -1,0 +1,21 @@
+import { inject } from 'vitest';
+import { reloadConfig } from '../../shared/config';
+import { resetDbClient } from '../../shared/db/client';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+const e = inject('emulators');
+reloadConfig({
+  STAGE: 'test',
+  LOG_LEVEL: 'SILENT',
+  TABLE_NAME: e.tableName,
+  DYNAMODB_ENDPOINT: e.dynamoEndpoint,
+  SQS_ENDPOINT: e.sqsEndpoint,
+  PROVISIONING_QUEUE_URL: e.provisioningQueueUrl,
+  EVENTS_QUEUE_URL: e.eventsQueueUrl,
+  JWT_SECRET: TEST_JWT_SECRET,
+  APP_URL: 'http://127.0.0.1:3000',
+  ADMIN_EMAILS: 'admin@example.com',
+  TESTER_EMAILS: 'tester@example.com',
+});
+resetDbClient();
