@@ -44,10 +44,17 @@ async function main() {
   progress(`DynamoDB Local at ${emulators.dynamoEndpoint}, SQS at ${emulators.sqsEndpoint}`);
 
   const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.PORT, settings.HOST, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.PORT, settings.HOST, () => resolve());
+    });
+  } catch (err) {
+    // Never leave DynamoDB Local (a Java process) behind when the port is taken.
+    await emulators.stop();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port ${settings.PORT} is in use: stop the other server or set PORT`);
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://${settings.HOST}:${port}`;
 

@@ -37,6 +37,14 @@ const EnvSchema = z.object({
   ADMIN_EMAILS: csv,
   TESTER_EMAILS: csv,
 
+  KMS_KEY_ID: z.string().optional(),
+  ECS_CLUSTER_ARN: z.string().optional(),
+  ECS_TASK_DEFINITION_ARN: z.string().optional(),
+  ECS_SUBNET_IDS: csv,
+  ECS_SECURITY_GROUP_IDS: csv,
+  RUNTIME_IMAGE: z.string().default('ghcr.io/openclaw/openclaw:latest'),
+  AGENT_DOMAIN: z.string().default('agents.localhost'),
+
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
   RATE_LIMITS: z.string().optional(),
 });
@@ -112,6 +120,15 @@ function parse(env: NodeJS.ProcessEnv) {
     cookieSecure: e.COOKIE_SECURE,
     adminEmails: e.ADMIN_EMAILS,
     testerEmails: e.TESTER_EMAILS,
+    kmsKeyId: e.KMS_KEY_ID,
+    ecs: {
+      clusterArn: e.ECS_CLUSTER_ARN,
+      taskDefinitionArn: e.ECS_TASK_DEFINITION_ARN,
+      subnetIds: e.ECS_SUBNET_IDS,
+      securityGroupIds: e.ECS_SECURITY_GROUP_IDS,
+    },
+    runtimeImage: e.RUNTIME_IMAGE,
+    agentDomain: e.AGENT_DOMAIN,
     maxBodyBytes: e.MAX_BODY_BYTES,
     rateLimits,
     /** Emulators take any credentials; in AWS the SDK's default chain is used. */

@@ -6,8 +6,8 @@ import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
 import { logger } from '../../shared/http/logger';
 import { classifyHealth, readHostVitals } from './health';
+import { API_VERSION } from './version';
 
-export const API_VERSION = '0.1.0';
 let openApiDocument: unknown;
 
 export const handler = createHandler(platformContract, {

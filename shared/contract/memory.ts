@@ -44,6 +44,7 @@ export const memoryContract = defineGroup({
       auth: 'session',
       summary: 'Write one key (`key` + `memory`) or up to 50 keys at once (`memory` object); bulk writes are all-or-nothing.',
       body: z.union([SingleMemoryWrite, BulkMemoryWrite]),
+      example: { agentId: 'agt_7f3k2m9q', key: 'favourite_venue', memory: { city: 'Bristol', name: 'The Fleece' } },
       responses: {
         200: z.union([
           z.object({ success: z.literal(true), agentId: z.string(), key: z.string(), saved: IsoDate }),

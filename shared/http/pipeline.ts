@@ -112,11 +112,27 @@ function bodyText(event: ApiEvent): string {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union's own issue says only "Invalid input"; the branch that came closest (fewest issues) says
+ * what to fix, so that is what the client gets.
+ */
+function flattenIssues(issues: readonly Issue[], base: PropertyKey[] = []): { path: PropertyKey[]; issue: Issue }[] {
+  return issues.flatMap((issue) => {
+    const path = [...base, ...issue.path];
+    if (issue.code === 'invalid_union' && issue.errors.length) {
+      const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
+      return flattenIssues(closest, path);
+    }
+    return [{ path, issue }];
+  });
+}
+
 function validationError(where: string, error: z.ZodError): HttpError {
-  const issues = error.issues.map((i) => {
-    const path = [where, ...i.path.map(String)].join('.');
-    const keysNote = i.code === 'unrecognized_keys' ? `: ${(i as { keys: string[] }).keys.join(', ')}` : '';
-    return { path, message: i.message + keysNote };
+  const issues = flattenIssues(error.issues).map(({ path, issue }) => {
+    const keysNote = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
+    return { path: [where, ...path.map(String)].join('.'), message: issue.message + keysNote };
   });
   return new HttpError(400, `invalid request ${where}`, 'VALIDATION_ERROR', { issues });
 }

@@ -1,0 +1,26 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, reloadConfig } from '../../shared/config';
+import { TEST_JWT_SECRET } from '../helpers/worker-setup';
+
+afterEach(() => reloadConfig({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMITS: undefined, ADMIN_EMAILS: 'admin@example.com' }));
+
+describe('config', () => {
+  it('refuses a JWT secret shorter than 32 bytes', () => {
+    expect(() => reloadConfig({ JWT_SECRET: 'x'.repeat(31) })).toThrow(ConfigError);
+    expect(reloadConfig({ JWT_SECRET: 'x'.repeat(32) }).jwt.secret).toHaveLength(32);
+  });
+
+  it('parses the admin list case-insensitively and trims it', () => {
+    expect(reloadConfig({ ADMIN_EMAILS: ' Ops@Example.com, ,b@example.com' }).adminEmails).toEqual(['ops@example.com', 'b@example.com']);
+  });
+
+  it('has the spec limits by default and takes overrides from RATE_LIMITS', () => {
+    const c = reloadConfig({ RATE_LIMITS: JSON.stringify({ register: { limit: 5 } }) });
+    expect(c.rateLimits.gateway).toEqual({ limit: 100, windowSeconds: 60, by: 'user' });
+    expect(c.rateLimits.chat!.limit).toBe(60);
+    expect(c.rateLimits.instance!.limit).toBe(30);
+    expect(c.rateLimits.register).toEqual({ limit: 5, windowSeconds: 600, by: 'ip' });
+    expect(() => reloadConfig({ RATE_LIMITS: '{bad' })).toThrow('RATE_LIMITS must be JSON');
+    expect(() => reloadConfig({ RATE_LIMITS: JSON.stringify({ register: { limit: -1 } }) })).toThrow(ConfigError);
+  });
+});
