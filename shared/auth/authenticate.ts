@@ -2,7 +2,8 @@ import { config } from '../config';
 import { keys } from '../db/keys';
 import { getGlobal } from '../db/tenant';
 import { hashApiKey, looksLikeApiKey } from './api-keys';
-import { AuthConfigError, TokenInvalidError, verifySessionToken } from './jwt';
+import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
+import { sessionIsValid } from './session-gate';
 
 export interface AuthContext {
   userId: string;
@@ -39,6 +40,15 @@ function contextFor(userId: string, email: string, via: AuthContext['via'], extr
   return { userId, email, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email), via, ...extra };
 }
 
+async function verifiedSession(token: string): Promise<SessionClaims> {
+  const claims = await verifySessionToken(token);
+  if (!(await sessionIsValid(claims.userId, claims.jti, claims.iatMs))) throw new AuthFailureError('TOKEN_INVALID', 'session has been revoked');
+  return claims;
+}
+
+const sessionContext = (claims: SessionClaims, via: 'cookie' | 'bearer') =>
+  contextFor(claims.userId, claims.email, via, { sessionId: claims.jti, issuedAt: claims.iat });
+
 /**
  * Resolves the caller from `Authorization: Bearer <jwt|sk_key>` or the session cookie.
  * Returns undefined when no credential of ours was presented (the route decides whether that is
@@ -55,13 +65,9 @@ export async function authenticate(authorization: string | undefined, sessionCoo
         if (!found) throw new AuthFailureError('TOKEN_INVALID', 'invalid API key');
         return contextFor(found.userId, found.email, 'apiKey', { apiKeyId: found.keyId });
       }
-      const claims = await verifySessionToken(token);
-      return contextFor(claims.userId, claims.email, 'bearer', { sessionId: claims.jti, issuedAt: claims.iat });
+      return sessionContext(await verifiedSession(token), 'bearer');
     }
-    if (sessionCookie) {
-      const claims = await verifySessionToken(sessionCookie);
-      return contextFor(claims.userId, claims.email, 'cookie', { sessionId: claims.jti, issuedAt: claims.iat });
-    }
+    if (sessionCookie) return sessionContext(await verifiedSession(sessionCookie), 'cookie');
     return undefined;
   } catch (err) {
     if (err instanceof AuthFailureError) throw err;

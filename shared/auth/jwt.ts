@@ -12,6 +12,8 @@ export interface SessionClaims {
   /** Token id: binds the CSRF token to this session. */
   jti: string;
   iat: number;
+  /** Issue time in milliseconds: session revocation compares at this precision. */
+  iatMs: number;
   exp: number;
 }
 
@@ -32,7 +34,7 @@ export async function issueSessionToken(user: { userId: string; email: string; r
   const c = config().jwt;
   const iat = Math.floor(now / 1000);
   const jti = crypto.randomUUID();
-  const token = await new SignJWT({ userId: user.userId, email: user.email, role: user.role })
+  const token = await new SignJWT({ userId: user.userId, email: user.email, role: user.role, iatMs: now })
     .setProtectedHeader({ alg: JWT_ALGORITHM, typ: 'JWT' })
     .setSubject(user.userId)
     .setIssuer(c.issuer)
@@ -58,9 +60,10 @@ export async function verifySessionToken(token: string): Promise<SessionClaims> 
   } catch {
     throw new TokenInvalidError('invalid or expired token');
   }
-  const { sub, userId, email, role, jti, iat, exp } = payload;
+  const { sub, userId, email, role, jti, iat, exp, iatMs } = payload;
   if (typeof sub !== 'string' || sub !== userId || typeof email !== 'string' || (role !== 'user' && role !== 'admin') || typeof jti !== 'string') {
     throw new TokenInvalidError('invalid token claims');
   }
-  return { userId: sub, email, role, jti, iat: iat as number, exp: exp as number };
+  const issuedMs = typeof iatMs === 'number' ? iatMs : (iat as number) * 1000;
+  return { userId: sub, email, role, jti, iat: iat as number, iatMs: issuedMs, exp: exp as number };
 }

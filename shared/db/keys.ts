@@ -24,10 +24,18 @@ export const keys = {
   heartbeat: (userId: string): Key => ({ pk: userPk(userId), sk: 'HEARTBEAT' }),
   instance: (userId: string): Key => ({ pk: userPk(userId), sk: 'INSTANCE' }),
   subscription: (userId: string): Key => ({ pk: userPk(userId), sk: 'SUBSCRIPTION' }),
+  /** Sessions issued before `validAfter` are refused (password change, reset, sign-out everywhere). */
+  sessionGate: (userId: string): Key => ({ pk: userPk(userId), sk: 'SESSIONS' }),
+  creditEntry: (userId: string, entryId: string): Key => ({ pk: userPk(userId), sk: `CREDIT#${entryId}` }),
+  creditPrefix: 'CREDIT#',
 
   /** Global look-ups. */
   emailIndex: (email: string): Key => ({ pk: `EMAIL#${email.toLowerCase()}`, sk: 'EMAIL' }),
   apiKeyHash: (sha256Hex: string): Key => ({ pk: `APIKEY#${sha256Hex}`, sk: 'APIKEY' }),
+  referralCode: (code: string): Key => ({ pk: `REFCODE#${code.toLowerCase()}`, sk: 'REFCODE' }),
+  /** Sign-in identities: a wallet that signs in (SIWE), an OAuth provider's subject. */
+  loginIdentity: (provider: 'wallet' | 'codehost' | 'webid', subject: string): Key => ({ pk: `LOGIN#${provider}#${subject.toLowerCase()}`, sk: 'LOGIN' }),
+  /** Custodial agent wallets (spec 4.9), not sign-in wallets. */
   walletAddress: (address: string): Key => ({ pk: `WALLET#${address.toLowerCase()}`, sk: 'WALLET' }),
   nonce: (nonce: string): Key => ({ pk: `NONCE#${nonce}`, sk: 'NONCE' }),
   txHash: (hash: string): Key => ({ pk: `TXHASH#${hash.toLowerCase()}`, sk: 'TXHASH' }),

@@ -220,7 +220,7 @@ function prepare(routes: Map<string, RouteDefinition>): Middleware {
  * The one place middleware is composed. A group's handler file calls this with its contract and a
  * map of operation name → function; operations not yet built answer 501 through the same pipeline.
  */
-export function createHandler<G extends RouteGroup>(group: G, operations: Operations<G>) {
+export function createHandler<G extends RouteGroup>(group: G, operations: NoInfer<Operations<G>>) {
   const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 

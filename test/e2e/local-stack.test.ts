@@ -73,7 +73,7 @@ describe('npm start (the embedded local stack)', () => {
   it('answers GET /api/health per the spec over real HTTP', async () => {
     const res = await fetch(`${base}/api/health`);
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.status).toBe('ok');
     expect(['healthy', 'degraded', 'unhealthy']).toContain(body.health);
     expect(body.cpu.cores).toBeGreaterThan(0);
@@ -82,7 +82,7 @@ describe('npm start (the embedded local stack)', () => {
 
   it('serves the OpenAPI document with every contract path', async () => {
     const { allRoutes } = await import('../../shared/contract');
-    const doc = await (await fetch(`${base}/api/openapi.json`)).json();
+    const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     for (const r of allRoutes) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId).toBe(r.operation);
   });
@@ -92,7 +92,7 @@ describe('npm start (the embedded local stack)', () => {
     expect((await fetch(`${base}/api/health`, { method: 'DELETE' })).status).toBe(405);
     const res = await fetch(`${base}/api/register`, { method: 'POST', body: '{oops', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect((await res.json()).code).toBe('INVALID_JSON');
+    expect(((await res.json()) as any).code).toBe('INVALID_JSON');
   });
 
   it('generated a JWT secret into the data folder, readable only by its owner', () => {
