@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ConfigError, localSettings, reloadConfig } from '../shared/config';
+import { resetQueueClient } from '../shared/adapters/queue';
 import { resetDbClient } from '../shared/db/client';
 import { logger } from '../shared/http/logger';
 import { loadGroupHandler } from './handlers';
@@ -70,6 +71,7 @@ async function main() {
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
   });
   resetDbClient();
+  resetQueueClient();
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,5 +1,6 @@
 import { inject } from 'vitest';
 import { reloadConfig } from '../../shared/config';
+import { resetQueueClient } from '../../shared/adapters/queue';
 import { resetDbClient } from '../../shared/db/client';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -19,3 +20,4 @@ reloadConfig({
   TESTER_EMAILS: 'tester@example.com',
 });
 resetDbClient();
+resetQueueClient();

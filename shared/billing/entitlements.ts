@@ -1,0 +1,74 @@
+import type { AuthContext } from '../auth/authenticate';
+import { keys } from '../db/keys';
+import { tenant } from '../db/tenant';
+import { HttpError } from '../http/errors';
+import { ADMIN_AGENT_LIMIT, agentLimitForPlan, ALL_MODELS, isPlanName, PLANS, type PlanLimits, type PlanName } from './plans';
+
+/**
+ * Subscription state, stored at `USER#<id> / SUBSCRIPTION` and written only by verified card
+ * webhooks (functions/billing). `eventCreated` (the processor's event time) lets out-of-order
+ * deliveries be settled: an older event never overwrites a newer state.
+ */
+export interface SubscriptionRecord {
+  status: string;
+  plan: string | null;
+  subscriptionId?: string;
+  customerId?: string;
+  currentPeriodEnd?: string | null;
+  cancelAtPeriodEnd?: boolean;
+  eventCreated: number;
+  updatedAt: string;
+}
+
+export const ACTIVE_STATUSES = new Set(['active', 'trialing']);
+
+/** What an account may do: the one answer every group uses. Identity and plan come from storage only. */
+export interface AccountAccess {
+  userId: string;
+  isAdmin: boolean;
+  isTester: boolean;
+  plan: PlanName | string | null;
+  subscriptionActive: boolean;
+  subscriptionId?: string;
+  agentLimit: number;
+  /** The plan's row of spec 2.16, or undefined without a recognised plan; admins get `network`. */
+  limits?: PlanLimits;
+  models: readonly string[];
+}
+
+export async function getSubscription(userId: string): Promise<SubscriptionRecord | undefined> {
+  return tenant(userId).get<SubscriptionRecord & Record<string, unknown>>(keys.subscription(userId));
+}
+
+export async function accountAccess(auth: AuthContext): Promise<AccountAccess> {
+  const sub = await getSubscription(auth.userId);
+  const active = !!sub && ACTIVE_STATUSES.has(sub.status) && sub.plan !== 'free';
+  const plan = sub?.plan ?? null;
+  const limits = auth.isAdmin ? PLANS.network : isPlanName(plan) ? PLANS[plan] : undefined;
+  return {
+    userId: auth.userId,
+    isAdmin: auth.isAdmin,
+    isTester: auth.isTester,
+    plan,
+    subscriptionActive: active,
+    subscriptionId: sub?.subscriptionId,
+    agentLimit: auth.isAdmin ? ADMIN_AGENT_LIMIT : agentLimitForPlan(plan),
+    limits,
+    models: auth.isAdmin ? ALL_MODELS : (limits?.models ?? []),
+  };
+}
+
+/** Spec section 7: a paid subscription is required for all provisioning and usage; admins are exempt. */
+export function requireActiveSubscription(access: AccountAccess, body: Record<string, unknown> = {}): void {
+  if (access.isAdmin) return;
+  if (access.plan === 'free') throw new HttpError(402, 'the free plan no longer includes agents; choose a paid plan', 'PLAN_REQUIRED', body);
+  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', body);
+}
+
+/** For plan-gated features (model layer): a recognised paid plan, or admin. */
+export function requirePlan(access: AccountAccess, body: Record<string, unknown> = {}): PlanLimits {
+  if (access.isAdmin) return PLANS.network;
+  if (!access.limits) throw new HttpError(402, 'a paid plan is required', 'PLAN_REQUIRED', body);
+  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', body);
+  return access.limits;
+}

@@ -1,0 +1,59 @@
+/**
+ * The plan catalogue (spec 2.16) and the legacy provisioning tiers, in one place. Every group asks
+ * shared/billing/entitlements.ts what an account may do; nothing else reads these tables.
+ */
+
+export const PLAN_NAMES = ['label', 'solo', 'collective', 'network'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+export const LEGACY_TIERS = { starter: 1, pro: 3, enterprise: 100 } as const;
+export type LegacyTier = keyof typeof LEGACY_TIERS;
+
+/** Model ids are `<vendor>/<model>`; each plan's list is as counted in the spec's table. */
+export const MODELS = {
+  smallGeneral: 'openai/gpt-4o-mini',
+  fast: 'google/gemini-2.0-flash',
+  haiku: 'anthropic/claude-3-5-haiku',
+  mistralSmall: 'mistral/mistral-small',
+  gpt4o: 'openai/gpt-4o',
+  sonnet: 'anthropic/claude-3-7-sonnet',
+  opus: 'anthropic/claude-opus-4',
+  geminiPro: 'google/gemini-2.5-pro',
+  llama: 'meta/llama-3.3-70b',
+} as const;
+
+export interface PlanLimits {
+  name: PlanName;
+  priceUsdPerMonth: number;
+  agents: number;
+  skills: number;
+  a2aMessagesPerDay: number;
+  /** As the spec's table lists it (label 8 GB, solo 2 GB, collective 4 GB, network 16 GB). */
+  memory: string;
+  /** Allowed model ids; `network` is every model. */
+  models: readonly string[];
+}
+
+const labelModels = [MODELS.smallGeneral, MODELS.fast];
+const soloModels = [...labelModels, MODELS.haiku, MODELS.mistralSmall];
+const collectiveModels = [...soloModels, MODELS.gpt4o, MODELS.sonnet];
+export const ALL_MODELS: readonly string[] = Object.values(MODELS);
+
+export const PLANS: Record<PlanName, PlanLimits> = {
+  label: { name: 'label', priceUsdPerMonth: 29, agents: 1, skills: 3, a2aMessagesPerDay: 100, memory: '8 GB', models: labelModels },
+  solo: { name: 'solo', priceUsdPerMonth: 79, agents: 3, skills: 10, a2aMessagesPerDay: 500, memory: '2 GB', models: soloModels },
+  collective: { name: 'collective', priceUsdPerMonth: 199, agents: 10, skills: 25, a2aMessagesPerDay: 2000, memory: '4 GB', models: collectiveModels },
+  network: { name: 'network', priceUsdPerMonth: 499, agents: 100, skills: 100, a2aMessagesPerDay: 10000, memory: '16 GB', models: ALL_MODELS },
+};
+
+/** Admins are not limited by a plan; this is their "elevated" agent limit. */
+export const ADMIN_AGENT_LIMIT = 1000;
+
+export const isPlanName = (p: unknown): p is PlanName => typeof p === 'string' && (PLAN_NAMES as readonly string[]).includes(p);
+export const isLegacyTier = (p: unknown): p is LegacyTier => typeof p === 'string' && p in LEGACY_TIERS;
+
+/** Agent limit of an account's stored plan: the catalogue, else the legacy tier, else 1. */
+export function agentLimitForPlan(plan: string | null | undefined): number {
+  if (isPlanName(plan)) return PLANS[plan].agents;
+  if (isLegacyTier(plan)) return LEGACY_TIERS[plan];
+  return 1;
+}
