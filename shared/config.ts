@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * The only reader of process.env. Parsed once per cold start (or after `reloadConfig` in tests and
@@ -17,6 +19,9 @@ const bool = (fallback: boolean) =>
     .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** An empty variable (`X=` in an env file) reads as unset. */
+const optionalText = z.string().optional().transform((v) => v?.trim() || undefined);
 
 const EnvSchema = z.object({
   STAGE: z.enum(['local', 'test', 'aws']).default('aws'),
@@ -47,6 +52,158 @@ const EnvSchema = z.object({
 
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
   RATE_LIMITS: z.string().optional(),
+
+  /** Wallets (spec 4.9). Folder of the local stack's data; the local master key lives in it. */
+  DATA_DIR: z.string().default('.data'),
+  /** Master key that wraps wallet data keys where there is no KMS (local stack, tests); 32 bytes, created 0600 when absent. */
+  LOCAL_MASTER_KEY_FILE: z.string().optional(),
+  /** Chain RPC the wallet balance is read from; unset → balance "unavailable". */
+  WALLET_RPC_URL: z.url().optional(),
+  /** Network name reported with wallets (the chain WALLET_RPC_URL serves). */
+  WALLET_NETWORK: z.enum(['l2-test', 'l2-main']).default('l2-test'),
+  /** Upper bound of one balance read, so a down RPC never holds a request. */
+  WALLET_RPC_TIMEOUT_MS: positiveInt(3000),
+  /** Hosted-wallet provider behind /api/wallet/create; unset = not configured. `local` = keys generated here, envelope-encrypted. */
+  HOSTED_WALLET_PROVIDER: z.enum(['local']).optional(),
+  /** Project id the hosted wallet reports; defaults to the provider name. */
+  HOSTED_WALLET_PROJECT_ID: z.string().min(1).optional(),
+  /** Hosting-platform MCP gateway (spec 4.13): where `/api/infra-mcp/docs` and `/github` redirect, and the image it names. */
+  INFRA_MCP_DOCS_URL: z.url({ protocol: /^https$/ }).default('https://docs.infra-platform.example/mcp-server'),
+  INFRA_MCP_REPO_URL: z.url({ protocol: /^https$/ }).default('https://code.infra-platform.example/infra-platform/mcp-server'),
+  INFRA_MCP_DOCKER_IMAGE: z.string().min(1).default('ghcr.io/infra-platform/mcp-server:latest'),
+  /** Accounts (issue 3). Credits granted to both users when a sign-up names a valid referral code. */
+  REFERRAL_CREDITS: z.coerce.number().int().min(0).default(100),
+  /** Where the local stack and tests write each outgoing email as a JSON file; default $DATA_DIR/outbox. */
+  OUTBOX_DIR: z.string().optional(),
+  /** Sender of account email (password reset); must be an SES-verified identity in AWS. */
+  EMAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  /** Challenge-token siteverify URL (Turnstile/reCAPTCHA wire format); unset = bot detection off (local default). */
+  BOT_CHECK_VERIFY_URL: z.url().optional(),
+  /** Secret sent to the siteverify URL with each token. */
+  BOT_CHECK_SECRET: z.string().optional(),
+  /** Forgot-password answers take at least this long, known email or not, so timing reveals nothing. */
+  FORGOT_PASSWORD_MIN_MS: z.coerce.number().int().min(0).default(300),
+  /** Webhook receivers (spec 6): comma-separated URLs; every event is POSTed to each. Unset = no delivery. */
+  WEBHOOK_ENDPOINTS: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
+  WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64')
+    .optional(),
+  /**
+   * Card payments (spec 2.16, 4.14) through the processor's official SDK. Unset secret key or price
+   * → the checkout routes answer 503 CARD_NOT_CONFIGURED; unset webhook secret → the webhook does.
+   */
+  CARD_SECRET_KEY: optionalText,
+  /** Signing secret of the card webhook endpoint (`whsec_...`); the raw body is verified with it. */
+  CARD_WEBHOOK_SECRET: optionalText,
+  /** Largest accepted age of a webhook signature, in seconds (the SDK's default is 300). */
+  CARD_WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
+  /** API host, port and protocol of the processor: only for a fake server on loopback (tests, demos). */
+  CARD_API_HOST: optionalText,
+  CARD_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  CARD_API_PROTOCOL: z.enum(['http', 'https']).optional(),
+  /** Upper bound of one processor API call, so a slow processor never holds a request to the Lambda limit. */
+  CARD_TIMEOUT_MS: positiveInt(10_000),
+  /** Recurring price id of each plan: CARD_PRICE_<PLAN>, or one JSON map CARD_PRICES {"solo":"price_..."} (a single variable wins). */
+  CARD_PRICES: optionalText,
+  CARD_PRICE_LABEL: optionalText,
+  CARD_PRICE_SOLO: optionalText,
+  CARD_PRICE_COLLECTIVE: optionalText,
+  CARD_PRICE_NETWORK: optionalText,
+  /** Credit packs on sale, JSON {"price_...": credits}: the only price ids /api/card/credits accepts. */
+  CARD_CREDIT_PRICES: optionalText,
+  /** One-off price id of 1 GB of extra agent storage (the checkout quantity is the GB bought). */
+  CARD_STORAGE_PRICE: optionalText,
+  /**
+   * OAuth sign-in (issue 3). Each provider is off until its client id AND secret are set (start and
+   * callback answer 503 OAUTH_NOT_CONFIGURED). The URLs default to the real providers' endpoints;
+   * tests point them at a fake provider on loopback.
+   */
+  OAUTH_CODEHOST_CLIENT_ID: optionalText,
+  OAUTH_CODEHOST_CLIENT_SECRET: optionalText,
+  OAUTH_CODEHOST_AUTHORIZE_URL: z.url().default('https://github.com/login/oauth/authorize'),
+  OAUTH_CODEHOST_TOKEN_URL: z.url().default('https://github.com/login/oauth/access_token'),
+  /** The user record (numeric `id`, `login`, `name`) ... */
+  OAUTH_CODEHOST_USERINFO_URL: z.url().default('https://api.github.com/user'),
+  /** ... and the email list, whose verified primary address links accounts. */
+  OAUTH_CODEHOST_EMAILS_URL: z.url().default('https://api.github.com/user/emails'),
+  OAUTH_WEBID_CLIENT_ID: optionalText,
+  OAUTH_WEBID_CLIENT_SECRET: optionalText,
+  /** OpenID Connect issuer: the `iss` an ID token from the token endpoint must carry. */
+  OAUTH_WEBID_ISSUER: z.url().default('https://accounts.google.com'),
+  OAUTH_WEBID_AUTHORIZE_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  OAUTH_WEBID_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  OAUTH_WEBID_USERINFO_URL: z.url().default('https://openidconnect.googleapis.com/v1/userinfo'),
+  /** Upper bound of one call to a provider (token exchange, user info), so a slow provider never holds a request. */
+  OAUTH_TIMEOUT_MS: positiveInt(5000),
+  /**
+   * Wallet sign-in (SIWE): JSON-RPC of the L2 main network (chain 8453) used to verify smart-wallet
+   * signatures (ERC-1271 / ERC-6492). Unset → plain EOA signatures still verify locally; smart-wallet
+   * signatures answer 503 CHAIN_UNAVAILABLE.
+   */
+  CHAIN_RPC_URL: z.url().optional(),
+  /** Upper bound of one smart-wallet verification call; past it the sign-in answers 503. */
+  CHAIN_RPC_TIMEOUT_MS: positiveInt(3000),
+  /**
+   * Decentralised-social identity (spec 4.2): `fidToken` is a JWT verified against this JWKS, with
+   * this issuer and audience. Unset JWKS URL or issuer → POST /api/auth/social/verify answers 503
+   * SOCIAL_NOT_CONFIGURED. The audience defaults to the host of APP_URL.
+   */
+  SOCIAL_JWKS_URL: z.url().optional(),
+  SOCIAL_ISSUER: optionalText,
+  SOCIAL_AUDIENCE: optionalText,
+  /**
+   * Token gating (spec 4.2): ERC-20 contract on the L2 main network whose balance gates access.
+   * Unset → gating is off (everyone has access, `tokenGated: false`).
+   */
+  GATING_TOKEN_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  /** Minimum balance, an integer in the token's smallest unit. */
+  GATING_MIN_BALANCE: z.string().regex(/^\d+$/).default('1'),
+  /** Symbol reported as `token`. */
+  GATING_TOKEN_SYMBOL: z.string().min(1).max(32).default('TOKEN'),
+  /** JSON-RPC the balance is read from (may carry a provider key); default CHAIN_RPC_URL, then the public endpoint. */
+  GATING_RPC_URL: z.url().optional(),
+  /** The credential-free RPC URL reported as `rpcEndpoint` (never GATING_RPC_URL, which may hold a key). */
+  GATING_PUBLIC_RPC_URL: z.url().default('https://mainnet.base.org'),
+  /** Agents, instances and provisioning (issue 5). OpenAI-compatible model endpoint of the platform's model layer (e.g. https://api.openai.com/v1); unset → chat answers MODEL_NOT_CONFIGURED. */
+  MODEL_API_BASE_URL: z.url().optional(),
+  /** Bearer key sent to MODEL_API_BASE_URL; never handed to agent runtimes. */
+  MODEL_API_KEY: optionalText,
+  /** Upper bound of one model call. */
+  MODEL_API_TIMEOUT_MS: positiveInt(60_000),
+  /** Dead-letter queue of the provisioning queue: the local stack polls it into the provisioner's DLQ handler. */
+  PROVISIONING_DLQ_URL: z.string().optional(),
+  /** How instances are launched: `ecs` (Fargate RunTask) or `local` (child processes running runtime/). Default: ecs in AWS, local elsewhere. */
+  LAUNCHER: z.enum(['ecs', 'local']).optional(),
+  /** Runtime version label of new and updated instances (reported by `runtimeVersion`). */
+  RUNTIME_VERSION: z.string().regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/).default('1.0.0'),
+  /** Comma-separated container images an update may move to, besides RUNTIME_IMAGE. */
+  APPROVED_RUNTIME_IMAGES: csv,
+  /** Readiness: health probes of a launched instance before it counts as never healthy, and the pause between them. */
+  PROVISION_HEALTH_ATTEMPTS: positiveInt(60),
+  PROVISION_HEALTH_INTERVAL_MS: positiveInt(1000),
+  /** Base URL agent runtimes use to reach the platform API (state, messages, model layer); default APP_URL. */
+  RUNTIME_PLATFORM_URL: z.url().optional(),
+  /** Local launcher: the runtime entry file it runs (default runtime/server.ts). */
+  LOCAL_RUNTIME_ENTRY: z.string().optional(),
+  /** Live streams of channel-provisioned agents: `local` generates and stores keys, no outside call. */
+  STREAMING_PROVIDER: z.enum(['local']).default('local'),
+  /** RTMP ingest server and HLS playback origin the local streaming adapter reports. */
+  STREAMING_RTMP_URL: z.string().regex(/^rtmps?:\/\//).default('rtmp://127.0.0.1:1935/live'),
+  STREAMING_PLAYBACK_BASE_URL: z.url().optional(),
+  /** Heartbeat and metrics (issue 6). Local stack: how often the heartbeat sweep runs (AWS: the EventBridge schedule, every 5 minutes). */
+  HEARTBEAT_TICK_MS: positiveInt(60_000),
+  /** Most due users one sweep claims; the rest stay due for the next run. */
+  HEARTBEAT_MAX_USERS_PER_RUN: positiveInt(1000),
+  /** Users checked at once in a sweep (each check waits on an instance with short timeouts). */
+  HEARTBEAT_CONCURRENCY: positiveInt(16),
+  /** Storage quota GET /api/metrics reports the table size against, in MB. */
+  METRICS_STORAGE_QUOTA_MB: positiveInt(25_600),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -66,6 +223,8 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   forgotPassword: { limit: 30, windowSeconds: 600, by: 'ip' },
   resetPassword: { limit: 30, windowSeconds: 600, by: 'ip' },
   signIn: { limit: 60, windowSeconds: 600, by: 'ip' },
+  /** Sign-in attempts per account (subject `account:<email>`), whatever the address: stops password guessing spread over many IPs. */
+  signInAccount: { limit: 10, windowSeconds: 600, by: 'user' },
 };
 
 const RateLimitOverrides = z.record(
@@ -133,6 +292,64 @@ function parse(env: NodeJS.ProcessEnv) {
     rateLimits,
     /** Emulators take any credentials; in AWS the SDK's default chain is used. */
     localCredentials: e.DYNAMODB_ENDPOINT || e.SQS_ENDPOINT ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+    /** Tests get a master key in the temp folder, never in the developer's data folder. */
+    localMasterKeyFile:
+      e.LOCAL_MASTER_KEY_FILE ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-master.key') : join(e.DATA_DIR, 'master.key')),
+    wallet: { rpcUrl: e.WALLET_RPC_URL, network: e.WALLET_NETWORK, rpcTimeoutMs: e.WALLET_RPC_TIMEOUT_MS },
+    hostedWallet: { provider: e.HOSTED_WALLET_PROVIDER, projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER },
+    infraMcp: { docsUrl: e.INFRA_MCP_DOCS_URL, repoUrl: e.INFRA_MCP_REPO_URL, dockerImage: e.INFRA_MCP_DOCKER_IMAGE },
+    referralCredits: e.REFERRAL_CREDITS,
+    /** Tests write their mail to the temp folder, never into the developer's data folder. */
+    email: { from: e.EMAIL_FROM, outboxDir: e.OUTBOX_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-outbox') : join(e.DATA_DIR, 'outbox')) },
+    botCheck: { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET },
+    forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
+    webhooks: { endpoints: e.WEBHOOK_ENDPOINTS, secret: e.WEBHOOK_SECRET },
+    card: cardSettings(e),
+    oauth: {
+      timeoutMs: e.OAUTH_TIMEOUT_MS,
+      codehost: {
+        clientId: e.OAUTH_CODEHOST_CLIENT_ID,
+        clientSecret: e.OAUTH_CODEHOST_CLIENT_SECRET,
+        authorizeUrl: e.OAUTH_CODEHOST_AUTHORIZE_URL,
+        tokenUrl: e.OAUTH_CODEHOST_TOKEN_URL,
+        userInfoUrl: e.OAUTH_CODEHOST_USERINFO_URL,
+        emailsUrl: e.OAUTH_CODEHOST_EMAILS_URL,
+      },
+      webid: {
+        clientId: e.OAUTH_WEBID_CLIENT_ID,
+        clientSecret: e.OAUTH_WEBID_CLIENT_SECRET,
+        issuer: e.OAUTH_WEBID_ISSUER,
+        authorizeUrl: e.OAUTH_WEBID_AUTHORIZE_URL,
+        tokenUrl: e.OAUTH_WEBID_TOKEN_URL,
+        userInfoUrl: e.OAUTH_WEBID_USERINFO_URL,
+      },
+    },
+    chain: { rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS },
+    social: { jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host },
+    gating: {
+      tokenAddress: e.GATING_TOKEN_ADDRESS,
+      minBalance: e.GATING_MIN_BALANCE,
+      tokenSymbol: e.GATING_TOKEN_SYMBOL,
+      rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? e.GATING_PUBLIC_RPC_URL,
+      publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
+    },
+    /** Agents, instances and provisioning (issue 5). */
+    model: { baseUrl: e.MODEL_API_BASE_URL, apiKey: e.MODEL_API_KEY, timeoutMs: e.MODEL_API_TIMEOUT_MS },
+    provisioningDlqUrl: e.PROVISIONING_DLQ_URL,
+    launcher: e.LAUNCHER ?? (e.STAGE === 'aws' ? 'ecs' : 'local'),
+    runtimeVersion: e.RUNTIME_VERSION,
+    approvedRuntimeImages: [e.RUNTIME_IMAGE, ...e.APPROVED_RUNTIME_IMAGES],
+    provisionHealth: { attempts: e.PROVISION_HEALTH_ATTEMPTS, intervalMs: e.PROVISION_HEALTH_INTERVAL_MS },
+    runtimePlatformUrl: e.RUNTIME_PLATFORM_URL ?? e.APP_URL,
+    localRuntimeEntry: e.LOCAL_RUNTIME_ENTRY,
+    streaming: {
+      provider: e.STREAMING_PROVIDER,
+      rtmpUrl: e.STREAMING_RTMP_URL,
+      playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', e.APP_URL).href,
+    },
+    /** Heartbeat and metrics (issue 6). */
+    heartbeat: { tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY },
+    metricsStorageQuotaMb: e.METRICS_STORAGE_QUOTA_MB,
   };
 }
 
@@ -165,4 +382,42 @@ export function localSettings(env: NodeJS.ProcessEnv = process.env) {
       DYNAMODB_LOCAL_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     })
     .parse(env);
+}
+
+const CardPlanPrices = z.partialRecord(z.enum(['label', 'solo', 'collective', 'network']), z.string().min(1));
+const CardCreditPrices = z.record(z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), z.number().int().positive());
+
+function jsonSetting<S extends z.ZodType>(name: string, raw: string | undefined, schema: S): z.output<S> | undefined {
+  if (!raw) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be JSON`);
+  }
+  const out = schema.safeParse(value);
+  if (!out.success) throw new ConfigError(`${name}: ${out.error.issues[0]?.message}`);
+  return out.data;
+}
+
+/** Card settings; the return pages of a checkout are on the application's origin. */
+function cardSettings(e: z.output<typeof EnvSchema>) {
+  const fromMap = jsonSetting('CARD_PRICES', e.CARD_PRICES, CardPlanPrices) ?? {};
+  const single = { label: e.CARD_PRICE_LABEL, solo: e.CARD_PRICE_SOLO, collective: e.CARD_PRICE_COLLECTIVE, network: e.CARD_PRICE_NETWORK };
+  const planPrices: Partial<Record<keyof typeof single, string>> = { ...fromMap };
+  for (const [plan, price] of Object.entries(single) as [keyof typeof single, string | undefined][]) if (price) planPrices[plan] = price;
+  const billingPage = new URL('/settings/billing', e.APP_URL);
+  return {
+    secretKey: e.CARD_SECRET_KEY,
+    webhookSecret: e.CARD_WEBHOOK_SECRET,
+    webhookToleranceSeconds: e.CARD_WEBHOOK_TOLERANCE_SECONDS,
+    api: { host: e.CARD_API_HOST, port: e.CARD_API_PORT, protocol: e.CARD_API_PROTOCOL },
+    timeoutMs: e.CARD_TIMEOUT_MS,
+    planPrices,
+    creditPrices: jsonSetting('CARD_CREDIT_PRICES', e.CARD_CREDIT_PRICES, CardCreditPrices) ?? {},
+    storagePrice: e.CARD_STORAGE_PRICE,
+    /** The processor replaces `{CHECKOUT_SESSION_ID}` with the session id. */
+    successUrl: `${billingPage.href}?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
+    cancelUrl: `${billingPage.href}?checkout=cancelled`,
+  };
 }

@@ -1,5 +1,7 @@
 import { accountsContract } from '../../shared/contract/accounts';
 import { createHandler } from '../../shared/http/pipeline';
+import { credentialOperations } from './credentials';
+import { oauthOperations } from './oauth';
+import { walletSignInOperations } from './wallet-sign-in';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(accountsContract, {});
+export const handler = createHandler(accountsContract, { ...credentialOperations, ...walletSignInOperations, ...oauthOperations });

@@ -1,5 +1,38 @@
 import { agentsContract } from '../../shared/contract/agents';
+import { gone } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { provisionAgent } from './provision';
+import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
+import { agentStats } from './stats';
+import { readVerification, removeVerification, verify } from './verify';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(agentsContract, {});
+const deprecated = (replacement: string) => async () => {
+  throw gone(`deprecated: use ${replacement}`, { replacement });
+};
+
+export const handler = createHandler(agentsContract, {
+  listAgents: async ({ auth }) => {
+    const agents = await agentsOf(auth);
+    return { agents, count: agents.length, status: 'ok' as const };
+  },
+  listProvisionedAgents: async ({ auth }) => {
+    const agents = await agentsOf(auth);
+    return { success: true as const, agents, count: agents.length };
+  },
+  provisionAgent: async ({ auth, body }) => {
+    return reply.created(await provisionAgent(auth, body));
+  },
+  getAgent: async ({ auth, params }) => agentDetail(auth, params.id),
+  getAgentConfig: async ({ auth, params }) => agentConfig(auth, params.id),
+  updateAgentConfig: async ({ auth, params, body }) => putAgentConfig(auth, params.id, body),
+  listAgentMessages: async ({ auth, params, query }) => agentMessages(auth, params.id, query.limit, query.offset),
+  getAgentStats: async ({ auth, params }) => agentStats(auth, params.id),
+  getAgentVerification: async ({ auth, params }) => readVerification(auth, params.id),
+  verifyAgent: async ({ auth, params, body }) => verify(auth, params.id, body),
+  removeAgentVerification: async ({ auth, params }) => removeVerification(auth, params.id),
+  createAgentDeprecated: deprecated('POST /api/agents/provision'),
+  updateAgentDeprecated: deprecated('PUT /api/agents/{id}/config'),
+  deleteAgentDeprecated: deprecated('POST /api/instance/{userId}/stop'),
+  getAgentLogsDeprecated: deprecated('GET /api/agents/{id}/messages'),
+});

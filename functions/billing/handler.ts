@@ -1,5 +1,41 @@
+import { creditsOfPrice } from '../../shared/adapters/card';
 import { billingContract } from '../../shared/contract/billing';
+import { gone } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { billingOverview, creditsPage, usageOf } from './account';
+import { disableByok, enableByok } from './byok';
+import { gatewayCheckoutTarget, startCreditsCheckout, startPlanCheckout, startStorageCheckout } from './checkout';
+import { receiveCardWebhook } from './webhook';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(billingContract, {});
+const retiredCheckout = async () => {
+  throw gone('this checkout is retired; use GET /api/card/checkout?plan=<plan>', { use: '/api/card/checkout' });
+};
+
+export const handler = createHandler(billingContract, {
+  getBilling: async ({ auth }) => billingOverview(auth),
+  postBilling: async ({ auth, body }) => {
+    switch (body.action) {
+      case 'create-checkout':
+        return startPlanCheckout(auth, body.plan);
+      case 'buy-credits': {
+        const session = await startCreditsCheckout(auth, body.price);
+        return { ...session, credits: creditsOfPrice(body.price) };
+      }
+      case 'enable-byok':
+        return enableByok(auth.userId, body.provider, body.apiKey);
+      case 'disable-byok':
+        return disableByok(auth.userId, body.provider);
+      case 'get-usage':
+        return usageOf(auth);
+    }
+  },
+  getCredits: async ({ auth, query }) => creditsPage(auth.userId, query.limit, query.cursor),
+  cardCheckoutRedirect: async ({ auth, query }) => reply.redirect((await startPlanCheckout(auth, query.plan)).url),
+  cardCreditsRedirect: async ({ auth, query }) => reply.redirect((await startCreditsCheckout(auth, query.price)).url),
+  cardStorageUpgrade: async ({ auth, body }) => startStorageCheckout(auth, body.storageGb),
+  createGatewayCardPayment: async ({ auth, query }) => reply.redirect(await gatewayCheckoutTarget(auth, query.plugin, query.plan)),
+  getLegacyCheckout: retiredCheckout,
+  postLegacyCheckout: retiredCheckout,
+  cardWebhook: async ({ rawBody, headers }) => receiveCardWebhook(rawBody, headers['stripe-signature']),
+});

@@ -1,5 +1,20 @@
+import { config } from '../../shared/config';
 import { infraMcpContract } from '../../shared/contract/infra-mcp';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { examplesBody, healthBody, infoBody, setupBody, toolsBody } from './content';
+import { validateInfraMcpConfig } from './validate';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(infraMcpContract, {});
+export const handler = createHandler(infraMcpContract, {
+  getInfraMcpHealth: async () => healthBody(),
+  getInfraMcpInfo: async () => infoBody(),
+  getInfraMcpSetup: async () => setupBody(),
+  listInfraMcpTools: async () => toolsBody(),
+  listInfraMcpExamples: async () => examplesBody(),
+  validateInfraMcpConfig: async ({ body }) => {
+    const outcome = validateInfraMcpConfig(body);
+    return outcome.valid ? outcome : reply.json(400, outcome);
+  },
+  redirectInfraMcpDocs: async () => reply.redirect(config().infraMcp.docsUrl, 301),
+  redirectInfraMcpGithub: async () => reply.redirect(config().infraMcp.repoUrl, 301),
+});

@@ -1,5 +1,30 @@
 import { instanceContract } from '../../shared/contract/instance';
 import { createHandler } from '../../shared/http/pipeline';
+import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
+import { readInstance, readInstanceStats, readInstanceToken } from './read';
+import { completion, reportExchange, requireRuntime, runtimeState } from './runtime-api';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(instanceContract, {});
+export const handler = createHandler(instanceContract, {
+  startInstance: async ({ auth, params }) => start(auth, params.userId),
+  stopInstance: async ({ auth, params }) => stop(auth, params.userId),
+  restartInstance: async ({ auth, params }) => restart(auth, params.userId),
+  updateInstance: async ({ auth, params, body }) => update(auth, params.userId, body),
+  repairInstance: async ({ auth, params }) => repair(auth, params.userId),
+  resetInstanceMemory: async ({ auth, params }) => resetMemory(auth, params.userId),
+  getInstance: async ({ auth, params }) => readInstance(auth, params.userId),
+  getInstanceStats: async ({ auth, params }) => readInstanceStats(auth, params.userId),
+  getInstanceToken: async ({ auth, params }) => readInstanceToken(auth, params.userId),
+
+  getRuntimeState: async ({ params, query, headers }) => {
+    await requireRuntime(params.userId, headers.authorization);
+    return runtimeState(params.userId, query.agentId);
+  },
+  reportRuntimeExchange: async ({ params, body, headers }) => {
+    await requireRuntime(params.userId, headers.authorization);
+    return reportExchange(params.userId, body);
+  },
+  runtimeChatCompletion: async ({ params, body, headers }) => {
+    await requireRuntime(params.userId, headers.authorization);
+    return completion(params.userId, body);
+  },
+});

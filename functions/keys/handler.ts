@@ -1,5 +1,5 @@
 import { keysContract } from '../../shared/contract/keys';
 import { createHandler } from '../../shared/http/pipeline';
+import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from './operations';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(keysContract, {});
+export const handler = createHandler(keysContract, { listApiKeys, createApiKey, getApiKey, deleteApiKey });

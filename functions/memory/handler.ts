@@ -1,5 +1,5 @@
 import { memoryContract } from '../../shared/contract/memory';
 import { createHandler } from '../../shared/http/pipeline';
+import { getMemory, writeMemory } from './operations';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(memoryContract, {});
+export const handler = createHandler(memoryContract, { getMemory, writeMemory });

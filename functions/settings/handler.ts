@@ -1,5 +1,7 @@
 import { settingsContract } from '../../shared/contract/settings';
 import { createHandler } from '../../shared/http/pipeline';
+import { deleteAccount } from './delete-account';
+import { changePassword } from './password';
+import { getSettings, patchSettings, updateSettings } from './profile';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(settingsContract, {});
+export const handler = createHandler(settingsContract, { getSettings, updateSettings, patchSettings, changePassword, deleteAccount });

@@ -1,5 +1,5 @@
 import { socialContract } from '../../shared/contract/social';
 import { createHandler } from '../../shared/http/pipeline';
+import { socialOperations } from './operations';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(socialContract, {});
+export const handler = createHandler(socialContract, { ...socialOperations });

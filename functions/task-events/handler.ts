@@ -1,7 +1,63 @@
 import type { EventBridgeEvent } from 'aws-lambda';
+import { isHealthy, RUNTIME_PORT } from '../../shared/adapters/launcher';
+import { gatewayToken, getInstance, settleLaunch, settlePendingAgents } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
 
-/** ECS task state changes (EventBridge). Readiness from task events is built by the agents issue. */
-export const handler = async (event: EventBridgeEvent<'ECS Task State Change', Record<string, unknown>>): Promise<void> => {
-  logger().warn('task state event received before the handler was built', { id: event.id });
+/**
+ * ECS task state changes (EventBridge), the AWS side of readiness: the provisioner launched the
+ * task with `group: agent-platform:<userId>` and `startedBy: gen-<generation>`.
+ * - RUNNING for the current launch → one health probe; healthy → `running` (the provisioner's own
+ *   polling may get there first; whichever lands second finds nothing to do).
+ * - STOPPED for the instance's current task → `error` (it never started, or it died); agents
+ *   waiting for it fail and get their quota back.
+ */
+
+export interface TaskStateDetail {
+  taskArn?: string;
+  lastStatus?: string;
+  group?: string;
+  startedBy?: string;
+  stoppedReason?: string;
+  attachments?: { type?: string; details?: { name?: string; value?: string }[] }[];
+}
+
+const GROUP_PREFIX = 'agent-platform:';
+
+function identify(detail: TaskStateDetail): { userId: string; generation: number } | undefined {
+  if (!detail.group?.startsWith(GROUP_PREFIX)) return undefined;
+  const generation = Number(/^gen-(\d+)$/.exec(detail.startedBy ?? '')?.[1]);
+  const userId = detail.group.slice(GROUP_PREFIX.length);
+  return userId && Number.isInteger(generation) && generation > 0 ? { userId, generation } : undefined;
+}
+
+const privateIp = (detail: TaskStateDetail) =>
+  detail.attachments?.find((a) => a.type === 'ElasticNetworkInterface')?.details?.find((d) => d.name === 'privateIPv4Address')?.value;
+
+export const handler = async (event: EventBridgeEvent<'ECS Task State Change', TaskStateDetail>): Promise<void> => {
+  const detail = event.detail ?? {};
+  const task = identify(detail);
+  if (!task || !detail.taskArn) return;
+  const instance = await getInstance(task.userId, true);
+  if (!instance || instance.generation !== task.generation) return;
+
+  if (detail.lastStatus === 'RUNNING' && instance.status === 'provisioning') {
+    const ip = privateIp(detail);
+    if (!ip) return;
+    const endpoint = `http://${ip}:${RUNTIME_PORT}`;
+    if (!(await isHealthy(endpoint, await gatewayToken(task.userId)))) return;
+    const handle = { ...(instance.handle ?? {}), launcher: 'ecs' as const, id: detail.taskArn, endpoint, generation: task.generation };
+    if (await settleLaunch(task.userId, task.generation, { status: 'running', set: { handle } })) {
+      logger().info('instance running (task event)', { userId: task.userId, generation: task.generation });
+      await settlePendingAgents(task.userId);
+    }
+    return;
+  }
+
+  if (detail.lastStatus === 'STOPPED' && (instance.status === 'provisioning' || instance.status === 'running') && instance.handle?.id === detail.taskArn) {
+    const reason = `the task stopped${detail.stoppedReason ? `: ${detail.stoppedReason}` : ''}`;
+    if (await settleLaunch(task.userId, task.generation, { status: 'error', reason })) {
+      logger().warn('instance task stopped', { userId: task.userId, generation: task.generation, reason });
+      await settlePendingAgents(task.userId, reason);
+    }
+  }
 };

@@ -1,20 +1,25 @@
-import { createPublicClient, http, type PublicClient } from 'viem';
+import { createClient, http, type Client } from 'viem';
 
 /**
- * Chain RPC through viem public clients, one per RPC URL per container. Every call is bounded:
+ * Chain RPC through viem clients, one per RPC URL per container. Every call is bounded:
  * an RPC that is down costs at most `timeoutMs` and surfaces as an error the caller turns into a
  * clear answer (401/503, or an "unavailable" balance), never a hung request or a 500.
  */
 export const CHAIN_TIMEOUT_MS = 3000;
 
-const clients = new Map<string, PublicClient>();
+const bareClients = new Map<string, Client>();
 
-export function publicClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): PublicClient {
+/**
+ * A bounded transport without viem's public actions attached: callers
+ * import only the actions they use from `viem/actions` (`call(chainClient(url), ...)`), which keeps
+ * ~240 KB of unused actions out of the function bundle (DESIGN.md section 11).
+ */
+export function chainClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): Client {
   const key = `${rpcUrl}|${timeoutMs}`;
-  let c = clients.get(key);
+  let c = bareClients.get(key);
   if (!c) {
-    c = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }) as PublicClient;
-    clients.set(key, c);
+    c = createClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
+    bareClients.set(key, c);
   }
   return c;
 }

@@ -1,6 +1,8 @@
 import { config } from '../config';
+import { touchApiKeyLastUsed } from '../db/api-keys';
 import { keys } from '../db/keys';
 import { getGlobal } from '../db/tenant';
+import { logger } from '../http/logger';
 import { hashApiKey, looksLikeApiKey } from './api-keys';
 import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
 import { sessionIsValid } from './session-gate';
@@ -40,6 +42,15 @@ function contextFor(userId: string, email: string, via: AuthContext['via'], extr
   return { userId, email, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email), via, ...extra };
 }
 
+/** `lastUsed` is bookkeeping: a failure to record it must never refuse a valid key. */
+async function recordApiKeyUse(userId: string, keyId: string): Promise<void> {
+  try {
+    await touchApiKeyLastUsed(userId, keyId);
+  } catch (err) {
+    logger().debug('could not record API key use', { keyId, error: (err as Error)?.name });
+  }
+}
+
 async function verifiedSession(token: string): Promise<SessionClaims> {
   const claims = await verifySessionToken(token);
   if (!(await sessionIsValid(claims.userId, claims.jti, claims.iatMs))) throw new AuthFailureError('TOKEN_INVALID', 'session has been revoked');
@@ -61,8 +72,10 @@ export async function authenticate(authorization: string | undefined, sessionCoo
       const token = authorization.replace(/^bearer\s+/i, '').trim();
       if (!token) throw new AuthFailureError('TOKEN_INVALID', 'empty bearer token');
       if (looksLikeApiKey(token)) {
-        const found = await getGlobal<ApiKeyLookup & Record<string, unknown>>(keys.apiKeyHash(hashApiKey(token)));
+        // Consistent read: a deleted key must stop working on the very next request, in AWS too.
+        const found = await getGlobal<ApiKeyLookup & Record<string, unknown>>(keys.apiKeyHash(hashApiKey(token)), true);
         if (!found) throw new AuthFailureError('TOKEN_INVALID', 'invalid API key');
+        await recordApiKeyUse(found.userId, found.keyId);
         return contextFor(found.userId, found.email, 'apiKey', { apiKeyId: found.keyId });
       }
       return sessionContext(await verifiedSession(token), 'bearer');

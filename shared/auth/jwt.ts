@@ -30,7 +30,13 @@ function key(): Uint8Array {
   return secretKey.key;
 }
 
-export async function issueSessionToken(user: { userId: string; email: string; role: 'user' | 'admin' }, now = Date.now()) {
+/** `lifetimeSeconds` is at most the 7 days of spec section 5; shorter for the social session (86400 s). */
+export async function issueSessionToken(
+  user: { userId: string; email: string; role: 'user' | 'admin' },
+  now = Date.now(),
+  lifetimeSeconds = JWT_LIFETIME_SECONDS,
+) {
+  const lifetime = Math.min(lifetimeSeconds, JWT_LIFETIME_SECONDS);
   const c = config().jwt;
   const iat = Math.floor(now / 1000);
   const jti = crypto.randomUUID();
@@ -40,10 +46,10 @@ export async function issueSessionToken(user: { userId: string; email: string; r
     .setIssuer(c.issuer)
     .setAudience(c.audience)
     .setIssuedAt(iat)
-    .setExpirationTime(iat + JWT_LIFETIME_SECONDS)
+    .setExpirationTime(iat + lifetime)
     .setJti(jti)
     .sign(key());
-  return { token, jti, expiresAt: iat + JWT_LIFETIME_SECONDS };
+  return { token, jti, expiresAt: iat + lifetime };
 }
 
 export async function verifySessionToken(token: string): Promise<SessionClaims> {

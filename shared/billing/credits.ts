@@ -1,5 +1,6 @@
 import { keys } from '../db/keys';
-import { ConditionFailedError, tenant, transact, tx, type TransactItem } from '../db/tenant';
+import { ConditionFailedError, tenant, tx, type TransactItem } from '../db/tenant';
+import { transactRetrying } from '../db/transact-retry';
 
 /**
  * The credits ledger. The balance on the profile and one ledger entry change in the same
@@ -44,10 +45,13 @@ export function creditItems(userId: string, delta: number, reason: CreditReason,
  */
 export async function adjustCredits(userId: string, delta: number, reason: CreditReason, entryId = creditEntryId(), note?: string): Promise<void> {
   try {
-    await transact(creditItems(userId, delta, reason, entryId, note));
+    // Concurrent spends on one balance cancel each other's transactions (TransactionConflict): retried.
+    await transactRetrying(creditItems(userId, delta, reason, entryId, note));
   } catch (err) {
     if (err instanceof ConditionFailedError) {
       if (err.reasons[1] === 'ConditionalCheckFailed') throw new DuplicateCreditEntryError(`credit entry ${entryId} already applied`);
+      // A conflict that outlasted every retry is contention, not a short balance.
+      if (err.reasons.length && err.reasons[0] !== 'ConditionalCheckFailed') throw err;
       throw new InsufficientCreditsError('not enough credits');
     }
     throw err;

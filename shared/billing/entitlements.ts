@@ -13,10 +13,17 @@ export interface SubscriptionRecord {
   status: string;
   plan: string | null;
   subscriptionId?: string;
+  /** Start of the billing period, for usage "this period". */
+  currentPeriodStart?: string | null;
   customerId?: string;
   currentPeriodEnd?: string | null;
   cancelAtPeriodEnd?: boolean;
   eventCreated: number;
+  /** Tie-break between events of the same second: terminal 3, active 2, other 1 (shared/billing/subscriptions.ts). */
+  statusRank?: number;
+  lastEventId?: string;
+  /** Extra agent storage bought on top of the plan (POST /api/card/storage-upgrade). */
+  extraStorageGb?: number;
   updatedAt: string;
 }
 
@@ -41,7 +48,11 @@ export async function getSubscription(userId: string): Promise<SubscriptionRecor
 }
 
 export async function accountAccess(auth: AuthContext): Promise<AccountAccess> {
-  const sub = await getSubscription(auth.userId);
+  return accessFrom(auth, await getSubscription(auth.userId));
+}
+
+/** The same answer from a subscription record already read (billing shows both without a second read). */
+export function accessFrom(auth: Pick<AuthContext, 'userId' | 'isAdmin' | 'isTester'>, sub: SubscriptionRecord | undefined): AccountAccess {
   const active = !!sub && ACTIVE_STATUSES.has(sub.status) && sub.plan !== 'free';
   const plan = sub?.plan ?? null;
   const limits = auth.isAdmin ? PLANS.network : isPlanName(plan) ? PLANS[plan] : undefined;
@@ -58,10 +69,14 @@ export async function accountAccess(auth: AuthContext): Promise<AccountAccess> {
   };
 }
 
+/** Spec section 7: the retired `free` plan is answered 402, wherever a plan is named or stored. */
+export const freePlanRefused = (body: Record<string, unknown> = {}) =>
+  new HttpError(402, 'the free plan no longer includes agents; choose a paid plan', 'PLAN_REQUIRED', body);
+
 /** Spec section 7: a paid subscription is required for all provisioning and usage; admins are exempt. */
 export function requireActiveSubscription(access: AccountAccess, body: Record<string, unknown> = {}): void {
   if (access.isAdmin) return;
-  if (access.plan === 'free') throw new HttpError(402, 'the free plan no longer includes agents; choose a paid plan', 'PLAN_REQUIRED', body);
+  if (access.plan === 'free') throw freePlanRefused(body);
   if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', body);
 }
 

@@ -55,34 +55,43 @@ export const RedirectBody = z.null().describe('no body; the target is in the Loc
 /** 400s the handler gives itself (beyond the pipeline's validation errors). */
 const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
 
+const BOT_CHECK_NOTE =
+  'Bot detection runs first when it is enabled: the client sends the challenge token it got from the bot-check widget in the `x-bot-check-token` header; a missing or refused token answers 403 `BOT_DETECTED` ' +
+  '(503 `BOT_CHECK_UNAVAILABLE` when the verification service cannot be reached). The local stack runs with bot detection off.';
+
 const SESSION_COOKIE_NOTE =
   'On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`.';
 
-const oauthStart = (provider: 'codehost' | 'webid', label: string) => ({
-  operation: provider === 'codehost' ? 'startCodehostOAuth' : 'startWebidOAuth',
+const oauthStart = <const Op extends string>(operation: Op, provider: 'codehost' | 'webid', label: string) => ({
+  operation,
   method: 'GET' as const,
   path: `/api/auth/oauth-${provider}`,
   auth: 'none' as const,
+  // Each start stores a state item: unauthenticated callers share the sign-in budget per address.
+  rateLimit: 'signIn' as const,
   summary: `Start ${label} OAuth sign-in: 302 to the provider's authorisation page.`,
   description:
-    `Sets a short-lived, HttpOnly state cookie (random \`state\` plus PKCE verifier and the \`callbackUrl\`) and redirects to the provider. ` +
+    `Stores a random \`state\` with the PKCE (S256) verifier and the \`callbackUrl\` server-side for 10 minutes, sets the same state in a short-lived HttpOnly cookie ` +
+    `(binding the flow to this browser), and redirects to the provider with \`state\` and \`code_challenge\`. ` +
+    `The redirect URI registered with the provider is \`<APP_URL>/api/auth/callback/${provider}\`. ` +
     `503 \`OAUTH_NOT_CONFIGURED\` when the provider's client id or client secret is not configured.`,
   query: z.object({ callbackUrl: CallbackPath.optional() }),
   responses: { 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
 });
 
-const oauthCallback = (provider: 'codehost' | 'webid', label: string) => ({
-  operation: provider === 'codehost' ? 'codehostOAuthCallback' : 'webidOAuthCallback',
+const oauthCallback = <const Op extends string>(operation: Op, provider: 'codehost' | 'webid', label: string) => ({
+  operation,
   method: 'GET' as const,
   path: `/api/auth/callback/${provider}`,
   auth: 'none' as const,
   summary: `${label} OAuth callback: exchanges the code, signs the user in and 302s back to the app.`,
   description:
-    `\`state\` must match the state cookie set by the start route (400 \`OAUTH_STATE_INVALID\` otherwise, the cookie is single use). ` +
-    `The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); ` +
-    `a new account is created otherwise. ${SESSION_COOKIE_NOTE} The redirect goes to the \`callbackUrl\` given at the start (default \`/\`). ` +
+    `\`state\` must match the state cookie set by the start route and a stored, unexpired, unused state (400 \`OAUTH_STATE_INVALID\` otherwise; a state works once). ` +
+    `The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); ` +
+    `an unverified email never links: without a verified email the new account gets the derived address \`${provider}-<provider user id>@oauth.local\`. ` +
+    `A new account emits \`user.created\`. ${SESSION_COOKIE_NOTE} The redirect goes to the \`callbackUrl\` given at the start (default \`/\`). ` +
     `When the provider answers with \`error\` (the user declined) or no \`code\`, the answer is a 302 to \`/signin?error=OAuthCallback\` without a session. ` +
-    `502 when the provider's token exchange fails; 503 when the provider is not configured.`,
+    `502 \`OAUTH_PROVIDER_ERROR\` when the provider's token exchange or user info fails; 503 when the provider is not configured.`,
   query: z.object({
     code: z.string().min(1).max(2048).optional(),
     state: z.string().min(1).max(512),
@@ -104,9 +113,10 @@ export const accountsContract = defineGroup({
       rateLimit: 'register',
       summary: 'Create an account with email and password.',
       description:
-        '`name` defaults to the email. A referral code must match an existing account (400 `INVALID_REFERRAL_CODE` otherwise) and credits both the new user and the referrer. ' +
-        'Bot detection runs first (403 `BOT_DETECTED`). 409 `USER_EXISTS` when the email is taken (compared case-insensitively). Emits `user.created`. ' +
-        'Does not sign the user in: call the credentials callback next.',
+        '`name` defaults to the email. The password is stored as an argon2id hash. A referral code (case-insensitive) must match an existing account (400 `INVALID_REFERRAL_CODE` otherwise) ' +
+        'and credits both the new user and the referrer with REFERRAL_CREDITS (default 100) once, in the transaction that creates the account. ' +
+        `${BOT_CHECK_NOTE} 409 \`USER_EXISTS\` when the email is taken (compared case-insensitively; of concurrent sign-ups of one email exactly one succeeds). ` +
+        'Limited per client address (scope `register`). Emits `user.created`. Does not sign the user in: call the credentials callback next.',
       body: z.strictObject({
         email: Email,
         password: NewPassword,
@@ -130,15 +140,16 @@ export const accountsContract = defineGroup({
       summary: 'Sign in with email and password; answers the public profile and sets the session cookie.',
       description:
         `${SESSION_COOKIE_NOTE} A wrong password and an unknown email give the same 401 body (\`{error: "Invalid email or password", code: "INVALID_CREDENTIALS"}\`) ` +
-        'after the same hashing work, so the answer never reveals whether an account exists. Accounts without a password (OAuth or wallet only) answer the same 401.',
+        'after the same hashing work, so the answer never reveals whether an account exists. Accounts without a password (OAuth or wallet only) answer the same 401. ' +
+        'Attempts are limited per client address (scope `signIn`) and per account whatever the address (scope `signInAccount`, counted on every attempt): 429 with `Retry-After`.',
       body: z.strictObject({ email: Email, password: ExistingPassword }),
       example: { email: 'ada@example.com', password: 'correct horse battery' },
       responses: { 200: SignedInBody, ...commonErrorResponses },
     },
-    oauthStart('codehost', 'code-hosting'),
-    oauthStart('webid', 'web-identity'),
-    oauthCallback('codehost', 'Code-hosting'),
-    oauthCallback('webid', 'Web-identity'),
+    oauthStart('startCodehostOAuth', 'codehost', 'code-hosting'),
+    oauthStart('startWebidOAuth', 'webid', 'web-identity'),
+    oauthCallback('codehostOAuthCallback', 'codehost', 'Code-hosting'),
+    oauthCallback('webidOAuthCallback', 'webid', 'Web-identity'),
     {
       operation: 'getSiweNonce',
       method: 'GET',
@@ -168,8 +179,10 @@ export const accountsContract = defineGroup({
       description:
         'The message must be on chain id 0x2105 (8453), its domain must match the configured application URL, its nonce must be one issued by `GET /api/auth/nonce` ' +
         'that is unexpired and unused (consumed atomically), and the signature must verify (EOA, deployed smart wallet via ERC-1271, or undeployed smart wallet via ERC-6492). ' +
-        'Missing or malformed `message`/`signature`, domain mismatch, bad or reused nonce and failed verification all answer 401 (the spec names 401 for missing fields, so the handler validates the body itself). ' +
-        'A wallet without an account gets one; if an account exists for the wallet-derived email the wallet is linked to it. ' +
+        'Missing or malformed `message`/`signature`, a message that does not parse, domain/URI/chain mismatch, an `Issued At` in the future, an expired (`Expiration Time`) or not yet valid (`Not Before`) message answer 401 `SIWE_INVALID`; ' +
+        'an unknown, expired or used nonce 401 `NONCE_INVALID`; a signature that does not verify 401 `SIGNATURE_INVALID` (the spec names 401 for missing fields, so the handler validates the body itself). ' +
+        'Smart-wallet signatures are checked through the chain RPC with a bounded timeout: when it is not configured, down or too slow the answer is 503 `CHAIN_UNAVAILABLE` (ask for a new nonce and retry). ' +
+        'A wallet without an account gets one, with the wallet-derived email `<lower-case address>@wallet.local` (and emits `user.created`); if an account exists for the wallet-derived email the wallet is linked to it. ' +
         `${SESSION_COOKIE_NOTE} The answer is a 302 to \`callbackUrl\` (default \`/\`), or 200 \`{user}\` when the request sends \`Accept: application/json\`.`,
       query: z.object({ callbackUrl: CallbackPath.optional() }),
       body: z.strictObject({
@@ -186,7 +199,7 @@ export const accountsContract = defineGroup({
         signature:
           '0x454349e422f05297191ead13e21d3db520e5abef52055e4964b82fb213f593a1043a718774c572bd8a25adbeb1bfcd5c0256ae11cecf9f9c3f925d0e52beaf891b',
       },
-      responses: { 200: SignedInBody, 302: RedirectBody, ...commonErrorResponses },
+      responses: { 200: SignedInBody, 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
     },
     {
       operation: 'forgotPassword',
@@ -196,8 +209,9 @@ export const accountsContract = defineGroup({
       rateLimit: 'forgotPassword',
       summary: 'Email a password-reset link; the answer is identical whether or not the account exists.',
       description:
-        'Bot detection runs first (403 `BOT_DETECTED`). The emailed token is 32 random bytes, stored only as a hash, single use, valid for 1 hour; a new request replaces any earlier token. ' +
-        'A 400 from the email service (for example an address it refuses) is passed on as 400 `EMAIL_REJECTED`.',
+        `${BOT_CHECK_NOTE} The emailed link is \`<APP_URL>/reset-password?token=<token>\`; the token is 32 random bytes (base64url), stored only as its SHA-256, single use, valid for 30 minutes; ` +
+        'a new request makes any earlier link void. The answer and its timing are the same whether or not the account exists, so failures of the email service are logged and not answered ' +
+        '(passing them on would tell which emails have accounts). Limited per client address (scope `forgotPassword`).',
       body: z.strictObject({ email: Email }),
       example: { email: 'ada@example.com' },
       responses: { 200: MessageBody, ...commonErrorResponses, 400: BadRequest },
@@ -210,8 +224,8 @@ export const accountsContract = defineGroup({
       rateLimit: 'resetPassword',
       summary: 'Set a new password with the token from the emailed link.',
       description:
-        '400 `INVALID_TOKEN` for an unknown, used or expired token; 404 when the account behind the token no longer exists. ' +
-        'Consumes the token; the account keeps its email and profile.',
+        '400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 404 when the account behind the token no longer exists. ' +
+        'Consumes the token (of concurrent uses exactly one succeeds), signs out every session of the account, and keeps its email and profile. Limited per client address (scope `resetPassword`).',
       body: z.strictObject({
         token: z.string().min(1).max(512).describe('from the emailed link'),
         password: z.string().min(RESET_PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
@@ -224,9 +238,12 @@ export const accountsContract = defineGroup({
       method: 'POST',
       path: '/api/auth/signout',
       auth: 'optional',
-      summary: 'Clear the session cookie.',
+      summary: 'Clear the session cookie; optionally sign out every session of the account.',
       description:
-        'Answers `{success: true}` with or without a session (a present but invalid credential is still 401). A cookie-authenticated call needs the CSRF token like any other write.',
+        'Answers `{success: true}` with or without a session (a present but invalid credential is still 401) and clears the session and CSRF cookies. ' +
+        'Session tokens are stateless JWTs, so a copy of this one kept elsewhere (a Bearer client) stays valid until it expires, unless `everywhere=true`: ' +
+        'then every session of the account issued until now is revoked. A cookie-authenticated call needs the CSRF token like any other write.',
+      query: z.object({ everywhere: z.enum(['true', 'false']).optional().describe('`true` revokes every session of the account, this one included') }),
       responses: { 200: SuccessTrue, ...commonErrorResponses },
     },
     {
@@ -237,7 +254,7 @@ export const accountsContract = defineGroup({
       summary: 'Issue the CSRF token for cookie-authenticated writes.',
       description:
         'Sets the CSRF cookie and answers the same value; cookie-authenticated POST/PUT/PATCH/DELETE must echo it in the `x-csrf-token` header (403 when missing or wrong). ' +
-        'Bearer and API-key requests need no CSRF token.',
+        'Bearer and API-key requests need no CSRF token; an API-key caller has no session and gets 400 `NO_SESSION`.',
       responses: { 200: z.object({ csrfToken: z.string().min(1) }), ...commonErrorResponses },
     },
   ],

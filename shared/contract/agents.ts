@@ -208,7 +208,7 @@ const AgentLimitBody = z.looseObject({
   limit: z.number().int().nonnegative().describe('agents the account plan allows'),
 });
 
-const SubscriptionRequiredBody = z.looseObject({ error: z.string(), code: z.literal('SUBSCRIPTION_REQUIRED') });
+const SubscriptionRequiredBody = z.looseObject({ error: z.string(), code: z.enum(['SUBSCRIPTION_REQUIRED', 'PLAN_REQUIRED']) });
 
 const exampleConfig: AgentConfig = {
   systemPrompt: 'You are the booking assistant of a touring DJ. Answer promoters politely and never confirm a date without checking the calendar.',
@@ -225,15 +225,13 @@ export const agentsContract = defineGroup({
   description: [
     'Agents of the calling account (spec 4.3), rate limited per caller by the `agents` scope (100 per minute).',
     '',
-    'Agent state machine (spec section 3 leaves the exits of `stopped`, `error` and `active` open; this is the platform design):',
-    '- `POST /api/agents/provision` creates the agent in `provisioning` (the answer may already show `running`).',
-    '- `provisioning` → `running` when the instance reports ready; → `error` when the launch fails (the agent quota is released).',
-    '- `running` → `stopped` on stop; `running` → `running` on restart, update and repair.',
-    '- `stopped` → `running` on start.',
-    '- `error` → `running` on start or repair.',
-    '- reset-memory clears the memory and keeps the status.',
-    '- `active` (shown only in the detail form) is treated as `running`.',
-    '- Any other transition is illegal and answers 409; transitions are guarded by database conditions, so concurrent requests cannot skip one.',
+    'Agent status (spec section 3 leaves the exits of `stopped`, `error` and `active` open; this is the platform design):',
+    '- `POST /api/agents/provision` creates the agent in `provisioning` and queues its launch.',
+    '- `provisioning` → `running` once the account\'s instance answers its health check; → `error` when the launch fails (the agent\'s plan quota is released).',
+    '- From then on the agent shows the status of the account\'s one instance, which runs all its agents: `running`, `stopped`,',
+    '  `provisioning` while it restarts or updates, `error`. The transitions (start, stop, restart, update, repair, reset-memory) and',
+    '  their guards are documented on the instance group; illegal ones answer 409.',
+    '- `active` (shown only in the detail form) is never written; it is read as `running`.',
     '',
     'Ownership: an agent id that is not the caller\'s answers 404, exactly like a missing one.',
   ].join('\n'),
@@ -272,11 +270,13 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: 'Provision a new agent: checks the subscription and the plan agent limit, creates it in `provisioning` and queues the launch.',
       description: [
-        'Requires an active subscription (402 `SUBSCRIPTION_REQUIRED`) unless the caller is an admin.',
+        'Requires an active subscription (402 `SUBSCRIPTION_REQUIRED`; `PLAN_REQUIRED` for the retired `free` plan) unless the caller is an admin.',
         'The agent limit comes from the account plan (`starter` 1, `pro` 3, `enterprise` 100, anything else 1; admins get an elevated limit);',
         'it is enforced in the same database transaction that creates the agent, so concurrent requests cannot exceed it (429 `AGENT_LIMIT_REACHED` with `current` and `limit`).',
         'The body `tier` is accepted for compatibility but NEVER used for the limit.',
         `\`model\` defaults to \`${DEFAULT_AGENT_MODEL}\`; \`custom\` takes the model from \`config.model\`, which is then required (400).`,
+        'The launch is queued: the agent is `provisioning` until its instance answers its health check (then `running`), or `error` if the launch fails',
+        '(its quota is then released). `websocketUrl` is final once the agent is `running`. 502 when the launch cannot be queued (nothing is kept).',
       ].join(' '),
       body: ProvisionAgentBody,
       example: { name: 'Tour Booking Assistant', model: DEFAULT_AGENT_MODEL, config: exampleConfig },
@@ -295,6 +295,7 @@ export const agentsContract = defineGroup({
         }),
         402: SubscriptionRequiredBody,
         429: z.union([AgentLimitBody, ErrorBody]),
+        502: ErrorBody,
       },
     },
     {
@@ -334,9 +335,10 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: "Replace an owned agent's configuration and push it to the running instance.",
       description: [
-        'The body is validated against AgentConfig (unknown fields refused) before it is stored and forwarded to the backend agent manager.',
+        'The body is validated against AgentConfig (unknown fields refused), stored, and delivered to the running instance (it reloads its agents).',
         'PUT replaces the whole configuration: omitted fields return to the platform default.',
-        '502 when the backend cannot be reached; the stored configuration is then unchanged.',
+        'An instance that is not running gets it when it next starts. 502 when the running instance cannot be reached: the configuration is',
+        'then stored but not yet in effect; it is delivered at the next start, restart or configuration change.',
       ].join(' '),
       params: IdParams,
       body: AgentConfig,
@@ -412,8 +414,10 @@ export const agentsContract = defineGroup({
       summary: 'Verify an owned agent with an EAS attestation or a wallet / passkey signature.',
       description: [
         '`attestationUid` is required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing).',
-        'The proof is checked before it is recorded (the attestation must exist on chain and be about this agent; the signature must verify,',
-        'and its signer must equal `walletAddress` when that is given); a proof that does not check out is 400 `VERIFICATION_FAILED`.',
+        'What is presented is stored; what can be checked offline is checked before: for `coinbase` and `ens` the `signature` must be an EIP-191',
+        '(personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given;',
+        'else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`. An `eas` attestation UID and a `webauthn`',
+        'assertion cannot be checked offline: they are recorded as presented, `metadata.checked` says which proofs were checked.',
         'Re-verifying replaces the previous record.',
       ].join(' '),
       params: IdParams,

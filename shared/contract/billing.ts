@@ -1,17 +1,32 @@
 import * as z from 'zod';
 import { AccountPlan, PlanName, RedirectBody } from './accounts';
+import { GatewayPluginIdSchema } from './gateway';
+import { AiProvider } from './provision';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorBody } from './route';
 
 export const SubscriptionStatus = z
-  .enum(['none', 'active', 'trialing', 'past_due', 'canceled', 'incomplete', 'unpaid'])
-  .describe('state of the card subscription; `none` when the account never subscribed');
+  .enum(['none', 'active', 'trialing', 'past_due', 'canceled', 'incomplete', 'incomplete_expired', 'unpaid', 'paused'])
+  .describe("state of the card subscription as the processor last reported it; `none` when the account never subscribed");
 
-/** Providers whose keys a user may bring (the aggregator and the four model vendors of spec 4.5). */
-export const ByokProvider = z.string().regex(/^[a-z][a-z0-9-]{1,31}$/, 'lower-case provider id').describe('AI provider id, e.g. `openrouter`');
+/** A plan named in a request: a paid plan, or the retired `free` plan that is answered 402 (spec 7). */
+export const RequestedPlan = z
+  .enum([...PlanName.options, 'free'])
+  .describe('`label`, `solo`, `collective` or `network`; the retired `free` plan is answered 402 `PLAN_REQUIRED`');
+
+/** Providers whose keys a user may bring: the aggregator and the four model vendors of spec 4.5. */
+export const ByokProvider = AiProvider.describe('AI provider id');
 
 export const ByokState = z.object({
   enabled: z.boolean().describe('true when at least one provider key is stored'),
-  providers: z.array(ByokProvider).describe('providers with a stored key; keys themselves are never returned'),
+  providers: z
+    .array(
+      z.object({
+        provider: ByokProvider,
+        keyPreview: z.string().describe('the last four characters of the key, e.g. `…x9Qa`; the key itself is never returned'),
+        updatedAt: IsoDate,
+      }),
+    )
+    .describe('providers with a stored key'),
 });
 
 export const PlanLimits = z
@@ -22,13 +37,15 @@ export const PlanLimits = z
     memory: z.string().regex(/^\d+ GB$/).describe('agent memory as the plan table lists it, e.g. `8 GB`'),
     models: z.array(z.string()).describe('model ids (`<vendor>/<model>`) the plan may use'),
   })
-  .describe('limits of the plan table (spec 2.16); zeros and no models without a plan; admins get `network` model access');
+  .describe('limits of the plan table (spec 2.16); zeros and no models without a plan; admins get `network` limits');
 
-export const CREDITS_PURCHASE_MIN = 100;
-export const CREDITS_PURCHASE_MAX = 1_000_000;
 export const CREDITS_LEDGER_DEFAULT_LIMIT = 20;
 export const CREDITS_LEDGER_MAX_LIMIT = 100;
 export const STORAGE_UPGRADE_MAX_GB = 64;
+
+const PriceId = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/, 'a price id');
+
+export const CreditPack = z.object({ price: PriceId.describe("the processor's price id"), credits: z.number().int().positive() });
 
 const CheckoutAnswer = z.object({
   url: z.url({ protocol: /^https?$/ }).describe("the card processor's hosted checkout page"),
@@ -36,34 +53,34 @@ const CheckoutAnswer = z.object({
 });
 
 export const Usage = z.object({
-  periodStart: IsoDate.nullable(),
-  periodEnd: IsoDate.nullable(),
-  agents: z.object({ used: z.number().int(), limit: z.number().int() }),
-  skills: z.object({ used: z.number().int(), limit: z.number().int() }),
-  a2aMessagesToday: z.object({ used: z.number().int(), limit: z.number().int() }),
-  credits: z.object({ balance: z.number().int(), spentThisPeriod: z.number().int() }),
-  tokens: z.object({ prompt: z.number().int(), completion: z.number().int(), total: z.number().int() }).describe('model tokens this period'),
+  periodStart: IsoDate.describe('start of the billing period (the calendar month, UTC, without a subscription period)'),
+  periodEnd: IsoDate,
+  credits: z.object({
+    balance: z.number().int(),
+    spent: z.number().int().nonnegative().describe('credits spent on usage this period (sum of the ledger `usage` entries)'),
+    added: z.number().int().nonnegative().describe('credits bought, granted or refunded this period'),
+    usageEntries: z.number().int().nonnegative().describe('number of `usage` ledger entries this period'),
+  }),
+  limits: PlanLimits,
 });
 
 const BillingAction = z.discriminatedUnion('action', [
-  z.strictObject({ action: z.literal('create-checkout'), plan: PlanName }),
+  z.strictObject({ action: z.literal('create-checkout'), plan: RequestedPlan }),
   z.strictObject({
     action: z.literal('enable-byok'),
     provider: ByokProvider,
-    apiKey: z.string().min(8).max(512).describe('stored envelope-encrypted; never returned or logged'),
+    apiKey: z.string().min(8).max(512).regex(/^\S+$/, 'no whitespace').describe('stored envelope-encrypted; never returned or logged'),
   }),
   z.strictObject({ action: z.literal('disable-byok'), provider: ByokProvider }),
   z.strictObject({ action: z.literal('get-usage') }),
-  z.strictObject({
-    action: z.literal('buy-credits'),
-    amount: z.number().int().min(CREDITS_PURCHASE_MIN).max(CREDITS_PURCHASE_MAX).describe('credits to buy'),
-  }),
+  z.strictObject({ action: z.literal('buy-credits'), price: PriceId.describe('price id of one of the credit packs `GET /api/billing` lists') }),
 ]);
 
 export const LedgerEntry = z.object({
   id: z.string(),
   delta: z.number().int().describe('credits added (positive) or spent (negative)'),
   reason: z.enum(['purchase', 'referral', 'usage', 'refund', 'adjustment']),
+  note: z.string().optional(),
   createdAt: IsoDate,
 });
 
@@ -71,9 +88,11 @@ const Gone = z.looseObject({ error: z.string(), code: z.literal('GONE'), use: z.
 
 const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
 
+const CARD_FAILURES = '502 `CARD_PROCESSOR_ERROR` when the processor fails; 503 `CARD_NOT_CONFIGURED` when card payments (or this price) are not configured.';
+
 export const billingContract = defineGroup({
   group: 'billing',
-  description: 'Plans, card subscriptions, bring-your-own-key, credits and the card webhook (spec 4.14).',
+  description: 'Plans, card subscriptions, bring-your-own-key, credits and the card webhook (spec 2.16, 4.14, 7).',
   dynamoOnly: false,
   routes: [
     {
@@ -81,16 +100,22 @@ export const billingContract = defineGroup({
       method: 'GET',
       path: '/api/billing',
       auth: 'session',
-      summary: "The caller's plan, subscription, credits, BYOK state and plan limits.",
+      summary: "The caller's plan, subscription, credits, storage, BYOK state, plan limits and the credit packs on sale.",
+      description:
+        '`plan` is the plan of the latest subscription and stays named after it ends; `active` (status `active` or `trialing`) says whether it is in force. ' +
+        'Only verified card webhooks change the plan and status.',
       responses: {
         200: z.object({
           plan: AccountPlan,
           status: SubscriptionStatus,
+          active: z.boolean().describe('true while the subscription is `active` or `trialing` (always true for admins)'),
           currentPeriodEnd: IsoDate.nullable(),
           cancelAtPeriodEnd: z.boolean(),
           credits: z.number().int(),
+          extraStorageGb: z.number().int().nonnegative().describe('agent storage bought on top of the plan'),
           byok: ByokState,
           limits: PlanLimits,
+          creditPacks: z.array(CreditPack).describe('what `buy-credits` and `GET /api/card/credits` accept'),
         }),
         ...commonErrorResponses,
       },
@@ -102,20 +127,22 @@ export const billingContract = defineGroup({
       auth: 'session',
       summary: 'Billing actions: start a plan checkout, enable or disable a BYOK provider key, read usage, buy credits.',
       description:
-        '- `create-checkout` → `{url, sessionId}` of a subscription checkout for `plan` (409 `ALREADY_SUBSCRIBED` when that plan is already active). The plan changes only when the card webhook confirms payment.\n' +
-        '- `enable-byok` → `{success, byok}`; the key replaces any earlier key for that provider (400 for a provider the platform does not support).\n' +
-        '- `disable-byok` → `{success, byok}`; 404 when no key is stored for the provider.\n' +
-        '- `get-usage` → `{usage}` for the current billing period.\n' +
-        `- \`buy-credits\` → \`{url, sessionId, amount}\` of a one-off checkout for \`amount\` credits (${CREDITS_PURCHASE_MIN}–${CREDITS_PURCHASE_MAX}); credits are added when the card webhook confirms payment.\n` +
-        '502 when the card processor fails; 503 when card payments are not configured.',
+        '- `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (the plan changes only when the card webhook confirms payment).\n' +
+        '- `enable-byok` `{provider, apiKey}` → `{success, byok}`; the key is stored envelope-encrypted (bound to the account) and replaces any earlier key for that provider; it is never returned or logged.\n' +
+        '- `disable-byok` `{provider}` → `{success, byok}`; 404 when no key is stored for the provider.\n' +
+        '- `get-usage` → `{usage}` of the current billing period, from the credit ledger.\n' +
+        '- `buy-credits` `{price}` → `{url, sessionId, credits}` of a one-off checkout for one of the credit packs `GET /api/billing` lists (400 `UNKNOWN_PRICE` for any other id); credits are added when the card webhook confirms payment.\n' +
+        CARD_FAILURES,
       body: BillingAction,
-      example: { action: 'create-checkout', plan: 'solo' },
+      // get-usage: an example any account can run without a card processor.
+      example: { action: 'get-usage' },
       responses: {
         200: z.union([
-          CheckoutAnswer.extend({ amount: z.number().int().optional().describe('buy-credits only') }),
+          CheckoutAnswer.extend({ credits: z.number().int().positive().optional().describe('buy-credits only') }),
           z.object({ success: z.literal(true), byok: ByokState }),
           z.object({ usage: Usage }),
         ]),
+        402: ErrorBody,
         404: ErrorBody,
         409: ErrorBody,
         502: ErrorBody,
@@ -129,7 +156,10 @@ export const billingContract = defineGroup({
       method: 'GET',
       path: '/api/credits',
       auth: 'session',
-      summary: "The caller's credit balance and the latest ledger entries, newest first.",
+      summary: "The caller's credit balance and a page of the ledger, newest first.",
+      description:
+        'Every change of the balance (purchase, referral, usage, refund, adjustment) is one ledger entry written in the same transaction, so the balance always equals the sum of the ledger. ' +
+        '`cursor` continues the ledger where the previous page ended (null on the last page).',
       query: z.object({
         limit: z.coerce
           .number()
@@ -138,10 +168,17 @@ export const billingContract = defineGroup({
           .max(CREDITS_LEDGER_MAX_LIMIT)
           .default(CREDITS_LEDGER_DEFAULT_LIMIT)
           .describe(`ledger entries to return, ${CREDITS_LEDGER_DEFAULT_LIMIT} by default, at most ${CREDITS_LEDGER_MAX_LIMIT}`),
+        cursor: z.string().max(2048).optional().describe('the `cursor` of the previous page'),
       }),
       responses: {
-        200: z.object({ balance: z.number().int(), currency: z.literal('credits'), ledger: z.array(LedgerEntry) }),
+        200: z.object({
+          balance: z.number().int(),
+          currency: z.literal('credits'),
+          ledger: z.array(LedgerEntry),
+          cursor: z.string().nullable(),
+        }),
         ...commonErrorResponses,
+        400: BadRequest,
       },
     },
     {
@@ -151,10 +188,12 @@ export const billingContract = defineGroup({
       auth: 'session',
       summary: "302 to the card processor's subscription checkout for a plan.",
       description:
-        'Checkout prices in GBP (spec 2.16). After payment the processor returns the user to `/settings/billing?checkout=success` (or `=cancelled`); the plan changes only when the card webhook confirms. ' +
-        'An unknown plan is 400; 502 when the processor fails; 503 when card payments are not configured.',
-      query: z.object({ plan: PlanName }),
-      responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+        'The checkout prices in GBP (spec 2.16) and carries the account id (`client_reference_id`) and the plan (`metadata.plan`). After payment the processor returns the user to ' +
+        '`/settings/billing?checkout=success` (or `=cancelled`); the plan changes only when the card webhook confirms. ' +
+        'An unknown plan is 400; the retired `free` plan is 402 `PLAN_REQUIRED`; 409 `ALREADY_SUBSCRIBED` while a subscription is active. ' +
+        CARD_FAILURES,
+      query: z.object({ plan: RequestedPlan }),
+      responses: { 302: RedirectBody, 402: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
     },
     {
       operation: 'cardCreditsRedirect',
@@ -163,9 +202,10 @@ export const billingContract = defineGroup({
       auth: 'session',
       summary: "302 to the card processor's one-off checkout for a credit pack.",
       description:
-        "`price` is the processor's price id of one of the credit packs the platform is configured to sell; any other id is 400 `UNKNOWN_PRICE` (the client never sets an amount). " +
-        'Credits are added when the card webhook confirms payment. 502 when the processor fails; 503 when card payments are not configured.',
-      query: z.object({ price: z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/, 'a price id') }),
+        "`price` is the processor's price id of one of the credit packs the platform sells (`creditPacks` of `GET /api/billing`); any other id is 400 `UNKNOWN_PRICE` (the client never sets an amount). " +
+        'Credits are added when the card webhook confirms payment. ' +
+        CARD_FAILURES,
+      query: z.object({ price: PriceId }),
       responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses, 400: BadRequest },
     },
     {
@@ -173,10 +213,11 @@ export const billingContract = defineGroup({
       method: 'POST',
       path: '/api/card/storage-upgrade',
       auth: 'session',
-      summary: 'Start a checkout for extra agent storage on top of the plan.',
+      summary: 'Start a one-off checkout for extra agent storage on top of the plan.',
       description:
-        'Answers `{url, sessionId}` of a checkout adding `storageGb` to the subscription; the storage is granted when the card webhook confirms. ' +
-        '402 `SUBSCRIPTION_REQUIRED` without an active subscription; 502 when the processor fails; 503 when card payments are not configured.',
+        'Answers `{url, sessionId}` of a checkout for `storageGb` GB; the storage is added to the account (`extraStorageGb` of `GET /api/billing`) when the card webhook confirms payment. ' +
+        '402 `SUBSCRIPTION_REQUIRED` without an active subscription. ' +
+        CARD_FAILURES,
       body: z.strictObject({
         storageGb: z.number().int().min(1).max(STORAGE_UPGRADE_MAX_GB).describe(`extra storage in GB, at most ${STORAGE_UPGRADE_MAX_GB}`),
       }),
@@ -188,11 +229,12 @@ export const billingContract = defineGroup({
       method: 'GET',
       path: '/api/v1/payments/card/create',
       auth: 'session',
-      summary: 'The `checkoutUrl` of a gateway 402 challenge: 302 to a card checkout that pays for a gateway plugin.',
+      summary: 'The `checkoutUrl` of a gateway 402 challenge: 302 to a card subscription checkout that pays for gateway calls.',
       description:
-        'Pays by card subscription for gateway calls to `plugin` (spec 4.12); an unknown plugin is 400. Callers that already hold an active subscription are sent straight back to the app (302). ' +
-        '502 when the processor fails; 503 when card payments are not configured.',
-      query: z.object({ plugin: z.enum(['agent', 'generate-text', 'tts', 'stt']) }),
+        'Gateway calls paid by card need an active subscription (spec 4.12). Without one: 302 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
+        'with one: 302 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
+        CARD_FAILURES,
+      query: z.object({ plugin: GatewayPluginIdSchema, plan: PlanName.default('label') }),
       responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
     },
     {
@@ -225,10 +267,14 @@ export const billingContract = defineGroup({
       openBody: true,
       summary: "The card processor's signed webhook: subscription and payment events.",
       description:
-        "The processor's signature header is verified over the exact raw body with the webhook secret, with a 5-minute timestamp tolerance; a missing or bad signature is 400 `INVALID_SIGNATURE` " +
-        'and nothing is processed. Events are processed once per event id (a redelivery answers 200 again without effect): ' +
-        '`checkout.session.completed` (activates the plan, adds bought credits or storage), `customer.subscription.updated` / `customer.subscription.deleted` (status, period end, cancel at period end, plan), ' +
-        '`invoice.payment_failed` (status `past_due`). Other event types are acknowledged and ignored. The event is the processor\'s own format, so its body is open.',
+        "The processor's `stripe-signature` header is verified over the exact raw body with `CARD_WEBHOOK_SECRET` and a 5-minute timestamp tolerance; a missing, wrong or stale signature is 400 `INVALID_SIGNATURE` " +
+        'and nothing is processed (503 `CARD_NOT_CONFIGURED` when no secret is configured). Each event id takes effect once (a redelivery answers 200 without effect), ' +
+        'and an event older than the stored state never overwrites it, so deliveries may come in any order:\n' +
+        '- `checkout.session.completed` / `checkout.session.async_payment_succeeded`, once paid: a subscription checkout activates `metadata.plan` for `client_reference_id` with the subscription id; ' +
+        'a credit pack (`metadata.kind` `credits`) adds its credits with one ledger entry per session; a storage checkout adds its GB.\n' +
+        '- `customer.subscription.created` / `.updated` / `.deleted`: status (active when `active` or `trialing`), plan (`metadata.plan`, else the plan of the price), billing period and cancel-at-period-end, for `metadata.userId` ' +
+        '(else the account of the customer). A cancellation of an older subscription does not end a newer active one.\n' +
+        'Other event types, and events for unknown accounts, are acknowledged and ignored. The event is the processor\'s own format, so its body is open.',
       body: z.looseObject({
         id: z.string(),
         type: z.string(),
@@ -249,12 +295,17 @@ export const billingContract = defineGroup({
             customer: 'cus_R4nD0mCu5t0m3r',
             subscription: 'sub_1QbX2cL4mN8pRsTu',
             client_reference_id: 'usr_7Hk2mQ9xLp',
-            metadata: { plan: 'solo' },
+            metadata: { userId: 'usr_7Hk2mQ9xLp', plan: 'solo', kind: 'subscription' },
             payment_status: 'paid',
           },
         },
       },
-      responses: { 200: z.object({ received: z.literal(true) }), ...commonErrorResponses, 400: z.union([ValidationErrorBody, ErrorBody]) },
+      responses: {
+        200: z.object({ received: z.literal(true) }),
+        503: ErrorBody,
+        ...commonErrorResponses,
+        400: z.union([ValidationErrorBody, ErrorBody]),
+      },
     },
   ],
 });

@@ -29,11 +29,15 @@ export type InfraMcpUseCase = (typeof INFRA_MCP_USE_CASES)[number];
 export const INFRA_MCP_API_KEY_PREFIX = 'rnd_';
 export const INFRA_MCP_API_KEY_MIN_LENGTH = 20;
 
-/** The error strings of `POST /api/infra-mcp/validate-config`, exactly as the spec words them. */
+/** The error strings of `POST /api/infra-mcp/validate-config`: the first three exactly as the spec words them. */
 export const INFRA_MCP_VALIDATION_ERRORS = {
   required: 'api_key is required',
   prefix: 'api_key must start with rnd_',
   tooShort: 'api_key appears too short',
+  keyNotString: 'api_key must be a string',
+  endpoint: 'endpoint must be an https URL',
+  notObject: 'the request body must be a JSON object',
+  unknownFields: 'unknown fields',
 } as const;
 
 const tools = <K extends InfraMcpToolCategory>(category: K) => z.array(z.enum(INFRA_MCP_TOOL_CATEGORIES[category]));
@@ -157,7 +161,7 @@ export const infraMcpContract = defineGroup({
       auth: 'none',
       summary: `Check an MCP configuration: \`api_key\` is required, must start with \`${INFRA_MCP_API_KEY_PREFIX}\` and be at least ${INFRA_MCP_API_KEY_MIN_LENGTH} characters.`,
       description:
-        'The key is never stored, logged or echoed back; a given `endpoint` is only ever reached through the guarded fetch (public addresses only). Any bad body, including a missing or malformed `api_key`, answers 400 `{valid: false, errors, help}` rather than the generic validation error.',
+        'The check is offline: the key is never stored, logged or echoed back, and a given `endpoint` must be an https URL but is never contacted (no request leaves the platform). Any bad body, including a missing or malformed `api_key`, a malformed `endpoint` or an unknown field, answers 400 `{valid: false, errors, help}` rather than the generic validation error.',
       body: InfraMcpValidateConfigBody,
       handlerValidates: true,
       example: { api_key: 'rnd_Xk29fLmQ7pR4tV8wZc1N', endpoint: 'https://api.example.com/v1' },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { AgentStatus } from './agents';
+import { AgentConfig, AgentMessage, AgentStatus } from './agents';
 import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue } from './route';
 
 const UserIdParams = z.strictObject({ userId: ResourceId });
 
@@ -66,23 +66,97 @@ export const InstanceStats = z.object({
   runtimeVersion: z.string(),
 });
 
+/** A chat message between a runtime and the model layer. */
+export const RuntimeChatMessage = z.strictObject({
+  role: z.enum(['system', 'user', 'assistant']),
+  content: z.string().max(100_000),
+});
+
+/** What a starting runtime loads: every agent with its configuration, memory and recent history. */
+export const RuntimeAgentState = z.object({
+  id: z.string(),
+  name: z.string(),
+  model: z.string().describe('the model the platform answers this agent with'),
+  config: AgentConfig,
+  memory: z.record(z.string(), z.json()),
+  messages: z.array(AgentMessage).describe('the most recent messages, oldest first'),
+});
+
+export const RUNTIME_HISTORY_MESSAGES = 50;
+
+const RuntimeExchangeBody = z.strictObject({
+  agentId: ResourceId,
+  messages: z.array(RuntimeChatMessage).min(1).max(10),
+  responseMs: z.number().int().min(0).max(3_600_000).optional().describe('time the model took to answer'),
+  failed: z.boolean().optional().describe('the exchange ended without an answer'),
+});
+
+const RuntimeCompletionBody = z.strictObject({
+  agentId: ResourceId,
+  messages: z.array(RuntimeChatMessage).min(1).max(200),
+});
+
+/** OpenAI chat completion shape, so any OpenAI-compatible client library can be the runtime's. */
+export const RuntimeCompletion = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string() }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+});
+
+const runtimeAuth = [
+  'Called by the account\'s agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`);',
+  'any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets.',
+].join(' ');
+
 const transitionDescription = (what: string) =>
   [
     what,
     'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance;',
-    '409 when the current status does not allow the transition (see the agents group); 502 when the backend agent manager is unreachable.',
+    '409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable.',
     'Every failure answers `{success: false, status: "error", error?}`.',
   ].join(' ');
+
+/** The instance state machine (spec section 3 leaves the exits of `stopped`, `error` and `active` open; this is the platform design). */
+export const INSTANCE_STATE_MACHINE = [
+  'One instance per account runs every agent of the account. Instance statuses: `provisioning`, `running`, `stopped`, `error`',
+  '(`active` is never written; it is read as `running`).',
+  '- (none) → `provisioning`: the first agent is provisioned (`POST /api/agents/provision` or `POST /api/provision`).',
+  '- `provisioning` → `running`: the launched instance answers its health check (in AWS also when its ECS task reports RUNNING).',
+  '- `provisioning` → `error`: it never answers within the readiness window, or every delivery of the launch failed (dead-letter queue);',
+  '  agents still provisioning become `error` and their plan quota is released.',
+  '- `stopped` | `error` → `provisioning`: start (also when a new agent is provisioned on a stopped or failed instance).',
+  '- `running` | `error` → `stopped`: stop (memory, skills and configuration are kept).',
+  '- `running` → `provisioning`: restart; reset-memory (the memory is wiped, then the instance restarts).',
+  '- `running` | `stopped` | `error` → `provisioning`: update (new image or runtime version; if it never gets healthy the previous image is relaunched and',
+  '  the instance is `running` again with `rolledBack`; if that fails too, `error`).',
+  '- `running` | `error` → `provisioning`: repair (recreated on the same image).',
+  '- reset-memory on a `stopped` or `error` instance wipes the memory and keeps the status.',
+  '- Every other request is illegal: 409 `INVALID_TRANSITION` with `current` (the status it found).',
+  'Concurrency: a transition is one conditional write on the status and generation read just before it, so of 20 concurrent `start` calls on a',
+  'stopped instance exactly one answers 200 and launches; the others find it `provisioning` and answer 409 (never a second launch).',
+  'start, restart and update answer `status: "running"`, the status the instance is moving to; `GET /api/instance/{userId}` shows',
+  '`provisioning` until the health check answers. An agent shows `provisioning` until its first launch, `error` if that failed, and',
+  'afterwards the status of the instance.',
+].join('\n');
 
 export const instanceContract = defineGroup({
   group: 'instance',
   description: [
-    'Lifecycle of the caller\'s agent instance (spec 4.4), proxied to the backend agent manager;',
-    'session required, the caller must own the instance, rate limited by the `instance` scope (30 per minute).',
-    'Transitions follow the agent state machine documented on the agents group: start from `stopped` or `error`;',
-    'stop, restart and update from `running`; repair from `running` or `error`; reset-memory from any status but `provisioning`, keeping the status.',
-    'Illegal transitions answer 409. Lifecycle failures carry `{success: false, status: "error"}` (plus `error`, and `code` for 401).',
-  ].join(' '),
+    'Lifecycle of the caller\'s agent instance (spec 4.4): session required, the path `userId` must be the caller (403 otherwise),',
+    'rate limited by the `instance` scope (30 per minute). Lifecycle failures carry `{success: false, status: "error"}` (plus `error`, and `code`).',
+    'The `/runtime/*` routes are the platform side of the agent runtime: called by instances with their gateway token, never by users.',
+    '',
+    INSTANCE_STATE_MACHINE,
+  ].join('\n'),
   dynamoOnly: false,
   routes: [
     {
@@ -108,7 +182,7 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Stop the instance (`running` → `stopped`).',
+      summary: 'Stop the instance (`running` or `error` → `stopped`).',
       description: transitionDescription('Stops the running instance; memory and configuration are kept.'),
       params: UserIdParams,
       responses: {
@@ -124,7 +198,7 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Restart the instance (`running` → `running`).',
+      summary: 'Restart the instance (`running` → `provisioning` → `running`).',
       description: transitionDescription('Restarts the running instance; memory and installed skills are delivered again, so nothing is lost.'),
       params: UserIdParams,
       responses: {
@@ -140,7 +214,7 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Update the instance image / runtime version and restart it (`running` → `running`).',
+      summary: 'Update the instance image / runtime version and relaunch it (`running`, `stopped` or `error` → `provisioning` → `running`; rolled back if never healthy).',
       description: transitionDescription(
         'Triggers an image update on the backend. The optional body picks a runtime version or an operator-approved image; an empty or absent body moves to the latest approved version.',
       ),
@@ -177,8 +251,8 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: "Clear the memory of the caller's agents; the status is unchanged. The backend answer is returned as is.",
-      description: transitionDescription('Deletes every stored memory entry of the account\'s agents and tells the running instance to drop its copy.'),
+      summary: "Clear the memory of the caller's agents; a running instance restarts to drop its copy, others keep their status. The backend answer is returned as is.",
+      description: transitionDescription('Deletes every stored memory entry (the key-value memory of spec 2.11) of the account\'s agents; message history is kept. Not allowed while `provisioning` (409).'),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
@@ -236,6 +310,69 @@ export const instanceContract = defineGroup({
         200: z.object({ token: z.string().min(1) }),
         404: ErrorBody,
         502: ErrorBody,
+      },
+    },
+    {
+      operation: 'getRuntimeState',
+      method: 'GET',
+      path: '/api/instance/{userId}/runtime/state',
+      auth: 'none',
+      summary: 'Runtime: the agents an instance serves, with configuration, memory and recent history (loaded at start, so a restart loses nothing).',
+      description: `${runtimeAuth} \`agentId\` narrows the answer to one agent (an empty list when it is not the account's). History: the newest ${RUNTIME_HISTORY_MESSAGES} messages per agent.`,
+      params: UserIdParams,
+      query: z.strictObject({ agentId: ResourceId.optional() }),
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ userId: z.string(), runtimeVersion: z.string(), agents: z.array(RuntimeAgentState) }),
+      },
+    },
+    {
+      operation: 'reportRuntimeExchange',
+      method: 'POST',
+      path: '/api/instance/{userId}/runtime/messages',
+      auth: 'none',
+      summary: 'Runtime: store the messages of one chat exchange and the agent\'s figures (message history and the stats fallback read them).',
+      description: `${runtimeAuth} 404 when the agent is not the account's.`,
+      params: UserIdParams,
+      body: RuntimeExchangeBody,
+      example: {
+        agentId: 'agt_7f3k2m9q',
+        messages: [
+          { role: 'user', content: 'Can you hold the 14th for the Bristol show?' },
+          { role: 'assistant', content: 'I have pencilled in the 14th; I will confirm once the promoter signs.' },
+        ],
+        responseMs: 840,
+      },
+      responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
+    },
+    {
+      operation: 'runtimeChatCompletion',
+      method: 'POST',
+      path: '/api/instance/{userId}/runtime/chat/completions',
+      auth: 'none',
+      summary: "Runtime: the platform's model layer for an agent, OpenAI chat completions format; the platform picks the agent's model and holds the provider key.",
+      description: [
+        runtimeAuth,
+        "The model is the agent's (`config.model`, else its provisioned model) and must be allowed by the account's plan (403 `MODEL_RESTRICTED`);",
+        'an active subscription is required unless the owner is an admin (402 `SUBSCRIPTION_REQUIRED`). 503 `MODEL_NOT_CONFIGURED` while no model',
+        'provider is configured; 502 `MODEL_PROVIDER_ERROR` when the provider fails.',
+      ].join(' '),
+      params: UserIdParams,
+      body: RuntimeCompletionBody,
+      example: {
+        agentId: 'agt_7f3k2m9q',
+        messages: [
+          { role: 'system', content: 'You are the booking assistant of a touring DJ.' },
+          { role: 'user', content: 'Which dates are still open in June?' },
+        ],
+      },
+      responses: {
+        ...commonErrorResponses,
+        200: RuntimeCompletion,
+        402: ErrorBody,
+        404: ErrorBody,
+        502: ErrorBody,
+        503: ErrorBody,
       },
     },
   ],

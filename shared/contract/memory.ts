@@ -1,12 +1,32 @@
 import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorBody } from './route';
 
 /** Ids the platform generates are URL-safe; anything else is refused before it reaches a key. */
 export const ResourceId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
 
+/** Spec 2.11: one value, measured as its compact JSON encoding in UTF-8 bytes. */
 export const MEMORY_VALUE_MAX_BYTES = 100 * 1024;
 export const MEMORY_BULK_MAX_KEYS = 50;
-export const MemoryKey = z.string().min(1).max(256);
+/**
+ * A bulk write is one DynamoDB transaction (all-or-nothing), and a transaction holds at most 4 MB;
+ * 50 values of 100 KB would not fit, so the values of one bulk write together stay within 3.5 MB.
+ * The request body cap (MAX_BODY_BYTES, 1 MB by default) answers 413 before this is reached.
+ */
+export const MEMORY_BULK_MAX_TOTAL_BYTES = 3.5 * 1024 * 1024;
+export const MEMORY_KEY_MAX_LENGTH = 256;
+
+/** The codes of the limit answers (400), beside the generic VALIDATION_ERROR. */
+export const MEMORY_LIMIT_CODES = ['MEMORY_VALUE_TOO_LARGE', 'MEMORY_TOO_MANY_KEYS', 'MEMORY_BULK_TOO_LARGE', 'MEMORY_EMPTY'] as const;
+
+/**
+ * Any characters, but whole ones: a lone UTF-16 surrogate cannot be stored as UTF-8 and would come
+ * back as another key. 256 UTF-16 units are at most 768 bytes, well inside the 1 KB sort key.
+ */
+export const MemoryKey = z
+  .string()
+  .min(1)
+  .max(MEMORY_KEY_MAX_LENGTH)
+  .refine((k) => !/\p{Cs}/u.test(k), 'must not contain unpaired surrogates');
 
 const SingleMemoryWrite = z.strictObject({
   agentId: ResourceId,
@@ -30,6 +50,7 @@ export const memoryContract = defineGroup({
       path: '/api/memory',
       auth: 'session',
       summary: "Read an owned agent's memory.",
+      description: '`lastUpdated` is the newest write among the keys, null while the memory is empty. An agent that is not the caller\'s answers 404, exactly like a missing one.',
       query: z.strictObject({ agentId: ResourceId }),
       responses: {
         200: z.object({ memory: z.record(z.string(), z.json()), agentId: z.string(), count: z.number().int(), lastUpdated: IsoDate.nullable() }),
@@ -43,6 +64,14 @@ export const memoryContract = defineGroup({
       path: '/api/memory',
       auth: 'session',
       summary: 'Write one key (`key` + `memory`) or up to 50 keys at once (`memory` object); bulk writes are all-or-nothing.',
+      description: [
+        `Limits, on the compact JSON encoding in UTF-8: each value at most ${MEMORY_VALUE_MAX_BYTES} bytes (\`MEMORY_VALUE_TOO_LARGE\`),`,
+        `at most ${MEMORY_BULK_MAX_KEYS} keys per bulk write (\`MEMORY_TOO_MANY_KEYS\`), at least one (\`MEMORY_EMPTY\`),`,
+        `and the values of one bulk write together at most ${MEMORY_BULK_MAX_TOTAL_BYTES} bytes (\`MEMORY_BULK_TOO_LARGE\`; one database transaction holds 4 MB).`,
+        'Every limit is checked before anything is written: a refused request changes nothing.',
+        'The write and a check that the agent still exists are one transaction, so an agent deleted meanwhile answers 404 and keeps no memory.',
+        'Writing a key again replaces its value.',
+      ].join(' '),
       body: z.union([SingleMemoryWrite, BulkMemoryWrite]),
       example: { agentId: 'agt_7f3k2m9q', key: 'favourite_venue', memory: { city: 'Bristol', name: 'The Fleece' } },
       responses: {
@@ -51,7 +80,9 @@ export const memoryContract = defineGroup({
           z.object({ success: z.literal(true), agentId: z.string(), keysUpdated: z.number().int(), saved: IsoDate }),
         ]),
         404: ErrorBody,
+        409: ErrorBody.describe('the same keys were being written at the same moment; try again'),
         ...commonErrorResponses,
+        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.enum(MEMORY_LIMIT_CODES), limit: z.number().int().optional() })]),
       },
     },
   ],

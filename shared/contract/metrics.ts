@@ -20,7 +20,7 @@ export const PlatformMetricsBody = z.strictObject({
     storage: z.strictObject({
       used: z.number().nonnegative().describe('MB'),
       total: z.number().nonnegative().describe('MB'),
-      percentUsed: Percent,
+      percentUsed: z.number().nonnegative().describe('percent of the quota; above 100 when the table outgrew it'),
     }),
   }),
   timestamp: IsoDate,
@@ -30,13 +30,18 @@ export const PlatformMetricsBody = z.strictObject({
 export const METRICS_RANGES = ['24h', '7d', '30d'] as const;
 export const MetricsRange = z.enum(METRICS_RANGES);
 
-const MetricsSample = z.strictObject({ cpu: Percent, memory: Percent, messages: Count, errors: Count });
+const MetricsSample = z.strictObject({
+  cpu: Percent.nullable().describe('null when the instance did not answer its stats at that heartbeat'),
+  memory: Percent.nullable().describe('percent of the instance memory limit; null when it did not answer'),
+  messages: Count.describe('messages the agents processed since the previous heartbeat'),
+  errors: Count.describe('of those, the ones that ended in an error'),
+});
 
 export const HistoricalMetricsBody = z.strictObject({
   userId: z.string(),
   timeRange: MetricsRange,
   metrics: z.array(MetricsSample.extend({ timestamp: IsoDate })),
-  averages: z.strictObject({ cpu: Percent, memory: Percent, messages: z.number().nonnegative(), errors: z.number().nonnegative() }),
+  averages: z.strictObject({ cpu: Percent, memory: Percent, messages: z.number().nonnegative(), errors: z.number().nonnegative() }).describe('means over the samples in the range (cpu and memory over the measured ones); 0 when there are none'),
 });
 
 export const PerformanceMetricsBody = z.strictObject({
@@ -61,8 +66,29 @@ export const MetricsSummaryBody = z.strictObject({
   skills: z.strictObject({ active: Count, total: Count, growth: Growth }),
 });
 
-/** `3h`, `30m`, `1d`: a count and a unit (minutes, hours, days). */
-export const HeartbeatFrequency = z.string().max(8).regex(/^\d+[mhd]$/, 'must be a number followed by m, h or d, e.g. `3h`');
+/** Heartbeat frequency bounds: no more often than every 5 minutes (the schedule's own period), at least every 30 days. */
+export const HEARTBEAT_MIN_MINUTES = 5;
+export const HEARTBEAT_MAX_MINUTES = 30 * 24 * 60;
+const UNIT_MINUTES = { m: 1, h: 60, d: 24 * 60 } as const;
+
+/** `30m`, `3h`, `1d` → minutes; undefined when the text is not `<n>m|h|d`. */
+export function frequencyMinutes(frequency: string): number | undefined {
+  const m = /^([1-9]\d{0,5})([mhd])$/.exec(frequency);
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_MINUTES[m[2] as keyof typeof UNIT_MINUTES];
+}
+
+/** `3h`, `30m`, `1d`: a count and a unit (minutes, hours, days), between 5m and 30d. */
+export const HeartbeatFrequency = z
+  .string()
+  .max(8)
+  .regex(/^[1-9]\d*[mhd]$/, { message: 'must be a whole number followed by m, h or d, e.g. `30m`, `3h`, `1d`', abort: true })
+  .refine((f) => {
+    const minutes = frequencyMinutes(f);
+    return minutes !== undefined && minutes >= HEARTBEAT_MIN_MINUTES && minutes <= HEARTBEAT_MAX_MINUTES;
+  }, 'must be between 5m and 30d');
+
+export const HEARTBEAT_DEFAULTS = { frequency: '3h', enabled: false } as const;
 
 const HeartbeatSettings = z.strictObject({
   frequency: HeartbeatFrequency,
@@ -72,7 +98,7 @@ const HeartbeatSettings = z.strictObject({
 });
 
 const UserIdParams = z.strictObject({ userId: ResourceId });
-const userIdNote = 'Only the caller\'s own userId is answered; any other id is 404.';
+const userIdNote = "Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data.";
 
 export const metricsContract = defineGroup({
   group: 'metrics',
@@ -85,6 +111,12 @@ export const metricsContract = defineGroup({
       path: '/api/metrics',
       auth: 'none',
       summary: 'Platform-wide figures: agents, messages, deployments, uptime, performance and storage.',
+      description:
+        'Read from counters kept in the same writes that change agents and deployments (never a scan of agents). agents.active = running, ' +
+        'failed = error, inactive = the rest (stopped, provisioning). messages: UTC day, ISO week (from Monday) and calendar month. ' +
+        'uptime and performance come from the heartbeat checks of the last 30 days: platformUptime = checks the instance answered at all, ' +
+        'averageAgentUptime = checks it answered healthy, response time and rates from the messages the agents processed; 0 / `0%` when ' +
+        'there were none. storage: the table size DynamoDB reports (refreshed by AWS about every six hours) against the configured quota.',
       responses: {
         ...commonErrorResponses,
         200: PlatformMetricsBody,
@@ -108,7 +140,7 @@ export const metricsContract = defineGroup({
       path: '/api/metrics/{userId}/performance',
       auth: 'session',
       summary: "The user's current CPU, memory and error rate (percent) and response time (ms).",
-      description: userIdNote,
+      description: userIdNote + ' cpu and memory from the newest measured heartbeat sample; errorRate and responseTime over the newest 12 samples; zeros when there are none.',
       params: UserIdParams,
       responses: { 200: PerformanceMetricsBody, 404: ErrorBody, ...commonErrorResponses },
     },
@@ -118,7 +150,10 @@ export const metricsContract = defineGroup({
       path: '/api/metrics/{userId}/summary',
       auth: 'session',
       summary: "The user's dashboard summary: revenue, bookings, fans, streams and skills.",
-      description: userIdNote,
+      description:
+        userIdNote +
+        ' Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. ' +
+        'Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.',
       params: UserIdParams,
       responses: { 200: MetricsSummaryBody, 404: ErrorBody, ...commonErrorResponses },
     },
@@ -128,6 +163,7 @@ export const metricsContract = defineGroup({
       path: '/api/heartbeat',
       auth: 'session',
       summary: "The caller's heartbeat settings.",
+      description: 'Defaults until first saved: frequency `3h`, disabled.',
       responses: { 200: z.strictObject({ heartbeat: HeartbeatSettings, message: z.string() }), ...commonErrorResponses },
     },
     {
@@ -136,6 +172,11 @@ export const metricsContract = defineGroup({
       path: '/api/heartbeat',
       auth: 'session',
       summary: 'Change the heartbeat frequency or switch it on or off; the next heartbeat is rescheduled.',
+      description:
+        'Fields left out keep their stored value (defaults: `3h`, disabled). Frequencies are `<n>m`, `<n>h` or `<n>d`, from 5m to 30d. ' +
+        'Switching on makes the first heartbeat due at once; a new frequency while on reschedules to the last heartbeat plus the new ' +
+        'frequency (at once if that is past). Each heartbeat checks the running instance, records a metrics sample and marks an ' +
+        'unhealthy instance (and so its agents) `error`.',
       body: z.strictObject({ frequency: HeartbeatFrequency.optional(), enabled: z.boolean().optional() }),
       example: { frequency: '3h', enabled: true },
       responses: {
@@ -149,6 +190,7 @@ export const metricsContract = defineGroup({
       path: '/api/heartbeat',
       auth: 'session',
       summary: 'Reset the heartbeat settings to their defaults.',
+      description: 'Back to `3h`, disabled; lastHeartbeat is kept as history.',
       responses: { 200: z.strictObject({ success: z.literal(true), message: z.string() }), ...commonErrorResponses },
     },
   ],

@@ -49,10 +49,17 @@ export const settingsContract = defineGroup({
       auth: 'session',
       summary: 'Change the display name and/or email; answers the updated profile.',
       description:
-        'The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; the uniqueness record and the profile change in one transaction. ' +
-        'An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
-      body: z.strictObject({ name: DisplayName.optional(), email: Email.optional() }),
-      example: { name: 'Ada King', email: 'ada.king@example.com' },
+        'Changing the email needs `currentPassword` (401 `CURRENT_PASSWORD_REQUIRED` when missing, 401 `INVALID_PASSWORD` when wrong; an account without a password, OAuth or wallet only, ' +
+        'needs a session signed in within the last 10 minutes instead, else 401 `REAUTH_REQUIRED`). The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; ' +
+        'the uniqueness record moves with the profile change in one transaction, so of two accounts racing for one address exactly one gets it. ' +
+        'Addresses in the operator\'s admin or tester list are refused with 403 `EMAIL_RESERVED`. Session tokens carry the email, so an email change signs out every session ' +
+        'and the answer sets new session and CSRF cookies for the caller. An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
+      body: z.strictObject({
+        name: DisplayName.optional(),
+        email: Email.optional(),
+        currentPassword: ExistingPassword.optional().describe('required when `email` changes'),
+      }),
+      example: { name: 'Ada King', email: 'ada.king@example.com', currentPassword: 'correct horse battery' },
       responses: { 200: SettingsProfile, 404: ErrorBody, 409: ErrorBody, ...commonErrorResponses },
     },
     {
@@ -75,7 +82,9 @@ export const settingsContract = defineGroup({
       description:
         '`password` is required unless the session is fresh (its token was issued by a sign-in within the last 10 minutes, per the JWT `iat`); accounts without a password (OAuth or wallet only) must use a fresh session. ' +
         'Missing password on a stale session → 401 `REAUTH_REQUIRED`; wrong password → 401 `INVALID_PASSWORD`. API-key callers are refused (403): only a session may delete the account. ' +
-        'Stops and removes the agents and instances, cancels the card subscription, deletes keys, memory, wallets and skills, frees the email, clears the session cookie and emits `user.deleted`. ' +
+        'Revokes every session, frees the email, referral code and sign-in identities (their global look-ups are deleted), deletes every item of the account\'s partition ' +
+        '(profile, credits ledger, agents, keys, memory, wallets, skills, subscription record...), clears the session cookie and emits `user.deleted`. ' +
+        'The one item kept is the session-revocation record, with a TTL past the longest token lifetime, so no unexpired token of the account works again. ' +
         'An absent body is read as `{}`.',
       body: z.strictObject({ password: ExistingPassword.optional() }),
       example: { password: 'correct horse battery' },
@@ -88,7 +97,8 @@ export const settingsContract = defineGroup({
       auth: 'session',
       summary: "Change the caller's password.",
       description:
-        'Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid).',
+        'Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller\'s stays valid) ' +
+        'and any emailed reset link stops working.',
       body: z.strictObject({ currentPassword: ExistingPassword, newPassword: NewPassword }),
       example: { currentPassword: 'correct horse battery', newPassword: 'staple-battery-horse-9' },
       responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },

@@ -21,7 +21,12 @@ export const EndpointMetadata = z.object({
 
 export const SOCIAL_SESSION_TTL_SECONDS = 86400;
 
-const SocialSessionToken = z.string().regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'base64').describe('base64; valid for 86400 seconds');
+const SocialSessionToken = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64')
+  .describe('base64 of a platform session JWT (send the decoded JWT as `Authorization: Bearer`); valid for 86400 seconds');
+
+const RefreshToken = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64').describe('32 random bytes, base64; single use, valid 30 days');
 
 const GatingFacts = {
   tokenGated: z.boolean().describe('whether token gating is enabled; when false everyone has access'),
@@ -48,16 +53,20 @@ export const socialContract = defineGroup({
       method: 'POST',
       path: '/api/auth/social/verify',
       auth: 'none',
+      rateLimit: 'signIn',
       handlerValidates: true,
-      summary: 'Verify a decentralised-social identity token and, with `address`, check token gating; answers a social session token.',
+      summary: 'Verify a decentralised-social identity token and, with `address`, check token gating; answers a session token and a refresh token.',
       description:
-        '`fidToken` is verified with the social provider (signature, audience = this application, expiry). A missing or empty `fidToken`, or one that does not verify, answers 401; ' +
-        'any other bad field (for example a malformed `address`) answers 400, which is why the handler validates the body itself. ' +
-        'With `address` the wallet must hold at least `minBalance` of the gating token on l2-main: otherwise 403 `TOKEN_GATING_FAILED` with `required` and `minBalance`. ' +
-        'Without `address` no gating check runs: `address` is null, `tokenGated` false and `accessLevel` `basic`. ' +
-        '`sessionToken` is a base64 server-signed token (fid, address, access level, expiry 86400 s) to present to `POST /api/auth/social/refresh`; it is not a platform session cookie.',
+        '`fidToken` is a JWT of the social identity provider, verified against its JWKS (signature with an asymmetric algorithm, issuer, audience = this application, expiry); its `sub` is the fid. ' +
+        'A missing or empty `fidToken` answers 401 `FID_TOKEN_REQUIRED`, one that does not verify 401 `FID_TOKEN_INVALID`; any other bad field (for example a malformed `address`) answers 400 `VALIDATION_ERROR`, which is why the handler validates the body itself. ' +
+        'With `address` the wallet must hold at least `minBalance` of the gating token on l2-main: otherwise 403 `TOKEN_GATING_FAILED` with `required` and `minBalance` (the address is not proven to belong to the fid: gating is a balance check, as in the spec). ' +
+        'Without `address` (or with gating off) `tokenGated` is false and `accessLevel` `basic`. ' +
+        'The fid signs in to its platform account: the first verification creates one with the derived email `fid-<fid>@social.local` (and emits `user.created`). ' +
+        '`sessionToken` is the base64 of a platform session JWT (decode it and send it as `Authorization: Bearer`) valid for `expiresIn` = 86400 seconds; ' +
+        '`refreshToken` (32 random bytes, base64; only its hash is stored, valid 30 days, single use) gets a new one from `POST /api/auth/social/refresh`. ' +
+        '503 `SOCIAL_NOT_CONFIGURED` when the provider JWKS or issuer is not configured, 503 `SOCIAL_PROVIDER_UNAVAILABLE` when its JWKS cannot be fetched; 500 `CHAIN_UNAVAILABLE` when the balance cannot be read.',
       body: z.strictObject({
-        fidToken: z.string().min(1).max(8192).describe('identity token issued by the social provider'),
+        fidToken: z.string().min(1).max(8192).describe('identity token (JWT) issued by the social provider'),
         address: EvmAddress.optional().describe('wallet to check for token gating'),
       }),
       example: {
@@ -67,7 +76,10 @@ export const socialContract = defineGroup({
       responses: {
         200: z.object({
           success: z.literal(true),
+          fid: Fid,
           sessionToken: SocialSessionToken,
+          refreshToken: RefreshToken,
+          expiresIn: z.number().int().positive().describe(`seconds the session token is valid; ${SOCIAL_SESSION_TTL_SECONDS}`),
           address: EvmAddress.nullable(),
           message: z.string(),
           tokenGated: z.boolean().describe('true when a gating check ran and passed'),
@@ -81,6 +93,7 @@ export const socialContract = defineGroup({
           required: z.string().describe('what is missing, e.g. `at least 1000000000000000000 of TOKEN on l2-main`'),
           minBalance: IntegerString,
         }),
+        503: ErrorBody,
       },
     },
     {
@@ -96,16 +109,18 @@ export const socialContract = defineGroup({
       method: 'POST',
       path: '/api/auth/social/refresh',
       auth: 'none',
-      summary: 'Exchange a still-valid social session token for a new one.',
+      rateLimit: 'signIn',
+      summary: 'Exchange a refresh token for a new session token (and a new refresh token).',
       description:
-        '`refreshToken` is a `sessionToken` from verify or an earlier refresh. A missing or empty one answers 400; one that is malformed, forged or expired answers 401. ' +
-        'The new token carries the same fid, address and access level.',
-      body: z.strictObject({ refreshToken: z.string().min(1).max(8192).describe('base64') }),
-      example: { refreshToken: 'eyJmaWQiOiIxMjM0NSIsImV4cCI6MTczNjk0NTYwMH0uc2lnbmF0dXJl' },
+        '`refreshToken` is the one from verify or from an earlier refresh. A missing or empty one answers 400; one that is unknown, used, expired, or whose account is gone or has had its sessions revoked (password change or reset) answers 401 `REFRESH_TOKEN_INVALID`. ' +
+        'Refresh tokens rotate: each works once and the answer carries its successor.',
+      body: z.strictObject({ refreshToken: z.string().min(1).max(512).describe('base64') }),
+      example: { refreshToken: 'q3Xv9cJf0bN2kLr7TzWy5eA1uH8sDg4MpQo6iVxKc0E=' },
       responses: {
         200: z.object({
           success: z.literal(true),
           sessionToken: SocialSessionToken,
+          refreshToken: RefreshToken,
           expiresIn: z.number().int().positive().describe(`seconds; ${SOCIAL_SESSION_TTL_SECONDS}`),
           message: z.string(),
         }),
@@ -120,7 +135,7 @@ export const socialContract = defineGroup({
       summary: 'Check whether a wallet holds enough of the gating token.',
       description:
         'A public read of the on-chain balance on l2-main; `fid` is echoed back and does not prove ownership of `address`. `hasAccess` is true when gating is disabled or the balance is at least `minBalance`. ' +
-        '500 when the chain cannot be read.',
+        '500 `CHAIN_UNAVAILABLE` when the chain cannot be read (RPC down or too slow).',
       body: z.strictObject({ fid: Fid, address: EvmAddress }),
       example: { fid: '12345', address: '0x5B38Da6a701c568545dCfcB03FcB875f56beddC4' },
       responses: {
@@ -142,14 +157,14 @@ export const socialContract = defineGroup({
       auth: 'none',
       summary: 'Token-gating status of a wallet, with the gating token and chain details.',
       description:
-        '`rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). 500 when the chain cannot be read.',
+        '`rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 500 `CHAIN_UNAVAILABLE` when the chain cannot be read.',
       query: z.object({ address: EvmAddress }),
       responses: {
         200: z.object({
           address: EvmAddress,
           hasAccess: z.boolean(),
           ...GatingFacts,
-          contractAddress: EvmAddress.describe('the gating token contract'),
+          contractAddress: EvmAddress.nullable().describe('the gating token contract; null while gating is off'),
           rpcEndpoint: z.url().describe('public RPC URL, no credentials'),
         }),
         ...commonErrorResponses,

@@ -4,7 +4,11 @@ import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
 export const WalletAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 export const WalletNetwork = z.enum(['l2-test', 'l2-main']);
 
-const Balance = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount').describe('native balance, decimal string');
+/** `unavailable` when the chain RPC is unset, down or slower than its bound: never a 500 and never a made-up number. */
+export const BALANCE_UNAVAILABLE = 'unavailable';
+const Balance = z
+  .union([z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount'), z.literal(BALANCE_UNAVAILABLE)])
+  .describe('native balance in ether units (decimal string), or `unavailable` when the chain RPC cannot be read');
 const SetupHint = z.string().describe('what the operator must configure: names of the missing settings, never their values');
 
 /** Features the hosted wallet advertises; the stablecoin transfer feature is named `send_<stablecoin>`. */
@@ -72,6 +76,7 @@ export const walletContract = defineGroup({
       summary: "The caller's wallet (or that there is none); without a session, the hosted wallet description when the hosted wallet is configured.",
       description: [
         'With a session: the caller\'s wallet (`hasWallet: true`) or `{address: null, hasWallet: false, message}`.',
+        '`network` is the configured chain the balance is read from; `balance` is `unavailable` when that RPC cannot be read within its time bound.',
         'Without a session: the hosted-wallet description when the hosted wallet is configured (no auth needed, as the spec says), else 401.',
       ].join(' '),
       responses: {
@@ -100,6 +105,7 @@ export const walletContract = defineGroup({
         400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
         403: ErrorBody,
         404: ErrorBody,
+        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), ErrorBody]),
       },
     },
     {
@@ -110,7 +116,8 @@ export const walletContract = defineGroup({
       summary: "The caller's wallet address, or that authentication is needed.",
       description: [
         'With a session: `{authenticated: true, address}` (`address` is null while the account has no wallet).',
-        'Without one: `{authenticated: false, needsAuth: true, message}`; when the wallet service is misconfigured: `{authenticated: false, needsAuth: true, error, setup}`.',
+        'Without one: `{authenticated: false, needsAuth: true, message}`; when wallet key custody is not configured (no KMS key in AWS):',
+        '`{authenticated: false, needsAuth: true, error, setup}`.',
       ].join(' '),
       responses: {
         ...commonErrorResponses,
@@ -156,7 +163,7 @@ export const walletContract = defineGroup({
       path: '/api/wallet/hosted',
       auth: 'session',
       summary: 'Describe the hosted wallet: an EVM wallet on the main and test networks.',
-      description: 'Requires a session (the spec shows none; the hosted-wallet routes are not left open).',
+      description: 'Requires a session (the spec shows none; the hosted-wallet routes are not left open). A fixed description; needs no provider.',
       responses: {
         ...commonErrorResponses,
         200: z.object({ status: z.literal('ok'), type: z.literal('evm_wallet'), supportedChains: z.array(WalletNetwork) }),
@@ -170,7 +177,9 @@ export const walletContract = defineGroup({
       summary: "Set up the caller's hosted wallet on the test network from a given private key, or from a newly generated one.",
       description: [
         'Requires a session (the spec shows none; key creation is not left open). The key is stored envelope-encrypted and never returned or logged;',
-        'the answer carries only the address. 400 when the key is not a valid secp256k1 private key or the account already has a wallet (`WALLET_EXISTS`).',
+        'the answer carries only the address. It is held in the platform\'s own key custody, so it needs no hosted-wallet provider.',
+        '400 when the key is not a valid secp256k1 private key (`INVALID_PRIVATE_KEY`) or the account already has a wallet (`WALLET_EXISTS`);',
+        '409 `WALLET_ADDRESS_TAKEN` when another account already holds that key.',
       ].join(' '),
       body: HostedWalletBody,
       // Hardhat's publicly known development account #0: a realistic value that protects nothing.
@@ -178,7 +187,12 @@ export const walletContract = defineGroup({
       responses: {
         ...commonErrorResponses,
         200: z.object({ success: z.literal(true), address: WalletAddress, network: z.literal('l2-test') }),
-        400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
+        400: z.union([
+          commonErrorResponses[400],
+          z.looseObject({ error: z.string(), code: z.enum(['WALLET_EXISTS', 'INVALID_PRIVATE_KEY']) }),
+        ]),
+        409: ErrorBody,
+        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), ErrorBody]),
       },
     },
   ],

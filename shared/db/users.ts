@@ -1,6 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { BatchWriteCommand, DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountPlan } from '../contract/accounts';
+import { db, tableName } from './client';
 import { keys, type Key } from './keys';
-import { ConditionFailedError, getGlobal, tenant, transact, tx, type TransactItem } from './tenant';
+import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';
+import { transactRetrying } from './transact-retry';
 
 /**
  * The account record (spec 2.1) and its global look-ups. The profile lives at `USER#<id> / PROFILE`;
@@ -55,24 +59,50 @@ export async function findUserIdByLogin(provider: 'wallet' | 'codehost' | 'webid
   return (await getGlobal<{ userId: string }>(keys.loginIdentity(provider, subject), true))?.userId;
 }
 
+export type LoginProvider = 'wallet' | 'codehost' | 'webid';
+export interface LoginIdentity {
+  provider: LoginProvider;
+  subject: string;
+}
+
 export interface NewUser {
+  /** Chosen by the caller when other items of the transaction must name the account (a referral entry). */
+  userId?: string;
   email: string;
   name?: string;
   passwordHash?: string;
   walletAddress?: string;
   referredBy?: string;
   /** Sign-in identities to link in the same transaction (wallet address, OAuth subject). */
-  logins?: { provider: 'wallet' | 'codehost' | 'webid'; subject: string }[];
-  /** Extra items written in the same transaction (e.g. a referral credit entry). */
+  logins?: LoginIdentity[];
+  /**
+   * A starting balance and its ledger entry (a referral bonus). It is part of the profile put, not a
+   * credits update: one transaction may not touch the profile twice, and balance == ledger sum holds.
+   */
+  initialCredit?: { amount: number; reason: 'referral' | 'adjustment'; entryId: string; note?: string };
+  /** Extra items written in the same transaction (e.g. the referrer's credit). */
   extraItems?: TransactItem[];
 }
 
 /**
+ * The `LOGIN#` look-up of a sign-in identity plus its marker in the owner's partition (which is how
+ * account deletion finds it). Use these items whenever an identity is linked to an existing account.
+ */
+export function loginItems(userId: string, login: LoginIdentity): TransactItem[] {
+  const absent = { expression: 'attribute_not_exists(pk)' };
+  return [
+    tx.put({ ...keys.loginIdentity(login.provider, login.subject), userId, provider: login.provider }, absent),
+    tx.put({ ...keys.loginMarker(userId, login.provider, login.subject), provider: login.provider, subject: login.subject.toLowerCase() }),
+  ];
+}
+
+/**
  * Creates the profile with its `EMAIL#`, `REFCODE#` and login items in one transaction.
- * Throws EmailTakenError when the email (or a login identity) already belongs to an account.
+ * Throws EmailTakenError when the email (or a login identity) already belongs to an account, and
+ * ConditionFailedError when only one of `extraItems` failed its condition.
  */
 export async function createUser(input: NewUser, now = new Date()): Promise<UserProfile> {
-  const userId = newUserId();
+  const userId = input.userId ?? newUserId();
   const email = normaliseEmail(input.email);
   const at = now.toISOString();
   const profile: UserProfile = {
@@ -80,7 +110,7 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
     email,
     name: input.name?.trim() || email,
     plan: null,
-    credits: 0,
+    credits: input.initialCredit?.amount ?? 0,
     twoFactorEnabled: false,
     referralCode: newReferralCode(),
     referredBy: input.referredBy,
@@ -90,17 +120,26 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
     updatedAt: at,
   };
   const absent = { expression: 'attribute_not_exists(pk)' };
+  const credit = input.initialCredit;
   const items: TransactItem[] = [
     tx.put({ ...keys.profile(userId), ...profile }, absent),
     tx.put({ ...keys.emailIndex(email), userId }, absent),
     tx.put({ ...keys.referralCode(profile.referralCode), userId }, absent),
-    ...(input.logins ?? []).map((l) => tx.put({ ...keys.loginIdentity(l.provider, l.subject), userId, provider: l.provider }, absent)),
-    ...(input.extraItems ?? []),
+    ...(input.logins ?? []).flatMap((l) => loginItems(userId, l)),
+    ...(credit
+      ? [tx.put({ ...keys.creditEntry(userId, credit.entryId), entryId: credit.entryId, delta: credit.amount, reason: credit.reason, note: credit.note, createdAt: at })]
+      : []),
   ];
+  const ownItemCount = items.length;
+  items.push(...(input.extraItems ?? []));
   try {
-    await transact(items);
+    await transactRetrying(items);
   } catch (err) {
-    if (err instanceof ConditionFailedError) throw new EmailTakenError('an account with this email already exists');
+    if (err instanceof ConditionFailedError) {
+      if (err.reasons.slice(0, ownItemCount).some((r) => r === 'ConditionalCheckFailed')) {
+        throw new EmailTakenError('an account with this email already exists');
+      }
+    }
     throw err;
   }
   return profile;
@@ -115,6 +154,12 @@ export function globalKeysOf(profile: UserProfile, logins: { provider: 'wallet' 
   ];
 }
 
+/** The account as sign-in answers show it (contract PublicUser): no plan reads as `none`. */
+export const accountView = (u: UserProfile) => {
+  const plan = AccountPlan.safeParse(u.plan ?? 'none');
+  return { id: u.userId, email: u.email, name: u.name, plan: plan.success ? plan.data : 'none', credits: u.credits };
+};
+
 /** Public profile as the spec's settings answer shows it. */
 export const publicProfile = (u: UserProfile) => ({
   id: u.userId,
@@ -124,3 +169,161 @@ export const publicProfile = (u: UserProfile) => ({
   credits: u.credits,
   twoFactorEnabled: u.twoFactorEnabled,
 });
+
+/**
+ * Moves the account to a new email in one transaction: the new `EMAIL#` item must be free, the old
+ * one must still be ours and the profile must still hold the old email (a concurrent change loses).
+ * Throws EmailTakenError when the new email belongs to an account, ConditionFailedError on a race.
+ */
+export async function changeEmail(userId: string, oldEmail: string, newEmail: string, now = new Date()): Promise<void> {
+  const to = normaliseEmail(newEmail);
+  const from = normaliseEmail(oldEmail);
+  const ours = { expression: 'userId = :me', values: { ':me': userId } };
+  try {
+    await transactRetrying([
+      tx.put({ ...keys.emailIndex(to), userId }, { expression: 'attribute_not_exists(pk)' }),
+      tx.delete(keys.emailIndex(from), ours),
+      tx.update(
+        keys.profile(userId),
+        { expression: 'SET email = :to, updatedAt = :now', values: { ':to': to, ':now': now.toISOString() } },
+        { expression: 'email = :from', values: { ':from': from } },
+      ),
+    ]);
+  } catch (err) {
+    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new EmailTakenError('email in use');
+    throw err;
+  }
+}
+
+/**
+ * Sets a new password hash and voids any outstanding reset link in the same transaction.
+ * With `expectedHash` the change applies only if the password is still the one the caller proved
+ * (a concurrent change or reset wins; this one throws ConditionFailedError).
+ */
+export async function setPasswordHash(userId: string, passwordHash: string, expectedHash?: string, now = new Date()): Promise<void> {
+  const condition = expectedHash
+    ? { expression: 'passwordHash = :expected', values: { ':expected': expectedHash } }
+    : { expression: 'attribute_exists(pk)' };
+  await transactRetrying([
+    tx.update(keys.profile(userId), { expression: 'SET passwordHash = :hash, updatedAt = :now', values: { ':hash': passwordHash, ':now': now.toISOString() } }, condition),
+    tx.delete(keys.passwordReset(userId)),
+  ]);
+}
+
+type StoredItem = Record<string, unknown> & Key;
+
+/** Every item of the partition, whatever its sort key (tenant().query needs a prefix, and '' is not a valid one). */
+async function partitionItems(userId: string): Promise<StoredItem[]> {
+  const all: StoredItem[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    all.push(...((out.Items ?? []) as StoredItem[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return all;
+}
+
+const isLoginProvider = (p: unknown): p is LoginProvider => p === 'wallet' || p === 'codehost' || p === 'webid';
+
+const isKey = (k: unknown): k is Key => !!k && typeof (k as Key).pk === 'string' && typeof (k as Key).sk === 'string' && !(k as Key).pk.startsWith('USER#');
+
+/**
+ * The global look-ups an account's items point at: its email and referral code, each sign-in
+ * identity (partition markers, and the profile's wallet), the outstanding reset token, its API
+ * keys' `APIKEY#<hash>` and its custodial wallet's `WALLET#<address>`, and any key listed in an
+ * item's `globalKeys` attribute: the convention for any other owned item with a global look-up.
+ */
+function globalKeysIn(userId: string, items: StoredItem[]): Key[] {
+  const found: Key[] = [];
+  for (const item of items) {
+    if (item.sk === 'PROFILE') {
+      const profile = item as unknown as UserProfile;
+      found.push(...globalKeysOf(profile, profile.walletAddress ? [{ provider: 'wallet', subject: profile.walletAddress }] : []));
+    } else if (item.sk.startsWith(keys.loginMarkerPrefix) && isLoginProvider(item.provider) && typeof item.subject === 'string') {
+      found.push(keys.loginIdentity(item.provider, item.subject));
+    } else if (item.sk === keys.passwordReset(userId).sk && typeof item.tokenHash === 'string') {
+      found.push(keys.resetToken(item.tokenHash));
+    } else if (item.sk.startsWith(keys.apiKeyPrefix) && typeof item.keyHash === 'string') {
+      found.push(keys.apiKeyHash(item.keyHash));
+    } else if (item.sk === keys.wallet(userId).sk && typeof item.address === 'string') {
+      found.push(keys.walletAddress(item.address));
+    }
+    if (Array.isArray(item.globalKeys)) found.push(...item.globalKeys.filter(isKey));
+  }
+  const seen = new Set<string>();
+  return found.filter((k) => {
+    const id = `${k.pk}\u0000${k.sk}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/** Deletes a global look-up only if it still points at this user (it may have been freed and retaken). */
+async function deleteGlobalIfOurs(key: Key, userId: string): Promise<void> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: 'attribute_not_exists(pk) OR attribute_not_exists(userId) OR userId = :me',
+        ExpressionAttributeValues: { ':me': userId },
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+  }
+}
+
+const BATCH_SIZE = 25;
+
+async function batchDelete(itemKeys: Key[]): Promise<void> {
+  for (let i = 0; i < itemKeys.length; i += BATCH_SIZE) {
+    let requests = itemKeys.slice(i, i + BATCH_SIZE).map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
+    for (let attempt = 0; requests.length; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      if (attempt > 8) throw new Error('could not delete every item of the account');
+      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  }
+}
+
+/**
+ * Removes an account: first its global look-ups (so the email, referral code and sign-in
+ * identities are free and no key resolves to the account any more), then every item of its
+ * partition except `retain` (the session revocation gate must outlive the account: it keeps the
+ * account's unexpired tokens refused; `retainUntil` gives those items a TTL). Items written while
+ * the deletion runs are swept by a second pass. Returns the deleted profile, or undefined when
+ * there was no account.
+ */
+export async function deleteAccount(userId: string, opts: { retain?: Key[]; retainUntil?: number } = {}): Promise<UserProfile | undefined> {
+  const retained = new Set((opts.retain ?? []).map((k) => k.sk));
+  let items = await partitionItems(userId);
+  const profileItem = items.find((i) => i.sk === 'PROFILE');
+  if (!profileItem) return undefined;
+  const { pk: _pk, sk: _sk, ...profile } = profileItem;
+  for (let pass = 0; pass < 3; pass++) {
+    for (const key of globalKeysIn(userId, items)) await deleteGlobalIfOurs(key, userId);
+    const doomed = items.filter((i) => !retained.has(i.sk));
+    if (!doomed.length) break;
+    await batchDelete(doomed);
+    items = await partitionItems(userId);
+  }
+  if (opts.retainUntil !== undefined) {
+    for (const key of opts.retain ?? []) {
+      await tenant(userId).update(key, { expression: 'SET expiresAt = :until', values: { ':until': opts.retainUntil } }, { expression: 'attribute_exists(pk)' }).catch((err) => {
+        if (!(err instanceof ConditionFailedError)) throw err;
+      });
+    }
+  }
+  return profile as unknown as UserProfile;
+}

@@ -31,3 +31,15 @@ export async function emitEvent(type: PlatformEventType, data: Record<string, un
   }
   return event;
 }
+
+/**
+ * The `data` of every user event: the account's id, email and name (never a hash, token or key),
+ * plus what the event adds: `method` on user.created (`credentials`, `wallet`, `codehost`,
+ * `webid`, `social`), `changes` on user.updated (the fields that changed), nothing on user.deleted.
+ */
+export const userEventData = (user: { userId: string; email: string; name: string }, extra: Record<string, unknown> = {}) => ({
+  userId: user.userId,
+  email: user.email,
+  name: user.name,
+  ...extra,
+});

@@ -8,3 +8,8 @@ export function logger(): Logger {
   instance ??= new Logger({ serviceName: 'agent-platform', logLevel: config().logLevel });
   return instance;
 }
+
+/** Tests that change LOG_LEVEL through reloadConfig get a logger built with the new level. */
+export function resetLogger(): void {
+  instance = undefined;
+}

@@ -19,7 +19,15 @@ function bodies(example: unknown) {
   );
 }
 
-const acceptable = (status: number, code: unknown) => status < 500 || (status === 501 && code === 'NOT_IMPLEMENTED');
+/**
+ * No 5xx, except: 501 while a route's issue has not built it, and a documented 503 for an outside
+ * service the operator has not configured (OAuth client, identity provider): an honest answer about
+ * the deployment, not a failure of the request.
+ */
+const acceptable = (status: number, code: unknown, route: { responses: Record<number, unknown> }) =>
+  status < 500 ||
+  (status === 501 && code === 'NOT_IMPLEMENTED') ||
+  (status === 503 && 503 in route.responses && typeof code === 'string' && code.endsWith('_NOT_CONFIGURED'));
 
 describe('fuzzed bodies never give a 5xx', () => {
   it.each(allRoutes.map((r) => [label(r), r] as const))('%s', async (_l, route) => {
@@ -31,7 +39,7 @@ describe('fuzzed bodies never give a 5xx', () => {
           session: withSession ? session : undefined,
           ip: uniqueIp(),
         });
-        if (!acceptable(res.status, res.body?.code)) throw new Error(`${res.status} ${res.text} for body ${rawBody}`);
+        if (!acceptable(res.status, res.body?.code, route)) throw new Error(`${res.status} ${res.text} for body ${rawBody}`);
         expect(res.text ?? '').not.toMatch(/at .*\.ts:\d+/);
       }),
       { numRuns: 12 },

@@ -31,3 +31,31 @@ export const hasBody = (r: ContractRoute) => r.body !== undefined && !r.rawBody;
  */
 export type OwnedResourceFactory = (owner: TestSession) => Promise<Record<string, string>>;
 export const ownedResources: Record<string, OwnedResourceFactory> = {};
+
+// --- memory and keys (issue 6) ---
+import { keys as dbKeys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
+import { call } from '../helpers/api';
+
+/** A minimal agent item in the owner's partition: what memory ownership checks for. */
+export async function putTestAgent(userId: string, agentId = `agt_${randomUUID().replaceAll('-', '')}`): Promise<string> {
+  await tenant(userId).put({ ...dbKeys.agent(userId, agentId), agentId, name: 'test agent', status: 'running', createdAt: new Date().toISOString() });
+  return agentId;
+}
+
+ownedResources.memory = async (owner) => ({ agentId: await putTestAgent(owner.userId) });
+
+ownedResources.keys = async (owner) => {
+  const res = await call('POST', '/api/keys', { body: { name: 'owned key' }, session: owner });
+  if (res.status !== 201) throw new Error(`could not create an API key: ${res.status} ${res.text}`);
+  return { id: res.body.id };
+};
+
+// --- agents (issue 5) ---
+/** A real agent, provisioned through the API by its subscribed owner. */
+ownedResources.agents = async (owner) => {
+  await tenant(owner.userId).put({ ...dbKeys.subscription(owner.userId), status: 'active', plan: 'solo', eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+  const res = await call('POST', '/api/agents/provision', { body: { name: 'owned agent' }, session: owner });
+  if (res.status !== 201) throw new Error(`could not provision an agent: ${res.status} ${res.text}`);
+  return { id: res.body.agent.id };
+};

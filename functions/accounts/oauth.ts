@@ -1,0 +1,58 @@
+import type { OAuthProviderName, ProviderProfile } from '../../shared/adapters/oauth-providers';
+import { signInWithIdentity, type ExternalIdentity } from '../../shared/auth/linked-identity';
+import { beginAuthorization, clearStateCookie, completeAuthorization, OAUTH_STATE_COOKIE } from '../../shared/auth/oauth';
+import { startSession } from '../../shared/auth/sign-in';
+import { config } from '../../shared/config';
+import type { accountsContract } from '../../shared/contract/accounts';
+import { keys } from '../../shared/db/keys';
+import { loginItems } from '../../shared/db/users';
+import type { Operations } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+
+type AccountOps = Operations<typeof accountsContract>;
+
+/** Where a failed or declined provider sign-in lands (the contract's documented target). */
+const OAUTH_FAILURE_PATH = '/signin?error=OAuthCallback';
+
+const appLocation = (path: string) => new URL(path, config().appUrl).href;
+
+/**
+ * The account email of a provider identity: the address the provider verified, or, without one,
+ * an address derived from the identity (`<provider>-<subject>@oauth.local`), which never links to
+ * anyone else's account.
+ */
+function identityOf(provider: OAuthProviderName, profile: ProviderProfile): ExternalIdentity {
+  const login = { provider, subject: profile.subject };
+  const verified = profile.emailVerified && !!profile.email;
+  return {
+    lookup: keys.loginIdentity(provider, profile.subject),
+    linkItems: (userId) => loginItems(userId, login),
+    login,
+    email: verified ? profile.email! : `${provider}-${profile.subject.toLowerCase()}@oauth.local`,
+    linkByEmail: verified,
+    name: profile.name,
+    method: provider,
+  };
+}
+
+const start = (provider: OAuthProviderName) => async (ctx: { query: { callbackUrl?: string } }) => {
+  const { location, cookie } = await beginAuthorization(provider, ctx.query.callbackUrl ?? '/');
+  return reply.redirect(location, 302, [cookie]);
+};
+
+const callback =
+  (provider: OAuthProviderName) =>
+  async (ctx: { query: { code?: string; state: string; error?: string }; cookies: Record<string, string> }) => {
+    const outcome = await completeAuthorization(provider, ctx.query, ctx.cookies[OAUTH_STATE_COOKIE]);
+    if (!outcome.ok) return reply.redirect(appLocation(OAUTH_FAILURE_PATH), 302, [clearStateCookie()]);
+    const { user } = await signInWithIdentity(identityOf(provider, outcome.profile));
+    const session = await startSession(user);
+    return reply.redirect(appLocation(outcome.callbackUrl), 302, [...session.cookies, clearStateCookie()]);
+  };
+
+export const oauthOperations: AccountOps = {
+  startCodehostOAuth: start('codehost'),
+  startWebidOAuth: start('webid'),
+  codehostOAuthCallback: callback('codehost'),
+  webidOAuthCallback: callback('webid'),
+};

@@ -1,0 +1,31 @@
+import { config } from '../../shared/config';
+import { agentStatus, type AgentRecord } from '../../shared/db/agents';
+import { agentWebsocketUrl, instanceUrl, subdomainFor, type InstanceRecord } from '../../shared/db/instances';
+
+/** Agent list form (spec 2.3). */
+export const listItem = (userId: string, agent: AgentRecord, instance: InstanceRecord | undefined) => ({
+  id: agent.id,
+  name: agent.name,
+  model: agent.model,
+  status: agentStatus(agent, instance?.status),
+  websocketUrl: agentWebsocketUrl(userId, agent.id, instance),
+  createdAt: agent.createdAt,
+  updatedAt: agent.updatedAt,
+});
+
+/** Agent detail form (spec 2.4) plus the list-form fields. */
+export const detail = (userId: string, agent: AgentRecord, instance: InstanceRecord | undefined, plan: string) => {
+  const v = agent.verification;
+  return {
+    ...listItem(userId, agent, instance),
+    startedAt: agent.phase === 'ready' ? (instance?.startedAt ?? null) : null,
+    plan,
+    subdomain: subdomainFor(userId),
+    url: instanceUrl(userId),
+    runtimeVersion: instance?.runtimeVersion ?? config().runtimeVersion,
+    verified: !!v,
+    verificationType: v?.verificationType ?? null,
+    attestationUid: v?.attestationUid ?? null,
+    verifiedAt: v?.verifiedAt ?? null,
+  };
+};

@@ -1,0 +1,45 @@
+import type { AuthContext } from '../../shared/auth/authenticate';
+import { createCreditsCheckout, createStorageCheckout, createSubscriptionCheckout, type CheckoutSession } from '../../shared/adapters/card';
+import { accessFrom, freePlanRefused, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
+import type { PlanName } from '../../shared/billing/plans';
+import { config } from '../../shared/config';
+import { conflict } from '../../shared/http/errors';
+
+/** Who pays: the account, its email for the receipt, and its processor customer when it has one. */
+async function buyerOf(auth: AuthContext) {
+  const sub = await getSubscription(auth.userId);
+  return { buyer: { userId: auth.userId, email: auth.email, customerId: sub?.customerId }, access: accessFrom(auth, sub) };
+}
+
+/**
+ * A subscription checkout for `plan`. A second subscription while one is active would bill twice,
+ * so that is refused; a plan change goes through the current subscription at the processor.
+ */
+export async function startPlanCheckout(auth: AuthContext, plan: PlanName | 'free', metadata: Record<string, string> = {}): Promise<CheckoutSession> {
+  if (plan === 'free') throw freePlanRefused();
+  const { buyer, access } = await buyerOf(auth);
+  if (access.subscriptionActive) {
+    const what = access.plan ? `the ${access.plan} plan is` : 'a subscription is';
+    throw conflict(`${what} already active; change or cancel it before starting another`, 'ALREADY_SUBSCRIBED', { plan: access.plan });
+  }
+  return createSubscriptionCheckout(buyer, plan, metadata);
+}
+
+export async function startCreditsCheckout(auth: AuthContext, price: string): Promise<CheckoutSession> {
+  const { buyer } = await buyerOf(auth);
+  return createCreditsCheckout(buyer, price);
+}
+
+/** Extra storage is on top of a plan, so it needs one in force (admins are exempt, as everywhere). */
+export async function startStorageCheckout(auth: AuthContext, storageGb: number): Promise<CheckoutSession> {
+  const { buyer, access } = await buyerOf(auth);
+  requireActiveSubscription(access);
+  return createStorageCheckout(buyer, storageGb);
+}
+
+/** Gateway card payments ride on a subscription: with one in force there is nothing to buy. */
+export async function gatewayCheckoutTarget(auth: AuthContext, plugin: string, plan: PlanName): Promise<string> {
+  const { buyer, access } = await buyerOf(auth);
+  if (access.isAdmin || access.subscriptionActive) return new URL(`/settings/billing?plugin=${encodeURIComponent(plugin)}`, config().appUrl).href;
+  return (await createSubscriptionCheckout(buyer, plan, { plugin })).url;
+}

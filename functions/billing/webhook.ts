@@ -1,0 +1,11 @@
+import { verifyCardWebhook } from '../../shared/adapters/card';
+import { applyCardEvent } from '../../shared/billing/subscriptions';
+import { logger } from '../../shared/http/logger';
+
+/** Verify first, on the exact bytes; nothing of an unverified body is read or stored. */
+export async function receiveCardWebhook(rawBody: string, signature: string | undefined) {
+  const event = verifyCardWebhook(rawBody, signature);
+  const outcome = await applyCardEvent(event);
+  logger().info('card webhook', { eventId: event.id, type: event.type, outcome });
+  return { received: true as const };
+}

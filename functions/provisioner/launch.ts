@@ -1,0 +1,179 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableError, type Launcher, type ProvisioningMessage } from '../../shared/adapters/launcher';
+import { config } from '../../shared/config';
+import { failAgent, getAgent } from '../../shared/db/agents';
+import {
+  ensureInstance,
+  gatewayToken,
+  getInstance,
+  IllegalTransitionError,
+  recordOnGeneration,
+  settleLaunch,
+  settlePendingAgents,
+  transitionInstance,
+  type InstanceRecord,
+  type LaunchHandle,
+} from '../../shared/db/instances';
+import { logger } from '../../shared/http/logger';
+
+type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
+type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;
+
+export const jobIdOf = (m: ProvisioningMessage) => (m.kind === 'agent' ? `agent-${m.agentId}` : `gen-${m.generation}`);
+
+/** Polls the launched instance until it answers /health, within the configured attempts. */
+async function waitHealthy(l: Launcher, handle: LaunchHandle, token: string): Promise<{ ok: true; handle: LaunchHandle } | { ok: false; reason: string }> {
+  const { attempts, intervalMs } = config().provisionHealth;
+  let current = handle;
+  for (let i = 1; i <= attempts; i += 1) {
+    const located = await l.locate(current);
+    current = located.handle;
+    if (located.state === 'stopped') return { ok: false, reason: `the instance stopped before it was healthy${located.reason ? `: ${located.reason}` : ''}` };
+    if (located.state === 'running' && current.endpoint && (await isHealthy(current.endpoint, token))) return { ok: true, handle: current };
+    if (i < attempts) await sleep(intervalMs);
+  }
+  return { ok: false, reason: `the instance did not answer its health check after ${attempts} attempts` };
+}
+
+/** Launches `image` for the instance's current generation and waits for it; stops it when it never gets healthy. */
+async function launchAndWait(instance: InstanceRecord, image: string, runtimeVersion: string, keySuffix = '') {
+  const l = await launcher();
+  const token = await gatewayToken(instance.userId);
+  const previous = instance.handle;
+  if (previous && previous.generation !== instance.generation) await l.stop(previous, `replaced by generation ${instance.generation}`);
+  const handle = await l.launch({
+    userId: instance.userId,
+    idempotencyKey: `${instance.userId}#${instance.generation}${keySuffix}`,
+    generation: instance.generation,
+    image,
+    runtimeVersion,
+    gatewayToken: token,
+    platformUrl: config().runtimePlatformUrl,
+  });
+  const recorded = { ...handle, generation: instance.generation };
+  if (!(await recordOnGeneration(instance.userId, instance.generation, { handle: recorded }))) {
+    // A newer transition (a stop, say) won while this launch ran: the new process is not wanted.
+    await l.stop(recorded, 'superseded');
+    return { superseded: true as const };
+  }
+  const health = await waitHealthy(l, recorded, token);
+  if (!health.ok) await l.stop(recorded, 'never healthy');
+  return { superseded: false as const, health };
+}
+
+/**
+ * Runs the launch of the instance's current generation (the caller owns it): healthy → `running`;
+ * never healthy → for an update, one relaunch of the previous image, else `error`. Then the
+ * agents waiting for a launch follow. Launcher failures (capacity...) are thrown for a retry.
+ */
+export async function runLaunch(instance: InstanceRecord): Promise<void> {
+  const { userId, generation } = instance;
+  let attempt = await launchAndWait(instance, instance.image, instance.runtimeVersion);
+  if (attempt.superseded) return;
+  let rolledBack = false;
+  if (!attempt.health.ok && instance.op === 'update' && instance.previousImage) {
+    logger().warn('update never became healthy; rolling back', { userId, generation, image: instance.image });
+    const back = { image: instance.previousImage, runtimeVersion: instance.previousRuntimeVersion ?? instance.runtimeVersion };
+    if (!(await recordOnGeneration(userId, generation, { ...back, rolledBack: true, failedImage: instance.image }, ['previousImage', 'previousRuntimeVersion']))) return;
+    const current = await getInstance(userId, true);
+    if (!current || current.generation !== generation) return;
+    attempt = await launchAndWait(current, back.image, back.runtimeVersion, '#rollback');
+    if (attempt.superseded) return;
+    rolledBack = true;
+  }
+  if (attempt.health.ok) {
+    await settleLaunch(userId, generation, { status: 'running', set: { handle: { ...attempt.health.handle, generation }, ...(rolledBack ? { rolledBack: true } : {}) } });
+    logger().info('instance running', { userId, generation, rolledBack });
+  } else {
+    await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason });
+    logger().warn('instance never became healthy', { userId, generation, reason: attempt.health.reason });
+  }
+  await settlePendingAgents(userId);
+}
+
+/**
+ * An agent provisioned while the instance runs: the runtime reloads (it also fetches unknown
+ * agents on first use) and the agent joins once the instance answers. A dead process is marked
+ * `error`, so the next pass relaunches it.
+ */
+async function joinRunning(instance: InstanceRecord): Promise<'joined' | 'crashed'> {
+  const l = await launcher();
+  const handle = instance.handle;
+  const located = handle ? await l.locate(handle) : undefined;
+  if (!handle || located?.state === 'stopped') {
+    await settleLaunch(instance.userId, instance.generation, { status: 'error', reason: 'the instance process is gone' });
+    return 'crashed';
+  }
+  const endpoint = located?.handle.endpoint;
+  if (!endpoint) throw new LaunchError('the running instance has no endpoint yet');
+  const token = await gatewayToken(instance.userId);
+  try {
+    await runtimeRequest(endpoint, token, '/reload', { method: 'POST', timeoutMs: 10_000 });
+  } catch (err) {
+    if (!(err instanceof RuntimeUnreachableError)) throw err;
+  }
+  if (!(await isHealthy(endpoint, token))) throw new LaunchError('the running instance does not answer its health check');
+  await settlePendingAgents(instance.userId);
+  return 'joined';
+}
+
+const MAX_PASSES = 4;
+
+export async function runAgentJob(message: AgentMessage, jobId: string): Promise<void> {
+  const { userId, agentId } = message;
+  const agent = await getAgent(userId, agentId, true);
+  if (!agent || agent.phase !== 'provisioning') return;
+  let { instance } = await ensureInstance(userId, {
+    ownerEmail: message.ownerEmail,
+    image: config().runtimeImage,
+    runtimeVersion: config().runtimeVersion,
+    jobOwner: jobId,
+  });
+  for (let pass = 1; pass <= MAX_PASSES; pass += 1) {
+    if (instance.status === 'provisioning') {
+      // Another job's launch settles every waiting agent, this one included.
+      if (instance.jobOwner === jobId) await runLaunch(instance);
+      return;
+    }
+    if (instance.status === 'running') {
+      if ((await joinRunning(instance)) === 'joined') return;
+    } else {
+      try {
+        instance = (await transitionInstance(userId, 'launch', { jobOwner: () => jobId })).after;
+        continue;
+      } catch (err) {
+        if (!(err instanceof IllegalTransitionError)) throw err;
+      }
+    }
+    instance = (await getInstance(userId, true))!;
+  }
+  throw new LaunchError('the instance kept changing state; retrying');
+}
+
+export async function runLifecycleJob(message: LifecycleMessage, jobId: string): Promise<void> {
+  const instance = await getInstance(message.userId, true);
+  if (!instance || instance.generation !== message.generation) return;
+  if (message.op === 'stop') {
+    if (instance.status === 'stopped' && instance.handle) {
+      await (await launcher()).stop(instance.handle, 'stopped by the owner');
+      await recordOnGeneration(message.userId, message.generation, {}, ['handle']);
+    }
+    return;
+  }
+  if (instance.status === 'provisioning' && instance.jobOwner === jobId) await runLaunch(instance);
+}
+
+/**
+ * The dead-letter side: every delivery of this work failed. A pending agent fails (quota back);
+ * a launch that never completed leaves the instance in `error`, failing the agents waiting for it.
+ */
+export async function giveUp(message: ProvisioningMessage): Promise<void> {
+  const jobId = jobIdOf(message);
+  const instance = await getInstance(message.userId, true);
+  if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {
+    if (instance.handle?.generation === instance.generation) await (await launcher()).stop(instance.handle, 'launch given up');
+    await settleLaunch(message.userId, instance.generation, { status: 'error', reason: 'the launch failed on every attempt' });
+  }
+  if (message.kind === 'agent') await failAgent(message.userId, message.agentId, 'the launch failed on every attempt');
+  await settlePendingAgents(message.userId, 'the launch failed on every attempt');
+}

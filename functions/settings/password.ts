@@ -1,0 +1,25 @@
+import { checkPassword, hashPassword } from '../../shared/auth/passwords';
+import { revokeSessions } from '../../shared/auth/session-gate';
+import { ConditionFailedError } from '../../shared/db/tenant';
+import { setPasswordHash } from '../../shared/db/users';
+import { wrongPassword } from './reauth';
+import type { SettingsCtx } from './types';
+import { ownProfile } from './view';
+
+/**
+ * Checks the current password, stores the new hash only if the password is still the one checked
+ * (a concurrent change or reset wins), voids any emailed reset link, and revokes every other
+ * session: the caller's own keeps working.
+ */
+export async function changePassword(ctx: SettingsCtx<'changePassword'>) {
+  const user = await ownProfile(ctx.auth.userId);
+  if (!(await checkPassword(user.passwordHash, ctx.body.currentPassword))) throw wrongPassword();
+  try {
+    await setPasswordHash(user.userId, await hashPassword(ctx.body.newPassword), user.passwordHash);
+  } catch (err) {
+    if (err instanceof ConditionFailedError) throw wrongPassword();
+    throw err;
+  }
+  await revokeSessions(user.userId, ctx.auth.sessionId);
+  return { success: true as const };
+}

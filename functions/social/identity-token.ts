@@ -1,0 +1,50 @@
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import { Fid } from '../../shared/contract/social';
+import { config } from '../../shared/config';
+import { HttpError } from '../../shared/http/errors';
+import { logger } from '../../shared/http/logger';
+
+/**
+ * The social provider's identity token: a JWT signed with one of the keys of its JWKS (fetched and
+ * cached by jose), with its issuer, our audience and an expiry; `sub` is the fid. Only asymmetric
+ * algorithms are accepted, so neither `alg: none` nor an HMAC keyed with a public key can pass.
+ */
+const ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'ES384', 'RS256', 'PS256'];
+const JWKS_TIMEOUT_MS = 3000;
+
+const jwksByUrl = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+function jwks(url: string) {
+  let set = jwksByUrl.get(url);
+  if (!set) {
+    set = createRemoteJWKSet(new URL(url), { timeoutDuration: JWKS_TIMEOUT_MS });
+    jwksByUrl.set(url, set);
+  }
+  return set;
+}
+
+const invalid = () => new HttpError(401, 'fidToken does not verify', 'FID_TOKEN_INVALID');
+
+/** Failures of fetching the key set, as opposed to a token that does not hold. */
+const providerDown = (err: unknown) =>
+  err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === 'ERR_JOSE_GENERIC';
+
+/** Returns the fid the token proves. */
+export async function verifyFidToken(token: string): Promise<string> {
+  const { jwksUrl, issuer, audience } = config().social;
+  if (!jwksUrl || !issuer) throw new HttpError(503, 'social sign-in is not configured', 'SOCIAL_NOT_CONFIGURED');
+  let sub: unknown;
+  try {
+    ({ payload: { sub } } = await jwtVerify(token, jwks(jwksUrl), { issuer, audience, algorithms: ALGORITHMS, requiredClaims: ['exp', 'sub'] }));
+  } catch (err) {
+    if (providerDown(err)) {
+      logger().warn('social provider key set unavailable', { error: (err as Error).name });
+      throw new HttpError(503, 'the social identity provider cannot be reached; try again', 'SOCIAL_PROVIDER_UNAVAILABLE');
+    }
+    throw invalid();
+  }
+  // The provider writes the fid as a number or a numeric string.
+  const fid = typeof sub === 'number' ? String(sub) : sub;
+  if (typeof fid !== 'string' || !Fid.safeParse(fid).success) throw invalid();
+  return fid;
+}

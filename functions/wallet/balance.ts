@@ -1,0 +1,21 @@
+import { formatEther } from 'viem';
+import { getBalance } from 'viem/actions';
+import { chainClient } from '../../shared/adapters/chain';
+import { config } from '../../shared/config';
+import { BALANCE_UNAVAILABLE } from '../../shared/contract/wallet';
+import { logger } from '../../shared/http/logger';
+
+/**
+ * Native balance from the configured chain RPC, in ether units. Unset, down, erroring or slower than
+ * the bound: `unavailable`, so a wallet page still answers (never a 500, never a guessed number).
+ */
+export async function readBalance(address: `0x${string}`): Promise<string> {
+  const { rpcUrl, rpcTimeoutMs } = config().wallet;
+  if (!rpcUrl) return BALANCE_UNAVAILABLE;
+  try {
+    return formatEther(await getBalance(chainClient(rpcUrl, rpcTimeoutMs), { address }));
+  } catch (err) {
+    logger().warn('wallet balance unavailable', { reason: (err as Error)?.name ?? 'unknown' });
+    return BALANCE_UNAVAILABLE;
+  }
+}

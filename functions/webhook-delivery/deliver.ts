@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import * as z from 'zod';
+import { config } from '../../shared/config';
+import { keys } from '../../shared/db/keys';
+import { getGlobal, transact, tx } from '../../shared/db/tenant';
+import type { PlatformEvent } from '../../shared/events/emit';
+import { assertPublicHttpsUrl } from './url-guard';
+
+export const DELIVERY_TIMEOUT_MS = 5000;
+/** As long as SQS keeps a message (4 days by default): a retry never finds its record expired. */
+const DELIVERY_RECORD_TTL_SECONDS = 4 * 24 * 3600;
+
+export const PlatformEventSchema = z.object({
+  id: z.string().min(1).max(100),
+  type: z.enum(['user.created', 'user.updated', 'user.deleted']),
+  timestamp: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
+/** Hosts only in logs: a receiver URL may carry a token in its path or query. */
+const hostOf = (url: string) => new URL(url).host;
+
+/**
+ * One signed POST (Standard Webhooks: `webhook-id` is the event id, so receivers can drop
+ * duplicates; `webhook-timestamp` in seconds; `webhook-signature` `v1,<base64 HMAC-SHA256>`).
+ * Redirects are not followed and the call is bounded; anything but a 2xx is a failure.
+ */
+export async function postSigned(url: string, event: PlatformEvent, signer: Webhook): Promise<void> {
+  if (config().stage === 'aws') await assertPublicHttpsUrl(url);
+  const payload = JSON.stringify(event);
+  const sentAt = new Date();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'agent-platform-webhooks/1',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signer.sign(event.id, sentAt, payload),
+    },
+    body: payload,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+  });
+  await res.body?.cancel();
+  if (res.status < 200 || res.status >= 300) throw new Error(`${hostOf(url)} answered ${res.status}`);
+}
+
+const alreadyDelivered = async (eventId: string, url: string) => !!(await getGlobal(keys.webhookDelivery(eventId, endpointHash(url)), true));
+
+async function recordDelivery(eventId: string, url: string): Promise<void> {
+  const expiresAt = Math.floor(Date.now() / 1000) + DELIVERY_RECORD_TTL_SECONDS;
+  await transact([tx.put({ ...keys.webhookDelivery(eventId, endpointHash(url)), deliveredAt: new Date().toISOString(), expiresAt })]);
+}
+
+/**
+ * Sends one event to every configured endpoint. On a redelivery (`retry`) the endpoints that
+ * already took the event are skipped, so one failing receiver does not flood the others with
+ * duplicates. Throws when any endpoint failed, listing the hosts.
+ */
+export async function deliverEvent(event: PlatformEvent, retry: boolean): Promise<void> {
+  const { endpoints, secret } = config().webhooks;
+  if (!endpoints.length) return;
+  if (!secret) throw new Error('WEBHOOK_ENDPOINTS is set but WEBHOOK_SECRET is not');
+  const signer = new Webhook(secret);
+  const results = await Promise.allSettled(
+    endpoints.map(async (url) => {
+      if (retry && (await alreadyDelivered(event.id, url))) return;
+      await postSigned(url, event, signer);
+      await recordDelivery(event.id, url);
+    }),
+  );
+  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${hostOf(endpoints[i]!)}: ${(r.reason as Error)?.message}`] : []));
+  if (failed.length) throw new Error(`webhook delivery failed for ${failed.join('; ')}`);
+}

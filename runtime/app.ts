@@ -1,0 +1,242 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { PlatformError, type AgentState, type ChatMessage, type PlatformClient } from './platform';
+import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './stats';
+
+/**
+ * The reference agent runtime: one process per account, serving every agent of the account.
+ *
+ * HTTP (every request needs the gateway token, `Authorization: Bearer <token>` or `?token=`):
+ *   GET  /health  → 200 {status: 'ok', runtimeVersion, agents, uptimeMs} once the state is loaded, 503 {status: 'starting'} before
+ *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
+ *   POST /reload  → reloads agents, configuration, memory and history from the platform
+ * Websocket `/agents/<agentId>?token=<token>`:
+ *   server → {type: 'ready', agentId, runtimeVersion} on connect
+ *   client → {type: 'message', content, id?} (or a plain text frame)
+ *   server → {type: 'message', role: 'assistant', content, agentId, replyTo?}
+ *          | {type: 'error', code, error, agentId?, replyTo?}
+ * Every exchange is stored on the platform before it is answered, so a restart loses nothing.
+ */
+
+export interface RuntimeOptions {
+  token: string;
+  platform: PlatformClient;
+  runtimeVersion: string;
+  /** Messages of history kept per agent and sent to the model. */
+  historyLimit?: number;
+  log?: (message: string, extra?: Record<string, unknown>) => void;
+}
+
+const MAX_MESSAGE_CHARS = 32_000;
+const MAX_MEMORY_CHARS = 16_000;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function createRuntime(opts: RuntimeOptions) {
+  const historyLimit = opts.historyLimit ?? 50;
+  const log = opts.log ?? (() => undefined);
+  const expected = digest(opts.token);
+  const agents = new Map<string, AgentState>();
+  const queues = new Map<string, Promise<unknown>>();
+  const cpu = new CpuSampler();
+  const sockets = new Set<Duplex & { bytesRead: number; bytesWritten: number }>();
+  const closedBytes = { rx: 0, tx: 0 };
+  let ready = false;
+
+  const tokenMatches = (presented: string | null | undefined) => !!presented && timingSafeEqual(digest(presented), expected);
+
+  function presentedToken(req: http.IncomingMessage, url: URL): string | null {
+    const header = req.headers.authorization;
+    if (header && /^bearer\s+/i.test(header)) return header.replace(/^bearer\s+/i, '').trim();
+    return url.searchParams.get('token');
+  }
+
+  const trimmed = (a: AgentState): AgentState => ({ ...a, messages: a.messages.slice(-historyLimit) });
+
+  async function load(): Promise<void> {
+    const state = await opts.platform.state();
+    agents.clear();
+    for (const a of state.agents) agents.set(a.id, trimmed(a));
+    ready = true;
+  }
+
+  /** An agent provisioned after this process started is fetched on first use. */
+  async function agentFor(agentId: string): Promise<AgentState | undefined> {
+    const known = agents.get(agentId);
+    if (known) return known;
+    const state = await opts.platform.state(agentId);
+    const found = state.agents.find((a) => a.id === agentId);
+    if (found) agents.set(agentId, trimmed(found));
+    return agents.get(agentId);
+  }
+
+  function stats(): ProcessStats {
+    let rx = closedBytes.rx;
+    let tx = closedBytes.tx;
+    for (const s of sockets) {
+      rx += s.bytesRead;
+      tx += s.bytesWritten;
+    }
+    return {
+      cpuPercent: Math.round(cpu.read() * 100) / 100,
+      memory: { usedBytes: process.memoryUsage().rss, limitBytes: memoryLimitBytes() },
+      uptimeMs: Math.round(process.uptime() * 1000),
+      pids: taskCount(),
+      network: { rxBytes: rx, txBytes: tx },
+    };
+  }
+
+  function systemPrompt(agent: AgentState): string {
+    const base = agent.config.systemPrompt?.trim() || `You are ${agent.name}, an AI agent hosted on the agent platform. Answer helpfully and concisely.`;
+    const entries = Object.entries(agent.memory);
+    if (!entries.length) return base;
+    const memory = entries.map(([k, v]) => `- ${k}: ${JSON.stringify(v)}`).join('\n').slice(0, MAX_MEMORY_CHARS);
+    return `${base}\n\nWhat you remember (key: value):\n${memory}`;
+  }
+
+  async function answer(agent: AgentState, content: string): Promise<{ ok: true; content: string } | { ok: false; code: string; error: string }> {
+    const history: ChatMessage[] = agent.messages.map(({ role, content: c }) => ({ role, content: c }));
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(agent) }, ...history, { role: 'user', content }];
+    const started = performance.now();
+    try {
+      const out = await opts.platform.complete(agent.id, messages);
+      const reply = out.choices[0]?.message.content ?? '';
+      const exchange: ChatMessage[] = [
+        { role: 'user', content },
+        { role: 'assistant', content: reply },
+      ];
+      await opts.platform.report(agent.id, exchange, { responseMs: Math.round(performance.now() - started) }).catch((err) => log('could not store an exchange', { error: String(err) }));
+      agent.messages = [...agent.messages, ...exchange].slice(-historyLimit);
+      return { ok: true, content: reply };
+    } catch (err) {
+      const e = err instanceof PlatformError ? err : new PlatformError('the agent failed to answer', 500, 'RUNTIME_ERROR');
+      await opts.platform.report(agent.id, [{ role: 'user', content }], { failed: true }).catch(() => undefined);
+      agent.messages = [...agent.messages, { role: 'user' as const, content }].slice(-historyLimit);
+      return { ok: false, code: e.code, error: e.message };
+    }
+  }
+
+  /** One exchange at a time per agent, so history stays in order. */
+  function enqueue<T>(agentId: string, work: () => Promise<T>): Promise<T> {
+    const previous = queues.get(agentId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    queues.set(agentId, next.catch(() => undefined));
+    return next;
+  }
+
+  function parseFrame(data: RawData, isBinary: boolean): { content: string; id?: string } | undefined {
+    if (isBinary) return undefined;
+    const text = data.toString();
+    try {
+      const json = JSON.parse(text);
+      if (json && typeof json === 'object' && json.type === 'message' && typeof json.content === 'string') {
+        return { content: json.content, id: typeof json.id === 'string' ? json.id.slice(0, 128) : undefined };
+      }
+      if (typeof json === 'string') return { content: json };
+      return undefined;
+    } catch {
+      return { content: text };
+    }
+  }
+
+  function onConnection(ws: WebSocket, agentId: string) {
+    const send = (msg: unknown) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+    };
+    send({ type: 'ready', agentId, runtimeVersion: opts.runtimeVersion });
+    ws.on('message', (data, isBinary) => {
+      const frame = parseFrame(data, isBinary);
+      if (!frame || !frame.content.trim()) return send({ type: 'error', agentId, code: 'BAD_MESSAGE', error: 'send {"type":"message","content":"..."} or plain text' });
+      if (frame.content.length > MAX_MESSAGE_CHARS) return send({ type: 'error', agentId, code: 'MESSAGE_TOO_LONG', error: `at most ${MAX_MESSAGE_CHARS} characters`, replyTo: frame.id });
+      void enqueue(agentId, async () => {
+        const agent = await agentFor(agentId);
+        if (!agent) return send({ type: 'error', agentId, code: 'AGENT_NOT_FOUND', error: 'this agent no longer exists', replyTo: frame.id });
+        const result = await answer(agent, frame.content);
+        if (result.ok) send({ type: 'message', role: 'assistant', agentId, content: result.content, replyTo: frame.id });
+        else send({ type: 'error', agentId, code: result.code, error: result.error, replyTo: frame.id });
+      }).catch((err) => send({ type: 'error', agentId, code: 'RUNTIME_ERROR', error: 'the agent failed to answer', replyTo: frame.id, detail: String(err).slice(0, 200) }));
+    });
+  }
+
+  const json = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(body));
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://runtime');
+    if (!tokenMatches(presentedToken(req, url))) return json(res, 401, { error: 'invalid or missing gateway token', code: 'TOKEN_INVALID' });
+    const route = `${req.method} ${url.pathname}`;
+    if (route === 'GET /health') {
+      const body = { status: ready ? 'ok' : 'starting', runtimeVersion: opts.runtimeVersion, agents: agents.size, uptimeMs: Math.round(process.uptime() * 1000) };
+      return json(res, ready ? 200 : 503, body);
+    }
+    if (route === 'GET /stats') return json(res, 200, { status: ready ? 'running' : 'starting', runtimeVersion: opts.runtimeVersion, agents: agents.size, ...stats() });
+    if (route === 'POST /reload') {
+      req.resume();
+      try {
+        await load();
+        return json(res, 200, { success: true, agents: agents.size });
+      } catch (err) {
+        return json(res, 502, { error: `could not reload from the platform: ${(err as Error).message}`, code: 'PLATFORM_UNREACHABLE' });
+      }
+    }
+    return json(res, 404, { error: 'not found', code: 'NOT_FOUND' });
+  });
+
+  server.on('connection', (socket) => {
+    const s = socket as Duplex & { bytesRead: number; bytesWritten: number };
+    sockets.add(s);
+    socket.once('close', () => {
+      sockets.delete(s);
+      closedBytes.rx += s.bytesRead;
+      closedBytes.tx += s.bytesWritten;
+    });
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  const refuse = (socket: Duplex, status: number, text: string) => {
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  };
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://runtime');
+    if (!tokenMatches(presentedToken(req, url))) return refuse(socket, 401, 'Unauthorized');
+    const m = /^\/agents\/([A-Za-z0-9_-]{1,64})\/?$/.exec(url.pathname);
+    if (!m) return refuse(socket, 404, 'Not Found');
+    const agentId = m[1]!;
+    agentFor(agentId).then(
+      (agent) => {
+        if (!agent) return refuse(socket, 404, 'Not Found');
+        wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, agentId));
+      },
+      () => refuse(socket, 503, 'Service Unavailable'),
+    );
+  });
+
+  return {
+    server,
+    /** Loads the state, retrying while the platform is unreachable; /health says `starting` until then. */
+    async start(attempts = 30, pauseMs = 1000): Promise<void> {
+      for (let i = 1; ; i += 1) {
+        try {
+          await load();
+          return;
+        } catch (err) {
+          log('loading the state from the platform failed', { attempt: i, error: (err as Error).message });
+          if (i >= attempts) throw err;
+          await new Promise((r) => setTimeout(r, pauseMs));
+        }
+      }
+    },
+    async close(): Promise<void> {
+      cpu.stop();
+      for (const client of wss.clients) client.close(1001, 'runtime stopping');
+      wss.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+    isReady: () => ready,
+  };
+}

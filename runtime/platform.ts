@@ -1,0 +1,84 @@
+/**
+ * The runtime's only way to the platform: HTTP with its own gateway token to the internal runtime
+ * routes (`/api/instance/{userId}/runtime/...`). It holds no platform secret and no provider key:
+ * the model layer is behind the platform's chat completions route.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface AgentState {
+  id: string;
+  name: string;
+  model: string;
+  config: { systemPrompt?: string; temperature?: number; maxTokens?: number; model?: string; [k: string]: unknown };
+  memory: Record<string, unknown>;
+  messages: (ChatMessage & { createdAt?: string })[];
+}
+
+export interface PlatformState {
+  userId: string;
+  runtimeVersion: string;
+  agents: AgentState[];
+}
+
+/** The platform refused or failed; `code` and `message` come from its `{error, code}` body. */
+export class PlatformError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PlatformOptions {
+  baseUrl: string;
+  userId: string;
+  token: string;
+  timeoutMs?: number;
+}
+
+export function platformClient(opts: PlatformOptions) {
+  const base = `${opts.baseUrl.replace(/\/+$/, '')}/api/instance/${encodeURIComponent(opts.userId)}/runtime`;
+
+  async function request<T>(path: string, init: { method?: string; body?: unknown; timeoutMs?: number } = {}): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${opts.token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(init.timeoutMs ?? opts.timeoutMs ?? 10_000),
+      });
+    } catch (err) {
+      throw new PlatformError(`the platform is unreachable (${(err as Error).name})`, 0, 'PLATFORM_UNREACHABLE');
+    }
+    const text = await res.text();
+    let body: any;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!res.ok) throw new PlatformError(typeof body?.error === 'string' ? body.error : `platform answered ${res.status}`, res.status, body?.code ?? 'PLATFORM_ERROR');
+    return body as T;
+  }
+
+  return {
+    state: (agentId?: string) => request<PlatformState>(`/state${agentId ? `?agentId=${encodeURIComponent(agentId)}` : ''}`),
+    complete: (agentId: string, messages: ChatMessage[]) =>
+      request<{ model: string; choices: { message: { content: string | null } }[] }>('/chat/completions', {
+        method: 'POST',
+        body: { agentId, messages },
+        timeoutMs: 120_000,
+      }),
+    report: (agentId: string, messages: ChatMessage[], extra: { responseMs?: number; failed?: boolean }) =>
+      request<{ success: true }>('/messages', { method: 'POST', body: { agentId, messages, ...extra } }),
+  };
+}
+
+export type PlatformClient = ReturnType<typeof platformClient>;

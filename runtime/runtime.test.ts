@@ -1,0 +1,249 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createRuntime } from './app';
+import { platformClient, type AgentState, type ChatMessage } from './platform';
+
+/**
+ * The runtime on its own, against a fake platform on loopback that speaks the platform's runtime
+ * routes (GET state, POST messages, POST chat/completions). The real platform side is covered by
+ * test/integration/provisioner*.test.ts and the e2e test.
+ */
+
+const TOKEN = 'gw_test-token-of-this-instance';
+const USER = 'u_runtime_test';
+
+interface FakePlatform {
+  url: string;
+  agents: Map<string, AgentState>;
+  completions: { agentId: string; messages: ChatMessage[] }[];
+  reports: { agentId: string; messages: ChatMessage[]; failed?: boolean; responseMs?: number }[];
+  modelConfigured: boolean;
+  close(): Promise<void>;
+}
+
+async function fakePlatform(): Promise<FakePlatform> {
+  const fake = {
+    url: '',
+    agents: new Map<string, AgentState>(),
+    completions: [] as FakePlatform['completions'],
+    reports: [] as FakePlatform['reports'],
+    modelConfigured: true,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    const send = (status: number, json: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(json));
+    };
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(401, { error: 'bad token', code: 'TOKEN_INVALID' });
+    const url = new URL(req.url!, 'http://x');
+    const base = `/api/instance/${USER}/runtime`;
+    if (req.method === 'GET' && url.pathname === `${base}/state`) {
+      const only = url.searchParams.get('agentId');
+      const agents = [...fake.agents.values()].filter((a) => !only || a.id === only);
+      return send(200, { userId: USER, runtimeVersion: '9.9.9', agents: structuredClone(agents) });
+    }
+    if (req.method === 'POST' && url.pathname === `${base}/messages`) {
+      fake.reports.push(body);
+      const agent = fake.agents.get(body.agentId);
+      agent?.messages.push(...body.messages.map((m: ChatMessage) => ({ ...m, createdAt: new Date().toISOString() })));
+      return send(200, { success: true });
+    }
+    if (req.method === 'POST' && url.pathname === `${base}/chat/completions`) {
+      if (!fake.modelConfigured) return send(503, { error: 'no model provider is configured', code: 'MODEL_NOT_CONFIGURED' });
+      fake.completions.push(body);
+      const last = body.messages.at(-1).content as string;
+      return send(200, { id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: `echo: ${last}` } }] });
+    }
+    send(404, { error: 'no route' });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+const agent = (id: string, extra: Partial<AgentState> = {}): AgentState => ({
+  id,
+  name: `Agent ${id}`,
+  model: 'openai/gpt-4o-mini',
+  config: {},
+  memory: {},
+  messages: [],
+  ...extra,
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function startRuntime(platform: FakePlatform, token = TOKEN) {
+  const runtime = createRuntime({ token, platform: platformClient({ baseUrl: platform.url, userId: USER, token }), runtimeVersion: '2.3.4' });
+  await new Promise<void>((r) => runtime.server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => runtime.close());
+  const base = `http://127.0.0.1:${(runtime.server.address() as AddressInfo).port}`;
+  return { runtime, base, ws: base.replace('http', 'ws') };
+}
+
+function open(url: string): Promise<{ ws: WebSocket; next: () => Promise<any> }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    const queue: any[] = [];
+    const waiters: ((m: any) => void)[] = [];
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      const w = waiters.shift();
+      if (w) w(m);
+      else queue.push(m);
+    });
+    ws.once('open', () => {
+      cleanups.push(async () => ws.close());
+      resolve({ ws, next: () => (queue.length ? Promise.resolve(queue.shift()) : new Promise((r) => waiters.push(r))) });
+    });
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+describe('agent runtime', () => {
+  it('accepts only its gateway token, as a Bearer header or ?token=', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    const { runtime, base } = await startRuntime(platform);
+    await runtime.start();
+    expect((await fetch(`${base}/health`)).status).toBe(401);
+    expect((await fetch(`${base}/health`, { headers: { authorization: 'Bearer gw_someone-elses' } })).status).toBe(401);
+    expect((await fetch(`${base}/health?token=nope`)).status).toBe(401);
+    const ok = await fetch(`${base}/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ status: 'ok', runtimeVersion: '2.3.4' });
+    expect((await fetch(`${base}/health?token=${TOKEN}`)).status).toBe(200);
+  });
+
+  it('says "starting" on /health until its state is loaded', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    const { runtime, base } = await startRuntime(platform);
+    const before = await fetch(`${base}/health?token=${TOKEN}`);
+    expect(before.status).toBe(503);
+    expect(await before.json()).toMatchObject({ status: 'starting' });
+    await runtime.start();
+    expect((await fetch(`${base}/health?token=${TOKEN}`)).status).toBe(200);
+  });
+
+  it('reports live figures of its own process on /stats', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    const { runtime, base } = await startRuntime(platform);
+    await runtime.start();
+    const stats = (await (await fetch(`${base}/stats?token=${TOKEN}`)).json()) as any;
+    expect(stats.status).toBe('running');
+    expect(stats.uptimeMs).toBeGreaterThan(0);
+    expect(stats.pids).toBeGreaterThanOrEqual(1);
+    expect(stats.memory.usedBytes).toBeGreaterThan(1024 * 1024);
+    expect(stats.memory.limitBytes).toBeGreaterThanOrEqual(stats.memory.usedBytes);
+    expect(stats.cpuPercent).toBeGreaterThanOrEqual(0);
+    // The request that asked for them is counted as traffic.
+    expect(stats.network.rxBytes).toBeGreaterThan(0);
+  });
+
+  it('answers chat over the websocket through the platform model layer, with memory and history in the prompt', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.agents.set('agt_a', agent('agt_a', { config: { systemPrompt: 'You book DJ gigs.' }, memory: { city: 'Bristol' } }));
+    const { runtime, ws } = await startRuntime(platform);
+    await runtime.start();
+    const socket = await open(`${ws}/agents/agt_a?token=${TOKEN}`);
+    expect(await socket.next()).toEqual({ type: 'ready', agentId: 'agt_a', runtimeVersion: '2.3.4' });
+    socket.ws.send(JSON.stringify({ type: 'message', content: 'first?', id: 'm1' }));
+    expect(await socket.next()).toMatchObject({ type: 'message', role: 'assistant', content: 'echo: first?', replyTo: 'm1', agentId: 'agt_a' });
+    socket.ws.send('second?');
+    expect(await socket.next()).toMatchObject({ type: 'message', content: 'echo: second?' });
+
+    const [first, second] = platform.completions;
+    expect(first!.agentId).toBe('agt_a');
+    expect(first!.messages[0]!.role).toBe('system');
+    expect(first!.messages[0]!.content).toContain('You book DJ gigs.');
+    expect(first!.messages[0]!.content).toContain('city: "Bristol"');
+    expect(second!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'first?' },
+      { role: 'assistant', content: 'echo: first?' },
+      { role: 'user', content: 'second?' },
+    ]);
+    expect(platform.reports.map((r) => r.messages.length)).toEqual([2, 2]);
+    expect(platform.reports[0]!.responseMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a restarted runtime continues the conversation it loaded from the platform', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.agents.set('agt_a', agent('agt_a'));
+    const first = await startRuntime(platform);
+    await first.runtime.start();
+    const s1 = await open(`${first.ws}/agents/agt_a?token=${TOKEN}`);
+    await s1.next();
+    s1.ws.send('remember the 14th');
+    await s1.next();
+    await first.runtime.close();
+
+    const second = await startRuntime(platform);
+    await second.runtime.start();
+    const s2 = await open(`${second.ws}/agents/agt_a?token=${TOKEN}`);
+    await s2.next();
+    s2.ws.send('which date?');
+    await s2.next();
+    expect(platform.completions.at(-1)!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'remember the 14th' },
+      { role: 'assistant', content: 'echo: remember the 14th' },
+      { role: 'user', content: 'which date?' },
+    ]);
+  });
+
+  it('sends a clear error over the socket while no model provider is configured', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.modelConfigured = false;
+    platform.agents.set('agt_a', agent('agt_a'));
+    const { runtime, ws } = await startRuntime(platform);
+    await runtime.start();
+    const socket = await open(`${ws}/agents/agt_a?token=${TOKEN}`);
+    await socket.next();
+    socket.ws.send(JSON.stringify({ type: 'message', content: 'hello', id: 'x' }));
+    expect(await socket.next()).toEqual({ type: 'error', agentId: 'agt_a', code: 'MODEL_NOT_CONFIGURED', error: 'no model provider is configured', replyTo: 'x' });
+    expect(platform.reports).toEqual([{ agentId: 'agt_a', messages: [{ role: 'user', content: 'hello' }], failed: true }]);
+  });
+
+  it('refuses websocket upgrades without the token or for an unknown agent, and fetches an agent added after start', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    const { runtime, ws } = await startRuntime(platform);
+    await runtime.start();
+    await expect(open(`${ws}/agents/agt_late`)).rejects.toThrow('401');
+    await expect(open(`${ws}/agents/agt_late?token=wrong`)).rejects.toThrow('401');
+    await expect(open(`${ws}/agents/agt_late?token=${TOKEN}`)).rejects.toThrow('404');
+    platform.agents.set('agt_late', agent('agt_late'));
+    const socket = await open(`${ws}/agents/agt_late?token=${TOKEN}`);
+    expect((await socket.next()).type).toBe('ready');
+  });
+
+  it('reloads configuration on POST /reload', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.agents.set('agt_a', agent('agt_a'));
+    const { runtime, base, ws } = await startRuntime(platform);
+    await runtime.start();
+    platform.agents.get('agt_a')!.config = { systemPrompt: 'New persona.' };
+    const res = await fetch(`${base}/reload`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await res.json()).toEqual({ success: true, agents: 1 });
+    const socket = await open(`${ws}/agents/agt_a?token=${TOKEN}`);
+    await socket.next();
+    socket.ws.send('hi');
+    await socket.next();
+    expect(platform.completions[0]!.messages[0]!.content).toBe('New persona.');
+  });
+});

@@ -1,0 +1,170 @@
+import Stripe from 'stripe';
+import { config, type Config } from '../config';
+import { HttpError } from '../http/errors';
+import { logger } from '../http/logger';
+
+/**
+ * The card processor (Stripe) behind one small interface: hosted checkout sessions and webhook
+ * signature checks. The official SDK talks to the real API in AWS; tests point it at a fake server
+ * on loopback through CARD_API_HOST/PORT/PROTOCOL. Without a secret key (or a price) there is no
+ * honest local stand-in for taking money, so the routes answer 503 CARD_NOT_CONFIGURED.
+ */
+
+/** The spec prices checkout in GBP (2.16), whatever currency the plan table lists. */
+export const CHECKOUT_CURRENCY = 'gbp';
+
+export type CheckoutKind = 'subscription' | 'credits' | 'storage';
+
+export interface CheckoutSession {
+  sessionId: string;
+  url: string;
+}
+
+interface Buyer {
+  userId: string;
+  email?: string;
+  /** The processor's customer of an earlier checkout, so one user stays one customer there. */
+  customerId?: string;
+}
+
+export const cardNotConfigured = (what = 'card payments are not configured') => new HttpError(503, what, 'CARD_NOT_CONFIGURED');
+
+const clients = new WeakMap<Config, Stripe>();
+
+/** One SDK client per configuration (tests and the local stack reload it). */
+function client(): Stripe {
+  const c = config();
+  const cached = clients.get(c);
+  if (cached) return cached;
+  if (!c.card.secretKey) throw cardNotConfigured();
+  const { host, port, protocol } = c.card.api;
+  const stripe = new Stripe(c.card.secretKey, {
+    ...(host ? { host } : {}),
+    ...(port ? { port } : {}),
+    ...(protocol ? { protocol } : {}),
+    timeout: c.card.timeoutMs,
+    // One retry, with the idempotency key the SDK adds, so a dropped connection cannot create two sessions.
+    maxNetworkRetries: 1,
+    telemetry: false,
+  });
+  clients.set(c, stripe);
+  return stripe;
+}
+
+/** A processor failure is the processor's, not ours: 502 with its request id in the log only. */
+function processorFailure(err: unknown): never {
+  if (err instanceof HttpError) throw err;
+  if (err instanceof Stripe.errors.StripeError) {
+    logger().warn('card processor call failed', { type: err.type, code: err.code, statusCode: err.statusCode, requestId: err.requestId });
+    throw new HttpError(502, 'the card processor is unavailable, try again', 'CARD_PROCESSOR_ERROR');
+  }
+  throw err;
+}
+
+function customerFields(buyer: Buyer): Pick<Stripe.Checkout.SessionCreateParams, 'customer' | 'customer_email'> {
+  if (buyer.customerId) return { customer: buyer.customerId };
+  return buyer.email ? { customer_email: buyer.email } : {};
+}
+
+async function createSession(params: Stripe.Checkout.SessionCreateParams): Promise<CheckoutSession> {
+  const c = config().card;
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await client().checkout.sessions.create({
+      currency: CHECKOUT_CURRENCY,
+      success_url: c.successUrl,
+      cancel_url: c.cancelUrl,
+      ...params,
+    });
+  } catch (err) {
+    processorFailure(err);
+  }
+  if (!session.url) {
+    logger().warn('card checkout session has no url', { sessionId: session.id });
+    throw new HttpError(502, 'the card processor gave no checkout page', 'CARD_PROCESSOR_ERROR');
+  }
+  return { sessionId: session.id, url: session.url };
+}
+
+export function planPriceId(plan: string): string {
+  const price = config().card.planPrices[plan as keyof Config['card']['planPrices']];
+  if (!price || !config().card.secretKey) throw cardNotConfigured(`card payments for the ${plan} plan are not configured`);
+  return price;
+}
+
+/** A subscription checkout; the webhook activates the plan when the processor confirms payment. */
+export function createSubscriptionCheckout(buyer: Buyer, plan: string, extra: Record<string, string> = {}): Promise<CheckoutSession> {
+  const price = planPriceId(plan);
+  const metadata = { ...extra, userId: buyer.userId, plan, kind: 'subscription' satisfies CheckoutKind };
+  return createSession({
+    mode: 'subscription',
+    line_items: [{ price, quantity: 1 }],
+    client_reference_id: buyer.userId,
+    ...customerFields(buyer),
+    metadata,
+    // Subscription events carry the subscription's own metadata, not the session's.
+    subscription_data: { metadata: { userId: buyer.userId, plan } },
+  });
+}
+
+/** Credit packs on sale: price id → credits. Only these ids are ever sent to the processor. */
+export const creditPacks = () => config().card.creditPrices;
+
+/** Own keys only: a client-chosen `constructor` or `__proto__` is no pack. */
+export const creditsOfPrice = (priceId: string): number | undefined => (Object.hasOwn(creditPacks(), priceId) ? creditPacks()[priceId] : undefined);
+
+export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<CheckoutSession> {
+  const credits = creditsOfPrice(priceId);
+  if (!credits) throw new HttpError(400, 'unknown credit pack price', 'UNKNOWN_PRICE');
+  if (!config().card.secretKey) throw cardNotConfigured();
+  return createSession({
+    mode: 'payment',
+    line_items: [{ price: priceId, quantity: 1 }],
+    client_reference_id: buyer.userId,
+    ...customerFields(buyer),
+    metadata: { userId: buyer.userId, kind: 'credits' satisfies CheckoutKind, credits: String(credits), price: priceId },
+  });
+}
+
+export function createStorageCheckout(buyer: Buyer, storageGb: number): Promise<CheckoutSession> {
+  const price = config().card.storagePrice;
+  if (!price || !config().card.secretKey) throw cardNotConfigured('storage upgrades are not configured');
+  return createSession({
+    mode: 'payment',
+    line_items: [{ price, quantity: storageGb }],
+    client_reference_id: buyer.userId,
+    ...customerFields(buyer),
+    metadata: { userId: buyer.userId, kind: 'storage' satisfies CheckoutKind, storageGb: String(storageGb) },
+  });
+}
+
+/** The fields of a processor event this platform reads; the rest stays opaque. */
+export interface CardEvent {
+  id: string;
+  type: string;
+  created: number;
+  data: { object: Record<string, unknown> };
+}
+
+/**
+ * Verifies the processor's signature over the exact raw body (HMAC with the endpoint secret and a
+ * timestamp tolerance) and returns the event. Missing, bad or stale signature → 400; no secret → 503.
+ */
+export function verifyCardWebhook(rawBody: string, signature: string | undefined): CardEvent {
+  const invalid = () => new HttpError(400, 'invalid card webhook signature', 'INVALID_SIGNATURE');
+  if (!signature) throw invalid();
+  const { webhookSecret, webhookToleranceSeconds } = config().card;
+  if (!webhookSecret) throw cardNotConfigured('the card webhook secret is not configured');
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, webhookToleranceSeconds);
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeSignatureVerificationError || err instanceof SyntaxError) throw invalid();
+    throw err;
+  }
+  const e = event as unknown as Partial<CardEvent>;
+  if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || typeof e.data?.object !== 'object' || e.data.object === null) {
+    throw new HttpError(400, 'not a card event', 'INVALID_EVENT');
+  }
+  return e as CardEvent;
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { config } from '../config';
+import { logger } from '../http/logger';
+
+/**
+ * Outgoing email. In AWS (STAGE=aws) through SES v2; in the local stack and tests each message is
+ * written as one JSON file under the outbox folder (OUTBOX_DIR, default `$DATA_DIR/outbox`), where
+ * a developer opens the reset link and tests read it. Either way the log names only the recipient
+ * and subject: bodies carry secrets (reset links).
+ */
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+export interface OutboxEntry extends EmailMessage {
+  id: string;
+  from: string;
+  createdAt: string;
+}
+
+/** The email service refused the message itself (a bad address), as opposed to being unavailable. */
+export class EmailRejectedError extends Error {}
+
+let ses: SESv2Client | undefined;
+const sesClient = () => (ses ??= new SESv2Client({ region: config().region, maxAttempts: 3 }));
+
+async function sendWithSes(message: EmailMessage, from: string): Promise<string> {
+  try {
+    const out = await sesClient().send(
+      new SendEmailCommand({
+        FromEmailAddress: from,
+        Destination: { ToAddresses: [message.to] },
+        Content: {
+          Simple: {
+            Subject: { Data: message.subject, Charset: 'UTF-8' },
+            Body: {
+              Text: { Data: message.text, Charset: 'UTF-8' },
+              ...(message.html ? { Html: { Data: message.html, Charset: 'UTF-8' } } : {}),
+            },
+          },
+        },
+      }),
+    );
+    return out.MessageId ?? '';
+  } catch (err) {
+    const name = (err as { name?: string }).name;
+    if (name === 'BadRequestException' || name === 'MessageRejected') throw new EmailRejectedError(`email service refused the message: ${name}`);
+    throw err;
+  }
+}
+
+async function writeToOutbox(message: EmailMessage, from: string): Promise<string> {
+  const dir = config().email.outboxDir;
+  const entry: OutboxEntry = { id: randomUUID(), from, createdAt: new Date().toISOString(), ...message };
+  await mkdir(dir, { recursive: true });
+  // Time first so a directory listing reads oldest to newest.
+  await writeFile(path.join(dir, `${Date.now()}-${entry.id}.json`), JSON.stringify(entry, null, 2), { mode: 0o600 });
+  return entry.id;
+}
+
+export async function sendEmail(message: EmailMessage): Promise<string> {
+  const from = config().email.from;
+  const id = config().stage === 'aws' ? await sendWithSes(message, from) : await writeToOutbox(message, from);
+  logger().info('email sent', { to: message.to, subject: message.subject, via: config().stage === 'aws' ? 'ses' : 'outbox', messageId: id });
+  return id;
+}
+
+/** The local outbox, oldest first, optionally only the messages to one address. */
+export async function readOutbox(to?: string): Promise<OutboxEntry[]> {
+  const dir = config().email.outboxDir;
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const entries = await Promise.all(names.map(async (n) => JSON.parse(await readFile(path.join(dir, n), 'utf8')) as OutboxEntry));
+  return to ? entries.filter((e) => e.to.toLowerCase() === to.toLowerCase()) : entries;
+}
+
+/** For tests that point the adapter at another region or a mocked client. */
+export function resetEmailClient(): void {
+  ses?.destroy();
+  ses = undefined;
+}

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import {
+  DescribeTaskDefinitionCommand,
+  DescribeTasksCommand,
+  ECSClient,
+  RegisterTaskDefinitionCommand,
+  RunTaskCommand,
+  StopTaskCommand,
+  type Task,
+} from '@aws-sdk/client-ecs';
+import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { config } from '../config';
+import type { LaunchHandle } from '../db/instances';
+import { LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located } from './launcher';
+
+/**
+ * Instances as ECS Fargate tasks of the task definition CDK declares (container `runtime`, port
+ * 8080). RunTask's `clientToken` is derived from the launch's idempotency key, so a duplicate
+ * delivery that slips past the idempotency record still starts one task.
+ *
+ * The gateway token reaches the task encrypted: KMS-encrypted under the platform key with the
+ * encryption context {userId, purpose: 'runtime-bootstrap'} and passed as
+ * GATEWAY_TOKEN_KMS_CIPHERTEXT; the runtime decrypts it with its task role (which needs
+ * kms:Decrypt on that key, conditioned on that purpose). No platform secret is passed.
+ *
+ * The endpoint the platform reaches is the task's ENI private address: functions that talk to
+ * instances must run in the cluster's VPC (or behind the operator's routing to the subdomain).
+ */
+
+export const RUNTIME_CONTAINER = 'runtime';
+export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
+
+let ecsClient: ECSClient | undefined;
+let kmsClient: KMSClient | undefined;
+const ecs = () => (ecsClient ??= new ECSClient({ region: config().region, maxAttempts: 3 }));
+const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3 }));
+
+/** Task definitions registered for approved images other than the default, per container image. */
+const taskDefinitions = new Map<string, Promise<string>>();
+
+async function taskDefinitionFor(image: string): Promise<string> {
+  const base = config().ecs.taskDefinitionArn;
+  if (!base) throw new LaunchError('ECS_TASK_DEFINITION_ARN is not set');
+  if (image === config().runtimeImage) return base;
+  let arn = taskDefinitions.get(image);
+  if (!arn) {
+    arn = registerWithImage(base, image);
+    taskDefinitions.set(image, arn);
+    arn.catch(() => taskDefinitions.delete(image));
+  }
+  return arn;
+}
+
+/** A revision of the platform's task definition whose runtime container runs `image`. */
+async function registerWithImage(baseArn: string, image: string): Promise<string> {
+  const { taskDefinition: td } = await ecs().send(new DescribeTaskDefinitionCommand({ taskDefinition: baseArn }));
+  if (!td?.family || !td.containerDefinitions) throw new LaunchError('base task definition not found');
+  const out = await ecs().send(
+    new RegisterTaskDefinitionCommand({
+      family: td.family,
+      containerDefinitions: td.containerDefinitions.map((c) => (c.name === RUNTIME_CONTAINER ? { ...c, image } : c)),
+      cpu: td.cpu,
+      memory: td.memory,
+      networkMode: td.networkMode,
+      requiresCompatibilities: td.requiresCompatibilities,
+      executionRoleArn: td.executionRoleArn,
+      taskRoleArn: td.taskRoleArn,
+      runtimePlatform: td.runtimePlatform,
+    }),
+  );
+  const arn = out.taskDefinition?.taskDefinitionArn;
+  if (!arn) throw new LaunchError('task definition registration returned no ARN');
+  return arn;
+}
+
+async function encryptedToken(spec: LaunchSpec): Promise<string> {
+  const keyId = config().kmsKeyId;
+  if (!keyId) throw new LaunchError('KMS_KEY_ID is not set: the gateway token cannot be passed encrypted');
+  const out = await kms().send(
+    new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(spec.gatewayToken), EncryptionContext: { userId: spec.userId, purpose: BOOTSTRAP_PURPOSE } }),
+  );
+  if (!out.CiphertextBlob) throw new LaunchError('KMS returned no ciphertext');
+  return Buffer.from(out.CiphertextBlob).toString('base64');
+}
+
+/** ECS clientToken: at most 64 characters, the same for every delivery of one launch. */
+export const clientTokenFor = (idempotencyKey: string) => createHash('sha256').update(idempotencyKey).digest('hex');
+
+function endpointOf(task: Task): string | undefined {
+  const details = task.attachments?.find((a) => a.type === 'ElasticNetworkInterface')?.details ?? [];
+  const ip = details.find((d) => d.name === 'privateIPv4Address')?.value;
+  return ip ? `http://${ip}:${RUNTIME_PORT}` : undefined;
+}
+
+class EcsLauncher implements Launcher {
+  readonly name = 'ecs' as const;
+
+  async launch(spec: LaunchSpec): Promise<LaunchHandle> {
+    const c = config();
+    if (!c.ecs.clusterArn) throw new LaunchError('ECS_CLUSTER_ARN is not set');
+    const [taskDefinition, tokenCiphertext] = await Promise.all([taskDefinitionFor(spec.image), encryptedToken(spec)]);
+    const out = await ecs().send(
+      new RunTaskCommand({
+        cluster: c.ecs.clusterArn,
+        taskDefinition,
+        launchType: 'FARGATE',
+        count: 1,
+        clientToken: clientTokenFor(spec.idempotencyKey),
+        group: `agent-platform:${spec.userId}`,
+        startedBy: `gen-${spec.generation}`,
+        networkConfiguration: {
+          awsvpcConfiguration: { subnets: c.ecs.subnetIds, securityGroups: c.ecs.securityGroupIds, assignPublicIp: 'ENABLED' },
+        },
+        overrides: {
+          containerOverrides: [
+            {
+              name: RUNTIME_CONTAINER,
+              environment: [
+                { name: 'PLATFORM_URL', value: spec.platformUrl },
+                { name: 'INSTANCE_USER_ID', value: spec.userId },
+                { name: 'RUNTIME_VERSION', value: spec.runtimeVersion },
+                { name: 'GATEWAY_TOKEN_KMS_CIPHERTEXT', value: tokenCiphertext },
+                { name: 'PORT', value: String(RUNTIME_PORT) },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const task = out.tasks?.[0];
+    if (!task?.taskArn) {
+      const why = (out.failures ?? []).map((f) => `${f.reason ?? 'unknown'}${f.detail ? ` (${f.detail})` : ''}`).join('; ') || 'no task started';
+      throw new LaunchError(`RunTask failed: ${why}`);
+    }
+    return { launcher: 'ecs', id: task.taskArn, endpoint: endpointOf(task) };
+  }
+
+  async locate(handle: LaunchHandle): Promise<Located> {
+    const out = await ecs().send(new DescribeTasksCommand({ cluster: config().ecs.clusterArn, tasks: [handle.id] }));
+    const task = out.tasks?.[0];
+    if (!task) return { state: 'stopped', handle, reason: 'task not found' };
+    const located = { ...handle, endpoint: endpointOf(task) ?? handle.endpoint };
+    if (task.lastStatus === 'STOPPED' || task.desiredStatus === 'STOPPED') return { state: 'stopped', handle: located, reason: task.stoppedReason };
+    return { state: task.lastStatus === 'RUNNING' ? 'running' : 'pending', handle: located };
+  }
+
+  async stop(handle: LaunchHandle, reason: string): Promise<void> {
+    try {
+      await ecs().send(new StopTaskCommand({ cluster: config().ecs.clusterArn, task: handle.id, reason: reason.slice(0, 255) }));
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === 'InvalidParameterException' || name === 'ResourceNotFoundException') return;
+      throw err;
+    }
+  }
+}
+
+export function ecsLauncher(): Launcher {
+  return new EcsLauncher();
+}

@@ -1,0 +1,142 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { config } from '../config';
+import type { LaunchHandle } from '../db/instances';
+import { logger } from '../http/logger';
+import { LaunchError, type Launcher, type LaunchSpec, type Located } from './launcher';
+
+/**
+ * The local stack's "ECS": each instance is a child process running `runtime/server.ts` under the
+ * same Node binary (process.execPath) with tsx's loader (`node --import tsx`, one process, so the
+ * pid and signals are the runtime's own). tsx rather than an esbuild bundle made on the fly: the
+ * stack already runs under tsx, the runtime stays plain source with no build step or output folder
+ * to manage, and tsx caches its transforms, so a start costs about a second.
+ *
+ * The child gets only what a task would: its gateway token, the platform URL, its user id and
+ * version, on a free loopback port it picks itself and reports as `listening <port>` on stdout.
+ * Nothing of the platform's environment is passed on (no JWT secret, no provider keys).
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const DEFAULT_ENTRY = path.join(ROOT, 'runtime', 'server.ts');
+const START_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 5000;
+/** Variables a child process needs to run at all; none of them is a platform setting. */
+const PASSED_THROUGH = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT'];
+
+interface Running {
+  child: ChildProcess;
+  handle: LaunchHandle;
+}
+
+class LocalLauncher implements Launcher {
+  readonly name = 'local' as const;
+  /** By idempotency key: a repeated launch gets the same process. */
+  private readonly launches = new Map<string, Promise<Running>>();
+  private readonly byPid = new Map<string, Running>();
+
+  async launch(spec: LaunchSpec): Promise<LaunchHandle> {
+    let pending = this.launches.get(spec.idempotencyKey);
+    if (pending) {
+      const running = await pending.catch(() => undefined);
+      if (running && running.child.exitCode === null && running.child.signalCode === null) return running.handle;
+    }
+    pending = this.start(spec);
+    this.launches.set(spec.idempotencyKey, pending);
+    pending.catch(() => this.launches.delete(spec.idempotencyKey));
+    return (await pending).handle;
+  }
+
+  private start(spec: LaunchSpec): Promise<Running> {
+    const env: Record<string, string> = {};
+    for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    Object.assign(env, {
+      GATEWAY_TOKEN: spec.gatewayToken,
+      PLATFORM_URL: spec.platformUrl,
+      INSTANCE_USER_ID: spec.userId,
+      RUNTIME_VERSION: spec.runtimeVersion,
+      RUNTIME_IMAGE: spec.image,
+      HOST: '127.0.0.1',
+      PORT: '0',
+    });
+    const entry = config().localRuntimeEntry ? path.resolve(config().localRuntimeEntry!) : DEFAULT_ENTRY;
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new Promise<Running>((resolve, reject) => {
+      let stdout = '';
+      let stderr = '';
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        if (child.exitCode === null) child.kill('SIGKILL');
+        reject(new LaunchError(`local runtime did not start: ${why}${stderr ? `; ${stderr.trim().slice(-500)}` : ''}`));
+      };
+      const timer = setTimeout(() => fail(`no port reported within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr = (stderr + d.toString()).slice(-4000);
+      });
+      child.once('error', (err) => fail(err.message));
+      child.once('exit', (code, signal) => {
+        this.byPid.delete(String(child.pid));
+        fail(`exited with ${signal ?? code}`);
+      });
+      child.stdout!.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        const m = /^listening (\d+)$/m.exec(stdout);
+        if (!m) return;
+        clearTimeout(timer);
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.resume();
+        const port = Number(m[1]);
+        const handle: LaunchHandle = { launcher: 'local', id: String(child.pid), endpoint: `http://127.0.0.1:${port}`, publicWsBase: `ws://127.0.0.1:${port}` };
+        const running = { child, handle };
+        this.byPid.set(handle.id, running);
+        logger().info('local instance started', { userId: spec.userId, generation: spec.generation, pid: child.pid, port });
+        resolve(running);
+      });
+    });
+  }
+
+  async locate(handle: LaunchHandle): Promise<Located> {
+    const running = this.byPid.get(handle.id);
+    if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return { state: 'stopped', handle, reason: 'process not running' };
+    return { state: 'running', handle: running.handle };
+  }
+
+  /** Only processes this launcher started are ever signalled: a stale pid may belong to anyone. */
+  async stop(handle: LaunchHandle, reason: string): Promise<void> {
+    const running = this.byPid.get(handle.id);
+    if (!running) return;
+    this.byPid.delete(handle.id);
+    logger().info('stopping local instance', { pid: handle.id, reason });
+    await stopChild(running.child);
+  }
+
+  /** The local stack's shutdown: every instance it started. */
+  async stopAll(): Promise<void> {
+    const all = [...this.byPid.values()];
+    this.byPid.clear();
+    this.launches.clear();
+    await Promise.all(all.map((r) => stopChild(r.child)));
+  }
+
+  /** How many instances are running (tests). */
+  runningCount(): number {
+    return [...this.byPid.values()].filter((r) => r.child.exitCode === null && r.child.signalCode === null).length;
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+let instance: LocalLauncher | undefined;
+
+/** One per process: the local stack (and a test worker) owns its children. */
+export function localLauncher(): LocalLauncher {
+  instance ??= new LocalLauncher();
+  return instance;
+}

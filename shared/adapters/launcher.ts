@@ -1,0 +1,181 @@
+import * as z from 'zod';
+import { config } from '../config';
+import type { LaunchHandle } from '../db/instances';
+import { sendJson } from './queue';
+
+/**
+ * Where agent instances run: ECS Fargate tasks in AWS (launcher-ecs.ts), child processes running
+ * `runtime/` in the local stack and tests (launcher-local.ts). The provisioner is the only caller
+ * of `launcher()`; the HTTP functions only talk to a running instance (`runtimeRequest`), so they
+ * never bundle the ECS client.
+ */
+
+export interface LaunchSpec {
+  userId: string;
+  /** A repeated launch with the same key returns the first one's instance (ECS clientToken). */
+  idempotencyKey: string;
+  generation: number;
+  image: string;
+  runtimeVersion: string;
+  /** The instance's own gateway token; the runtime accepts nothing else. */
+  gatewayToken: string;
+  /** Where the runtime reaches the platform API. */
+  platformUrl: string;
+}
+
+export interface Located {
+  state: 'pending' | 'running' | 'stopped';
+  handle: LaunchHandle;
+  reason?: string;
+}
+
+export interface Launcher {
+  readonly name: 'local' | 'ecs';
+  /** Starts an instance; throws LaunchError when there is no capacity or it cannot start (retried). */
+  launch(spec: LaunchSpec): Promise<LaunchHandle>;
+  /** Where the instance is now; fills in the endpoint once known. */
+  locate(handle: LaunchHandle): Promise<Located>;
+  /** Stops it; stopping one that is gone is not an error. */
+  stop(handle: LaunchHandle, reason: string): Promise<void>;
+}
+
+/** The port the runtime listens on in a task (the CDK task definition maps the same). */
+export const RUNTIME_PORT = 8080;
+
+export class LaunchError extends Error {}
+
+/**
+ * Work for the provisioner (SQS): launch an agent's instance (or join the running one), or carry
+ * out the lifecycle transition that produced instance `generation`.
+ */
+export const ProvisioningMessage = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('agent'), userId: z.string().min(1), agentId: z.string().min(1), ownerEmail: z.string().min(1) }),
+  z.object({
+    kind: z.literal('lifecycle'),
+    userId: z.string().min(1),
+    generation: z.number().int().positive(),
+    op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
+  }),
+]);
+export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
+
+export class QueueNotConfiguredError extends Error {}
+
+/** Queues work for the provisioner; throws when the queue is not configured or SQS refuses. */
+export async function requestProvisioning(message: ProvisioningMessage): Promise<void> {
+  const url = config().provisioningQueueUrl;
+  if (!url) throw new QueueNotConfiguredError('PROVISIONING_QUEUE_URL is not set');
+  await sendJson(url, message);
+}
+
+let override: Launcher | undefined;
+let selected: Promise<Launcher> | undefined;
+
+export function launcher(): Promise<Launcher> {
+  if (override) return Promise.resolve(override);
+  selected ??=
+    config().launcher === 'ecs'
+      ? import('./launcher-ecs').then((m) => m.ecsLauncher())
+      : import('./launcher-local').then((m) => m.localLauncher());
+  return selected;
+}
+
+/** Tests wrap the real launcher (to count launches or inject a capacity failure); undefined restores it. */
+export function setLauncher(l: Launcher | undefined): void {
+  override = l;
+}
+
+// --- talking to a running instance ---------------------------------------------------------------
+
+export class RuntimeUnreachableError extends Error {}
+
+export interface RuntimeAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** One request to an instance's runtime with its gateway token, bounded in time. */
+export async function runtimeRequest(
+  endpoint: string,
+  token: string,
+  path: string,
+  opts: { method?: 'GET' | 'POST'; body?: unknown; timeoutMs?: number } = {},
+): Promise<RuntimeAnswer> {
+  try {
+    const res = await fetch(new URL(path, endpoint), {
+      method: opts.method ?? 'GET',
+      headers: { authorization: `Bearer ${token}`, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 3000),
+      redirect: 'error',
+    });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, body };
+  } catch (err) {
+    throw new RuntimeUnreachableError(`instance unreachable: ${(err as Error).name}`);
+  }
+}
+
+/** True when the instance answers `GET /health` with `{status: 'ok'}`. */
+export async function isHealthy(endpoint: string, token: string): Promise<boolean> {
+  try {
+    const res = await runtimeRequest(endpoint, token, '/health', { timeoutMs: 2000 });
+    return res.status === 200 && (res.body as { status?: unknown })?.status === 'ok';
+  } catch (err) {
+    if (err instanceof RuntimeUnreachableError) return false;
+    throw err;
+  }
+}
+
+/** What the runtime's `GET /stats` answers (runtime/app.ts). */
+export const RuntimeStatsBody = z.object({
+  status: z.string(),
+  runtimeVersion: z.string(),
+  cpuPercent: z.number().nonnegative(),
+  memory: z.object({ usedBytes: z.number().nonnegative(), limitBytes: z.number().positive() }),
+  uptimeMs: z.number().nonnegative(),
+  pids: z.number().int().nonnegative(),
+  network: z.object({ rxBytes: z.number().nonnegative(), txBytes: z.number().nonnegative() }),
+});
+export type RuntimeStats = z.infer<typeof RuntimeStatsBody>;
+
+/** Live figures of a running instance; RuntimeUnreachableError when it does not answer them. */
+export async function fetchRuntimeStats(endpoint: string, token: string): Promise<RuntimeStats> {
+  const res = await runtimeRequest(endpoint, token, '/stats', { timeoutMs: 3000 });
+  const parsed = RuntimeStatsBody.safeParse(res.body);
+  if (res.status !== 200 || !parsed.success) throw new RuntimeUnreachableError(`instance answered stats with ${res.status}`);
+  return parsed.data;
+}
+
+const scaled = (bytes: number, base: number, units: string[]) => {
+  let value = bytes;
+  let unit = 0;
+  while (value >= base && unit < units.length - 1) {
+    value /= base;
+    unit += 1;
+  }
+  return `${unit === 0 ? value.toFixed(0) : value.toFixed(2).replace(/\.?0+$/, '')}${units[unit]}`;
+};
+
+/** Memory the way container tools show it: `120.5MiB`. */
+export const formatMemory = (bytes: number) => scaled(bytes, 1024, ['B', 'KiB', 'MiB', 'GiB', 'TiB']);
+/** Network I/O the way container tools show it: `1.2kB`. */
+export const formatTraffic = (bytes: number) => scaled(bytes, 1000, ['B', 'kB', 'MB', 'GB', 'TB']);
+export const formatPercent = (value: number) => `${(Math.round(value * 100) / 100).toFixed(2)}%`;
+
+export function formatUptime(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d) return `${d}d ${h}h`;
+  if (h) return `${h}h ${m}m`;
+  if (m) return `${m}m ${s % 60}s`;
+  return `${s}s`;
+}

@@ -1,0 +1,123 @@
+import * as oauth from 'oauth4webapi';
+import * as z from 'zod';
+import { config } from '../config';
+
+/**
+ * The two OAuth sign-in providers, spoken through oauth4webapi (standards-only OAuth 2 / OpenID
+ * Connect client, no dependencies, Web APIs only). `codehost` is a plain OAuth 2 provider whose user
+ * and email-list endpoints are its own REST API; `webid` is OpenID Connect (ID token from the token
+ * endpoint, standard userinfo). The endpoints come from config: real providers by default, fakes on
+ * loopback in tests.
+ */
+export type OAuthProviderName = 'codehost' | 'webid';
+
+/** Who the provider says signed in. `email` is only trusted for linking when `emailVerified`. */
+export interface ProviderProfile {
+  subject: string;
+  email?: string;
+  emailVerified: boolean;
+  name?: string;
+}
+
+export interface OAuthProvider {
+  name: OAuthProviderName;
+  as: oauth.AuthorizationServer;
+  client: oauth.Client;
+  clientAuth: oauth.ClientAuth;
+  scope: string;
+  fetchProfile(tokens: oauth.TokenEndpointResponse): Promise<ProviderProfile>;
+}
+
+/** The provider answered something we cannot use (an error, a malformed body): a 502 for the caller. */
+export class ProviderError extends Error {}
+
+/** Transport options of every provider call: bounded in time; plain http only outside AWS (fakes on loopback). */
+export function requestOptions() {
+  const c = config();
+  return {
+    signal: () => AbortSignal.timeout(c.oauth.timeoutMs),
+    [oauth.allowInsecureRequests]: c.stage !== 'aws',
+  };
+}
+
+/** The provider's configuration, or undefined while its client id or secret is unset. */
+export function oauthProvider(name: OAuthProviderName): OAuthProvider | undefined {
+  return name === 'codehost' ? codehost() : webid();
+}
+
+const CodehostUser = z.object({ id: z.union([z.number().int(), z.string().min(1)]), login: z.string().optional(), name: z.string().nullish() });
+const CodehostEmails = z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() }));
+
+function codehost(): OAuthProvider | undefined {
+  const p = config().oauth.codehost;
+  if (!p.clientId || !p.clientSecret) return undefined;
+  const as: oauth.AuthorizationServer = {
+    issuer: new URL(p.authorizeUrl).origin,
+    authorization_endpoint: p.authorizeUrl,
+    token_endpoint: p.tokenUrl,
+  };
+  const client: oauth.Client = { client_id: p.clientId };
+  return {
+    name: 'codehost',
+    as,
+    client,
+    clientAuth: oauth.ClientSecretPost(p.clientSecret),
+    scope: 'read:user user:email',
+    async fetchProfile(tokens) {
+      const user = CodehostUser.safeParse(await getJson(tokens.access_token, p.userInfoUrl));
+      if (!user.success) throw new ProviderError('user record is malformed');
+      const emails = CodehostEmails.safeParse(await getJson(tokens.access_token, p.emailsUrl));
+      if (!emails.success) throw new ProviderError('email list is malformed');
+      const primary = emails.data.find((e) => e.primary && e.verified);
+      return {
+        subject: String(user.data.id),
+        email: primary?.email,
+        emailVerified: !!primary,
+        name: user.data.name ?? user.data.login,
+      };
+    },
+  };
+}
+
+/** A REST call of the provider's own API with the access token (its user records are not OIDC userinfo). */
+async function getJson(accessToken: string, url: string): Promise<unknown> {
+  const headers = new Headers({ accept: 'application/json', 'user-agent': 'agent-platform-oauth' });
+  const res = await oauth.protectedResourceRequest(accessToken, 'GET', new URL(url), headers, null, requestOptions());
+  if (!res.ok) throw new ProviderError(`provider answered ${res.status}`);
+  try {
+    return await res.json();
+  } catch {
+    throw new ProviderError('provider answer is not JSON');
+  }
+}
+
+function webid(): OAuthProvider | undefined {
+  const p = config().oauth.webid;
+  if (!p.clientId || !p.clientSecret) return undefined;
+  const as: oauth.AuthorizationServer = {
+    issuer: p.issuer,
+    authorization_endpoint: p.authorizeUrl,
+    token_endpoint: p.tokenUrl,
+    userinfo_endpoint: p.userInfoUrl,
+  };
+  const client: oauth.Client = { client_id: p.clientId };
+  return {
+    name: 'webid',
+    as,
+    client,
+    clientAuth: oauth.ClientSecretBasic(p.clientSecret),
+    scope: 'openid email profile',
+    async fetchProfile(tokens) {
+      // The ID token (validated by oauth4webapi: issuer, audience, expiry) names the subject userinfo must match.
+      const subject = oauth.getValidatedIdTokenClaims(tokens)?.sub;
+      const res = await oauth.userInfoRequest(as, client, tokens.access_token, requestOptions());
+      const info = await oauth.processUserInfoResponse(as, client, subject ?? oauth.skipSubjectCheck, res);
+      return {
+        subject: info.sub,
+        email: typeof info.email === 'string' ? info.email : undefined,
+        emailVerified: info.email_verified === true,
+        name: typeof info.name === 'string' ? info.name : undefined,
+      };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { bytesToHex, hexToBytes, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createWallet, WALLET_KEY_PURPOSE, type WalletNetworkName, type WalletRecord, type WalletSummary } from '../db/wallets';
+import { decrypt, encrypt, type EnvelopeRecord } from './envelope';
+
+/** The key is not a valid secp256k1 private key. The message never carries the key (viem's does). */
+export class InvalidPrivateKeyError extends Error {}
+
+const walletContext = (userId: string) => ({ userId, purpose: WALLET_KEY_PURPOSE });
+
+function addressOf(privateKey: Hex): `0x${string}` {
+  try {
+    return privateKeyToAccount(privateKey).address;
+  } catch {
+    throw new InvalidPrivateKeyError('not a valid private key');
+  }
+}
+
+/**
+ * Seals a private key (generated here unless one is imported) for its owner and stores the wallet.
+ * Throws WalletExistsError / WalletAddressTakenError from the store; answers only public fields.
+ */
+export async function storeWallet(
+  userId: string,
+  opts: { custody: WalletRecord['custody']; network: WalletNetworkName; privateKey?: Hex },
+  now = new Date(),
+): Promise<WalletSummary> {
+  const privateKey = opts.privateKey ?? generatePrivateKey();
+  const address = addressOf(privateKey);
+  const raw = hexToBytes(privateKey);
+  let encryptedKey: EnvelopeRecord;
+  try {
+    encryptedKey = await encrypt(raw, walletContext(userId));
+  } finally {
+    raw.fill(0);
+  }
+  const summary = { walletId: `wal_${randomUUID().replaceAll('-', '')}`, address, network: opts.network, custody: opts.custody, createdAt: now.toISOString() };
+  await createWallet(userId, { ...summary, encryptedKey });
+  return summary;
+}
+
+/** The owner's private key, for signing only; callers must never return or log it. */
+export async function openWalletKey(userId: string, record: EnvelopeRecord): Promise<Hex> {
+  const raw = await decrypt(record, walletContext(userId));
+  try {
+    return bytesToHex(raw);
+  } finally {
+    raw.fill(0);
+  }
+}

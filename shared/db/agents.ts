@@ -1,0 +1,357 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { AgentConfig } from '../contract/agents';
+import { db, tableName } from './client';
+import { keys } from './keys';
+import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
+import { transactRetrying } from './transact-retry';
+
+/**
+ * Agents (spec 2.3, 2.4, section 3) at `USER#<id> / AGENT#<agentId>`.
+ *
+ * An agent stores its own provisioning `phase`; the status a client sees is derived from it and
+ * from the account's one instance (shared/db/instances.ts), which runs every agent of the account:
+ * - phase `provisioning` → status `provisioning` (waiting for its first launch);
+ * - phase `error`        → status `error` (the launch failed; its quota was released);
+ * - phase `ready`        → the instance's status (`running`, `stopped`, `provisioning` while it
+ *   restarts, `error`).
+ * So a lifecycle transition is one condition-guarded write on the instance item, however many
+ * agents the account has.
+ *
+ * PLATFORM COUNTERS (for `GET /api/metrics`), kept in the same transactions that change agents and
+ * deployments, sharded over COUNTER_SHARDS items so that unrelated accounts rarely contend:
+ * - `COUNTER / agents#<shard>`: `total`, `provisioning`, `running`, `stopped`, `error`: agents by
+ *   the status a client sees (`total` is their sum; agents are never deleted).
+ * - `COUNTER / deployments#<shard>`: `total` (instance launches begun: first launch, start,
+ *   restart, update, repair), `successful` (became healthy), `failed` (never healthy / gave up).
+ * Read them with `readPlatformCounters()`, which sums the shards.
+ */
+
+export type AgentPhase = 'provisioning' | 'ready' | 'error';
+export type InstanceStatus = 'provisioning' | 'running' | 'stopped' | 'error';
+export type AgentStatusValue = InstanceStatus;
+
+export interface AgentVerificationRecord {
+  verificationType: 'eas' | 'coinbase' | 'ens' | 'webauthn';
+  attestationUid: string | null;
+  verifierAddress: string | null;
+  verifiedAt: string;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface AgentRecord extends Record<string, unknown> {
+  id: string;
+  name: string;
+  model: string;
+  config: AgentConfig;
+  phase: AgentPhase;
+  /** `api` (POST /api/agents/provision) or `channels` (POST /api/provision). */
+  source: 'api' | 'channels';
+  createdAt: string;
+  updatedAt: string;
+  readyAt?: string;
+  failedAt?: string;
+  failureReason?: string;
+  verification?: AgentVerificationRecord;
+  /** Figures the runtime reports with each exchange; the stats fallback is built from them. */
+  messageCount?: number;
+  messagesProcessed?: number;
+  messagesFailed?: number;
+  responseMsTotal?: number;
+  firstMessageAt?: string;
+  lastMessageAt?: string;
+}
+
+export const COUNTER_SHARDS = 8;
+export const AGENT_COUNTER = 'agents';
+export const DEPLOYMENT_COUNTER = 'deployments';
+export const AGENT_COUNTER_FIELDS = ['total', 'provisioning', 'running', 'stopped', 'error'] as const;
+export const DEPLOYMENT_COUNTER_FIELDS = ['total', 'successful', 'failed'] as const;
+
+export interface PlatformCounters {
+  agents: Record<(typeof AGENT_COUNTER_FIELDS)[number], number>;
+  deployments: Record<(typeof DEPLOYMENT_COUNTER_FIELDS)[number], number>;
+}
+
+/** One `ADD` on a random shard of a platform counter; deltas on one field are summed, zeros left out (undefined when none remain). */
+export function counterUpdate(name: typeof AGENT_COUNTER | typeof DEPLOYMENT_COUNTER, deltas: [field: string, delta: number][]): TransactItem | undefined {
+  const merged = new Map<string, number>();
+  for (const [field, delta] of deltas) merged.set(field, (merged.get(field) ?? 0) + delta);
+  const entries = [...merged].filter(([, d]) => d !== 0);
+  if (!entries.length) return undefined;
+  const names: Record<string, string> = {};
+  const values: Record<string, number> = {};
+  entries.forEach(([field, delta], i) => {
+    names[`#c${i}`] = field;
+    values[`:c${i}`] = delta;
+  });
+  const expression = 'ADD ' + entries.map((_, i) => `#c${i} :c${i}`).join(', ');
+  return tx.update(keys.counter(`${name}#${randomInt(COUNTER_SHARDS)}`), { expression, names, values });
+}
+
+/** `count` agents moving from one shown status to another; no `from` means newly created. */
+export const agentStatusMove = (from: AgentStatusValue | undefined, to: AgentStatusValue, count = 1) =>
+  counterUpdate(AGENT_COUNTER, [from ? [from, -count] : ['total', count], [to, count]]);
+
+export const deploymentCount = (...fields: (typeof DEPLOYMENT_COUNTER_FIELDS)[number][]) =>
+  counterUpdate(DEPLOYMENT_COUNTER, fields.map((f) => [f, 1]));
+
+export const present = <T>(items: (T | undefined)[]): T[] => items.filter((i): i is T => i !== undefined);
+
+export async function readPlatformCounters(): Promise<PlatformCounters> {
+  const sum = async <F extends string>(name: string, fields: readonly F[]) => {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.counterPartition, ':prefix': `${name}#` },
+      }),
+    );
+    const totals = Object.fromEntries(fields.map((f) => [f, 0])) as Record<F, number>;
+    for (const item of out.Items ?? []) for (const f of fields) totals[f] += Number(item[f] ?? 0);
+    return totals;
+  };
+  const [agents, deployments] = await Promise.all([sum(AGENT_COUNTER, AGENT_COUNTER_FIELDS), sum(DEPLOYMENT_COUNTER, DEPLOYMENT_COUNTER_FIELDS)]);
+  return { agents, deployments };
+}
+
+/** `agt_` + 16 random bytes, URL-safe and unguessable. */
+export const newAgentId = () => `agt_${randomBytes(16).toString('hex')}`;
+
+/** The plan limit held: the account already has `current` agents. */
+export class AgentLimitError extends Error {
+  constructor(
+    readonly current: number,
+    readonly limit: number,
+  ) {
+    super('agent limit reached');
+  }
+}
+
+export interface NewAgent {
+  name: string;
+  model: string;
+  config: AgentConfig;
+  source: AgentRecord['source'];
+}
+
+const QUOTA_ATTEMPTS = 25;
+
+/**
+ * Creates the agent in `provisioning` and takes one unit of the account's agent quota in ONE
+ * transaction: the quota item's condition `count < limit` is what makes 50 concurrent requests
+ * against a limit of 3 create exactly 3. The quota item is created on first use.
+ */
+export async function createAgent(userId: string, input: NewAgent, limit: number, now = new Date()): Promise<AgentRecord> {
+  const at = now.toISOString();
+  const agent: AgentRecord = { id: newAgentId(), ...input, phase: 'provisioning', createdAt: at, updatedAt: at, messageCount: 0 };
+  const items = present([
+    tx.put({ ...keys.agent(userId, agent.id), ...agent }, { expression: 'attribute_not_exists(pk)' }),
+    tx.update(
+      keys.agentQuota(userId),
+      { expression: 'ADD #count :one SET updatedAt = :at', names: { '#count': 'count' }, values: { ':one': 1, ':at': at } },
+      { expression: 'attribute_not_exists(#count) OR #count < :limit', names: { '#count': 'count' }, values: { ':limit': limit } },
+    ),
+    agentStatusMove(undefined, 'provisioning'),
+  ]);
+  try {
+    await transactRetrying(items, QUOTA_ATTEMPTS);
+  } catch (err) {
+    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') {
+      throw new AgentLimitError(await agentQuotaUsed(userId), limit);
+    }
+    throw err;
+  }
+  return agent;
+}
+
+export async function agentQuotaUsed(userId: string): Promise<number> {
+  const item = await tenant(userId).get<{ count?: number }>(keys.agentQuota(userId), true);
+  return Number(item?.count ?? 0);
+}
+
+export async function getAgent(userId: string, agentId: string, consistent = false): Promise<AgentRecord | undefined> {
+  return tenant(userId).get<AgentRecord>(keys.agent(userId, agentId), consistent);
+}
+
+/** Every agent of the account; consistent so a launch that just finished sees the agents written before it. */
+export async function listAgents(userId: string, consistent = false): Promise<AgentRecord[]> {
+  if (!consistent) return tenant(userId).queryAll<AgentRecord>(keys.agentPrefix);
+  const all: AgentRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': keys.agentPrefix },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    all.push(...((out.Items ?? []) as AgentRecord[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return all;
+}
+
+/** Shown status of an agent given its account's instance status (see the top of this file). */
+export function agentStatus(agent: Pick<AgentRecord, 'phase'>, instanceStatus: InstanceStatus | undefined): AgentStatusValue {
+  if (agent.phase === 'error') return 'error';
+  if (agent.phase === 'provisioning') return 'provisioning';
+  return instanceStatus ?? 'provisioning';
+}
+
+/**
+ * A provisioning agent joins its running (or restarting) instance: phase `ready`, counted on the
+ * instance item, which must still have the status the counters move to.
+ */
+export async function markAgentReady(userId: string, agentId: string, instanceStatus: InstanceStatus, now = new Date()): Promise<boolean> {
+  const at = now.toISOString();
+  try {
+    await transactRetrying(
+      present([
+        tx.update(
+          keys.agent(userId, agentId),
+          { expression: 'SET phase = :ready, readyAt = :at, updatedAt = :at', values: { ':ready': 'ready', ':at': at } },
+          { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
+        ),
+        tx.update(
+          keys.instance(userId),
+          { expression: 'ADD readyAgents :one', values: { ':one': 1 } },
+          { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': instanceStatus } },
+        ),
+        agentStatusMove('provisioning', instanceStatus),
+      ]),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/** A provisioning agent whose launch failed: phase `error` and its unit of quota back. */
+export async function failAgent(userId: string, agentId: string, reason: string, now = new Date()): Promise<boolean> {
+  const at = now.toISOString();
+  try {
+    await transactRetrying(
+      present([
+        tx.update(
+          keys.agent(userId, agentId),
+          { expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at', values: { ':error': 'error', ':at': at, ':reason': reason } },
+          { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
+        ),
+        tx.update(
+          keys.agentQuota(userId),
+          { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -1, ':at': at } },
+          { expression: '#count > :zero', names: { '#count': 'count' }, values: { ':zero': 0 } },
+        ),
+        agentStatusMove('provisioning', 'error'),
+      ]),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/** Replaces the stored configuration of an owned agent; false when the agent is not the caller's. */
+export async function replaceAgentConfig(userId: string, agentId: string, config: AgentConfig, now = new Date()): Promise<AgentRecord | undefined> {
+  try {
+    return await tenant(userId).update<AgentRecord>(
+      keys.agent(userId, agentId),
+      { expression: 'SET config = :config, updatedAt = :at', values: { ':config': config, ':at': now.toISOString() } },
+      { expression: 'attribute_exists(pk)' },
+    );
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return undefined;
+    throw err;
+  }
+}
+
+export async function setAgentVerification(userId: string, agentId: string, verification: AgentVerificationRecord | null): Promise<boolean> {
+  const update = verification
+    ? { expression: 'SET verification = :v, updatedAt = :at', values: { ':v': verification, ':at': new Date().toISOString() } }
+    : { expression: 'REMOVE verification SET updatedAt = :at', values: { ':at': new Date().toISOString() } };
+  try {
+    await tenant(userId).update(keys.agent(userId, agentId), update, { expression: 'attribute_exists(pk)' });
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+// --- messages -----------------------------------------------------------------------------------
+
+export interface StoredMessage extends Record<string, unknown> {
+  id: string;
+  agentId: string;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  createdAt: string;
+}
+
+export interface ExchangeReport {
+  messages: { role: StoredMessage['role']; content: string }[];
+  /** Time the model took to answer, when the exchange had an answer. */
+  responseMs?: number;
+  /** The exchange ended in an error (no answer). */
+  failed?: boolean;
+}
+
+/**
+ * Stores the messages of one exchange and the agent's figures in one transaction, so the history
+ * and the counters the stats fallback reads never disagree. Returns the stored messages, or
+ * undefined when the agent does not exist.
+ */
+export async function appendExchange(userId: string, agentId: string, report: ExchangeReport, now = new Date()): Promise<StoredMessage[] | undefined> {
+  const base = now.getTime();
+  const stored = report.messages.map((m, i): StoredMessage => {
+    const createdAt = new Date(base + i).toISOString();
+    return { id: `msg_${randomBytes(12).toString('hex')}`, agentId, role: m.role, content: m.content, createdAt };
+  });
+  const at = now.toISOString();
+  const processed = report.messages.some((m) => m.role === 'user') ? 1 : 0;
+  try {
+    await transactRetrying([
+      tx.update(
+        keys.agent(userId, agentId),
+        {
+          expression:
+            'ADD messageCount :n, messagesProcessed :p, messagesFailed :f, responseMsTotal :ms SET lastMessageAt = :at, firstMessageAt = if_not_exists(firstMessageAt, :at)',
+          values: { ':n': stored.length, ':p': processed, ':f': report.failed ? 1 : 0, ':ms': Math.max(0, Math.round(report.responseMs ?? 0)), ':at': at },
+        },
+        { expression: 'attribute_exists(pk)' },
+      ),
+      ...stored.map((m) => tx.put({ ...keys.agentMessage(userId, agentId, `${m.createdAt}#${m.id}`), ...m })),
+    ]);
+  } catch (err) {
+    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') return undefined;
+    throw err;
+  }
+  return stored;
+}
+
+const messageView = (m: StoredMessage) => ({ id: m.id, role: m.role, content: m.content, createdAt: m.createdAt });
+
+/** A page of messages counted from the newest (`offset` 0 is the newest), newest first. */
+export async function listMessages(userId: string, agentId: string, limit: number, offset: number) {
+  const wanted = offset + limit;
+  const page: StoredMessage[] = [];
+  let cursor: string | undefined;
+  do {
+    const out = await tenant(userId).query<StoredMessage>(keys.agentMessagePrefix(agentId), { newestFirst: true, cursor, limit: Math.min(wanted - page.length, 500) });
+    page.push(...out.items);
+    cursor = out.cursor;
+  } while (cursor && page.length < wanted);
+  return page.slice(offset, wanted).map(messageView);
+}
+
+/** The newest `count` messages in chronological order: what a starting runtime gets as history. */
+export async function recentHistory(userId: string, agentId: string, count: number) {
+  const newest = await listMessages(userId, agentId, count, 0);
+  return newest.reverse();
+}

@@ -1,0 +1,347 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AccountAccess } from '../billing/entitlements';
+import { config } from '../config';
+import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
+import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type InstanceStatus } from './agents';
+import { keys } from './keys';
+import { ConditionFailedError, tenant, tx } from './tenant';
+import { transactRetrying } from './transact-retry';
+
+/**
+ * The account's one instance (spec 2.5) at `USER#<id> / INSTANCE`: the runtime process or task that
+ * runs every agent of the account. Every change of `status` is a conditional write on
+ * (status, generation, readyAgents) read just before, so concurrent requests settle in the
+ * database: exactly one wins, the others see the new state (DESIGN.md section 8).
+ *
+ * State machine (the spec leaves exits of `stopped`, `error`, `active` open; this is ours):
+ *   (none)        --first agent provisioned-->               provisioning
+ *   provisioning  --health check answers-->                  running
+ *   provisioning  --never healthy / launch gave up (DLQ)-->  error
+ *   stopped|error --start, or a new agent is provisioned-->  provisioning
+ *   running|error --stop-->                                  stopped
+ *   running       --restart / reset-memory-->                provisioning
+ *   running|stopped|error --update-->                        provisioning (rolls back to the previous image if the new one never gets healthy)
+ *   running|error --repair-->                                provisioning (recreated on the same image)
+ * Every other request is illegal (409). `generation` grows by one with each transition; the
+ * provisioner's work for a generation is ignored once a newer one exists.
+ */
+
+export type InstanceOp = 'launch' | 'start' | 'stop' | 'restart' | 'update' | 'repair' | 'reset-memory';
+
+export const TRANSITIONS: Record<InstanceOp, { from: readonly InstanceStatus[]; to: InstanceStatus }> = {
+  launch: { from: ['stopped', 'error'], to: 'provisioning' },
+  start: { from: ['stopped', 'error'], to: 'provisioning' },
+  stop: { from: ['running', 'error'], to: 'stopped' },
+  restart: { from: ['running'], to: 'provisioning' },
+  'reset-memory': { from: ['running'], to: 'provisioning' },
+  update: { from: ['running', 'stopped', 'error'], to: 'provisioning' },
+  repair: { from: ['running', 'error'], to: 'provisioning' },
+};
+
+/** Where a launched instance is: what the launcher needs to stop it and the platform to reach it. */
+export interface LaunchHandle extends Record<string, unknown> {
+  launcher: 'local' | 'ecs';
+  /** Process id (local) or task ARN (ECS). */
+  id: string;
+  /** Base URL the platform reaches the runtime on (health, stats, reload); unknown until the task runs. */
+  endpoint?: string;
+  /** Base of the websocket URLs handed to clients, when the launcher knows a directly reachable one. */
+  publicWsBase?: string;
+}
+
+export interface InstanceRecord extends Record<string, unknown> {
+  userId: string;
+  status: InstanceStatus;
+  generation: number;
+  /** The operation that started the current generation. */
+  op: InstanceOp;
+  /** Provisioner job that owns the launch of the current generation. */
+  jobOwner?: string;
+  subdomain: string;
+  /** Email of the account when the instance was created: whom the model layer bills and gates. */
+  ownerEmail: string;
+  image: string;
+  runtimeVersion: string;
+  previousImage?: string;
+  previousRuntimeVersion?: string;
+  handle?: LaunchHandle;
+  startedAt?: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Agents in phase `ready` (they take the instance's status in the counters). */
+  readyAgents: number;
+  lastError?: string;
+  rolledBack?: boolean;
+}
+
+export class NoInstanceError extends Error {}
+export class IllegalTransitionError extends Error {
+  constructor(
+    readonly current: InstanceStatus,
+    readonly op: InstanceOp,
+  ) {
+    super(`cannot ${op} an instance that is ${current}`);
+  }
+}
+
+/** DNS-safe and stable per account, revealing nothing about the user id. */
+export const subdomainFor = (userId: string) => `agent-${createHash('sha256').update(userId).digest('hex').slice(0, 16)}`;
+
+/** The public URL of an account's instance (spec 2.4, 2.5); the operator routes the subdomain to it. */
+export const instanceUrl = (userId: string) => `https://${subdomainFor(userId)}.${config().agentDomain}`;
+
+/**
+ * Where a client opens an agent's websocket: directly on the instance when the launcher knows a
+ * reachable address (the local stack), else through the account's subdomain.
+ */
+export function agentWebsocketUrl(userId: string, agentId: string, instance: Pick<InstanceRecord, 'handle'> | undefined): string {
+  const base = instance?.handle?.publicWsBase ?? `wss://${subdomainFor(userId)}.${config().agentDomain}`;
+  return `${base}/agents/${agentId}`;
+}
+
+/** The plan an instance and its agents report: the stored account's; admins without one run at `network` level. */
+export const planLabel = (access: Pick<AccountAccess, 'plan' | 'isAdmin'>) => access.plan ?? (access.isAdmin ? 'network' : 'none');
+
+export async function getInstance(userId: string, consistent = false): Promise<InstanceRecord | undefined> {
+  return tenant(userId).get<InstanceRecord>(keys.instance(userId), consistent);
+}
+
+export interface NewInstance {
+  ownerEmail: string;
+  image: string;
+  runtimeVersion: string;
+  jobOwner: string;
+}
+
+/** Creates the instance in `provisioning` (generation 1) unless it exists; `created` says which. */
+export async function ensureInstance(userId: string, input: NewInstance, now = new Date()): Promise<{ instance: InstanceRecord; created: boolean }> {
+  const at = now.toISOString();
+  const instance: InstanceRecord = {
+    userId,
+    status: 'provisioning',
+    generation: 1,
+    op: 'launch',
+    jobOwner: input.jobOwner,
+    subdomain: subdomainFor(userId),
+    ownerEmail: input.ownerEmail,
+    image: input.image,
+    runtimeVersion: input.runtimeVersion,
+    startedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    readyAgents: 0,
+  };
+  try {
+    await transactRetrying(present([tx.put({ ...keys.instance(userId), ...instance }, { expression: 'attribute_not_exists(pk)' }), deploymentCount('total')]));
+    return { instance, created: true };
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError) || err.reasons[0] !== 'ConditionalCheckFailed') throw err;
+    const existing = await getInstance(userId, true);
+    if (!existing) throw err;
+    return { instance: existing, created: false };
+  }
+}
+
+const SNAPSHOT_ATTEMPTS = 8;
+
+interface Change {
+  to: InstanceStatus;
+  set?: Record<string, unknown>;
+  remove?: string[];
+  /** A launch that began (deployments.total) or ended (successful / failed). */
+  deployment?: 'total' | 'successful' | 'failed';
+}
+
+/**
+ * Writes one status change against the snapshot it was decided on. The condition covers status,
+ * generation and readyAgents, so the agent counters move by exactly the agents that move.
+ */
+async function writeChange(userId: string, snap: InstanceRecord, change: Change, bumpGeneration: boolean, now: Date): Promise<InstanceRecord> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':to': change.to, ':at': now.toISOString(), ':cur': snap.status, ':gen': snap.generation, ':k': snap.readyAgents };
+  const sets = ['#status = :to', 'updatedAt = :at'];
+  if (bumpGeneration) {
+    sets.push('generation = :next');
+    values[':next'] = snap.generation + 1;
+  }
+  Object.entries(change.set ?? {}).forEach(([field, value], i) => {
+    names[`#s${i}`] = field;
+    values[`:s${i}`] = value;
+    sets.push(`#s${i} = :s${i}`);
+  });
+  const removes = (change.remove ?? []).map((field, i) => {
+    names[`#r${i}`] = field;
+    return `#r${i}`;
+  });
+  const expression = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
+  await transactRetrying(
+    present([
+      tx.update(keys.instance(userId), { expression, names, values }, { expression: '#status = :cur AND generation = :gen AND readyAgents = :k' }),
+      snap.status !== change.to && snap.readyAgents > 0 ? agentStatusMove(snap.status, change.to, snap.readyAgents) : undefined,
+      change.deployment ? deploymentCount(change.deployment) : undefined,
+    ]),
+  );
+  const after = { ...snap, ...change.set, status: change.to, updatedAt: now.toISOString() } as InstanceRecord;
+  for (const field of change.remove ?? []) delete after[field];
+  if (bumpGeneration) after.generation = snap.generation + 1;
+  return after;
+}
+
+/**
+ * A lifecycle transition (see the state machine above). Throws NoInstanceError, or
+ * IllegalTransitionError when the status (as it is once any concurrent transition has landed)
+ * does not allow it. `decide` may add fields from the snapshot (an update keeps the old image).
+ */
+export async function transitionInstance(
+  userId: string,
+  op: InstanceOp,
+  opts: { jobOwner?: (generation: number) => string; set?: (snap: InstanceRecord) => Record<string, unknown> } = {},
+  now = new Date(),
+): Promise<{ before: InstanceRecord; after: InstanceRecord }> {
+  const rule = TRANSITIONS[op];
+  for (let attempt = 1; ; attempt += 1) {
+    const snap = await getInstance(userId, true);
+    if (!snap) throw new NoInstanceError('no instance');
+    if (!rule.from.includes(snap.status)) throw new IllegalTransitionError(snap.status, op);
+    const set: Record<string, unknown> = { op, ...opts.set?.(snap) };
+    const remove = ['lastError', 'rolledBack'];
+    if (opts.jobOwner) set.jobOwner = opts.jobOwner(snap.generation + 1);
+    else remove.push('jobOwner');
+    try {
+      const after = await writeChange(userId, snap, { to: rule.to, set, remove, deployment: rule.to === 'provisioning' ? 'total' : undefined }, true, now);
+      return { before: snap, after };
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError) || attempt >= SNAPSHOT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/**
+ * Ends the launch of `generation`: `running` (healthy) or `error` (never healthy, given up, or the
+ * running instance died). Undefined when that generation is no longer current (a newer transition
+ * won) or the instance is not in a status the outcome applies to.
+ */
+export async function settleLaunch(
+  userId: string,
+  generation: number,
+  outcome: { status: 'running'; set: Record<string, unknown> } | { status: 'error'; reason: string },
+  now = new Date(),
+): Promise<InstanceRecord | undefined> {
+  for (let attempt = 1; ; attempt += 1) {
+    const snap = await getInstance(userId, true);
+    const applies = outcome.status === 'running' ? snap?.status === 'provisioning' : snap?.status === 'provisioning' || snap?.status === 'running';
+    if (!snap || snap.generation !== generation || !applies) return undefined;
+    const change: Change =
+      outcome.status === 'running'
+        ? { to: 'running', set: { ...outcome.set, startedAt: now.toISOString() }, remove: ['lastError'], deployment: 'successful' }
+        : { to: 'error', set: { lastError: outcome.reason }, deployment: snap.status === 'provisioning' ? 'failed' : undefined };
+    try {
+      return await writeChange(userId, snap, change, false, now);
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError) || attempt >= SNAPSHOT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** Records fields of the current generation (the launched handle, a rollback) without a status change. */
+export async function recordOnGeneration(userId: string, generation: number, set: Record<string, unknown>, remove: string[] = []): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':gen': generation, ':at': new Date().toISOString() };
+  const sets = ['updatedAt = :at'];
+  Object.entries(set).forEach(([field, value], i) => {
+    names[`#s${i}`] = field;
+    values[`:s${i}`] = value;
+    sets.push(`#s${i} = :s${i}`);
+  });
+  const removes = remove.map((field, i) => {
+    names[`#r${i}`] = field;
+    return `#r${i}`;
+  });
+  try {
+    await tenant(userId).update(
+      keys.instance(userId),
+      { expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`, names: Object.keys(names).length ? names : undefined, values },
+      { expression: 'generation = :gen' },
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+// --- gateway token --------------------------------------------------------------------------------
+
+const TOKEN_PURPOSE = 'gateway-token';
+
+interface GatewayTokenItem extends Record<string, unknown> {
+  tokenHash: string;
+  token: EnvelopeRecord;
+  createdAt: string;
+}
+
+const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+async function openToken(userId: string, item: GatewayTokenItem): Promise<string> {
+  return (await decrypt(item.token, { userId, purpose: TOKEN_PURPOSE })).toString('utf8');
+}
+
+/**
+ * The account's gateway token: the one its instance checks on every request. Generated (32 random
+ * bytes) and stored envelope-encrypted on first use; concurrent first uses agree on one token.
+ */
+export async function gatewayToken(userId: string): Promise<string> {
+  const store = tenant(userId);
+  const existing = await store.get<GatewayTokenItem>(keys.gatewayToken(userId), true);
+  if (existing) return openToken(userId, existing);
+  const token = `gw_${randomBytes(32).toString('base64url')}`;
+  const item: GatewayTokenItem = { tokenHash: sha256Hex(token), token: await encrypt(token, { userId, purpose: TOKEN_PURPOSE }), createdAt: new Date().toISOString() };
+  try {
+    await store.put({ ...keys.gatewayToken(userId), ...item }, { expression: 'attribute_not_exists(pk)' });
+    return token;
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+    const winner = await store.get<GatewayTokenItem>(keys.gatewayToken(userId), true);
+    if (!winner) throw err;
+    return openToken(userId, winner);
+  }
+}
+
+/** Whether `presented` is the account's gateway token; compares hashes, so no decrypt is needed. */
+export async function isGatewayToken(userId: string, presented: string): Promise<boolean> {
+  const item = await tenant(userId).get<GatewayTokenItem>(keys.gatewayToken(userId));
+  if (!item || typeof item.tokenHash !== 'string') return false;
+  const a = Buffer.from(sha256Hex(presented), 'hex');
+  const b = Buffer.from(item.tokenHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+// --- agents waiting for a launch ------------------------------------------------------------------
+
+/**
+ * After a launch settles, the agents still in phase `provisioning` follow the instance: they join
+ * it when it runs (or was stopped meanwhile), and fail, releasing their quota, when it failed.
+ * Consistent reads, so agents written before the launch settled are never missed.
+ */
+export async function settlePendingAgents(userId: string, failureReason = 'the instance never became healthy'): Promise<{ joined: number; failed: number }> {
+  let joined = 0;
+  let failed = 0;
+  const pending = (await listAgents(userId, true)).filter((a) => a.phase === 'provisioning');
+  for (const agent of pending) {
+    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt += 1) {
+      const instance = await getInstance(userId, true);
+      if (!instance || instance.status === 'provisioning') break;
+      if (instance.status === 'error') {
+        if (await failAgent(userId, agent.id, instance.lastError ?? failureReason)) failed += 1;
+        break;
+      }
+      if (await markAgentReady(userId, agent.id, instance.status)) {
+        joined += 1;
+        break;
+      }
+      const now = await getAgent(userId, agent.id, true);
+      if (now?.phase !== 'provisioning') break;
+    }
+  }
+  return { joined, failed };
+}

@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { testSession, type TestSession } from '../helpers/api';
+import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
+import { TEST_JWT_SECRET } from '../helpers/worker-setup';
+
+/**
+ * "Done means" of the agents issue, over real HTTP against `npm start`: as an admin, provision an
+ * agent, see it become running, open its websocket with its token and get an answer (from a fake
+ * model provider on loopback), stop and start it, and read its stats.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PLATFORM_VARS = ['JWT_SECRET', 'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'TABLE_NAME', 'PROVISIONING_QUEUE_URL', 'EVENTS_QUEUE_URL', 'STAGE', 'APP_URL', 'ADMIN_EMAILS', 'TESTER_EMAILS'];
+
+function startStack(env: Record<string, string>) {
+  const clean = { ...process.env };
+  for (const k of PLATFORM_VARS) delete clean[k];
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line in 60 s; stderr: ${stderr}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      const m = /^ready: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}: ${stderr}`));
+    });
+  });
+  return { child, ready, stderr: () => stderr };
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function converse(url: string, content: string): Promise<any[]> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    const frames: any[] = [];
+    ws.on('message', (d) => {
+      const frame = JSON.parse(d.toString());
+      frames.push(frame);
+      if (frame.type === 'ready') ws.send(JSON.stringify({ type: 'message', content, id: 'q1' }));
+      else {
+        ws.close();
+        resolve(frames);
+      }
+    });
+    ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+describe('agents on the local stack (npm start)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-agents-e2e-'));
+  let stack: ReturnType<typeof startStack>;
+  let base: string;
+  let model: FakeModelServer;
+  let admin: TestSession;
+  let agentId: string;
+
+  const api = async (method: string, pathname: string, body?: unknown) => {
+    const res = await fetch(`${base}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${admin.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const instanceStatus = async () => (await api('GET', `/api/instance/${admin.userId}`)).body.status as string;
+
+  beforeAll(async () => {
+    model = await startFakeModelServer();
+    admin = await testSession({ admin: true });
+    stack = startStack({
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      ADMIN_EMAILS: 'admin@example.com',
+      MODEL_API_BASE_URL: model.baseUrl,
+      MODEL_API_KEY: 'sk-e2e-provider-key',
+      PROVISION_HEALTH_INTERVAL_MS: '250',
+    });
+    base = await stack.ready;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (stack?.child.exitCode === null) {
+      stack.child.kill('SIGTERM');
+      await new Promise((r) => stack.child.once('exit', r));
+    }
+    await model?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('provisions an agent as an admin (no subscription needed) and sees it become running', async () => {
+    const res = await api('POST', '/api/agents/provision', { name: 'E2E booking agent' });
+    expect(res.status).toBe(201);
+    expect(res.body.agent.status).toBe('provisioning');
+    agentId = res.body.agent.id;
+    const agent = await until(async () => {
+      const a = (await api('GET', `/api/agents/${agentId}`)).body.agent;
+      return a.status === 'running' ? a : undefined;
+    }, 'the agent to run');
+    expect(agent.websocketUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/agents/${agentId}$`));
+    expect(agent.plan).toBe('network');
+  }, 90_000);
+
+  it('opens the websocket with the token from /token and gets an answer from the model provider', async () => {
+    const { token } = (await api('GET', `/api/instance/${admin.userId}/token`)).body;
+    expect(token).toMatch(/^gw_/);
+    const { websocketUrl } = (await api('GET', `/api/agents/${agentId}`)).body.agent;
+    const frames = await converse(`${websocketUrl}?token=${token}`, 'Can you play Bristol on the 14th?');
+    expect(frames[0]).toMatchObject({ type: 'ready', agentId });
+    expect(frames[1]).toMatchObject({ type: 'message', role: 'assistant', content: fakeAnswerTo('Can you play Bristol on the 14th?'), replyTo: 'q1' });
+    expect(model.requests.at(-1)!.authorization).toBe('Bearer sk-e2e-provider-key');
+    const history = (await api('GET', `/api/agents/${agentId}/messages?limit=10`)).body;
+    expect(history.total).toBe(2);
+  }, 60_000);
+
+  it('serves live stats from the running instance', async () => {
+    const stats = (await api('GET', `/api/agents/${agentId}/stats`)).body;
+    expect(stats.status).toBe('ok');
+    expect(stats.stats.cpu).toMatch(/^\d+\.\d{2}%$/);
+    expect(stats.stats.memory).toMatch(/^[\d.]+\w+ \/ [\d.]+\w+$/);
+    expect(stats.stats.uptime).toBeGreaterThan(0);
+    expect(Number(stats.stats.pids)).toBeGreaterThan(0);
+    const instance = (await api('GET', `/api/instance/${admin.userId}/stats`)).body;
+    expect(instance).toMatchObject({ userId: admin.userId, status: 'running', plan: 'network' });
+  });
+
+  it('stops and starts the instance; the conversation survives the restart', async () => {
+    const { websocketUrl: before } = (await api('GET', `/api/agents/${agentId}`)).body.agent;
+    expect(await api('POST', `/api/instance/${admin.userId}/stop`)).toEqual({ status: 200, body: { success: true, status: 'stopped' } });
+    expect(await instanceStatus()).toBe('stopped');
+    expect((await api('GET', `/api/agents/${agentId}`)).body.agent.status).toBe('stopped');
+    // The process goes away: its port stops answering.
+    await until(async () => (await fetch(before.replace('ws://', 'http://')).then(() => undefined, () => true)), 'the runtime to exit');
+
+    expect((await api('POST', `/api/instance/${admin.userId}/stop`)).status).toBe(409);
+    expect(await api('POST', `/api/instance/${admin.userId}/start`)).toEqual({ status: 200, body: { success: true, status: 'running' } });
+    await until(async () => ((await instanceStatus()) === 'running' ? true : undefined), 'the instance to run again');
+
+    const { token } = (await api('GET', `/api/instance/${admin.userId}/token`)).body;
+    const { websocketUrl } = (await api('GET', `/api/agents/${agentId}`)).body.agent;
+    await converse(`${websocketUrl}?token=${token}`, 'And the 15th?');
+    const sent = model.requests.at(-1)!.body.messages;
+    expect(sent.map((m) => m.content)).toContain('Can you play Bristol on the 14th?');
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'And the 15th?' });
+  }, 90_000);
+
+  it('stops the runtime processes it started when it stops', async () => {
+    const { websocketUrl } = (await api('GET', `/api/agents/${agentId}`)).body.agent;
+    stack.child.kill('SIGTERM');
+    expect(await new Promise((r) => stack.child.once('exit', r))).toBe(0);
+    await expect(fetch(websocketUrl.replace('ws://', 'http://'))).rejects.toThrow();
+  }, 30_000);
+});

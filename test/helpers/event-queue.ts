@@ -1,0 +1,30 @@
+import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
+import { sqs } from '../../shared/adapters/queue';
+import { config, reloadConfig } from '../../shared/config';
+import type { PlatformEvent } from '../../shared/events/emit';
+
+/**
+ * A queue of its own in the SQS emulator that the platform's events go to while a test runs, so
+ * the events it emits are read back without racing other tests (or the delivery worker) for them.
+ */
+export async function captureEvents() {
+  const previous = config().eventsQueueUrl;
+  const queueUrl = (await sqs().send(new CreateQueueCommand({ QueueName: `events-capture-${randomUUID()}` }))).QueueUrl!;
+  reloadConfig({ EVENTS_QUEUE_URL: queueUrl });
+  return {
+    /** Every event queued so far. */
+    async drain(): Promise<PlatformEvent[]> {
+      const events: PlatformEvent[] = [];
+      for (;;) {
+        const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+        if (!out.Messages?.length) return events;
+        events.push(...out.Messages.map((m) => JSON.parse(m.Body!) as PlatformEvent));
+      }
+    },
+    async stop() {
+      reloadConfig({ EVENTS_QUEUE_URL: previous });
+      await sqs().send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { loadGroupHandler } from '../../bin/handlers';
+import { createLocalServer } from '../../bin/local-server';
+import { setLauncher, type Launcher, type LaunchSpec } from '../../shared/adapters/launcher';
+import { localLauncher } from '../../shared/adapters/launcher-local';
+import { sqs } from '../../shared/adapters/queue';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
+import type { LaunchHandle } from '../../shared/db/instances';
+
+/** Shared by the agents, provisioner, lifecycle and provision integration tests. */
+
+export async function subscribe(userId: string, plan = 'solo', status = 'active') {
+  await tenant(userId).put({ ...keys.subscription(userId), status, plan, eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+}
+
+/**
+ * The platform's HTTP API on loopback (the same router and handlers as the local stack), for the
+ * runtime processes the local launcher starts: they load their state and reach the model layer here.
+ */
+export async function startPlatform() {
+  const server = createLocalServer(loadGroupHandler, () => undefined);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/**
+ * The real local launcher, counted: every launch still starts a real runtime process. `failNext`
+ * makes launches throw as a launcher without capacity would (ECS RunTask failures).
+ */
+export function countingLauncher() {
+  const real = localLauncher();
+  const launches: LaunchSpec[] = [];
+  const stops: LaunchHandle[] = [];
+  const state = { fail: undefined as Error | undefined, broken: new Set<string>() };
+  const wrapped: Launcher = {
+    name: 'local',
+    async launch(spec) {
+      launches.push(spec);
+      if (state.fail) throw state.fail;
+      // An image whose container starts but never serves: its address refuses every connection.
+      if (state.broken.has(spec.image)) return { launcher: 'local', id: `broken-${launches.length}`, endpoint: 'http://127.0.0.1:9' };
+      return real.launch(spec);
+    },
+    locate: async (h) => (h.id.startsWith('broken-') ? { state: 'running', handle: h } : real.locate(h)),
+    async stop(h, reason) {
+      stops.push(h);
+      await real.stop(h, reason);
+    },
+  };
+  setLauncher(wrapped);
+  return {
+    launches,
+    stops,
+    launchesFor: (userId: string) => launches.filter((l) => l.userId === userId),
+    failWith(err: Error | undefined) {
+      state.fail = err;
+    },
+    breakImage(image: string | undefined) {
+      state.broken = new Set(image ? [image] : []);
+    },
+    async restore() {
+      setLauncher(undefined);
+      await real.stopAll();
+    },
+  };
+}
+
+export function sqsRecord(body: unknown, messageId = randomUUID()): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `rh-${messageId}`,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'test', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:local:000000000000:provisioning',
+    awsRegion: 'local',
+  };
+}
+
+export const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+
+/** A queue of this test file's own, so no other test consumes or adds to its messages. */
+export async function privateQueue(): Promise<string> {
+  const out = await sqs().send(new CreateQueueCommand({ QueueName: `prov-test-${randomUUID().slice(0, 8)}` }));
+  return out.QueueUrl!;
+}
+
+export async function drain(queueUrl: string): Promise<unknown[]> {
+  const bodies: unknown[] = [];
+  for (;;) {
+    const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
+    if (!out.Messages?.length) return bodies;
+    bodies.push(...out.Messages.map((m) => JSON.parse(m.Body!)));
+  }
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}

@@ -1,0 +1,280 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { handler } from '../../functions/provisioner/handler';
+import { reloadConfig } from '../../shared/config';
+import { getInstance } from '../../shared/db/instances';
+import { keys } from '../../shared/db/keys';
+import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
+import { tenant } from '../../shared/db/tenant';
+import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
+import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
+import { countingLauncher, drain, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
+
+const saved = { ...process.env };
+let platform: Awaited<ReturnType<typeof startPlatform>>;
+let model: FakeModelServer;
+let launcher: ReturnType<typeof countingLauncher>;
+let queueUrl: string;
+
+beforeAll(async () => {
+  [platform, model, queueUrl] = await Promise.all([startPlatform(), startFakeModelServer(), privateQueue()]);
+  reloadConfig({
+    PROVISIONING_QUEUE_URL: queueUrl,
+    RUNTIME_PLATFORM_URL: platform.url,
+    MODEL_API_BASE_URL: model.baseUrl,
+    PROVISION_HEALTH_INTERVAL_MS: '200',
+    PROVISION_HEALTH_ATTEMPTS: '150',
+    APPROVED_RUNTIME_IMAGES: 'registry.example/runtime:2,registry.example/broken:1',
+  });
+  launcher = countingLauncher();
+});
+
+afterEach(() => {
+  launcher.breakImage(undefined);
+  reloadConfig({ PROVISION_HEALTH_ATTEMPTS: '150', PROVISIONING_QUEUE_URL: queueUrl });
+});
+
+afterAll(async () => {
+  await launcher.restore();
+  await Promise.all([platform.close(), model.close()]);
+  reloadConfig({
+    PROVISIONING_QUEUE_URL: saved.PROVISIONING_QUEUE_URL,
+    RUNTIME_PLATFORM_URL: undefined,
+    MODEL_API_BASE_URL: undefined,
+    PROVISION_HEALTH_INTERVAL_MS: undefined,
+    PROVISION_HEALTH_ATTEMPTS: undefined,
+    APPROVED_RUNTIME_IMAGES: undefined,
+  });
+});
+
+/** Runs the provisioner on every message queued so far (this file's own queue), as the event source would. */
+async function provisionerRuns() {
+  const messages = await drain(queueUrl);
+  const out = await handler(sqsEvent(...messages.map((m) => sqsRecord(m))));
+  expect(out.batchItemFailures).toEqual([]);
+  return messages;
+}
+
+async function runningInstance() {
+  const user = await testSession();
+  await subscribe(user.userId);
+  const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Lifecycle bot' }, ip: uniqueIp() });
+  expect(res.status).toBe(201);
+  await provisionerRuns();
+  expect((await getInstance(user.userId, true))?.status).toBe('running');
+  return { user, agentId: res.body.agent.id as string };
+}
+
+const lifecycle = (user: TestSession, op: string, body?: unknown, asUser = user) =>
+  call('POST', `/api/instance/${user.userId}/${op}`, { session: asUser, body, ip: uniqueIp() });
+const instanceOf = async (user: TestSession) => (await call('GET', `/api/instance/${user.userId}`, { session: user, ip: uniqueIp() })).body;
+
+function chat(url: string, content: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.type === 'ready') return ws.send(JSON.stringify({ type: 'message', content }));
+      ws.close();
+      resolve(m);
+    });
+    ws.once('error', reject);
+  });
+}
+
+async function chatWith(user: TestSession, agentId: string, content: string) {
+  const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;
+  const { websocketUrl } = (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent;
+  return chat(`${websocketUrl}?token=${token}`, content);
+}
+
+describe('instance lifecycle', () => {
+  it('20 concurrent starts on a stopped instance perform exactly one start; the others answer 409', async () => {
+    const { user } = await runningInstance();
+    expect((await lifecycle(user, 'stop')).body).toEqual({ success: true, status: 'stopped' });
+    await provisionerRuns();
+    const launchesBefore = launcher.launchesFor(user.userId).length;
+
+    const results = await Promise.all(Array.from({ length: 20 }, () => lifecycle(user, 'start')));
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 409);
+    expect(ok).toHaveLength(1);
+    expect(ok[0]!.body).toEqual({ success: true, status: 'running' });
+    expect(refused).toHaveLength(19);
+    for (const r of refused) expect(r.body).toMatchObject({ success: false, status: 'error', code: 'INVALID_TRANSITION', current: 'provisioning' });
+
+    const queued = await provisionerRuns();
+    expect(queued).toHaveLength(1);
+    expect(launcher.launchesFor(user.userId)).toHaveLength(launchesBefore + 1);
+    expect((await instanceOf(user)).status).toBe('running');
+  });
+
+  it('answers illegal transitions with 409 and the status it found', async () => {
+    const { user } = await runningInstance();
+    expect((await lifecycle(user, 'start')).body).toMatchObject({ success: false, status: 'error', current: 'running' });
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    for (const op of ['stop', 'restart', 'repair']) {
+      const res = await lifecycle(user, op);
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ success: false, status: 'error', code: 'INVALID_TRANSITION', current: 'stopped' });
+    }
+    expect((await instanceOf(user)).status).toBe('stopped');
+  });
+
+  it("refuses another user's instance with 403 {success: false, status: error} on every route, changing and revealing nothing", async () => {
+    const { user } = await runningInstance();
+    const intruder = await testSession();
+    for (const op of ['start', 'stop', 'restart', 'update', 'repair', 'reset-memory']) {
+      const res = await lifecycle(user, op, undefined, intruder);
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ success: false, status: 'error' });
+    }
+    for (const suffix of ['', '/stats', '/token']) {
+      const res = await call('GET', `/api/instance/${user.userId}${suffix}`, { session: intruder, ip: uniqueIp() });
+      expect(res.status).toBe(403);
+      expect(res.text).not.toContain('gw_');
+      expect(res.text).not.toContain(user.email);
+    }
+    expect((await instanceOf(user)).status).toBe('running');
+    expect(await drain(queueUrl)).toEqual([]);
+  });
+
+  it('answers 404 while the account has no instance', async () => {
+    const user = await testSession();
+    for (const op of ['start', 'stop', 'restart', 'repair', 'reset-memory']) {
+      const res = await lifecycle(user, op);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ success: false, status: 'error' });
+    }
+    expect((await call('GET', `/api/instance/${user.userId}`, { session: user, ip: uniqueIp() })).status).toBe(404);
+  });
+
+  it('stop stops the process; start launches a new one that answers with the same token', async () => {
+    const { user, agentId } = await runningInstance();
+    const before = (await getInstance(user.userId, true))!.handle!;
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    await expect(fetch(`${before.endpoint}/health`)).rejects.toThrow();
+    expect((await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent.status).toBe('stopped');
+    const stats = await call('GET', `/api/instance/${user.userId}/stats`, { session: user, ip: uniqueIp() });
+    expect(stats.body).toMatchObject({ status: 'stopped', cpu: '0.00%', memory: '0B' });
+
+    await lifecycle(user, 'start');
+    await provisionerRuns();
+    const after = (await getInstance(user.userId, true))!;
+    expect(after.status).toBe('running');
+    expect(after.handle!.id).not.toBe(before.id);
+    const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;
+    expect((await fetch(`${after.handle!.endpoint}/health`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${after.handle!.endpoint}/health`, { headers: { authorization: 'Bearer gw_wrong' } })).status).toBe(401);
+  });
+
+  it('restart relaunches with memory and history delivered again, so nothing is lost', async () => {
+    const { user, agentId } = await runningInstance();
+    await writeAgentMemory(user.userId, agentId, [{ key: 'home_venue', encoded: JSON.stringify('The Fleece'), bytes: 12 }]);
+    await chatWith(user, agentId, 'first question');
+    expect((await lifecycle(user, 'restart')).body).toEqual({ success: true, status: 'running' });
+    expect((await instanceOf(user)).status).toBe('provisioning');
+    await provisionerRuns();
+    const answer = await chatWith(user, agentId, 'second question');
+    expect(answer.content).toBe(fakeAnswerTo('second question'));
+    const sent = model.requests.at(-1)!.body.messages;
+    expect(sent[0]!.content).toContain('home_venue: "The Fleece"');
+    expect(sent.slice(1).map((m) => m.content)).toEqual(['first question', fakeAnswerTo('first question'), 'second question']);
+  });
+
+  it('reset-memory wipes the stored memory and restarts a running instance without it', async () => {
+    const { user, agentId } = await runningInstance();
+    await writeAgentMemory(user.userId, agentId, [{ key: 'secret_fee', encoded: '5000', bytes: 4 }]);
+    const res = await lifecycle(user, 'reset-memory');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, status: 'provisioning' });
+    expect(res.body.message).toContain('1 key');
+    expect((await readAgentMemory(user.userId, agentId))?.count).toBe(0);
+    await provisionerRuns();
+    await chatWith(user, agentId, 'what do you remember?');
+    expect(model.requests.at(-1)!.body.messages[0]!.content).not.toContain('secret_fee');
+
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    const stopped = await lifecycle(user, 'reset-memory');
+    expect(stopped.body).toMatchObject({ success: true, status: 'stopped' });
+    expect(await drain(queueUrl)).toEqual([]);
+  });
+
+  it('update moves to a new runtime version, and rolls back when the new image never gets healthy', async () => {
+    const { user } = await runningInstance();
+    expect((await lifecycle(user, 'update', { runtimeVersion: '2.0.0' })).body).toEqual({ success: true, status: 'running' });
+    await provisionerRuns();
+    const updated = (await getInstance(user.userId, true))!;
+    expect(updated.status).toBe('running');
+    expect((await instanceOf(user)).runtimeVersion).toBe('2.0.0');
+    const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;
+    expect(await (await fetch(`${updated.handle!.endpoint}/health`, { headers: { authorization: `Bearer ${token}` } })).json()).toMatchObject({ runtimeVersion: '2.0.0' });
+
+    expect((await lifecycle(user, 'update', { image: 'evil.example/miner:latest' })).body).toMatchObject({ code: 'IMAGE_NOT_ALLOWED' });
+
+    launcher.breakImage('registry.example/broken:1');
+    reloadConfig({ PROVISION_HEALTH_ATTEMPTS: '3' });
+    await lifecycle(user, 'update', { image: 'registry.example/broken:1', runtimeVersion: '3.0.0' });
+    await provisionerRuns();
+    const rolled = (await getInstance(user.userId, true))!;
+    expect(rolled.status).toBe('running');
+    expect(rolled.rolledBack).toBe(true);
+    expect(rolled.image).toBe(updated.image);
+    expect(rolled.runtimeVersion).toBe('2.0.0');
+    const images = launcher.launchesFor(user.userId).map((l) => l.image);
+    expect(images.slice(-2)).toEqual(['registry.example/broken:1', updated.image]);
+  });
+
+  it('repair recreates a running instance on the same image', async () => {
+    const { user } = await runningInstance();
+    const before = (await getInstance(user.userId, true))!;
+    const res = await lifecycle(user, 'repair');
+    expect(res.body).toMatchObject({ success: true, status: 'provisioning' });
+    await provisionerRuns();
+    const after = (await getInstance(user.userId, true))!;
+    expect(after.status).toBe('running');
+    expect(after.image).toBe(before.image);
+    expect(after.handle!.id).not.toBe(before.handle!.id);
+  });
+
+  it('a transition whose work cannot be queued answers 502 and leaves the instance in error, not stuck', async () => {
+    const { user } = await runningInstance();
+    reloadConfig({ PROVISIONING_QUEUE_URL: `${queueUrl}-missing` });
+    const res = await lifecycle(user, 'restart');
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ success: false, status: 'error' });
+    reloadConfig({ PROVISIONING_QUEUE_URL: queueUrl });
+    expect((await instanceOf(user)).status).toBe('error');
+    expect((await lifecycle(user, 'repair')).status).toBe(200);
+    await provisionerRuns();
+    expect((await instanceOf(user)).status).toBe('running');
+  });
+});
+
+describe('instance records', () => {
+  it('GET /api/instance/:userId has the spec fields; stats are live while running', async () => {
+    const { user } = await runningInstance();
+    const record = await instanceOf(user);
+    expect(Object.keys(record).sort()).toEqual(['plan', 'runtimeVersion', 'startedAt', 'status', 'subdomain', 'url', 'userId']);
+    expect(record).toMatchObject({ userId: user.userId, status: 'running', plan: 'solo' });
+    expect(record.url).toBe(`https://${record.subdomain}.agents.localhost`);
+    const stats = (await call('GET', `/api/instance/${user.userId}/stats`, { session: user, ip: uniqueIp() })).body;
+    expect(stats.cpu).toMatch(/^\d+\.\d{2}%$/);
+    expect(stats.memory).toMatch(/^[\d.]+(MiB|GiB|KiB)$/);
+    expect(stats).toMatchObject({ userId: user.userId, status: 'running', plan: 'solo' });
+  });
+
+  it('/token creates one token when none exists, returns the same one afterwards, and stores it encrypted', async () => {
+    const user = await testSession();
+    const first = await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() });
+    expect(first.status).toBe(200);
+    const concurrent = await Promise.all([1, 2, 3].map(() => call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })));
+    for (const r of concurrent) expect(r.body.token).toBe(first.body.token);
+    const stored = await tenant(user.userId).get(keys.gatewayToken(user.userId));
+    expect(JSON.stringify(stored)).not.toContain(first.body.token);
+    expect(JSON.stringify(stored)).not.toContain(first.body.token.slice(3));
+  });
+});
