@@ -89,6 +89,10 @@ async function main() {
   const pollers = [pollQueue(emulators.queueUrls.provisioning, provisioner.handler), pollQueue(emulators.dlqUrls.provisioning, provisioner.dlqHandler)];
   // --- end issue 5 ---
 
+  // --- issue 6 (heartbeat): run the heartbeat handler every HEARTBEAT_TICK_MS, as the EventBridge schedule does in AWS ---
+  const heartbeat = heartbeatTimer(config().heartbeat.tickMs);
+  // --- end issue 6 ---
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -98,6 +102,9 @@ async function main() {
     await Promise.all(pollers.map((p) => p.stop()));
     if (config().launcher === 'local') await localLauncher().stopAll();
     // --- end issue 5 ---
+    // --- issue 6 (heartbeat): clear the timer and let a run in progress finish (bounded) ---
+    await heartbeat.stop();
+    // --- end issue 6 ---
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await emulators.stop();
@@ -201,6 +208,33 @@ function pollQueue(queueUrl: string, handle: (event: SQSEvent) => Promise<SQSBat
   };
 }
 // --- end issue 5 ---
+
+// --- issue 6 (heartbeat): the local stand-in for the heartbeat's EventBridge schedule ---
+
+/** One run at a time: a tick that finds the previous run still checking instances is skipped. */
+function heartbeatTimer(tickMs: number) {
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    if (running) return;
+    running = import('../functions/heartbeat/handler')
+      .then((m) => m.handler())
+      .then(
+        () => undefined,
+        (err) => logger().error('heartbeat run failed', err as Error),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, tickMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      if (running) await Promise.race([running, new Promise((r) => setTimeout(r, 2000))]);
+    },
+  };
+}
+// --- end issue 6 ---
 
 main().catch((err) => {
   const msg = err instanceof ConfigError ? err.message : (err as Error)?.stack ?? String(err);

@@ -156,7 +156,10 @@ export function createRuntime(opts: RuntimeOptions) {
         const result = await answer(agent, frame.content);
         if (result.ok) send({ type: 'message', role: 'assistant', agentId, content: result.content, replyTo: frame.id });
         else send({ type: 'error', agentId, code: result.code, error: result.error, replyTo: frame.id });
-      }).catch((err) => send({ type: 'error', agentId, code: 'RUNTIME_ERROR', error: 'the agent failed to answer', replyTo: frame.id, detail: String(err).slice(0, 200) }));
+      }).catch((err) => {
+        log('an exchange failed', { agentId, error: String(err).slice(0, 200) });
+        send({ type: 'error', agentId, code: 'RUNTIME_ERROR', error: 'the agent failed to answer', replyTo: frame.id });
+      });
     });
   }
 

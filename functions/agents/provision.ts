@@ -3,6 +3,7 @@ import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
 import type { AgentConfig } from '../../shared/contract/agents';
 import { AgentLimitError, createAgent, failAgent, type AgentRecord } from '../../shared/db/agents';
+import type { TransactItem } from '../../shared/db/tenant';
 import { agentWebsocketUrl, getInstance } from '../../shared/db/instances';
 import { HttpError } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
@@ -19,10 +20,15 @@ export interface ProvisionInput {
  * in the same transaction that creates the agent, then the launch is queued. A launch that cannot
  * be queued gives the quota back at once.
  */
-export async function provisionFor(auth: AuthContext, limit: number, input: ProvisionInput): Promise<AgentRecord> {
+export async function provisionFor(
+  auth: Pick<AuthContext, 'userId' | 'email'>,
+  limit: number,
+  input: ProvisionInput,
+  opts: { id?: string; also?: TransactItem[] } = {},
+): Promise<AgentRecord> {
   let agent: AgentRecord;
   try {
-    agent = await createAgent(auth.userId, input, limit);
+    agent = await createAgent(auth.userId, input, limit, opts);
   } catch (err) {
     if (err instanceof AgentLimitError) {
       throw new HttpError(429, `agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', { current: err.current, limit: err.limit });

@@ -8,7 +8,7 @@ import { HttpError, notFound } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 import { detail, listItem } from './views';
 
-const byNewest = (a: AgentRecord, b: AgentRecord) => b.createdAt.localeCompare(a.createdAt);
+const byNewest = (a: AgentRecord, b: AgentRecord) => String(b.createdAt ?? '').localeCompare(String(a.createdAt ?? ''));
 
 export async function agentsOf(auth: AuthContext | undefined) {
   if (!auth) return [];

@@ -1,7 +1,14 @@
+import type { Context } from 'aws-lambda';
 import { logger } from '../../shared/http/logger';
+import { runHeartbeat, type SweepResult } from './sweep';
 
-/** Scheduled heartbeat (EventBridge). The due-user sweep is built by the heartbeat issue. */
-export const handler = async (): Promise<{ checked: number }> => {
-  logger().warn('heartbeat sweep not built yet');
-  return { checked: 0 };
+/** Time kept back from the Lambda's limit to finish the users already taken. */
+const SAFETY_MS = 30_000;
+
+/** Scheduled heartbeat (EventBridge rule in CDK, a timer in the local stack): see sweep.ts. */
+export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SweepResult> => {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  const result = await runHeartbeat({ deadline: remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS });
+  logger().info('heartbeat run', { ...result });
+  return result;
 };

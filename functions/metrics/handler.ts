@@ -1,5 +1,25 @@
 import { metricsContract } from '../../shared/contract/metrics';
+import { logger } from '../../shared/http/logger';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { readHeartbeat, resetHeartbeat, updateHeartbeat } from './heartbeat-settings';
+import { platformMetrics } from './platform';
+import { metricsSummary } from './summary';
+import { historicalMetrics, performanceMetrics } from './user-metrics';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(metricsContract, {});
+export const handler = createHandler(metricsContract, {
+  getPlatformMetrics: async () => {
+    try {
+      return await platformMetrics();
+    } catch (err) {
+      logger().error('platform metrics failed', err as Error);
+      return reply.json(500, { error: 'Failed to fetch metrics', metrics: {} });
+    }
+  },
+  getHistoricalMetrics: async ({ auth, params, query }) => historicalMetrics(auth, params.userId, query.range),
+  getPerformanceMetrics: async ({ auth, params }) => performanceMetrics(auth, params.userId),
+  getMetricsSummary: async ({ auth, params }) => metricsSummary(auth, params.userId),
+  getHeartbeat: async ({ auth }) => readHeartbeat(auth),
+  updateHeartbeat: async ({ auth, body }) => updateHeartbeat(auth, body),
+  resetHeartbeat: async ({ auth }) => resetHeartbeat(auth),
+});

@@ -1,5 +1,7 @@
 import { provisionContract } from '../../shared/contract/provision';
 import { createHandler } from '../../shared/http/pipeline';
+import { provisionWithChannels } from './channels';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(provisionContract, {});
+export const handler = createHandler(provisionContract, {
+  provisionWithChannels: async ({ auth, body, headers }) => provisionWithChannels(auth, body, headers['x-user-email']),
+});

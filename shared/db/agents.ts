@@ -140,11 +140,17 @@ const QUOTA_ATTEMPTS = 25;
 /**
  * Creates the agent in `provisioning` and takes one unit of the account's agent quota in ONE
  * transaction: the quota item's condition `count < limit` is what makes 50 concurrent requests
- * against a limit of 3 create exactly 3. The quota item is created on first use.
+ * against a limit of 3 create exactly 3. The quota item is created on first use. `also` adds
+ * items that must exist exactly when the agent does (channel provisioning's encrypted tokens).
  */
-export async function createAgent(userId: string, input: NewAgent, limit: number, now = new Date()): Promise<AgentRecord> {
-  const at = now.toISOString();
-  const agent: AgentRecord = { id: newAgentId(), ...input, phase: 'provisioning', createdAt: at, updatedAt: at, messageCount: 0 };
+export async function createAgent(
+  userId: string,
+  input: NewAgent,
+  limit: number,
+  opts: { id?: string; also?: TransactItem[]; now?: Date } = {},
+): Promise<AgentRecord> {
+  const at = (opts.now ?? new Date()).toISOString();
+  const agent: AgentRecord = { id: opts.id ?? newAgentId(), ...input, phase: 'provisioning', createdAt: at, updatedAt: at, messageCount: 0 };
   const items = present([
     tx.put({ ...keys.agent(userId, agent.id), ...agent }, { expression: 'attribute_not_exists(pk)' }),
     tx.update(
@@ -153,6 +159,7 @@ export async function createAgent(userId: string, input: NewAgent, limit: number
       { expression: 'attribute_not_exists(#count) OR #count < :limit', names: { '#count': 'count' }, values: { ':limit': limit } },
     ),
     agentStatusMove(undefined, 'provisioning'),
+    ...(opts.also ?? []),
   ]);
   try {
     await transactRetrying(items, QUOTA_ATTEMPTS);

@@ -83,7 +83,7 @@ export function applyChange(current: HeartbeatSettings, change: HeartbeatChange,
 const dueIndexKeys = (userId: string, s: HeartbeatSettings) =>
   s.enabled && s.nextHeartbeat ? { gsi1pk: keys.heartbeatDuePartition(dueShardOf(userId)), gsi1sk: s.nextHeartbeat } : {};
 
-const SAVE_ATTEMPTS = 6;
+const SAVE_ATTEMPTS = 10;
 
 /** Applies a settings change against the stored version; retried when a sweep or another change lands in between. */
 export async function saveHeartbeat(userId: string, change: HeartbeatChange, now = new Date()): Promise<HeartbeatRecord> {

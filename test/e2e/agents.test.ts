@@ -178,3 +178,40 @@ describe('agents on the local stack (npm start)', () => {
     await expect(fetch(websocketUrl.replace('ws://', 'http://'))).rejects.toThrow();
   }, 30_000);
 });
+
+describe('a launch that keeps failing on the local stack', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-agents-dlq-'));
+  let stack: ReturnType<typeof startStack>;
+  let base: string;
+
+  beforeAll(async () => {
+    // A runtime entry that does not exist: every launch fails, as a launcher without capacity would.
+    stack = startStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: 'admin@example.com', LOCAL_RUNTIME_ENTRY: path.join(dataDir, 'no-such-runtime.ts') });
+    base = await stack.ready;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (stack?.child.exitCode === null) {
+      stack.child.kill('SIGTERM');
+      await new Promise((r) => stack.child.once('exit', r));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is retried, parked in the DLQ after 3 receives, and then the agent and the instance are error', async () => {
+    const admin = await testSession({ admin: true });
+    const headers = { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' };
+    const res = await fetch(`${base}/api/agents/provision`, { method: 'POST', headers, body: JSON.stringify({ name: 'Doomed' }) });
+    expect(res.status).toBe(201);
+    const { id } = ((await res.json()) as any).agent;
+    const agent = await until(async () => {
+      const a = ((await (await fetch(`${base}/api/agents/${id}`, { headers })).json()) as any).agent;
+      return a.status === 'error' ? a : undefined;
+    }, 'the agent to fail', 80_000);
+    expect(agent.status).toBe('error');
+    expect(stack.stderr().match(/SQS will redeliver it/g)?.length).toBe(3);
+    expect(stack.stderr()).toContain('given up after every retry');
+    const instance = (await (await fetch(`${base}/api/instance/${admin.userId}`, { headers })).json()) as any;
+    expect(instance.status).toBe('error');
+  }, 120_000);
+});

@@ -59,3 +59,11 @@ ownedResources.agents = async (owner) => {
   if (res.status !== 201) throw new Error(`could not provision an agent: ${res.status} ${res.text}`);
   return { id: res.body.agent.id };
 };
+
+// --- metrics (issue 6) ---
+/** A heartbeat sample in the owner's partition (samples are written only by the heartbeat), so there is data to leak. */
+ownedResources.metrics = async (owner) => {
+  const { recordSample } = await import('../../shared/db/metrics');
+  await recordSample(owner.userId, { timestamp: new Date().toISOString(), cpu: 12.5, memory: 25, messages: 3, errors: 1, responseMsTotal: 90, reachable: true, healthy: true });
+  return {};
+};

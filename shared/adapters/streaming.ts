@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { config } from '../config';
+
+/**
+ * Live streams of channel-provisioned agents (spec 4.5): an ingest (RTMP server + secret stream
+ * key) and a playback URL (HLS). One interface; the `local` provider, the default, generates the
+ * ids and keys here with crypto and makes no outside call. The caller stores what it gets.
+ */
+
+export interface LiveStream {
+  provider: string;
+  liveStreamId: string;
+  /** Secret: whoever holds it can publish to the stream. */
+  streamKey: string;
+  rtmpServer: string;
+  playbackUrl: string;
+  hlsPlaylistUrl: string;
+  lowLatency: boolean;
+  resolution: string;
+  bitrate: string;
+}
+
+export interface StreamingProvider {
+  createLiveStream(input: { userId: string; agentId: string }): Promise<LiveStream>;
+}
+
+const localProvider: StreamingProvider = {
+  async createLiveStream() {
+    const { rtmpUrl, playbackBaseUrl } = config().streaming;
+    const liveStreamId = `ls_${randomBytes(12).toString('hex')}`;
+    const playlist = `${playbackBaseUrl.replace(/\/+$/, '')}/${liveStreamId}/index.m3u8`;
+    return {
+      provider: 'local',
+      liveStreamId,
+      streamKey: `live_${randomBytes(24).toString('base64url')}`,
+      rtmpServer: rtmpUrl,
+      playbackUrl: playlist,
+      hlsPlaylistUrl: playlist,
+      lowLatency: true,
+      resolution: '1080p',
+      bitrate: '6000kbps',
+    };
+  },
+};
+
+export function streaming(): StreamingProvider {
+  switch (config().streaming.provider) {
+    case 'local':
+      return localProvider;
+  }
+}
