@@ -421,3 +421,16 @@ function cardSettings(e: z.output<typeof EnvSchema>) {
     cancelUrl: `${billingPage.href}?checkout=cancelled`,
   };
 }
+
+/**
+ * The named variables of this process's environment, for a child process that must get only an
+ * allowlisted few (the local runtime launcher: PATH and the like, never the platform's secrets).
+ */
+export function inheritedEnv(names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = process.env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

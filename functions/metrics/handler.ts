@@ -3,14 +3,14 @@ import { logger } from '../../shared/http/logger';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
 import { readHeartbeat, resetHeartbeat, updateHeartbeat } from './heartbeat-settings';
-import { platformMetrics } from './platform';
+import { cachedPlatformMetrics } from './platform';
 import { metricsSummary } from './summary';
 import { historicalMetrics, performanceMetrics } from './user-metrics';
 
 export const handler = createHandler(metricsContract, {
   getPlatformMetrics: async () => {
     try {
-      return await platformMetrics();
+      return await cachedPlatformMetrics();
     } catch (err) {
       logger().error('platform metrics failed', err as Error);
       return reply.json(500, { error: 'Failed to fetch metrics', metrics: {} });

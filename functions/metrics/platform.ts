@@ -73,3 +73,26 @@ export async function platformMetrics(now = new Date()) {
     status: 'ok' as const,
   };
 }
+
+/**
+ * The public endpoint's answer, shared for a few seconds per container: it is unauthenticated and
+ * each computation reads a few hundred counter items, so a burst of callers must not multiply that.
+ */
+export const PLATFORM_METRICS_CACHE_MS = 10_000;
+let cached: { at: number; value: Promise<Awaited<ReturnType<typeof platformMetrics>>> } | undefined;
+
+export function cachedPlatformMetrics(now = Date.now()) {
+  if (!cached || now - cached.at >= PLATFORM_METRICS_CACHE_MS) {
+    const value = platformMetrics(new Date(now));
+    cached = { at: now, value };
+    // A failure is not kept: the next caller tries again.
+    value.catch(() => {
+      if (cached?.value === value) cached = undefined;
+    });
+  }
+  return cached.value.then((m) => ({ ...m, timestamp: new Date(now).toISOString() }));
+}
+
+export const clearPlatformMetricsCache = () => {
+  cached = undefined;
+};

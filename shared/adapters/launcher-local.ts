@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { config } from '../config';
+import { config, inheritedEnv } from '../config';
 import type { LaunchHandle } from '../db/instances';
 import { logger } from '../http/logger';
 import { LaunchError, type Launcher, type LaunchSpec, type Located } from './launcher';
@@ -48,8 +48,7 @@ class LocalLauncher implements Launcher {
   }
 
   private start(spec: LaunchSpec): Promise<Running> {
-    const env: Record<string, string> = {};
-    for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    const env = inheritedEnv(PASSED_THROUGH);
     Object.assign(env, {
       GATEWAY_TOKEN: spec.gatewayToken,
       PLATFORM_URL: spec.platformUrl,

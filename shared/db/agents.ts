@@ -3,6 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AgentConfig } from '../contract/agents';
 import { db, tableName } from './client';
 import { keys } from './keys';
+import { messageCountUpdate } from './metrics';
 import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 
@@ -334,6 +335,8 @@ export async function appendExchange(userId: string, agentId: string, report: Ex
         { expression: 'attribute_exists(pk)' },
       ),
       ...stored.map((m) => tx.put({ ...keys.agentMessage(userId, agentId, `${m.createdAt}#${m.id}`), ...m })),
+      // The platform's message figures (GET /api/metrics) move with the history they count.
+      ...[messageCountUpdate(processed, now)].filter((item) => item !== undefined),
     ]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') return undefined;

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../helpers/local-stack';
 import WebSocket from 'ws';
 import { testSession, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
@@ -13,38 +13,6 @@ import { TEST_JWT_SECRET } from '../helpers/worker-setup';
  * agent, see it become running, open its websocket with its token and get an answer (from a fake
  * model provider on loopback), stop and start it, and read its stats.
  */
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const PLATFORM_VARS = ['JWT_SECRET', 'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'TABLE_NAME', 'PROVISIONING_QUEUE_URL', 'EVENTS_QUEUE_URL', 'STAGE', 'APP_URL', 'ADMIN_EMAILS', 'TESTER_EMAILS'];
-
-function startStack(env: Record<string, string>) {
-  const clean = { ...process.env };
-  for (const k of PLATFORM_VARS) delete clean[k];
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local.ts'], {
-    cwd: ROOT,
-    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line in 60 s; stderr: ${stderr}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      stdout += d;
-      const m = /^ready: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}: ${stderr}`));
-    });
-  });
-  return { child, ready, stderr: () => stderr };
-}
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const started = Date.now();
@@ -76,7 +44,7 @@ function converse(url: string, content: string): Promise<any[]> {
 
 describe('agents on the local stack (npm start)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-agents-e2e-'));
-  let stack: ReturnType<typeof startStack>;
+  let stack: LocalStack;
   let base: string;
   let model: FakeModelServer;
   let admin: TestSession;
@@ -95,7 +63,7 @@ describe('agents on the local stack (npm start)', () => {
   beforeAll(async () => {
     model = await startFakeModelServer();
     admin = await testSession({ admin: true });
-    stack = startStack({
+    stack = startLocalStack({
       DATA_DIR: dataDir,
       JWT_SECRET: TEST_JWT_SECRET,
       ADMIN_EMAILS: 'admin@example.com',
@@ -181,12 +149,12 @@ describe('agents on the local stack (npm start)', () => {
 
 describe('a launch that keeps failing on the local stack', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-agents-dlq-'));
-  let stack: ReturnType<typeof startStack>;
+  let stack: LocalStack;
   let base: string;
 
   beforeAll(async () => {
     // A runtime entry that does not exist: every launch fails, as a launcher without capacity would.
-    stack = startStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: 'admin@example.com', LOCAL_RUNTIME_ENTRY: path.join(dataDir, 'no-such-runtime.ts') });
+    stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: 'admin@example.com', LOCAL_RUNTIME_ENTRY: path.join(dataDir, 'no-such-runtime.ts') });
     base = await stack.ready;
   }, 90_000);
 
@@ -209,8 +177,8 @@ describe('a launch that keeps failing on the local stack', () => {
       return a.status === 'error' ? a : undefined;
     }, 'the agent to fail', 80_000);
     expect(agent.status).toBe('error');
-    expect(stack.stderr().match(/SQS will redeliver it/g)?.length).toBe(3);
-    expect(stack.stderr()).toContain('given up after every retry');
+    expect(stack.output().stderr.match(/SQS will redeliver it/g)?.length).toBe(3);
+    expect(stack.output().stderr).toContain('given up after every retry');
     const instance = (await (await fetch(`${base}/api/instance/${admin.userId}`, { headers })).json()) as any;
     expect(instance.status).toBe('error');
   }, 120_000);

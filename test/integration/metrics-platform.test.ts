@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { platformMetrics } from '../../functions/metrics/platform';
+import { cachedPlatformMetrics, clearPlatformMetricsCache, PLATFORM_METRICS_CACHE_MS, platformMetrics } from '../../functions/metrics/platform';
 import { reloadConfig } from '../../shared/config';
 import { PlatformMetricsBody } from '../../shared/contract/metrics';
 import { agentStatus, createAgent, listAgents, readPlatformCounters, type AgentStatusValue } from '../../shared/db/agents';
@@ -30,6 +30,7 @@ afterEach(() => {
   reloadConfig({ METRICS_STORAGE_QUOTA_MB: undefined, TABLE_NAME: table.name });
   resetDbClient();
   clearTableSizeCache();
+  clearPlatformMetricsCache();
 });
 
 afterAll(async () => {
@@ -52,6 +53,29 @@ describe('GET /api/metrics (spec 4.10)', () => {
     expect(m.uptime).toEqual({ platformUptime: 0, averageAgentUptime: 0 });
     expect(m.performance).toEqual({ averageResponseTime: 0, successRate: '0%', errorRate: '0%' });
     expect(m.storage.total).toBe(25_600);
+  });
+
+  it('counts each stored exchange in the same write: today goes up by one per user message', async () => {
+    const { appendExchange } = await import('../../shared/db/agents');
+    const userId = `u_${randomUUID().replaceAll('-', '')}`;
+    // A bare agent item: createAgent would move the agent counters the recount test below tallies.
+    const { tenant } = await import('../../shared/db/tenant');
+    const { keys } = await import('../../shared/db/keys');
+    const agent = { id: 'agt_counter' };
+    await tenant(userId).put({ ...keys.agent(userId, agent.id), id: agent.id, name: 'counter' });
+    const before = (await platformMetrics()).metrics.messages.today;
+    await appendExchange(userId, agent.id, { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], responseMs: 5 });
+    await appendExchange(userId, agent.id, { messages: [{ role: 'user', content: 'again' }], failed: true });
+    expect((await platformMetrics()).metrics.messages.today).toBe(before + 2);
+  });
+
+  it('shares one computation per container for a few seconds, then recomputes', async () => {
+    const { messageCountUpdate: bump } = await import('../../shared/db/metrics');
+    const t0 = Date.now();
+    const first = await cachedPlatformMetrics(t0);
+    await transact([bump(5)!]);
+    expect((await cachedPlatformMetrics(t0 + 1000)).metrics.messages.today).toBe(first.metrics.messages.today);
+    expect((await cachedPlatformMetrics(t0 + PLATFORM_METRICS_CACHE_MS)).metrics.messages.today).toBe(first.metrics.messages.today + 5);
   });
 
   it('agent and deployment figures equal a recount after 200 random agent operations', { timeout: 240_000 }, async () => {

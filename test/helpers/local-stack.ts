@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** The test worker's platform settings, which a user's shell would not have. */
+const WORKER_SETTINGS = ['JWT_SECRET', 'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'TABLE_NAME', 'PROVISIONING_QUEUE_URL', 'EVENTS_QUEUE_URL', 'STAGE', 'APP_URL', 'ADMIN_EMAILS', 'TESTER_EMAILS'];
+
+export interface LocalStack {
+  child: ChildProcess;
+  /** Resolves with the base URL from the `ready:` line; rejects if the stack exits or takes over 60 s. */
+  ready: Promise<string>;
+  output(): { stdout: string; stderr: string };
+  /** Resolves with the exit code once the process has ended. */
+  exited(): Promise<number | null>;
+}
+
+/** Runs `bin/local.ts` (what `npm start` runs) as a user would, on a free port, with `env` on top. */
+export function startLocalStack(env: Record<string, string>): LocalStack {
+  const clean = { ...process.env };
+  for (const k of WORKER_SETTINGS) delete clean[k];
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line in 60 s; stderr: ${stderr}`)), 60_000);
+    child.stdout!.on('data', () => {
+      const m = /^ready: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}: ${stderr}`));
+    });
+  });
+  ready.catch(() => undefined);
+  const exited = () => new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
+  return { child, ready, output: () => ({ stdout, stderr }), exited };
+}
