@@ -1,10 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AgentConfig } from '../contract/agents';
-import { db, tableName } from './client';
 import { keys } from './keys';
 import { messageCountUpdate } from './metrics';
-import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
+import { ConditionFailedError, queryEvery, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 
 /**
@@ -101,15 +99,12 @@ export const present = <T>(items: (T | undefined)[]): T[] => items.filter((i): i
 
 export async function readPlatformCounters(): Promise<PlatformCounters> {
   const sum = async <F extends string>(name: string, fields: readonly F[]) => {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.counterPartition, ':prefix': `${name}#` },
-      }),
-    );
+    const items = await queryEvery<Record<string, unknown>>({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.counterPartition, ':prefix': `${name}#` },
+    });
     const totals = Object.fromEntries(fields.map((f) => [f, 0])) as Record<F, number>;
-    for (const item of out.Items ?? []) for (const f of fields) totals[f] += Number(item[f] ?? 0);
+    for (const item of items) for (const f of fields) totals[f] += Number(item[f] ?? 0);
     return totals;
   };
   const [agents, deployments] = await Promise.all([sum(AGENT_COUNTER, AGENT_COUNTER_FIELDS), sum(DEPLOYMENT_COUNTER, DEPLOYMENT_COUNTER_FIELDS)]);
@@ -184,23 +179,7 @@ export async function getAgent(userId: string, agentId: string, consistent = fal
 
 /** Every agent of the account; consistent so a launch that just finished sees the agents written before it. */
 export async function listAgents(userId: string, consistent = false): Promise<AgentRecord[]> {
-  if (!consistent) return tenant(userId).queryAll<AgentRecord>(keys.agentPrefix);
-  const all: AgentRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': keys.agentPrefix },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    all.push(...((out.Items ?? []) as AgentRecord[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return all;
+  return tenant(userId).queryAll<AgentRecord>(keys.agentPrefix, { consistent });
 }
 
 /** Shown status of an agent given its account's instance status (see the top of this file). */

@@ -3,7 +3,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { keys } from './keys';
-import { transact, tx, type TransactItem } from './tenant';
+import { queryEvery, tenant, transact, tx, type TransactItem } from './tenant';
 
 /**
  * Metrics storage (spec 4.10).
@@ -81,24 +81,7 @@ const stillLive = (now: Date) => (s: MetricSample) => Number(s.expiresAt ?? Infi
 
 /** The samples taken in [from, to], oldest first. */
 export async function samplesBetween(userId: string, from: Date, to: Date): Promise<MetricSample[]> {
-  const all: MetricSample[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': keys.userPartition(userId),
-          ':from': keys.metricSample(userId, from.toISOString()).sk,
-          ':to': keys.metricSample(userId, to.toISOString()).sk,
-        },
-        ExclusiveStartKey: start,
-      }),
-    );
-    all.push(...((out.Items ?? []) as MetricSample[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const all = await tenant(userId).queryBetween<MetricSample>(keys.metricSample(userId, from.toISOString()).sk, keys.metricSample(userId, to.toISOString()).sk);
   return all.filter(stillLive(to));
 }
 
@@ -119,25 +102,17 @@ export async function latestSamples(userId: string, count: number, now = new Dat
 /** Sums the numeric fields of a daily counter family over [fromDay, toDay] (UTC days, inclusive). */
 export async function sumDaily<F extends string>(family: 'messages' | 'heartbeat', fields: readonly F[], fromDay: string, toDay: string) {
   const perDay = new Map<string, Record<F, number>>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        // '~' sorts after '#' and every digit, so the last day's shards are all inside the range.
-        ExpressionAttributeValues: { ':pk': keys.counterPartition, ':from': `${family}#${fromDay}`, ':to': `${family}#${toDay}~` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const day = String(item.sk).split('#')[1]!;
-      const totals = perDay.get(day) ?? (Object.fromEntries(fields.map((f) => [f, 0])) as Record<F, number>);
-      for (const f of fields) totals[f] += Number(item[f] ?? 0);
-      perDay.set(day, totals);
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const items = await queryEvery<Record<string, unknown>>({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    // '~' sorts after '#' and every digit, so the last day's shards are all inside the range.
+    ExpressionAttributeValues: { ':pk': keys.counterPartition, ':from': `${family}#${fromDay}`, ':to': `${family}#${toDay}~` },
+  });
+  for (const item of items) {
+    const day = String(item.sk).split('#')[1]!;
+    const totals = perDay.get(day) ?? (Object.fromEntries(fields.map((f) => [f, 0])) as Record<F, number>);
+    for (const f of fields) totals[f] += Number(item[f] ?? 0);
+    perDay.set(day, totals);
+  }
   return perDay;
 }
 

@@ -1,4 +1,5 @@
 import {
+  type QueryCommandInput,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -97,6 +98,21 @@ function mergeExpressions(a: Condition, b?: Condition) {
   };
 }
 
+/**
+ * Every item a Query matches, page after page: the one paging loop of the data layer. Callers give
+ * the key condition (and optionally a filter, consistency, an index); the table name is ours.
+ */
+export async function queryEvery<T extends Item>(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> {
+  const all: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start }));
+    all.push(...((out.Items ?? []) as T[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return all;
+}
+
 const encodeCursor = (k: Record<string, unknown> | undefined) => (k ? Buffer.from(JSON.stringify(k)).toString('base64url') : undefined);
 
 /**
@@ -185,16 +201,24 @@ export function tenant(userId: string) {
       return { items: (out.Items ?? []) as (T & Key)[], cursor: encodeCursor(out.LastEvaluatedKey) };
     },
 
-    /** Every item with the prefix, page by page (bounded by what one user owns). */
-    async queryAll<T extends Item>(prefix: string): Promise<(T & Key)[]> {
-      const all: (T & Key)[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await this.query<T>(prefix, { cursor });
-        all.push(...page.items);
-        cursor = page.cursor;
-      } while (cursor);
-      return all;
+    /**
+     * Every item whose sort key starts with `prefix` ('' = the whole partition), page by page
+     * (bounded by what one user owns). `consistent` sees every write acknowledged before it.
+     */
+    async queryAll<T extends Item>(prefix: string, opts: { consistent?: boolean } = {}): Promise<(T & Key)[]> {
+      return queryEvery<T & Key>({
+        KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: prefix ? { ':pk': pk, ':prefix': prefix } : { ':pk': pk },
+        ConsistentRead: opts.consistent,
+      });
+    },
+
+    /** Every item with `from <= sk <= to`, oldest first (time-ordered sort keys). */
+    async queryBetween<T extends Item>(from: string, to: string): Promise<(T & Key)[]> {
+      return queryEvery<T & Key>({
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BatchWriteCommand, DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountPlan } from '../contract/accounts';
 import { db, tableName } from './client';
 import { keys, type Key } from './keys';
@@ -212,24 +212,8 @@ export async function setPasswordHash(userId: string, passwordHash: string, expe
 
 type StoredItem = Record<string, unknown> & Key;
 
-/** Every item of the partition, whatever its sort key (tenant().query needs a prefix, and '' is not a valid one). */
-async function partitionItems(userId: string): Promise<StoredItem[]> {
-  const all: StoredItem[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    all.push(...((out.Items ?? []) as StoredItem[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return all;
-}
+/** Every item of the partition, whatever its sort key. */
+const partitionItems = (userId: string): Promise<StoredItem[]> => tenant(userId).queryAll<StoredItem>('');
 
 const isLoginProvider = (p: unknown): p is LoginProvider => p === 'wallet' || p === 'codehost' || p === 'webid';
 
