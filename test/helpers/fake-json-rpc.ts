@@ -5,18 +5,24 @@ import type { AddressInfo } from 'node:net';
 import { bytesToHex, decodeFunctionData, encodeFunctionResult, erc20Abi, hexToBytes, type Hex } from 'viem';
 
 /**
- * A JSON-RPC 2.0 chain endpoint on loopback holding ERC-20 token balances: `eth_call` of
- * `balanceOf(address)` on a known token contract answers the real ABI-encoded uint256, so viem's
- * `readContract` works against it unchanged; `eth_chainId` answers the configured chain. Any other
- * call (another contract, another function, code to deploy) is answered as the EVM would a call
- * into an account without code: an execution revert. `mode` simulates an RPC that never answers.
+ * A JSON-RPC 2.0 chain endpoint on loopback (single and batch requests, hex quantities, standard
+ * error objects). It holds native balances (`eth_getBalance`) and ERC-20 token balances: `eth_call`
+ * of `balanceOf(address)` on a known token contract answers the real ABI-encoded uint256, so viem's
+ * `getBalance` and `readContract` work against it unchanged; `eth_chainId` and `eth_blockNumber`
+ * answer too. Any other call (another contract, another function, code to deploy) is answered as
+ * the EVM would a call into an account without code: an execution revert. `mode` simulates an RPC
+ * that answers, fails with HTTP 503, or never answers.
  */
 export interface FakeJsonRpc {
   url: string;
+  /** Native balance in wei of an address (any case); unknown addresses have 0. */
+  setBalance(address: string, wei: bigint): void;
   setTokenBalance(token: string, holder: string, amount: bigint): void;
-  mode: 'ok' | 'hang';
+  mode: 'ok' | 'http-error' | 'hang';
   /** Methods received, in order. */
   calls: string[];
+  /** The same requests with their parameters. */
+  requests: { method: string; params: unknown[] }[];
   close(): Promise<void>;
 }
 
@@ -31,13 +37,18 @@ type Answer = { result: unknown } | { error: { code: number; message: string; da
 
 const REVERT: Answer = { error: { code: 3, message: 'execution reverted', data: '0x' } };
 
-export async function startFakeJsonRpc(opts: { chainId?: number } = {}): Promise<FakeJsonRpc> {
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+
+export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: bigint } = {}): Promise<FakeJsonRpc> {
   const balances = new Map<string, Map<string, bigint>>();
+  const nativeBalances = new Map<string, bigint>();
   const hanging = new Set<ServerResponse>();
   const state: FakeJsonRpc = {
     url: '',
     mode: 'ok',
     calls: [],
+    requests: [],
+    setBalance: (address, wei) => void nativeBalances.set(address.toLowerCase(), wei),
     setTokenBalance(token, holder, amount) {
       const holders = balances.get(token.toLowerCase()) ?? new Map<string, bigint>();
       holders.set(holder.toLowerCase(), amount);
@@ -71,9 +82,17 @@ export async function startFakeJsonRpc(opts: { chainId?: number } = {}): Promise
     if (req.jsonrpc !== '2.0' || typeof req.method !== 'string') return { ...base, error: { code: -32600, message: 'Invalid Request' } };
     const params = Array.isArray(req.params) ? req.params : [];
     state.calls.push(req.method);
+    state.requests.push({ method: req.method, params });
     switch (req.method) {
       case 'eth_chainId':
-        return { ...base, result: `0x${(opts.chainId ?? 8453).toString(16)}` };
+        return { ...base, result: hex(BigInt(opts.chainId ?? 8453)) };
+      case 'eth_blockNumber':
+        return { ...base, result: hex(opts.blockNumber ?? 1_234_567n) };
+      case 'eth_getBalance': {
+        const [address] = params;
+        if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) return { ...base, error: { code: -32602, message: 'invalid address' } };
+        return { ...base, result: hex(nativeBalances.get(address.toLowerCase()) ?? 0n) };
+      }
       case 'eth_call':
         return { ...base, ...ethCall(params) };
       default:
@@ -86,6 +105,10 @@ export async function startFakeJsonRpc(opts: { chainId?: number } = {}): Promise
     for await (const c of req) chunks.push(c as Buffer);
     if (state.mode === 'hang') {
       hanging.add(res);
+      return;
+    }
+    if (state.mode === 'http-error') {
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream unavailable');
       return;
     }
     let body: unknown;

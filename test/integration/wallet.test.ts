@@ -12,7 +12,7 @@ import { getGlobal, tenant } from '../../shared/db/tenant';
 import { getWalletKeyRecord } from '../../shared/db/wallets';
 import { resetLogger } from '../../shared/http/logger';
 import { call as apiCall, testSession, uniqueIp, type CallOptions, type TestSession } from '../helpers/api';
-import { startFakeChainRpc, type FakeChainRpc } from '../helpers/fake-chain-rpc';
+import { startFakeJsonRpc, type FakeJsonRpc } from '../helpers/fake-json-rpc';
 
 /**
  * Wallets (spec 4.9) against DynamoDB Local and a JSON-RPC fake on loopback. Every response body and
@@ -23,7 +23,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
 const responses: string[] = [];
 const logLines: string[] = [];
 const secrets: Hex[] = [];
-let rpc: FakeChainRpc;
+let rpc: FakeJsonRpc;
 let restoreWrites: () => void;
 
 const call = async (method: string, pathAndQuery: string, opts: CallOptions = {}) => {
@@ -52,7 +52,8 @@ function captureWrites(): () => void {
 }
 
 beforeAll(async () => {
-  rpc = await startFakeChainRpc();
+  // The wallet reads the test network (l2-test, chain 84532).
+  rpc = await startFakeJsonRpc({ chainId: 84532 });
   reloadConfig({ ...BASE_CONFIG, LOCAL_MASTER_KEY_FILE: path.join(dir, 'master.key'), WALLET_RPC_URL: rpc.url, LOG_LEVEL: 'DEBUG' });
   resetLogger();
   restoreWrites = captureWrites();
@@ -171,7 +172,7 @@ describe('GET /api/wallet', () => {
     const res = await call('GET', '/api/wallet', { session });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ address: created.body.address, balance: '1.2345', network: 'l2-test', hasWallet: true, createdAt: expect.any(String) });
-    const asked = rpc.calls.filter((c) => c.method === 'eth_getBalance').at(-1)!;
+    const asked = rpc.requests.filter((c) => c.method === 'eth_getBalance').at(-1)!;
     expect(String(asked.params[0]).toLowerCase()).toBe(created.body.address.toLowerCase());
 
     rpc.setBalance(created.body.address, 0n);
