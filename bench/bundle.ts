@@ -1,26 +1,16 @@
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { LAMBDA_BUNDLE } from '../lib/bundling';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DIST = path.join(ROOT, 'bench', 'dist');
 
-/** The CDK NodejsFunction settings of every function (DESIGN.md section 11), as the esbuild JS API sees them. */
-const CDK_LIKE: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  minify: true,
-  mainFields: ['module', 'main'],
-  // Bundled ESM still meets CommonJS dependencies that call require(); CDK adds the same banner.
-  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-  // CDK's PlatformFunction writes an external source map; the bundle then ends with its URL comment.
-  sourcemap: true,
-  sourcesContent: false,
-  metafile: true,
-  logLevel: 'silent',
-};
+/**
+ * The exact settings CDK deploys with (lib/bundling.ts), so the sizes reported are the sizes that
+ * ship; only the metafile (for the per-module breakdown) and quiet logging are added here.
+ */
+const CDK_LIKE: BuildOptions = { ...LAMBDA_BUNDLE, metafile: true, logLevel: 'silent' };
 
 export interface BundleResult {
   name: string;

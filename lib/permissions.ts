@@ -6,30 +6,92 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Compute } from './constructs/compute';
 
+/**
+ * What every function may do on the table and its indexes: the item operations the data layer uses
+ * (shared/db: get, query, put, update, delete, batch write, transactions, which IAM checks per item).
+ * Not CDK's readWriteData, which adds Scan (never used: DESIGN.md section 4) and DescribeTable.
+ */
+export const TABLE_ITEM_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
 /** What a function may do beyond reading and writing the table's items, which every function does. */
 export type Need =
-  /** sqs:SendMessage on the provisioning queue. */
+  /** sqs:SendMessage on the provisioning queue (shared/adapters/launcher.ts requestProvisioning). */
   | 'sendProvisioning'
-  /** sqs:SendMessage on the events queue. */
+  /** sqs:SendMessage on the events queue (shared/events/emit.ts emitEvent). */
   | 'sendEvents'
-  /** kms:Encrypt, kms:Decrypt, kms:GenerateDataKey on the data key (wallet keys, gateway tokens). */
+  /** kms:GenerateDataKey and kms:Decrypt on the data key: envelope encryption (shared/crypto/envelope.ts). */
   | 'dataKey'
-  /** ecs:RunTask / StopTask / DescribeTasks in the platform cluster, iam:PassRole on the task's roles. */
-  | 'runTasks';
+  /** ses:SendEmail / ses:SendRawEmail as the EMAIL_FROM identity (shared/adapters/email.ts). */
+  | 'sendEmail'
+  /** dynamodb:DescribeTable on the table: GET /api/metrics reports its size. */
+  | 'describeTable'
+  /**
+   * Launch instances (shared/adapters/launcher-ecs.ts): RunTask and DescribeTasks in the cluster,
+   * DescribeTaskDefinition + RegisterTaskDefinition (a revision per approved image), PassRole on the
+   * task's two roles, and kms:Encrypt of the gateway token for the runtime's bootstrap only.
+   */
+  | 'launchTasks'
+  /** ecs:StopTask in the cluster (a given-up launch, a stopped instance). */
+  | 'stopTasks'
+  /**
+   * Talk to instances at their task's private IP on the runtime port (health, stats, config reload):
+   * the function runs in the VPC with the security group the tasks admit (lib/constructs/compute.ts).
+   */
+  | 'reachInstances';
 
 /**
- * The single table of extra grants, function name → needs. A function not listed gets table data
- * access only. The provisioner's receive/delete rights on its queue come with its event source.
+ * The single table of extra rights, function name → needs, kept to what each function's code calls
+ * (follow its imports: emitEvent, requestProvisioning, envelope encrypt/decrypt, sendEmail,
+ * tableSizeBytes, launcher(), runtimeRequest). A function not listed gets table data access only.
+ * Receive/delete rights on a queue come with the function's SQS event source, not from here.
  */
 export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
-  accounts: ['sendEvents'],
+  accounts: ['sendEvents', 'sendEmail'],
   settings: ['sendEvents'],
-  agents: ['sendProvisioning', 'dataKey'],
+  social: ['sendEvents'],
+  agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   provision: ['sendProvisioning', 'dataKey'],
-  instance: ['sendProvisioning', 'dataKey', 'runTasks'],
+  instance: ['sendProvisioning', 'dataKey', 'reachInstances'],
   wallet: ['dataKey'],
-  provisioner: ['dataKey', 'runTasks'],
+  billing: ['dataKey'],
+  metrics: ['describeTable'],
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances'],
+  'provisioner-dlq': ['stopTasks'],
+  heartbeat: ['dataKey', 'reachInstances'],
+  'task-events': ['dataKey', 'reachInstances'],
 };
+
+export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];
+
+/**
+ * The encryption-context purpose under which the provisioner encrypts an instance's gateway token and
+ * the runtime decrypts it (BOOTSTRAP_PURPOSE in shared/adapters/launcher-ecs.ts, runtime/server.ts;
+ * an infra test checks they agree). Not imported: that module would load the ECS client into synth.
+ */
+export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
+
+/**
+ * The only grants on Resource '*', each because the action has no resource-level permission in IAM.
+ * The least-privilege test allows exactly these.
+ */
+export const WILDCARD_RESOURCE_ACTIONS = [
+  // Registers a revision of the platform's family for an approved image; IAM cannot scope it.
+  'ecs:RegisterTaskDefinition',
+  // Read-only, and only grantable on '*'.
+  'ecs:DescribeTaskDefinition',
+  // Lambda's VPC attachment (lib/constructs/platform-function.ts): only grantable on '*'.
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DescribeSubnets',
+] as const;
 
 export interface GrantTargets {
   table: Table;
@@ -37,6 +99,8 @@ export interface GrantTargets {
   eventsQueue: Queue;
   dataKey: Key;
   compute: Compute;
+  /** SES identities EMAIL_FROM may send as. */
+  emailIdentityArns: string[];
 }
 
 /** Applies the table to the functions; an entry naming no function is a mistake, so it throws. */
@@ -45,12 +109,16 @@ export function applyGrants(functions: ReadonlyMap<string, IFunction>, targets: 
     if (!functions.has(name)) throw new Error(`permissions table names an unknown function: ${name}`);
   }
   for (const [name, fn] of functions) {
-    targets.table.grants.readWriteData(fn);
-    for (const need of NEEDS[name] ?? []) grant(need, fn, targets);
+    targets.table.grants.actions(fn, ...TABLE_ITEM_ACTIONS);
+    for (const need of needsOf(name)) grant(need, fn, targets);
   }
 }
 
 function grant(need: Need, fn: IFunction, t: GrantTargets) {
+  const { cluster, taskDefinition } = t.compute;
+  const inCluster = { ArnEquals: { 'ecs:cluster': cluster.clusterArn } };
+  const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
+    fn.addToRolePolicy(new PolicyStatement({ actions, resources, conditions }));
   switch (need) {
     case 'sendProvisioning':
       t.provisioningQueue.grants.actions(fn, ['sqs:SendMessage']);
@@ -59,29 +127,34 @@ function grant(need: Need, fn: IFunction, t: GrantTargets) {
       t.eventsQueue.grants.actions(fn, ['sqs:SendMessage']);
       return;
     case 'dataKey':
-      t.dataKey.grants.actions(fn, 'kms:Encrypt', 'kms:Decrypt', 'kms:GenerateDataKey');
+      // Encrypt is not needed: envelope.ts wraps with GenerateDataKey and unwraps with Decrypt.
+      t.dataKey.grants.actions(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
       return;
-    case 'runTasks': {
-      const { cluster, taskDefinition } = t.compute;
-      const inCluster = { ArnEquals: { 'ecs:cluster': cluster.clusterArn } };
-      fn.addToRolePolicy(
-        new PolicyStatement({ actions: ['ecs:RunTask'], resources: [taskDefinition.taskDefinitionArn], conditions: inCluster }),
-      );
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['ecs:StopTask', 'ecs:DescribeTasks'],
-          resources: [Stack.of(cluster).formatArn({ service: 'ecs', resource: 'task', resourceName: `${cluster.clusterName}/*` })],
-          conditions: inCluster,
-        }),
-      );
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['iam:PassRole'],
-          resources: t.compute.passableRoleArns(),
-          conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
-        }),
-      );
+    case 'sendEmail':
+      allow(['ses:SendEmail', 'ses:SendRawEmail'], t.emailIdentityArns);
+      return;
+    case 'describeTable':
+      allow(['dynamodb:DescribeTable'], [t.table.tableArn]);
+      return;
+    case 'launchTasks': {
+      const stack = Stack.of(cluster);
+      // Every revision of the platform's family: the base one and those registered for approved images.
+      const family = stack.formatArn({ service: 'ecs', resource: 'task-definition', resourceName: `${taskDefinition.family}:*` });
+      allow(['ecs:RunTask'], [family], inCluster);
+      allow(['ecs:DescribeTasks'], [tasksOf(cluster)], inCluster);
+      allow(['ecs:DescribeTaskDefinition', 'ecs:RegisterTaskDefinition'], ['*']);
+      allow(['iam:PassRole'], t.compute.passableRoleArns(), { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+      allow(['kms:Encrypt'], [t.dataKey.keyArn], { StringEquals: { 'kms:EncryptionContext:purpose': BOOTSTRAP_PURPOSE } });
       return;
     }
+    case 'stopTasks':
+      allow(['ecs:StopTask'], [tasksOf(cluster)], inCluster);
+      return;
+    case 'reachInstances':
+      // Placement, not a grant: lib/platform-stack.ts puts these functions in the VPC (networkOf).
+      return;
   }
 }
+
+const tasksOf = (cluster: Compute['cluster']) =>
+  Stack.of(cluster).formatArn({ service: 'ecs', resource: 'task', resourceName: `${cluster.clusterName}/*` });

@@ -5,21 +5,28 @@ import { contract } from '../shared/contract';
 import { Api } from './constructs/api';
 import { Compute } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
-import { Functions, PROVISIONER_TIMEOUT } from './constructs/functions';
+import { Functions, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
 import { Keys } from './constructs/keys';
 import { Queues } from './constructs/queues';
 import { Secrets } from './constructs/secrets';
-import { applyGrants } from './permissions';
+import { applyGrants, needsOf, type Need } from './permissions';
+import { checkRoutes, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Operator settings, read from CDK context. Defaults live in cdk.json; override any of them at
- * deploy time, e.g. `npx cdk deploy -c appUrl=https://app.example.com -c adminEmails=a@x.com,b@y.com`.
+ * Stack-level operator settings, read from CDK context. Defaults live in cdk.json; override any of
+ * them at deploy time, e.g. `npx cdk deploy -c appUrl=https://app.example.com -c adminEmails=a@x.com,b@y.com`.
  * - appUrl: public URL of the web app (links in emails, OAuth redirects). Empty: the API's own URL.
  * - adminEmails / testerEmails: comma-separated accounts with admin rights / the tester bypass.
  * - runtimeImage: container image of the agent runtime the Fargate tasks run (ARM64).
  * - agentDomain: parent domain of the agents' subdomains.
+ * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
+ * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
+ * - emailIdentityArn: SES identity ARN(s), comma-separated, the account email may be sent as;
+ *   default: the address and the domain of settings.EMAIL_FROM in the stack's account and region.
+ * The functions' own settings (shared/config.ts) are the `settings` / `secretSettings` context keys:
+ * see lib/settings.ts.
  */
 export interface PlatformSettings {
   appUrl: string;
@@ -27,10 +34,15 @@ export interface PlatformSettings {
   testerEmails: string;
   runtimeImage: string;
   agentDomain: string;
+  natGateways: number;
+  awsInterfaceEndpoints: boolean;
+  emailIdentityArn: string;
 }
 
+type TextKey = Exclude<keyof PlatformSettings, 'natGateways' | 'awsInterfaceEndpoints'>;
+
 export function readSettings(node: Node): PlatformSettings {
-  const text = (key: keyof PlatformSettings, required: boolean): string => {
+  const text = (key: TextKey, required: boolean): string => {
     const value: unknown = node.tryGetContext(key);
     if (value === undefined || value === null || value === '') {
       if (required) throw new Error(`CDK context "${key}" is required (set it in cdk.json or pass -c ${key}=...)`);
@@ -39,12 +51,18 @@ export function readSettings(node: Node): PlatformSettings {
     if (typeof value !== 'string') throw new Error(`CDK context "${key}" must be a string`);
     return value.trim();
   };
+  // `-c key=value` always gives strings; cdk.json gives JSON numbers and booleans.
+  const natGateways = Number(node.tryGetContext('natGateways') ?? 1);
+  const endpoints = String(node.tryGetContext('awsInterfaceEndpoints') ?? false);
   const settings: PlatformSettings = {
     appUrl: text('appUrl', false),
     adminEmails: text('adminEmails', false),
     testerEmails: text('testerEmails', false),
     runtimeImage: text('runtimeImage', true),
     agentDomain: text('agentDomain', true),
+    natGateways,
+    awsInterfaceEndpoints: endpoints === 'true',
+    emailIdentityArn: text('emailIdentityArn', false),
   };
   // Fail at synth rather than at the first cold start (shared/config.ts parses the same values).
   if (settings.appUrl && !URL.canParse(settings.appUrl)) throw new Error(`CDK context "appUrl" is not a URL: ${settings.appUrl}`);
@@ -52,7 +70,26 @@ export function readSettings(node: Node): PlatformSettings {
     const bad = settings[key].split(',').map((e) => e.trim()).filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
     if (bad.length) throw new Error(`CDK context "${key}" holds something that is not an email: ${bad.join(', ')}`);
   }
+  if (![1, 2].includes(natGateways)) throw new Error('CDK context "natGateways" must be 1 or 2');
+  if (!['true', 'false'].includes(endpoints)) throw new Error('CDK context "awsInterfaceEndpoints" must be true or false');
+  const badArn = settings.emailIdentityArn.split(',').map((a) => a.trim()).filter((a) => a && !/^arn:aws[\w-]*:ses:[\w-]+:\d{12}:identity\/\S+$/.test(a));
+  if (badArn.length) throw new Error(`CDK context "emailIdentityArn" holds something that is not an SES identity ARN: ${badArn.join(', ')}`);
   return settings;
+}
+
+/**
+ * The SES identities accounts may send as. SES authorises the From address against the identity that
+ * verified it: the address itself or its domain, so both are allowed. In the SES sandbox every
+ * recipient is checked too: list their identities in emailIdentityArn until production access.
+ */
+export function emailIdentityArns(stack: Stack, settings: PlatformSettings, operator: OperatorSettings): string[] {
+  if (settings.emailIdentityArn) return settings.emailIdentityArn.split(',').map((a) => a.trim()).filter(Boolean);
+  const from = operator.plain.EMAIL_FROM;
+  if (!from) throw new Error('settings.EMAIL_FROM is required: the SES-verified sender of account email (or give emailIdentityArn)');
+  const address = (/<([^<>\s]+)>\s*$/.exec(from)?.[1] ?? from).trim();
+  const domain = /^[^@\s<>]+@([^@\s<>]+)$/.exec(address)?.[1];
+  if (!domain) throw new Error(`settings.EMAIL_FROM is not an email address: ${from}`);
+  return [address, domain].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }));
 }
 
 /** The whole platform of DESIGN.md section 1 in one stack. */
@@ -60,35 +97,68 @@ export class PlatformStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     const settings = readSettings(this.node);
+    const operator = readOperatorSettings(this.node);
+    const functionList = platformFunctions(contract);
+    checkRoutes(functionList);
 
     const data = new DataTable(this, 'Data');
-    const queues = new Queues(this, 'Queues', { consumerTimeout: PROVISIONER_TIMEOUT });
+    const queues = new Queues(this, 'Queues', {
+      provisioning: { consumerTimeout: PROVISIONER_TIMEOUT, deadLetterConsumerTimeout: PROVISIONER_DLQ_TIMEOUT },
+      events: { consumerTimeout: WEBHOOK_DELIVERY_TIMEOUT },
+    });
     const keys = new Keys(this, 'Keys');
     const secrets = new Secrets(this, 'Secrets');
-    const compute = new Compute(this, 'Compute', { runtimeImage: settings.runtimeImage });
+    const compute = new Compute(this, 'Compute', {
+      runtimeImage: settings.runtimeImage,
+      dataKey: keys.dataKey,
+      natGateways: settings.natGateways,
+      interfaceEndpoints: settings.awsInterfaceEndpoints,
+    });
     const api = new Api(this, 'Api');
 
-    const functions = new Functions(this, 'Functions', {
-      contract,
-      projectRoot: PROJECT_ROOT,
-      environment: {
-        STAGE: 'aws',
-        TABLE_NAME: data.table.tableName,
-        PROVISIONING_QUEUE_URL: queues.provisioning.queue.queueUrl,
-        EVENTS_QUEUE_URL: queues.events.queue.queueUrl,
-        APP_URL: settings.appUrl || api.url,
-        ADMIN_EMAILS: settings.adminEmails,
-        TESTER_EMAILS: settings.testerEmails,
+    /** What every function reads. */
+    const common = {
+      STAGE: 'aws',
+      TABLE_NAME: data.table.tableName,
+      APP_URL: settings.appUrl || api.url,
+      ADMIN_EMAILS: settings.adminEmails,
+      TESTER_EMAILS: settings.testerEmails,
+      RUNTIME_IMAGE: settings.runtimeImage,
+      AGENT_DOMAIN: settings.agentDomain,
+    };
+    /** A resource's address goes only where the permissions table grants its use. */
+    const byNeed: Partial<Record<Need, Record<string, string>>> = {
+      sendProvisioning: { PROVISIONING_QUEUE_URL: queues.provisioning.queue.queueUrl },
+      sendEvents: { EVENTS_QUEUE_URL: queues.events.queue.queueUrl },
+      dataKey: { KMS_KEY_ID: keys.dataKey.keyArn },
+      launchTasks: {
         KMS_KEY_ID: keys.dataKey.keyArn,
         ECS_CLUSTER_ARN: compute.cluster.clusterArn,
         ECS_TASK_DEFINITION_ARN: compute.taskDefinition.taskDefinitionArn,
         ECS_SUBNET_IDS: compute.subnetIds().join(','),
         ECS_SECURITY_GROUP_IDS: compute.securityGroup.securityGroupId,
-        RUNTIME_IMAGE: settings.runtimeImage,
-        AGENT_DOMAIN: settings.agentDomain,
       },
-      httpEnvironment: { JWT_SECRET: secrets.jwtSecretReference() },
-      provisioningQueue: queues.provisioning.queue,
+      stopTasks: { ECS_CLUSTER_ARN: compute.cluster.clusterArn },
+    };
+    // Runtimes reach the platform API by its own URL unless the operator routes them elsewhere.
+    const settingDefaults = { RUNTIME_PLATFORM_URL: api.url };
+    const environmentOf = (fn: FunctionIdentity) => ({
+      ...common,
+      // The JWT key stays out of the workers: only the request pipeline signs or checks sessions.
+      ...(fn.http ? { JWT_SECRET: secrets.jwtSecretReference() } : {}),
+      ...Object.assign({}, ...needsOf(fn.name).map((need) => byNeed[need] ?? {})),
+      ...settingsEnvironment(fn, operator, (name) => secrets.operatorReference(name), settingDefaults),
+    });
+
+    const functions = new Functions(this, 'Functions', {
+      contract,
+      projectRoot: PROJECT_ROOT,
+      environmentOf,
+      networkOf: (name) =>
+        needsOf(name).includes('reachInstances')
+          ? { vpc: compute.vpc, subnets: compute.functionSubnets, securityGroup: compute.functionsSecurityGroup }
+          : undefined,
+      queues,
       clusterArn: compute.cluster.clusterArn,
     });
 
@@ -104,6 +174,7 @@ export class PlatformStack extends Stack {
       eventsQueue: queues.events.queue,
       dataKey: keys.dataKey,
       compute,
+      emailIdentityArns: emailIdentityArns(this, settings, operator),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the platform API' });

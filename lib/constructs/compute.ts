@@ -1,4 +1,12 @@
-import { Port, Peer, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import {
+  GatewayVpcEndpointAwsService,
+  InterfaceVpcEndpointAwsService,
+  Port,
+  SecurityGroup,
+  SubnetType,
+  Vpc,
+  type SubnetSelection,
+} from 'aws-cdk-lib/aws-ec2';
 import {
   Cluster,
   ContainerImage,
@@ -8,8 +16,11 @@ import {
   LogDrivers,
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { BOOTSTRAP_PURPOSE } from '../permissions';
 
 /** The port the agent runtime listens on (HTTP and websocket). */
 export const RUNTIME_PORT = 8080;
@@ -17,36 +28,86 @@ export const RUNTIME_PORT = 8080;
 export interface ComputeProps {
   /** Container image of the agent runtime (CDK context `runtimeImage`). */
   runtimeImage: string;
+  /** The key that wraps the gateway token each task receives encrypted. */
+  dataKey: IKey;
+  /** NAT gateways of the functions' private subnets (CDK context `natGateways`, 1 or 2). */
+  natGateways: number;
+  /** Interface endpoints for SQS, KMS and ECS in the private subnets (CDK context `awsInterfaceEndpoints`). */
+  interfaceEndpoints: boolean;
 }
 
 /**
- * Where agent instances run: one Fargate task per user, launched by the provisioner.
- * Public subnets only and no NAT gateway: a NAT costs more per month than a small fleet of tasks,
- * so each task gets a public IP for its outbound calls and its agent URL.
+ * Where agent instances run, and the network between them and the platform.
+ *
+ * - Tasks: one Fargate task per user in the PUBLIC subnets with a public IP, for their outbound
+ *   calls (image pull, the platform API) without NAT data charges. Their security group admits the
+ *   runtime port ONLY from the functions' security group: nothing on the internet reaches a task.
+ * - Functions that talk to instances (NEEDS `reachInstances`: provisioner, heartbeat, task-events,
+ *   agents, instance) run in the PRIVATE subnets: the launcher reports a task's private IP, and a
+ *   Lambda in a VPC has no public IP, so private subnets with a NAT are how they keep reaching AWS
+ *   and the internet (the instance function calls the model provider, MODEL_API_BASE_URL).
+ * - Cost (us-east-1 list prices): one NAT gateway ≈ $33/month + $0.045/GB; the DynamoDB gateway
+ *   endpoint is free and keeps the heaviest traffic off the NAT. Interface endpoints for SQS, KMS
+ *   and ECS would cost ≈ $44/month more in two AZs ($0.01/h per endpoint per AZ) and remove no need
+ *   for the NAT, so they are opt-in (`awsInterfaceEndpoints`) for operators who want AWS API calls to
+ *   stay off the NAT. `natGateways: 2` buys a NAT per AZ (≈ $66/month) against an AZ outage.
  */
 export class Compute extends Construct {
   readonly vpc: Vpc;
   readonly cluster: Cluster;
   readonly taskDefinition: FargateTaskDefinition;
   readonly securityGroup: SecurityGroup;
+  /** Carried by the functions that reach instances; the only source the tasks admit. */
+  readonly functionsSecurityGroup: SecurityGroup;
+  readonly functionSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
 
   constructor(scope: Construct, id: string, props: ComputeProps) {
     super(scope, id);
+    if (![1, 2].includes(props.natGateways)) throw new Error('natGateways must be 1 or 2: the functions in the VPC need egress');
     this.vpc = new Vpc(this, 'Vpc', {
       maxAzs: 2,
-      natGateways: 0,
-      subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 }],
+      natGateways: props.natGateways,
+      // Public first: adding the private tier left the public subnets' CIDRs as they were.
+      subnetConfiguration: [
+        { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
+        { name: 'functions', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 24 },
+      ],
+      gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB, subnets: [this.functionSubnets] } },
     });
+
+    this.functionsSecurityGroup = new SecurityGroup(this, 'FunctionsSecurityGroup', {
+      vpc: this.vpc,
+      description: 'Agent platform functions that talk to instances',
+      allowAllOutbound: true,
+    });
+    if (props.interfaceEndpoints) {
+      for (const [id, service] of [
+        ['Sqs', InterfaceVpcEndpointAwsService.SQS],
+        ['Kms', InterfaceVpcEndpointAwsService.KMS],
+        ['Ecs', InterfaceVpcEndpointAwsService.ECS],
+      ] as const) {
+        const endpoint = this.vpc.addInterfaceEndpoint(id, { service, subnets: this.functionSubnets, privateDnsEnabled: true, open: false });
+        endpoint.connections.allowFrom(this.functionsSecurityGroup, Port.tcp(443), 'platform functions');
+      }
+    }
 
     this.cluster = new Cluster(this, 'Cluster', { vpc: this.vpc, containerInsightsV2: ContainerInsights.ENABLED });
 
-    // The task role gets no policy at all: the runtime reaches the platform over HTTP with its own
-    // gateway token and never holds platform secrets or table access (DESIGN.md section 3).
     this.taskDefinition = new FargateTaskDefinition(this, 'RuntimeTask', {
       cpu: 512,
       memoryLimitMiB: 1024,
       runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
+    // The task role's only right: decrypt the gateway token the provisioner encrypted for its bootstrap
+    // (shared/adapters/launcher-ecs.ts). The condition keeps it from opening any other envelope (wallet
+    // keys, other secrets) under the same key; it never gets table, queue or secret access (DESIGN.md 3).
+    this.taskDefinition.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [props.dataKey.keyArn],
+        conditions: { StringEquals: { 'kms:EncryptionContext:purpose': BOOTSTRAP_PURPOSE } },
+      }),
+    );
     const logGroup = new LogGroup(this, 'RuntimeLogs', { retention: RetentionDays.ONE_MONTH });
     this.taskDefinition.addContainer('runtime', {
       image: ContainerImage.fromRegistry(props.runtimeImage),
@@ -57,12 +118,10 @@ export class Compute extends Construct {
 
     this.securityGroup = new SecurityGroup(this, 'RuntimeSecurityGroup', {
       vpc: this.vpc,
-      description: 'Agent runtime tasks: agent HTTP and websocket port',
+      description: 'Agent runtime tasks: runtime port from the platform functions only',
       allowAllOutbound: true,
     });
-    // No load balancer in front: clients and the heartbeat reach each task on its public IP, and the
-    // runtime refuses any request without the agent's gateway token.
-    this.securityGroup.addIngressRule(Peer.anyIpv4(), Port.tcp(RUNTIME_PORT), 'agent runtime');
+    this.securityGroup.addIngressRule(this.functionsSecurityGroup, Port.tcp(RUNTIME_PORT), 'platform functions to the agent runtime');
   }
 
   /** The roles RunTask passes to ECS: the only ones the launching functions may pass. */
@@ -70,6 +129,7 @@ export class Compute extends Construct {
     return [this.taskDefinition.taskRole.roleArn, this.taskDefinition.obtainExecutionRole().roleArn];
   }
 
+  /** Where tasks start (ECS_SUBNET_IDS). */
   subnetIds(): string[] {
     return this.vpc.publicSubnets.map((s) => s.subnetId);
   }

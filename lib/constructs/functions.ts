@@ -3,29 +3,55 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteGroup } from '../../shared/contract';
-import { PlatformFunction } from './platform-function';
+import type { FunctionIdentity } from '../settings';
+import { PlatformFunction, type FunctionNetwork } from './platform-function';
+import type { Queues } from './queues';
 
 /** API Gateway gives up on an integration after 29 s, so an HTTP function may not run longer. */
 export const HTTP_TIMEOUT = Duration.seconds(29);
 export const PROVISIONER_TIMEOUT = Duration.seconds(120);
+export const PROVISIONER_DLQ_TIMEOUT = Duration.seconds(60);
 export const HEARTBEAT_TIMEOUT = Duration.seconds(300);
 export const TASK_EVENTS_TIMEOUT = Duration.seconds(60);
+export const WEBHOOK_DELIVERY_TIMEOUT = Duration.seconds(60);
 
-/** The functions that answer no HTTP route; each lives in functions/<name>/handler.ts. */
-export const WORKERS = ['provisioner', 'heartbeat', 'task-events'] as const;
-export type WorkerName = (typeof WORKERS)[number];
+/** SQS batches: up to 10 records per invocation, each reported on its own when it fails. */
+const SQS_BATCH = { batchSize: 10, reportBatchItemFailures: true } as const;
+
+export interface WorkerSpec {
+  name: string;
+  /** Folder under functions/ when it is not `name` (two functions from one handler.ts). */
+  folder?: string;
+  handlerExport?: string;
+  timeout: Duration;
+}
+
+/** The functions that answer no HTTP route. */
+export const WORKERS: readonly WorkerSpec[] = [
+  { name: 'provisioner', timeout: PROVISIONER_TIMEOUT },
+  { name: 'provisioner-dlq', folder: 'provisioner', handlerExport: 'dlqHandler', timeout: PROVISIONER_DLQ_TIMEOUT },
+  { name: 'heartbeat', timeout: HEARTBEAT_TIMEOUT },
+  { name: 'task-events', timeout: TASK_EVENTS_TIMEOUT },
+  { name: 'webhook-delivery', timeout: WEBHOOK_DELIVERY_TIMEOUT },
+];
+export const WORKER_NAMES = WORKERS.map((w) => w.name);
+
+/** Every function of the platform by name, marked HTTP or not (the settings routes need both). */
+export const platformFunctions = (contract: readonly RouteGroup[]): FunctionIdentity[] => [
+  ...contract.map((g) => ({ name: g.group, http: true })),
+  ...WORKERS.map((w) => ({ name: w.name, http: false })),
+];
 
 export interface FunctionsProps {
   contract: readonly RouteGroup[];
   projectRoot: string;
-  /** Settings every function reads (shared/config.ts). */
-  environment: Record<string, string>;
-  /** Settings only the HTTP functions read: the JWT secret stays out of the workers. */
-  httpEnvironment: Record<string, string>;
-  provisioningQueue: IQueue;
+  /** The whole environment of one function: shared/config.ts settings only, routed by the stack. */
+  environmentOf: (fn: FunctionIdentity) => Record<string, string>;
+  /** Set for the functions that must run in the VPC. */
+  networkOf: (name: string) => FunctionNetwork | undefined;
+  queues: Queues;
   clusterArn: string;
 }
 
@@ -39,28 +65,33 @@ export class Functions extends Construct {
     super(scope, id);
     const byName = new Map<string, NodejsFunction>();
     const http = new Map<string, NodejsFunction>();
-    const make = (name: string, timeout: Duration, environment: Record<string, string>) => {
-      if (byName.has(name)) throw new Error(`two functions are named ${name}`);
-      const fn = new PlatformFunction(this, pascalCase(name), { name, projectRoot: props.projectRoot, timeout, environment }).fn;
-      byName.set(name, fn);
+    const make = (spec: WorkerSpec, isHttp: boolean) => {
+      if (byName.has(spec.name)) throw new Error(`two functions are named ${spec.name}`);
+      const fn = new PlatformFunction(this, pascalCase(spec.name), {
+        ...spec,
+        projectRoot: props.projectRoot,
+        environment: props.environmentOf({ name: spec.name, http: isHttp }),
+        network: props.networkOf(spec.name),
+      }).fn;
+      byName.set(spec.name, fn);
       return fn;
     };
 
-    for (const group of props.contract) {
-      http.set(group.group, make(group.group, HTTP_TIMEOUT, { ...props.environment, ...props.httpEnvironment }));
-    }
+    for (const group of props.contract) http.set(group.group, make({ name: group.group, timeout: HTTP_TIMEOUT }, true));
+    const worker = Object.fromEntries(WORKERS.map((w) => [w.name, make(w, false)]));
+    const { provisioning, events } = props.queues;
 
-    const provisioner = make('provisioner', PROVISIONER_TIMEOUT, props.environment);
-    provisioner.addEventSource(new SqsEventSource(props.provisioningQueue, { batchSize: 10, reportBatchItemFailures: true }));
+    worker.provisioner!.addEventSource(new SqsEventSource(provisioning.queue, SQS_BATCH));
+    // Work given up after every retry: marks the launch failed and gives the quota back.
+    worker['provisioner-dlq']!.addEventSource(new SqsEventSource(provisioning.deadLetterQueue, SQS_BATCH));
+    worker['webhook-delivery']!.addEventSource(new SqsEventSource(events.queue, SQS_BATCH));
 
-    const heartbeat = make('heartbeat', HEARTBEAT_TIMEOUT, props.environment);
     new Rule(this, 'HeartbeatSchedule', {
       description: 'Agent platform: heartbeat sweep of due instances',
       schedule: Schedule.rate(Duration.minutes(5)),
-      targets: [new LambdaFunction(heartbeat)],
+      targets: [new LambdaFunction(worker.heartbeat!)],
     });
 
-    const taskEvents = make('task-events', TASK_EVENTS_TIMEOUT, props.environment);
     new Rule(this, 'TaskStateChanges', {
       description: "Agent platform: state changes of the platform cluster's tasks",
       eventPattern: {
@@ -68,7 +99,7 @@ export class Functions extends Construct {
         detailType: ['ECS Task State Change'],
         detail: { clusterArn: [props.clusterArn] },
       },
-      targets: [new LambdaFunction(taskEvents)],
+      targets: [new LambdaFunction(worker['task-events']!)],
     });
 
     this.byName = byName;

@@ -1,24 +1,46 @@
 import { join } from 'node:path';
-import { Duration } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { LAMBDA_BUNDLE } from '../bundling';
 
-/**
- * Lets the bundled SDK and other CommonJS dependencies `require` Node built-ins from the ESM bundle.
- */
-const ESM_REQUIRE_SHIM = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+/** Where a function that talks to instances sits in the VPC. */
+export interface FunctionNetwork {
+  vpc: IVpc;
+  subnets: SubnetSelection;
+  securityGroup: ISecurityGroup;
+}
 
 export interface PlatformFunctionProps {
-  /** Folder under functions/ that holds handler.ts: a contract group or a worker. */
+  /** The function's name in the platform (permissions table, settings routes, description). */
   name: string;
+  /** Folder under functions/ that holds handler.ts; default `name`. */
+  folder?: string;
+  /** Export of handler.ts that Lambda calls; default `handler`. */
+  handlerExport?: string;
   /** Repository root: holds functions/ and package-lock.json. */
   projectRoot: string;
   timeout: Duration;
   environment: Record<string, string>;
+  network?: FunctionNetwork;
 }
+
+/** lib/bundling.ts in CDK's terms, so the deployed bundles and the bench's are built alike. */
+export const CDK_BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: LAMBDA_BUNDLE.target,
+  minify: LAMBDA_BUNDLE.minify,
+  sourceMap: LAMBDA_BUNDLE.sourcemap,
+  sourcesContent: LAMBDA_BUNDLE.sourcesContent,
+  externalModules: LAMBDA_BUNDLE.external,
+  mainFields: LAMBDA_BUNDLE.mainFields,
+  banner: LAMBDA_BUNDLE.banner.js,
+  esbuildArgs: Object.fromEntries(Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => [`--alias:${from}`, to])),
+};
 
 /**
  * One Lambda of the platform with the settings every function shares: Node 22 on Graviton,
@@ -33,10 +55,11 @@ export class PlatformFunction extends Construct {
     // Our own role instead of AWSLambdaBasicExecutionRole, whose log rights cover every log group.
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grants.write(role);
+    if (props.network) allowVpcAttachment(role);
     this.fn = new NodejsFunction(this, 'Function', {
       description: functionDescription(props.name),
-      entry: join(props.projectRoot, 'functions', props.name, 'handler.ts'),
-      handler: 'handler',
+      entry: join(props.projectRoot, 'functions', props.folder ?? props.name, 'handler.ts'),
+      handler: props.handlerExport ?? 'handler',
       projectRoot: props.projectRoot,
       depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
       runtime: Runtime.NODEJS_22_X,
@@ -46,20 +69,37 @@ export class PlatformFunction extends Construct {
       logGroup,
       role,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Stack traces need only the mappings; the sources would double the asset for nothing.
-        sourcesContent: false,
-        // Bundle the AWS SDK instead of using the runtime's copy: pinned versions, faster cold start.
-        externalModules: [],
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_SHIM,
-      },
+      bundling: CDK_BUNDLING,
+      ...(props.network && {
+        vpc: props.network.vpc,
+        vpcSubnets: props.network.subnets,
+        securityGroups: [props.network.securityGroup],
+      }),
     });
   }
+}
+
+/**
+ * What Lambda needs to attach a function to the VPC, which AWSLambdaVPCAccessExecutionRole would grant
+ * on '*' together with logs on every group. The describes only exist on '*'; the writes are kept to
+ * network interfaces, subnets and security groups of this account and region.
+ */
+function allowVpcAttachment(role: Role) {
+  const stack = Stack.of(role);
+  const ec2 = (resource: string) => stack.formatArn({ service: 'ec2', resource, resourceName: '*' });
+  role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'], resources: ['*'] }));
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['ec2:CreateNetworkInterface'],
+      resources: [ec2('network-interface'), ec2('subnet'), ec2('security-group')],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+      resources: [ec2('network-interface')],
+    }),
+  );
 }
 
 /** How a function is labelled in the console, and how tests find it in the template. */

@@ -5,12 +5,16 @@ import { Construct } from 'constructs';
 /** Deliveries before a message is parked in the DLQ; the local emulators use the same count. */
 export const MAX_RECEIVE_COUNT = 3;
 
-export interface QueuesProps {
-  /**
-   * Timeout of the Lambda that consumes each queue. The visibility timeout is six times it, as AWS
-   * advises for SQS event sources, so a message is not redelivered while a retried batch still runs.
-   */
+/**
+ * A queue's visibility timeout is six times its consumer's Lambda timeout, as AWS advises for SQS
+ * event sources, so a message is not redelivered while a retried batch still runs.
+ */
+export const visibilityFor = (consumerTimeout: Duration) => Duration.seconds(consumerTimeout.toSeconds() * 6);
+
+export interface WorkQueueProps {
   consumerTimeout: Duration;
+  /** Timeout of the dead-letter queue's consumer, if it has one; none leaves the SQS default. */
+  deadLetterConsumerTimeout?: Duration;
 }
 
 /** A work queue and its dead-letter queue. */
@@ -18,20 +22,26 @@ export class WorkQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
 
-  constructor(scope: Construct, id: string, consumerTimeout: Duration) {
+  constructor(scope: Construct, id: string, props: WorkQueueProps) {
     super(scope, id);
     this.deadLetterQueue = new Queue(this, 'Dlq', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      ...(props.deadLetterConsumerTimeout && { visibilityTimeout: visibilityFor(props.deadLetterConsumerTimeout) }),
     });
     this.queue = new Queue(this, 'Queue', {
-      visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
+      visibilityTimeout: visibilityFor(props.consumerTimeout),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
   }
+}
+
+export interface QueuesProps {
+  provisioning: WorkQueueProps;
+  events: WorkQueueProps;
 }
 
 /** The queues of DESIGN.md section 8: provisioning requests and account/settings events. */
@@ -41,8 +51,7 @@ export class Queues extends Construct {
 
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
-    this.provisioning = new WorkQueue(this, 'Provisioning', props.consumerTimeout);
-    // No consumer is deployed for events yet; it is sized for a worker with the same timeout.
-    this.events = new WorkQueue(this, 'Events', props.consumerTimeout);
+    this.provisioning = new WorkQueue(this, 'Provisioning', props.provisioning);
+    this.events = new WorkQueue(this, 'Events', props.events);
   }
 }

@@ -1,107 +1,91 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { NEEDS } from '../../lib/permissions';
-import { HEARTBEAT_TIMEOUT, HTTP_TIMEOUT, PROVISIONER_TIMEOUT, WORKERS } from '../../lib/constructs/functions';
+import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '../../lib/constructs/functions';
 import { MAX_RECEIVE_COUNT } from '../../lib/constructs/queues';
 import { functionDescription } from '../../lib/constructs/platform-function';
-import { PlatformStack, readSettings } from '../../lib/platform-stack';
+import { NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '../../lib/permissions';
+import { readSettings } from '../../lib/platform-stack';
+import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
 import { allRoutes, contract, routeKey } from '../../shared/contract';
 import { TABLE } from '../../shared/db/table';
-
-type Json = Record<string, any>;
-
-/** The operator defaults from cdk.json, so the tests see the stack an operator would deploy. */
-const cdkContext: Record<string, unknown> = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
-
-function synth(context: Record<string, unknown> = {}) {
-  // An empty bundling-stacks list skips esbuild: the tests read the template, not the bundles.
-  const app = new App({ context: { ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new PlatformStack(app, 'AgentPlatform'));
-}
+import { asArray, cdkContext, inspect, synth, type Json } from './synth';
 
 const template = synth();
-const resources: Record<string, Json> = template.toJSON().Resources;
+const t = inspect(template);
+const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
-const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
-const logicalIdOf = (type: string, predicate: (props: Json) => boolean) => {
-  const found = ofType(type).filter(([, r]) => predicate(r.Properties ?? {}));
-  expect(found, `exactly one ${type} matching`).toHaveLength(1);
-  return found[0]![0];
-};
-
-const functionId = (name: string) => logicalIdOf('AWS::Lambda::Function', (p) => p.Description === functionDescription(name));
-const functionProps = (name: string) => resources[functionId(name)]!.Properties as Json;
-const roleIdOf = (fnName: string) => functionProps(fnName).Role['Fn::GetAtt'][0] as string;
-
-const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
-
-interface Statement {
-  Effect: string;
-  Action: string | string[];
-  Resource?: unknown;
-  NotAction?: unknown;
-}
-
-/** Every statement granted to a role: its inline policies and the AWS::IAM::Policy resources attached to it. */
-function statementsOfRole(roleId: string): Statement[] {
-  const role = resources[roleId]!;
-  expect(role.Type).toBe('AWS::IAM::Role');
-  const inline = asArray<Json>(role.Properties.Policies).flatMap((p) => p.PolicyDocument.Statement);
-  const attached = ofType('AWS::IAM::Policy')
-    .filter(([, p]) => asArray<Json>(p.Properties.Roles).some((r) => r.Ref === roleId))
-    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
-  return [...inline, ...attached];
-}
-
-const actionsOfRole = (roleId: string) => statementsOfRole(roleId).flatMap((s) => asArray(s.Action));
-
-/** Every identity-policy statement in the template, wherever it is declared. */
-function allIdentityStatements(): Statement[] {
-  return [
-    ...ofType('AWS::IAM::Policy').flatMap(([, p]) => p.Properties.PolicyDocument.Statement),
-    ...ofType('AWS::IAM::ManagedPolicy').flatMap(([, p]) => p.Properties.PolicyDocument.Statement),
-    ...ofType('AWS::IAM::Role').flatMap(([, r]) => asArray<Json>(r.Properties.Policies).flatMap((p) => p.PolicyDocument.Statement)),
-  ];
-}
-
+const httpNames = contract.map((g) => g.group);
+const allNames = [...httpNames, ...WORKER_NAMES];
 const isReadOnly = (action: string) => /^[a-z0-9-]+:(Get|List|Describe)[A-Za-z]*$/.test(action);
+const has = (name: string, need: Need) => needsOf(name).includes(need);
+const refId = (value: Json) => (value['Fn::GetAtt'] ?? [value.Ref])[0] as string;
 
 describe('functions', () => {
-  it('declares one function per contract group plus the three workers', () => {
+  it('declares one function per contract group plus every worker', () => {
     template.resourceCountIs('AWS::Lambda::Function', contract.length + WORKERS.length);
-    for (const name of [...contract.map((g) => g.group), ...WORKERS]) functionId(name);
+    expect(WORKER_NAMES).toEqual(['provisioner', 'provisioner-dlq', 'heartbeat', 'task-events', 'webhook-delivery']);
+    for (const name of allNames) functionId(name);
   });
 
   it('runs every function on Node 22, ARM64, 1024 MB, with its own one-month log group', () => {
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 1024, Handler: 'index.handler' });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 1024 });
       const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
       expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
     }
   });
 
-  it('gives HTTP functions 29 s and the workers their own timeouts', () => {
-    for (const g of contract) expect(functionProps(g.group).Timeout).toBe(HTTP_TIMEOUT.toSeconds());
-    expect(functionProps('provisioner').Timeout).toBe(PROVISIONER_TIMEOUT.toSeconds());
-    expect(functionProps('heartbeat').Timeout).toBe(HEARTBEAT_TIMEOUT.toSeconds());
+  it("calls each function's handler export: dlqHandler for the provisioner's DLQ consumer", () => {
+    for (const name of allNames) expect(functionProps(name).Handler, name).toBe(name === 'provisioner-dlq' ? 'index.dlqHandler' : 'index.handler');
+    expect(WORKERS.find((w) => w.name === 'provisioner-dlq')).toMatchObject({ folder: 'provisioner', handlerExport: 'dlqHandler' });
   });
 
-  it('passes every setting shared/config.ts reads, and the JWT secret only as a dynamic reference', () => {
-    const common = [
-      'STAGE', 'TABLE_NAME', 'PROVISIONING_QUEUE_URL', 'EVENTS_QUEUE_URL', 'APP_URL', 'ADMIN_EMAILS', 'TESTER_EMAILS',
-      'KMS_KEY_ID', 'ECS_CLUSTER_ARN', 'ECS_TASK_DEFINITION_ARN', 'ECS_SUBNET_IDS', 'ECS_SECURITY_GROUP_IDS',
-      'RUNTIME_IMAGE', 'AGENT_DOMAIN', 'NODE_OPTIONS',
-    ];
-    for (const g of contract) {
-      const env = functionProps(g.group).Environment.Variables;
-      expect(Object.keys(env).sort()).toEqual([...common, 'JWT_SECRET'].sort());
+  it('gives HTTP functions 29 s and each worker its own timeout', () => {
+    for (const g of contract) expect(functionProps(g.group).Timeout).toBe(HTTP_TIMEOUT.toSeconds());
+    for (const w of WORKERS) expect(functionProps(w.name).Timeout, w.name).toBe(w.timeout.toSeconds());
+    expect(functionProps('webhook-delivery').Timeout).toBe(60);
+  });
+
+  it('gives every function the common settings, the JWT secret to HTTP functions only, as a dynamic reference', () => {
+    const common = ['STAGE', 'TABLE_NAME', 'APP_URL', 'ADMIN_EMAILS', 'TESTER_EMAILS', 'RUNTIME_IMAGE', 'AGENT_DOMAIN', 'NODE_OPTIONS'];
+    for (const name of allNames) {
+      const env = environmentOf(name);
+      expect(Object.keys(env), name).toEqual(expect.arrayContaining(common));
       expect(env.STAGE).toBe('aws');
       expect(env.NODE_OPTIONS).toBe('--enable-source-maps');
-      expect(JSON.stringify(env.JWT_SECRET)).toMatch(/^\{"Fn::Join":\["",\["\{\{resolve:secretsmanager:",\{"Ref":"\w+"\},":SecretString:::\}\}"\]\]\}$/);
+      expect('JWT_SECRET' in env, name).toBe(httpNames.includes(name));
+      if (env.JWT_SECRET) {
+        expect(JSON.stringify(env.JWT_SECRET)).toMatch(/^\{"Fn::Join":\["",\["\{\{resolve:secretsmanager:",\{"Ref":"\w+"\},":SecretString:::\}\}"\]\]\}$/);
+      }
     }
-    for (const w of WORKERS) expect(Object.keys(functionProps(w).Environment.Variables).sort()).toEqual([...common].sort());
+  });
+
+  it('hands each resource address only to the functions granted its use', () => {
+    const expectations: [string, (name: string) => boolean][] = [
+      ['PROVISIONING_QUEUE_URL', (n) => has(n, 'sendProvisioning')],
+      ['EVENTS_QUEUE_URL', (n) => has(n, 'sendEvents')],
+      ['KMS_KEY_ID', (n) => has(n, 'dataKey') || has(n, 'launchTasks')],
+      ['ECS_TASK_DEFINITION_ARN', (n) => has(n, 'launchTasks')],
+      ['ECS_SUBNET_IDS', (n) => has(n, 'launchTasks')],
+      ['ECS_SECURITY_GROUP_IDS', (n) => has(n, 'launchTasks')],
+      ['ECS_CLUSTER_ARN', (n) => has(n, 'launchTasks') || has(n, 'stopTasks')],
+    ];
+    for (const name of allNames) {
+      const env = environmentOf(name);
+      for (const [key, expected] of expectations) expect(key in env, `${name} ${key}`).toBe(expected(name));
+    }
+  });
+
+  it('gives the provisioner everything the ECS launcher reads, and the API URL for the runtimes', () => {
+    const env = environmentOf('provisioner');
+    const api = ofType('AWS::ApiGatewayV2::Api')[0]![0];
+    expect(JSON.stringify(env.RUNTIME_PLATFORM_URL)).toContain(api);
+    expect(env.ECS_TASK_DEFINITION_ARN).toEqual({ Ref: ofType('AWS::ECS::TaskDefinition')[0]![0] });
+    const publicSubnets = ofType('AWS::EC2::Subnet').filter(([, s]) => s.Properties.MapPublicIpOnLaunch).map(([id]) => ({ Ref: id }));
+    expect(env.ECS_SUBNET_IDS['Fn::Join'][1].filter((p: unknown) => p !== ',')).toEqual(publicSubnets);
+    expect(env.ECS_SECURITY_GROUP_IDS).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/RuntimeSecurityGroup/), 'GroupId'] });
   });
 
   it('takes operator settings from CDK context', () => {
@@ -115,11 +99,15 @@ describe('functions', () => {
     });
   });
 
-  it('refuses bad or missing operator settings at synth', () => {
+  it('refuses bad or missing stack settings at synth', () => {
     const node = (context: Record<string, unknown>) => new App({ context: { ...cdkContext, ...context } }).node;
     expect(() => readSettings(node({ adminEmails: 'not-an-email' }))).toThrow(/adminEmails/);
     expect(() => readSettings(node({ appUrl: 'nope' }))).toThrow(/appUrl/);
     expect(() => readSettings(node({ runtimeImage: '' }))).toThrow(/runtimeImage/);
+    expect(() => readSettings(node({ natGateways: 0 }))).toThrow(/natGateways/);
+    expect(() => readSettings(node({ awsInterfaceEndpoints: 'yes' }))).toThrow(/awsInterfaceEndpoints/);
+    expect(() => readSettings(node({ emailIdentityArn: 'arn:aws:s3:::bucket' }))).toThrow(/emailIdentityArn/);
+    expect(readSettings(node({ natGateways: '2', awsInterfaceEndpoints: 'true' }))).toMatchObject({ natGateways: 2, awsInterfaceEndpoints: true });
   });
 });
 
@@ -216,8 +204,14 @@ describe('queues', () => {
     expect(dlqs.size).toBe(2);
   });
 
-  it('sizes the visibility timeout at six times the consumer timeout', () => {
-    for (const [, q] of mains) expect(q.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * PROVISIONER_TIMEOUT.toSeconds());
+  it("sizes every consumed queue's visibility timeout at six times its consumer's timeout or more", () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings.length).toBeGreaterThan(0);
+    for (const [, m] of mappings) {
+      const queue = resources[refId(m.Properties.EventSourceArn)]!;
+      const consumer = resources[m.Properties.FunctionName.Ref]!;
+      expect(queue.Properties.VisibilityTimeout, consumer.Properties.Description).toBeGreaterThanOrEqual(6 * consumer.Properties.Timeout);
+    }
   });
 
   it('refuses non-TLS access to every queue', () => {
@@ -233,14 +227,57 @@ describe('queues', () => {
 });
 
 describe('workers', () => {
-  it('feeds the provisioner from the provisioning queue with partial batch responses', () => {
-    const mapping = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mapping).toHaveLength(1);
-    const props = mapping[0]![1].Properties;
-    expect(props).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'], FunctionName: { Ref: functionId('provisioner') } });
-    const queueId = props.EventSourceArn['Fn::GetAtt'][0] as string;
-    expect(queueId).toMatch(/Provisioning/);
-    expect(resources[queueId]!.Properties.RedrivePolicy).toBeDefined();
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties as Json);
+  const mappingOf = (name: string) => {
+    const found = mappings.filter((m) => m.FunctionName.Ref === functionId(name));
+    expect(found, name).toHaveLength(1);
+    return found[0]!;
+  };
+  const queueIds = () => {
+    const mains = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.RedrivePolicy);
+    const byName = (re: RegExp) => mains.find(([id]) => re.test(id))!;
+    const [provisioning, provisioningQueue] = byName(/Provisioning/);
+    const [events, eventsQueue] = byName(/Events/);
+    return {
+      provisioning,
+      provisioningDlq: refId(provisioningQueue.Properties.RedrivePolicy.deadLetterTargetArn),
+      events,
+      eventsDlq: refId(eventsQueue.Properties.RedrivePolicy.deadLetterTargetArn),
+    };
+  };
+
+  it('has exactly three SQS event sources, all with batches of 10 and partial batch responses', () => {
+    expect(mappings).toHaveLength(3);
+    for (const m of mappings) expect(m).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('feeds the provisioner from the provisioning queue', () => {
+    expect(refId(mappingOf('provisioner').EventSourceArn)).toBe(queueIds().provisioning);
+  });
+
+  it("feeds provisioner-dlq from the provisioning queue's dead-letter queue", () => {
+    const { provisioningDlq } = queueIds();
+    expect(refId(mappingOf('provisioner-dlq').EventSourceArn)).toBe(provisioningDlq);
+    // The DLQ is consumed, so it is sized for its consumer like a work queue.
+    expect(resources[provisioningDlq]!.Properties.VisibilityTimeout).toBe(6 * functionProps('provisioner-dlq').Timeout);
+  });
+
+  it('feeds webhook-delivery from the events queue, sized for its 60 s timeout', () => {
+    const { events, eventsDlq } = queueIds();
+    expect(refId(mappingOf('webhook-delivery').EventSourceArn)).toBe(events);
+    expect(resources[events]!.Properties.VisibilityTimeout).toBe(360);
+    expect(mappings.some((m) => refId(m.EventSourceArn) === eventsDlq)).toBe(false);
+  });
+
+  it('lets each consumer receive and delete only on its own queue', () => {
+    const { provisioning, provisioningDlq, events } = queueIds();
+    const receiveTargets = (name: string) => statementsWith(name, 'sqs:ReceiveMessage').map((s) => refId(s.Resource as Json));
+    expect(receiveTargets('provisioner')).toEqual([provisioning]);
+    expect(receiveTargets('provisioner-dlq')).toEqual([provisioningDlq]);
+    expect(receiveTargets('webhook-delivery')).toEqual([events]);
+    for (const name of allNames.filter((n) => !['provisioner', 'provisioner-dlq', 'webhook-delivery'].includes(n))) {
+      expect(receiveTargets(name), name).toEqual([]);
+    }
   });
 
   it('runs the heartbeat every 5 minutes', () => {
@@ -262,12 +299,79 @@ describe('workers', () => {
   });
 });
 
-describe('compute', () => {
-  it('uses public subnets in two AZs and no NAT gateway', () => {
-    template.resourceCountIs('AWS::EC2::NatGateway', 0);
-    const subnets = ofType('AWS::EC2::Subnet');
-    expect(subnets).toHaveLength(2);
-    for (const [, s] of subnets) expect(s.Properties.MapPublicIpOnLaunch).toBe(true);
+describe('compute and network', () => {
+  const subnets = ofType('AWS::EC2::Subnet');
+  const publicSubnets = subnets.filter(([, s]) => s.Properties.MapPublicIpOnLaunch).map(([id]) => id);
+  const privateSubnets = subnets.filter(([, s]) => !s.Properties.MapPublicIpOnLaunch).map(([id]) => id);
+  const functionsSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent platform functions/.test(p.GroupDescription));
+  const runtimeSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent runtime tasks/.test(p.GroupDescription));
+
+  it('has public subnets for the tasks and private ones for the functions in two AZs, with one NAT gateway', () => {
+    expect(publicSubnets).toHaveLength(2);
+    expect(privateSubnets).toHaveLength(2);
+    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    for (const id of privateSubnets) {
+      const table = ofType('AWS::EC2::SubnetRouteTableAssociation').find(([, a]) => a.Properties.SubnetId.Ref === id)![1].Properties.RouteTableId.Ref;
+      template.hasResourceProperties('AWS::EC2::Route', { RouteTableId: { Ref: table }, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: Match.anyValue() });
+    }
+  });
+
+  it('routes DynamoDB through a free gateway endpoint and adds no interface endpoint by default', () => {
+    template.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      VpcEndpointType: 'Gateway',
+      ServiceName: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('dynamodb')])] }),
+    });
+    expect(ofType('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties.VpcEndpointType === 'Interface')).toEqual([]);
+  });
+
+  it('adds SQS, KMS and ECS interface endpoints, reachable from the functions only, when asked, and a NAT per AZ', () => {
+    const custom = inspect(synth({ awsInterfaceEndpoints: true, natGateways: 2 }));
+    const endpoints = custom.ofType('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties.VpcEndpointType === 'Interface');
+    expect(endpoints.map(([, e]) => JSON.stringify(e.Properties.ServiceName).match(/\.(sqs|kms|ecs)"/)?.[1]).sort()).toEqual(['ecs', 'kms', 'sqs']);
+    const customFunctionsSg = custom.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent platform functions/.test(p.GroupDescription));
+    for (const [, e] of endpoints) {
+      expect(e.Properties.PrivateDnsEnabled).toBe(true);
+      const sg = custom.resources[e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]]!;
+      expect(sg.Properties.SecurityGroupIngress ?? []).toEqual([]);
+      const ingress = custom.ofType('AWS::EC2::SecurityGroupIngress').filter(([, i]) => i.Properties.GroupId['Fn::GetAtt'][0] === e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]);
+      expect(ingress.map(([, i]) => [i.Properties.FromPort, i.Properties.SourceSecurityGroupId['Fn::GetAtt'][0]])).toEqual([[443, customFunctionsSg]]);
+    }
+    expect(custom.ofType('AWS::EC2::NatGateway')).toHaveLength(2);
+  });
+
+  it('puts exactly the functions that talk to instances in the private subnets, behind the functions security group', () => {
+    const inVpc = allNames.filter((n) => functionProps(n).VpcConfig);
+    expect(inVpc.sort()).toEqual(allNames.filter((n) => has(n, 'reachInstances')).sort());
+    expect(inVpc.sort()).toEqual(['agents', 'heartbeat', 'instance', 'provisioner', 'task-events']);
+    for (const name of inVpc) {
+      const vpc = functionProps(name).VpcConfig;
+      expect(vpc.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [functionsSg, 'GroupId'] }]);
+      expect(vpc.SubnetIds.map((s: Json) => s.Ref).sort()).toEqual([...privateSubnets].sort());
+    }
+  });
+
+  it('admits the runtime port from the functions security group only, never from the internet', () => {
+    const inline = asArray<Json>(resources[runtimeSg]!.Properties.SecurityGroupIngress);
+    expect(inline).toEqual([]);
+    const rules = ofType('AWS::EC2::SecurityGroupIngress').filter(([, r]) => r.Properties.GroupId['Fn::GetAtt'][0] === runtimeSg);
+    expect(rules.map(([, r]) => r.Properties)).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: { 'Fn::GetAtt': [functionsSg, 'GroupId'] } }),
+    ]);
+    for (const [, sg] of ofType('AWS::EC2::SecurityGroup')) {
+      for (const rule of asArray<Json>(sg.Properties.SecurityGroupIngress)) {
+        expect(rule.CidrIp, JSON.stringify(rule)).not.toBe('0.0.0.0/0');
+        expect(rule.CidrIpv6, JSON.stringify(rule)).not.toBe('::/0');
+      }
+    }
+  });
+
+  it('lets the VPC functions manage their network interfaces without a write on *', () => {
+    for (const name of allNames) {
+      const statements = statementsOf(name);
+      const create = statements.filter((s) => asArray(s.Action).includes('ec2:CreateNetworkInterface'));
+      expect(create.length > 0, name).toBe(has(name, 'reachInstances'));
+      for (const s of create) expect(JSON.stringify(s.Resource)).not.toMatch(/"\*"/);
+    }
   });
 
   it('runs the runtime as an ARM64 Fargate task on port 8080 in a cluster with container insights', () => {
@@ -287,81 +391,135 @@ describe('compute', () => {
         }),
       ],
     });
-    template.hasResourceProperties('AWS::EC2::SecurityGroup', {
-      SecurityGroupIngress: [Match.objectLike({ IpProtocol: 'tcp', FromPort: 8080, ToPort: 8080 })],
-    });
   });
 });
 
 describe('least privilege', () => {
-  it('grants no wildcard action and no write on a wildcard resource, anywhere', () => {
-    const statements = allIdentityStatements();
+  const taskDef = ofType('AWS::ECS::TaskDefinition')[0]!;
+  const taskRoleId = taskDef[1].Properties.TaskRoleArn['Fn::GetAtt'][0] as string;
+  const executionRoleId = taskDef[1].Properties.ExecutionRoleArn['Fn::GetAtt'][0] as string;
+  const keyId = ofType('AWS::KMS::Key')[0]![0];
+  const tableId = ofType('AWS::DynamoDB::Table')[0]![0];
+
+  it("grants no wildcard action, and on Resource '*' only read-only actions and the documented exceptions", () => {
+    const statements = t.allIdentityStatements();
     expect(statements.length).toBeGreaterThan(0);
+    const exceptions = new Set<string>();
     for (const s of statements) {
       expect(s.NotAction, JSON.stringify(s)).toBeUndefined();
       if (s.Effect !== 'Allow') continue;
       const actions = asArray(s.Action);
       for (const a of actions) expect(a, JSON.stringify(s)).not.toMatch(/^\*$|:\*$/);
-      if (asArray(s.Resource).includes('*')) {
-        for (const a of actions) expect(isReadOnly(a), `${a} on *`).toBe(true);
+      if (!asArray(s.Resource).includes('*')) continue;
+      for (const a of actions) {
+        expect(isReadOnly(a) || (WILDCARD_RESOURCE_ACTIONS as readonly string[]).includes(a), `${a} on *`).toBe(true);
+        if (!isReadOnly(a)) exceptions.add(a);
       }
     }
+    expect([...exceptions]).toEqual(['ecs:RegisterTaskDefinition']);
     for (const [, r] of ofType('AWS::IAM::Role')) {
       for (const arn of asArray<unknown>(r.Properties.ManagedPolicyArns)) expect(JSON.stringify(arn)).not.toMatch(/AdministratorAccess|FullAccess/);
     }
   });
 
-  it('keeps the agent runtime away from the table and the platform secrets', () => {
-    const taskDef = ofType('AWS::ECS::TaskDefinition')[0]![1].Properties;
-    for (const roleRef of [taskDef.TaskRoleArn, taskDef.ExecutionRoleArn]) {
-      const actions = actionsOfRole(roleRef['Fn::GetAtt'][0]);
-      expect(actions.filter((a) => /^(dynamodb|secretsmanager|kms|sqs):/.test(a))).toEqual([]);
-    }
-    expect(actionsOfRole(taskDef.TaskRoleArn['Fn::GetAtt'][0])).toEqual([]);
-    expect(JSON.stringify(taskDef.ContainerDefinitions)).not.toMatch(/secretsmanager|JWT_SECRET|TABLE_NAME/);
+  it('lets the task role decrypt only its bootstrap token, and nothing else', () => {
+    expect(BOOTSTRAP_PURPOSE).toBe('runtime-bootstrap');
+    expect(readFileSync(new URL('../../runtime/server.ts', import.meta.url), 'utf8')).toContain(`purpose: '${BOOTSTRAP_PURPOSE}'`);
+    expect(t.statementsOfRole(taskRoleId)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
+        Condition: { StringEquals: { 'kms:EncryptionContext:purpose': BOOTSTRAP_PURPOSE } },
+      },
+    ]);
   });
 
-  it('gives every function table data access and exactly the extras of the NEEDS table', () => {
-    for (const name of [...contract.map((g) => g.group), ...WORKERS]) {
-      const actions = actionsOfRole(roleIdOf(name));
-      const needs = NEEDS[name] ?? [];
-      expect(actions, name).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']));
-      expect(actions.some((a) => a.startsWith('kms:')), `${name} kms`).toBe(needs.includes('dataKey'));
-      expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(needs.includes('sendProvisioning') || needs.includes('sendEvents'));
-      expect(actions.some((a) => a.startsWith('ecs:')), `${name} ecs`).toBe(needs.includes('runTasks'));
-      expect(actions.includes('iam:PassRole'), `${name} pass role`).toBe(needs.includes('runTasks'));
+  it('keeps the agent runtime away from the table, the queues and the platform secrets', () => {
+    for (const roleId of [taskRoleId, executionRoleId]) {
+      expect(actionsOfRole(roleId).filter((a) => /^(dynamodb|secretsmanager|sqs|ses|ecs|iam):/.test(a))).toEqual([]);
+    }
+    expect(actionsOfRole(executionRoleId).filter((a) => a.startsWith('kms:'))).toEqual([]);
+    expect(JSON.stringify(taskDef[1].Properties.ContainerDefinitions)).not.toMatch(/secretsmanager|JWT_SECRET|TABLE_NAME/);
+  });
+
+  it('gives every function the item operations on the table and its indexes (no Scan), and exactly the extras of the NEEDS table', () => {
+    for (const name of allNames) {
+      const actions = actionsOf(name);
+      const itemStatements = statementsWith(name, 'dynamodb:GetItem');
+      expect(itemStatements, name).toHaveLength(1);
+      expect(itemStatements[0]!.Action, name).toEqual([...TABLE_ITEM_ACTIONS]);
+      expect(JSON.stringify(itemStatements[0]!.Resource), name).toContain('/index/*');
+      expect(actions.filter((a) => a === 'dynamodb:Scan' || a.startsWith('dynamodb:GetRecords')), name).toEqual([]);
+      const kms = [...new Set(actions.filter((a) => a.startsWith('kms:')))].sort();
+      const expectedKms = [...(has(name, 'dataKey') ? ['kms:Decrypt', 'kms:GenerateDataKey'] : []), ...(has(name, 'launchTasks') ? ['kms:Encrypt'] : [])].sort();
+      expect(kms, `${name} kms`).toEqual(expectedKms);
+      expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(has(name, 'sendProvisioning') || has(name, 'sendEvents'));
+      expect(actions.includes('ecs:RunTask'), `${name} run`).toBe(has(name, 'launchTasks'));
+      expect(actions.includes('ecs:StopTask'), `${name} stop`).toBe(has(name, 'stopTasks'));
+      expect(actions.includes('iam:PassRole'), `${name} pass role`).toBe(has(name, 'launchTasks'));
+      expect(actions.some((a) => a.startsWith('ses:')), `${name} ses`).toBe(has(name, 'sendEmail'));
+      expect(actions.includes('dynamodb:DescribeTable'), `${name} describe table`).toBe(has(name, 'describeTable'));
       expect(actions.filter((a) => a.startsWith('secretsmanager:')), name).toEqual([]);
-      expect(actions.filter((a) => /^(dynamodb:(Create|Delete|Update)Table|dynamodb:\*)/.test(a)), name).toEqual([]);
+      expect(actions.filter((a) => /^dynamodb:(Create|Delete|Update)Table$/.test(a)), name).toEqual([]);
     }
   });
 
-  it('keeps memory off KMS and SQS while wallet can use the data key', () => {
-    const memory = actionsOfRole(roleIdOf('memory'));
-    expect(memory.filter((a) => a.startsWith('kms:') || a.startsWith('sqs:'))).toEqual([]);
-    expect(actionsOfRole(roleIdOf('wallet'))).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt', 'kms:GenerateDataKey']));
+  it('names only existing functions in the NEEDS table', () => {
+    for (const name of Object.keys(NEEDS)) expect(allNames, name).toContain(name);
   });
 
-  it('sends each enqueueing group to its own queue only', () => {
-    const sendTargets = (name: string) =>
-      statementsOfRole(roleIdOf(name))
-        .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
-        .map((s) => (s.Resource as Json)['Fn::GetAtt'][0] as string);
-    for (const name of ['agents', 'provision', 'instance']) expect(sendTargets(name)).toEqual([expect.stringMatching(/Provisioning/)]);
-    for (const name of ['accounts', 'settings']) expect(sendTargets(name)).toEqual([expect.stringMatching(/Events/)]);
+  it('sends each enqueueing function to its own queue only', () => {
+    const sendTargets = (name: string) => statementsWith(name, 'sqs:SendMessage').map((s) => refId(s.Resource as Json));
+    for (const name of allNames.filter((n) => has(n, 'sendProvisioning'))) expect(sendTargets(name)).toEqual([expect.stringMatching(/Provisioning/)]);
+    for (const name of allNames.filter((n) => has(n, 'sendEvents'))) expect(sendTargets(name)).toEqual([expect.stringMatching(/Events/)]);
+    expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual(['accounts', 'settings', 'social']);
   });
 
-  it('scopes ECS rights to the platform task definition and cluster, and PassRole to its two roles', () => {
-    const taskDefId = ofType('AWS::ECS::TaskDefinition')[0]![0];
-    for (const name of ['provisioner', 'instance']) {
-      const statements = statementsOfRole(roleIdOf(name));
-      const runTask = statements.find((s) => asArray(s.Action).includes('ecs:RunTask'))!;
-      expect(runTask.Resource).toEqual({ Ref: taskDefId });
-      expect(runTask).toHaveProperty('Condition.ArnEquals.ecs:cluster');
-      const stop = statements.find((s) => asArray(s.Action).includes('ecs:StopTask'))!;
-      expect(JSON.stringify(stop.Resource)).toContain(':task/');
-      const pass = statements.find((s) => asArray(s.Action).includes('iam:PassRole'))!;
-      expect(asArray(pass.Resource)).toHaveLength(2);
-      expect(pass).toHaveProperty(['Condition', 'StringEquals', 'iam:PassedToService'], 'ecs-tasks.amazonaws.com');
+  it('lets accounts send email only as the EMAIL_FROM identity (address and domain)', () => {
+    const [ses, ...more] = statementsWith('accounts', 'ses:SendEmail');
+    expect(more).toEqual([]);
+    expect(asArray(ses!.Action).sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+    const resources = asArray(ses!.Resource as Json[]).map((r) => JSON.stringify(r));
+    expect(resources).toHaveLength(2);
+    expect(resources[0]).toMatch(/:ses:.*:identity\/no-reply@example\.com"/);
+    expect(resources[1]).toMatch(/:ses:.*:identity\/example\.com"/);
+    const custom = inspect(synth({ emailIdentityArn: 'arn:aws:ses:eu-west-1:123456789012:identity/mail.example.org' }));
+    expect(custom.statementsWith('accounts', 'ses:SendEmail')[0]!.Resource).toBe('arn:aws:ses:eu-west-1:123456789012:identity/mail.example.org');
+  });
+
+  it('lets metrics describe the table and nothing more', () => {
+    const [describe, ...more] = statementsWith('metrics', 'dynamodb:DescribeTable');
+    expect(more).toEqual([]);
+    expect(describe).toMatchObject({ Action: 'dynamodb:DescribeTable', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } });
+  });
+
+  it('keeps the data key to GenerateDataKey and Decrypt, and Encrypt to the bootstrap purpose', () => {
+    for (const name of allNames.filter((n) => has(n, 'dataKey'))) {
+      const s = statementsWith(name, 'kms:Decrypt');
+      expect(s.map((x) => x.Resource), name).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
     }
+    const encrypt = statementsWith('provisioner', 'kms:Encrypt');
+    expect(encrypt).toEqual([
+      expect.objectContaining({ Action: 'kms:Encrypt', Condition: { StringEquals: { 'kms:EncryptionContext:purpose': BOOTSTRAP_PURPOSE } } }),
+    ]);
+  });
+
+  it('scopes ECS rights to the platform family and cluster, PassRole to its two roles, and the DLQ consumer to StopTask', () => {
+    const cluster = ofType('AWS::ECS::Cluster')[0]![0];
+    const statements = statementsOf('provisioner');
+    const runTask = statements.find((s) => asArray(s.Action).includes('ecs:RunTask'))!;
+    expect(JSON.stringify(runTask.Resource)).toMatch(/:task-definition\/\w+:\*"/);
+    expect(runTask).toHaveProperty(['Condition', 'ArnEquals', 'ecs:cluster'], { 'Fn::GetAtt': [cluster, 'Arn'] });
+    for (const action of ['ecs:StopTask', 'ecs:DescribeTasks']) {
+      const s = statements.find((x) => asArray(x.Action).includes(action))!;
+      expect(JSON.stringify(s.Resource), action).toContain(':task/');
+      expect(s, action).toHaveProperty(['Condition', 'ArnEquals', 'ecs:cluster']);
+    }
+    const pass = statements.find((s) => asArray(s.Action).includes('iam:PassRole'))!;
+    expect(asArray(pass.Resource as Json[]).map((r) => r['Fn::GetAtt'][0]).sort()).toEqual([taskRoleId, executionRoleId].sort());
+    expect(pass).toHaveProperty(['Condition', 'StringEquals', 'iam:PassedToService'], 'ecs-tasks.amazonaws.com');
+    expect(actionsOf('provisioner-dlq').filter((a) => /^(ecs|iam|kms):/.test(a))).toEqual(['ecs:StopTask']);
+    expect(roleIdOf('provisioner-dlq')).not.toBe(roleIdOf('provisioner'));
   });
 });

@@ -1,0 +1,259 @@
+import type { Node } from 'constructs';
+
+/**
+ * Operator settings of the functions: every variable shared/config.ts reads, who may set it in AWS,
+ * and which functions receive it.
+ *
+ * - Plain settings come from the CDK context object `settings` (NAME → value, in cdk.json);
+ *   `-c settings.CARD_PRICE_SOLO=price_...` overrides one of them, `-c settings='{...}'` replaces them all.
+ * - Secret settings live in ONE Secrets Manager secret the stack creates (a JSON object, empty at
+ *   first). The operator puts the values there and lists the names in the context `secretSettings`;
+ *   each becomes a `{{resolve:secretsmanager:...}}` dynamic reference, resolved by CloudFormation at
+ *   deploy time, so no value is ever in cdk.json, the template or cdk.out.
+ * - A setting reaches only the functions SETTING_ROUTES names for it.
+ */
+
+/**
+ * The keys of EnvSchema in shared/config.ts, in its order. The schema is not exported, so this list
+ * is kept by hand; test/infra/settings.test.ts reads shared/config.ts and fails when they drift.
+ */
+export const KNOWN_SETTINGS = [
+  'STAGE', 'LOG_LEVEL', 'AWS_REGION',
+  'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'PROVISIONING_QUEUE_URL', 'EVENTS_QUEUE_URL',
+  'JWT_SECRET', 'JWT_ISSUER', 'JWT_AUDIENCE', 'APP_URL', 'COOKIE_SECURE', 'ADMIN_EMAILS', 'TESTER_EMAILS',
+  'KMS_KEY_ID', 'ECS_CLUSTER_ARN', 'ECS_TASK_DEFINITION_ARN', 'ECS_SUBNET_IDS', 'ECS_SECURITY_GROUP_IDS', 'RUNTIME_IMAGE', 'AGENT_DOMAIN',
+  'MAX_BODY_BYTES', 'RATE_LIMITS',
+  'DATA_DIR', 'LOCAL_MASTER_KEY_FILE', 'WALLET_RPC_URL', 'WALLET_NETWORK', 'WALLET_RPC_TIMEOUT_MS', 'HOSTED_WALLET_PROVIDER', 'HOSTED_WALLET_PROJECT_ID',
+  'INFRA_MCP_DOCS_URL', 'INFRA_MCP_REPO_URL', 'INFRA_MCP_DOCKER_IMAGE',
+  'REFERRAL_CREDITS', 'OUTBOX_DIR', 'EMAIL_FROM', 'BOT_CHECK_VERIFY_URL', 'BOT_CHECK_SECRET', 'FORGOT_PASSWORD_MIN_MS',
+  'WEBHOOK_ENDPOINTS', 'WEBHOOK_SECRET',
+  'CARD_SECRET_KEY', 'CARD_WEBHOOK_SECRET', 'CARD_WEBHOOK_TOLERANCE_SECONDS', 'CARD_API_HOST', 'CARD_API_PORT', 'CARD_API_PROTOCOL', 'CARD_TIMEOUT_MS',
+  'CARD_PRICES', 'CARD_PRICE_LABEL', 'CARD_PRICE_SOLO', 'CARD_PRICE_COLLECTIVE', 'CARD_PRICE_NETWORK', 'CARD_CREDIT_PRICES', 'CARD_STORAGE_PRICE',
+  'OAUTH_CODEHOST_CLIENT_ID', 'OAUTH_CODEHOST_CLIENT_SECRET', 'OAUTH_CODEHOST_AUTHORIZE_URL', 'OAUTH_CODEHOST_TOKEN_URL',
+  'OAUTH_CODEHOST_USERINFO_URL', 'OAUTH_CODEHOST_EMAILS_URL',
+  'OAUTH_WEBID_CLIENT_ID', 'OAUTH_WEBID_CLIENT_SECRET', 'OAUTH_WEBID_ISSUER', 'OAUTH_WEBID_AUTHORIZE_URL', 'OAUTH_WEBID_TOKEN_URL', 'OAUTH_WEBID_USERINFO_URL',
+  'OAUTH_TIMEOUT_MS',
+  'CHAIN_RPC_URL', 'CHAIN_RPC_TIMEOUT_MS',
+  'SOCIAL_JWKS_URL', 'SOCIAL_ISSUER', 'SOCIAL_AUDIENCE',
+  'GATING_TOKEN_ADDRESS', 'GATING_MIN_BALANCE', 'GATING_TOKEN_SYMBOL', 'GATING_RPC_URL', 'GATING_PUBLIC_RPC_URL',
+  'MODEL_API_BASE_URL', 'MODEL_API_KEY', 'MODEL_API_TIMEOUT_MS',
+  'PROVISIONING_DLQ_URL', 'LAUNCHER', 'RUNTIME_VERSION', 'APPROVED_RUNTIME_IMAGES', 'PROVISION_HEALTH_ATTEMPTS', 'PROVISION_HEALTH_INTERVAL_MS',
+  'RUNTIME_PLATFORM_URL', 'LOCAL_RUNTIME_ENTRY', 'STREAMING_PROVIDER', 'STREAMING_RTMP_URL', 'STREAMING_PLAYBACK_BASE_URL',
+  'HEARTBEAT_TICK_MS', 'HEARTBEAT_MAX_USERS_PER_RUN', 'HEARTBEAT_CONCURRENCY', 'METRICS_STORAGE_QUOTA_MB',
+] as const;
+
+/** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
+export const STACK_SETTINGS: Readonly<Record<string, string>> = {
+  STAGE: 'always "aws" in the stack',
+  AWS_REGION: 'set by Lambda itself',
+  TABLE_NAME: "the stack's table",
+  PROVISIONING_QUEUE_URL: "the stack's provisioning queue",
+  EVENTS_QUEUE_URL: "the stack's events queue",
+  PROVISIONING_DLQ_URL: 'in AWS the DLQ feeds the provisioner-dlq function directly',
+  JWT_SECRET: 'generated in Secrets Manager by the stack',
+  KMS_KEY_ID: "the stack's KMS key",
+  ECS_CLUSTER_ARN: "the stack's cluster",
+  ECS_TASK_DEFINITION_ARN: "the stack's task definition",
+  ECS_SUBNET_IDS: "the stack's public subnets",
+  ECS_SECURITY_GROUP_IDS: "the stack's runtime security group",
+  APP_URL: 'use the context key appUrl',
+  ADMIN_EMAILS: 'use the context key adminEmails',
+  TESTER_EMAILS: 'use the context key testerEmails',
+  RUNTIME_IMAGE: 'use the context key runtimeImage (it is also the task image)',
+  AGENT_DOMAIN: 'use the context key agentDomain',
+};
+
+/** Meaningful only in the local stack and the tests (emulators, files, child processes, fake servers). */
+export const LOCAL_ONLY_SETTINGS: readonly string[] = [
+  'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'DATA_DIR', 'LOCAL_MASTER_KEY_FILE', 'OUTBOX_DIR', 'LAUNCHER', 'LOCAL_RUNTIME_ENTRY',
+  'CARD_API_HOST', 'CARD_API_PORT', 'CARD_API_PROTOCOL', 'HEARTBEAT_TICK_MS',
+];
+
+/**
+ * Credentials: accepted only through the operator secret, never as a plain context value. Any other
+ * setting may also go there when its value carries a key (an RPC URL with a provider key in its path).
+ */
+export const SECRET_SETTINGS: readonly string[] = [
+  'CARD_SECRET_KEY', 'CARD_WEBHOOK_SECRET', 'OAUTH_CODEHOST_CLIENT_SECRET', 'OAUTH_WEBID_CLIENT_SECRET',
+  'WEBHOOK_SECRET', 'BOT_CHECK_SECRET', 'MODEL_API_KEY',
+];
+
+/** Every function, or every function behind the HTTP API (the request pipeline's settings). */
+export type RouteTarget = readonly string[] | 'all' | 'http';
+
+/**
+ * THE routing table: setting name, or prefix ending in `_`, → the functions whose code reads it
+ * (found by following each function's imports to its `config().x` reads). An exact name wins over a
+ * prefix, a longer prefix over a shorter one.
+ */
+export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
+  LOG_LEVEL: 'all',
+  // shared/http/pipeline.ts, shared/auth (sessions, CSRF, cookies)
+  JWT_ISSUER: 'http',
+  JWT_AUDIENCE: 'http',
+  COOKIE_SECURE: 'http',
+  MAX_BODY_BYTES: 'http',
+  RATE_LIMITS: 'http',
+  // accounts: sign-up, password reset, OAuth, bot check, wallet sign-in
+  OAUTH_: ['accounts'],
+  BOT_CHECK_: ['accounts'],
+  EMAIL_FROM: ['accounts'],
+  REFERRAL_CREDITS: ['accounts'],
+  FORGOT_PASSWORD_MIN_MS: ['accounts'],
+  // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
+  CHAIN_RPC_: ['accounts', 'social'],
+  SOCIAL_: ['social'],
+  GATING_: ['social'],
+  CARD_: ['billing'],
+  WALLET_: ['wallet'],
+  HOSTED_WALLET_: ['wallet'],
+  INFRA_MCP_: ['infra-mcp'],
+  WEBHOOK_: ['webhook-delivery'],
+  // shared/adapters/model.ts is reached only by the instance runtime API
+  MODEL_API_: ['instance'],
+  STREAMING_: ['provision'],
+  RUNTIME_VERSION: ['agents', 'instance', 'provisioner'],
+  APPROVED_RUNTIME_IMAGES: ['instance'],
+  PROVISION_HEALTH_: ['provisioner'],
+  RUNTIME_PLATFORM_URL: ['provisioner'],
+  HEARTBEAT_: ['heartbeat'],
+  METRICS_: ['metrics'],
+};
+
+/** The routing entry of a setting: its own, else its longest matching prefix. */
+export function routeOf(name: string): RouteTarget | undefined {
+  if (SETTING_ROUTES[name]) return SETTING_ROUTES[name];
+  const prefix = Object.keys(SETTING_ROUTES)
+    .filter((k) => k.endsWith('_') && name.startsWith(k))
+    .sort((a, b) => b.length - a.length)[0];
+  return prefix ? SETTING_ROUTES[prefix] : undefined;
+}
+
+/** What an operator may set in `settings` or `secretSettings`. */
+export const OPERATOR_SETTINGS: readonly string[] = KNOWN_SETTINGS.filter(
+  (n) => !(n in STACK_SETTINGS) && !LOCAL_ONLY_SETTINGS.includes(n),
+);
+
+export interface OperatorSettings {
+  /** NAME → value, from the context object `settings`. */
+  plain: Record<string, string>;
+  /** Names whose values are in the operator secret (context `secretSettings`). */
+  secret: string[];
+  /**
+   * Context `secretsRevision`. CloudFormation resolves a dynamic reference only when the resource
+   * that holds it changes, so a new value in the secret reaches the functions once this is bumped.
+   */
+  revision: string;
+}
+
+const known = new Set<string>(KNOWN_SETTINGS);
+
+function refuse(name: string, where: string): string | undefined {
+  if (!known.has(name)) return `unknown setting ${name} in ${where}; known settings: ${OPERATOR_SETTINGS.join(', ')}`;
+  if (name in STACK_SETTINGS) return `${name} in ${where} is set by the stack (${STACK_SETTINGS[name]})`;
+  if (LOCAL_ONLY_SETTINGS.includes(name)) return `${name} in ${where} only applies to the local stack and tests`;
+  if (!routeOf(name)) return `${name} in ${where} reaches no function: add it to SETTING_ROUTES in lib/settings.ts`;
+  return undefined;
+}
+
+/** Context values given with `-c` arrive as strings; cdk.json gives JSON. */
+function jsonContext(node: Node, key: string): unknown {
+  const value: unknown = node.tryGetContext(key);
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (!text) return undefined;
+  if (!/^[[{]/.test(text)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`CDK context "${key}" is not valid JSON`);
+  }
+}
+
+export function readOperatorSettings(node: Node): OperatorSettings {
+  const errors: string[] = [];
+  const rawPlain = jsonContext(node, 'settings') ?? {};
+  if (typeof rawPlain !== 'object' || Array.isArray(rawPlain) || rawPlain === null) {
+    throw new Error('CDK context "settings" must be an object of NAME → value');
+  }
+  // `-c settings.NAME=value` overrides one setting without restating the whole object.
+  const overrides = Object.entries(node.getAllContext() as Record<string, unknown>)
+    .filter(([key]) => key.startsWith('settings.'))
+    .map(([key, value]) => [key.slice('settings.'.length), value] as const);
+  const plain: Record<string, string> = {};
+  for (const [name, value] of [...Object.entries(rawPlain), ...overrides]) {
+    const why = refuse(name, 'settings');
+    if (why) errors.push(why);
+    else if (SECRET_SETTINGS.includes(name)) {
+      errors.push(`${name} is a credential: put it in the operator secret (output OperatorSecretArn) and list it in secretSettings, never in settings`);
+    } else if (value === null || value === '') continue;
+    else if (['string', 'number', 'boolean'].includes(typeof value)) plain[name] = String(value);
+    else errors.push(`settings.${name} must be a string, number or boolean`);
+  }
+
+  const rawSecret = jsonContext(node, 'secretSettings') ?? [];
+  const secretNames = typeof rawSecret === 'string' ? rawSecret.split(',') : rawSecret;
+  if (!Array.isArray(secretNames) || !secretNames.every((n) => typeof n === 'string')) {
+    throw new Error('CDK context "secretSettings" must be a list of setting names');
+  }
+  const secret = [...new Set(secretNames.map((n) => n.trim()).filter(Boolean))];
+  for (const name of secret) {
+    const why = refuse(name, 'secretSettings');
+    if (why) errors.push(why);
+    else if (name in plain) errors.push(`${name} is both in settings and in secretSettings`);
+  }
+
+  const revision: unknown = node.tryGetContext('secretsRevision') ?? '';
+  if (!['string', 'number'].includes(typeof revision)) errors.push('CDK context "secretsRevision" must be a string or number');
+
+  if (errors.length) throw new Error(`invalid operator settings:\n- ${errors.join('\n- ')}`);
+  return { plain, secret, revision: String(revision) };
+}
+
+export interface FunctionIdentity {
+  name: string;
+  http: boolean;
+}
+
+const reaches = (target: RouteTarget, fn: FunctionIdentity) => target === 'all' || (target === 'http' ? fn.http : target.includes(fn.name));
+
+/** A setting's receivers among the functions; throws for a name the table does not route. */
+export function receiversOf(name: string, functions: readonly FunctionIdentity[]): string[] {
+  const target = routeOf(name);
+  if (!target) throw new Error(`setting ${name} has no entry in SETTING_ROUTES`);
+  return functions.filter((fn) => reaches(target, fn)).map((fn) => fn.name);
+}
+
+/** Every function the routing table names must exist: a typo would silently drop a setting. */
+export function checkRoutes(functions: readonly FunctionIdentity[]) {
+  const names = new Set(functions.map((f) => f.name));
+  for (const [key, target] of Object.entries(SETTING_ROUTES)) {
+    if (typeof target === 'string') continue;
+    for (const fn of target) if (!names.has(fn)) throw new Error(`SETTING_ROUTES.${key} names an unknown function: ${fn}`);
+  }
+}
+
+/**
+ * The operator settings one function receives: plain values as they are, secret ones as dynamic
+ * references built by `secretReference`, and the stack's defaults for routed settings left unset.
+ */
+export function settingsEnvironment(
+  fn: FunctionIdentity,
+  operator: OperatorSettings,
+  secretReference: (name: string) => string,
+  defaults: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...defaults, ...operator.plain })) {
+    if (operator.secret.includes(name)) continue;
+    if (reaches(routeOf(name) ?? [], fn)) env[name] = value;
+  }
+  let holdsSecret = false;
+  for (const name of operator.secret) {
+    if (!reaches(routeOf(name) ?? [], fn)) continue;
+    env[name] = secretReference(name);
+    holdsSecret = true;
+  }
+  if (holdsSecret && operator.revision) env.SECRETS_REVISION = operator.revision;
+  return env;
+}
