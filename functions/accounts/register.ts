@@ -3,7 +3,7 @@ import { hashPassword } from '../../shared/auth/passwords';
 import { creditEntryId, creditItems } from '../../shared/billing/credits';
 import { config } from '../../shared/config';
 import { ConditionFailedError } from '../../shared/db/tenant';
-import { createUser, EmailTakenError, findUserIdByReferralCode, newUserId, type NewUser } from '../../shared/db/users';
+import { createUser, EmailTakenError, findUserIdByReferralCode, isDerivedEmail, newUserId, type NewUser } from '../../shared/db/users';
 import { emitEvent, userEventData } from '../../shared/events/emit';
 import { badRequest, conflict } from '../../shared/http/errors';
 import { reply } from '../../shared/http/reply';
@@ -29,6 +29,7 @@ function referralCredit(userId: string, referrerId: string, now: Date): Pick<New
 export async function register(ctx: AccountsCtx<'register'>) {
   await requireHuman(ctx.headers, ctx.ip);
   const { email, password, name, referralCode } = ctx.body;
+  if (isDerivedEmail(email)) throw badRequest('this email address is reserved for accounts the platform derives', 'EMAIL_RESERVED');
   // A new account has no code yet, so a referral can never be the user's own.
   const referrerId = referralCode ? await findUserIdByReferralCode(referralCode) : undefined;
   if (referralCode && !referrerId) throw invalidReferral();

@@ -3,7 +3,7 @@ import { revokeSessions } from '../../shared/auth/session-gate';
 import { startSession } from '../../shared/auth/sign-in';
 import { keys } from '../../shared/db/keys';
 import { ConditionFailedError, tenant } from '../../shared/db/tenant';
-import { changeEmail, EmailTakenError, normaliseEmail, type UserProfile } from '../../shared/db/users';
+import { changeEmail, EmailTakenError, isDerivedEmail, normaliseEmail, type UserProfile } from '../../shared/db/users';
 import { emitEvent, userEventData } from '../../shared/events/emit';
 import { conflict, forbidden, notFound } from '../../shared/http/errors';
 import { reply } from '../../shared/http/reply';
@@ -75,7 +75,7 @@ async function updateProfile(userId: string, change: ProfileChange): Promise<Use
  * and the caller gets a new one.
  */
 async function moveEmail(ctx: SettingsCtx<'updateSettings'>, user: UserProfile, newEmail: string): Promise<string[]> {
-  if (isAdminEmail(newEmail) || isTesterEmail(newEmail)) throw forbidden('this email address is reserved', 'EMAIL_RESERVED');
+  if (isAdminEmail(newEmail) || isTesterEmail(newEmail) || isDerivedEmail(newEmail)) throw forbidden('this email address is reserved', 'EMAIL_RESERVED');
   await confirmOwner(ctx.auth, user, ctx.body.currentPassword, { passwordOnly: true });
   try {
     await changeEmail(user.userId, user.email, newEmail);

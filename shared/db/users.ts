@@ -38,6 +38,15 @@ export const newUserId = () => `u_${randomUUID().replaceAll('-', '')}`;
 export const newReferralCode = () =>
   Array.from(randomBytes(10), (b) => 'abcdefghjkmnpqrstuvwxyz23456789'[b % 31]).join('');
 
+/**
+ * Domains of the emails the platform derives for accounts that sign in without one (a wallet, an
+ * OAuth identity without a verified email, a social fid). Nobody may choose such an address at
+ * sign-up or as a new email: wallet sign-in links to the account holding `<address>@wallet.local`,
+ * so a password account registered under it would capture that wallet's sign-ins.
+ */
+export const DERIVED_EMAIL_DOMAINS = ['wallet.local', 'oauth.local', 'social.local'] as const;
+export const isDerivedEmail = (email: string) => DERIVED_EMAIL_DOMAINS.some((d) => email.trim().toLowerCase().endsWith(`@${d}`));
+
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 export async function getUser(userId: string, consistent = false): Promise<UserProfile | undefined> {

@@ -39,6 +39,17 @@ async function resetLinkFor(email: string): Promise<string> {
   return new URL(link).searchParams.get('token')!;
 }
 
+describe('addresses the platform derives cannot be registered', () => {
+  it("a password account under a wallet's derived email would capture its sign-ins: 400 EMAIL_RESERVED", async () => {
+    for (const email of ['0x2222222222222222222222222222222222222222@wallet.local', 'codehost-99@oauth.local', 'FID-5@Social.Local']) {
+      const res = await register(email);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('EMAIL_RESERVED');
+      expect(await getGlobal(keys.emailIndex(email), true)).toBeUndefined();
+    }
+  });
+});
+
 describe('POST /api/register', () => {
   it('creates the account, names it after the email by default and stores an argon2id hash with OWASP parameters', async () => {
     const email = uniqueEmail('Ada').replace('ada', 'ADA');

@@ -158,7 +158,7 @@ describe('POST and PATCH /api/settings', () => {
   it('refuses to take an address of the admin or tester list, even one nobody registered', async () => {
     reloadConfig({ ADMIN_EMAILS: 'admin@example.com,boss@example.com' });
     const user = await signUp();
-    for (const email of ['boss@example.com', 'BOSS@example.com', 'tester@example.com']) {
+    for (const email of ['boss@example.com', 'BOSS@example.com', 'tester@example.com', '0x1111111111111111111111111111111111111111@wallet.local', 'codehost-42@OAUTH.local', 'fid-7@social.local']) {
       const res = await call('POST', '/api/settings', { session: user, body: { email, currentPassword: PASSWORD } });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('EMAIL_RESERVED');
