@@ -1,3 +1,4 @@
+import { generateApiKey } from '../../shared/auth/api-keys';
 import { generateKeyPair, SignJWT } from 'jose';
 import { config } from '../../shared/config';
 
@@ -30,6 +31,7 @@ export async function badTokens(userId = 'u_forged'): Promise<Record<string, str
     })(),
     malformed: 'not.a.jwt',
     garbage: '%%%',
-    unknownApiKey: 'sk_' + 'A'.repeat(43),
+    // Random each run: a fixed value could be stored as a real key by some other test.
+    unknownApiKey: generateApiKey(),
   };
 }

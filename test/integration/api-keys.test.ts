@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../shared/contract/route';
-import { hashApiKey } from '../../shared/auth/api-keys';
+import { hashApiKey, generateApiKey } from '../../shared/auth/api-keys';
 import { API_KEYS_PER_ACCOUNT, keysContract } from '../../shared/contract/keys';
 import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '../../shared/db/api-keys';
 import { keys } from '../../shared/db/keys';
@@ -225,7 +225,8 @@ describe('lastUsed is written at most once a minute per key', () => {
     const session = await testSession();
     const agentId = await putTestAgent(session.userId);
     // A key id too long for a sort key makes the lastUsed write itself fail (a DynamoDB validation error).
-    const key = `sk_${'A'.repeat(43)}`;
+    // A fresh key: the table is shared by every test file, and a fixed value would become "known" to them all.
+    const key = generateApiKey();
     await expect(touchApiKeyLastUsed(session.userId, 'x'.repeat(2000))).rejects.toThrow();
     await transact([tx.put({ ...keys.apiKeyHash(hashApiKey(key)), userId: session.userId, email: session.email, keyId: 'x'.repeat(2000) })]);
     const res = await call('GET', `/api/memory?agentId=${agentId}`, { bearer: key });
