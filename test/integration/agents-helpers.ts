@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
 import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadGroupHandler } from '../../bin/handlers';
@@ -114,4 +115,22 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false>, wh
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/**
+ * One exchange over an agent's websocket: waits for `ready`, sends `content`, resolves with the
+ * first answer; an upgrade the runtime refuses rejects with its status code.
+ */
+export function chat(url: string, content: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.type === 'ready') return ws.send(JSON.stringify({ type: 'message', content }));
+      ws.close();
+      resolve(m);
+    });
+    ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
 }

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { handler } from '../../functions/provisioner/handler';
 import { reloadConfig } from '../../shared/config';
 import { getInstance } from '../../shared/db/instances';
@@ -8,7 +7,7 @@ import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
-import { countingLauncher, drain, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
+import { chat, countingLauncher, drain, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
 
 const saved = { ...process.env };
 let platform: Awaited<ReturnType<typeof startPlatform>>;
@@ -69,18 +68,6 @@ const lifecycle = (user: TestSession, op: string, body?: unknown, asUser = user)
   call('POST', `/api/instance/${user.userId}/${op}`, { session: asUser, body, ip: uniqueIp() });
 const instanceOf = async (user: TestSession) => (await call('GET', `/api/instance/${user.userId}`, { session: user, ip: uniqueIp() })).body;
 
-function chat(url: string, content: string): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on('message', (d) => {
-      const m = JSON.parse(d.toString());
-      if (m.type === 'ready') return ws.send(JSON.stringify({ type: 'message', content }));
-      ws.close();
-      resolve(m);
-    });
-    ws.once('error', reject);
-  });
-}
 
 async function chatWith(user: TestSession, agentId: string, content: string) {
   const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;

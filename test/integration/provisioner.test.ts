@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { dlqHandler, handler } from '../../functions/provisioner/handler';
 import { handler as taskEvents } from '../../functions/task-events/handler';
 import { LaunchError } from '../../shared/adapters/launcher';
@@ -13,7 +12,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
-import { countingLauncher, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
+import { chat, countingLauncher, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
 
 const MODEL_KEY = 'sk-provider-key-that-must-stay-on-the-platform';
 const saved = { ...process.env };
@@ -63,19 +62,6 @@ async function provisioned(session?: TestSession, plan = 'collective') {
 
 const agentOf = async (user: TestSession, agentId: string) => (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent;
 
-function chat(url: string, content: string): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on('message', (d) => {
-      const m = JSON.parse(d.toString());
-      if (m.type === 'ready') return ws.send(JSON.stringify({ type: 'message', content }));
-      ws.close();
-      resolve(m);
-    });
-    ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
-}
 
 describe('provisioner', () => {
   it('10 concurrent deliveries of one message launch one instance; the agent becomes running', async () => {
