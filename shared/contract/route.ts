@@ -80,11 +80,6 @@ export const ErrorBody = z.looseObject({
   code: z.string().optional(),
 });
 
-export const NotImplementedBody = z.object({
-  error: z.literal('not implemented'),
-  code: z.literal('NOT_IMPLEMENTED'),
-});
-
 export const ValidationErrorBody = z.object({
   error: z.string(),
   code: z.literal('VALIDATION_ERROR'),

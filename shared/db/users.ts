@@ -44,7 +44,7 @@ export const newReferralCode = () =>
  * sign-up or as a new email: wallet sign-in links to the account holding `<address>@wallet.local`,
  * so a password account registered under it would capture that wallet's sign-ins.
  */
-export const DERIVED_EMAIL_DOMAINS = ['wallet.local', 'oauth.local', 'social.local'] as const;
+const DERIVED_EMAIL_DOMAINS = ['wallet.local', 'oauth.local', 'social.local'] as const;
 export const isDerivedEmail = (email: string) => DERIVED_EMAIL_DOMAINS.some((d) => email.trim().toLowerCase().endsWith(`@${d}`));
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
@@ -168,16 +168,6 @@ export const accountView = (u: UserProfile) => {
   const plan = AccountPlan.safeParse(u.plan ?? 'none');
   return { id: u.userId, email: u.email, name: u.name, plan: plan.success ? plan.data : 'none', credits: u.credits };
 };
-
-/** Public profile as the spec's settings answer shows it. */
-export const publicProfile = (u: UserProfile) => ({
-  id: u.userId,
-  email: u.email,
-  name: u.name,
-  plan: u.plan,
-  credits: u.credits,
-  twoFactorEnabled: u.twoFactorEnabled,
-});
 
 /**
  * Moves the account to a new email in one transaction: the new `EMAIL#` item must be free, the old
