@@ -223,6 +223,8 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   forgotPassword: { limit: 30, windowSeconds: 600, by: 'ip' },
   resetPassword: { limit: 30, windowSeconds: 600, by: 'ip' },
   signIn: { limit: 60, windowSeconds: 600, by: 'ip' },
+  // Unauthenticated routes that each cost a call to the chain RPC (token gating).
+  chainRead: { limit: 120, windowSeconds: 600, by: 'ip' },
   /** Sign-in attempts per account (subject `account:<email>`), whatever the address: stops password guessing spread over many IPs. */
   signInAccount: { limit: 10, windowSeconds: 600, by: 'user' },
 };

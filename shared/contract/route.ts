@@ -19,7 +19,8 @@ export type RateLimitScope =
   | 'register'
   | 'forgotPassword'
   | 'resetPassword'
-  | 'signIn';
+  | 'signIn'
+  | 'chainRead';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 

@@ -132,6 +132,7 @@ export const socialContract = defineGroup({
       method: 'POST',
       path: '/api/auth/token-gating/verify',
       auth: 'none',
+      rateLimit: 'chainRead',
       summary: 'Check whether a wallet holds enough of the gating token.',
       description:
         'A public read of the on-chain balance on l2-main; `fid` is echoed back and does not prove ownership of `address`. `hasAccess` is true when gating is disabled or the balance is at least `minBalance`. ' +
@@ -155,6 +156,7 @@ export const socialContract = defineGroup({
       method: 'GET',
       path: '/api/auth/token-gating/verify',
       auth: 'none',
+      rateLimit: 'chainRead',
       summary: 'Token-gating status of a wallet, with the gating token and chain details.',
       description:
         '`rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 500 `CHAIN_UNAVAILABLE` when the chain cannot be read.',

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => rpc.close());
 afterEach(() => {
-  reloadConfig({ GATING_TOKEN_ADDRESS: undefined, GATING_MIN_BALANCE: undefined, GATING_RPC_URL: undefined, GATING_TOKEN_SYMBOL: undefined, CHAIN_RPC_TIMEOUT_MS: undefined });
+  reloadConfig({ GATING_TOKEN_ADDRESS: undefined, GATING_MIN_BALANCE: undefined, GATING_RPC_URL: undefined, GATING_TOKEN_SYMBOL: undefined, CHAIN_RPC_TIMEOUT_MS: undefined, RATE_LIMITS: undefined });
 });
 
 const gate = (rpcUrl = `${rpc.url}/v2/secret-provider-key`) =>
@@ -105,5 +105,17 @@ describe('token gating on the ERC-20 balance (spec 4.2)', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('token gating is rate limited per client address', () => {
+  it('each check costs a chain RPC call, so one address gets 429 past its window', async () => {
+    gate();
+    reloadConfig({ RATE_LIMITS: JSON.stringify({ chainRead: { limit: 2, windowSeconds: 600 } }) });
+    const ip = uniqueIp();
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call('GET', `/api/auth/token-gating/verify?address=${holder}`, { ip })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect((await call('GET', `/api/auth/token-gating/verify?address=${holder}`, { ip: uniqueIp() })).status).toBe(200);
   });
 });
