@@ -1,6 +1,9 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
+import { reloadConfig } from '../../shared/config';
+import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadGroupHandler } from '../../bin/handlers';
@@ -133,4 +136,39 @@ export function chat(url: string, content: string): Promise<any> {
     ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
     ws.once('error', reject);
   });
+}
+
+/**
+ * The set-up every agents test file shares: the platform served on loopback (so runtimes reach it),
+ * a fake model provider, a private provisioning queue and the counting launcher. Settings given
+ * here are applied on top, and every setting it touched is restored after the file.
+ */
+export function useAgentsTestBed(settings: Record<string, string> = {}) {
+  const bed = {} as {
+    platform: Awaited<ReturnType<typeof startPlatform>>;
+    model: FakeModelServer;
+    launcher: ReturnType<typeof countingLauncher>;
+    queueUrl: string;
+  };
+  const saved = { ...process.env };
+  let touched: string[] = [];
+  beforeAll(async () => {
+    [bed.platform, bed.model, bed.queueUrl] = await Promise.all([startPlatform(), startFakeModelServer(), privateQueue()]);
+    const applied = {
+      PROVISIONING_QUEUE_URL: bed.queueUrl,
+      RUNTIME_PLATFORM_URL: bed.platform.url,
+      MODEL_API_BASE_URL: bed.model.baseUrl,
+      PROVISION_HEALTH_INTERVAL_MS: '200',
+      ...settings,
+    };
+    touched = Object.keys(applied);
+    reloadConfig(applied);
+    bed.launcher = countingLauncher();
+  });
+  afterAll(async () => {
+    await bed.launcher.restore();
+    await Promise.all([bed.platform.close(), bed.model.close()]);
+    reloadConfig(Object.fromEntries(touched.map((k) => [k, saved[k]])));
+  });
+  return bed;
 }

@@ -1,30 +1,12 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { verificationMessage } from '../../functions/agents/verify';
 import { handler } from '../../functions/provisioner/handler';
-import { reloadConfig } from '../../shared/config';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
-import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
-import { countingLauncher, drain, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
+import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
-const saved = { ...process.env };
-let platform: Awaited<ReturnType<typeof startPlatform>>;
-let model: FakeModelServer;
-let launcher: ReturnType<typeof countingLauncher>;
-let queueUrl: string;
-
-beforeAll(async () => {
-  [platform, model, queueUrl] = await Promise.all([startPlatform(), startFakeModelServer(), privateQueue()]);
-  reloadConfig({ PROVISIONING_QUEUE_URL: queueUrl, RUNTIME_PLATFORM_URL: platform.url, MODEL_API_BASE_URL: model.baseUrl, PROVISION_HEALTH_INTERVAL_MS: '200' });
-  launcher = countingLauncher();
-});
-
-afterAll(async () => {
-  await launcher.restore();
-  await Promise.all([platform.close(), model.close()]);
-  reloadConfig({ PROVISIONING_QUEUE_URL: saved.PROVISIONING_QUEUE_URL, RUNTIME_PLATFORM_URL: undefined, MODEL_API_BASE_URL: undefined, PROVISION_HEALTH_INTERVAL_MS: undefined });
-});
+const bed = useAgentsTestBed();
 
 async function agentOf(plan = 'solo', body: Record<string, unknown> = { name: 'Route bot' }) {
   const user = await testSession();
@@ -35,7 +17,7 @@ async function agentOf(plan = 'solo', body: Record<string, unknown> = { name: 'R
 }
 
 async function launch() {
-  const messages = await drain(queueUrl);
+  const messages = await drain(bed.queueUrl);
   expect((await handler(sqsEvent(...messages.map((m) => sqsRecord(m))))).batchItemFailures).toEqual([]);
 }
 
@@ -73,7 +55,7 @@ describe('agent configuration', () => {
       });
       ws.once('error', reject);
     });
-    expect(model.requests.at(-1)!.body.messages[0]).toEqual({ role: 'system', content: 'You are Nova, the tour manager.' });
+    expect(bed.model.requests.at(-1)!.body.messages[0]).toEqual({ role: 'system', content: 'You are Nova, the tour manager.' });
   });
 
   it("answers another user's agent with 404 on every agent route and changes nothing", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/provisioner/handler';
 import { reloadConfig } from '../../shared/config';
 import { getInstance } from '../../shared/db/instances';
@@ -6,49 +6,22 @@ import { keys } from '../../shared/db/keys';
 import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
-import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
-import { chat, countingLauncher, drain, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
+import { fakeAnswerTo } from '../helpers/fake-model-server';
+import { chat, drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
-const saved = { ...process.env };
-let platform: Awaited<ReturnType<typeof startPlatform>>;
-let model: FakeModelServer;
-let launcher: ReturnType<typeof countingLauncher>;
-let queueUrl: string;
-
-beforeAll(async () => {
-  [platform, model, queueUrl] = await Promise.all([startPlatform(), startFakeModelServer(), privateQueue()]);
-  reloadConfig({
-    PROVISIONING_QUEUE_URL: queueUrl,
-    RUNTIME_PLATFORM_URL: platform.url,
-    MODEL_API_BASE_URL: model.baseUrl,
-    PROVISION_HEALTH_INTERVAL_MS: '200',
-    PROVISION_HEALTH_ATTEMPTS: '150',
-    APPROVED_RUNTIME_IMAGES: 'registry.example/runtime:2,registry.example/broken:1',
-  });
-  launcher = countingLauncher();
+const bed = useAgentsTestBed({
+  PROVISION_HEALTH_ATTEMPTS: '150',
+  APPROVED_RUNTIME_IMAGES: 'registry.example/runtime:2,registry.example/broken:1',
 });
 
 afterEach(() => {
-  launcher.breakImage(undefined);
-  reloadConfig({ PROVISION_HEALTH_ATTEMPTS: '150', PROVISIONING_QUEUE_URL: queueUrl });
-});
-
-afterAll(async () => {
-  await launcher.restore();
-  await Promise.all([platform.close(), model.close()]);
-  reloadConfig({
-    PROVISIONING_QUEUE_URL: saved.PROVISIONING_QUEUE_URL,
-    RUNTIME_PLATFORM_URL: undefined,
-    MODEL_API_BASE_URL: undefined,
-    PROVISION_HEALTH_INTERVAL_MS: undefined,
-    PROVISION_HEALTH_ATTEMPTS: undefined,
-    APPROVED_RUNTIME_IMAGES: undefined,
-  });
+  bed.launcher.breakImage(undefined);
+  reloadConfig({ PROVISION_HEALTH_ATTEMPTS: '150', PROVISIONING_QUEUE_URL: bed.queueUrl });
 });
 
 /** Runs the provisioner on every message queued so far (this file's own queue), as the event source would. */
 async function provisionerRuns() {
-  const messages = await drain(queueUrl);
+  const messages = await drain(bed.queueUrl);
   const out = await handler(sqsEvent(...messages.map((m) => sqsRecord(m))));
   expect(out.batchItemFailures).toEqual([]);
   return messages;
@@ -80,7 +53,7 @@ describe('instance lifecycle', () => {
     const { user } = await runningInstance();
     expect((await lifecycle(user, 'stop')).body).toEqual({ success: true, status: 'stopped' });
     await provisionerRuns();
-    const launchesBefore = launcher.launchesFor(user.userId).length;
+    const launchesBefore = bed.launcher.launchesFor(user.userId).length;
 
     const results = await Promise.all(Array.from({ length: 20 }, () => lifecycle(user, 'start')));
     const ok = results.filter((r) => r.status === 200);
@@ -92,7 +65,7 @@ describe('instance lifecycle', () => {
 
     const queued = await provisionerRuns();
     expect(queued).toHaveLength(1);
-    expect(launcher.launchesFor(user.userId)).toHaveLength(launchesBefore + 1);
+    expect(bed.launcher.launchesFor(user.userId)).toHaveLength(launchesBefore + 1);
     expect((await instanceOf(user)).status).toBe('running');
   });
 
@@ -124,7 +97,7 @@ describe('instance lifecycle', () => {
       expect(res.text).not.toContain(user.email);
     }
     expect((await instanceOf(user)).status).toBe('running');
-    expect(await drain(queueUrl)).toEqual([]);
+    expect(await drain(bed.queueUrl)).toEqual([]);
   });
 
   it('answers 404 while the account has no instance', async () => {
@@ -166,7 +139,7 @@ describe('instance lifecycle', () => {
     await provisionerRuns();
     const answer = await chatWith(user, agentId, 'second question');
     expect(answer.content).toBe(fakeAnswerTo('second question'));
-    const sent = model.requests.at(-1)!.body.messages;
+    const sent = bed.model.requests.at(-1)!.body.messages;
     expect(sent[0]!.content).toContain('home_venue: "The Fleece"');
     expect(sent.slice(1).map((m) => m.content)).toEqual(['first question', fakeAnswerTo('first question'), 'second question']);
   });
@@ -181,13 +154,13 @@ describe('instance lifecycle', () => {
     expect((await readAgentMemory(user.userId, agentId))?.count).toBe(0);
     await provisionerRuns();
     await chatWith(user, agentId, 'what do you remember?');
-    expect(model.requests.at(-1)!.body.messages[0]!.content).not.toContain('secret_fee');
+    expect(bed.model.requests.at(-1)!.body.messages[0]!.content).not.toContain('secret_fee');
 
     await lifecycle(user, 'stop');
     await provisionerRuns();
     const stopped = await lifecycle(user, 'reset-memory');
     expect(stopped.body).toMatchObject({ success: true, status: 'stopped' });
-    expect(await drain(queueUrl)).toEqual([]);
+    expect(await drain(bed.queueUrl)).toEqual([]);
   });
 
   it('update moves to a new runtime version, and rolls back when the new image never gets healthy', async () => {
@@ -202,7 +175,7 @@ describe('instance lifecycle', () => {
 
     expect((await lifecycle(user, 'update', { image: 'evil.example/miner:latest' })).body).toMatchObject({ code: 'IMAGE_NOT_ALLOWED' });
 
-    launcher.breakImage('registry.example/broken:1');
+    bed.launcher.breakImage('registry.example/broken:1');
     reloadConfig({ PROVISION_HEALTH_ATTEMPTS: '3' });
     await lifecycle(user, 'update', { image: 'registry.example/broken:1', runtimeVersion: '3.0.0' });
     await provisionerRuns();
@@ -211,7 +184,7 @@ describe('instance lifecycle', () => {
     expect(rolled.rolledBack).toBe(true);
     expect(rolled.image).toBe(updated.image);
     expect(rolled.runtimeVersion).toBe('2.0.0');
-    const images = launcher.launchesFor(user.userId).map((l) => l.image);
+    const images = bed.launcher.launchesFor(user.userId).map((l) => l.image);
     expect(images.slice(-2)).toEqual(['registry.example/broken:1', updated.image]);
   });
 
@@ -229,11 +202,11 @@ describe('instance lifecycle', () => {
 
   it('a transition whose work cannot be queued answers 502 and leaves the instance in error, not stuck', async () => {
     const { user } = await runningInstance();
-    reloadConfig({ PROVISIONING_QUEUE_URL: `${queueUrl}-missing` });
+    reloadConfig({ PROVISIONING_QUEUE_URL: `${bed.queueUrl}-missing` });
     const res = await lifecycle(user, 'restart');
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ success: false, status: 'error' });
-    reloadConfig({ PROVISIONING_QUEUE_URL: queueUrl });
+    reloadConfig({ PROVISIONING_QUEUE_URL: bed.queueUrl });
     expect((await instanceOf(user)).status).toBe('error');
     expect((await lifecycle(user, 'repair')).status).toBe(200);
     await provisionerRuns();

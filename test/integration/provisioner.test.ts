@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { dlqHandler, handler } from '../../functions/provisioner/handler';
 import { handler as taskEvents } from '../../functions/task-events/handler';
 import { LaunchError } from '../../shared/adapters/launcher';
@@ -11,44 +11,15 @@ import { ensureInstance, gatewayToken, getInstance, recordOnGeneration } from '.
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
-import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
-import { chat, countingLauncher, privateQueue, sqsEvent, sqsRecord, startPlatform, subscribe } from './agents-helpers';
+import { fakeAnswerTo } from '../helpers/fake-model-server';
+import { chat, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const MODEL_KEY = 'sk-provider-key-that-must-stay-on-the-platform';
-const saved = { ...process.env };
-let platform: Awaited<ReturnType<typeof startPlatform>>;
-let model: FakeModelServer;
-let launcher: ReturnType<typeof countingLauncher>;
-
-beforeAll(async () => {
-  [platform, model] = await Promise.all([startPlatform(), startFakeModelServer()]);
-  reloadConfig({
-    PROVISIONING_QUEUE_URL: await privateQueue(),
-    RUNTIME_PLATFORM_URL: platform.url,
-    MODEL_API_BASE_URL: model.baseUrl,
-    MODEL_API_KEY: MODEL_KEY,
-    PROVISION_HEALTH_INTERVAL_MS: '200',
-    PROVISION_HEALTH_ATTEMPTS: '150',
-  });
-  launcher = countingLauncher();
-});
+const bed = useAgentsTestBed({ MODEL_API_KEY: MODEL_KEY, PROVISION_HEALTH_ATTEMPTS: '150' });
 
 afterEach(() => {
-  launcher.failWith(undefined);
+  bed.launcher.failWith(undefined);
   reloadConfig({ LOCAL_RUNTIME_ENTRY: undefined, PROVISION_HEALTH_ATTEMPTS: '150' });
-});
-
-afterAll(async () => {
-  await launcher.restore();
-  await Promise.all([platform.close(), model.close()]);
-  reloadConfig({
-    PROVISIONING_QUEUE_URL: saved.PROVISIONING_QUEUE_URL,
-    RUNTIME_PLATFORM_URL: undefined,
-    MODEL_API_BASE_URL: undefined,
-    MODEL_API_KEY: undefined,
-    PROVISION_HEALTH_INTERVAL_MS: undefined,
-    PROVISION_HEALTH_ATTEMPTS: undefined,
-  });
 });
 
 async function provisioned(session?: TestSession, plan = 'collective') {
@@ -67,7 +38,7 @@ describe('provisioner', () => {
   it('10 concurrent deliveries of one message launch one instance; the agent becomes running', async () => {
     const { user, agentId, message } = await provisioned();
     const results = await Promise.all(Array.from({ length: 10 }, () => handler(sqsEvent(sqsRecord(message)))));
-    expect(launcher.launchesFor(user.userId)).toHaveLength(1);
+    expect(bed.launcher.launchesFor(user.userId)).toHaveLength(1);
     const failed = results.filter((r) => r.batchItemFailures.length > 0).length;
     expect(failed).toBeLessThan(10);
 
@@ -79,14 +50,14 @@ describe('provisioner', () => {
     // SQS redelivers the ones reported busy, and duplicates keep coming: all are acknowledged, no new launch.
     const again = await Promise.all(Array.from({ length: failed + 2 }, () => handler(sqsEvent(sqsRecord(message)))));
     expect(again.every((r) => r.batchItemFailures.length === 0)).toBe(true);
-    expect(launcher.launchesFor(user.userId)).toHaveLength(1);
+    expect(bed.launcher.launchesFor(user.userId)).toHaveLength(1);
   });
 
   it('one batch with the same message ten times launches once and reports only the busy copies', async () => {
     const { user, agentId, message } = await provisioned();
     const records = Array.from({ length: 10 }, () => sqsRecord(message));
     const out = await handler(sqsEvent(...records));
-    expect(launcher.launchesFor(user.userId)).toHaveLength(1);
+    expect(bed.launcher.launchesFor(user.userId)).toHaveLength(1);
     expect(out.batchItemFailures.length).toBe(9);
     expect((await agentOf(user, agentId)).status).toBe('running');
   });
@@ -110,7 +81,7 @@ describe('provisioner', () => {
     const second = await provisioned(first.user);
     const out = await handler(sqsEvent(sqsRecord(second.message)));
     expect(out.batchItemFailures).toEqual([]);
-    expect(launcher.launchesFor(first.user.userId)).toHaveLength(1);
+    expect(bed.launcher.launchesFor(first.user.userId)).toHaveLength(1);
     expect((await agentOf(first.user, second.agentId)).status).toBe('running');
     const instance = await getInstance(first.user.userId, true);
     expect(instance?.readyAgents).toBe(2);
@@ -118,7 +89,7 @@ describe('provisioner', () => {
 
   it('a launch failure is retried; after the DLQ the agent is error, the quota is back and a later agent relaunches', async () => {
     const { user, agentId, message } = await provisioned(undefined, 'label');
-    launcher.failWith(new LaunchError('RunTask failed: RESOURCE:MEMORY'));
+    bed.launcher.failWith(new LaunchError('RunTask failed: RESOURCE:MEMORY'));
     const record = sqsRecord(message);
     for (let delivery = 1; delivery <= 3; delivery += 1) {
       expect((await handler(sqsEvent(record))).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
@@ -134,7 +105,7 @@ describe('provisioner', () => {
     await dlqHandler(sqsEvent(record));
     expect(await agentQuotaUsed(user.userId)).toBe(0);
 
-    launcher.failWith(undefined);
+    bed.launcher.failWith(undefined);
     const next = await provisioned(user);
     expect((await handler(sqsEvent(sqsRecord(next.message)))).batchItemFailures).toEqual([]);
     expect((await agentOf(user, next.agentId)).status).toBe('running');
@@ -160,9 +131,9 @@ describe('provisioner', () => {
     expect(instance?.lastError).toMatch(/health check/);
     expect((await agentOf(user, agentId)).status).toBe('error');
     expect(await agentQuotaUsed(user.userId)).toBe(0);
-    const launched = launcher.launchesFor(user.userId);
+    const launched = bed.launcher.launchesFor(user.userId);
     expect(launched).toHaveLength(1);
-    expect(launcher.stops.some((h) => h.id === instance?.handle?.id)).toBe(true);
+    expect(bed.launcher.stops.some((h) => h.id === instance?.handle?.id)).toBe(true);
   });
 
   it('passes the runtime its gateway token and the platform URL, never platform secrets', async () => {
@@ -172,7 +143,7 @@ describe('provisioner', () => {
     const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     const names = env.map((e) => e.split('=')[0]);
     expect(env).toContain(`GATEWAY_TOKEN=${await gatewayToken(user.userId)}`);
-    expect(env).toContain(`PLATFORM_URL=${platform.url}`);
+    expect(env).toContain(`PLATFORM_URL=${bed.platform.url}`);
     expect(env).toContain(`INSTANCE_USER_ID=${user.userId}`);
     for (const secret of ['JWT_SECRET', 'MODEL_API_KEY', 'MODEL_API_BASE_URL', 'DYNAMODB_ENDPOINT', 'KMS_KEY_ID', 'LOCAL_MASTER_KEY_FILE']) expect(names).not.toContain(secret);
     expect(env.join('\n')).not.toContain(MODEL_KEY);
@@ -186,7 +157,7 @@ describe('provisioner', () => {
     await expect(chat(`${websocketUrl}?token=wrong`, 'hi')).rejects.toThrow('401');
     const answer = await chat(`${websocketUrl}?token=${token}`, 'Is the 14th free?');
     expect(answer).toMatchObject({ type: 'message', role: 'assistant', content: fakeAnswerTo('Is the 14th free?'), agentId });
-    const sent = model.requests.at(-1)!;
+    const sent = bed.model.requests.at(-1)!;
     expect(sent.authorization).toBe(`Bearer ${MODEL_KEY}`);
     expect(sent.body.model).toBe('openai/gpt-4o-mini');
     const messages = await call('GET', `/api/agents/${agentId}/messages`, { session: user });
