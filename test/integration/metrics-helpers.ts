@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { reloadConfig } from '../../shared/config';
+import { recordSample, type SampleInput } from '../../shared/db/metrics';
 import { createAgent } from '../../shared/db/agents';
 import { db, resetDbClient } from '../../shared/db/client';
 import { ensureInstance, settleLaunch, settlePendingAgents } from '../../shared/db/instances';
@@ -121,4 +122,19 @@ export async function runningInstance(userId: string, endpoint: string, agents =
   await settleLaunch(userId, 1, { status: 'running', set: { handle: { launcher: 'local', id: `fake-${userId}`, endpoint } } });
   await settlePendingAgents(userId);
   return ids;
+}
+
+/** Records a heartbeat sample `agoMs` before `now`: a healthy, idle instance unless `s` says otherwise. */
+export function sampleAt(userId: string, agoMs: number, s: Partial<SampleInput> = {}, now = Date.now()) {
+  return recordSample(userId, {
+    timestamp: new Date(now - agoMs).toISOString(),
+    cpu: 10,
+    memory: 20,
+    messages: 0,
+    errors: 0,
+    responseMsTotal: 0,
+    reachable: true,
+    healthy: true,
+    ...s,
+  });
 }

@@ -15,10 +15,10 @@ import {
   transitionInstance,
   type InstanceOp,
 } from '../../shared/db/instances';
-import { clearTableSizeCache, messageCountUpdate, recordSample, type SampleInput } from '../../shared/db/metrics';
+import { clearTableSizeCache, messageCountUpdate, type SampleInput } from '../../shared/db/metrics';
 import { transact } from '../../shared/db/tenant';
 import { call } from '../helpers/api';
-import { batchPut, isolatedTable } from './metrics-helpers';
+import { batchPut, isolatedTable, sampleAt } from './metrics-helpers';
 
 let table: Awaited<ReturnType<typeof isolatedTable>>;
 
@@ -157,18 +157,7 @@ describe('GET /api/metrics (spec 4.10)', () => {
 
   it('takes uptime and performance from the heartbeat checks of the last 30 days', async () => {
     const now = new Date('2032-03-20T12:00:00.000Z');
-    const sample = (daysAgo: number, s: Partial<SampleInput>) =>
-      recordSample(`u_${randomUUID().slice(0, 8)}`, {
-        timestamp: new Date(now.getTime() - daysAgo * DAY).toISOString(),
-        cpu: 10,
-        memory: 20,
-        messages: 0,
-        errors: 0,
-        responseMsTotal: 0,
-        reachable: true,
-        healthy: true,
-        ...s,
-      });
+    const sample = (daysAgo: number, s: Partial<SampleInput>) => sampleAt(`u_${randomUUID().slice(0, 8)}`, daysAgo * DAY, s, now.getTime());
     await sample(0, { messages: 6, errors: 1, responseMsTotal: 500 });
     await sample(2, { messages: 4, errors: 0, responseMsTotal: 400 });
     await sample(10, { reachable: true, healthy: false });

@@ -2,26 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { growth } from '../../functions/metrics/summary';
 import { HistoricalMetricsBody, MetricsSummaryBody, PerformanceMetricsBody } from '../../shared/contract/metrics';
 import { keys } from '../../shared/db/keys';
-import { recordSample, type SampleInput } from '../../shared/db/metrics';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, type TestSession } from '../helpers/api';
 
+import { sampleAt } from './metrics-helpers';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-function sampleAt(userId: string, agoMs: number, s: Partial<SampleInput> = {}) {
-  return recordSample(userId, {
-    timestamp: new Date(Date.now() - agoMs).toISOString(),
-    cpu: 10,
-    memory: 20,
-    messages: 0,
-    errors: 0,
-    responseMsTotal: 0,
-    reachable: true,
-    healthy: true,
-    ...s,
-  });
-}
 
 const get = (user: TestSession, path: string) => call('GET', path, { session: user });
 
