@@ -1,5 +1,4 @@
-import { contract } from '../../shared/contract';
-import { buildOpenApi } from '../../shared/contract/openapi';
+import { openApiDocument as buildOpenApiDocument } from '../../shared/contract/document';
 import { platformContract } from '../../shared/contract/platform';
 import { config } from '../../shared/config';
 import { createHandler } from '../../shared/http/pipeline';
@@ -22,7 +21,7 @@ export const handler = createHandler(platformContract, {
     }
   },
   getOpenApi: async () => {
-    openApiDocument ??= buildOpenApi(contract, { version: API_VERSION, serverUrl: config().appUrl });
+    openApiDocument ??= buildOpenApiDocument({ version: API_VERSION, serverUrl: config().appUrl });
     return openApiDocument;
   },
 });

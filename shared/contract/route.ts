@@ -57,6 +57,8 @@ export interface RouteDefinition {
    * failure shape (the lifecycle endpoints answer `{success: false, status: 'error'}`).
    */
   errorFields?: Record<string, unknown>;
+  /** The answer sets or clears the session and CSRF cookies (documented as `Set-Cookie`). */
+  setsCookies?: boolean;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
   responses: Record<number, z.ZodType>;
 }

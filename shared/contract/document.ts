@@ -1,0 +1,29 @@
+import * as accounts from './accounts';
+import * as agentChat from './agent-chat';
+import * as agents from './agents';
+import * as ai from './ai';
+import * as billing from './billing';
+import * as gateway from './gateway';
+import * as infraMcp from './infra-mcp';
+import * as instance from './instance';
+import * as keys from './keys';
+import * as memory from './memory';
+import * as metrics from './metrics';
+import * as platform from './platform';
+import * as provision from './provision';
+import * as route from './route';
+import * as settings from './settings';
+import * as skills from './skills';
+import * as social from './social';
+import * as wallet from './wallet';
+import { contract } from './index';
+import { buildOpenApi, nameContractSchemas } from './openapi';
+
+/** Every contract module, whose exported object schemas become named components of the document. */
+const CONTRACT_MODULES = [route, accounts, settings, social, agents, instance, provision, memory, keys, skills, wallet, metrics, platform, ai, gateway, infraMcp, billing, agentChat];
+
+/** The whole API's OpenAPI 3.1 document (`npm run openapi`, `GET /api/openapi.json`). */
+export function openApiDocument(info: { version: string; serverUrl?: string }) {
+  nameContractSchemas(CONTRACT_MODULES);
+  return buildOpenApi(contract, info);
+}
