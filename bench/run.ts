@@ -6,7 +6,7 @@ import { addedOverBaseline, bundle, DIST, ROOT, topModules, topPackages, type Bu
 import { importOnce, INIT_ENV, median } from './init';
 
 /**
- * `npm run bench`: the performance budgets of DESIGN.md section 11. A report, not a gate: it exits 0
+ * `npm run bench`: the performance budgets of docs/architecture.md §11. A report, not a gate: it exits 0
  * even when a budget is exceeded, and marks those rows OVER BUDGET.
  */
 

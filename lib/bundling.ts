@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * How every Lambda of the platform is bundled (DESIGN.md section 11), in one place: PlatformFunction
+ * How every Lambda of the platform is bundled (docs/architecture.md §11), in one place: PlatformFunction
  * hands these settings to CDK's NodejsFunction, and the bench (bench/bundle.ts) builds with the same
  * object, so the sizes it reports are the sizes that deploy. Plain esbuild options, no CDK import,
  * so the bench loads nothing but esbuild.

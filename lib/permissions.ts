@@ -9,7 +9,7 @@ import type { Compute } from './constructs/compute';
 /**
  * What every function may do on the table and its indexes: the item operations the data layer uses
  * (shared/db: get, query, put, update, delete, batch write, transactions, which IAM checks per item).
- * Not CDK's readWriteData, which adds Scan (never used: DESIGN.md section 4) and DescribeTable.
+ * Not CDK's readWriteData, which adds Scan (never used: docs/architecture.md §5) and DescribeTable.
  */
 export const TABLE_ITEM_ACTIONS = [
   'dynamodb:GetItem',

@@ -92,7 +92,7 @@ export function emailIdentityArns(stack: Stack, settings: PlatformSettings, oper
   return [address, domain].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }));
 }
 
-/** The whole platform of DESIGN.md section 1 in one stack. */
+/** The whole platform of docs/architecture.md §1 in one stack. */
 export class PlatformStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);

@@ -8,7 +8,7 @@ import type { RouteGroup } from '../../shared/contract';
 
 /**
  * Stage-wide ceiling, a circuit breaker for the account rather than a per-user limit: per-user and
- * per-IP limits are the DynamoDB counters of the request pipeline (DESIGN.md section 5).
+ * per-IP limits are the DynamoDB counters of the request pipeline (docs/architecture.md §4).
  */
 export const STAGE_THROTTLE = { rateLimit: 1000, burstLimit: 2000 };
 

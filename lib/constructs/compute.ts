@@ -100,7 +100,7 @@ export class Compute extends Construct {
     });
     // The task role's only right: decrypt the gateway token the provisioner encrypted for its bootstrap
     // (shared/adapters/launcher-ecs.ts). The condition keeps it from opening any other envelope (wallet
-    // keys, other secrets) under the same key; it never gets table, queue or secret access (DESIGN.md 3).
+    // keys, other secrets) under the same key; it never gets table, queue or secret access (docs/architecture.md §2).
     this.taskDefinition.taskRole.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['kms:Decrypt'],

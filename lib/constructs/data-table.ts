@@ -3,7 +3,7 @@ import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } fr
 import { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table';
 
-/** The single table of DESIGN.md section 4, built from the same description the local stack uses. */
+/** The single table of docs/architecture.md §5, built from the same description the local stack uses. */
 export class DataTable extends Construct {
   readonly table: Table;
 

@@ -44,7 +44,7 @@ export const CDK_BUNDLING: BundlingOptions = {
 
 /**
  * One Lambda of the platform with the settings every function shares: Node 22 on Graviton,
- * an esbuild ESM bundle with the AWS SDK inside (DESIGN.md section 11), and its own log group.
+ * an esbuild ESM bundle with the AWS SDK inside (docs/architecture.md §11), and its own log group.
  */
 export class PlatformFunction extends Construct {
   readonly fn: NodejsFunction;

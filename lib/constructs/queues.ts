@@ -44,7 +44,7 @@ export interface QueuesProps {
   events: WorkQueueProps;
 }
 
-/** The queues of DESIGN.md section 8: provisioning requests and account/settings events. */
+/** The queues of docs/architecture.md §8: provisioning requests and account/settings events. */
 export class Queues extends Construct {
   readonly provisioning: WorkQueue;
   readonly events: WorkQueue;

@@ -12,7 +12,7 @@ const bareClients = new Map<string, Client>();
 /**
  * A bounded transport without viem's public actions attached: callers
  * import only the actions they use from `viem/actions` (`call(chainClient(url), ...)`), which keeps
- * ~240 KB of unused actions out of the function bundle (DESIGN.md section 11).
+ * ~240 KB of unused actions out of the function bundle (docs/architecture.md §11).
  */
 export function chainClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): Client {
   const key = `${rpcUrl}|${timeoutMs}`;

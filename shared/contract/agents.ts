@@ -31,7 +31,7 @@ const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an e
 
 /**
  * Structure of an agent's `config` (the spec leaves it open, 2.17). Every field is optional: an
- * omitted field takes the platform default. Strict, so unknown fields are refused (DESIGN.md 6).
+ * omitted field takes the platform default. Strict, so unknown fields are refused (docs/architecture.md §6).
  */
 export const AgentConfig = z
   .strictObject({

@@ -67,7 +67,7 @@ export interface RouteGroup {
   /** kebab-case; the Lambda lives in functions/<group>/handler.ts. */
   group: string;
   description: string;
-  /** Groups that talk only to DynamoDB get the tighter bundle budget (DESIGN.md section 11). */
+  /** Groups that talk only to DynamoDB get the tighter bundle budget (docs/architecture.md §11). */
   dynamoOnly: boolean;
   routes: readonly RouteDefinition[];
 }

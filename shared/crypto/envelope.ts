@@ -44,7 +44,7 @@ function checkedContext(context: EncryptionContext): EncryptionContext {
 }
 
 /**
- * Unwrapped data keys of this container, so steady-state reads make no KMS call (DESIGN.md 11).
+ * Unwrapped data keys of this container, so steady-state reads make no KMS call (docs/architecture.md §11).
  * Keyed by provider, context and wrapped key: a hit needs the very context the key was unwrapped under.
  */
 const CACHE_SIZE = 128;

@@ -11,7 +11,7 @@ import { transactRetrying } from './transact-retry';
  * The account's one instance (spec 2.5) at `USER#<id> / INSTANCE`: the runtime process or task that
  * runs every agent of the account. Every change of `status` is a conditional write on
  * (status, generation, readyAgents) read just before, so concurrent requests settle in the
- * database: exactly one wins, the others see the new state (DESIGN.md section 8).
+ * database: exactly one wins, the others see the new state (docs/architecture.md §8).
  *
  * State machine (the spec leaves exits of `stopped`, `error`, `active` open; this is ours):
  *   (none)        --first agent provisioned-->               provisioning

@@ -144,7 +144,7 @@ function parseWith<S extends z.ZodType | undefined>(schema: S, value: unknown, w
   return out.data;
 }
 
-/** Body size cap, JSON parse, auth, CSRF, rate limit and validation, in that order (DESIGN.md 5). */
+/** Body size cap, JSON parse, auth, CSRF, rate limit and validation, in that order (docs/architecture.md §4). */
 function prepare(routes: Map<string, RouteDefinition>): Middleware {
   return {
     before: async (request: PipelineRequest) => {

@@ -5,7 +5,7 @@ import { EmailRejectedError, readOutbox, resetEmailClient, sendEmail } from '../
 import { reloadConfig } from '../../shared/config';
 import { uniqueEmail } from './accounts-helpers';
 
-// SES has no local emulator, so the AWS path is checked against a mocked client (DESIGN.md 7).
+// SES has no local emulator, so the AWS path is checked against a mocked client (docs/architecture.md §7).
 const ses = mockClient(SESv2Client);
 
 afterEach(() => {

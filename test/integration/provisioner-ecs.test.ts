@@ -14,7 +14,7 @@ import { LaunchError, type LaunchSpec } from '../../shared/adapters/launcher';
 import { ecsLauncher } from '../../shared/adapters/launcher-ecs';
 import { reloadConfig } from '../../shared/config';
 
-/** ECS has no emulator here, so the ECS launcher is checked against aws-sdk-client-mock (DESIGN.md 7). */
+/** ECS has no emulator here, so the ECS launcher is checked against aws-sdk-client-mock (docs/architecture.md §7). */
 
 const ecs = mockClient(ECSClient);
 const kms = mockClient(KMSClient);

@@ -7,7 +7,7 @@ const bodyRoutes = allRoutes.filter(hasBody);
 const strictRoutes = bodyRoutes.filter((r) => !r.openBody);
 const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
-/** Fields an attacker would try for mass assignment (DESIGN.md section 6). */
+/** Fields an attacker would try for mass assignment (docs/architecture.md §6). */
 const SMUGGLED = { plan: 'network', credits: 1_000_000, role: 'admin', userId: 'u_someone_else', isAdmin: true };
 
 describe('strict request bodies on every route', () => {
