@@ -1,0 +1,38 @@
+/**
+ * Bundles the agent runtime into one ESM file for its container image (runtime/Dockerfile runs
+ * this in its build stage): the image then holds Node 22 and this file, with no tsx, TypeScript or
+ * node_modules at run time. Usage: `tsx runtime/build.ts <outfile>`.
+ */
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from '../lib/bundling';
+
+export const RUNTIME_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+export const RUNTIME_BUNDLE = {
+  entryPoints: [RUNTIME_ENTRY],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  mainFields: ['module', 'main'],
+  // ws and the SDK's CommonJS parts `require` Node built-ins from inside the ESM bundle.
+  banner: { js: ESM_REQUIRE_BANNER },
+  // ws's optional native speed-ups: it falls back to JavaScript when they are absent.
+  external: ['bufferutil', 'utf-8-validate'],
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
+export async function buildRuntime(outfile: string) {
+  return build({ ...RUNTIME_BUNDLE, outfile, metafile: true });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const outfile = process.argv[2];
+  if (!outfile) {
+    process.stderr.write('usage: tsx runtime/build.ts <outfile>\n');
+    process.exit(2);
+  }
+  await buildRuntime(outfile);
+}
