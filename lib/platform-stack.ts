@@ -19,7 +19,8 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * them at deploy time, e.g. `npx cdk deploy -c appUrl=https://app.example.com -c adminEmails=a@x.com,b@y.com`.
  * - appUrl: public URL of the web app (links in emails, OAuth redirects). Empty: the API's own URL.
  * - adminEmails / testerEmails: comma-separated accounts with admin rights / the tester bypass.
- * - runtimeImage: container image of the agent runtime the Fargate tasks run (ARM64).
+ * - runtimeImage: empty (default) builds runtime/Dockerfile as an image asset for the Fargate tasks;
+ *   a registry image (ARM64, speaking the runtime protocol of runtime/) replaces it.
  * - agentDomain: parent domain of the agents' subdomains.
  * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
  * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
@@ -58,7 +59,7 @@ export function readSettings(node: Node): PlatformSettings {
     appUrl: text('appUrl', false),
     adminEmails: text('adminEmails', false),
     testerEmails: text('testerEmails', false),
-    runtimeImage: text('runtimeImage', true),
+    runtimeImage: text('runtimeImage', false),
     agentDomain: text('agentDomain', true),
     natGateways,
     awsInterfaceEndpoints: endpoints === 'true',
@@ -110,6 +111,7 @@ export class PlatformStack extends Stack {
     const secrets = new Secrets(this, 'Secrets');
     const compute = new Compute(this, 'Compute', {
       runtimeImage: settings.runtimeImage,
+      projectRoot: PROJECT_ROOT,
       dataKey: keys.dataKey,
       natGateways: settings.natGateways,
       interfaceEndpoints: settings.awsInterfaceEndpoints,
@@ -123,7 +125,8 @@ export class PlatformStack extends Stack {
       APP_URL: settings.appUrl || api.url,
       ADMIN_EMAILS: settings.adminEmails,
       TESTER_EMAILS: settings.testerEmails,
-      RUNTIME_IMAGE: settings.runtimeImage,
+      // The task definition's own image, so launches of the default image use it unchanged.
+      RUNTIME_IMAGE: compute.runtimeImageName,
       AGENT_DOMAIN: settings.agentDomain,
     };
     /** A resource's address goes only where the permissions table grants its use. */

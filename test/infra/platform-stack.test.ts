@@ -10,9 +10,9 @@ import { readSettings } from '../../lib/platform-stack';
 import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
 import { allRoutes, contract, routeKey } from '../../shared/contract';
 import { TABLE } from '../../shared/db/table';
-import { asArray, cdkContext, inspect, synth, type Json } from './synth';
+import { asArray, cdkContext, inspect, synth, synthStack, type Json } from './synth';
 
-const template = synth();
+const { template, dockerImages } = synthStack();
 const t = inspect(template);
 const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
@@ -89,7 +89,9 @@ describe('functions', () => {
   });
 
   it('takes operator settings from CDK context', () => {
-    const custom = synth({ adminEmails: 'ops@example.com', appUrl: 'https://app.example.org', runtimeImage: 'example/runtime:1' });
+    const { template: custom, dockerImages: customImages } = synthStack({ adminEmails: 'ops@example.com', appUrl: 'https://app.example.org', runtimeImage: 'example/runtime:1' });
+    // An operator's runtimeImage replaces the image asset: nothing is built.
+    expect(customImages).toEqual([]);
     custom.hasResourceProperties('AWS::Lambda::Function', {
       Description: functionDescription('accounts'),
       Environment: { Variables: Match.objectLike({ ADMIN_EMAILS: 'ops@example.com', APP_URL: 'https://app.example.org', RUNTIME_IMAGE: 'example/runtime:1' }) },
@@ -103,7 +105,7 @@ describe('functions', () => {
     const node = (context: Record<string, unknown>) => new App({ context: { ...cdkContext, ...context } }).node;
     expect(() => readSettings(node({ adminEmails: 'not-an-email' }))).toThrow(/adminEmails/);
     expect(() => readSettings(node({ appUrl: 'nope' }))).toThrow(/appUrl/);
-    expect(() => readSettings(node({ runtimeImage: '' }))).toThrow(/runtimeImage/);
+    expect(() => readSettings(node({ runtimeImage: 42 }))).toThrow(/runtimeImage/);
     expect(() => readSettings(node({ natGateways: 0 }))).toThrow(/natGateways/);
     expect(() => readSettings(node({ awsInterfaceEndpoints: 'yes' }))).toThrow(/awsInterfaceEndpoints/);
     expect(() => readSettings(node({ emailIdentityArn: 'arn:aws:s3:::bucket' }))).toThrow(/emailIdentityArn/);
@@ -385,12 +387,26 @@ describe('compute and network', () => {
       RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
       ContainerDefinitions: [
         Match.objectLike({
-          Image: cdkContext.runtimeImage,
           PortMappings: [Match.objectLike({ ContainerPort: 8080 })],
           LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }),
         }),
       ],
     });
+  });
+});
+
+describe('runtime image', () => {
+  it('is runtime/Dockerfile built by CDK as an ARM64 image asset, run by the task definition by default', () => {
+    expect(cdkContext.runtimeImage).toBe('');
+    expect(dockerImages).toHaveLength(1);
+    const asset = dockerImages[0]!;
+    expect(asset.source).toMatchObject({ dockerFile: 'runtime/Dockerfile', platform: 'linux/arm64' });
+    const destination = Object.values(asset.destinations)[0]!;
+    const [, taskDef] = ofType('AWS::ECS::TaskDefinition')[0]!;
+    const image = taskDef.Properties.ContainerDefinitions[0].Image;
+    expect(image).toEqual({ 'Fn::Sub': `\${AWS::AccountId}.dkr.ecr.\${AWS::Region}.\${AWS::URLSuffix}/${destination.repositoryName}:${destination.imageTag}` });
+    // The functions' default (and approved) image is that same asset, so launches use the declared revision.
+    for (const name of ['provisioner', 'instance']) expect(environmentOf(name).RUNTIME_IMAGE).toEqual(image);
   });
 });
 
