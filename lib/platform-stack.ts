@@ -7,8 +7,10 @@ import { Compute } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
 import { Functions, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
 import { Keys } from './constructs/keys';
+import { Monitoring } from './constructs/monitoring';
 import { Queues } from './constructs/queues';
 import { Secrets } from './constructs/secrets';
+import { acknowledgeByDesign } from './nag';
 import { applyGrants, needsOf, type Need } from './permissions';
 import { checkRoutes, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
 
@@ -24,6 +26,7 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - agentDomain: parent domain of the agents' subdomains.
  * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
  * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
+ * - alarmEmail: an address every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
  * - emailIdentityArn: SES identity ARN(s), comma-separated, the account email may be sent as;
  *   default: the address and the domain of settings.EMAIL_FROM in the stack's account and region.
  * The functions' own settings (shared/config.ts) are the `settings` / `secretSettings` context keys:
@@ -38,6 +41,7 @@ export interface PlatformSettings {
   natGateways: number;
   awsInterfaceEndpoints: boolean;
   emailIdentityArn: string;
+  alarmEmail: string;
 }
 
 type TextKey = Exclude<keyof PlatformSettings, 'natGateways' | 'awsInterfaceEndpoints'>;
@@ -64,10 +68,11 @@ export function readSettings(node: Node): PlatformSettings {
     natGateways,
     awsInterfaceEndpoints: endpoints === 'true',
     emailIdentityArn: text('emailIdentityArn', false),
+    alarmEmail: text('alarmEmail', false),
   };
   // Fail at synth rather than at the first cold start (shared/config.ts parses the same values).
   if (settings.appUrl && !URL.canParse(settings.appUrl)) throw new Error(`CDK context "appUrl" is not a URL: ${settings.appUrl}`);
-  for (const key of ['adminEmails', 'testerEmails'] as const) {
+  for (const key of ['adminEmails', 'testerEmails', 'alarmEmail'] as const) {
     const bad = settings[key].split(',').map((e) => e.trim()).filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
     if (bad.length) throw new Error(`CDK context "${key}" holds something that is not an email: ${bad.join(', ')}`);
   }
@@ -179,6 +184,21 @@ export class PlatformStack extends Stack {
       compute,
       emailIdentityArns: emailIdentityArns(this, settings, operator),
     });
+
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      httpApi: api.httpApi,
+      functions: functions.byName,
+      deadLetterQueues: {
+        provisioning: queues.provisioning.deadLetterQueue,
+        events: queues.events.deadLetterQueue,
+        asyncInvocations: functions.asyncDeadLetters,
+      },
+      provisioningQueue: queues.provisioning.queue,
+      table: data.table,
+      alarmEmail: settings.alarmEmail || undefined,
+    });
+
+    acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the platform API' });
   }

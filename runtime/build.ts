@@ -5,20 +5,18 @@
  */
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../lib/bundling';
+import { LAMBDA_BUNDLE } from '../lib/bundling';
 
 export const RUNTIME_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
 
+// The functions' esbuild settings (lib/bundling.ts) without their Lambda-only parts: the credentials
+// shim (a task gets its role's credentials from the ECS endpoint, which the full chain reads) and the
+// source map (one more file in the image for stack traces the runtime's short code rarely needs).
+const { alias: _lambdaCredentials, sourcemap: _sourcemap, sourcesContent: _sourcesContent, ...FUNCTION_BUNDLE } = LAMBDA_BUNDLE;
+
 export const RUNTIME_BUNDLE = {
+  ...FUNCTION_BUNDLE,
   entryPoints: [RUNTIME_ENTRY],
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  minify: true,
-  mainFields: ['module', 'main'],
-  // ws and the SDK's CommonJS parts `require` Node built-ins from inside the ESM bundle.
-  banner: { js: ESM_REQUIRE_BANNER },
   // ws's optional native speed-ups: it falls back to JavaScript when they are absent.
   external: ['bufferutil', 'utf-8-validate'],
   logLevel: 'warning',

@@ -1,4 +1,6 @@
 import {
+  FlowLogDestination,
+  FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
   InterfaceVpcEndpointAwsService,
   Port,
@@ -81,6 +83,11 @@ export class Compute extends Construct {
         { name: 'functions', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 24 },
       ],
       gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB, subnets: [this.functionSubnets] } },
+    });
+    // Rejected traffic only: what an investigation of a probe or a misrouted call needs, at a fraction of the volume.
+    this.vpc.addFlowLog('RejectedTraffic', {
+      destination: FlowLogDestination.toCloudWatchLogs(new LogGroup(this, 'FlowLogs', { retention: RetentionDays.ONE_MONTH })),
+      trafficType: FlowLogTrafficType.REJECT,
     });
 
     this.functionsSecurityGroup = new SecurityGroup(this, 'FunctionsSecurityGroup', {

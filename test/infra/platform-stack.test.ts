@@ -192,7 +192,8 @@ describe('queues', () => {
   const mains = queues.filter(([, q]) => q.Properties.RedrivePolicy);
 
   it('gives the provisioning and events queues their own DLQ after 3 receives', () => {
-    expect(queues).toHaveLength(4);
+    // The two work queues, their DLQs, and the dead-letter queue of failed asynchronous invocations.
+    expect(queues).toHaveLength(5);
     expect(mains).toHaveLength(2);
     const dlqs = new Set<string>();
     for (const [, q] of mains) {
@@ -410,6 +411,15 @@ describe('runtime image', () => {
   });
 });
 
+describe('monitoring defaults', () => {
+  it('creates no SNS topic without alarmEmail, and still the alarms and the dashboard', () => {
+    expect(cdkContext.alarmEmail).toBe('');
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(ofType('AWS::CloudWatch::Alarm').length).toBeGreaterThan(2 * WORKERS.length);
+  });
+});
+
 describe('least privilege', () => {
   const taskDef = ofType('AWS::ECS::TaskDefinition')[0]!;
   const taskRoleId = taskDef[1].Properties.TaskRoleArn['Fn::GetAtt'][0] as string;
@@ -432,7 +442,7 @@ describe('least privilege', () => {
         if (!isReadOnly(a)) exceptions.add(a);
       }
     }
-    expect([...exceptions]).toEqual(['ecs:RegisterTaskDefinition']);
+    expect([...exceptions].sort()).toEqual(['ecs:RegisterTaskDefinition', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     for (const [, r] of ofType('AWS::IAM::Role')) {
       for (const arn of asArray<unknown>(r.Properties.ManagedPolicyArns)) expect(JSON.stringify(arn)).not.toMatch(/AdministratorAccess|FullAccess/);
     }
@@ -470,7 +480,12 @@ describe('least privilege', () => {
       const kms = [...new Set(actions.filter((a) => a.startsWith('kms:')))].sort();
       const expectedKms = [...(has(name, 'dataKey') ? ['kms:Decrypt', 'kms:GenerateDataKey'] : []), ...(has(name, 'launchTasks') ? ['kms:Encrypt'] : [])].sort();
       expect(kms, `${name} kms`).toEqual(expectedKms);
-      expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(has(name, 'sendProvisioning') || has(name, 'sendEvents'));
+      // Lambda itself sends an asynchronously invoked function's failed events to its dead-letter queue, with the function's role.
+      const asynchronous = WORKERS.some((w) => w.name === name && w.asynchronous);
+      expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(has(name, 'sendProvisioning') || has(name, 'sendEvents') || asynchronous);
+      if (asynchronous && !has(name, 'sendProvisioning') && !has(name, 'sendEvents')) {
+        expect(JSON.stringify(statementsWith(name, 'sqs:SendMessage').map((s) => s.Resource)), name).toMatch(/^\[\{"Fn::GetAtt":\["FunctionsAsyncDeadLetters[0-9A-F]+","Arn"\]\}\]$/);
+      }
       expect(actions.includes('ecs:RunTask'), `${name} run`).toBe(has(name, 'launchTasks'));
       expect(actions.includes('ecs:StopTask'), `${name} stop`).toBe(has(name, 'stopTasks'));
       expect(actions.includes('iam:PassRole'), `${name} pass role`).toBe(has(name, 'launchTasks'));
