@@ -1,4 +1,4 @@
-import { Validations, type App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Token, Validations, type App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnTaskDefinition } from 'aws-cdk-lib/aws-ecs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
@@ -38,7 +38,10 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
   const tableId = logicalId(parts.table.node.defaultChild as CfnTable);
   const clusterId = logicalId(parts.compute.cluster.node.defaultChild);
   const taskFamily = stack.resolve((parts.compute.taskDefinition.node.defaultChild as CfnTaskDefinition).family) as string | undefined;
-  const scoped = (service: string, resource: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:${service}:<AWS::Region>:<AWS::AccountId>:${resource}]`;
+  // cdk-nag writes an ARN part as `<AWS::Region>` when it is a token, as the value when the stack has an environment.
+  const part = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+  const arnPrefix = `arn:${part(stack.partition, 'Partition')}:%s:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}`;
+  const scoped = (service: string, resource: string) => `AwsSolutions-IAM5[Resource::${arnPrefix.replace('%s', service)}:${resource}]`;
 
   ack(parts.api, 'AwsSolutions-APIG4', 'Authorization is the request pipeline\'s in every function (session cookie, API key or gateway token, per route of the contract); public routes are public by the spec.');
   ack(parts.functions, 'AwsSolutions-L1', 'Node 22 is the pinned runtime of the functions, the runtime image and the tests; a major upgrade is a deliberate change.');

@@ -26,7 +26,7 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - agentDomain: parent domain of the agents' subdomains.
  * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
  * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
- * - alarmEmail: an address every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
+ * - alarmEmail: address(es), comma-separated, every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
  * - emailIdentityArn: SES identity ARN(s), comma-separated, the account email may be sent as;
  *   default: the address and the domain of settings.EMAIL_FROM in the stack's account and region.
  * The functions' own settings (shared/config.ts) are the `settings` / `secretSettings` context keys:

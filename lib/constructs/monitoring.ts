@@ -49,7 +49,7 @@ export interface MonitoringProps {
   deadLetterQueues: Record<string, IQueue>;
   provisioningQueue: IQueue;
   table: ITable;
-  /** CDK context `alarmEmail`: when set, every alarm notifies this address through an SNS topic. */
+  /** CDK context `alarmEmail` (comma-separated): when set, every alarm notifies these addresses through an SNS topic. */
   alarmEmail?: string;
 }
 
@@ -73,7 +73,7 @@ export class Monitoring extends Construct {
     super(scope, id);
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Agent platform alarms', enforceSSL: true });
-      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      for (const address of props.alarmEmail.split(',').map((a) => a.trim()).filter(Boolean)) this.topic.addSubscription(new EmailSubscription(address));
     }
     const alarm = (alarmId: string, metric: IMetric, description: string, threshold: number, missing = TreatMissingData.NOT_BREACHING) => {
       const created = new Alarm(this, alarmId, {

@@ -11,11 +11,12 @@ import { METRICS_NAMESPACE, PLATFORM_METRICS } from '../../shared/platform-metri
 import { cdkContext, inspect, type Json } from './synth';
 
 /**
- * The stack as `cdk synth` builds it (bin/app.ts: the cdk-nag packs as validation plugins), with an
- * alarm address so the SNS side is present too. One synthesis for the whole file.
+ * The stack as `cdk deploy` builds it (bin/app.ts: an account and region, the cdk-nag packs as
+ * validation plugins), with an alarm address so the SNS side is present too. One synthesis for the
+ * whole file; test/infra/platform-stack.test.ts runs the packs on the environment-agnostic stack.
  */
 const app = new App({ context: { ...cdkContext, alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] } });
-const stack = new PlatformStack(app, 'AgentPlatform');
+const stack = new PlatformStack(app, 'AgentPlatform', { env: { account: '123456789012', region: 'eu-west-1' } });
 addNagChecks(app);
 // Throws (the validation report in the message) on any unacknowledged finding.
 const template = Template.fromStack(stack);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '../../lib/constructs/functions';
 import { MAX_RECEIVE_COUNT } from '../../lib/constructs/queues';
@@ -12,7 +13,7 @@ import { allRoutes, contract, routeKey } from '../../shared/contract';
 import { TABLE } from '../../shared/db/table';
 import { asArray, cdkContext, inspect, synth, synthStack, type Json } from './synth';
 
-const { template, dockerImages } = synthStack();
+const { template, dockerImages, stack } = synthStack();
 const t = inspect(template);
 const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
@@ -408,6 +409,14 @@ describe('runtime image', () => {
     expect(image).toEqual({ 'Fn::Sub': `\${AWS::AccountId}.dkr.ecr.\${AWS::Region}.\${AWS::URLSuffix}/${destination.repositoryName}:${destination.imageTag}` });
     // The functions' default (and approved) image is that same asset, so launches use the declared revision.
     for (const name of ['provisioner', 'instance']) expect(environmentOf(name).RUNTIME_IMAGE).toEqual(image);
+  });
+});
+
+describe('cdk-nag without an environment', () => {
+  it('finds nothing unacknowledged when account and region are tokens (test/infra/operability.test.ts covers a set environment)', () => {
+    for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {
+      expect(pack.validateScope(stack).violations.map((v) => v.ruleName)).toEqual([]);
+    }
   });
 });
 

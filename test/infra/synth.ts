@@ -24,7 +24,7 @@ export function synthStack(context: Record<string, unknown> = {}) {
   const artifact = app.synth().getStackByName(stack.stackName);
   const manifests = artifact.dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
   const dockerImages = Object.values(manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {})));
-  return { template, dockerImages };
+  return { template, dockerImages, stack };
 }
 
 export const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
