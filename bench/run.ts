@@ -101,6 +101,10 @@ const rows: FunctionRow[] = targets.map((t) => {
 const { measureWarm, CPU_BUDGET } = await import('./warm');
 const warm = await measureWarm(progress);
 
+// 3b. Tracing: Lambda active tracing (the stack's choice) against the Powertools Tracer's init.
+const { measureTracing } = await import('./tracing');
+const tracing = await measureTracing(progress);
+
 // 4. Report.
 function round(x: number, digits: number) {
   const f = 10 ** digits;
@@ -193,6 +197,14 @@ out.push(
 );
 for (const w of warm) out.push(`  ${w.route} (${w.credential}): ${w.why}; DynamoDB calls: ${w.dbCommands.join(' + ') || 'none'}`);
 
+out.push(
+  '',
+  `Tracing init (median of ${tracing.runs} fresh processes, trivial handler with CDK's bundle settings): Lambda active tracing ${tracing.none.initMedianMs.toFixed(2)} ms, ${tracing.none.bytes} B` +
+    (tracing.powertools
+      ? `; Powertools Tracer ${tracing.powertools.initMedianMs.toFixed(2)} ms, ${fmtBytes(tracing.powertools.bytes)} (+${tracing.addedInitMs!.toFixed(2)} ms init per cold start)`
+      : `; Powertools Tracer not measured: ${tracing.note}`),
+);
+
 const warmOver = warm.filter((w) => !w.cpuOk);
 const durationS = (performance.now() - startedAt) / 1000;
 const loadAtEnd = os.loadavg()[0]!;
@@ -229,6 +241,7 @@ const results = {
   baseline: { name: 'baseline', bytes: baseline.bytes, kb: round(baseline.bytes / KB, 1), initMedianMs: round(baselineMedian, 2), initSamplesMs: samples.get('baseline')!.map((x) => round(x, 2)) },
   functions: rows,
   warm,
+  tracing,
   summary: { functionsOverBudget: over.map((r) => r.name), warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`), durationSeconds: round(durationS, 1) },
 };
 writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

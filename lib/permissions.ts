@@ -91,6 +91,9 @@ export const WILDCARD_RESOURCE_ACTIONS = [
   // Lambda's VPC attachment (lib/constructs/platform-function.ts): only grantable on '*'.
   'ec2:DescribeNetworkInterfaces',
   'ec2:DescribeSubnets',
+  // Active tracing: X-Ray accepts trace data only on '*'.
+  'xray:PutTraceSegments',
+  'xray:PutTelemetryRecords',
 ] as const;
 
 export interface GrantTargets {

@@ -7,8 +7,10 @@ import { Compute } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
 import { Functions, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
 import { Keys } from './constructs/keys';
+import { Monitoring } from './constructs/monitoring';
 import { Queues } from './constructs/queues';
 import { Secrets } from './constructs/secrets';
+import { acknowledgeByDesign } from './nag';
 import { applyGrants, needsOf, type Need } from './permissions';
 import { checkRoutes, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
 
@@ -19,10 +21,12 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * them at deploy time, e.g. `npx cdk deploy -c appUrl=https://app.example.com -c adminEmails=a@x.com,b@y.com`.
  * - appUrl: public URL of the web app (links in emails, OAuth redirects). Empty: the API's own URL.
  * - adminEmails / testerEmails: comma-separated accounts with admin rights / the tester bypass.
- * - runtimeImage: container image of the agent runtime the Fargate tasks run (ARM64).
+ * - runtimeImage: empty (default) builds runtime/Dockerfile as an image asset for the Fargate tasks;
+ *   a registry image (ARM64, speaking the runtime protocol of runtime/) replaces it.
  * - agentDomain: parent domain of the agents' subdomains.
  * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
  * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
+ * - alarmEmail: address(es), comma-separated, every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
  * - emailIdentityArn: SES identity ARN(s), comma-separated, the account email may be sent as;
  *   default: the address and the domain of settings.EMAIL_FROM in the stack's account and region.
  * The functions' own settings (shared/config.ts) are the `settings` / `secretSettings` context keys:
@@ -37,6 +41,7 @@ export interface PlatformSettings {
   natGateways: number;
   awsInterfaceEndpoints: boolean;
   emailIdentityArn: string;
+  alarmEmail: string;
 }
 
 type TextKey = Exclude<keyof PlatformSettings, 'natGateways' | 'awsInterfaceEndpoints'>;
@@ -58,15 +63,16 @@ export function readSettings(node: Node): PlatformSettings {
     appUrl: text('appUrl', false),
     adminEmails: text('adminEmails', false),
     testerEmails: text('testerEmails', false),
-    runtimeImage: text('runtimeImage', true),
+    runtimeImage: text('runtimeImage', false),
     agentDomain: text('agentDomain', true),
     natGateways,
     awsInterfaceEndpoints: endpoints === 'true',
     emailIdentityArn: text('emailIdentityArn', false),
+    alarmEmail: text('alarmEmail', false),
   };
   // Fail at synth rather than at the first cold start (shared/config.ts parses the same values).
   if (settings.appUrl && !URL.canParse(settings.appUrl)) throw new Error(`CDK context "appUrl" is not a URL: ${settings.appUrl}`);
-  for (const key of ['adminEmails', 'testerEmails'] as const) {
+  for (const key of ['adminEmails', 'testerEmails', 'alarmEmail'] as const) {
     const bad = settings[key].split(',').map((e) => e.trim()).filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
     if (bad.length) throw new Error(`CDK context "${key}" holds something that is not an email: ${bad.join(', ')}`);
   }
@@ -110,6 +116,7 @@ export class PlatformStack extends Stack {
     const secrets = new Secrets(this, 'Secrets');
     const compute = new Compute(this, 'Compute', {
       runtimeImage: settings.runtimeImage,
+      projectRoot: PROJECT_ROOT,
       dataKey: keys.dataKey,
       natGateways: settings.natGateways,
       interfaceEndpoints: settings.awsInterfaceEndpoints,
@@ -123,7 +130,8 @@ export class PlatformStack extends Stack {
       APP_URL: settings.appUrl || api.url,
       ADMIN_EMAILS: settings.adminEmails,
       TESTER_EMAILS: settings.testerEmails,
-      RUNTIME_IMAGE: settings.runtimeImage,
+      // The task definition's own image, so launches of the default image use it unchanged.
+      RUNTIME_IMAGE: compute.runtimeImageName,
       AGENT_DOMAIN: settings.agentDomain,
     };
     /** A resource's address goes only where the permissions table grants its use. */
@@ -176,6 +184,21 @@ export class PlatformStack extends Stack {
       compute,
       emailIdentityArns: emailIdentityArns(this, settings, operator),
     });
+
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      httpApi: api.httpApi,
+      functions: functions.byName,
+      deadLetterQueues: {
+        provisioning: queues.provisioning.deadLetterQueue,
+        events: queues.events.deadLetterQueue,
+        asyncInvocations: functions.asyncDeadLetters,
+      },
+      provisioningQueue: queues.provisioning.queue,
+      table: data.table,
+      alarmEmail: settings.alarmEmail || undefined,
+    });
+
+    acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the platform API' });
   }

@@ -59,7 +59,7 @@ export const STACK_SETTINGS: Readonly<Record<string, string>> = {
   APP_URL: 'use the context key appUrl',
   ADMIN_EMAILS: 'use the context key adminEmails',
   TESTER_EMAILS: 'use the context key testerEmails',
-  RUNTIME_IMAGE: 'use the context key runtimeImage (it is also the task image)',
+  RUNTIME_IMAGE: 'the task image: runtime/Dockerfile built as an image asset, or the context key runtimeImage',
   AGENT_DOMAIN: 'use the context key agentDomain',
 };
 

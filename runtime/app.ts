@@ -8,7 +8,9 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
 /**
  * The reference agent runtime: one process per account, serving every agent of the account.
  *
- * HTTP (every request needs the gateway token, `Authorization: Bearer <token>` or `?token=`):
+ * HTTP, without the token:
+ *   GET  /livez   → 200 {status: 'alive'}: the process answers (the container image's HEALTHCHECK; tells nothing else)
+ * HTTP (every other request needs the gateway token, `Authorization: Bearer <token>` or `?token=`):
  *   GET  /health  → 200 {status: 'ok', runtimeVersion, agents, uptimeMs} once the state is loaded, 503 {status: 'starting'} before
  *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
  *   POST /reload  → reloads agents, configuration, memory and history from the platform
@@ -170,6 +172,8 @@ export function createRuntime(opts: RuntimeOptions) {
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://runtime');
+    // The container's health check runs without the token, which only the process itself holds.
+    if (req.method === 'GET' && url.pathname === '/livez') return json(res, 200, { status: 'alive' });
     if (!tokenMatches(presentedToken(req, url))) return json(res, 401, { error: 'invalid or missing gateway token', code: 'TOKEN_INVALID' });
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /health') {

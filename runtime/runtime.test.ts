@@ -123,6 +123,11 @@ describe('agent runtime', () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ status: 'ok', runtimeVersion: '2.3.4' });
     expect((await fetch(`${base}/health?token=${TOKEN}`)).status).toBe(200);
+    // The one route without the token says only that the process answers.
+    const live = await fetch(`${base}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'alive' });
+    expect((await fetch(`${base}/livez`, { method: 'POST' })).status).toBe(401);
   });
 
   it('says "starting" on /health until its state is loaded', async () => {

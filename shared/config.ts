@@ -47,7 +47,8 @@ const EnvSchema = z.object({
   ECS_TASK_DEFINITION_ARN: z.string().optional(),
   ECS_SUBNET_IDS: csv,
   ECS_SECURITY_GROUP_IDS: csv,
-  RUNTIME_IMAGE: z.string().default('ghcr.io/openclaw/openclaw:latest'),
+  /** In AWS, the task definition's image (runtime/Dockerfile's asset unless the operator overrides it); a label locally. */
+  RUNTIME_IMAGE: z.string().default('agent-platform/runtime:local'),
   AGENT_DOMAIN: z.string().default('agents.localhost'),
 
   MAX_BODY_BYTES: positiveInt(1024 * 1024),

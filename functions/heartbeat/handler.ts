@@ -1,14 +1,29 @@
 import type { Context } from 'aws-lambda';
+import { countStuckInProvisioning } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
+import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 import { runHeartbeat, type SweepResult } from './sweep';
 
 /** Time kept back from the Lambda's limit to finish the users already taken. */
 const SAFETY_MS = 30_000;
+
+/**
+ * Past this, a launch has outlived every retry the provisioning queue allows (3 deliveries at a
+ * 12-minute visibility timeout) and the DLQ consumer should have settled it: it is stuck.
+ */
+export const STUCK_PROVISIONING_MS = 45 * 60_000;
 
 /** Scheduled heartbeat (EventBridge rule in CDK, a timer in the local stack): see sweep.ts. */
 export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SweepResult> => {
   const remaining = context?.getRemainingTimeInMillis?.();
   const result = await runHeartbeat({ deadline: remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS });
   logger().info('heartbeat run', { ...result });
+  // Emitted on every run, zero included, so the stuck-launch alarm always has data to judge.
+  const stuck = await countStuckInProvisioning(new Date(Date.now() - STUCK_PROVISIONING_MS));
+  emitMetrics({
+    [PLATFORM_METRICS.heartbeatHealthy]: result.sampled - result.markedUnhealthy,
+    [PLATFORM_METRICS.heartbeatUnhealthy]: result.markedUnhealthy,
+    [PLATFORM_METRICS.stuckProvisioning]: stuck,
+  });
   return result;
 };

@@ -15,6 +15,7 @@ import {
   type LaunchHandle,
 } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
+import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 
 type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
 type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;
@@ -50,6 +51,7 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
     gatewayToken: token,
     platformUrl: config().runtimePlatformUrl,
   });
+  emitMetrics({ [PLATFORM_METRICS.launches]: 1 });
   const recorded = { ...handle, generation: instance.generation };
   if (!(await recordOnGeneration(instance.userId, instance.generation, { handle: recorded }))) {
     // A newer transition (a stop, say) won while this launch ran: the new process is not wanted.
@@ -84,9 +86,11 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
   if (attempt.health.ok) {
     await settleLaunch(userId, generation, { status: 'running', set: { handle: { ...attempt.health.handle, generation }, ...(rolledBack ? { rolledBack: true } : {}) } });
     logger().info('instance running', { userId, generation, rolledBack });
+    emitMetrics({ [PLATFORM_METRICS.provisionsSucceeded]: 1 });
   } else {
     await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason });
     logger().warn('instance never became healthy', { userId, generation, reason: attempt.health.reason });
+    emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
   }
   await settlePendingAgents(userId);
 }
@@ -172,7 +176,8 @@ export async function giveUp(message: ProvisioningMessage): Promise<void> {
   const instance = await getInstance(message.userId, true);
   if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {
     if (instance.handle?.generation === instance.generation) await (await launcher()).stop(instance.handle, 'launch given up');
-    await settleLaunch(message.userId, instance.generation, { status: 'error', reason: 'the launch failed on every attempt' });
+    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason: 'the launch failed on every attempt' });
+    if (settled) emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
   }
   if (message.kind === 'agent') await failAgent(message.userId, message.agentId, 'the launch failed on every attempt');
   await settlePendingAgents(message.userId, 'the launch failed on every attempt');

@@ -1,4 +1,6 @@
 import {
+  FlowLogDestination,
+  FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
   InterfaceVpcEndpointAwsService,
   Port,
@@ -16,6 +18,7 @@ import {
   LogDrivers,
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -26,8 +29,13 @@ import { BOOTSTRAP_PURPOSE } from '../permissions';
 export const RUNTIME_PORT = 8080;
 
 export interface ComputeProps {
-  /** Container image of the agent runtime (CDK context `runtimeImage`). */
+  /**
+   * Container image of the agent runtime: empty builds runtime/Dockerfile as an image asset (the
+   * default); a registry image (CDK context `runtimeImage`) replaces it.
+   */
   runtimeImage: string;
+  /** Repository root: the build context of runtime/Dockerfile (.dockerignore there keeps it small). */
+  projectRoot: string;
   /** The key that wraps the gateway token each task receives encrypted. */
   dataKey: IKey;
   /** NAT gateways of the functions' private subnets (CDK context `natGateways`, 1 or 2). */
@@ -57,6 +65,8 @@ export class Compute extends Construct {
   readonly cluster: Cluster;
   readonly taskDefinition: FargateTaskDefinition;
   readonly securityGroup: SecurityGroup;
+  /** The image the runtime container runs (RUNTIME_IMAGE of the functions, the default approved image). */
+  readonly runtimeImageName: string;
   /** Carried by the functions that reach instances; the only source the tasks admit. */
   readonly functionsSecurityGroup: SecurityGroup;
   readonly functionSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
@@ -73,6 +83,11 @@ export class Compute extends Construct {
         { name: 'functions', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 24 },
       ],
       gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB, subnets: [this.functionSubnets] } },
+    });
+    // Rejected traffic only: what an investigation of a probe or a misrouted call needs, at a fraction of the volume.
+    this.vpc.addFlowLog('RejectedTraffic', {
+      destination: FlowLogDestination.toCloudWatchLogs(new LogGroup(this, 'FlowLogs', { retention: RetentionDays.ONE_MONTH })),
+      trafficType: FlowLogTrafficType.REJECT,
     });
 
     this.functionsSecurityGroup = new SecurityGroup(this, 'FunctionsSecurityGroup', {
@@ -109,12 +124,15 @@ export class Compute extends Construct {
       }),
     );
     const logGroup = new LogGroup(this, 'RuntimeLogs', { retention: RetentionDays.ONE_MONTH });
-    this.taskDefinition.addContainer('runtime', {
-      image: ContainerImage.fromRegistry(props.runtimeImage),
+    const container = this.taskDefinition.addContainer('runtime', {
+      image: props.runtimeImage
+        ? ContainerImage.fromRegistry(props.runtimeImage)
+        : ContainerImage.fromAsset(props.projectRoot, { file: 'runtime/Dockerfile', platform: Platform.LINUX_ARM64 }),
       essential: true,
       portMappings: [{ containerPort: RUNTIME_PORT }],
       logging: LogDrivers.awsLogs({ logGroup, streamPrefix: 'runtime' }),
     });
+    this.runtimeImageName = container.imageName;
 
     this.securityGroup = new SecurityGroup(this, 'RuntimeSecurityGroup', {
       vpc: this.vpc,

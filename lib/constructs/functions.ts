@@ -3,6 +3,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteGroup } from '../../shared/contract';
 import type { FunctionIdentity } from '../settings';
@@ -26,14 +27,16 @@ export interface WorkerSpec {
   folder?: string;
   handlerExport?: string;
   timeout: Duration;
+  /** Invoked asynchronously (EventBridge): events that fail every retry go to the async dead-letter queue. */
+  asynchronous?: boolean;
 }
 
 /** The functions that answer no HTTP route. */
 export const WORKERS: readonly WorkerSpec[] = [
   { name: 'provisioner', timeout: PROVISIONER_TIMEOUT },
   { name: 'provisioner-dlq', folder: 'provisioner', handlerExport: 'dlqHandler', timeout: PROVISIONER_DLQ_TIMEOUT },
-  { name: 'heartbeat', timeout: HEARTBEAT_TIMEOUT },
-  { name: 'task-events', timeout: TASK_EVENTS_TIMEOUT },
+  { name: 'heartbeat', timeout: HEARTBEAT_TIMEOUT, asynchronous: true },
+  { name: 'task-events', timeout: TASK_EVENTS_TIMEOUT, asynchronous: true },
   { name: 'webhook-delivery', timeout: WEBHOOK_DELIVERY_TIMEOUT },
 ];
 export const WORKER_NAMES = WORKERS.map((w) => w.name);
@@ -60,9 +63,21 @@ export class Functions extends Construct {
   /** Keyed by contract group name or worker name. */
   readonly byName: ReadonlyMap<string, NodejsFunction>;
   readonly http: ReadonlyMap<string, NodejsFunction>;
+  /**
+   * Where asynchronous invocations end when every retry failed: events EventBridge could not
+   * deliver and events the heartbeat or task-events function failed on. Watched by an alarm.
+   */
+  readonly asyncDeadLetters: Queue;
+  /** Names of the functions invoked asynchronously (they have the dead-letter queue above). */
+  readonly asynchronous: ReadonlySet<string> = new Set(WORKERS.filter((w) => w.asynchronous).map((w) => w.name));
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
+    this.asyncDeadLetters = new Queue(this, 'AsyncDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     const byName = new Map<string, NodejsFunction>();
     const http = new Map<string, NodejsFunction>();
     const make = (spec: WorkerSpec, isHttp: boolean) => {
@@ -72,6 +87,7 @@ export class Functions extends Construct {
         projectRoot: props.projectRoot,
         environment: props.environmentOf({ name: spec.name, http: isHttp }),
         network: props.networkOf(spec.name),
+        deadLetterQueue: spec.asynchronous ? this.asyncDeadLetters : undefined,
       }).fn;
       byName.set(spec.name, fn);
       return fn;
@@ -89,7 +105,7 @@ export class Functions extends Construct {
     new Rule(this, 'HeartbeatSchedule', {
       description: 'Agent platform: heartbeat sweep of due instances',
       schedule: Schedule.rate(Duration.minutes(5)),
-      targets: [new LambdaFunction(worker.heartbeat!)],
+      targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters })],
     });
 
     new Rule(this, 'TaskStateChanges', {
@@ -99,7 +115,7 @@ export class Functions extends Construct {
         detailType: ['ECS Task State Change'],
         detail: { clusterArn: [props.clusterArn] },
       },
-      targets: [new LambdaFunction(worker['task-events']!)],
+      targets: [new LambdaFunction(worker['task-events']!, { deadLetterQueue: this.asyncDeadLetters })],
     });
 
     this.byName = byName;

@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLE } from '../bundling';
 
@@ -27,6 +28,8 @@ export interface PlatformFunctionProps {
   timeout: Duration;
   environment: Record<string, string>;
   network?: FunctionNetwork;
+  /** Dead-letter queue of asynchronous invocations (EventBridge-triggered functions). */
+  deadLetterQueue?: IQueue;
 }
 
 /** lib/bundling.ts in CDK's terms, so the deployed bundles and the bench's are built alike. */
@@ -70,6 +73,9 @@ export class PlatformFunction extends Construct {
       role,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: CDK_BUNDLING,
+      // Lambda's own X-Ray tracing: no tracer SDK in the bundle, no init cost (bench/tracing.ts).
+      tracing: Tracing.ACTIVE,
+      ...(props.deadLetterQueue && { deadLetterQueue: props.deadLetterQueue }),
       ...(props.network && {
         vpc: props.network.vpc,
         vpcSubnets: props.network.subnets,

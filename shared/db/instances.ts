@@ -1,8 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountAccess } from '../billing/entitlements';
 import { config } from '../config';
 import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
 import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type InstanceStatus } from './agents';
+import { db, tableName } from './client';
 import { keys } from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
@@ -132,7 +134,8 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
     readyAgents: 0,
   };
   try {
-    await transactRetrying(present([tx.put({ ...keys.instance(userId), ...instance }, { expression: 'attribute_not_exists(pk)' }), deploymentCount('total')]));
+    const listed = { gsi1pk: keys.provisioningPartition, gsi1sk: keys.provisioningSince(at, userId) };
+    await transactRetrying(present([tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }), deploymentCount('total')]));
     return { instance, created: true };
   } catch (err) {
     if (!(err instanceof ConditionFailedError) || err.reasons[0] !== 'ConditionalCheckFailed') throw err;
@@ -173,6 +176,11 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     names[`#r${i}`] = field;
     return `#r${i}`;
   });
+  // The provisioning listing (stuckInProvisioning) holds an instance exactly while it is in `provisioning`.
+  if (change.to === 'provisioning') {
+    sets.push('gsi1pk = :listPk', 'gsi1sk = :listSk');
+    Object.assign(values, { ':listPk': keys.provisioningPartition, ':listSk': keys.provisioningSince(now.toISOString(), userId) });
+  } else if (snap.status === 'provisioning') removes.push('gsi1pk', 'gsi1sk');
   const expression = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
   await transactRetrying(
     present([
@@ -344,4 +352,28 @@ export async function settlePendingAgents(userId: string, failureReason = 'the i
     }
   }
   return { joined, failed };
+}
+
+/**
+ * How many instances have been in `provisioning` since before `enteredBefore` (the heartbeat's
+ * stuck-launch metric). Reads the sparse listing only, so the cost follows the launches under way.
+ */
+export async function countStuckInProvisioning(enteredBefore: Date): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :before',
+        ExpressionAttributeValues: { ':p': keys.provisioningPartition, ':before': enteredBefore.toISOString() },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
 }

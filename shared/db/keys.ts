@@ -98,4 +98,7 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+  /** Monitoring (issue 15): gsi1 partition of the instances now in `provisioning`, sorted by when they entered it (sparse). */
+  provisioningPartition: 'INSTANCES#PROVISIONING',
+  provisioningSince: (isoTimestamp: string, userId: string) => `${isoTimestamp}#${userId}`,
 } as const;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '../../lib/constructs/functions';
 import { MAX_RECEIVE_COUNT } from '../../lib/constructs/queues';
@@ -10,9 +11,9 @@ import { readSettings } from '../../lib/platform-stack';
 import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
 import { allRoutes, contract, routeKey } from '../../shared/contract';
 import { TABLE } from '../../shared/db/table';
-import { asArray, cdkContext, inspect, synth, type Json } from './synth';
+import { asArray, cdkContext, inspect, synth, synthStack, type Json } from './synth';
 
-const template = synth();
+const { template, dockerImages, stack } = synthStack();
 const t = inspect(template);
 const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
@@ -89,7 +90,9 @@ describe('functions', () => {
   });
 
   it('takes operator settings from CDK context', () => {
-    const custom = synth({ adminEmails: 'ops@example.com', appUrl: 'https://app.example.org', runtimeImage: 'example/runtime:1' });
+    const { template: custom, dockerImages: customImages } = synthStack({ adminEmails: 'ops@example.com', appUrl: 'https://app.example.org', runtimeImage: 'example/runtime:1' });
+    // An operator's runtimeImage replaces the image asset: nothing is built.
+    expect(customImages).toEqual([]);
     custom.hasResourceProperties('AWS::Lambda::Function', {
       Description: functionDescription('accounts'),
       Environment: { Variables: Match.objectLike({ ADMIN_EMAILS: 'ops@example.com', APP_URL: 'https://app.example.org', RUNTIME_IMAGE: 'example/runtime:1' }) },
@@ -103,7 +106,7 @@ describe('functions', () => {
     const node = (context: Record<string, unknown>) => new App({ context: { ...cdkContext, ...context } }).node;
     expect(() => readSettings(node({ adminEmails: 'not-an-email' }))).toThrow(/adminEmails/);
     expect(() => readSettings(node({ appUrl: 'nope' }))).toThrow(/appUrl/);
-    expect(() => readSettings(node({ runtimeImage: '' }))).toThrow(/runtimeImage/);
+    expect(() => readSettings(node({ runtimeImage: 42 }))).toThrow(/runtimeImage/);
     expect(() => readSettings(node({ natGateways: 0 }))).toThrow(/natGateways/);
     expect(() => readSettings(node({ awsInterfaceEndpoints: 'yes' }))).toThrow(/awsInterfaceEndpoints/);
     expect(() => readSettings(node({ emailIdentityArn: 'arn:aws:s3:::bucket' }))).toThrow(/emailIdentityArn/);
@@ -190,7 +193,8 @@ describe('queues', () => {
   const mains = queues.filter(([, q]) => q.Properties.RedrivePolicy);
 
   it('gives the provisioning and events queues their own DLQ after 3 receives', () => {
-    expect(queues).toHaveLength(4);
+    // The two work queues, their DLQs, and the dead-letter queue of failed asynchronous invocations.
+    expect(queues).toHaveLength(5);
     expect(mains).toHaveLength(2);
     const dlqs = new Set<string>();
     for (const [, q] of mains) {
@@ -385,12 +389,43 @@ describe('compute and network', () => {
       RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
       ContainerDefinitions: [
         Match.objectLike({
-          Image: cdkContext.runtimeImage,
           PortMappings: [Match.objectLike({ ContainerPort: 8080 })],
           LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }),
         }),
       ],
     });
+  });
+});
+
+describe('runtime image', () => {
+  it('is runtime/Dockerfile built by CDK as an ARM64 image asset, run by the task definition by default', () => {
+    expect(cdkContext.runtimeImage).toBe('');
+    expect(dockerImages).toHaveLength(1);
+    const asset = dockerImages[0]!;
+    expect(asset.source).toMatchObject({ dockerFile: 'runtime/Dockerfile', platform: 'linux/arm64' });
+    const destination = Object.values(asset.destinations)[0]!;
+    const [, taskDef] = ofType('AWS::ECS::TaskDefinition')[0]!;
+    const image = taskDef.Properties.ContainerDefinitions[0].Image;
+    expect(image).toEqual({ 'Fn::Sub': `\${AWS::AccountId}.dkr.ecr.\${AWS::Region}.\${AWS::URLSuffix}/${destination.repositoryName}:${destination.imageTag}` });
+    // The functions' default (and approved) image is that same asset, so launches use the declared revision.
+    for (const name of ['provisioner', 'instance']) expect(environmentOf(name).RUNTIME_IMAGE).toEqual(image);
+  });
+});
+
+describe('cdk-nag without an environment', () => {
+  it('finds nothing unacknowledged when account and region are tokens (test/infra/operability.test.ts covers a set environment)', () => {
+    for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {
+      expect(pack.validateScope(stack).violations.map((v) => v.ruleName)).toEqual([]);
+    }
+  });
+});
+
+describe('monitoring defaults', () => {
+  it('creates no SNS topic without alarmEmail, and still the alarms and the dashboard', () => {
+    expect(cdkContext.alarmEmail).toBe('');
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(ofType('AWS::CloudWatch::Alarm').length).toBeGreaterThan(2 * WORKERS.length);
   });
 });
 
@@ -416,7 +451,7 @@ describe('least privilege', () => {
         if (!isReadOnly(a)) exceptions.add(a);
       }
     }
-    expect([...exceptions]).toEqual(['ecs:RegisterTaskDefinition']);
+    expect([...exceptions].sort()).toEqual(['ecs:RegisterTaskDefinition', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     for (const [, r] of ofType('AWS::IAM::Role')) {
       for (const arn of asArray<unknown>(r.Properties.ManagedPolicyArns)) expect(JSON.stringify(arn)).not.toMatch(/AdministratorAccess|FullAccess/);
     }
@@ -454,7 +489,12 @@ describe('least privilege', () => {
       const kms = [...new Set(actions.filter((a) => a.startsWith('kms:')))].sort();
       const expectedKms = [...(has(name, 'dataKey') ? ['kms:Decrypt', 'kms:GenerateDataKey'] : []), ...(has(name, 'launchTasks') ? ['kms:Encrypt'] : [])].sort();
       expect(kms, `${name} kms`).toEqual(expectedKms);
-      expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(has(name, 'sendProvisioning') || has(name, 'sendEvents'));
+      // Lambda itself sends an asynchronously invoked function's failed events to its dead-letter queue, with the function's role.
+      const asynchronous = WORKERS.some((w) => w.name === name && w.asynchronous);
+      expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(has(name, 'sendProvisioning') || has(name, 'sendEvents') || asynchronous);
+      if (asynchronous && !has(name, 'sendProvisioning') && !has(name, 'sendEvents')) {
+        expect(JSON.stringify(statementsWith(name, 'sqs:SendMessage').map((s) => s.Resource)), name).toMatch(/^\[\{"Fn::GetAtt":\["FunctionsAsyncDeadLetters[0-9A-F]+","Arn"\]\}\]$/);
+      }
       expect(actions.includes('ecs:RunTask'), `${name} run`).toBe(has(name, 'launchTasks'));
       expect(actions.includes('ecs:StopTask'), `${name} stop`).toBe(has(name, 'stopTasks'));
       expect(actions.includes('iam:PassRole'), `${name} pass role`).toBe(has(name, 'launchTasks'));

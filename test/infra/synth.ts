@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { expect } from 'vitest';
 import { functionDescription } from '../../lib/constructs/platform-function';
 import { PlatformStack } from '../../lib/platform-stack';
@@ -11,9 +12,19 @@ export type Json = Record<string, any>;
 export const cdkContext: Record<string, unknown> = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 export function synth(context: Record<string, unknown> = {}) {
+  return synthStack(context).template;
+}
+
+/** The template and the container images of the stack's asset manifest (from the same synthesis). */
+export function synthStack(context: Record<string, unknown> = {}) {
   // An empty bundling-stacks list skips esbuild: the tests read the template, not the bundles.
   const app = new App({ context: { ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new PlatformStack(app, 'AgentPlatform'));
+  const stack = new PlatformStack(app, 'AgentPlatform');
+  const template = Template.fromStack(stack);
+  const artifact = app.synth().getStackByName(stack.stackName);
+  const manifests = artifact.dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
+  const dockerImages = Object.values(manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {})));
+  return { template, dockerImages, stack };
 }
 
 export const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);

@@ -5,6 +5,7 @@ import { getSubscription } from '../../shared/billing/entitlements';
 import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
+import { onMetrics, type EmfDocument } from '../../shared/platform-metrics';
 import { createUser, getUser } from '../../shared/db/users';
 import { call } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, signPayload, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
@@ -72,7 +73,15 @@ describe('each event id takes effect once', () => {
     const userId = await newAccount();
     const sessionId = `cs_test_${randomUUID().slice(0, 12)}`;
     const event = checkoutCompleted({ userId, mode: 'payment', sessionId, metadata: { userId, kind: 'credits', credits: '500', price: 'price_500' } });
-    for (let i = 0; i < 3; i++) expect((await deliverWebhook(event)).status).toBe(200);
+    const emitted: EmfDocument[] = [];
+    const stopListening = onMetrics((emf) => emitted.push(emf));
+    try {
+      for (let i = 0; i < 3; i++) expect((await deliverWebhook(event)).status).toBe(200);
+    } finally {
+      stopListening();
+    }
+    // Payments as business metrics: the first delivery applied, the replays not.
+    expect(emitted.map((emf) => [emf.PaymentEventsApplied ?? 0, emf.PaymentEventsNotApplied ?? 0])).toEqual([[1, 0], [0, 1], [0, 1]]);
     expect((await getUser(userId, true))?.credits).toBe(500);
     const { entries } = await creditLedger(userId);
     expect(entries).toHaveLength(1);

@@ -20,7 +20,7 @@ const ecs = mockClient(ECSClient);
 const kms = mockClient(KMSClient);
 const CLUSTER = 'arn:aws:ecs:eu-west-1:123456789012:cluster/agents';
 const TASK_DEF = 'arn:aws:ecs:eu-west-1:123456789012:task-definition/runtime:7';
-const DEFAULT_IMAGE = 'ghcr.io/openclaw/openclaw:latest';
+const DEFAULT_IMAGE = 'agent-platform/runtime:local';
 
 beforeAll(() => {
   reloadConfig({

@@ -9,6 +9,7 @@ import { reloadConfig } from '../../shared/config';
 import { agentQuotaUsed, createAgent } from '../../shared/db/agents';
 import { ensureInstance, gatewayToken, getInstance, recordOnGeneration } from '../../shared/db/instances';
 import { keys } from '../../shared/db/keys';
+import { onMetrics, type EmfDocument } from '../../shared/platform-metrics';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
@@ -37,8 +38,13 @@ const agentOf = async (user: TestSession, agentId: string) => (await call('GET',
 describe('provisioner', () => {
   it('10 concurrent deliveries of one message launch one instance; the agent becomes running', async () => {
     const { user, agentId, message } = await provisioned();
-    const results = await Promise.all(Array.from({ length: 10 }, () => handler(sqsEvent(sqsRecord(message)))));
+    const emitted: EmfDocument[] = [];
+    const stopListening = onMetrics((emf) => emitted.push(emf));
+    const results = await Promise.all(Array.from({ length: 10 }, () => handler(sqsEvent(sqsRecord(message))))).finally(stopListening);
     expect(bed.launcher.launchesFor(user.userId)).toHaveLength(1);
+    // One launch, one provision that succeeded, as business metrics.
+    const total = (name: string) => emitted.reduce((sum, emf) => sum + Number(emf[name] ?? 0), 0);
+    expect([total('InstanceLaunches'), total('ProvisionsSucceeded'), total('ProvisionsFailed')]).toEqual([1, 1, 0]);
     const failed = results.filter((r) => r.batchItemFailures.length > 0).length;
     expect(failed).toBeLessThan(10);
 
