@@ -107,6 +107,7 @@ export const accountsContract = defineGroup({
   routes: [
     {
       operation: 'register',
+      sameOriginOnly: true,
       method: 'POST',
       path: '/api/register',
       auth: 'none',
@@ -133,6 +134,7 @@ export const accountsContract = defineGroup({
     },
     {
       operation: 'signInWithCredentials',
+      sameOriginOnly: true,
       method: 'POST',
       path: '/api/auth/callback/credentials',
       auth: 'none',
@@ -170,6 +172,7 @@ export const accountsContract = defineGroup({
     },
     {
       operation: 'signInWithWallet',
+      sameOriginOnly: true,
       method: 'POST',
       path: '/api/auth/callback/wallet',
       auth: 'none',

@@ -11,9 +11,14 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 400: 'Bad request or validation failure',
   401: 'Missing or invalid authentication', 402: 'Payment or subscription required', 403: 'Forbidden', 404: 'Not found',
-  409: 'Conflict', 410: 'Gone', 413: 'Payload too large', 429: 'Too many requests', 500: 'Internal error', 501: 'Not implemented',
+  409: 'Conflict', 410: 'Gone', 413: 'Payload too large', 415: 'Body not sent as application/json', 429: 'Too many requests', 500: 'Internal error', 501: 'Not implemented',
   502: 'Backend unavailable', 503: 'Service unavailable',
 };
+
+const ERROR_SCHEMA = { type: 'object', properties: { error: { type: 'string' }, code: { type: 'string' } }, required: ['error'] };
+
+const SAME_ORIGIN_NOTE =
+  'Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application\'s, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).';
 
 const SECURITY: Record<string, unknown[]> = {
   none: [],
@@ -52,6 +57,12 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
         parameters: parameters.length ? parameters : undefined,
         responses,
       };
+      if (route.body && !route.rawBody) {
+        responses['415'] ??= { description: STATUS_TEXT[415], content: { 'application/json': { schema: ERROR_SCHEMA } } };
+      }
+      if (route.sameOriginOnly) {
+        operation.description = [operation.description, SAME_ORIGIN_NOTE].filter(Boolean).join('\n\n');
+      }
       if (route.body) {
         operation.requestBody = {
           required: true,
@@ -66,7 +77,7 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
     info: {
       title: 'Agent Hosting Platform API',
       version: info.version,
-      description: 'Errors are `{error, code?}`. Cookie-authenticated POST/PUT/PATCH/DELETE need the `x-csrf-token` header matching the `csrf_token` cookie.',
+      description: 'Errors are `{error, code?}`. JSON bodies must be sent as `Content-Type: application/json` (415 `UNSUPPORTED_MEDIA_TYPE` otherwise) and may nest at most 32 levels (400 `JSON_TOO_DEEP`). Cookie-authenticated POST/PUT/PATCH/DELETE need the `x-csrf-token` header matching the `csrf_token` cookie.',
     },
     servers: info.serverUrl ? [{ url: info.serverUrl }] : undefined,
     tags: groups.map((g) => ({ name: g.group, description: g.description })),

@@ -57,6 +57,13 @@ export interface RouteDefinition {
    * failure shape (the lifecycle endpoints answer `{success: false, status: 'error'}`).
    */
   errorFields?: Record<string, unknown>;
+  /**
+   * Sign-in and sign-up: refused when a browser says the request comes from another site
+   * (`Origin` not the application's, or `Sec-Fetch-Site: cross-site`/`same-site`), so a cross-site
+   * form cannot sign a victim into the attacker's account (login CSRF). Clients that send neither
+   * header (curl, servers) are not browsers carrying a victim's cookies and pass.
+   */
+  sameOriginOnly?: boolean;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
   responses: Record<number, z.ZodType>;
 }
