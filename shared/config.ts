@@ -227,6 +227,8 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   chainRead: { limit: 120, windowSeconds: 600, by: 'ip' },
   /** Sign-in attempts per account (subject `account:<email>`), whatever the address: stops password guessing spread over many IPs. */
   signInAccount: { limit: 10, windowSeconds: 600, by: 'user' },
+  /** Reset emails per address (subject `account:<email>`); past it the answer stays the same and no email is sent, so nobody can flood an inbox. */
+  forgotPasswordAccount: { limit: 3, windowSeconds: 3600, by: 'user' },
 };
 
 const RateLimitOverrides = z.record(

@@ -11,6 +11,7 @@ import { transactRetrying } from '../../shared/db/transact-retry';
 import { findUserIdByEmail, getUser } from '../../shared/db/users';
 import { badRequest, notFound } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
+import { emailSubject, underRateLimit } from '../../shared/http/rate-limit';
 import type { AccountsCtx } from './types';
 
 export const RESET_TOKEN_TTL_SECONDS = 30 * 60;
@@ -59,9 +60,11 @@ export async function forgotPassword(ctx: AccountsCtx<'forgotPassword'>) {
   await requireHuman(ctx.headers, ctx.ip);
   const started = Date.now();
   try {
-    const userId = await findUserIdByEmail(ctx.body.email);
-    const user = userId ? await getUser(userId, true) : undefined;
-    if (user) await sendResetLink(user.userId, user.email);
+    if (await underRateLimit('forgotPasswordAccount', emailSubject(ctx.body.email))) {
+      const userId = await findUserIdByEmail(ctx.body.email);
+      const user = userId ? await getUser(userId, true) : undefined;
+      if (user) await sendResetLink(user.userId, user.email);
+    }
   } catch (err) {
     logger().error('password reset email not sent', { error: (err as Error).message });
   }

@@ -3,6 +3,8 @@ import { config } from '../config';
 
 export const JWT_ALGORITHM = 'HS256';
 export const JWT_LIFETIME_SECONDS = 7 * 24 * 3600;
+/** How far ahead of our clock a token's issue time may be (clocks of containers differ a little). */
+const CLOCK_SKEW_SECONDS = 60;
 
 export interface SessionClaims {
   /** userId; also in `sub`. */
@@ -70,6 +72,12 @@ export async function verifySessionToken(token: string): Promise<SessionClaims> 
   if (typeof sub !== 'string' || sub !== userId || typeof email !== 'string' || (role !== 'user' && role !== 'admin') || typeof jti !== 'string') {
     throw new TokenInvalidError('invalid token claims');
   }
-  const issuedMs = typeof iatMs === 'number' ? iatMs : (iat as number) * 1000;
-  return { userId: sub, email, role, jti, iat: iat as number, iatMs: issuedMs, exp: exp as number };
+  // A token dated ahead would outlive every revocation (they compare issue times); one with a longer lifetime than ours was not made by us.
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  if (typeof iat !== 'number' || typeof exp !== 'number' || iat > nowSeconds + CLOCK_SKEW_SECONDS || exp - iat > JWT_LIFETIME_SECONDS) {
+    throw new TokenInvalidError('invalid token lifetime');
+  }
+  if (iatMs !== undefined && (typeof iatMs !== 'number' || Math.abs(iatMs - iat * 1000) >= 1000)) throw new TokenInvalidError('invalid token issue time');
+  const issuedMs = typeof iatMs === 'number' ? iatMs : iat * 1000;
+  return { userId: sub, email, role, jti, iat, iatMs: issuedMs, exp };
 }
