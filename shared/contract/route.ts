@@ -20,7 +20,9 @@ export type RateLimitScope =
   | 'forgotPassword'
   | 'resetPassword'
   | 'signIn'
-  | 'chainRead';
+  | 'chainRead'
+  | 'verifyEmail'
+  | 'verifyEmailResend';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
