@@ -39,7 +39,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export function createRuntime(opts: RuntimeOptions) {
   const historyLimit = opts.historyLimit ?? 50;
   const log = opts.log ?? (() => undefined);
-  const expected = digest(opts.token);
+  let expected = digest(opts.token);
   const agents = new Map<string, AgentState>();
   const queues = new Map<string, Promise<unknown>>();
   const cpu = new CpuSampler();
@@ -170,6 +170,29 @@ export function createRuntime(opts: RuntimeOptions) {
     res.end(JSON.stringify(body));
   };
 
+  /**
+   * Token rotation (account recovery, or the owner's request): only a caller holding the current
+   * token can set the next one. From then on the old token opens nothing here, the platform gets
+   * the new one, and every other open connection (websockets included) is closed, so whoever held
+   * the old token is out. Agents, memory and history stay as they are.
+   */
+  async function rotateToken(req: http.IncomingMessage, res: http.ServerResponse) {
+    let next: unknown;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      next = JSON.parse(Buffer.concat(chunks).toString('utf8')).token;
+    } catch {
+      next = undefined;
+    }
+    if (typeof next !== 'string' || next.length < 32 || next.length > 256) return json(res, 400, { error: 'token must be a string of 32 to 256 characters', code: 'BAD_REQUEST' });
+    expected = digest(next);
+    opts.platform.useToken(next);
+    json(res, 200, { success: true });
+    for (const s of sockets) if (s !== req.socket) s.destroy();
+    log('gateway token rotated');
+  }
+
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://runtime');
     // The container's health check runs without the token, which only the process itself holds.
@@ -181,6 +204,7 @@ export function createRuntime(opts: RuntimeOptions) {
       return json(res, ready ? 200 : 503, body);
     }
     if (route === 'GET /stats') return json(res, 200, { status: ready ? 'running' : 'starting', runtimeVersion: opts.runtimeVersion, agents: agents.size, ...stats() });
+    if (route === 'POST /token') return rotateToken(req, res);
     if (route === 'POST /reload') {
       req.resume();
       try {

@@ -69,6 +69,10 @@ export function platformClient(opts: PlatformOptions) {
   }
 
   return {
+    /** After a rotation the platform accepts only the new token (see POST /token in app.ts). */
+    useToken: (token: string) => {
+      opts.token = token;
+    },
     state: (agentId?: string) => request<PlatformState>(`/state${agentId ? `?agentId=${encodeURIComponent(agentId)}` : ''}`),
     complete: (agentId: string, messages: ChatMessage[]) =>
       request<{ model: string; choices: { message: { content: string | null } }[] }>('/chat/completions', {

@@ -74,6 +74,8 @@ const EnvSchema = z.object({
   INFRA_MCP_DOCKER_IMAGE: z.string().min(1).default('ghcr.io/infra-platform/mcp-server:latest'),
   /** Accounts (issue 3). Credits granted to both users when a sign-up names a valid referral code. */
   REFERRAL_CREDITS: z.coerce.number().int().min(0).default(100),
+  /** Referrals credited per referrer at most (issue 9): past it a referral still links the accounts but pays nothing. */
+  REFERRAL_CAP: z.coerce.number().int().min(0).default(20),
   /** Where the local stack and tests write each outgoing email as a JSON file; default $DATA_DIR/outbox. */
   OUTBOX_DIR: z.string().optional(),
   /** Sender of account email (password reset); must be an SES-verified identity in AWS. */
@@ -228,6 +230,11 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   chainRead: { limit: 120, windowSeconds: 600, by: 'ip' },
   /** Sign-in attempts per account (subject `account:<email>`), whatever the address: stops password guessing spread over many IPs. */
   signInAccount: { limit: 10, windowSeconds: 600, by: 'user' },
+  /** Reset emails per address (subject `account:<email>`); past it the answer stays the same and no email is sent, so nobody can flood an inbox. */
+  forgotPasswordAccount: { limit: 3, windowSeconds: 3600, by: 'user' },
+  /** Email verification (issue 9): link attempts per address, and resends per account (each one is an email). */
+  verifyEmail: { limit: 30, windowSeconds: 600, by: 'ip' },
+  verifyEmailResend: { limit: 5, windowSeconds: 3600, by: 'user' },
 };
 
 const RateLimitOverrides = z.record(
@@ -302,6 +309,7 @@ function parse(env: NodeJS.ProcessEnv) {
     hostedWallet: { provider: e.HOSTED_WALLET_PROVIDER, projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER },
     infraMcp: { docsUrl: e.INFRA_MCP_DOCS_URL, repoUrl: e.INFRA_MCP_REPO_URL, dockerImage: e.INFRA_MCP_DOCKER_IMAGE },
     referralCredits: e.REFERRAL_CREDITS,
+    referralCap: e.REFERRAL_CAP,
     /** Tests write their mail to the temp folder, never into the developer's data folder. */
     email: { from: e.EMAIL_FROM, outboxDir: e.OUTBOX_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-outbox') : join(e.DATA_DIR, 'outbox')) },
     botCheck: { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET },

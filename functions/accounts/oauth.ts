@@ -7,12 +7,16 @@ import type { accountsContract } from '../../shared/contract/accounts';
 import { keys } from '../../shared/db/keys';
 import { loginItems } from '../../shared/db/users';
 import type { Operations } from '../../shared/http/pipeline';
+import { HttpError } from '../../shared/http/errors';
 import { reply } from '../../shared/http/reply';
 
 type AccountOps = Operations<typeof accountsContract>;
 
 /** Where a failed or declined provider sign-in lands (the contract's documented target). */
 const OAUTH_FAILURE_PATH = '/signin?error=OAuthCallback';
+
+/** Where a provider sign-in lands when an account with an unconfirmed copy of its email exists (not linked: see linked-identity.ts). */
+const OAUTH_UNVERIFIED_PATH = '/signin?error=EmailUnverified';
 
 const appLocation = (path: string) => new URL(path, config().appUrl).href;
 
@@ -30,6 +34,7 @@ function identityOf(provider: OAuthProviderName, profile: ProviderProfile): Exte
     login,
     email: verified ? profile.email! : `${provider}-${profile.subject.toLowerCase()}@oauth.local`,
     linkByEmail: verified,
+    emailVerified: verified,
     name: profile.name,
     method: provider,
   };
@@ -45,7 +50,13 @@ const callback =
   async (ctx: { query: { code?: string; state: string; error?: string }; cookies: Record<string, string> }) => {
     const outcome = await completeAuthorization(provider, ctx.query, ctx.cookies[OAUTH_STATE_COOKIE]);
     if (!outcome.ok) return reply.redirect(appLocation(OAUTH_FAILURE_PATH), 302, [clearStateCookie()]);
-    const { user } = await signInWithIdentity(identityOf(provider, outcome.profile));
+    let user;
+    try {
+      ({ user } = await signInWithIdentity(identityOf(provider, outcome.profile)));
+    } catch (err) {
+      if (err instanceof HttpError && err.code === 'EMAIL_UNVERIFIED') return reply.redirect(appLocation(OAUTH_UNVERIFIED_PATH), 302, [clearStateCookie()]);
+      throw err;
+    }
     const session = await startSession(user);
     return reply.redirect(appLocation(outcome.callbackUrl), 302, [...session.cookies, clearStateCookie()]);
   };

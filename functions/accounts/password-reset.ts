@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { requireHuman } from '../../shared/adapters/bot-check';
 import { sendEmail } from '../../shared/adapters/email';
 import { hashPassword } from '../../shared/auth/passwords';
-import { revokeSessions } from '../../shared/auth/session-gate';
+import { evictCredentials } from '../../shared/auth/evict';
+import { creditReferralIfDue } from '../../shared/billing/referrals';
 import { config } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { ConditionFailedError, getGlobal, tx } from '../../shared/db/tenant';
@@ -11,6 +12,7 @@ import { transactRetrying } from '../../shared/db/transact-retry';
 import { findUserIdByEmail, getUser } from '../../shared/db/users';
 import { badRequest, notFound } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
+import { emailSubject, underRateLimit } from '../../shared/http/rate-limit';
 import type { AccountsCtx } from './types';
 
 export const RESET_TOKEN_TTL_SECONDS = 30 * 60;
@@ -37,7 +39,7 @@ async function sendResetLink(userId: string, email: string): Promise<void> {
   const now = new Date();
   const expiresAt = Math.floor(now.getTime() / 1000) + RESET_TOKEN_TTL_SECONDS;
   await transactRetrying([
-    tx.put({ ...keys.resetToken(tokenHash), userId, expiresAt, createdAt: now.toISOString() }),
+    tx.put({ ...keys.resetToken(tokenHash), userId, email, expiresAt, createdAt: now.toISOString() }),
     tx.put({ ...keys.passwordReset(userId), tokenHash, expiresAt, createdAt: now.toISOString() }),
   ]);
   const link = resetLink(token);
@@ -59,9 +61,11 @@ export async function forgotPassword(ctx: AccountsCtx<'forgotPassword'>) {
   await requireHuman(ctx.headers, ctx.ip);
   const started = Date.now();
   try {
-    const userId = await findUserIdByEmail(ctx.body.email);
-    const user = userId ? await getUser(userId, true) : undefined;
-    if (user) await sendResetLink(user.userId, user.email);
+    if (await underRateLimit('forgotPasswordAccount', emailSubject(ctx.body.email))) {
+      const userId = await findUserIdByEmail(ctx.body.email);
+      const user = userId ? await getUser(userId, true) : undefined;
+      if (user) await sendResetLink(user.userId, user.email);
+    }
   } catch (err) {
     logger().error('password reset email not sent', { error: (err as Error).message });
   }
@@ -73,12 +77,13 @@ export async function forgotPassword(ctx: AccountsCtx<'forgotPassword'>) {
 /**
  * Single use is settled by the database: the `RESET#` item is deleted under the condition that it
  * still exists and has not expired, together with the account's current-token record (so only the
- * latest link works) and the new hash. Every session of the account is then revoked.
+ * latest link works) and the new hash. Then every session and API key of the account is revoked
+ * and the gateway token rotated.
  */
 export async function resetPassword(ctx: AccountsCtx<'resetPassword'>) {
   const tokenHash = sha256(ctx.body.token);
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const stored = await getGlobal<{ userId: string; expiresAt: number }>(keys.resetToken(tokenHash), true);
+  const stored = await getGlobal<{ userId: string; email?: string; expiresAt: number }>(keys.resetToken(tokenHash), true);
   if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= nowSeconds) throw invalidToken();
   const user = await getUser(stored.userId, true);
   if (!user) throw notFound('account not found');
@@ -89,11 +94,18 @@ export async function resetPassword(ctx: AccountsCtx<'resetPassword'>) {
     await transactRetrying([
       tx.delete(keys.resetToken(tokenHash), { expression: 'attribute_exists(pk) AND expiresAt > :now', values: { ':now': Math.floor(now.getTime() / 1000) } }),
       tx.delete(keys.passwordReset(user.userId), { expression: 'tokenHash = :hash', values: { ':hash': tokenHash } }),
-      tx.update(
-        keys.profile(user.userId),
-        { expression: 'SET passwordHash = :pw, updatedAt = :at', values: { ':pw': passwordHash, ':at': now.toISOString() } },
-        { expression: 'attribute_exists(pk)' },
-      ),
+      // The link reached the address it was sent to: that proves the address, if it is still the account's.
+      stored.email && stored.email === user.email
+        ? tx.update(
+            keys.profile(user.userId),
+            { expression: 'SET passwordHash = :pw, emailVerified = :true, updatedAt = :at', values: { ':pw': passwordHash, ':true': true, ':at': now.toISOString() } },
+            { expression: 'email = :email', values: { ':email': stored.email } },
+          )
+        : tx.update(
+            keys.profile(user.userId),
+            { expression: 'SET passwordHash = :pw, updatedAt = :at', values: { ':pw': passwordHash, ':at': now.toISOString() } },
+            { expression: 'attribute_exists(pk)' },
+          ),
     ]);
   } catch (err) {
     // Contention that outlasted the retries carries no failed condition: it stays a 409, try again.
@@ -104,6 +116,9 @@ export async function resetPassword(ctx: AccountsCtx<'resetPassword'>) {
     }
     throw err;
   }
-  await revokeSessions(user.userId);
+  // Whoever else got in (a guessed or stolen password) is out: sessions, API keys and the instance token.
+  await evictCredentials(user.userId, { sessions: true, apiKeys: true, gatewayToken: true, reason: 'password reset' });
+  const after = await getUser(user.userId, true);
+  if (after) await creditReferralIfDue(after);
   return { message: RESET_MESSAGE };
 }

@@ -1,6 +1,6 @@
 import { checkPassword } from '../../shared/auth/passwords';
 import { startSession, endSessionCookies } from '../../shared/auth/sign-in';
-import { revokeSessions } from '../../shared/auth/session-gate';
+import { evictCredentials } from '../../shared/auth/evict';
 import { csrfTokenFor } from '../../shared/auth/csrf';
 import { config } from '../../shared/config';
 import { accountView, findUserIdByEmail, getUser, normaliseEmail } from '../../shared/db/users';
@@ -34,7 +34,9 @@ export async function signInWithCredentials(ctx: AccountsCtx<'signInWithCredenti
  * valid until it expires, unless `?everywhere=true`, which revokes every session of the account.
  */
 export async function signOut(ctx: AccountsCtx<'signOut'>) {
-  if (ctx.query.everywhere === 'true' && ctx.auth) await revokeSessions(ctx.auth.userId);
+  if (ctx.query.everywhere === 'true' && ctx.auth) {
+    await evictCredentials(ctx.auth.userId, { sessions: true, apiKeys: ctx.body.revokeApiKeys === true, gatewayToken: true, reason: 'sign-out everywhere' });
+  }
   return reply.json(200, { success: true }, {}, endSessionCookies());
 }
 

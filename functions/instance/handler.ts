@@ -1,5 +1,8 @@
 import { instanceContract } from '../../shared/contract/instance';
+import { rotateGatewayToken } from '../../shared/auth/evict';
+import { gatewayToken } from '../../shared/db/instances';
 import { createHandler } from '../../shared/http/pipeline';
+import { requireOwner } from './owner';
 import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
 import { readInstance, readInstanceStats, readInstanceToken } from './read';
 import { completion, reportExchange, requireRuntime, runtimeState } from './runtime-api';
@@ -14,6 +17,11 @@ export const handler = createHandler(instanceContract, {
   getInstance: async ({ auth, params }) => readInstance(auth, params.userId),
   getInstanceStats: async ({ auth, params }) => readInstanceStats(auth, params.userId),
   getInstanceToken: async ({ auth, params }) => readInstanceToken(auth, params.userId),
+  rotateInstanceToken: async ({ auth, params }) => {
+    const userId = requireOwner(auth, params.userId);
+    const rotated = await rotateGatewayToken(userId);
+    return { success: true as const, rotated, token: await gatewayToken(userId) };
+  },
 
   getRuntimeState: async ({ params, query, headers }) => {
     await requireRuntime(params.userId, headers.authorization);

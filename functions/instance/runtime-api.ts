@@ -7,6 +7,7 @@ import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
 import { getInstance, isGatewayToken } from '../../shared/db/instances';
 import { readAgentMemory } from '../../shared/db/memory';
+import { getUser } from '../../shared/db/users';
 import { forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
 
 /**
@@ -46,10 +47,12 @@ export async function reportExchange(userId: string, body: { agentId: string } &
 
 /** The model layer for one agent: plan-gated like every model call, with the provider key kept here. */
 export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[] }) {
-  const [agent, instance] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId)]);
-  if (!agent || !instance) throw notFound('no such agent');
-  const email = instance.ownerEmail;
-  const access = await accountAccess({ userId, email, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email), via: 'bearer' });
+  const [agent, instance, owner] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), getUser(userId, true)]);
+  if (!agent || !instance || !owner) throw notFound('no such agent');
+  // The account as it is now (its email may have changed since the first launch), with rights only for a proven address.
+  const proven = owner.emailVerified === true;
+  const email = owner.email;
+  const access = await accountAccess({ userId, email, isAdmin: proven && isAdminEmail(email), isTester: proven && isTesterEmail(email), via: 'bearer' });
   if (!access.isAdmin && !access.subscriptionActive) throw new HttpError(402, 'the account has no active subscription', 'SUBSCRIPTION_REQUIRED');
   const model = agentModel(agent);
   if (!access.models.includes(model)) throw forbidden(`the account's plan does not include ${model}`, 'MODEL_RESTRICTED', { allowedModels: access.models });

@@ -10,7 +10,6 @@ import { newAgentId } from '../../shared/db/agents';
 import { instanceUrl, subdomainFor } from '../../shared/db/instances';
 import { keys } from '../../shared/db/keys';
 import { tx } from '../../shared/db/tenant';
-import { findUserIdByEmail, getUser } from '../../shared/db/users';
 import { HttpError } from '../../shared/http/errors';
 import { provisionFor } from '../agents/provision';
 
@@ -42,30 +41,27 @@ function requirePaid(access: AccountAccess, body: Body): void {
 }
 
 /**
- * Whose agent this is. With a session: the caller's account; admins and testers skip the payment
- * check (the spec's bypass, for an authenticated account only). Without one: the account of
- * `email` (or `x-user-email`), which must then prove payment like anyone else.
+ * The one answer to every unauthenticated call, whatever the body names: the email and the
+ * subscription id are no secrets, so they can neither choose an account nor tell which exist.
  */
-async function payingAccount(auth: AuthContext | undefined, body: Body, headerEmail: string | undefined) {
-  if (auth) {
-    const access = await accountAccess(auth);
-    if (!auth.isAdmin && !auth.isTester) requirePaid(access, body);
-    return { owner: { userId: auth.userId, email: auth.email }, access };
-  }
-  const email = body.email ?? headerEmail;
-  const userId = email ? await findUserIdByEmail(email) : undefined;
-  const user = userId ? await getUser(userId) : undefined;
-  if (!user) throw paymentRequired('no active subscription matches this email and cardSubscriptionId');
-  const access = await accountAccess({ userId: user.userId, email: user.email, isAdmin: false, isTester: false, via: 'bearer' });
-  requirePaid(access, body);
-  return { owner: { userId: user.userId, email: user.email }, access };
+const SIGN_IN_TO_PROVISION = 'sign in (session or API key) to provision an agent with your own active subscription';
+
+/**
+ * The agent joins the caller's own account; admins and testers (an authenticated, verified
+ * account) skip the payment check, everyone else pays with the account's stored subscription.
+ */
+async function payingAccount(auth: AuthContext, body: Body) {
+  const access = await accountAccess(auth);
+  if (!auth.isAdmin && !auth.isTester) requirePaid(access, body);
+  return { owner: { userId: auth.userId, email: auth.email }, access };
 }
 
 const CHANNELS = ['chatBot', 'communityBot', 'businessMessaging'] as const;
 
-export async function provisionWithChannels(auth: AuthContext | undefined, body: Body, headerEmail: string | undefined) {
+export async function provisionWithChannels(auth: AuthContext | undefined, body: Body) {
+  if (!auth) throw paymentRequired(SIGN_IN_TO_PROVISION);
   if (!body.plan || body.plan === 'free') throw paymentRequired('a paid plan is required: the free plan no longer includes agents');
-  const { owner, access } = await payingAccount(auth, body, headerEmail);
+  const { owner, access } = await payingAccount(auth, body);
   const userId = owner.userId;
   const tokens = { chatBot: body.chatBotToken, communityBot: body.communityBotToken, businessMessaging: body.businessMessagingToken };
   const enabled = Object.fromEntries(CHANNELS.map((c) => [c, tokens[c] !== undefined])) as Record<(typeof CHANNELS)[number], boolean>;

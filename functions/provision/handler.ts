@@ -3,5 +3,5 @@ import { createHandler } from '../../shared/http/pipeline';
 import { provisionWithChannels } from './channels';
 
 export const handler = createHandler(provisionContract, {
-  provisionWithChannels: async ({ auth, body, headers }) => provisionWithChannels(auth, body, headers['x-user-email']),
+  provisionWithChannels: async ({ auth, body }) => provisionWithChannels(auth, body),
 });

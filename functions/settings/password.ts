@@ -1,5 +1,5 @@
 import { checkPassword, hashPassword } from '../../shared/auth/passwords';
-import { revokeSessions } from '../../shared/auth/session-gate';
+import { evictCredentials } from '../../shared/auth/evict';
 import { ConditionFailedError } from '../../shared/db/tenant';
 import { setPasswordHash } from '../../shared/db/users';
 import { wrongPassword } from './reauth';
@@ -20,6 +20,12 @@ export async function changePassword(ctx: SettingsCtx<'changePassword'>) {
     if (err instanceof ConditionFailedError) throw wrongPassword();
     throw err;
   }
-  await revokeSessions(user.userId, ctx.auth.sessionId);
+  await evictCredentials(user.userId, {
+    sessions: true,
+    keepSessionId: ctx.auth.sessionId,
+    apiKeys: ctx.body.revokeApiKeys === true,
+    gatewayToken: true,
+    reason: 'password change',
+  });
   return { success: true as const };
 }

@@ -1,18 +1,16 @@
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
-import { revokeSessions } from '../../shared/auth/session-gate';
-import { startSession } from '../../shared/auth/sign-in';
+import { sendVerificationLink } from '../../shared/auth/email-verification';
 import { keys } from '../../shared/db/keys';
 import { ConditionFailedError, tenant } from '../../shared/db/tenant';
-import { changeEmail, EmailTakenError, isDerivedEmail, normaliseEmail, type UserProfile } from '../../shared/db/users';
+import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type UserProfile } from '../../shared/db/users';
 import { emitEvent, userEventData } from '../../shared/events/emit';
 import { conflict, forbidden, notFound } from '../../shared/http/errors';
-import { reply } from '../../shared/http/reply';
 import { confirmOwner } from './reauth';
 import type { SettingsCtx } from './types';
 import { ownProfile, settingsView } from './view';
 
 export async function getSettings(ctx: SettingsCtx<'getSettings'>) {
-  return settingsView(await ownProfile(ctx.auth.userId));
+  return await settingsView(await ownProfile(ctx.auth.userId));
 }
 
 type ProfileChange = { name?: string; notifications?: Record<string, boolean | undefined> };
@@ -69,38 +67,27 @@ async function updateProfile(userId: string, change: ProfileChange): Promise<Use
 }
 
 /**
- * Email change: refused for addresses in the admin or tester list (taking an admin's address
- * before they sign up would make anyone an admin), requires the current password, and moves the
- * `EMAIL#` look-up in one transaction. Session tokens carry the email, so every session is revoked
- * and the caller gets a new one.
+ * Email change: refused for addresses in the admin or tester list and derived ones, requires the
+ * current password, and takes effect only when the link emailed to the NEW address is opened
+ * (POST /api/auth/verify-email), which moves the `EMAIL#` look-up and signs out every session.
+ * Until then the address is the account's `pendingEmail`.
  */
-async function moveEmail(ctx: SettingsCtx<'updateSettings'>, user: UserProfile, newEmail: string): Promise<string[]> {
+async function requestEmailChange(ctx: SettingsCtx<'updateSettings'>, user: UserProfile, newEmail: string): Promise<void> {
   if (isAdminEmail(newEmail) || isTesterEmail(newEmail) || isDerivedEmail(newEmail)) throw forbidden('this email address is reserved', 'EMAIL_RESERVED');
   await confirmOwner(ctx.auth, user, ctx.body.currentPassword, { passwordOnly: true });
-  try {
-    await changeEmail(user.userId, user.email, newEmail);
-  } catch (err) {
-    if (err instanceof EmailTakenError) throw conflict('this email is already in use', 'EMAIL_IN_USE');
-    throw err;
-  }
-  await revokeSessions(user.userId);
-  return ctx.auth.via === 'apiKey' ? [] : (await startSession({ userId: user.userId, email: newEmail })).cookies;
+  if (await findUserIdByEmail(newEmail)) throw conflict('this email is already in use', 'EMAIL_IN_USE');
+  await sendVerificationLink(user, newEmail, 'change');
 }
 
 export async function updateSettings(ctx: SettingsCtx<'updateSettings'>) {
   const user = await ownProfile(ctx.auth.userId);
   const newEmail = ctx.body.email === undefined ? undefined : normaliseEmail(ctx.body.email);
-  const changes: string[] = [];
-  let cookies: string[] = [];
-  if (newEmail !== undefined && newEmail !== user.email) {
-    cookies = await moveEmail(ctx, user, newEmail);
-    changes.push('email');
-  }
+  if (newEmail !== undefined && newEmail !== user.email) await requestEmailChange(ctx, user, newEmail);
   const change = { name: ctx.body.name };
-  changes.push(...changedFields(user, change));
+  const changes = changedFields(user, change);
   const after = change.name !== undefined ? await updateProfile(user.userId, change) : await ownProfile(user.userId);
   if (changes.length) await emitEvent('user.updated', userEventData(after, { changes }));
-  return reply.json(200, settingsView(after), {}, cookies);
+  return settingsView(after);
 }
 
 export async function patchSettings(ctx: SettingsCtx<'patchSettings'>) {

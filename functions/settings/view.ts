@@ -1,12 +1,17 @@
+import { creditedReferrals } from '../../shared/billing/referrals';
 import { NOTIFICATION_DEFAULTS } from '../../shared/contract/settings';
 import { accountView, getUser, type UserProfile } from '../../shared/db/users';
 import { notFound } from '../../shared/http/errors';
 
-/** The settings answer (contract SettingsProfile): stored preferences over the documented defaults. */
-export const settingsView = (u: UserProfile) => ({
+/** The settings answer (contract SettingsProfile): stored preferences over the documented defaults, and the account's own referral standing. */
+export const settingsView = async (u: UserProfile) => ({
   ...accountView(u),
   twoFactorEnabled: u.twoFactorEnabled ?? false,
   notifications: { ...NOTIFICATION_DEFAULTS, ...u.notifications },
+  emailVerified: u.emailVerified === true,
+  pendingEmail: u.pendingEmail ?? null,
+  referralCode: u.referralCode,
+  referralsCredited: await creditedReferrals(u.userId),
 });
 
 /** The caller's own profile (strongly consistent: settings are read right after they change). */

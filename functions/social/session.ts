@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash, randomBytes } from 'node:crypto';
-import { isAdminEmail } from '../../shared/auth/authenticate';
+import { sessionIdentity } from '../../shared/auth/authenticate';
 import { issueSessionToken } from '../../shared/auth/jwt';
 import { signInWithIdentity, type ExternalIdentity } from '../../shared/auth/linked-identity';
 import { sessionIsValid } from '../../shared/auth/session-gate';
@@ -55,7 +55,7 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 
 async function sessionTokenFor(user: UserProfile): Promise<string> {
   const { token } = await issueSessionToken(
-    { userId: user.userId, email: user.email, role: isAdminEmail(user.email) ? 'admin' : 'user' },
+    sessionIdentity(user),
     Date.now(),
     SOCIAL_SESSION_TTL_SECONDS,
   );

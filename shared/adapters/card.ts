@@ -146,6 +146,9 @@ export interface CardEvent {
   data: { object: Record<string, unknown> };
 }
 
+/** How far ahead of our clock a signature or event date may be. */
+const CARD_CLOCK_SKEW_SECONDS = 60;
+
 /**
  * Verifies the processor's signature over the exact raw body (HMAC with the endpoint secret and a
  * timestamp tolerance) and returns the event. Missing, bad or stale signature → 400; no secret → 503.
@@ -162,7 +165,12 @@ export function verifyCardWebhook(rawBody: string, signature: string | undefined
     if (err instanceof Stripe.errors.StripeSignatureVerificationError || err instanceof SyntaxError) throw invalid();
     throw err;
   }
+  // The SDK checks only the age of the signature: one dated ahead would stay replayable past the tolerance.
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  if (!Number.isFinite(signedAt) || signedAt > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw invalid();
   const e = event as unknown as Partial<CardEvent>;
+  if (typeof e.created === 'number' && e.created > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw new HttpError(400, 'card event is dated in the future', 'INVALID_EVENT');
   if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || typeof e.data?.object !== 'object' || e.data.object === null) {
     throw new HttpError(400, 'not a card event', 'INVALID_EVENT');
   }

@@ -1,6 +1,7 @@
 import { config } from '../config';
 import { touchApiKeyLastUsed } from '../db/api-keys';
 import { keys } from '../db/keys';
+import { getUser } from '../db/users';
 import { getGlobal } from '../db/tenant';
 import { logger } from '../http/logger';
 import { hashApiKey, looksLikeApiKey } from './api-keys';
@@ -38,8 +39,27 @@ export interface ApiKeyLookup {
 export const isAdminEmail = (email: string) => config().adminEmails.includes(email.toLowerCase());
 export const isTesterEmail = (email: string) => config().testerEmails.includes(email.toLowerCase());
 
-function contextFor(userId: string, email: string, via: AuthContext['via'], extra: Partial<AuthContext>): AuthContext {
-  return { userId, email, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email), via, ...extra };
+/** Admin and tester rights belong to a listed address only once the account has proven it. */
+function contextFor(userId: string, email: string, emailVerified: boolean, via: AuthContext['via'], extra: Partial<AuthContext>): AuthContext {
+  return { userId, email, isAdmin: emailVerified && isAdminEmail(email), isTester: emailVerified && isTesterEmail(email), via, ...extra };
+}
+
+/** What a session token says of its account; `role` is `admin` only for a proven admin address. */
+export const sessionIdentity = (user: { userId: string; email: string; emailVerified?: boolean }) => ({
+  userId: user.userId,
+  email: user.email,
+  role: user.emailVerified === true && isAdminEmail(user.email) ? ('admin' as const) : ('user' as const),
+  emailVerified: user.emailVerified === true,
+});
+
+/**
+ * The account as it is now, for credentials that do not carry it: API keys, and sessions issued
+ * before a listed address was proven. A missing profile is a deleted account.
+ */
+async function currentAccount(userId: string): Promise<{ email: string; emailVerified: boolean }> {
+  const user = await getUser(userId, true);
+  if (!user) throw new AuthFailureError('TOKEN_INVALID', 'the account no longer exists');
+  return { email: user.email, emailVerified: user.emailVerified === true };
 }
 
 /** `lastUsed` is bookkeeping: a failure to record it must never refuse a valid key. */
@@ -57,8 +77,18 @@ async function verifiedSession(token: string): Promise<SessionClaims> {
   return claims;
 }
 
-const sessionContext = (claims: SessionClaims, via: 'cookie' | 'bearer') =>
-  contextFor(claims.userId, claims.email, via, { sessionId: claims.jti, issuedAt: claims.iat });
+/**
+ * A session's email is current (an email change revokes every session). Its proof is read again
+ * only for a listed address whose token predates the proof, so the rights follow at once.
+ */
+async function sessionContext(claims: SessionClaims, via: 'cookie' | 'bearer'): Promise<AuthContext> {
+  let verified = claims.emailVerified;
+  if (!verified && (isAdminEmail(claims.email) || isTesterEmail(claims.email))) {
+    const now = await currentAccount(claims.userId);
+    verified = now.emailVerified && now.email === claims.email.toLowerCase();
+  }
+  return contextFor(claims.userId, claims.email, verified, via, { sessionId: claims.jti, issuedAt: claims.iat });
+}
 
 /**
  * Resolves the caller from `Authorization: Bearer <jwt|sk_key>` or the session cookie.
@@ -75,12 +105,13 @@ export async function authenticate(authorization: string | undefined, sessionCoo
         // Consistent read: a deleted key must stop working on the very next request, in AWS too.
         const found = await getGlobal<ApiKeyLookup & Record<string, unknown>>(keys.apiKeyHash(hashApiKey(token)), true);
         if (!found) throw new AuthFailureError('TOKEN_INVALID', 'invalid API key');
-        await recordApiKeyUse(found.userId, found.keyId);
-        return contextFor(found.userId, found.email, 'apiKey', { apiKeyId: found.keyId });
+        // Judged by the account as it is now, never by the address the key was created under.
+        const [account] = await Promise.all([currentAccount(found.userId), recordApiKeyUse(found.userId, found.keyId)]);
+        return contextFor(found.userId, account.email, account.emailVerified, 'apiKey', { apiKeyId: found.keyId });
       }
-      return sessionContext(await verifiedSession(token), 'bearer');
+      return await sessionContext(await verifiedSession(token), 'bearer');
     }
-    if (sessionCookie) return sessionContext(await verifiedSession(sessionCookie), 'cookie');
+    if (sessionCookie) return await sessionContext(await verifiedSession(sessionCookie), 'cookie');
     return undefined;
   } catch (err) {
     if (err instanceof AuthFailureError) throw err;

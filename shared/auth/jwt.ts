@@ -3,12 +3,16 @@ import { config } from '../config';
 
 export const JWT_ALGORITHM = 'HS256';
 export const JWT_LIFETIME_SECONDS = 7 * 24 * 3600;
+/** How far ahead of our clock a token's issue time may be (clocks of containers differ a little). */
+const CLOCK_SKEW_SECONDS = 60;
 
 export interface SessionClaims {
   /** userId; also in `sub`. */
   userId: string;
   email: string;
   role: 'user' | 'admin';
+  /** The account's address was proven when the token was issued (admin and tester rights need it). */
+  emailVerified: boolean;
   /** Token id: binds the CSRF token to this session. */
   jti: string;
   iat: number;
@@ -32,7 +36,7 @@ function key(): Uint8Array {
 
 /** `lifetimeSeconds` is at most the 7 days of spec section 5; shorter for the social session (86400 s). */
 export async function issueSessionToken(
-  user: { userId: string; email: string; role: 'user' | 'admin' },
+  user: { userId: string; email: string; role: 'user' | 'admin'; emailVerified?: boolean },
   now = Date.now(),
   lifetimeSeconds = JWT_LIFETIME_SECONDS,
 ) {
@@ -40,7 +44,7 @@ export async function issueSessionToken(
   const c = config().jwt;
   const iat = Math.floor(now / 1000);
   const jti = crypto.randomUUID();
-  const token = await new SignJWT({ userId: user.userId, email: user.email, role: user.role, iatMs: now })
+  const token = await new SignJWT({ userId: user.userId, email: user.email, role: user.role, emailVerified: user.emailVerified === true, iatMs: now })
     .setProtectedHeader({ alg: JWT_ALGORITHM, typ: 'JWT' })
     .setSubject(user.userId)
     .setIssuer(c.issuer)
@@ -66,10 +70,16 @@ export async function verifySessionToken(token: string): Promise<SessionClaims> 
   } catch {
     throw new TokenInvalidError('invalid or expired token');
   }
-  const { sub, userId, email, role, jti, iat, exp, iatMs } = payload;
+  const { sub, userId, email, role, jti, iat, exp, iatMs, emailVerified } = payload;
   if (typeof sub !== 'string' || sub !== userId || typeof email !== 'string' || (role !== 'user' && role !== 'admin') || typeof jti !== 'string') {
     throw new TokenInvalidError('invalid token claims');
   }
-  const issuedMs = typeof iatMs === 'number' ? iatMs : (iat as number) * 1000;
-  return { userId: sub, email, role, jti, iat: iat as number, iatMs: issuedMs, exp: exp as number };
+  // A token dated ahead would outlive every revocation (they compare issue times); one with a longer lifetime than ours was not made by us.
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  if (typeof iat !== 'number' || typeof exp !== 'number' || iat > nowSeconds + CLOCK_SKEW_SECONDS || exp - iat > JWT_LIFETIME_SECONDS) {
+    throw new TokenInvalidError('invalid token lifetime');
+  }
+  if (iatMs !== undefined && (typeof iatMs !== 'number' || Math.abs(iatMs - iat * 1000) >= 1000)) throw new TokenInvalidError('invalid token issue time');
+  const issuedMs = typeof iatMs === 'number' ? iatMs : iat * 1000;
+  return { userId: sub, email, role, emailVerified: emailVerified === true, jti, iat, iatMs: issuedMs, exp };
 }

@@ -2,7 +2,7 @@ import { emitEvent, userEventData } from '../events/emit';
 import type { Key } from '../db/keys';
 import { keys } from '../db/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '../db/tenant';
-import { createUser, EmailTakenError, findUserIdByEmail, getUser, type LoginIdentity, type UserProfile } from '../db/users';
+import { createUser, EmailTakenError, findUserIdByEmail, getUser, isDerivedEmail, type LoginIdentity, type UserProfile } from '../db/users';
 import { HttpError } from '../http/errors';
 import { logger } from '../http/logger';
 
@@ -24,6 +24,8 @@ export interface ExternalIdentity {
    * unverified address, which would hand someone else's account to whoever typed it.
    */
   linkByEmail: boolean;
+  /** The provider verified `email` (an OAuth identity's confirmed address): a new account starts with it proven. */
+  emailVerified?: boolean;
   name?: string;
   walletAddress?: string;
   /** Named in the `user.created` event. */
@@ -51,6 +53,7 @@ export async function signInWithIdentity(identity: ExternalIdentity): Promise<Si
     if (identity.linkByEmail) {
       const owner = await findUserIdByEmail(identity.email);
       if (owner) {
+        await refuseUnprovenOwner(identity, owner);
         const user = (await link(identity, owner)) ? await getUser(owner, true) : undefined;
         if (user) return { user, created: false };
         continue;
@@ -61,6 +64,25 @@ export async function signInWithIdentity(identity: ExternalIdentity): Promise<Si
     if (created) return { user: created, created: true };
   }
   throw new HttpError(409, 'this sign-in conflicts with another account; try again', 'IDENTITY_CONFLICT');
+}
+
+/**
+ * An account whose address nobody proved may be someone who registered a victim's address first
+ * to receive the victim's later OAuth sign-in (pre-hijacking): it is never linked. Its owner
+ * proves the address (the emailed link, or a password reset, which also evicts whoever else holds
+ * the password) and signs in with the provider again. Derived addresses cannot be registered, so
+ * they need no proof.
+ */
+async function refuseUnprovenOwner(identity: ExternalIdentity, ownerId: string): Promise<void> {
+  if (isDerivedEmail(identity.email)) return;
+  const owner = await getUser(ownerId, true);
+  if (owner && owner.emailVerified !== true) {
+    throw new HttpError(
+      409,
+      'an account with this email exists but its address was never confirmed; confirm it (or reset its password from the emailed link), then sign in with the provider again',
+      'EMAIL_UNVERIFIED',
+    );
+  }
 }
 
 /** The account the look-up points at; a look-up left behind by a deleted account is removed. */
@@ -102,6 +124,7 @@ async function create(identity: ExternalIdentity): Promise<UserProfile | undefin
       email: identity.email,
       name: identity.name,
       walletAddress: identity.walletAddress,
+      emailVerified: identity.emailVerified === true,
       logins: identity.login ? [identity.login] : undefined,
     });
   } catch (err) {

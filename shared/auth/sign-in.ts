@@ -1,6 +1,6 @@
 import { config } from '../config';
 import { CSRF_COOKIE, serializeCookie, SESSION_COOKIE, SESSION_MAX_AGE_SECONDS } from '../http/cookies';
-import { isAdminEmail } from './authenticate';
+import { sessionIdentity } from './authenticate';
 import { csrfTokenFor } from './csrf';
 import { issueSessionToken } from './jwt';
 
@@ -8,8 +8,8 @@ import { issueSessionToken } from './jwt';
  * What every sign-in path (credentials, OAuth, wallet, social) ends with: a 7-day session JWT in an
  * HttpOnly cookie, and the CSRF token bound to it in a readable cookie for the double submit.
  */
-export async function startSession(user: { userId: string; email: string }) {
-  const { token, jti, expiresAt } = await issueSessionToken({ userId: user.userId, email: user.email, role: isAdminEmail(user.email) ? 'admin' : 'user' });
+export async function startSession(user: { userId: string; email: string; emailVerified?: boolean }) {
+  const { token, jti, expiresAt } = await issueSessionToken(sessionIdentity(user));
   const csrfToken = csrfTokenFor(jti);
   const secure = config().cookieSecure;
   return {

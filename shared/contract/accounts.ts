@@ -88,6 +88,7 @@ const oauthCallback = <const Op extends string>(operation: Op, provider: 'codeho
   description:
     `\`state\` must match the state cookie set by the start route and a stored, unexpired, unused state (400 \`OAUTH_STATE_INVALID\` otherwise; a state works once). ` +
     `The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); ` +
+    `an existing account whose own address was never confirmed is never linked either (it may be someone who registered the victim's address first): the answer is a 302 to \`/signin?error=EmailUnverified\` without a session, and the address's owner confirms it (emailed link, or a password reset) before signing in with the provider again; ` +
     `an unverified email never links: without a verified email the new account gets the derived address \`${provider}-<provider user id>@oauth.local\`. ` +
     `A new account emits \`user.created\`. ${SESSION_COOKIE_NOTE} The redirect goes to the \`callbackUrl\` given at the start (default \`/\`). ` +
     `When the provider answers with \`error\` (the user declined) or no \`code\`, the answer is a 302 to \`/signin?error=OAuthCallback\` without a session. ` +
@@ -107,6 +108,7 @@ export const accountsContract = defineGroup({
   routes: [
     {
       operation: 'register',
+      sameOriginOnly: true,
       method: 'POST',
       path: '/api/register',
       auth: 'none',
@@ -114,9 +116,12 @@ export const accountsContract = defineGroup({
       summary: 'Create an account with email and password.',
       description:
         '`name` defaults to the email. The password is stored as an argon2id hash. A referral code (case-insensitive) must match an existing account (400 `INVALID_REFERRAL_CODE` otherwise) ' +
-        'and credits both the new user and the referrer with REFERRAL_CREDITS (default 100) once, in the transaction that creates the account. ' +
+        'and credits both the new user and the referrer with REFERRAL_CREDITS (default 100) once, when the new user confirms the address, up to REFERRAL_CAP (default 20) credited referrals per referrer. ' +
         `${BOT_CHECK_NOTE} 409 \`USER_EXISTS\` when the email is taken (compared case-insensitively; of concurrent sign-ups of one email exactly one succeeds). ` +
-        'Limited per client address (scope `register`). Emits `user.created`. Does not sign the user in: call the credentials callback next.',
+        'Limited per client address (scope `register`). Emits `user.created`. Does not sign the user in: call the credentials callback next. ' +
+        'A confirmation link is emailed to the address (see `POST /api/auth/verify-email`). Until it is opened the account can sign in and use everything that needs no proven address, ' +
+        'but it CANNOT yet: hold admin or tester rights (even for an address in the operator\'s lists), be linked by an OAuth sign-in with the same email, or earn referral credit ' +
+        '(for itself or its referrer). Settings show `emailVerified`.',
       body: z.strictObject({
         email: Email,
         password: NewPassword,
@@ -133,6 +138,7 @@ export const accountsContract = defineGroup({
     },
     {
       operation: 'signInWithCredentials',
+      sameOriginOnly: true,
       method: 'POST',
       path: '/api/auth/callback/credentials',
       auth: 'none',
@@ -170,6 +176,7 @@ export const accountsContract = defineGroup({
     },
     {
       operation: 'signInWithWallet',
+      sameOriginOnly: true,
       method: 'POST',
       path: '/api/auth/callback/wallet',
       auth: 'none',
@@ -234,6 +241,39 @@ export const accountsContract = defineGroup({
       responses: { 200: MessageBody, 404: ErrorBody, ...commonErrorResponses, 400: BadRequest },
     },
     {
+      operation: 'verifyEmail',
+      method: 'POST',
+      path: '/api/auth/verify-email',
+      auth: 'none',
+      rateLimit: 'verifyEmail',
+      summary: 'Confirm an email address with the token from the emailed link.',
+      description:
+        'Sign-up emails `<APP_URL>/verify-email?token=<token>` to the new address; an email change emails the same kind of link to the NEW address, which takes effect only here. ' +
+        'The token is 32 random bytes (base64url), stored only as its SHA-256, single use, valid for 24 hours; a newer link of the account makes earlier ones void. ' +
+        '400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 409 `EMAIL_IN_USE` when the new address of a change was taken meanwhile. ' +
+        'A confirmed sign-up address turns on what needs a proven address (admin and tester rights, OAuth account linking, referral credit, paid to both accounts now). ' +
+        'A confirmed change moves the account to the new address and signs out every session (tokens carry the email): sign in again with the new address.',
+      body: z.strictObject({ token: z.string().min(1).max(512).describe('from the emailed link') }),
+      example: { token: 'mF3kQ9vX2pLr8TnWc5yBd1FgE4sJuO6aZ7hY0iKxNcA' },
+      responses: {
+        200: z.object({ message: z.string(), email: Email, emailVerified: z.literal(true) }),
+        409: ErrorBody,
+        ...commonErrorResponses,
+        400: BadRequest,
+      },
+    },
+    {
+      operation: 'resendVerificationEmail',
+      method: 'POST',
+      path: '/api/auth/verify-email/resend',
+      auth: 'session',
+      rateLimit: 'verifyEmailResend',
+      summary: 'Email the confirmation link again: to the pending new address of an email change, else to the unconfirmed account address.',
+      description:
+        'Makes every earlier link of the account void. 400 `ALREADY_VERIFIED` when the address is confirmed and no change is pending. Limited per account (scope `verifyEmailResend`).',
+      responses: { 200: MessageBody, ...commonErrorResponses },
+    },
+    {
       operation: 'signOut',
       method: 'POST',
       path: '/api/auth/signout',
@@ -242,8 +282,10 @@ export const accountsContract = defineGroup({
       description:
         'Answers `{success: true}` with or without a session (a present but invalid credential is still 401) and clears the session and CSRF cookies. ' +
         'Session tokens are stateless JWTs, so a copy of this one kept elsewhere (a Bearer client) stays valid until it expires, unless `everywhere=true`: ' +
-        'then every session of the account issued until now is revoked. A cookie-authenticated call needs the CSRF token like any other write.',
+        'then every session of the account issued until now is revoked, the instance gateway token is rotated, API keys are revoked when the body says `revokeApiKeys: true`, and the account gets an email listing what was revoked. An absent body is read as `{}`. A cookie-authenticated call needs the CSRF token like any other write.',
       query: z.object({ everywhere: z.enum(['true', 'false']).optional().describe('`true` revokes every session of the account, this one included') }),
+      body: z.strictObject({ revokeApiKeys: z.boolean().optional().describe('with `everywhere=true`, also revoke every API key of the account') }),
+      example: { revokeApiKeys: true },
       responses: { 200: SuccessTrue, ...commonErrorResponses },
     },
     {

@@ -313,6 +313,26 @@ export const instanceContract = defineGroup({
       },
     },
     {
+      operation: 'rotateInstanceToken',
+      method: 'POST',
+      path: '/api/instance/{userId}/token/rotate',
+      auth: 'session',
+      errorFields: { success: false, status: 'error' },
+      rateLimit: 'instance',
+      summary: 'Replace the instance gateway token with a new one, now.',
+      description:
+        'For an owner who suspects the token leaked: the old token stops working on the platform at once; a running instance is handed the new one over its old one and swaps it ' +
+        'in place (agents, memory and history stay; open connections made with the old token are closed); a stopped instance starts with the new one. ' +
+        'Password resets rotate it too, as do password changes and sign-out everywhere. Answers the new token (as `GET .../token` would). ' +
+        'The path `userId` must be the caller\'s own id (403 otherwise). `rotated: false` when no token existed yet (one is generated and returned).',
+      params: UserIdParams,
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ success: z.literal(true), rotated: z.boolean(), token: z.string().min(1) }),
+        404: ErrorBody,
+      },
+    },
+    {
       operation: 'getRuntimeState',
       method: 'GET',
       path: '/api/instance/{userId}/runtime/state',

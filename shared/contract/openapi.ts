@@ -140,7 +140,11 @@ function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
   const codes: Record<number, string[]> = { 500: ['INTERNAL'] };
   const add = (status: number, ...values: string[]) => (codes[status] ??= []).push(...values);
   if (route.body || route.rawBody) add(413, 'PAYLOAD_TOO_LARGE');
-  if (route.body && !route.rawBody) add(400, 'INVALID_JSON');
+  if (route.body && !route.rawBody) {
+    add(400, 'INVALID_JSON', 'JSON_TOO_DEEP');
+    add(415, 'UNSUPPORTED_MEDIA_TYPE');
+  }
+  if (route.sameOriginOnly) add(403, 'CROSS_SITE_REQUEST');
   if (route.body || route.params || route.query) add(400, 'VALIDATION_ERROR');
   if (route.auth !== 'none') {
     add(401, 'TOKEN_INVALID');
@@ -179,6 +183,9 @@ function declaredCodes(schema: unknown, components: Record<string, JsonSchema>):
   walk(schema);
   return [...found];
 }
+
+const SAME_ORIGIN_NOTE =
+  "Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).";
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
 
@@ -244,7 +251,10 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
         operationId: route.operation,
         tags: [group.group],
         summary: route.summary,
-        description: [route.description, route.rateLimit ? `Rate limit scope: \`${route.rateLimit}\`.` : undefined].filter(Boolean).join('\n\n') || undefined,
+        description:
+          [route.description, route.rateLimit ? `Rate limit scope: \`${route.rateLimit}\`.` : undefined, route.sameOriginOnly ? SAME_ORIGIN_NOTE : undefined]
+            .filter(Boolean)
+            .join('\n\n') || undefined,
         deprecated: route.deprecated || undefined,
         security: SECURITY[route.auth],
         parameters: parameters.length ? parameters : undefined,
@@ -267,7 +277,7 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
       title: 'Agent Hosting Platform API',
       version: info.version,
       description:
-        'Errors are `{error, code?}`. Cookie-authenticated POST/PUT/PATCH/DELETE need the `x-csrf-token` header matching the `csrf_token` cookie. ' +
+        'Errors are `{error, code?}`. JSON bodies must be sent as `Content-Type: application/json` (415 `UNSUPPORTED_MEDIA_TYPE` otherwise) and may nest at most 32 levels (400 `JSON_TOO_DEEP`). Cookie-authenticated POST/PUT/PATCH/DELETE need the `x-csrf-token` header matching the `csrf_token` cookie. ' +
         'Request bodies are strict: unknown fields are refused with 400 `VALIDATION_ERROR`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },

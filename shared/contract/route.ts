@@ -20,7 +20,9 @@ export type RateLimitScope =
   | 'forgotPassword'
   | 'resetPassword'
   | 'signIn'
-  | 'chainRead';
+  | 'chainRead'
+  | 'verifyEmail'
+  | 'verifyEmailResend';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -59,6 +61,13 @@ export interface RouteDefinition {
   errorFields?: Record<string, unknown>;
   /** The answer sets or clears the session and CSRF cookies (documented as `Set-Cookie`). */
   setsCookies?: boolean;
+  /**
+   * Sign-in and sign-up: refused when a browser says the request comes from another site
+   * (`Origin` not the application's, or `Sec-Fetch-Site: cross-site`/`same-site`), so a cross-site
+   * form cannot sign a victim into the attacker's account (login CSRF). Clients that send neither
+   * header (curl, servers) are not browsers carrying a victim's cookies and pass.
+   */
+  sameOriginOnly?: boolean;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
   responses: Record<number, z.ZodType>;
 }

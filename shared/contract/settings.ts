@@ -27,6 +27,10 @@ export const SettingsProfile = z.object({
   credits: z.number().int(),
   twoFactorEnabled: z.boolean(),
   notifications: Notifications,
+  emailVerified: z.boolean().describe('the address was confirmed through an emailed link (or an OAuth provider); admin and tester rights, OAuth linking and referral credit need it'),
+  pendingEmail: Email.nullable().describe('a new address waiting for its confirmation link; `email` changes when the link is opened'),
+  referralCode: z.string().describe("the account's own referral code, to share"),
+  referralsCredited: z.number().int().min(0).describe('referrals of this account that were credited (at most REFERRAL_CAP)'),
 });
 
 export const settingsContract = defineGroup({
@@ -52,8 +56,9 @@ export const settingsContract = defineGroup({
         'Changing the email needs `currentPassword` (401 `CURRENT_PASSWORD_REQUIRED` when missing, 401 `INVALID_PASSWORD` when wrong; an account without a password, OAuth or wallet only, ' +
         'needs a session signed in within the last 10 minutes instead, else 401 `REAUTH_REQUIRED`). The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; ' +
         'the uniqueness record moves with the profile change in one transaction, so of two accounts racing for one address exactly one gets it. ' +
-        'Addresses in the operator\'s admin or tester list are refused with 403 `EMAIL_RESERVED`. Session tokens carry the email, so an email change signs out every session ' +
-        'and the answer sets new session and CSRF cookies for the caller. An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
+        'Addresses in the operator\'s admin or tester list are refused with 403 `EMAIL_RESERVED`. The new address is proven before it takes effect: the answer shows it as `pendingEmail` ' +
+        'and a confirmation link goes to it; opening the link (`POST /api/auth/verify-email`) moves the account and signs out every session (tokens carry the email). ' +
+        'An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
       body: z.strictObject({
         name: DisplayName.optional(),
         email: Email.optional(),
@@ -98,9 +103,14 @@ export const settingsContract = defineGroup({
       summary: "Change the caller's password.",
       description:
         'Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller\'s stays valid) ' +
-        'and any emailed reset link stops working.',
-      body: z.strictObject({ currentPassword: ExistingPassword, newPassword: NewPassword }),
-      example: { currentPassword: 'correct horse battery', newPassword: 'staple-battery-horse-9' },
+        'and any emailed reset link stops working. The instance gateway token is rotated (a running instance swaps it in place), API keys are revoked when `revokeApiKeys` is true, ' +
+        'and the account gets an email listing what was revoked.',
+      body: z.strictObject({
+        currentPassword: ExistingPassword,
+        newPassword: NewPassword,
+        revokeApiKeys: z.boolean().optional().describe('`true` also revokes every API key of the account'),
+      }),
+      example: { currentPassword: 'correct horse battery', newPassword: 'staple-battery-horse-9', revokeApiKeys: true },
       responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
     },
   ],

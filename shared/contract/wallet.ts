@@ -182,8 +182,8 @@ export const walletContract = defineGroup({
         '409 `WALLET_ADDRESS_TAKEN` when another account already holds that key.',
       ].join(' '),
       body: HostedWalletBody,
-      // Hardhat's publicly known development account #0: a realistic value that protects nothing.
-      example: { privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' },
+      // No key: a published example key is swept by bots the moment it holds funds, so the example asks for a generated one.
+      example: {},
       responses: {
         ...commonErrorResponses,
         200: z.object({ success: z.literal(true), address: WalletAddress, network: z.literal('l2-test') }),

@@ -139,3 +139,11 @@ export async function touchApiKeyLastUsed(userId: string, keyId: string, now = D
 
 /** Tests only: forget what this container has written. */
 export const resetApiKeyUseMemo = () => lastUsedMemo.clear();
+
+/** Revokes every key of the account (recovery, or a password change / sign-out that asks for it); returns the revoked records. */
+export async function revokeAllApiKeys(userId: string): Promise<ApiKeyRecord[]> {
+  const items = await tenant(userId).queryAll<ApiKeyItem>(keys.apiKeyPrefix, { consistent: true });
+  const revoked: ApiKeyRecord[] = [];
+  for (const item of items) if (await deleteApiKey(userId, item.id)) revoked.push(recordOf(item));
+  return revoked;
+}

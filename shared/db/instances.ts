@@ -315,6 +315,23 @@ export async function gatewayToken(userId: string): Promise<string> {
   }
 }
 
+/**
+ * Replaces the account's gateway token with a new one (recovery, or the owner's request) and
+ * returns both: the previous one is what the running instance still accepts, to hand it the next.
+ * Without a token yet there is nothing to rotate: the first use generates one.
+ */
+export async function replaceGatewayToken(userId: string): Promise<{ previous: string; next: string } | undefined> {
+  const store = tenant(userId);
+  const existing = await store.get<GatewayTokenItem>(keys.gatewayToken(userId), true);
+  if (!existing) return undefined;
+  const previous = await openToken(userId, existing);
+  const next = `gw_${randomBytes(32).toString('base64url')}`;
+  const item: GatewayTokenItem = { tokenHash: sha256Hex(next), token: await encrypt(next, { userId, purpose: TOKEN_PURPOSE }), createdAt: new Date().toISOString() };
+  // Conditional on the token read: of two concurrent rotations one wins, the other is told so.
+  await store.put({ ...keys.gatewayToken(userId), ...item }, { expression: 'tokenHash = :was', values: { ':was': existing.tokenHash } });
+  return { previous, next };
+}
+
 /** Whether `presented` is the account's gateway token; compares hashes, so no decrypt is needed. */
 export async function isGatewayToken(userId: string, presented: string): Promise<boolean> {
   const item = await tenant(userId).get<GatewayTokenItem>(keys.gatewayToken(userId));

@@ -101,4 +101,14 @@ export const keys = {
   /** Monitoring (issue 15): gsi1 partition of the instances now in `provisioning`, sorted by when they entered it (sparse). */
   provisioningPartition: 'INSTANCES#PROVISIONING',
   provisioningSince: (isoTimestamp: string, userId: string) => `${isoTimestamp}#${userId}`,
+  /** Email verification (issue 9): the global look-up by SHA-256 of the emailed token, and the account's current token (only the latest link works). */
+  emailVerifyToken: (sha256Hex: string): Key => ({ pk: `EMAILVERIFY#${sha256Hex}`, sk: 'EMAILVERIFY' }),
+  emailVerification: (userId: string): Key => ({ pk: userPk(userId), sk: 'EMAILVERIFY' }),
+  /** How many referrals of this account were credited (the per-referrer cap). */
+  referralCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'REFERRALCOUNT' }),
+  /** Registered WebAuthn credentials that can verify agents, by credential id (base64url). */
+  webauthnCredential: (userId: string, credentialId: string): Key => ({ pk: userPk(userId), sk: `WEBAUTHN#${credentialId}` }),
+  webauthnCredentialPrefix: 'WEBAUTHN#',
+  /** A WebAuthn challenge in flight (registration or an agent verification); single use, short TTL. */
+  webauthnChallenge: (userId: string, purpose: string): Key => ({ pk: userPk(userId), sk: `WEBAUTHNCHALLENGE#${purpose}` }),
 } as const;

@@ -26,6 +26,15 @@ export interface UserProfile {
   /** Sign-in wallet (SIWE), lower-case 0x address. */
   walletAddress?: string;
   notifications?: Record<string, boolean>;
+  /**
+   * The address was proven: an emailed link was opened, a reset link was used, or the OAuth
+   * provider verified it. Admin and tester rights, OAuth linking and referral credit need it.
+   */
+  emailVerified?: boolean;
+  /** A new address waiting for its emailed link; `email` changes only when the link is opened. */
+  pendingEmail?: string;
+  /** When the referral of this account was credited (at most once). */
+  referralCreditedAt?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -82,6 +91,8 @@ export interface NewUser {
   passwordHash?: string;
   walletAddress?: string;
   referredBy?: string;
+  /** Only for an address someone else proved (an OAuth provider's verified email). */
+  emailVerified?: boolean;
   /** Sign-in identities to link in the same transaction (wallet address, OAuth subject). */
   logins?: LoginIdentity[];
   /**
@@ -125,6 +136,7 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
     referredBy: input.referredBy,
     passwordHash: input.passwordHash,
     walletAddress: input.walletAddress?.toLowerCase(),
+    emailVerified: input.emailVerified ?? false,
     createdAt: at,
     updatedAt: at,
   };
@@ -170,28 +182,23 @@ export const accountView = (u: UserProfile) => {
 };
 
 /**
- * Moves the account to a new email in one transaction: the new `EMAIL#` item must be free, the old
- * one must still be ours and the profile must still hold the old email (a concurrent change loses).
- * Throws EmailTakenError when the new email belongs to an account, ConditionFailedError on a race.
+ * The items that move the account to a new, proven email in one transaction: the new `EMAIL#`
+ * item must be free, the old one must still be ours and the profile must still hold the old email
+ * (a concurrent change loses). The first item is the new address's, so a failure there means taken.
  */
-export async function changeEmail(userId: string, oldEmail: string, newEmail: string, now = new Date()): Promise<void> {
+export function changeEmailItems(userId: string, oldEmail: string, newEmail: string, now = new Date()): TransactItem[] {
   const to = normaliseEmail(newEmail);
   const from = normaliseEmail(oldEmail);
   const ours = { expression: 'userId = :me', values: { ':me': userId } };
-  try {
-    await transactRetrying([
-      tx.put({ ...keys.emailIndex(to), userId }, { expression: 'attribute_not_exists(pk)' }),
-      tx.delete(keys.emailIndex(from), ours),
-      tx.update(
-        keys.profile(userId),
-        { expression: 'SET email = :to, updatedAt = :now', values: { ':to': to, ':now': now.toISOString() } },
-        { expression: 'email = :from', values: { ':from': from } },
-      ),
-    ]);
-  } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new EmailTakenError('email in use');
-    throw err;
-  }
+  return [
+    tx.put({ ...keys.emailIndex(to), userId }, { expression: 'attribute_not_exists(pk)' }),
+    tx.delete(keys.emailIndex(from), ours),
+    tx.update(
+      keys.profile(userId),
+      { expression: 'SET email = :to, emailVerified = :true, updatedAt = :now REMOVE pendingEmail', values: { ':to': to, ':true': true, ':now': now.toISOString() } },
+      { expression: 'email = :from', values: { ':from': from } },
+    ),
+  ];
 }
 
 /**

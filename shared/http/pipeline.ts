@@ -10,6 +10,7 @@ import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
 import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
+import { crossSiteReason, isJsonContentType, jsonNestingExceeds, MAX_JSON_DEPTH } from './request-guards';
 import { Reply } from './reply';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -158,8 +159,17 @@ function prepare(routes: Map<string, RouteDefinition>): Middleware {
 
       const raw = bodyText(event);
       if (Buffer.byteLength(raw) > config().maxBodyBytes) throw new HttpError(413, 'request body too large', 'PAYLOAD_TOO_LARGE');
+      if (route.sameOriginOnly) {
+        const why = crossSiteReason(headers, config().appUrl);
+        if (why) throw new HttpError(403, `cross-site request refused: ${why}`, 'CROSS_SITE_REQUEST');
+      }
       let parsedBody: unknown;
       if (route.body && !route.rawBody) {
+        // Only JSON is read as JSON: a `text/plain` body is what a cross-site form can send without a preflight.
+        if (raw.trim() !== '' && !isJsonContentType(headers['content-type'])) {
+          throw new HttpError(415, 'the request body must be sent as Content-Type: application/json', 'UNSUPPORTED_MEDIA_TYPE');
+        }
+        if (jsonNestingExceeds(raw)) throw new HttpError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
         try {
           parsedBody = raw.trim() === '' ? {} : JSON.parse(raw);
         } catch {

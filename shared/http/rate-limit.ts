@@ -32,3 +32,20 @@ export async function consumeRateLimit(scope: string, subject: string, now = Dat
 }
 
 export const rateLimitSubject = (rule: RateLimitRule, ip: string, userId?: string) => (rule.by === 'user' && userId ? `user:${userId}` : `ip:${ip}`);
+
+/**
+ * The same counter for work that must stay invisible to the caller (emails whose sending may not
+ * reveal whether an account exists): false instead of a 429 once the window is used up.
+ */
+export async function underRateLimit(scope: string, subject: string): Promise<boolean> {
+  try {
+    await consumeRateLimit(scope, subject);
+    return true;
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 429) return false;
+    throw err;
+  }
+}
+
+/** Per-address budgets count the address as the account's email is stored: trimmed, lower-case. */
+export const emailSubject = (email: string) => `account:${email.trim().toLowerCase()}`;

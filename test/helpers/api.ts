@@ -81,11 +81,15 @@ export interface TestSession {
   csrf: string;
 }
 
-/** A signed-in user without going through sign-up (accounts tests cover that path). */
-export async function testSession(opts: { email?: string; userId?: string; admin?: boolean } = {}): Promise<TestSession> {
+/**
+ * A signed-in user without going through sign-up (accounts tests cover that path), with a proven
+ * address unless `emailVerified: false`: what the server issues after a confirmed sign-up.
+ */
+export async function testSession(opts: { email?: string; userId?: string; admin?: boolean; emailVerified?: boolean } = {}): Promise<TestSession> {
   const userId = opts.userId ?? `u_${randomUUID().replaceAll('-', '')}`;
   const email = opts.email ?? (opts.admin ? 'admin@example.com' : `${userId}@example.com`);
-  const { token, jti } = await issueSessionToken({ userId, email, role: opts.admin ? 'admin' : 'user' });
+  const emailVerified = opts.emailVerified ?? true;
+  const { token, jti } = await issueSessionToken({ userId, email, role: opts.admin && emailVerified ? 'admin' : 'user', emailVerified });
   return { userId, email, token, csrf: csrfTokenFor(jti) };
 }
 

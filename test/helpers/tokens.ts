@@ -29,6 +29,10 @@ export async function badTokens(userId = 'u_forged'): Promise<Record<string, str
       const [h, , s] = good.split('.');
       return `${h}.${b64({ ...c, role: 'admin', email: 'admin@example.com' })}.${s}`;
     })(),
+    // Signed with the real secret but dated years ahead / living a century: both would outlast any revocation.
+    futureIssued: await new SignJWT({ ...c, iat: now + 5 * 365 * 86400, exp: now + 5 * 365 * 86400 + 3600 }).setProtectedHeader({ alg: 'HS256' }).sign(secret),
+    centuryLifetime: await new SignJWT({ ...c, exp: now + 100 * 365 * 86400 }).setProtectedHeader({ alg: 'HS256' }).sign(secret),
+    issueTimeAhead: await new SignJWT({ ...c, iatMs: (now + 5 * 365 * 86400) * 1000 }).setProtectedHeader({ alg: 'HS256' }).sign(secret),
     malformed: 'not.a.jwt',
     garbage: '%%%',
     // Random each run: a fixed value could be stored as a real key by some other test.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { expect } from 'vitest';
+import { readOutbox } from '../../shared/adapters/email';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
 import { call, uniqueIp, type CallResult, type TestSession } from '../helpers/api';
 
@@ -38,4 +39,19 @@ export async function signUp(opts: { email?: string; password?: string; extra?: 
   const signedIn = await signIn(email, password);
   expect(signedIn.status, signedIn.text).toBe(200);
   return { ...sessionFrom(signedIn), password, id: created.body.id as string };
+}
+
+/** The token of the newest confirmation link emailed to `email` (the local outbox, as a developer reads it). */
+export async function verificationTokenFor(email: string): Promise<string> {
+  const mails = await readOutbox(email);
+  const link = /(http\S+verify-email\?token=\S+)/.exec(mails.filter((m) => m.text.includes('/verify-email?')).at(-1)?.text ?? '')?.[1];
+  if (!link) throw new Error(`no verification link for ${email}`);
+  return new URL(link).searchParams.get('token')!;
+}
+
+/** Confirms the address through the real flow: the emailed link, then the verify route. */
+export async function verifyEmailOf(email: string) {
+  const res = await call('POST', '/api/auth/verify-email', { body: { token: await verificationTokenFor(email) }, ip: uniqueIp() });
+  expect(res.status, res.text).toBe(200);
+  return res;
 }

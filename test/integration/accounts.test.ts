@@ -12,7 +12,7 @@ import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
 import { call, uniqueIp } from '../helpers/api';
-import { cookieValue, register, sessionFrom, signIn, signUp, uniqueEmail } from './accounts-helpers';
+import { cookieValue, register, sessionFrom, signIn, signUp, uniqueEmail, verificationTokenFor, verifyEmailOf } from './accounts-helpers';
 
 const outbox = mkdtempSync(path.join(tmpdir(), 'accounts-outbox-'));
 const baseline = { OUTBOX_DIR: outbox, FORGOT_PASSWORD_MIN_MS: '0', RATE_LIMITS: undefined, REFERRAL_CREDITS: undefined, EVENTS_QUEUE_URL: process.env.EVENTS_QUEUE_URL };
@@ -91,7 +91,7 @@ describe('POST /api/register', () => {
       Array.from({ length: 20 }, (_, i) => register(i % 2 ? email.toUpperCase() : email, `password-${i}-long`)),
     );
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 201), results.map((r) => r.text).join('\n')).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     for (const r of results.filter((x) => x.status === 409)) expect(r.body).toEqual({ error: 'an account with this email already exists', code: 'USER_EXISTS' });
     const winner = results.find((r) => r.status === 201)!;
@@ -102,8 +102,15 @@ describe('POST /api/register', () => {
     reloadConfig({ ...baseline, REFERRAL_CREDITS: '150' });
     const referrer = await signUp();
     const code = (await getUser(referrer.userId, true))!.referralCode;
-    const res = await register(uniqueEmail('referred'), 'correct horse battery', { referralCode: code.toUpperCase() });
+    const referredEmail = uniqueEmail('referred');
+    const res = await register(referredEmail, 'correct horse battery', { referralCode: code.toUpperCase() });
     expect(res.status, res.text).toBe(201);
+    // Nothing is paid for an address nobody proved (defect 10): throwaway sign-ups earn nothing.
+    expect((await getUser(res.body.id, true))?.credits).toBe(0);
+    expect((await getUser(referrer.userId, true))?.credits).toBe(0);
+    await verifyEmailOf(referredEmail);
+    // A second use of the link pays nothing more.
+    expect((await call('POST', '/api/auth/verify-email', { body: { token: 'used-or-unknown' }, ip: uniqueIp() })).status).toBe(400);
 
     const newUser = await getUser(res.body.id, true);
     expect(newUser?.credits).toBe(150);
@@ -121,8 +128,11 @@ describe('POST /api/register', () => {
   it('credits a referrer once per new user when many sign up with the code at the same time', async () => {
     const referrer = await signUp();
     const code = (await getUser(referrer.userId, true))!.referralCode;
-    const results = await Promise.all(Array.from({ length: 8 }, () => register(uniqueEmail('crowd'), 'correct horse battery', { referralCode: code })));
+    const emails = Array.from({ length: 8 }, () => uniqueEmail('crowd'));
+    const results = await Promise.all(emails.map((email) => register(email, 'correct horse battery', { referralCode: code })));
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    const tokens = await Promise.all(emails.map(verificationTokenFor));
+    await Promise.all(tokens.map((token) => call('POST', '/api/auth/verify-email', { body: { token }, ip: uniqueIp() })));
     const bonus = config().referralCredits;
     const ref = await ledgerSum(referrer.userId);
     expect(ref.entries).toHaveLength(8);
@@ -254,7 +264,7 @@ describe('forgot and reset password', () => {
     expect(unknown.status).toBe(known.status);
     expect(unknown.body).toEqual(known.body);
     expect(await readOutbox(unknownEmail)).toEqual([]);
-    const mails = await readOutbox(user.email);
+    const mails = (await readOutbox(user.email)).filter((m) => m.subject !== 'Confirm your email address');
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toBe('Reset your password');
     const token = await resetLinkFor(user.email);

@@ -38,6 +38,7 @@ describe('webhook signature (verified on the raw body with CARD_WEBHOOK_SECRET)'
   it.each([
     ['a wrong secret', { secret: 'whsec_not_the_endpoint_secret_0123456789' }],
     ['a stale timestamp (10 minutes old)', { timestamp: Math.floor(Date.now() / 1000) - 600 }],
+    ['a timestamp a year ahead (defect 11)', { timestamp: Math.floor(Date.now() / 1000) + 365 * 86400 }],
     ['a tampered body', { tamper: (raw: string) => raw.replace('"solo"', '"network"') }],
     ['no signature header', { signature: null }],
     ['a garbage signature header', { signature: 't=abc,v1=zz' }],

@@ -5,7 +5,9 @@ import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '../../shared/db/users';
+import { readOutbox } from '../../shared/adapters/email';
 import { call, uniqueIp, type CallResult } from '../helpers/api';
+import { register, sessionFrom, signIn as signInWithPassword } from './accounts-helpers';
 import { captureEvents } from '../helpers/event-queue';
 import { startFakeOAuthProvider, type FakeAccount, type FakeOAuthProvider } from '../helpers/fake-oauth-provider';
 
@@ -149,7 +151,7 @@ describe('OAuth callback', () => {
 
   it.each(['codehost', 'webid'] as const)('%s: a verified email links to the existing account with that email instead of a duplicate', async (provider) => {
     const fake = provider === 'codehost' ? codehost : webid;
-    const existing = await createUser({ email: `linked-${randomUUID().slice(0, 8)}@example.com`, name: 'Existing' });
+    const existing = await createUser({ email: `linked-${randomUUID().slice(0, 8)}@example.com`, name: 'Existing', emailVerified: true });
     const who = account({ email: existing.email.toUpperCase(), emailVerified: true });
     const { res } = await signIn(fake, who);
     expect(res.status).toBe(302);
@@ -160,6 +162,36 @@ describe('OAuth callback', () => {
     expect((await events.drain()).filter((e) => e.type === 'user.created')).toHaveLength(0);
     // The identity left a marker in the owner's partition, which is how account deletion finds it.
     expect(await getGlobal(keys.loginIdentity(provider, who.id), true)).toMatchObject({ userId: existing.userId });
+  });
+
+  it('defect 2: OAuth pre-hijack end to end: an account whose address nobody proved is never linked; a reset from the mailbox evicts its squatter, then OAuth links', async () => {
+    const email = `prey-${randomUUID().slice(0, 8)}@example.com`;
+    // The attacker registers the victim's address with a password first.
+    expect((await register(email, 'attacker-password-1')).status).toBe(201);
+    const attacker = await signInWithPassword(email, 'attacker-password-1');
+    expect(attacker.status).toBe(200);
+    const attackerSession = sessionFrom(attacker);
+    const squatterId = attackerSession.userId;
+
+    const victim = account({ email, emailVerified: true });
+    const first = (await signIn(codehost, victim)).res;
+    expect(first.status).toBe(302);
+    expect(first.headers.location).toContain('/signin?error=EmailUnverified');
+    expect(cookieValue(first.cookies, 'session')).toBeUndefined();
+    expect(await findUserIdByLogin('codehost', victim.id)).toBeUndefined();
+
+    // The victim owns the mailbox: a reset proves the address and throws the attacker out.
+    await call('POST', '/api/auth/forgot-password', { body: { email }, ip: uniqueIp() });
+    const mails = await readOutbox(email);
+    const token = new URL(/(http\S+reset-password\?token=\S+)/.exec(mails.at(-1)!.text)![1]!).searchParams.get('token')!;
+    expect((await call('POST', '/api/auth/reset-password', { body: { token, password: 'victim-new-password' }, ip: uniqueIp() })).status).toBe(200);
+    expect((await call('GET', '/api/settings', { session: attackerSession })).status).toBe(401);
+    expect((await signInWithPassword(email, 'attacker-password-1')).status).toBe(401);
+
+    const second = (await signIn(codehost, victim)).res;
+    expect(second.status).toBe(302);
+    expect((await sessionUser(second)).userId).toBe(squatterId);
+    expect(await findUserIdByLogin('codehost', victim.id)).toBe(squatterId);
   });
 
   it.each(['codehost', 'webid'] as const)('%s: an unverified email is never linked; the new account gets a derived address', async (provider) => {

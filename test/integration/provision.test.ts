@@ -27,7 +27,7 @@ async function payingUser(plan = 'solo', status = 'active') {
   const user = await createUser({ email, name: 'DJ Nova' });
   const subscriptionId = `sub_${randomUUID().replaceAll('-', '')}`;
   await tenant(user.userId).put({ ...keys.subscription(user.userId), status, plan, subscriptionId, eventCreated: Date.now(), updatedAt: new Date().toISOString() });
-  return { userId: user.userId, email, subscriptionId };
+  return { userId: user.userId, email, subscriptionId, session: await testSession({ userId: user.userId, email }) };
 }
 
 const provision = (body: Record<string, unknown>, opts: { session?: TestSession; headers?: Record<string, string> } = {}) =>
@@ -46,9 +46,9 @@ describe('POST /api/provision', () => {
   });
 
   it('answers a missing or free plan with 402 PAYMENT_REQUIRED', async () => {
-    const { email, subscriptionId } = await payingUser();
+    const { subscriptionId, session } = await payingUser();
     for (const plan of [undefined, 'free']) {
-      const res = await provision({ chatBotToken: CHAT_TOKEN, plan, email, cardSubscriptionId: subscriptionId });
+      const res = await provision({ chatBotToken: CHAT_TOKEN, plan, cardSubscriptionId: subscriptionId }, { session });
       expect(res.status).toBe(402);
       expect(res.body.code).toBe('PAYMENT_REQUIRED');
     }
@@ -56,7 +56,7 @@ describe('POST /api/provision', () => {
     expect((await provision({ chatBotToken: CHAT_TOKEN }, { session: admin })).status).toBe(402);
   });
 
-  it('provisions for the account whose stored subscription the body names, with the proxy answer and encrypted secrets', async () => {
+  it("provisions into the caller's account when its stored subscription is the one the body names, with the proxy answer and encrypted secrets", async () => {
     const owner = await payingUser('solo');
     await drain(queueUrl);
     const res = await provision({
@@ -66,9 +66,8 @@ describe('POST /api/provision', () => {
       aiProvider: 'anthropic',
       apiKey: 'sk-ant-user-provider-key',
       plan: 'solo',
-      email: owner.email,
       cardSubscriptionId: owner.subscriptionId,
-    });
+    }, { session: owner.session });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['liveStreamId', 'streamKey', 'subdomain', 'success', 'url', 'userId']);
     expect(res.body).toMatchObject({ success: true, userId: owner.userId });
@@ -98,20 +97,36 @@ describe('POST /api/provision', () => {
   it('refuses a subscription id, status or plan that does not match the stored account', async () => {
     const owner = await payingUser('solo');
     const cases = [
-      { email: owner.email, cardSubscriptionId: 'sub_guessed', plan: 'solo' },
-      { email: owner.email, plan: 'solo' },
-      { email: owner.email, cardSubscriptionId: owner.subscriptionId, plan: 'network' },
-      { email: 'nobody@example.com', cardSubscriptionId: owner.subscriptionId, plan: 'solo' },
+      { cardSubscriptionId: 'sub_guessed', plan: 'solo' },
+      { plan: 'solo' },
+      { cardSubscriptionId: owner.subscriptionId, plan: 'network' },
     ];
     for (const body of cases) {
-      const res = await provision({ chatBotToken: CHAT_TOKEN, ...body });
+      const res = await provision({ chatBotToken: CHAT_TOKEN, ...body }, { session: owner.session });
       expect(res.status).toBe(402);
       expect(res.body.code).toBe('PAYMENT_REQUIRED');
     }
     const lapsed = await payingUser('solo', 'canceled');
-    expect((await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', email: lapsed.email, cardSubscriptionId: lapsed.subscriptionId })).status).toBe(402);
+    expect((await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', cardSubscriptionId: lapsed.subscriptionId }, { session: lapsed.session })).status).toBe(402);
     expect(await listAgents(owner.userId)).toEqual([]);
     expect(await agentQuotaUsed(owner.userId)).toBe(0);
+  });
+
+  it("defect 5: without a session nobody provisions into another tenant's account, and every anonymous 402 reads the same", async () => {
+    const victim = await payingUser('solo');
+    const answers = [
+      await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', email: victim.email, cardSubscriptionId: victim.subscriptionId }),
+      await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo' }, { headers: { 'x-user-email': victim.email } }),
+      await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', email: 'nobody-here@example.com', cardSubscriptionId: 'sub_guessed' }),
+      await provision({ chatBotToken: CHAT_TOKEN, plan: 'free', email: victim.email }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(402);
+      expect(res.body).toEqual(answers[0]!.body);
+      expect(res.body.code).toBe('PAYMENT_REQUIRED');
+    }
+    expect(await listAgents(victim.userId)).toEqual([]);
+    expect(await agentQuotaUsed(victim.userId)).toBe(0);
   });
 
   it('grants the admin/tester bypass only to a signed-in admin or tester, never to a body or header email', async () => {
@@ -152,7 +167,7 @@ describe('POST /api/provision', () => {
     const owner = await payingUser('solo');
     reloadConfig({ PROVISIONING_QUEUE_URL: `${queueUrl}-missing` });
     try {
-      const res = await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', email: owner.email, cardSubscriptionId: owner.subscriptionId });
+      const res = await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', cardSubscriptionId: owner.subscriptionId }, { session: owner.session });
       expect(res.status).toBe(502);
     } finally {
       reloadConfig({ PROVISIONING_QUEUE_URL: queueUrl });

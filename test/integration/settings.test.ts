@@ -12,9 +12,10 @@ import { reloadConfig } from '../../shared/config';
 import { db, tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { getGlobal, transact, tx } from '../../shared/db/tenant';
-import { createUser, getUser } from '../../shared/db/users';
+import { createUser, findUserIdByEmail, getUser } from '../../shared/db/users';
+import { readOutbox } from '../../shared/adapters/email';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
-import { register, sessionFrom, signIn, signUp, uniqueEmail } from './accounts-helpers';
+import { register, sessionFrom, signIn, signUp, uniqueEmail, verifyEmailOf } from './accounts-helpers';
 
 beforeAll(() => {
   reloadConfig({ OUTBOX_DIR: mkdtempSync(path.join(tmpdir(), 'settings-outbox-')), FORGOT_PASSWORD_MIN_MS: '0' });
@@ -49,6 +50,10 @@ describe('GET /api/settings', () => {
       credits: 0,
       twoFactorEnabled: false,
       notifications: { email: true, agentStatus: true, billing: true, productUpdates: false },
+      emailVerified: false,
+      pendingEmail: null,
+      referralCode: (await getUser(user.userId, true))!.referralCode,
+      referralsCredited: 0,
     });
     expect(res.text).not.toContain('passwordHash');
   });
@@ -110,7 +115,7 @@ describe('POST and PATCH /api/settings', () => {
     expect((await call('GET', '/api/settings', { session: user })).body.notifications).toEqual({ email: true, agentStatus: true, billing: false, productUpdates: true });
   });
 
-  it('changes the email only with the current password, re-issues the session and frees the old address', async () => {
+  it('changes the email only with the current password and a confirmed link to the new address, then signs out every session and frees the old address', async () => {
     const user = await signUp();
     const newEmail = uniqueEmail('moved');
     const missing = await call('POST', '/api/settings', { session: user, body: { email: newEmail } });
@@ -120,15 +125,19 @@ describe('POST and PATCH /api/settings', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('INVALID_PASSWORD');
 
-    const moved = await call('POST', '/api/settings', { session: user, body: { email: newEmail.toUpperCase(), currentPassword: PASSWORD } });
-    expect(moved.status, moved.text).toBe(200);
-    expect(moved.body.email).toBe(newEmail);
-    const renewed = sessionFrom(moved);
-    expect(renewed.email).toBe(newEmail);
-    expect((await call('GET', '/api/settings', { session: renewed })).body.email).toBe(newEmail);
-    // The old token carries the old email: it no longer works.
+    const asked = await call('POST', '/api/settings', { session: user, body: { email: newEmail.toUpperCase(), currentPassword: PASSWORD } });
+    expect(asked.status, asked.text).toBe(200);
+    // Nothing moves before the new address is proven.
+    expect(asked.body).toMatchObject({ email: user.email, pendingEmail: newEmail });
+    expect((await signIn(user.email, PASSWORD)).status).toBe(200);
+    expect(await findUserIdByEmail(newEmail)).toBeUndefined();
+
+    const confirmed = await verifyEmailOf(newEmail);
+    expect(confirmed.body).toMatchObject({ email: newEmail, emailVerified: true });
+    // Session tokens carry the email: the old ones no longer work.
     expect((await call('GET', '/api/settings', { session: user })).status).toBe(401);
-    expect((await signIn(newEmail, PASSWORD)).status).toBe(200);
+    const renewed = sessionFrom(await signIn(newEmail, PASSWORD));
+    expect((await call('GET', '/api/settings', { session: renewed })).body).toMatchObject({ email: newEmail, emailVerified: true, pendingEmail: null });
     expect((await signIn(user.email, PASSWORD)).status).toBe(401);
     expect((await register(user.email)).status).toBe(201);
   });
@@ -146,9 +155,14 @@ describe('POST and PATCH /api/settings', () => {
     const a = await signUp();
     const b = await signUp();
     const target = uniqueEmail('contested');
-    const results = await Promise.all([a, b].map((s) => call('POST', '/api/settings', { session: s, body: { email: target, currentPassword: PASSWORD } })));
+    const asked = await Promise.all([a, b].map((s) => call('POST', '/api/settings', { session: s, body: { email: target, currentPassword: PASSWORD } })));
+    expect(asked.map((r) => r.status)).toEqual([200, 200]);
+    const tokens = (await readOutbox(target)).map((m) => new URL(/(http\S+verify-email\?token=\S+)/.exec(m.text)![1]!).searchParams.get('token')!);
+    expect(tokens).toHaveLength(2);
+    const results = await Promise.all(tokens.map((token) => call('POST', '/api/auth/verify-email', { body: { token }, ip: uniqueIp() })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-    const winner = results[0]!.status === 200 ? a : b;
+    const winnerId = await findUserIdByEmail(target);
+    const winner = winnerId === a.userId ? a : b;
     expect((await getGlobal<{ userId: string }>(keys.emailIndex(target), true))?.userId).toBe(winner.userId);
     const loser = winner === a ? b : a;
     expect((await getUser(loser.userId, true))?.email).toBe(loser.email);
