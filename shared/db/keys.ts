@@ -98,4 +98,30 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+  // --- skills of issue 12 part B (functions/skills/skills/*): one block per skill family ---
+  /** calendar: one event of the user's calendar. */
+  calendarEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `CALEVENT#${eventId}` }),
+  calendarEventPrefix: 'CALEVENT#',
+  /** notes-workspace: one note. */
+  note: (userId: string, noteId: string): Key => ({ pk: userPk(userId), sk: `NOTE#${noteId}` }),
+  notePrefix: 'NOTE#',
+  /** workspace-suite: folders (with a count of what they hold) and documents. */
+  workspaceFolder: (userId: string, folderId: string): Key => ({ pk: userPk(userId), sk: `WSFOLDER#${folderId}` }),
+  workspaceFolderPrefix: 'WSFOLDER#',
+  workspaceDocument: (userId: string, documentId: string): Key => ({ pk: userPk(userId), sk: `WSDOC#${documentId}` }),
+  workspaceDocumentPrefix: 'WSDOC#',
+  /** file-manager: file metadata (the bytes are in object storage) and the account's bytes-used counter. */
+  storedFile: (userId: string, fileId: string): Key => ({ pk: userPk(userId), sk: `FILE#${fileId}` }),
+  storedFilePrefix: 'FILE#',
+  fileStorageUsage: (userId: string): Key => ({ pk: userPk(userId), sk: 'FILESTORAGE' }),
+  /** treasury: a wallet address the user tracks besides the account's own wallet. */
+  treasuryWallet: (userId: string, address: string): Key => ({ pk: userPk(userId), sk: `TREASURY#${address.toLowerCase()}` }),
+  treasuryWalletPrefix: 'TREASURY#',
+  /** royalty-tracker: one imported royalty statement line. */
+  royaltyStatement: (userId: string, statementId: string): Key => ({ pk: userPk(userId), sk: `ROYALTY#${statementId}` }),
+  royaltyStatementPrefix: 'ROYALTY#',
+  /** dj-streaming: the agent's live-set state, and its own stream when it was not channel-provisioned. */
+  djSet: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `DJSET#${agentId}` }),
+  djSetLog: (userId: string, agentId: string, startedAt: string): Key => ({ pk: userPk(userId), sk: `DJSETLOG#${agentId}#${startedAt}` }),
+  djSetLogPrefix: (agentId: string) => `DJSETLOG#${agentId}#`,
 } as const;
