@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
+import { SKILL_ACTION_BODIES } from './skill-actions';
 import { commonErrorResponses, defineGroup, ErrorBody, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
 
 export const SKILL_CATEGORIES = [
@@ -213,12 +214,22 @@ const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<(typeof SPECIFI
 
 const isSpecified = (name: SkillName): name is SpecifiedSkill => Object.hasOwn(SPECIFIED_SKILL_BODIES, name);
 
-/** Body schema of a skill endpoint: the spec's fields where it gives them, else the designed shape. */
-export const skillBody = (name: SkillName): z.ZodObject => (isSpecified(name) ? SPECIFIED_SKILL_BODIES[name] : DesignedSkillBody);
+/**
+ * Body schema of a skill endpoint: its actions' bodies once its module is built, before that the
+ * spec's fields where it gives them, else the designed shape.
+ */
+export const skillBody = (name: SkillName): z.ZodType => {
+  const actions = Object.hasOwn(SKILL_ACTION_BODIES, name) ? Object.values(SKILL_ACTION_BODIES[name]!.bodies) : [];
+  if (actions.length) return z.discriminatedUnion('action', actions as [z.ZodObject, ...z.ZodObject[]]);
+  return isSpecified(name) ? SPECIFIED_SKILL_BODIES[name] : DesignedSkillBody;
+};
 
 const SKILL_EXAMPLES: Record<SkillName, unknown> = { ...DESIGNED_SKILL_EXAMPLES, ...SPECIFIED_SKILL_EXAMPLES };
 
 const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
+
+/** The operation name of a skill's POST endpoint, `skillSetlistOracle` for `setlist-oracle`. */
+export const skillOperation = (name: SkillName) => `skill${pascal(name)}`;
 
 /** Skill answers beyond `success` are left open by the spec, so any extra data is allowed. */
 export const SkillSuccessBody = z.looseObject({ success: z.literal(true) });
@@ -234,7 +245,7 @@ const skillResponses = {
 const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
   const designed = !isSpecified(skill.name);
   return {
-    operation: `skill${pascal(skill.name)}`,
+    operation: skillOperation(skill.name),
     method: 'POST',
     path: `/api/skills/${skill.name}`,
     auth: 'session',
@@ -243,14 +254,17 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
       ? 'The spec leaves this skill\'s request fields open; this shape is designed: `action` names the operation and `params` carries its arguments as JSON. The answer is `{success: true, ...skill data}`.'
       : 'Request fields as the spec\'s skill table gives them; the answer is `{success: true, ...skill data}`.',
     body: skillBody(skill.name),
-    example: SKILL_EXAMPLES[skill.name],
+    // The skill's module validates the body of the chosen action (the same schema, for both
+    // session and runtime callers), so skills without a module yet still answer 501.
+    handlerValidates: true,
+    example: Object.hasOwn(SKILL_ACTION_BODIES, skill.name) ? SKILL_ACTION_BODIES[skill.name]!.example : SKILL_EXAMPLES[skill.name],
     responses: skillResponses,
   };
 });
 
 const Money = z.coerce.number().nonnegative();
 
-const skillGetRoutes: RouteDefinition[] = [
+export const skillGetRoutes = [
   {
     operation: 'skillBookingSettlementGet',
     method: 'GET',
@@ -283,7 +297,7 @@ const skillGetRoutes: RouteDefinition[] = [
     }),
     responses: skillResponses,
   },
-];
+] as const satisfies readonly RouteDefinition[];
 
 export const skillsContract = defineGroup({
   group: 'skills',

@@ -1,0 +1,16 @@
+import type * as z from 'zod';
+
+/** The actions of one skill: each body is a strict object whose `action` is a literal. */
+export interface SkillActionBodies {
+  bodies: Record<string, z.ZodObject>;
+  /** A valid body of one action: documents the endpoint and seeds the generic security suites. */
+  example: Record<string, unknown>;
+}
+
+/**
+ * The request bodies of the skills that have a module: one file per skill beside this one, one
+ * line here. The contract documents them (OpenAPI) and the skill's module validates with the very
+ * same schemas, so the two cannot drift.
+ */
+export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
+};
