@@ -1,3 +1,5 @@
+import { DECIMAL_PATTERN } from '../../shared/contract/skill-actions/royalty-tracker';
+
 /**
  * Exact decimal money: amounts travel as decimal strings and are added as integers of a fixed
  * scale (BigInt), so no binary floating point ever touches a total.
@@ -5,8 +7,6 @@
 export const MONEY_SCALE_DIGITS = 6;
 const SCALE = 10n ** BigInt(MONEY_SCALE_DIGITS);
 
-/** A signed decimal with at most six fractional digits, e.g. `12.5`, `-0.003125`. */
-export const DECIMAL_PATTERN = /^-?\d{1,12}(\.\d{1,6})?$/;
 
 export function toMicros(decimal: string): bigint {
   if (!DECIMAL_PATTERN.test(decimal)) throw new Error(`not a decimal amount: ${decimal}`);

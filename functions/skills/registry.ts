@@ -1,10 +1,17 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
+import { skill as groupieManager } from './skills/groupie-manager';
+import { skill as notesWorkspace } from './skills/notes-workspace';
+import { skill as royaltyTracker } from './skills/royalty-tracker';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
  * through the pipeline's not-implemented path.
  */
-const modules: SkillModule[] = [];
+const modules: SkillModule[] = [
+  groupieManager,
+  royaltyTracker,
+  notesWorkspace,
+];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { runSkill as runThroughPipeline } from '../../functions/skills/call';
 import type { SkillCall, SkillModule } from '../../functions/skills/skill-module';
 import { HttpError } from '../../shared/http/errors';
 
@@ -8,21 +9,15 @@ export interface SkillResult {
 }
 
 /**
- * Runs a skill module the way the skill pipeline does (the body's `action` picks the action, its
- * strict schema validates the whole body, the answer is `{success: true, ...data}`), straight
- * against DynamoDB Local. Failures come back as the status and `{error, code, ...}` the pipeline sends.
+ * Runs a registered skill through the skill call pipeline (functions/skills/call.ts: the action
+ * picked from the body, its strict schema, `{success: true, ...data}`) straight against DynamoDB
+ * Local, with a chosen clock where a computation depends on the time. Failures come back as the
+ * status and `{error, code, ...}` body the HTTP pipeline sends for them.
  */
 export async function runSkill(skill: SkillModule, userId: string, body: Record<string, unknown>, extra: Partial<SkillCall> = {}): Promise<SkillResult> {
-  const name = typeof body.action === 'string' ? body.action : undefined;
-  const action = name && Object.hasOwn(skill.actions, name) ? skill.actions[name] : undefined;
-  if (!action) return { status: 400, body: { error: 'invalid parameters', code: 'VALIDATION_ERROR', issues: [{ path: ['action'], message: `one of ${Object.keys(skill.actions).join(', ')}` }] } };
-  const parsed = action.body.safeParse(body);
-  if (!parsed.success) {
-    return { status: 400, body: { error: 'invalid parameters', code: 'VALIDATION_ERROR', issues: parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => ({ path: i.path, message: i.message })) } };
-  }
   const call: SkillCall = { userId, requestId: randomUUID(), now: new Date(), ...extra };
   try {
-    return { status: 200, body: { success: true, ...(await action.run(call, parsed.data)) } };
+    return { status: 200, body: await runThroughPipeline(skill.name, call, body) };
   } catch (err) {
     if (err instanceof HttpError) return { status: err.status, body: { error: err.message, code: err.code, ...err.extra } };
     throw err;

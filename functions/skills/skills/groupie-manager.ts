@@ -1,6 +1,7 @@
-import * as z from 'zod';
+import type * as z from 'zod';
+import { FanFields, groupieManagerBodies as bodies } from '../../../shared/contract/skill-actions/groupie-manager';
 import { fanIdFor, listFans, setFanSegment, upsertFan, type FanInput, type FanRecord, type FanSegment } from '../../../shared/db/skills/fans';
-import type { SkillCall, SkillModule } from '../skill-module';
+import { action, type SkillCall, type SkillModule } from '../skill-module';
 
 /**
  * Fan segmentation, the documented rules (evaluated in this order, `now` is the call's time):
@@ -35,19 +36,6 @@ const RULES_TEXT = [
   'casual: every other fan',
 ];
 
-export const FAN_IMPORT_MAX = 200;
-
-const Count = z.number().int().nonnegative().max(1_000_000_000);
-const FanFields = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  email: z.email().max(254).optional(),
-  handle: z.string().trim().min(1).max(100).optional(),
-  firstSeenAt: z.iso.datetime({ offset: true }).optional().describe('when the fan first engaged; default now'),
-  lastActiveAt: z.iso.datetime({ offset: true }).optional(),
-  purchases: Count.default(0),
-  spend: z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'a USD amount such as 12.50').default('0').describe('total spend in USD'),
-  streams: Count.default(0),
-});
 type FanFields = z.output<typeof FanFields>;
 
 const toInput = (f: FanFields, now: Date): FanInput => {
@@ -83,31 +71,19 @@ async function storeFan(call: SkillCall, fields: FanFields) {
   return upsertFan(call.userId, fanIdFor(input), input, segmentOf(input, call.now), call.now);
 }
 
-const AddFanBody = FanFields.extend({ action: z.literal('add_fan') });
-const ImportFansBody = z.strictObject({ action: z.literal('import_fans'), fans: z.array(FanFields).min(1).max(FAN_IMPORT_MAX) });
-const SegmentBody = z.strictObject({ action: z.literal('segment') });
-const ListFansBody = z.strictObject({ action: z.literal('list_fans'), segment: z.enum(['superfan', 'casual', 'new']).optional() });
-
 export const skill: SkillModule = {
   name: 'groupie-manager',
+  defaultAction: 'segment',
   actions: {
-    add_fan: {
-      body: AddFanBody,
-      run: async (call: SkillCall, { action: _action, ...fields }: z.output<typeof AddFanBody>) => ({ fan: view(await storeFan(call, fields)) }),
-    },
-    import_fans: {
-      body: ImportFansBody,
-      run: async (call: SkillCall, body: z.output<typeof ImportFansBody>) => {
+    add_fan: action(bodies.add_fan, async (call, { action: _action, ...fields }) => ({ fan: view(await storeFan(call, fields)) })),
+    import_fans: action(bodies.import_fans, async (call, body) => {
         const stored: FanRecord[] = [];
         // Small batches: a 200-fan import stays well inside the table's write capacity per partition.
         for (let i = 0; i < body.fans.length; i += 25) stored.push(...(await Promise.all(body.fans.slice(i, i + 25).map((f) => storeFan(call, f)))));
         const fanIds = new Set(stored.map((f) => f.fanId));
         return { imported: body.fans.length, fans: fanIds.size, segmentation: countSegments(stored.filter(uniqueBy())) };
-      },
-    },
-    segment: {
-      body: SegmentBody,
-      run: async (call: SkillCall) => {
+    }),
+    segment: action(bodies.segment, async (call) => {
         const fans = await listFans(call.userId);
         const segmented = await Promise.all(
           fans.map(async (fan) => {
@@ -125,15 +101,11 @@ export const skill: SkillModule = {
           rules: RULES_TEXT,
           segmentedAt: call.now.toISOString(),
         };
-      },
-    },
-    list_fans: {
-      body: ListFansBody,
-      run: async (call: SkillCall, body: z.output<typeof ListFansBody>) => {
+    }),
+    list_fans: action(bodies.list_fans, async (call, body) => {
         const fans = (await listFans(call.userId)).filter((f) => !body.segment || f.segment === body.segment);
         return { fans: fans.map(view), count: fans.length };
-      },
-    },
+    }),
   },
 };
 

@@ -1,16 +1,14 @@
-import * as z from 'zod';
+import { notesWorkspaceBodies as bodies } from '../../../shared/contract/skill-actions/notes-workspace';
 import { keys } from '../../../shared/db/keys';
 import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '../../../shared/db/skills/records';
 import { notFound } from '../../../shared/http/errors';
-import type { SkillCall, SkillModule } from '../skill-module';
+import { action, type SkillModule } from '../skill-module';
 
 /**
  * Notes with titles, content and tags. `search` matches notes holding every word of the query
  * (case-insensitive) in the title, the tags or the content, ranked by title hits x3, tag hits x2,
  * then content occurrences, newest first on ties.
  */
-export const NOTE_CONTENT_MAX_CHARS = 100_000;
-
 interface Note extends Record<string, unknown> {
   noteId: string;
   title: string;
@@ -19,18 +17,6 @@ interface Note extends Record<string, unknown> {
   createdAt: string;
   updatedAt: string;
 }
-
-const NoteId = z.string().regex(/^note_[0-9a-f]{24}$/, 'a note id');
-const Title = z.string().trim().min(1).max(200);
-const Content = z.string().max(NOTE_CONTENT_MAX_CHARS);
-const Tags = z.array(z.string().trim().min(1).max(50).toLowerCase()).max(20);
-
-const CreateBody = z.strictObject({ action: z.literal('create_note'), title: Title, content: Content.default(''), tags: Tags.default([]) });
-const GetBody = z.strictObject({ action: z.literal('get_note'), noteId: NoteId });
-const UpdateBody = z.strictObject({ action: z.literal('update_note'), noteId: NoteId, title: Title.optional(), content: Content.optional(), tags: Tags.optional() });
-const DeleteBody = z.strictObject({ action: z.literal('delete_note'), noteId: NoteId });
-const ListBody = z.strictObject({ action: z.literal('list_notes'), tag: z.string().trim().min(1).max(50).toLowerCase().optional() });
-const SearchBody = z.strictObject({ action: z.literal('search'), query: z.string().trim().min(1).max(200), tag: z.string().trim().min(1).max(50).toLowerCase().optional() });
 
 const view = (n: Note) => ({ noteId: n.noteId, title: n.title, content: n.content, tags: n.tags, createdAt: n.createdAt, updatedAt: n.updatedAt });
 const summary = (n: Note) => ({ noteId: n.noteId, title: n.title, tags: n.tags, updatedAt: n.updatedAt });
@@ -69,26 +55,18 @@ const notes = (userId: string) => listRecords<Note>(userId, keys.notePrefix);
 export const skill: SkillModule = {
   name: 'notes-workspace',
   actions: {
-    create_note: {
-      body: CreateBody,
-      run: async (call: SkillCall, body: z.output<typeof CreateBody>) => {
+    create_note: action(bodies.create_note, async (call, body) => {
         const at = call.now.toISOString();
         const note: Note = { noteId: newRecordId('note'), title: body.title, content: body.content, tags: [...new Set(body.tags)], createdAt: at, updatedAt: at };
         await createRecord(call.userId, keys.note(call.userId, note.noteId), note);
         return { note: view(note) };
-      },
-    },
-    get_note: {
-      body: GetBody,
-      run: async (call: SkillCall, body: z.output<typeof GetBody>) => {
+    }),
+    get_note: action(bodies.get_note, async (call, body) => {
         const note = await getRecord<Note>(call.userId, keys.note(call.userId, body.noteId));
         if (!note) throw missing();
         return { note: view(note) };
-      },
-    },
-    update_note: {
-      body: UpdateBody,
-      run: async (call: SkillCall, { noteId, title, content, tags }: z.output<typeof UpdateBody>) => {
+    }),
+    update_note: action(bodies.update_note, async (call, { noteId, title, content, tags }) => {
         const note = await updateRecord<Note>(call.userId, keys.note(call.userId, noteId), {
           title,
           content,
@@ -97,25 +75,16 @@ export const skill: SkillModule = {
         });
         if (!note) throw missing();
         return { note: view(note) };
-      },
-    },
-    delete_note: {
-      body: DeleteBody,
-      run: async (call: SkillCall, body: z.output<typeof DeleteBody>) => {
+    }),
+    delete_note: action(bodies.delete_note, async (call, body) => {
         if (!(await deleteRecord(call.userId, keys.note(call.userId, body.noteId)))) throw missing();
         return { deleted: body.noteId };
-      },
-    },
-    list_notes: {
-      body: ListBody,
-      run: async (call: SkillCall, body: z.output<typeof ListBody>) => {
+    }),
+    list_notes: action(bodies.list_notes, async (call, body) => {
         const list = (await notes(call.userId)).filter((n) => !body.tag || n.tags.includes(body.tag)).sort(newestFirst);
         return { notes: list.map(summary), count: list.length };
-      },
-    },
-    search: {
-      body: SearchBody,
-      run: async (call: SkillCall, body: z.output<typeof SearchBody>) => {
+    }),
+    search: action(bodies.search, async (call, body) => {
         const words = [...new Set(body.query.toLowerCase().split(/\s+/).filter(Boolean))];
         const ranked = (await notes(call.userId))
           .filter((n) => !body.tag || n.tags.includes(body.tag))
@@ -127,7 +96,6 @@ export const skill: SkillModule = {
           results: ranked.map((r) => ({ ...summary(r.note), score: r.score, snippet: snippet(r.note.content, words[0]!) })),
           count: ranked.length,
         };
-      },
-    },
+    }),
   },
 };

@@ -1,31 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import * as z from 'zod';
+import { royaltyTrackerBodies as bodies } from '../../../shared/contract/skill-actions/royalty-tracker';
 import { DuplicateStatementError, importStatements, listStatements, type RoyaltyStatement } from '../../../shared/db/skills/royalties';
 import { conflict } from '../../../shared/http/errors';
-import { DECIMAL_PATTERN, fromMicros, microsToCents, toMicros } from '../decimal';
-import type { SkillCall, SkillModule } from '../skill-module';
+import { fromMicros, microsToCents, toMicros } from '../decimal';
+import { action, type SkillModule } from '../skill-module';
 
 /**
  * Royalties from imported statements. Amounts are decimal strings (up to six fractional digits,
  * negative for adjustments) summed exactly; totals come back as exact decimal strings in USD.
  * A statement with a `reference` (the distributor's line id) can be imported once: importing it
- * again answers 409 and imports nothing of that batch. At most 50 statements per import, so one
- * import (statements plus the months it touches) fits one database transaction.
+ * again answers 409 and imports nothing of that batch.
  */
-export const STATEMENT_IMPORT_MAX = 50;
-
-const Statement = z.strictObject({
-  reference: z.string().trim().min(1).max(128).optional().describe("the distributor's id of the statement line"),
-  period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'a month, YYYY-MM'),
-  source: z.string().trim().min(1).max(100).describe('platform or distributor'),
-  release: z.string().trim().min(1).max(200).optional(),
-  amount: z.string().regex(DECIMAL_PATTERN, 'a decimal amount such as 12.345678'),
-  currency: z.literal('USD').default('USD'),
-});
-
-const TotalBody = z.strictObject({ action: z.literal('total') });
-const ImportBody = z.strictObject({ action: z.literal('import_statements'), statements: z.array(Statement).min(1).max(STATEMENT_IMPORT_MAX) });
-
 const statementId = (source: string, reference: string | undefined) =>
   reference ? `roy_${createHash('sha256').update(`${source.toLowerCase()}\n${reference}`).digest('hex').slice(0, 32)}` : `roy_${randomBytes(16).toString('hex')}`;
 
@@ -40,10 +25,9 @@ function sumBy(statements: RoyaltyStatement[], field: 'period' | 'source' | 'rel
 
 export const skill: SkillModule = {
   name: 'royalty-tracker',
+  defaultAction: 'total',
   actions: {
-    total: {
-      body: TotalBody,
-      run: async (call: SkillCall) => {
+    total: action(bodies.total, async (call) => {
         const statements = await listStatements(call.userId);
         const total = statements.reduce((n, s) => n + toMicros(s.amount), 0n);
         return {
@@ -55,11 +39,8 @@ export const skill: SkillModule = {
           bySource: sumBy(statements, 'source').map(({ name, total }) => ({ source: name, total })),
           byRelease: sumBy(statements, 'release').map(({ name, total }) => ({ release: name, total })),
         };
-      },
-    },
-    import_statements: {
-      body: ImportBody,
-      run: async (call: SkillCall, body: z.output<typeof ImportBody>) => {
+    }),
+    import_statements: action(bodies.import_statements, async (call, body) => {
         const importedAt = call.now.toISOString();
         const statements: RoyaltyStatement[] = body.statements.map((s) => ({ statementId: statementId(s.source, s.reference), ...s, importedAt }));
         const ids = new Set(statements.map((s) => s.statementId));
@@ -77,7 +58,6 @@ export const skill: SkillModule = {
         }
         const batch = [...months.values()].reduce((n, m) => n + m, 0n);
         return { imported: statements.length, batchTotal: fromMicros(batch), statementIds: statements.map((s) => s.statementId) };
-      },
-    },
+    }),
   },
 };

@@ -1,4 +1,7 @@
 import type * as z from 'zod';
+import { groupieManagerActions } from './groupie-manager';
+import { notesWorkspaceActions } from './notes-workspace';
+import { royaltyTrackerActions } from './royalty-tracker';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
@@ -13,4 +16,7 @@ export interface SkillActionBodies {
  * same schemas, so the two cannot drift.
  */
 export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
+  'groupie-manager': groupieManagerActions,
+  'royalty-tracker': royaltyTrackerActions,
+  'notes-workspace': notesWorkspaceActions,
 };
