@@ -1,5 +1,6 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
+import { skill as calendar } from './skills/calendar';
 import { skill as groupieManager } from './skills/groupie-manager';
 import { skill as notesWorkspace } from './skills/notes-workspace';
 import { skill as royaltyTracker } from './skills/royalty-tracker';
@@ -12,6 +13,7 @@ const modules: SkillModule[] = [
   groupieManager,
   royaltyTracker,
   notesWorkspace,
+  calendar,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

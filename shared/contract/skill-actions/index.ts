@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { calendarActions } from './calendar';
 import { groupieManagerActions } from './groupie-manager';
 import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
@@ -19,4 +20,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'groupie-manager': groupieManagerActions,
   'royalty-tracker': royaltyTrackerActions,
   'notes-workspace': notesWorkspaceActions,
+  calendar: calendarActions,
 };
