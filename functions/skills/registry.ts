@@ -4,6 +4,7 @@ import { skill as calendar } from './skills/calendar';
 import { skill as groupieManager } from './skills/groupie-manager';
 import { skill as notesWorkspace } from './skills/notes-workspace';
 import { skill as royaltyTracker } from './skills/royalty-tracker';
+import { skill as workspaceSuite } from './skills/workspace-suite';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -14,6 +15,7 @@ const modules: SkillModule[] = [
   royaltyTracker,
   notesWorkspace,
   calendar,
+  workspaceSuite,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

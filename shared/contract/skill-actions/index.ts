@@ -3,6 +3,7 @@ import { calendarActions } from './calendar';
 import { groupieManagerActions } from './groupie-manager';
 import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
+import { workspaceSuiteActions } from './workspace-suite';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
@@ -21,4 +22,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'royalty-tracker': royaltyTrackerActions,
   'notes-workspace': notesWorkspaceActions,
   calendar: calendarActions,
+  'workspace-suite': workspaceSuiteActions,
 };
