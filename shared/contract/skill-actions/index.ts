@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { calendarActions } from './calendar';
+import { djStreamingActions } from './dj-streaming';
 import { groupieManagerActions } from './groupie-manager';
 import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
@@ -23,4 +24,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'notes-workspace': notesWorkspaceActions,
   calendar: calendarActions,
   'workspace-suite': workspaceSuiteActions,
+  'dj-streaming': djStreamingActions,
 };
