@@ -5,6 +5,7 @@ import { skill as djStreaming } from './skills/dj-streaming';
 import { skill as groupieManager } from './skills/groupie-manager';
 import { skill as notesWorkspace } from './skills/notes-workspace';
 import { skill as royaltyTracker } from './skills/royalty-tracker';
+import { skill as treasury } from './skills/treasury';
 import { skill as workspaceSuite } from './skills/workspace-suite';
 
 /**
@@ -18,6 +19,7 @@ const modules: SkillModule[] = [
   calendar,
   workspaceSuite,
   djStreaming,
+  treasury,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

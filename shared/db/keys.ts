@@ -117,6 +117,7 @@ export const keys = {
   /** treasury: a wallet address the user tracks besides the account's own wallet. */
   treasuryWallet: (userId: string, address: string): Key => ({ pk: userPk(userId), sk: `TREASURY#${address.toLowerCase()}` }),
   treasuryWalletPrefix: 'TREASURY#',
+  treasuryWalletCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'TREASURYCOUNT' }),
   /** royalty-tracker: one imported royalty statement line. */
   royaltyStatement: (userId: string, statementId: string): Key => ({ pk: userPk(userId), sk: `ROYALTY#${statementId}` }),
   royaltyStatementPrefix: 'ROYALTY#',

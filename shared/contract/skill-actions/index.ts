@@ -4,6 +4,7 @@ import { djStreamingActions } from './dj-streaming';
 import { groupieManagerActions } from './groupie-manager';
 import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
+import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
@@ -25,4 +26,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   calendar: calendarActions,
   'workspace-suite': workspaceSuiteActions,
   'dj-streaming': djStreamingActions,
+  treasury: treasuryActions,
 };
