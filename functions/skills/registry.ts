@@ -2,6 +2,7 @@ import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
 import { skill as calendar } from './skills/calendar';
 import { skill as djStreaming } from './skills/dj-streaming';
+import { skill as fileManager } from './skills/file-manager';
 import { skill as groupieManager } from './skills/groupie-manager';
 import { skill as notesWorkspace } from './skills/notes-workspace';
 import { skill as royaltyTracker } from './skills/royalty-tracker';
@@ -20,6 +21,7 @@ const modules: SkillModule[] = [
   workspaceSuite,
   djStreaming,
   treasury,
+  fileManager,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { calendarActions } from './calendar';
 import { djStreamingActions } from './dj-streaming';
+import { fileManagerActions } from './file-manager';
 import { groupieManagerActions } from './groupie-manager';
 import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
@@ -27,4 +28,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'workspace-suite': workspaceSuiteActions,
   'dj-streaming': djStreamingActions,
   treasury: treasuryActions,
+  'file-manager': fileManagerActions,
 };
