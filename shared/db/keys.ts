@@ -98,4 +98,13 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+
+  /** Skills marketplace (issue 12). The catalogue, seeded from shared/contract/skills.ts, with its install and rating counters. */
+  catalogueSkill: (skillId: string): Key => ({ pk: 'SKILLCATALOGUE', sk: `SKILL#${skillId}` }),
+  catalogueVersion: { pk: 'SKILLCATALOGUE', sk: 'VERSION' } as Key,
+  cataloguePartition: 'SKILLCATALOGUE',
+  /** Skills installed on one agent, kept in the same transaction as each install and uninstall (plan limit). Not `SKILL#…`: that prefix is the installs. */
+  skillQuota: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `SKILLQUOTA#${agentId}` }),
+  /** A user's rating of a catalogue skill (one per user and skill). */
+  skillRating: (userId: string, skillId: string): Key => ({ pk: userPk(userId), sk: `SKILLRATING#${skillId}` }),
 } as const;
