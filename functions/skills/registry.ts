@@ -1,10 +1,17 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
+import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as setlistOracle } from './skills/setlist-oracle';
+import { skill as trackArchaeologist } from './skills/track-archaeologist';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
  * through the pipeline's not-implemented path.
  */
-const modules: SkillModule[] = [];
+const modules: SkillModule[] = [
+  trackArchaeologist,
+  setlistOracle,
+  demoSubmitter,
+];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

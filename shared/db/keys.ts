@@ -107,4 +107,15 @@ export const keys = {
   skillQuota: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `SKILLQUOTA#${agentId}` }),
   /** A user's rating of a catalogue skill (one per user and skill). */
   skillRating: (userId: string, skillId: string): Key => ({ pk: userPk(userId), sk: `SKILLRATING#${skillId}` }),
+  /** track-archaeologist and setlist-oracle: the user's track library. */
+  track: (userId: string, trackId: string): Key => ({ pk: userPk(userId), sk: `TRACK#${trackId}` }),
+  trackPrefix: 'TRACK#',
+  /** demo-submitter: one submission, sortable by time. */
+  demo: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `DEMO#${sortId}` }),
+  demoPrefix: 'DEMO#',
+  /** event-ticketing: an event with its ticket tiers and inventory, and one order per purchase. */
+  ticketedEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `TICKETEVENT#${eventId}` }),
+  ticketedEventPrefix: 'TICKETEVENT#',
+  ticketOrder: (userId: string, orderId: string): Key => ({ pk: userPk(userId), sk: `TICKETORDER#${orderId}` }),
+  ticketOrderPrefix: 'TICKETORDER#',
 } as const;

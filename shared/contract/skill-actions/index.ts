@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
@@ -13,4 +14,7 @@ export interface SkillActionBodies {
  * same schemas, so the two cannot drift.
  */
 export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
+  'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
+  'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
+  'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
 };
