@@ -1,6 +1,7 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
 import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as eventTicketing } from './skills/event-ticketing';
 import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
 
@@ -12,6 +13,7 @@ const modules: SkillModule[] = [
   trackArchaeologist,
   setlistOracle,
   demoSubmitter,
+  eventTicketing,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

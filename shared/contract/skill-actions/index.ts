@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { eventTicketingActions } from './events';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
@@ -16,5 +17,6 @@ export interface SkillActionBodies {
 export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
   'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
+  'event-ticketing': { bodies: eventTicketingActions, example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' } },
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
 };
