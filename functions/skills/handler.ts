@@ -3,6 +3,7 @@ import { accountAccess, requireActiveSubscription } from '../../shared/billing/e
 import { SKILL_CATALOGUE, skillGetRoutes, skillOperation, skillsContract, type SkillName } from '../../shared/contract/skills';
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
+import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
 
 /** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
 async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
@@ -28,4 +29,10 @@ export const handler = createHandler(skillsContract, {
   ...skillEndpoints,
   skillBookingSettlementGet: bookingSettlementGet,
   skillInstantSplitGet: instantSplitGet,
+  listSkills: ({ query }) => listSkills(query),
+  installSkill: ({ auth, body }) => install(auth, body),
+  listInstalledSkills: ({ auth, params }) => listForAgent(auth, params.agentId),
+  uninstallSkill: ({ auth, params }) => uninstall(auth, params.agentId, params.skillId),
+  rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
+  runtimeSkillCall: ({ params, headers, requestId, body }) => runtimeCall(params, headers.authorization, requestId, body),
 } as Operations<typeof skillsContract>);

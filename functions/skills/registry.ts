@@ -8,6 +8,10 @@ import { skill as notesWorkspace } from './skills/notes-workspace';
 import { skill as royaltyTracker } from './skills/royalty-tracker';
 import { skill as treasury } from './skills/treasury';
 import { skill as workspaceSuite } from './skills/workspace-suite';
+import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as eventTicketing } from './skills/event-ticketing';
+import { skill as setlistOracle } from './skills/setlist-oracle';
+import { skill as trackArchaeologist } from './skills/track-archaeologist';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -22,6 +26,10 @@ const modules: SkillModule[] = [
   djStreaming,
   treasury,
   fileManager,
+  trackArchaeologist,
+  setlistOracle,
+  demoSubmitter,
+  eventTicketing,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -125,4 +125,24 @@ export const keys = {
   djSet: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `DJSET#${agentId}` }),
   djSetLog: (userId: string, agentId: string, startedAt: string): Key => ({ pk: userPk(userId), sk: `DJSETLOG#${agentId}#${startedAt}` }),
   djSetLogPrefix: (agentId: string) => `DJSETLOG#${agentId}#`,
+
+  /** Skills marketplace (issue 12). The catalogue, seeded from shared/contract/skills.ts, with its install and rating counters. */
+  catalogueSkill: (skillId: string): Key => ({ pk: 'SKILLCATALOGUE', sk: `SKILL#${skillId}` }),
+  catalogueVersion: { pk: 'SKILLCATALOGUE', sk: 'VERSION' } as Key,
+  cataloguePartition: 'SKILLCATALOGUE',
+  /** Skills installed on one agent, kept in the same transaction as each install and uninstall (plan limit). Not `SKILL#…`: that prefix is the installs. */
+  skillQuota: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `SKILLQUOTA#${agentId}` }),
+  /** A user's rating of a catalogue skill (one per user and skill). */
+  skillRating: (userId: string, skillId: string): Key => ({ pk: userPk(userId), sk: `SKILLRATING#${skillId}` }),
+  /** track-archaeologist and setlist-oracle: the user's track library. */
+  track: (userId: string, trackId: string): Key => ({ pk: userPk(userId), sk: `TRACK#${trackId}` }),
+  trackPrefix: 'TRACK#',
+  /** demo-submitter: one submission, sortable by time. */
+  demo: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `DEMO#${sortId}` }),
+  demoPrefix: 'DEMO#',
+  /** event-ticketing: an event with its ticket tiers and inventory, and one order per purchase. */
+  ticketedEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `TICKETEVENT#${eventId}` }),
+  ticketedEventPrefix: 'TICKETEVENT#',
+  ticketOrder: (userId: string, orderId: string): Key => ({ pk: userPk(userId), sk: `TICKETORDER#${orderId}` }),
+  ticketOrderPrefix: 'TICKETORDER#',
 } as const;

@@ -7,6 +7,8 @@ import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
 import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
+import { eventTicketingActions } from './events';
+import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
@@ -29,4 +31,8 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'dj-streaming': djStreamingActions,
   treasury: treasuryActions,
   'file-manager': fileManagerActions,
+  'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
+  'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
+  'event-ticketing': { bodies: eventTicketingActions, example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' } },
+  'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
 };
