@@ -40,6 +40,8 @@ export const KNOWN_SETTINGS = [
   'PROVISIONING_DLQ_URL', 'LAUNCHER', 'RUNTIME_VERSION', 'APPROVED_RUNTIME_IMAGES', 'PROVISION_HEALTH_ATTEMPTS', 'PROVISION_HEALTH_INTERVAL_MS',
   'RUNTIME_PLATFORM_URL', 'LOCAL_RUNTIME_ENTRY', 'STREAMING_PROVIDER', 'STREAMING_RTMP_URL', 'STREAMING_PLAYBACK_BASE_URL',
   'HEARTBEAT_TICK_MS', 'HEARTBEAT_MAX_USERS_PER_RUN', 'HEARTBEAT_CONCURRENCY', 'METRICS_STORAGE_QUOTA_MB',
+  // skills of issue 12 part B
+  'TREASURY_TOKENS', 'FILE_STORAGE', 'FILES_DIR',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -67,6 +69,7 @@ export const STACK_SETTINGS: Readonly<Record<string, string>> = {
 export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'DATA_DIR', 'LOCAL_MASTER_KEY_FILE', 'OUTBOX_DIR', 'LAUNCHER', 'LOCAL_RUNTIME_ENTRY',
   'CARD_API_HOST', 'CARD_API_PORT', 'CARD_API_PROTOCOL', 'HEARTBEAT_TICK_MS',
+  'FILES_DIR',
 ];
 
 /**
@@ -111,13 +114,18 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   WEBHOOK_: ['webhook-delivery'],
   // shared/adapters/model.ts is reached only by the instance runtime API
   MODEL_API_: ['instance'],
-  STREAMING_: ['provision'],
+  STREAMING_: ['provision', 'skills'],
   RUNTIME_VERSION: ['agents', 'instance', 'provisioner'],
   APPROVED_RUNTIME_IMAGES: ['instance'],
   PROVISION_HEALTH_: ['provisioner'],
   RUNTIME_PLATFORM_URL: ['provisioner'],
   HEARTBEAT_: ['heartbeat'],
   METRICS_: ['metrics'],
+  // skills of issue 12 part B: treasury reads balances through the wallet RPC; file-manager's storage
+  WALLET_RPC_URL: ['wallet', 'skills'],
+  WALLET_RPC_TIMEOUT_MS: ['wallet', 'skills'],
+  TREASURY_TOKENS: ['skills'],
+  FILE_STORAGE: ['skills'],
 };
 
 /** The routing entry of a setting: its own, else its longest matching prefix. */

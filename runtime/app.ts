@@ -92,10 +92,12 @@ export function createRuntime(opts: RuntimeOptions) {
 
   function systemPrompt(agent: AgentState): string {
     const base = agent.config.systemPrompt?.trim() || `You are ${agent.name}, an AI agent hosted on the agent platform. Answer helpfully and concisely.`;
+    const skills = (agent.skills ?? []).filter((s) => s.enabled).map((s) => s.skillId);
+    const withSkills = skills.length ? `${base}\n\nSkills installed on you: ${skills.join(', ')}.` : base;
     const entries = Object.entries(agent.memory);
-    if (!entries.length) return base;
+    if (!entries.length) return withSkills;
     const memory = entries.map(([k, v]) => `- ${k}: ${JSON.stringify(v)}`).join('\n').slice(0, MAX_MEMORY_CHARS);
-    return `${base}\n\nWhat you remember (key: value):\n${memory}`;
+    return `${withSkills}\n\nWhat you remember (key: value):\n${memory}`;
   }
 
   async function answer(agent: AgentState, content: string): Promise<{ ok: true; content: string } | { ok: false; code: string; error: string }> {
@@ -214,8 +216,35 @@ export function createRuntime(opts: RuntimeOptions) {
         return json(res, 502, { error: `could not reload from the platform: ${(err as Error).message}`, code: 'PLATFORM_UNREACHABLE' });
       }
     }
+    const skillRoute = /^\/agents\/([A-Za-z0-9_-]{1,64})\/skills(?:\/([a-z0-9-]{1,64}))?$/.exec(url.pathname);
+    if (skillRoute) return skillRequest(req, res, skillRoute[1]!, skillRoute[2]);
     return json(res, 404, { error: 'not found', code: 'NOT_FOUND' });
   });
+
+  /**
+   * GET /agents/<id>/skills lists the skills this process loaded for the agent; POST
+   * /agents/<id>/skills/<skill> calls one through the platform with the gateway token.
+   */
+  async function skillRequest(req: http.IncomingMessage, res: http.ServerResponse, agentId: string, skill: string | undefined) {
+    const agent = await agentFor(agentId).catch(() => undefined);
+    if (!agent) return json(res, 404, { error: 'no such agent', code: 'NOT_FOUND' });
+    if (req.method === 'GET' && !skill) return json(res, 200, { agentId, skills: agent.skills ?? [] });
+    if (req.method !== 'POST' || !skill) return json(res, 405, { error: 'method not allowed', code: 'METHOD_NOT_ALLOWED' });
+    let body: unknown;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    } catch {
+      return json(res, 400, { error: 'the body is not JSON', code: 'INVALID_JSON' });
+    }
+    try {
+      return json(res, 200, await opts.platform.skill(agentId, skill, body as Record<string, unknown>));
+    } catch (err) {
+      const e = err instanceof PlatformError ? err : new PlatformError('the skill call failed', 500, 'RUNTIME_ERROR');
+      return json(res, e.status || 502, { error: e.message, code: e.code });
+    }
+  }
 
   server.on('connection', (socket) => {
     const s = socket as Duplex & { bytesRead: number; bytesWritten: number };

@@ -16,6 +16,8 @@ export interface AgentState {
   config: { systemPrompt?: string; temperature?: number; maxTokens?: number; model?: string; [k: string]: unknown };
   memory: Record<string, unknown>;
   messages: (ChatMessage & { createdAt?: string })[];
+  /** Installed skills; older platforms do not send them. */
+  skills?: { skillId: string; enabled: boolean; config: Record<string, unknown> }[];
 }
 
 export interface PlatformState {
@@ -80,6 +82,9 @@ export function platformClient(opts: PlatformOptions) {
         body: { agentId, messages },
         timeoutMs: 120_000,
       }),
+    /** Calls a skill installed on the agent; the answer is the skill's `{success: true, ...data}`. */
+    skill: (agentId: string, skill: string, body: Record<string, unknown>) =>
+      request<{ success: true } & Record<string, unknown>>(`/agents/${encodeURIComponent(agentId)}/skills/${encodeURIComponent(skill)}`, { method: 'POST', body }),
     report: (agentId: string, messages: ChatMessage[], extra: { responseMs?: number; failed?: boolean }) =>
       request<{ success: true }>('/messages', { method: 'POST', body: { agentId, messages, ...extra } }),
   };

@@ -207,6 +207,16 @@ const EnvSchema = z.object({
   HEARTBEAT_CONCURRENCY: positiveInt(16),
   /** Storage quota GET /api/metrics reports the table size against, in MB. */
   METRICS_STORAGE_QUOTA_MB: positiveInt(25_600),
+  /** Skills of issue 12 part B. treasury: ERC-20 tokens whose balances it reads besides the native coin, `SYMBOL:0xcontract:decimals` comma-separated (read through WALLET_RPC_URL). */
+  TREASURY_TOKENS: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals'))),
+  /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); S3 needs @aws-sdk/client-s3 and the presigner, not yet dependencies. */
+  FILE_STORAGE: z.enum(['local']).default('local'),
+  /** Folder of the local file storage; default $DATA_DIR/files. */
+  FILES_DIR: z.string().optional(),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -361,6 +371,13 @@ function parse(env: NodeJS.ProcessEnv) {
     /** Heartbeat and metrics (issue 6). */
     heartbeat: { tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY },
     metricsStorageQuotaMb: e.METRICS_STORAGE_QUOTA_MB,
+    /** Skills of issue 12 part B. */
+    treasuryTokens: e.TREASURY_TOKENS.map((t) => {
+      const [symbol, address, decimals] = t.split(':');
+      return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
+    }),
+    /** Tests keep files in the temp folder, never in the developer's data folder. */
+    files: { storage: e.FILE_STORAGE, dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')) },
   };
 }
 

@@ -1,11 +1,13 @@
 import type * as z from 'zod';
 import { chatCompletion, ModelNotConfiguredError, ModelProviderError } from '../../shared/adapters/model';
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
+import { presentsGatewayToken } from '../../shared/auth/gateway-token';
 import { accountAccess } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
 import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
-import { getInstance, isGatewayToken } from '../../shared/db/instances';
+import { getInstance } from '../../shared/db/instances';
+import { listInstalledSkills } from '../../shared/db/installed-skills';
 import { readAgentMemory } from '../../shared/db/memory';
 import { getUser } from '../../shared/db/users';
 import { forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
@@ -17,16 +19,27 @@ import { forbidden, HttpError, notFound, unauthorized } from '../../shared/http/
  */
 
 export async function requireRuntime(userId: string, authorization: string | undefined): Promise<void> {
-  const token = authorization && /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, '').trim() : '';
-  if (!token || !(await isGatewayToken(userId, token))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
+  if (!(await presentsGatewayToken(userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
 }
 
 /** The model the platform answers an agent with: its configured one, else the one it was provisioned with. */
 export const agentModel = (agent: Pick<AgentRecord, 'model' | 'config'>) => agent.config?.model ?? agent.model;
 
 async function agentState(userId: string, agent: AgentRecord) {
-  const [memory, messages] = await Promise.all([readAgentMemory(userId, agent.id), recentHistory(userId, agent.id, RUNTIME_HISTORY_MESSAGES)]);
-  return { id: agent.id, name: agent.name, model: agentModel(agent), config: agent.config ?? {}, memory: memory?.memory ?? {}, messages };
+  const [memory, messages, skills] = await Promise.all([
+    readAgentMemory(userId, agent.id),
+    recentHistory(userId, agent.id, RUNTIME_HISTORY_MESSAGES),
+    listInstalledSkills(userId, agent.id),
+  ]);
+  return {
+    id: agent.id,
+    name: agent.name,
+    model: agentModel(agent),
+    config: agent.config ?? {},
+    memory: memory?.memory ?? {},
+    messages,
+    skills: skills.map(({ skillId, enabled, config }) => ({ skillId, enabled, config })),
+  };
 }
 
 export async function runtimeState(userId: string, agentId: string | undefined) {

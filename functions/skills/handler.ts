@@ -1,5 +1,38 @@
-import { skillsContract } from '../../shared/contract/skills';
-import { createHandler } from '../../shared/http/pipeline';
+import type { AuthContext } from '../../shared/auth/authenticate';
+import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
+import { SKILL_CATALOGUE, skillGetRoutes, skillOperation, skillsContract, type SkillName } from '../../shared/contract/skills';
+import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
+import { runSkill } from './call';
+import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(skillsContract, {});
+/** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
+async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
+  requireActiveSubscription(await accountAccess(auth));
+  return runSkill(name, { userId: auth.userId, requestId, now: new Date() }, body);
+}
+
+const skillEndpoints = Object.fromEntries(
+  SKILL_CATALOGUE.map((s) => [skillOperation(s.name), (ctx: OperationContext) => sessionCall(s.name, ctx.auth!, ctx.requestId, ctx.body)]),
+);
+
+/** GET carries the read-only actions' fields in the query; the simulation's booking is given flat. */
+function bookingSettlementGet({ auth, requestId, query }: OperationContext<(typeof skillGetRoutes)[0]>) {
+  const { guarantee, backend, deposit, ...rest } = query;
+  const flat = guarantee !== undefined || backend !== undefined || deposit !== undefined;
+  return sessionCall('booking-settlement', auth, requestId, { ...rest, ...(flat ? { booking: { guarantee, backend, deposit } } : {}) });
+}
+
+const instantSplitGet = ({ auth, requestId, query }: OperationContext<(typeof skillGetRoutes)[1]>) => sessionCall('instant-split', auth, requestId, query);
+
+// The per-skill routes are generated from the catalogue, so the group's operations are keyed by string.
+export const handler = createHandler(skillsContract, {
+  ...skillEndpoints,
+  skillBookingSettlementGet: bookingSettlementGet,
+  skillInstantSplitGet: instantSplitGet,
+  listSkills: ({ query }) => listSkills(query),
+  installSkill: ({ auth, body }) => install(auth, body),
+  listInstalledSkills: ({ auth, params }) => listForAgent(auth, params.agentId),
+  uninstallSkill: ({ auth, params }) => uninstall(auth, params.agentId, params.skillId),
+  rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
+  runtimeSkillCall: ({ params, headers, requestId, body }) => runtimeCall(params, headers.authorization, requestId, body),
+} as Operations<typeof skillsContract>);

@@ -80,6 +80,9 @@ export const RuntimeAgentState = z.object({
   config: AgentConfig,
   memory: z.record(z.string(), z.json()),
   messages: z.array(AgentMessage).describe('the most recent messages, oldest first'),
+  skills: z
+    .array(z.object({ skillId: z.string(), enabled: z.boolean(), config: z.record(z.string(), z.json()) }))
+    .describe('the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}`'),
 });
 
 export const RUNTIME_HISTORY_MESSAGES = 50;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+import { SKILL_ACTION_BODIES } from './skill-actions';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
 
 export const SKILL_CATEGORIES = [
   'streaming',
@@ -30,6 +31,12 @@ export interface SkillCatalogueEntry {
 }
 
 const AUTHOR = 'platform';
+
+/**
+ * The catalogue's version: raise it with every change to the table below, and the next listing
+ * seeds the change into DynamoDB (install counts and ratings are kept).
+ */
+export const SKILL_CATALOGUE_VERSION = 1;
 
 /** Every skill of the marketplace; its endpoint routes are generated from this table. */
 export const SKILL_CATALOGUE = [
@@ -213,12 +220,22 @@ const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<(typeof SPECIFI
 
 const isSpecified = (name: SkillName): name is SpecifiedSkill => Object.hasOwn(SPECIFIED_SKILL_BODIES, name);
 
-/** Body schema of a skill endpoint: the spec's fields where it gives them, else the designed shape. */
-export const skillBody = (name: SkillName): z.ZodObject => (isSpecified(name) ? SPECIFIED_SKILL_BODIES[name] : DesignedSkillBody);
+/**
+ * Body schema of a skill endpoint: its actions' bodies once its module is built, before that the
+ * spec's fields where it gives them, else the designed shape.
+ */
+export const skillBody = (name: SkillName): z.ZodType => {
+  const actions = Object.hasOwn(SKILL_ACTION_BODIES, name) ? Object.values(SKILL_ACTION_BODIES[name]!.bodies) : [];
+  if (actions.length) return z.discriminatedUnion('action', actions as [z.ZodObject, ...z.ZodObject[]]);
+  return isSpecified(name) ? SPECIFIED_SKILL_BODIES[name] : DesignedSkillBody;
+};
 
 const SKILL_EXAMPLES: Record<SkillName, unknown> = { ...DESIGNED_SKILL_EXAMPLES, ...SPECIFIED_SKILL_EXAMPLES };
 
 const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
+
+/** The operation name of a skill's POST endpoint, `skillSetlistOracle` for `setlist-oracle`. */
+export const skillOperation = (name: SkillName) => `skill${pascal(name)}`;
 
 /** Skill answers beyond `success` are left open by the spec, so any extra data is allowed. */
 export const SkillSuccessBody = z.looseObject({ success: z.literal(true) });
@@ -234,7 +251,7 @@ const skillResponses = {
 const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
   const designed = !isSpecified(skill.name);
   return {
-    operation: `skill${pascal(skill.name)}`,
+    operation: skillOperation(skill.name),
     method: 'POST',
     path: `/api/skills/${skill.name}`,
     auth: 'session',
@@ -243,14 +260,17 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
       ? 'The spec leaves this skill\'s request fields open; this shape is designed: `action` names the operation and `params` carries its arguments as JSON. The answer is `{success: true, ...skill data}`.'
       : 'Request fields as the spec\'s skill table gives them; the answer is `{success: true, ...skill data}`.',
     body: skillBody(skill.name),
-    example: SKILL_EXAMPLES[skill.name],
+    // The skill's module validates the body of the chosen action (the same schema, for both
+    // session and runtime callers), so skills without a module yet still answer 501.
+    handlerValidates: true,
+    example: Object.hasOwn(SKILL_ACTION_BODIES, skill.name) ? SKILL_ACTION_BODIES[skill.name]!.example : SKILL_EXAMPLES[skill.name],
     responses: skillResponses,
   };
 });
 
 const Money = z.coerce.number().nonnegative();
 
-const skillGetRoutes: RouteDefinition[] = [
+export const skillGetRoutes = [
   {
     operation: 'skillBookingSettlementGet',
     method: 'GET',
@@ -283,7 +303,78 @@ const skillGetRoutes: RouteDefinition[] = [
     }),
     responses: skillResponses,
   },
-];
+] as const satisfies readonly RouteDefinition[];
+
+/** An installed skill (spec 4.8 leaves its shape open). */
+export const InstalledSkillRecord = z.object({
+  skillId: z.string(),
+  agentId: z.string(),
+  enabled: z.boolean(),
+  config: z.record(z.string(), z.json()),
+  installedAt: IsoDate,
+  updatedAt: IsoDate,
+});
+
+const AgentSkillParams = z.strictObject({ agentId: ResourceId, skillId: ResourceId });
+
+/** A catalogue rating: whole stars. */
+export const SKILL_RATING_MIN = 1;
+export const SKILL_RATING_MAX = 5;
+
+const installRoutes = [
+  {
+    operation: 'listInstalledSkills',
+    method: 'GET',
+    path: '/api/agents/{agentId}/skills',
+    auth: 'session',
+    summary: "The skills installed on an owned agent, with the plan's per-agent skill limit.",
+    params: z.strictObject({ agentId: ResourceId }),
+    responses: {
+      200: z.object({ agentId: z.string(), skills: z.array(InstalledSkillRecord), count: z.number().int(), limit: z.number().int() }),
+      404: ErrorBody,
+      ...commonErrorResponses,
+    },
+  },
+  {
+    operation: 'uninstallSkill',
+    method: 'DELETE',
+    path: '/api/agents/{agentId}/skills/{skillId}',
+    auth: 'session',
+    summary: 'Uninstall a skill from an owned agent; its unit of the skill limit is given back.',
+    params: AgentSkillParams,
+    responses: { 200: SuccessTrue, 404: ErrorBody.describe('no such agent, or the skill is not installed on it'), ...commonErrorResponses },
+  },
+  {
+    operation: 'rateSkill',
+    method: 'POST',
+    path: '/api/skills/{skillId}/rating',
+    auth: 'session',
+    summary: "Rate a catalogue skill from 1 to 5 stars; rating again replaces the caller's earlier rating. The catalogue's `rating` is the average.",
+    params: z.strictObject({ skillId: ResourceId }),
+    body: z.strictObject({ rating: z.number().int().min(SKILL_RATING_MIN).max(SKILL_RATING_MAX) }),
+    example: { rating: 4 },
+    responses: {
+      200: SuccessTrue.extend({ skillId: z.string(), rating: z.number().describe("the skill's new average"), ratingCount: z.number().int() }),
+      404: ErrorBody,
+      ...commonErrorResponses,
+    },
+  },
+  {
+    operation: 'runtimeSkillCall',
+    method: 'POST',
+    path: '/api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}',
+    auth: 'none',
+    summary: 'Call a skill installed on the agent, from the agent\'s runtime.',
+    description:
+      "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (any other credential answers 401 `TOKEN_INVALID`). The body is the skill endpoint's body (`POST /api/skills/{skill}`) and so is the answer. A skill that is not installed on the agent, or disabled, answers 404, as does an agent that is not the account's.",
+    params: z.strictObject({ userId: ResourceId, agentId: ResourceId, skill: ResourceId }),
+    body: z.looseObject({ action: z.string().optional() }),
+    handlerValidates: true,
+    openBody: true,
+    example: { action: 'search', genre: 'techno' },
+    responses: skillResponses,
+  },
+] as const satisfies readonly RouteDefinition[];
 
 export const skillsContract = defineGroup({
   group: 'skills',
@@ -311,14 +402,23 @@ export const skillsContract = defineGroup({
       path: '/api/skills',
       auth: 'session',
       summary: 'Install a skill on an owned agent, within the plan\'s skill limit (429 when reached). Installing it again changes nothing.',
+      description:
+        "Needs an active subscription (admins exempt). The plan's skill limit (label 3, solo 10, collective 25, network 100; admins 100) counts the skills installed on **each agent**, held by a per-agent counter changed in the install's transaction, so concurrent installs cannot pass it. The running instance picks the skill up with its next state load (`GET /api/instance/{userId}/runtime/state`).",
       body: z.strictObject({
         skillId: ResourceId.describe('the skill\'s id, its catalogue name'),
         agentId: ResourceId,
       }),
       example: { skillId: 'setlist-oracle', agentId: 'agt_3f9c2a' },
-      responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
+      responses: {
+        200: SuccessTrue.extend({ installed: z.boolean().describe('false when the agent already had the skill'), skill: InstalledSkillRecord }),
+        402: ErrorBody,
+        404: ErrorBody,
+        ...commonErrorResponses,
+        429: ErrorBody.extend({ current: z.number().int(), limit: z.number().int() }).describe("the agent already has the plan's number of skills"),
+      },
     },
     ...skillRoutes,
     ...skillGetRoutes,
+    ...installRoutes,
   ],
 });

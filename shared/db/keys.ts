@@ -111,4 +111,51 @@ export const keys = {
   webauthnCredentialPrefix: 'WEBAUTHN#',
   /** A WebAuthn challenge in flight (registration or an agent verification); single use, short TTL. */
   webauthnChallenge: (userId: string, purpose: string): Key => ({ pk: userPk(userId), sk: `WEBAUTHNCHALLENGE#${purpose}` }),
+  // --- skills of issue 12 part B (functions/skills/skills/*): one block per skill family ---
+  /** calendar: one event of the user's calendar. */
+  calendarEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `CALEVENT#${eventId}` }),
+  calendarEventPrefix: 'CALEVENT#',
+  /** notes-workspace: one note. */
+  note: (userId: string, noteId: string): Key => ({ pk: userPk(userId), sk: `NOTE#${noteId}` }),
+  notePrefix: 'NOTE#',
+  /** workspace-suite: folders (with a count of what they hold) and documents. */
+  workspaceFolder: (userId: string, folderId: string): Key => ({ pk: userPk(userId), sk: `WSFOLDER#${folderId}` }),
+  workspaceFolderPrefix: 'WSFOLDER#',
+  workspaceDocument: (userId: string, documentId: string): Key => ({ pk: userPk(userId), sk: `WSDOC#${documentId}` }),
+  workspaceDocumentPrefix: 'WSDOC#',
+  /** file-manager: file metadata (the bytes are in object storage) and the account's bytes-used counter. */
+  storedFile: (userId: string, fileId: string): Key => ({ pk: userPk(userId), sk: `FILE#${fileId}` }),
+  storedFilePrefix: 'FILE#',
+  fileStorageUsage: (userId: string): Key => ({ pk: userPk(userId), sk: 'FILESTORAGE' }),
+  /** treasury: a wallet address the user tracks besides the account's own wallet. */
+  treasuryWallet: (userId: string, address: string): Key => ({ pk: userPk(userId), sk: `TREASURY#${address.toLowerCase()}` }),
+  treasuryWalletPrefix: 'TREASURY#',
+  treasuryWalletCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'TREASURYCOUNT' }),
+  /** royalty-tracker: one imported royalty statement line. */
+  royaltyStatement: (userId: string, statementId: string): Key => ({ pk: userPk(userId), sk: `ROYALTY#${statementId}` }),
+  royaltyStatementPrefix: 'ROYALTY#',
+  /** dj-streaming: the agent's live-set state, and its own stream when it was not channel-provisioned. */
+  djSet: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `DJSET#${agentId}` }),
+  djSetLog: (userId: string, agentId: string, startedAt: string): Key => ({ pk: userPk(userId), sk: `DJSETLOG#${agentId}#${startedAt}` }),
+  djSetLogPrefix: (agentId: string) => `DJSETLOG#${agentId}#`,
+
+  /** Skills marketplace (issue 12). The catalogue, seeded from shared/contract/skills.ts, with its install and rating counters. */
+  catalogueSkill: (skillId: string): Key => ({ pk: 'SKILLCATALOGUE', sk: `SKILL#${skillId}` }),
+  catalogueVersion: { pk: 'SKILLCATALOGUE', sk: 'VERSION' } as Key,
+  cataloguePartition: 'SKILLCATALOGUE',
+  /** Skills installed on one agent, kept in the same transaction as each install and uninstall (plan limit). Not `SKILL#…`: that prefix is the installs. */
+  skillQuota: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `SKILLQUOTA#${agentId}` }),
+  /** A user's rating of a catalogue skill (one per user and skill). */
+  skillRating: (userId: string, skillId: string): Key => ({ pk: userPk(userId), sk: `SKILLRATING#${skillId}` }),
+  /** track-archaeologist and setlist-oracle: the user's track library. */
+  track: (userId: string, trackId: string): Key => ({ pk: userPk(userId), sk: `TRACK#${trackId}` }),
+  trackPrefix: 'TRACK#',
+  /** demo-submitter: one submission, sortable by time. */
+  demo: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `DEMO#${sortId}` }),
+  demoPrefix: 'DEMO#',
+  /** event-ticketing: an event with its ticket tiers and inventory, and one order per purchase. */
+  ticketedEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `TICKETEVENT#${eventId}` }),
+  ticketedEventPrefix: 'TICKETEVENT#',
+  ticketOrder: (userId: string, orderId: string): Key => ({ pk: userPk(userId), sk: `TICKETORDER#${orderId}` }),
+  ticketOrderPrefix: 'TICKETORDER#',
 } as const;

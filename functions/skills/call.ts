@@ -1,0 +1,31 @@
+import * as z from 'zod';
+import { validationError } from '../../shared/http/pipeline';
+import { notImplemented } from '../../shared/http/errors';
+import type { SkillName } from '../../shared/contract/skills';
+import { skillRegistry } from './registry';
+import type { SkillCall } from './skill-module';
+
+const ActionField = z.looseObject({ action: z.string().optional() });
+
+/**
+ * Runs one skill action: the body's `action` picks it, its strict schema validates the body (400
+ * with the issues), and the answer is `{success: true, ...data}`. A catalogue skill without a
+ * module answers 501.
+ */
+export async function runSkill(name: SkillName, call: SkillCall, body: unknown) {
+  const skill = skillRegistry.get(name);
+  if (!skill) throw notImplemented();
+  const actionNames = Object.keys(skill.actions);
+  const chosen = ActionField.safeParse(body ?? {});
+  const actionName = (chosen.success ? chosen.data.action : undefined) ?? skill.defaultAction;
+  const action = actionName !== undefined && Object.hasOwn(skill.actions, actionName) ? skill.actions[actionName]! : undefined;
+  if (!action) {
+    const unknownAction = z.object({ action: z.enum(actionNames as [string, ...string[]]) }).safeParse(body ?? {});
+    throw validationError('body', unknownAction.error ?? new z.ZodError([]));
+  }
+  const withAction = actionName === skill.defaultAction && typeof body === 'object' && body && !('action' in body) ? { ...body, action: actionName } : body;
+  const parsed = action.body.safeParse(withAction);
+  if (!parsed.success) throw validationError('body', parsed.error);
+  const data = await action.run(call, parsed.data);
+  return { success: true as const, ...data };
+}

@@ -1,0 +1,35 @@
+import type { SkillName } from '../../shared/contract/skills';
+import type { SkillModule } from './skill-module';
+import { skill as calendar } from './skills/calendar';
+import { skill as djStreaming } from './skills/dj-streaming';
+import { skill as fileManager } from './skills/file-manager';
+import { skill as groupieManager } from './skills/groupie-manager';
+import { skill as notesWorkspace } from './skills/notes-workspace';
+import { skill as royaltyTracker } from './skills/royalty-tracker';
+import { skill as treasury } from './skills/treasury';
+import { skill as workspaceSuite } from './skills/workspace-suite';
+import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as eventTicketing } from './skills/event-ticketing';
+import { skill as setlistOracle } from './skills/setlist-oracle';
+import { skill as trackArchaeologist } from './skills/track-archaeologist';
+
+/**
+ * The skills that have a module, one line each. A catalogue skill missing here answers 501
+ * through the pipeline's not-implemented path.
+ */
+const modules: SkillModule[] = [
+  groupieManager,
+  royaltyTracker,
+  notesWorkspace,
+  calendar,
+  workspaceSuite,
+  djStreaming,
+  treasury,
+  fileManager,
+  trackArchaeologist,
+  setlistOracle,
+  demoSubmitter,
+  eventTicketing,
+];
+
+export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { fileStorage, objectKeyOf } from '../../../shared/adapters/file-storage';
+import { isAdminEmail } from '../../../shared/auth/authenticate';
+import { accessFrom, getSubscription } from '../../../shared/billing/entitlements';
+import { fileManagerBodies as bodies, FILE_UPLOAD_MAX_BYTES } from '../../../shared/contract/skill-actions/file-manager';
+import { addFile, getFile, listFiles, removeFile, StorageQuotaError, usedBytes, type StoredFile } from '../../../shared/db/skills/files';
+import { newRecordId } from '../../../shared/db/skills/records';
+import { getUser } from '../../../shared/db/users';
+import { badRequest, HttpError, notFound } from '../../../shared/http/errors';
+import { action, type SkillModule } from '../skill-module';
+
+/**
+ * Files in object storage (shared/adapters/file-storage.ts), metadata and quota in DynamoDB.
+ * The quota is the plan's agent storage (spec 2.16: label 8 GB, solo 2 GB, collective 4 GB,
+ * network 16 GB; admins network) plus the extra storage bought with /api/card/storage-upgrade;
+ * no recognised plan, no storage. Bytes are written first and the record second, so a failed
+ * record (quota, race) removes the bytes and no record ever points at nothing.
+ */
+const GB = 1024 ** 3;
+
+async function quotaBytes(userId: string): Promise<number> {
+  const [user, subscription] = await Promise.all([getUser(userId), getSubscription(userId)]);
+  const access = accessFrom({ userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false }, subscription);
+  const planGb = access.limits ? Number.parseFloat(access.limits.memory) : 0;
+  return Math.round((planGb + (access.limits ? (subscription?.extraStorageGb ?? 0) : 0)) * GB);
+}
+
+const view = (f: StoredFile) => ({ fileId: f.fileId, name: f.name, folder: f.folder, contentType: f.contentType, size: f.size, sha256: f.sha256, uploadedAt: f.uploadedAt });
+
+export const skill: SkillModule = {
+  name: 'file-manager',
+  actions: {
+    upload: action(bodies.upload, async (call, body) => {
+      const bytes = Buffer.from(body.contentBase64, 'base64');
+      if (bytes.length > FILE_UPLOAD_MAX_BYTES) throw badRequest(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
+      const limit = await quotaBytes(call.userId);
+      const fileId = newRecordId('file');
+      const file: StoredFile = {
+        fileId,
+        name: body.name,
+        folder: body.folder,
+        contentType: body.contentType,
+        size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        objectKey: objectKeyOf(call.userId, fileId),
+        uploadedAt: call.now.toISOString(),
+      };
+      await fileStorage().put(file.objectKey, bytes, file.contentType);
+      try {
+        await addFile(call.userId, file, limit);
+      } catch (err) {
+        await fileStorage().delete(file.objectKey);
+        if (err instanceof StorageQuotaError) {
+          throw new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: await usedBytes(call.userId), limit, size: file.size });
+        }
+        throw err;
+      }
+      return { file: view(file) };
+    }),
+    list: action(bodies.list, async (call, body) => {
+      const files = (await listFiles(call.userId)).filter((f) => body.folder === undefined || f.folder === body.folder);
+      files.sort((a, b) => a.folder.localeCompare(b.folder) || a.name.localeCompare(b.name));
+      return { files: files.map(view), count: files.length, totalBytes: files.reduce((n, f) => n + f.size, 0) };
+    }),
+    get: action(bodies.get, async (call, body) => {
+      const file = await getFile(call.userId, body.fileId);
+      const bytes = file && (await fileStorage().get(file.objectKey));
+      if (!file || !bytes) throw notFound('file not found');
+      return { file: view(file), contentBase64: bytes.toString('base64') };
+    }),
+    delete: action(bodies.delete, async (call, body) => {
+      const file = await getFile(call.userId, body.fileId);
+      if (!file || !(await removeFile(call.userId, file))) throw notFound('file not found');
+      await fileStorage().delete(file.objectKey);
+      return { deleted: body.fileId, freedBytes: file.size };
+    }),
+    usage: action(bodies.usage, async (call) => {
+      const [used, limit, files] = await Promise.all([usedBytes(call.userId), quotaBytes(call.userId), listFiles(call.userId)]);
+      return { usedBytes: used, limitBytes: limit, files: files.length, maxUploadBytes: FILE_UPLOAD_MAX_BYTES };
+    }),
+  },
+};

@@ -1,0 +1,38 @@
+import type * as z from 'zod';
+import { calendarActions } from './calendar';
+import { djStreamingActions } from './dj-streaming';
+import { fileManagerActions } from './file-manager';
+import { groupieManagerActions } from './groupie-manager';
+import { notesWorkspaceActions } from './notes-workspace';
+import { royaltyTrackerActions } from './royalty-tracker';
+import { treasuryActions } from './treasury';
+import { workspaceSuiteActions } from './workspace-suite';
+import { eventTicketingActions } from './events';
+import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
+
+/** The actions of one skill: each body is a strict object whose `action` is a literal. */
+export interface SkillActionBodies {
+  bodies: Record<string, z.ZodObject>;
+  /** A valid body of one action: documents the endpoint and seeds the generic security suites. */
+  example: Record<string, unknown>;
+}
+
+/**
+ * The request bodies of the skills that have a module: one file per skill beside this one, one
+ * line here. The contract documents them (OpenAPI) and the skill's module validates with the very
+ * same schemas, so the two cannot drift.
+ */
+export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
+  'groupie-manager': groupieManagerActions,
+  'royalty-tracker': royaltyTrackerActions,
+  'notes-workspace': notesWorkspaceActions,
+  calendar: calendarActions,
+  'workspace-suite': workspaceSuiteActions,
+  'dj-streaming': djStreamingActions,
+  treasury: treasuryActions,
+  'file-manager': fileManagerActions,
+  'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
+  'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
+  'event-ticketing': { bodies: eventTicketingActions, example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' } },
+  'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
+};

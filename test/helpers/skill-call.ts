@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { runSkill as runThroughPipeline } from '../../functions/skills/call';
+import type { SkillCall, SkillModule } from '../../functions/skills/skill-module';
+import { HttpError } from '../../shared/http/errors';
+
+export interface SkillResult {
+  status: number;
+  body: any;
+}
+
+/**
+ * Runs a registered skill through the skill call pipeline (functions/skills/call.ts: the action
+ * picked from the body, its strict schema, `{success: true, ...data}`) straight against DynamoDB
+ * Local, with a chosen clock where a computation depends on the time. Failures come back as the
+ * status and `{error, code, ...}` body the HTTP pipeline sends for them.
+ */
+export async function runSkill(skill: SkillModule, userId: string, body: Record<string, unknown>, extra: Partial<SkillCall> = {}): Promise<SkillResult> {
+  const call: SkillCall = { userId, requestId: randomUUID(), now: new Date(), ...extra };
+  try {
+    return { status: 200, body: await runThroughPipeline(skill.name, call, body) };
+  } catch (err) {
+    if (err instanceof HttpError) return { status: err.status, body: { error: err.message, code: err.code, ...err.extra } };
+    throw err;
+  }
+}
+
+export const newTestUserId = () => `u_${randomUUID().replaceAll('-', '')}`;
