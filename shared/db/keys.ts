@@ -98,4 +98,14 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+  /** Lifecycle event log of the account's instance and agents (issue 14), sortable by time: `LCEVENT#<ISO time>#<random>`. */
+  lifecycleEvent: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `LCEVENT#${sortId}` }),
+  lifecycleEventPrefix: 'LCEVENT#',
+  /** The account's own webhook endpoints (instance.* and agent.* events), and the delivery log of each. */
+  userWebhook: (userId: string, endpointId: string): Key => ({ pk: userPk(userId), sk: `USERHOOK#${endpointId}` }),
+  userWebhookPrefix: 'USERHOOK#',
+  userWebhookDelivery: (userId: string, endpointId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `HOOKLOG#${endpointId}#${sortId}` }),
+  userWebhookDeliveryPrefix: (endpointId: string) => `HOOKLOG#${endpointId}#`,
+  /** Account deletion in progress: what is done so far, so the worker's retries resume where they stopped. */
+  accountDeletion: (userId: string): Key => ({ pk: userPk(userId), sk: 'DELETION' }),
 } as const;
