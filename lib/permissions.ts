@@ -60,14 +60,16 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   provision: ['sendProvisioning', 'dataKey'],
-  instance: ['sendProvisioning', 'dataKey', 'reachInstances'],
+  instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents'],
   wallet: ['dataKey'],
   billing: ['dataKey'],
   metrics: ['describeTable'],
-  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances'],
-  'provisioner-dlq': ['stopTasks'],
-  heartbeat: ['dataKey', 'reachInstances'],
-  'task-events': ['dataKey', 'reachInstances'],
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents'],
+  'provisioner-dlq': ['stopTasks', 'sendEvents'],
+  heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
+  'task-events': ['dataKey', 'reachInstances', 'sendEvents'],
+  // Lifecycle events (issue 14) are stored and queued wherever an instance changes; user endpoints' signing secrets are envelope-encrypted.
+  'webhook-delivery': ['dataKey'],
 };
 
 export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];

@@ -104,6 +104,7 @@ export const keys = {
   /** The account's own webhook endpoints (instance.* and agent.* events), and the delivery log of each. */
   userWebhook: (userId: string, endpointId: string): Key => ({ pk: userPk(userId), sk: `USERHOOK#${endpointId}` }),
   userWebhookPrefix: 'USERHOOK#',
+  userWebhookCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'USERHOOKCOUNT' }),
   userWebhookDelivery: (userId: string, endpointId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `HOOKLOG#${endpointId}#${sortId}` }),
   userWebhookDeliveryPrefix: (endpointId: string) => `HOOKLOG#${endpointId}#`,
   /** Account deletion in progress: what is done so far, so the worker's retries resume where they stopped. */

@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sendJson } from '../adapters/queue';
 import { config } from '../config';
+import type { ACCOUNT_EVENT_TYPES } from '../contract/webhooks';
 import { logger } from '../http/logger';
 
 export type UserEventType = 'user.created' | 'user.updated' | 'user.deleted';
 
 /** Lifecycle events of an account's instance and agents, delivered to the account's own webhook endpoints. */
-export const LIFECYCLE_EVENT_TYPES = [
-  'instance.requested',
-  'instance.launching',
-  'instance.running',
-  'instance.unhealthy',
-  'instance.stopped',
-  'instance.error',
-  'instance.superseded',
-  'instance.rolled_back',
-  'agent.running',
-  'agent.error',
-] as const;
-export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
+export type LifecycleEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 
 export type PlatformEventType = UserEventType | LifecycleEventType;
 
