@@ -56,7 +56,7 @@ export type Need =
  */
 export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   accounts: ['sendEvents', 'sendEmail'],
-  settings: ['sendEvents'],
+  settings: ['sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   provision: ['sendProvisioning', 'dataKey'],
@@ -64,8 +64,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   wallet: ['dataKey'],
   billing: ['dataKey'],
   metrics: ['describeTable'],
-  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents'],
-  'provisioner-dlq': ['stopTasks', 'sendEvents'],
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
+  'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
   'task-events': ['dataKey', 'reachInstances', 'sendEvents'],
   // Lifecycle events (issue 14) are stored and queued wherever an instance changes; user endpoints' signing secrets are envelope-encrypted.

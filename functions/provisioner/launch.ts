@@ -19,8 +19,9 @@ import { logger } from '../../shared/http/logger';
 
 type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
 type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;
+type LaunchMessage = AgentMessage | LifecycleMessage;
 
-export const jobIdOf = (m: ProvisioningMessage) => (m.kind === 'agent' ? `agent-${m.agentId}` : `gen-${m.generation}`);
+export const jobIdOf = (m: LaunchMessage) => (m.kind === 'agent' ? `agent-${m.agentId}` : `gen-${m.generation}`);
 
 type Health = { ok: true; handle: LaunchHandle } | { ok: false; reason: string; superseded?: true };
 
@@ -179,7 +180,7 @@ export async function runLifecycleJob(message: LifecycleMessage, jobId: string):
  * The dead-letter side: every delivery of this work failed. A pending agent fails (quota back);
  * a launch that never completed leaves the instance in `error`, failing the agents waiting for it.
  */
-export async function giveUp(message: ProvisioningMessage): Promise<void> {
+export async function giveUp(message: LaunchMessage): Promise<void> {
   const jobId = jobIdOf(message);
   const instance = await getInstance(message.userId, true);
   if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {

@@ -109,4 +109,6 @@ export const keys = {
   userWebhookDeliveryPrefix: (endpointId: string) => `HOOKLOG#${endpointId}#`,
   /** Account deletion in progress: what is done so far, so the worker's retries resume where they stopped. */
   accountDeletion: (userId: string): Key => ({ pk: userPk(userId), sk: 'DELETION' }),
+  /** What a finished deletion did outside the platform (the card subscription it cancelled), kept after the partition is gone. */
+  deletedAccount: (userId: string): Key => ({ pk: `DELETEDACCOUNT#${userId}`, sk: 'DELETEDACCOUNT' }),
 } as const;
