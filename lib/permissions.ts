@@ -56,20 +56,23 @@ export type Need =
  */
 export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   accounts: ['sendEvents', 'sendEmail'],
-  settings: ['sendEvents'],
+  settings: ['sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   provision: ['sendProvisioning', 'dataKey'],
-  instance: ['sendProvisioning', 'dataKey', 'reachInstances'],
+  instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents'],
   wallet: ['dataKey'],
   billing: ['dataKey'],
   metrics: ['describeTable'],
-  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances'],
-  'provisioner-dlq': ['stopTasks'],
-  heartbeat: ['dataKey', 'reachInstances'],
-  'task-events': ['dataKey', 'reachInstances'],
-  // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime (issue 12)
+  // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner.
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
+  'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
+  heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
+  'task-events': ['dataKey', 'reachInstances', 'sendEvents'],
+  // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
   skills: ['dataKey', 'reachInstances', 'sendEmail'],
+  // User endpoints' signing secrets are envelope-encrypted.
+  'webhook-delivery': ['dataKey'],
 };
 
 export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];

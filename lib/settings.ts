@@ -100,14 +100,15 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   // accounts: sign-up, password reset, OAuth, bot check, wallet sign-in
   OAUTH_: ['accounts'],
   BOT_CHECK_: ['accounts'],
-  EMAIL_FROM: ['accounts'],
+  EMAIL_FROM: ['accounts', 'settings', 'provisioner'],
   REFERRAL_CREDITS: ['accounts'],
   FORGOT_PASSWORD_MIN_MS: ['accounts'],
   // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
   CHAIN_RPC_: ['accounts', 'social'],
   SOCIAL_: ['social'],
   GATING_: ['social'],
-  CARD_: ['billing'],
+  // the deletion worker (provisioner) cancels the card subscription of a deleted account
+  CARD_: ['billing', 'provisioner'],
   WALLET_: ['wallet'],
   HOSTED_WALLET_: ['wallet'],
   INFRA_MCP_: ['infra-mcp'],

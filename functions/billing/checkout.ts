@@ -20,7 +20,7 @@ export async function startPlanCheckout(auth: AuthContext, plan: PlanName | 'fre
   const { buyer, access } = await buyerOf(auth);
   if (access.subscriptionActive) {
     const what = access.plan ? `the ${access.plan} plan is` : 'a subscription is';
-    throw conflict(`${what} already active; change or cancel it before starting another`, 'ALREADY_SUBSCRIBED', { plan: access.plan });
+    throw conflict(`${what} already active; change it with change-plan or cancel it in the billing portal`, 'ALREADY_SUBSCRIBED', { plan: access.plan });
   }
   return createSubscriptionCheckout(buyer, plan, metadata);
 }

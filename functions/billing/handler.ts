@@ -6,6 +6,7 @@ import { reply } from '../../shared/http/reply';
 import { billingOverview, creditsPage, usageOf } from './account';
 import { disableByok, enableByok } from './byok';
 import { gatewayCheckoutTarget, startCreditsCheckout, startPlanCheckout, startStorageCheckout } from './checkout';
+import { billingPortal, changePlan } from './plan-change';
 import { receiveCardWebhook } from './webhook';
 
 const retiredCheckout = async () => {
@@ -28,10 +29,15 @@ export const handler = createHandler(billingContract, {
         return disableByok(auth.userId, body.provider);
       case 'get-usage':
         return usageOf(auth);
+      case 'change-plan':
+        return changePlan(auth, body.plan);
+      case 'billing-portal':
+        return billingPortal(auth);
     }
   },
   getCredits: async ({ auth, query }) => creditsPage(auth.userId, query.limit, query.cursor),
   cardCheckoutRedirect: async ({ auth, query }) => reply.redirect((await startPlanCheckout(auth, query.plan)).url),
+  cardPortalRedirect: async ({ auth }) => reply.redirect((await billingPortal(auth)).url),
   cardCreditsRedirect: async ({ auth, query }) => reply.redirect((await startCreditsCheckout(auth, query.price)).url),
   cardStorageUpgrade: async ({ auth, body }) => startStorageCheckout(auth, body.storageGb),
   createGatewayCardPayment: async ({ auth, query }) => reply.redirect(await gatewayCheckoutTarget(auth, query.plugin, query.plan)),

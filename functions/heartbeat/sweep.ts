@@ -93,7 +93,7 @@ async function beatOne(item: HeartbeatRecord, now: Date, retryPauseMs?: number):
   });
   if (check.healthy) return 'sampled';
   const reason = check.reachable ? 'the instance answered its heartbeat health check unhealthy' : 'the instance did not answer its heartbeat health check';
-  const marked = await settleLaunch(userId, instance.generation, { status: 'error', reason }, now);
+  const marked = await settleLaunch(userId, instance.generation, { status: 'error', reason }, now, 'heartbeat');
   logger().warn('heartbeat found an unhealthy instance', { userId, generation: instance.generation, reachable: check.reachable, marked: !!marked });
   return marked ? 'unhealthy' : 'sampled';
 }

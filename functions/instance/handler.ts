@@ -4,6 +4,7 @@ import { gatewayToken } from '../../shared/db/instances';
 import { createHandler } from '../../shared/http/pipeline';
 import { requireOwner } from './owner';
 import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
+import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { readInstance, readInstanceStats, readInstanceToken } from './read';
 import { completion, reportExchange, requireRuntime, runtimeState } from './runtime-api';
 
@@ -14,7 +15,11 @@ export const handler = createHandler(instanceContract, {
   updateInstance: async ({ auth, params, body }) => update(auth, params.userId, body),
   repairInstance: async ({ auth, params }) => repair(auth, params.userId),
   resetInstanceMemory: async ({ auth, params }) => resetMemory(auth, params.userId),
-  getInstance: async ({ auth, params }) => readInstance(auth, params.userId),
+  getInstance: async ({ auth, params, query }) => readInstance(auth, params.userId, query),
+  listInstanceEvents: async ({ auth, params, query }) => {
+    requireOwner(auth, params.userId);
+    return listLifecycleEvents(auth.userId, query.limit, query.cursor);
+  },
   getInstanceStats: async ({ auth, params }) => readInstanceStats(auth, params.userId),
   getInstanceToken: async ({ auth, params }) => readInstanceToken(auth, params.userId),
   rotateInstanceToken: async ({ auth, params }) => {

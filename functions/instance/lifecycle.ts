@@ -4,30 +4,34 @@ import { requestProvisioning } from '../../shared/adapters/launcher';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
 import { listAgents } from '../../shared/db/agents';
-import { getInstance, IllegalTransitionError, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '../../shared/db/instances';
+import { getInstance, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '../../shared/db/instances';
 import { clearAgentMemory } from '../../shared/db/memory';
-import { badRequest, conflict, HttpError, notFound } from '../../shared/http/errors';
+import { badRequest, HttpError, notFound } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 import { requireOwner } from './owner';
 
 const backendUnavailable = () => new HttpError(502, 'the agent manager is unavailable; try again', 'BACKEND_UNAVAILABLE');
 const noInstance = () => notFound('this account has no instance yet: provision an agent first');
-const illegal = (err: IllegalTransitionError) => conflict(err.message, 'INVALID_TRANSITION', { current: err.current });
+
+/** What every lifecycle answer adds to the spec's body: where the instance is now, and the operation that put it there. */
+const progress = (instance: InstanceRecord) => ({ current: instance.status, operationId: instance.operationId ?? `op_generation_${instance.generation}` });
 
 /**
- * One lifecycle transition (the state machine is in shared/db/instances.ts and the contract),
- * then the work is queued for the provisioner, which owns every launch and stop.
+ * One lifecycle transition (the state machine is in shared/db/instances.ts and the contract), then
+ * the work is queued for the provisioner, which owns every launch and stop. An operation that
+ * finds the instance where it leads (a start while it starts or runs) writes and queues nothing.
  */
 async function transition(auth: AuthContext, userId: string, op: InstanceOp, set?: (snap: InstanceRecord) => Record<string, unknown>): Promise<InstanceRecord> {
   requireOwner(auth, userId);
-  let after: InstanceRecord;
+  let result: Awaited<ReturnType<typeof transitionInstance>>;
   try {
-    after = (await transitionInstance(auth.userId, op, { jobOwner: (g) => `gen-${g}`, set })).after;
+    result = await transitionInstance(auth.userId, op, { jobOwner: (g) => `gen-${g}`, set });
   } catch (err) {
     if (err instanceof NoInstanceError) throw noInstance();
-    if (err instanceof IllegalTransitionError) throw illegal(err);
     throw err;
   }
+  const { after, changed } = result;
+  if (!changed) return after;
   try {
     await requestProvisioning({ kind: 'lifecycle', userId: auth.userId, generation: after.generation, op });
   } catch (err) {
@@ -38,20 +42,17 @@ async function transition(auth: AuthContext, userId: string, op: InstanceOp, set
   return after;
 }
 
-export const start = async (auth: AuthContext, userId: string) => {
-  await transition(auth, userId, 'start');
-  return { success: true as const, status: 'running' as const };
-};
+export const start = async (auth: AuthContext, userId: string) => ({ success: true as const, status: 'running' as const, ...progress(await transition(auth, userId, 'start')) });
 
-export const stop = async (auth: AuthContext, userId: string) => {
-  await transition(auth, userId, 'stop');
-  return { success: true as const, status: 'stopped' as const };
-};
+export const stop = async (auth: AuthContext, userId: string) => ({ success: true as const, status: 'stopped' as const, ...progress(await transition(auth, userId, 'stop')) });
 
-export const restart = async (auth: AuthContext, userId: string) => {
-  await transition(auth, userId, 'restart');
-  return { success: true as const, status: 'running' as const };
-};
+export const restart = async (auth: AuthContext, userId: string) => ({ success: true as const, status: 'running' as const, ...progress(await transition(auth, userId, 'restart')) });
+
+/** The image to fall back to: an update superseding another update that never ran keeps that one's fallback. */
+const fallbackOf = (snap: InstanceRecord) =>
+  snap.status === 'provisioning' && snap.op === 'update' && snap.previousImage
+    ? { previousImage: snap.previousImage, previousRuntimeVersion: snap.previousRuntimeVersion ?? snap.runtimeVersion }
+    : { previousImage: snap.image, previousRuntimeVersion: snap.runtimeVersion };
 
 export async function update(auth: AuthContext, userId: string, body: z.infer<typeof UpdateInstanceBody> | undefined) {
   requireOwner(auth, userId);
@@ -60,38 +61,29 @@ export async function update(auth: AuthContext, userId: string, body: z.infer<ty
     throw badRequest('this image is not one the operator has approved', 'IMAGE_NOT_ALLOWED', { approved: config().approvedRuntimeImages });
   }
   const runtimeVersion = body?.runtimeVersion ?? config().runtimeVersion;
-  await transition(auth, userId, 'update', (snap) => ({
-    image,
-    runtimeVersion,
-    previousImage: snap.image,
-    previousRuntimeVersion: snap.runtimeVersion,
-  }));
-  return { success: true as const, status: 'running' as const };
+  const after = await transition(auth, userId, 'update', (snap) => ({ image, runtimeVersion, ...fallbackOf(snap) }));
+  return { success: true as const, status: 'running' as const, ...progress(after) };
 }
 
 export async function repair(auth: AuthContext, userId: string) {
-  await transition(auth, userId, 'repair');
-  return { success: true as const, message: 'the instance is being recreated on the same image; memory, skills and configuration are kept', status: 'provisioning' as const };
+  const after = await transition(auth, userId, 'repair');
+  return {
+    success: true as const,
+    message: 'the instance is being recreated on the same image; memory, skills and configuration are kept',
+    status: 'provisioning' as const,
+    ...progress(after),
+  };
 }
 
-/** Wipes the key-value memory of every agent of the account; a running instance restarts to drop its copy. */
+/** Wipes the key-value memory of every agent of the account; a running or starting instance relaunches to drop its copy. */
 export async function resetMemory(auth: AuthContext, userId: string) {
   requireOwner(auth, userId);
-  const instance = await getInstance(auth.userId, true);
-  if (!instance) throw noInstance();
-  if (instance.status === 'provisioning') throw illegal(new IllegalTransitionError('provisioning', 'reset-memory'));
+  if (!(await getInstance(auth.userId, true))) throw noInstance();
   const agents = await listAgents(auth.userId);
   let keysCleared = 0;
   for (const agent of agents) keysCleared += await clearAgentMemory(auth.userId, agent.id);
   const summary = `memory cleared: ${keysCleared} key${keysCleared === 1 ? '' : 's'} across ${agents.length} agent${agents.length === 1 ? '' : 's'}`;
-  if (instance.status !== 'running') return { success: true as const, message: summary, status: instance.status };
-  try {
-    await transition(auth, userId, 'reset-memory');
-  } catch (err) {
-    // The memory is gone either way; a concurrent transition already relaunches (or stopped) the instance.
-    if (!(err instanceof HttpError) || err.status !== 409) throw err;
-    const now = await getInstance(auth.userId, true);
-    return { success: true as const, message: summary, status: now?.status ?? instance.status };
-  }
-  return { success: true as const, message: `${summary}; the instance is restarting`, status: 'provisioning' as const };
+  const after = await transition(auth, userId, 'reset-memory');
+  const restarting = after.status === 'provisioning';
+  return { success: true as const, message: restarting ? `${summary}; the instance is restarting` : summary, status: after.status, ...progress(after) };
 }

@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ProvisioningMessage } from '../../shared/adapters/launcher';
 import { logger } from '../../shared/http/logger';
 import { claimJob, completeJob, releaseJob } from './jobs';
+import { requeueAccountDeletion, runAccountDeletion } from './account-deletion';
 import { giveUp, jobIdOf, runAgentJob, runLifecycleJob } from './launch';
 
 /**
@@ -20,6 +21,8 @@ function parse(record: SQSRecord): ProvisioningMessage {
 
 async function doWork(record: SQSRecord): Promise<void> {
   const message = parse(record);
+  // Every step of a deletion is idempotent on its own marker; a job record would outlive the partition it deletes.
+  if (message.kind === 'account-deletion') return runAccountDeletion(message.userId);
   const jobId = jobIdOf(message);
   const claim = await claimJob(message.userId, jobId);
   if (claim.state === 'done') return;
@@ -63,6 +66,10 @@ export const dlqHandler = async (event: SQSEvent): Promise<SQSBatchResponse> =>
       } catch {
         logger().error('unreadable message in the provisioning DLQ; dropped', { messageId: record.messageId });
         return;
+      }
+      if (message.kind === 'account-deletion') {
+        logger().error('account deletion failed on every retry; queued again', { messageId: record.messageId, userId: message.userId });
+        return requeueAccountDeletion(message.userId);
       }
       logger().warn('provisioning work given up after every retry', { messageId: record.messageId, kind: message.kind, userId: message.userId });
       await giveUp(message);

@@ -14,19 +14,28 @@ import {
   type InstanceRecord,
   type LaunchHandle,
 } from '../../shared/db/instances';
+import { recordLifecycleEvent } from '../../shared/db/lifecycle-events';
 import { logger } from '../../shared/http/logger';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 
 type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
 type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;
+type LaunchMessage = AgentMessage | LifecycleMessage;
 
-export const jobIdOf = (m: ProvisioningMessage) => (m.kind === 'agent' ? `agent-${m.agentId}` : `gen-${m.generation}`);
+export const jobIdOf = (m: LaunchMessage) => (m.kind === 'agent' ? `agent-${m.agentId}` : `gen-${m.generation}`);
 
-/** Polls the launched instance until it answers /health, within the configured attempts. */
-async function waitHealthy(l: Launcher, handle: LaunchHandle, token: string): Promise<{ ok: true; handle: LaunchHandle } | { ok: false; reason: string }> {
+type Health = { ok: true; handle: LaunchHandle } | { ok: false; reason: string; superseded?: true };
+
+/**
+ * Polls the launched instance until it answers /health, within the configured attempts. Each
+ * attempt first checks that its generation is still current: a newer operation (a stop or restart
+ * sent while this launch was in flight) supersedes it, and this job stops instead of waiting on.
+ */
+async function waitHealthy(l: Launcher, handle: LaunchHandle, token: string, userId: string, generation: number): Promise<Health> {
   const { attempts, intervalMs } = config().provisionHealth;
   let current = handle;
   for (let i = 1; i <= attempts; i += 1) {
+    if ((await getInstance(userId, true))?.generation !== generation) return { ok: false, reason: 'superseded', superseded: true };
     const located = await l.locate(current);
     current = located.handle;
     if (located.state === 'stopped') return { ok: false, reason: `the instance stopped before it was healthy${located.reason ? `: ${located.reason}` : ''}` };
@@ -58,8 +67,9 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
     await l.stop(recorded, 'superseded');
     return { superseded: true as const };
   }
-  const health = await waitHealthy(l, recorded, token);
-  if (!health.ok) await l.stop(recorded, 'never healthy');
+  const health = await waitHealthy(l, recorded, token, instance.userId, instance.generation);
+  if (!health.ok) await l.stop(recorded, health.superseded ? 'superseded' : 'never healthy');
+  if (!health.ok && health.superseded) return { superseded: true as const };
   return { superseded: false as const, health };
 }
 
@@ -70,6 +80,8 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
  */
 export async function runLaunch(instance: InstanceRecord): Promise<void> {
   const { userId, generation } = instance;
+  const about = { cause: 'provisioner' as const, op: instance.op, operationId: instance.operationId, generation };
+  await recordLifecycleEvent(userId, { ...about, type: 'instance.launching', status: 'provisioning', image: instance.image, runtimeVersion: instance.runtimeVersion });
   let attempt = await launchAndWait(instance, instance.image, instance.runtimeVersion);
   if (attempt.superseded) return;
   let rolledBack = false;
@@ -77,6 +89,7 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
     logger().warn('update never became healthy; rolling back', { userId, generation, image: instance.image });
     const back = { image: instance.previousImage, runtimeVersion: instance.previousRuntimeVersion ?? instance.runtimeVersion };
     if (!(await recordOnGeneration(userId, generation, { ...back, rolledBack: true, failedImage: instance.image }, ['previousImage', 'previousRuntimeVersion']))) return;
+    await recordLifecycleEvent(userId, { ...about, type: 'instance.rolled_back', status: 'provisioning', reason: attempt.health.reason, ...back });
     const current = await getInstance(userId, true);
     if (!current || current.generation !== generation) return;
     attempt = await launchAndWait(current, back.image, back.runtimeVersion, '#rollback');
@@ -171,14 +184,16 @@ export async function runLifecycleJob(message: LifecycleMessage, jobId: string):
  * The dead-letter side: every delivery of this work failed. A pending agent fails (quota back);
  * a launch that never completed leaves the instance in `error`, failing the agents waiting for it.
  */
-export async function giveUp(message: ProvisioningMessage): Promise<void> {
+export async function giveUp(message: LaunchMessage): Promise<void> {
   const jobId = jobIdOf(message);
   const instance = await getInstance(message.userId, true);
   if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {
     if (instance.handle?.generation === instance.generation) await (await launcher()).stop(instance.handle, 'launch given up');
-    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason: 'the launch failed on every attempt' });
+    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason: 'the launch failed on every attempt' }, new Date(), 'dead-letter');
     if (settled) emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
   }
-  if (message.kind === 'agent') await failAgent(message.userId, message.agentId, 'the launch failed on every attempt');
+  if (message.kind === 'agent' && (await failAgent(message.userId, message.agentId, 'the launch failed on every attempt'))) {
+    await recordLifecycleEvent(message.userId, { type: 'agent.error', cause: 'dead-letter', agentId: message.agentId, status: 'error', reason: 'the launch failed on every attempt' });
+  }
   await settlePendingAgents(message.userId, 'the launch failed on every attempt');
 }

@@ -1,10 +1,12 @@
-import { JWT_LIFETIME_SECONDS } from '../../shared/auth/jwt';
+import { requestProvisioning } from '../../shared/adapters/launcher';
+import { beginAccountDeletion, completeAccountDeletion } from '../../shared/accounts/deletion';
 import { revokeSessions } from '../../shared/auth/session-gate';
 import { endSessionCookies } from '../../shared/auth/sign-in';
-import { keys } from '../../shared/db/keys';
-import { deleteAccount as removeAccount } from '../../shared/db/users';
-import { emitEvent, userEventData } from '../../shared/events/emit';
-import { forbidden, notFound } from '../../shared/http/errors';
+import { getSubscription } from '../../shared/billing/entitlements';
+import { deleteApiKey, listApiKeys } from '../../shared/db/api-keys';
+import { getInstance } from '../../shared/db/instances';
+import { forbidden, HttpError } from '../../shared/http/errors';
+import { logger } from '../../shared/http/logger';
 import { reply } from '../../shared/http/reply';
 import { confirmOwner } from './reauth';
 import type { SettingsCtx } from './types';
@@ -12,18 +14,30 @@ import { ownProfile } from './view';
 
 /**
  * Deletes the account after proof of ownership (password, or a session signed in within 10
- * minutes). Every session is revoked first; the revocation record is the one item kept, with a TTL
- * past the longest token lifetime, so tokens of the deleted account can never write into its
- * partition again. API keys may not delete accounts.
+ * minutes). The account is marked `deleting`, then every session and API key is revoked. An
+ * account with nothing outside the table is deleted at once (200); one with an instance or a card
+ * subscription is finished by the deletion worker, which stops the instance and cancels the
+ * subscription before deleting the data (202 `deleting`). The work is queued before anything is
+ * revoked, so a queue outage (502) leaves the caller able to try again.
  */
 export async function deleteAccount(ctx: SettingsCtx<'deleteAccount'>) {
   if (ctx.auth.via === 'apiKey') throw forbidden('only a signed-in session may delete the account', 'SESSION_REQUIRED');
   const user = await ownProfile(ctx.auth.userId);
   await confirmOwner(ctx.auth, user, ctx.body.password);
+  const marker = await beginAccountDeletion(user.userId, { email: user.email, name: user.name });
+  const [instance, subscription] = await Promise.all([getInstance(user.userId, true), getSubscription(user.userId)]);
+  const needsWorker = !!instance || !!subscription?.subscriptionId;
+  if (needsWorker) {
+    try {
+      await requestProvisioning({ kind: 'account-deletion', userId: user.userId });
+    } catch (err) {
+      logger().error('could not queue the account deletion', { error: (err as Error).message });
+      throw new HttpError(502, 'the account could not be deleted right now; try again', 'BACKEND_UNAVAILABLE');
+    }
+  }
   await revokeSessions(user.userId);
-  const gate = keys.sessionGate(user.userId);
-  const deleted = await removeAccount(user.userId, { retain: [gate], retainUntil: Math.floor(Date.now() / 1000) + JWT_LIFETIME_SECONDS + 3600 });
-  if (!deleted) throw notFound('account not found');
-  await emitEvent('user.deleted', userEventData(deleted, { deletedAt: new Date().toISOString() }));
+  for (const key of await listApiKeys(user.userId)) await deleteApiKey(user.userId, key.id);
+  if (needsWorker) return reply.json(202, { success: true, status: 'deleting' }, {}, endSessionCookies());
+  await completeAccountDeletion(user.userId, marker);
   return reply.json(200, { success: true }, {}, endSessionCookies());
 }

@@ -5,7 +5,9 @@ import { config } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import type { PlatformEvent } from '../../shared/events/emit';
-import { assertPublicHttpsUrl } from './url-guard';
+import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
+import { ACCOUNT_EVENT_TYPES } from '../../shared/contract/webhooks';
+import { endpointsForEvent, recordDeliveryAttempt } from '../../shared/db/user-webhooks';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 /** As long as SQS keeps a message (4 days by default): a retry never finds its record expired. */
@@ -13,9 +15,10 @@ const DELIVERY_RECORD_TTL_SECONDS = 4 * 24 * 3600;
 
 export const PlatformEventSchema = z.object({
   id: z.string().min(1).max(100),
-  type: z.enum(['user.created', 'user.updated', 'user.deleted']),
+  type: z.enum(['user.created', 'user.updated', 'user.deleted', ...ACCOUNT_EVENT_TYPES]),
   timestamp: z.string(),
   data: z.record(z.string(), z.unknown()),
+  accountId: z.string().min(1).max(128).optional(),
 });
 
 const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
@@ -27,9 +30,18 @@ const hostOf = (url: string) => new URL(url).host;
  * duplicates; `webhook-timestamp` in seconds; `webhook-signature` `v1,<base64 HMAC-SHA256>`).
  * Redirects are not followed and the call is bounded; anything but a 2xx is a failure.
  */
-export async function postSigned(url: string, event: PlatformEvent, signer: Webhook): Promise<void> {
+export class DeliveryRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly statusCode: number,
+  ) {
+    super(message);
+  }
+}
+
+export async function postSigned(url: string, event: PlatformEvent, signer: Webhook): Promise<number> {
   if (config().stage === 'aws') await assertPublicHttpsUrl(url);
-  const payload = JSON.stringify(event);
+  const payload = JSON.stringify(wireEvent(event));
   const sentAt = new Date();
   const res = await fetch(url, {
     method: 'POST',
@@ -45,8 +57,12 @@ export async function postSigned(url: string, event: PlatformEvent, signer: Webh
     signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
   });
   await res.body?.cancel();
-  if (res.status < 200 || res.status >= 300) throw new Error(`${hostOf(url)} answered ${res.status}`);
+  if (res.status < 200 || res.status >= 300) throw new DeliveryRefusedError(`${hostOf(url)} answered ${res.status}`, res.status);
+  return res.status;
 }
+
+/** What receivers get: the event without the routing field (the account is in `data.userId`). */
+const wireEvent = ({ accountId: _routing, ...event }: PlatformEvent) => event;
 
 const alreadyDelivered = async (eventId: string, url: string) => !!(await getGlobal(keys.webhookDelivery(eventId, endpointHash(url)), true));
 
@@ -60,7 +76,8 @@ async function recordDelivery(eventId: string, url: string): Promise<void> {
  * already took the event are skipped, so one failing receiver does not flood the others with
  * duplicates. Throws when any endpoint failed, listing the hosts.
  */
-export async function deliverEvent(event: PlatformEvent, retry: boolean): Promise<void> {
+export async function deliverEvent(event: PlatformEvent, retry: boolean, attempt = retry ? 2 : 1): Promise<void> {
+  if (event.accountId) return deliverAccountEvent(event.accountId, event, attempt);
   const { endpoints, secret } = config().webhooks;
   if (!endpoints.length) return;
   if (!secret) throw new Error('WEBHOOK_ENDPOINTS is set but WEBHOOK_SECRET is not');
@@ -74,4 +91,30 @@ export async function deliverEvent(event: PlatformEvent, retry: boolean): Promis
   );
   const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${hostOf(endpoints[i]!)}: ${(r.reason as Error)?.message}`] : []));
   if (failed.length) throw new Error(`webhook delivery failed for ${failed.join('; ')}`);
+}
+
+/**
+ * An account event goes to the endpoints that account registered for its type, each signed with
+ * its own secret. Every attempt lands in the endpoint's delivery log; on a retry the endpoints
+ * that already took the event are skipped. Throws when any endpoint failed, so SQS retries.
+ */
+async function deliverAccountEvent(userId: string, event: PlatformEvent, attempt: number): Promise<void> {
+  const endpoints = await endpointsForEvent(userId, event.type);
+  const results = await Promise.allSettled(
+    endpoints.map(async (endpoint) => {
+      if (attempt > 1 && (await alreadyDelivered(event.id, endpoint.id))) return;
+      const logged = { eventId: event.id, type: event.type, attempt };
+      try {
+        const statusCode = await postSigned(endpoint.url, event, new Webhook(endpoint.secret));
+        await recordDelivery(event.id, endpoint.id);
+        await recordDeliveryAttempt(userId, endpoint.id, { ...logged, outcome: 'delivered', statusCode, at: new Date().toISOString() });
+      } catch (err) {
+        const statusCode = err instanceof DeliveryRefusedError ? err.statusCode : undefined;
+        await recordDeliveryAttempt(userId, endpoint.id, { ...logged, outcome: 'failed', statusCode, error: (err as Error).message.slice(0, 300), at: new Date().toISOString() });
+        throw err;
+      }
+    }),
+  );
+  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${endpoints[i]!.id}: ${(r.reason as Error)?.message}`] : []));
+  if (failed.length) throw new Error(`account webhook delivery failed for ${failed.join('; ')}`);
 }

@@ -17,8 +17,8 @@ async function handleRecord(record: SQSRecord): Promise<void> {
     throw new Error('message is not JSON');
   }
   const event = PlatformEventSchema.parse(body);
-  const retry = Number(record.attributes?.ApproximateReceiveCount ?? '1') > 1;
-  await deliverEvent(event, retry);
+  const attempt = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+  await deliverEvent(event, attempt > 1, attempt);
 }
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {

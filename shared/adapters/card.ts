@@ -176,3 +176,54 @@ export function verifyCardWebhook(rawBody: string, signature: string | undefined
   }
   return e as CardEvent;
 }
+
+// --- subscription changes (issue 14) ---------------------------------------------------------------
+
+export interface SubscriptionChangeResult {
+  subscriptionId: string;
+  status: string;
+  priceId: string;
+}
+
+/**
+ * Moves the subscription's one item to the plan's price, prorated as the processor prorates
+ * (`create_prorations`: credit for the unused time, charge for the new plan's share on the next
+ * invoice). The account's plan changes when the processor's `customer.subscription.updated`
+ * webhook arrives, as with every other subscription change.
+ */
+export async function changePlan(subscriptionId: string, plan: string): Promise<SubscriptionChangeResult> {
+  const price = planPriceId(plan);
+  try {
+    const current = await client().subscriptions.retrieve(subscriptionId);
+    const item = current.items.data[0];
+    if (!item) throw new HttpError(409, 'the subscription has no item to change', 'SUBSCRIPTION_UNCHANGEABLE');
+    const updated = await client().subscriptions.update(subscriptionId, {
+      items: [{ id: item.id, price }],
+      proration_behavior: 'create_prorations',
+      metadata: { ...current.metadata, plan },
+    });
+    return { subscriptionId: updated.id, status: updated.status, priceId: price };
+  } catch (err) {
+    processorFailure(err);
+  }
+}
+
+/** The processor's hosted billing portal for a customer: update the card, see invoices, cancel. */
+export async function createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
+  try {
+    const session = await client().billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+    return { url: session.url };
+  } catch (err) {
+    processorFailure(err);
+  }
+}
+
+/** Cancels at once (account deletion); cancelling one that is already cancelled or gone is not an error. */
+export async function cancelSubscription(subscriptionId: string): Promise<{ status: string }> {
+  try {
+    return { status: (await client().subscriptions.cancel(subscriptionId)).status };
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === 'resource_missing')) return { status: 'canceled' };
+    processorFailure(err);
+  }
+}

@@ -56,6 +56,8 @@ export const ProvisioningMessage = z.discriminatedUnion('kind', [
     generation: z.number().int().positive(),
     op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
   }),
+  /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
+  z.object({ kind: z.literal('account-deletion'), userId: z.string().min(1) }),
 ]);
 export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
 

@@ -74,7 +74,18 @@ const BillingAction = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('disable-byok'), provider: ByokProvider }),
   z.strictObject({ action: z.literal('get-usage') }),
   z.strictObject({ action: z.literal('buy-credits'), price: PriceId.describe('price id of one of the credit packs `GET /api/billing` lists') }),
+  z.strictObject({ action: z.literal('change-plan'), plan: RequestedPlan }),
+  z.strictObject({ action: z.literal('billing-portal') }),
 ]);
+
+const PlanHoldings = z.object({ agents: z.number().int(), skills: z.number().int() });
+const PlanChangeAnswer = z.object({
+  success: z.literal(true),
+  plan: z.string().describe('the plan asked for; the account moves to it when the card webhook confirms'),
+  previousPlan: z.string().nullable(),
+  subscriptionId: z.string(),
+  status: z.literal('pending'),
+});
 
 export const LedgerEntry = z.object({
   id: z.string(),
@@ -127,11 +138,15 @@ export const billingContract = defineGroup({
       auth: 'session',
       summary: 'Billing actions: start a plan checkout, enable or disable a BYOK provider key, read usage, buy credits.',
       description:
-        '- `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (the plan changes only when the card webhook confirms payment).\n' +
+        '- `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (use `change-plan`; the plan changes only when the card webhook confirms payment).\n' +
         '- `enable-byok` `{provider, apiKey}` → `{success, byok}`; the key is stored envelope-encrypted (bound to the account) and replaces any earlier key for that provider; it is never returned or logged.\n' +
         '- `disable-byok` `{provider}` → `{success, byok}`; 404 when no key is stored for the provider.\n' +
         '- `get-usage` → `{usage}` of the current billing period, from the credit ledger.\n' +
         '- `buy-credits` `{price}` → `{url, sessionId, credits}` of a one-off checkout for one of the credit packs `GET /api/billing` lists (400 `UNKNOWN_PRICE` for any other id); credits are added when the card webhook confirms payment.\n' +
+        '- `change-plan` `{plan}` → `{success, plan, previousPlan, subscriptionId, status: "pending"}`: the active subscription moves to the plan\'s price at the processor, prorated as it prorates; ' +
+        'the account\'s plan changes when the card webhook confirms. 402 `SUBSCRIPTION_REQUIRED` without an active card subscription; 409 `SAME_PLAN`; a downgrade below what the account holds is 409 ' +
+        '`PLAN_LIMIT_EXCEEDED` with `current` and `limit` (`{agents, skills}` each) and what to remove first.\n' +
+        '- `billing-portal` → `{url}` of the processor\'s billing portal (update the card, invoices, cancel); 404 `NO_CARD_CUSTOMER` before a first checkout. `GET /api/card/portal` redirects there.\n' +
         CARD_FAILURES,
       body: BillingAction,
       // get-usage: an example any account can run without a card processor.
@@ -141,10 +156,12 @@ export const billingContract = defineGroup({
           CheckoutAnswer.extend({ credits: z.number().int().positive().optional().describe('buy-credits only') }),
           z.object({ success: z.literal(true), byok: ByokState }),
           z.object({ usage: Usage }),
+          PlanChangeAnswer,
+          z.object({ url: z.url() }),
         ]),
         402: ErrorBody,
         404: ErrorBody,
-        409: ErrorBody,
+        409: z.union([ErrorBody, z.looseObject({ error: z.string(), code: z.literal('PLAN_LIMIT_EXCEEDED'), current: PlanHoldings, limit: PlanHoldings })]),
         502: ErrorBody,
         503: ErrorBody,
         ...commonErrorResponses,
@@ -194,6 +211,15 @@ export const billingContract = defineGroup({
         CARD_FAILURES,
       query: z.object({ plan: RequestedPlan }),
       responses: { 302: RedirectBody, 402: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+    },
+    {
+      operation: 'cardPortalRedirect',
+      method: 'GET',
+      path: '/api/card/portal',
+      auth: 'session',
+      summary: "302 to the card processor's billing portal, where the user updates the card, sees invoices or cancels.",
+      description: 'Returns to `/settings/billing`. 404 `NO_CARD_CUSTOMER` before a first checkout. ' + CARD_FAILURES,
+      responses: { 302: RedirectBody, 404: ErrorBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
     },
     {
       operation: 'cardCreditsRedirect',

@@ -15,6 +15,7 @@ import { settingsContract } from './settings';
 import { skillsContract } from './skills';
 import { socialContract } from './social';
 import { walletContract } from './wallet';
+import { webhooksContract } from './webhooks';
 import type { RouteDefinition, RouteGroup } from './route';
 
 export * from './route';
@@ -38,6 +39,7 @@ export const contract: readonly RouteGroup[] = [
   infraMcpContract,
   billingContract,
   agentChatContract,
+  webhooksContract,
 ];
 
 export interface ContractRoute extends RouteDefinition {

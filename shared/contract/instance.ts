@@ -20,7 +20,6 @@ const lifecycleFailures = {
   401: LifecycleFailureBody,
   403: LifecycleFailureBody,
   404: LifecycleFailureBody,
-  409: LifecycleFailureBody,
   500: LifecycleFailureBody,
   502: LifecycleFailureBody,
 } as const;
@@ -30,6 +29,8 @@ export const BackendActionBody = z.looseObject({
   success: z.literal(true),
   message: z.string(),
   status: AgentStatus.optional().describe('status after the action, when the backend reports it'),
+  current: AgentStatus.optional().describe('where the instance is now'),
+  operationId: z.string().optional().describe('the operation that produced the current state'),
 });
 
 export const UpdateInstanceBody = z.strictObject({
@@ -123,33 +124,67 @@ const runtimeAuth = [
 const transitionDescription = (what: string) =>
   [
     what,
-    'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance;',
-    '409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable.',
-    'Every failure answers `{success: false, status: "error", error?}`.',
+    'Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it.',
+    'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable.',
+    'The success body is the spec\'s plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation);',
+    'wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.',
   ].join(' ');
 
-/** The instance state machine (spec section 3 leaves the exits of `stopped`, `error` and `active` open; this is the platform design). */
+/** The instance state machine (spec section 3: start, stop, restart and update from any state; the exits it leaves open are the platform design). */
 export const INSTANCE_STATE_MACHINE = [
   'One instance per account runs every agent of the account. Instance statuses: `provisioning`, `running`, `stopped`, `error`',
   '(`active` is never written; it is read as `running`).',
-  '- (none) → `provisioning`: the first agent is provisioned (`POST /api/agents/provision` or `POST /api/provision`).',
-  '- `provisioning` → `running`: the launched instance answers its health check (in AWS also when its ECS task reports RUNNING).',
-  '- `provisioning` → `error`: it never answers within the readiness window, or every delivery of the launch failed (dead-letter queue);',
-  '  agents still provisioning become `error` and their plan quota is released.',
-  '- `stopped` | `error` → `provisioning`: start (also when a new agent is provisioned on a stopped or failed instance).',
-  '- `running` | `error` → `stopped`: stop (memory, skills and configuration are kept).',
-  '- `running` → `provisioning`: restart; reset-memory (the memory is wiped, then the instance restarts).',
-  '- `running` | `stopped` | `error` → `provisioning`: update (new image or runtime version; if it never gets healthy the previous image is relaunched and',
-  '  the instance is `running` again with `rolledBack`; if that fails too, `error`).',
-  '- `running` | `error` → `provisioning`: repair (recreated on the same image).',
-  '- reset-memory on a `stopped` or `error` instance wipes the memory and keeps the status.',
-  '- Every other request is illegal: 409 `INVALID_TRANSITION` with `current` (the status it found).',
-  'Concurrency: a transition is one conditional write on the status and generation read just before it, so of 20 concurrent `start` calls on a',
-  'stopped instance exactly one answers 200 and launches; the others find it `provisioning` and answer 409 (never a second launch).',
-  'start, restart and update answer `status: "running"`, the status the instance is moving to; `GET /api/instance/{userId}` shows',
-  '`provisioning` until the health check answers. An agent shows `provisioning` until its first launch, `error` if that failed, and',
-  'afterwards the status of the instance.',
+  '| From | Operation | To |',
+  '|---|---|---|',
+  '| (none) | first agent provisioned (`POST /api/agents/provision`, `POST /api/provision`) | `provisioning` |',
+  '| `provisioning` | the launched instance answers its health check (in AWS also its ECS task reports RUNNING) | `running` |',
+  '| `provisioning` | never healthy within the readiness window, or every delivery of the launch failed (dead-letter queue) | `error`; agents still provisioning become `error` and their quota is released |',
+  '| `running` | the heartbeat finds it unhealthy | `error` |',
+  '| `stopped`, `error` | start (also a new agent provisioned on it) | `provisioning` → `running` |',
+  '| `provisioning`, `running` | start | unchanged: it is already on its way to (or at) `running`; the answer carries the operation in flight |',
+  '| `provisioning`, `running`, `error` | stop | `stopped` (memory, skills, configuration kept; an in-flight launch is superseded and its process stopped) |',
+  '| `stopped` | stop | unchanged |',
+  '| any | restart, repair | `provisioning` → `running` (an in-flight launch is superseded; repair recreates on the same image) |',
+  '| any | update | `provisioning` → `running` on the new image; if it never gets healthy the previous image is relaunched (`running` with `rolledBack`), if that fails too, `error` |',
+  '| `provisioning`, `running` | reset-memory | memory wiped, then `provisioning` → `running` without it (an in-flight launch is superseded) |',
+  '| `stopped`, `error` | reset-memory | memory wiped, status unchanged |',
+  'Every transition that changes the instance gives it a new generation and an operation id. A launch whose generation is no longer',
+  'current is stale: it stops its process and writes nothing (event `instance.superseded`), so the newest operation wins.',
+  'Concurrency: a transition is one conditional write on the status and generation read just before it, so concurrent calls settle in the',
+  'database in some order and the instance ends where the last written operation leads; 20 concurrent `start` calls on a stopped',
+  'instance launch it once (the first writes, the others find it `provisioning` and join that operation: same `operationId`).',
+  'start, restart and update answer `status: "running"` (the status the instance is moving to, as the spec writes it) with `current`',
+  '(where it is now, e.g. `provisioning`); `GET /api/instance/{userId}?waitFor=running&timeout=25` answers once it is there.',
+  'An agent shows `provisioning` until its first launch, `error` if that failed, and afterwards the status of the instance.',
+  'Every step is in the event log (`GET /api/instance/{userId}/events`) and sent to the account\'s webhook endpoints:',
+  '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`,',
+  '`instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`.',
 ].join('\n');
+
+const OperationProgress = {
+  current: AgentStatus.describe('where the instance is now (e.g. `provisioning` while a start is launching it)'),
+  operationId: z.string().describe('the operation that produced the current state; its events carry the same id'),
+};
+const transitionAnswer = <S extends 'running' | 'stopped'>(status: S) => z.object({ success: z.literal(true), status: z.literal(status), ...OperationProgress });
+
+/** How long `waitFor` may hold a request: under API Gateway's 29 s integration timeout. */
+export const MAX_WAIT_SECONDS = 25;
+
+/** One stored lifecycle event (the event log and the webhook `data` carry the same fields). */
+export const LifecycleEventRecord = z.object({
+  id: z.string(),
+  type: z.string().describe('`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`'),
+  at: IsoDate,
+  cause: z.string().describe('`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter` or `account-deletion`'),
+  operationId: z.string().optional(),
+  op: z.string().optional().describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`'),
+  generation: z.number().int().optional(),
+  status: z.string().optional().describe('status after the event'),
+  reason: z.string().optional(),
+  agentId: z.string().optional(),
+  image: z.string().optional(),
+  runtimeVersion: z.string().optional(),
+});
 
 export const instanceContract = defineGroup({
   group: 'instance',
@@ -169,12 +204,12 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Start the instance (`stopped` or `error` → `running`).',
-      description: transitionDescription('Starts the stopped or failed instance.'),
+      summary: 'Start the instance (from any state → `running`; a no-op while it starts or runs).',
+      description: transitionDescription('Starts the instance; while it is already starting or running the answer carries the operation in flight.'),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), status: z.literal('running') }),
+        200: transitionAnswer('running'),
         ...lifecycleFailures,
       },
     },
@@ -185,12 +220,12 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Stop the instance (`running` or `error` → `stopped`).',
+      summary: 'Stop the instance (from any state → `stopped`).',
       description: transitionDescription('Stops the running instance; memory and configuration are kept.'),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), status: z.literal('stopped') }),
+        200: transitionAnswer('stopped'),
         ...lifecycleFailures,
       },
     },
@@ -201,12 +236,12 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Restart the instance (`running` → `provisioning` → `running`).',
-      description: transitionDescription('Restarts the running instance; memory and installed skills are delivered again, so nothing is lost.'),
+      summary: 'Restart the instance (from any state → `provisioning` → `running`).',
+      description: transitionDescription('Relaunches the instance; memory and installed skills are delivered again, so nothing is lost.'),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), status: z.literal('running') }),
+        200: transitionAnswer('running'),
         ...lifecycleFailures,
       },
     },
@@ -217,7 +252,7 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Update the instance image / runtime version and relaunch it (`running`, `stopped` or `error` → `provisioning` → `running`; rolled back if never healthy).',
+      summary: 'Update the instance image / runtime version and relaunch it (from any state → `provisioning` → `running`; rolled back if never healthy).',
       description: transitionDescription(
         'Triggers an image update on the backend. The optional body picks a runtime version or an operator-approved image; an empty or absent body moves to the latest approved version.',
       ),
@@ -226,7 +261,7 @@ export const instanceContract = defineGroup({
       example: { runtimeVersion: '2025.6.1' },
       responses: {
         ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), status: z.literal('running') }),
+        200: transitionAnswer('running'),
         400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('IMAGE_NOT_ALLOWED') })]),
         ...lifecycleFailures,
       },
@@ -238,7 +273,7 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: 'Repair the instance (`running` or `error` → `running`); the backend answer is returned as is.',
+      summary: 'Repair the instance (from any state → `provisioning` → `running`); the backend answer is returned as is.',
       description: transitionDescription('Replaces a broken or failed instance with a fresh one carrying the same memory, skills and configuration.'),
       params: UserIdParams,
       responses: {
@@ -254,8 +289,8 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: "Clear the memory of the caller's agents; a running instance restarts to drop its copy, others keep their status. The backend answer is returned as is.",
-      description: transitionDescription('Deletes every stored memory entry (the key-value memory of spec 2.11) of the account\'s agents; message history is kept. Not allowed while `provisioning` (409).'),
+      summary: "Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.",
+      description: transitionDescription('Deletes every stored memory entry (the key-value memory of spec 2.11) of the account\'s agents; message history is kept.'),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
@@ -270,14 +305,44 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: "Read the caller's instance record.",
-      description: 'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance.',
+      summary: "Read the caller's instance record; optionally wait until it reaches a status.",
+      description: [
+        'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance.',
+        `With \`waitFor=<status>\` the answer is held until the instance is in that status or \`timeout\` seconds (1 to ${MAX_WAIT_SECONDS}, default ${MAX_WAIT_SECONDS}) pass,`,
+        'whichever comes first; then the record carries `reached` (true when it got there). Like Fly Machines\' `wait`: use it instead of polling.',
+      ].join(' '),
       params: UserIdParams,
+      query: z.strictObject({
+        waitFor: AgentStatus.exclude(['active']).optional().describe('the status to wait for'),
+        timeout: z.coerce.number().int().min(1).max(MAX_WAIT_SECONDS).optional().describe(`seconds to wait at most (default ${MAX_WAIT_SECONDS})`),
+      }),
       responses: {
         ...commonErrorResponses,
-        200: InstanceRecord,
+        200: InstanceRecord.extend({ reached: z.boolean().optional().describe('only with `waitFor`: whether the instance reached that status before the timeout') }),
         404: ErrorBody,
         502: ErrorBody,
+      },
+    },
+    {
+      operation: 'listInstanceEvents',
+      method: 'GET',
+      path: '/api/instance/{userId}/events',
+      auth: 'session',
+      errorFields: { success: false, status: 'error' },
+      rateLimit: 'instance',
+      summary: "The lifecycle event log of the caller's instance and agents, oldest first.",
+      description: [
+        'Every transition with its time, operation id and cause (kept 90 days). The path `userId` must be the caller\'s own id (403 otherwise).',
+        '`cursor` continues where the previous page ended (null on the last page).',
+      ].join(' '),
+      params: UserIdParams,
+      query: z.strictObject({
+        limit: z.coerce.number().int().min(1).max(100).default(50).describe('events per page (default 50)'),
+        cursor: z.string().max(2048).optional().describe('the `cursor` of the previous page'),
+      }),
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ events: z.array(LifecycleEventRecord), cursor: z.string().nullable() }),
       },
     },
     {

@@ -90,10 +90,13 @@ export const settingsContract = defineGroup({
         'Revokes every session, frees the email, referral code and sign-in identities (their global look-ups are deleted), deletes every item of the account\'s partition ' +
         '(profile, credits ledger, agents, keys, memory, wallets, skills, subscription record...), clears the session cookie and emits `user.deleted`. ' +
         'The one item kept is the session-revocation record, with a TTL past the longest token lifetime, so no unexpired token of the account works again. ' +
-        'An absent body is read as `{}`.',
+        'An absent body is read as `{}`. ' +
+        'An account with an instance or a card subscription answers 202 `{success: true, status: "deleting"}`: sessions and API keys are revoked at once, and the deletion worker ' +
+        'stops the instance (ECS task or local process), cancels the subscription at the card processor (recorded past the deletion), then deletes the data as above; ' +
+        'a failure part-way leaves the account `deleting` and the worker retries until it is done. Either way the user gets a final email. 502 when the deletion cannot be queued (nothing is revoked).',
       body: z.strictObject({ password: ExistingPassword.optional() }),
       example: { password: 'correct horse battery' },
-      responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
+      responses: { 200: SuccessTrue, 202: z.object({ success: z.literal(true), status: z.literal('deleting') }), 404: ErrorBody, 502: ErrorBody, ...commonErrorResponses },
     },
     {
       operation: 'changePassword',

@@ -6,6 +6,7 @@ import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
 import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type InstanceStatus } from './agents';
 import { db, tableName } from './client';
 import { keys } from './keys';
+import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type LifecycleEventInput } from './lifecycle-events';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
 
@@ -13,31 +14,40 @@ import { transactRetrying } from './transact-retry';
  * The account's one instance (spec 2.5) at `USER#<id> / INSTANCE`: the runtime process or task that
  * runs every agent of the account. Every change of `status` is a conditional write on
  * (status, generation, readyAgents) read just before, so concurrent requests settle in the
- * database: exactly one wins, the others see the new state (docs/architecture.md §8).
+ * database: each write lands on the state the previous one left, and the last one written wins
+ * (docs/architecture.md §8).
  *
- * State machine (the spec leaves exits of `stopped`, `error`, `active` open; this is ours):
- *   (none)        --first agent provisioned-->               provisioning
- *   provisioning  --health check answers-->                  running
- *   provisioning  --never healthy / launch gave up (DLQ)-->  error
- *   stopped|error --start, or a new agent is provisioned-->  provisioning
- *   running|error --stop-->                                  stopped
- *   running       --restart / reset-memory-->                provisioning
- *   running|stopped|error --update-->                        provisioning (rolls back to the previous image if the new one never gets healthy)
- *   running|error --repair-->                                provisioning (recreated on the same image)
- * Every other request is illegal (409). `generation` grows by one with each transition; the
- * provisioner's work for a generation is ignored once a newer one exists.
+ * State machine (spec section 3: start, stop, restart and update apply from any state; the exits it
+ * leaves open are ours). `generation` grows by one with each transition that writes; the
+ * provisioner's work for a generation is dropped once a newer one exists, so an operation that
+ * arrives while a launch is in flight supersedes it.
+ *   (none)                 --first agent provisioned-->              provisioning
+ *   provisioning           --health check answers-->                 running
+ *   provisioning           --never healthy / launch gave up (DLQ)--> error
+ *   running                --health check fails (heartbeat)-->       error
+ *   stopped | error        --start, or a new agent is provisioned--> provisioning
+ *   provisioning | running --start-->                                (unchanged: already on its way to running)
+ *   any but stopped        --stop-->                                 stopped (an in-flight launch is superseded)
+ *   stopped                --stop-->                                 (unchanged)
+ *   any                    --restart / update / repair-->            provisioning (an in-flight launch is superseded;
+ *                                                                     update rolls back to the previous image if the new one never gets healthy)
+ *   running | provisioning --reset-memory-->                         provisioning (relaunched without the wiped memory)
+ *   stopped | error        --reset-memory-->                         (unchanged; the memory is wiped)
+ * The internal `launch` (an agent provisioned on a stopped or failed instance) is the only
+ * operation with illegal sources: it is not taken from `provisioning` or `running`.
  */
 
 export type InstanceOp = 'launch' | 'start' | 'stop' | 'restart' | 'update' | 'repair' | 'reset-memory';
 
-export const TRANSITIONS: Record<InstanceOp, { from: readonly InstanceStatus[]; to: InstanceStatus }> = {
-  launch: { from: ['stopped', 'error'], to: 'provisioning' },
-  start: { from: ['stopped', 'error'], to: 'provisioning' },
-  stop: { from: ['running', 'error'], to: 'stopped' },
-  restart: { from: ['running'], to: 'provisioning' },
-  'reset-memory': { from: ['running'], to: 'provisioning' },
-  update: { from: ['running', 'stopped', 'error'], to: 'provisioning' },
-  repair: { from: ['running', 'error'], to: 'provisioning' },
+/** Where each operation takes each status; `same` leaves the instance as it is (the call still succeeds); absent is illegal. */
+export const TRANSITIONS: Record<InstanceOp, Partial<Record<InstanceStatus, InstanceStatus | 'same'>>> = {
+  launch: { stopped: 'provisioning', error: 'provisioning' },
+  start: { provisioning: 'same', running: 'same', stopped: 'provisioning', error: 'provisioning' },
+  stop: { provisioning: 'stopped', running: 'stopped', error: 'stopped', stopped: 'same' },
+  restart: { provisioning: 'provisioning', running: 'provisioning', stopped: 'provisioning', error: 'provisioning' },
+  update: { provisioning: 'provisioning', running: 'provisioning', stopped: 'provisioning', error: 'provisioning' },
+  repair: { provisioning: 'provisioning', running: 'provisioning', stopped: 'provisioning', error: 'provisioning' },
+  'reset-memory': { provisioning: 'provisioning', running: 'provisioning', stopped: 'same', error: 'same' },
 };
 
 /** Where a launched instance is: what the launcher needs to stop it and the platform to reach it. */
@@ -57,6 +67,8 @@ export interface InstanceRecord extends Record<string, unknown> {
   generation: number;
   /** The operation that started the current generation. */
   op: InstanceOp;
+  /** Id of that operation, answered to the caller and carried by its events. */
+  operationId?: string;
   /** Provisioner job that owns the launch of the current generation. */
   jobOwner?: string;
   subdomain: string;
@@ -115,6 +127,8 @@ export interface NewInstance {
   jobOwner: string;
 }
 
+export const newOperationId = () => `op_${randomBytes(12).toString('hex')}`;
+
 /** Creates the instance in `provisioning` (generation 1) unless it exists; `created` says which. */
 export async function ensureInstance(userId: string, input: NewInstance, now = new Date()): Promise<{ instance: InstanceRecord; created: boolean }> {
   const at = now.toISOString();
@@ -123,6 +137,7 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
     status: 'provisioning',
     generation: 1,
     op: 'launch',
+    operationId: newOperationId(),
     jobOwner: input.jobOwner,
     subdomain: subdomainFor(userId),
     ownerEmail: input.ownerEmail,
@@ -133,16 +148,24 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
     updatedAt: at,
     readyAgents: 0,
   };
+  const events = lifecycleEventItems(
+    userId,
+    [{ type: 'instance.requested', cause: 'user', op: 'launch', operationId: instance.operationId, generation: 1, status: 'provisioning', image: input.image, runtimeVersion: input.runtimeVersion }],
+    now,
+  );
   try {
     const listed = { gsi1pk: keys.provisioningPartition, gsi1sk: keys.provisioningSince(at, userId) };
-    await transactRetrying(present([tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }), deploymentCount('total')]));
-    return { instance, created: true };
+    await transactRetrying(
+      present([tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }), deploymentCount('total'), ...events.items]),
+    );
   } catch (err) {
     if (!(err instanceof ConditionFailedError) || err.reasons[0] !== 'ConditionalCheckFailed') throw err;
     const existing = await getInstance(userId, true);
     if (!existing) throw err;
     return { instance: existing, created: false };
   }
+  await events.publish();
+  return { instance, created: true };
 }
 
 const SNAPSHOT_ATTEMPTS = 8;
@@ -153,6 +176,8 @@ interface Change {
   remove?: string[];
   /** A launch that began (deployments.total) or ended (successful / failed). */
   deployment?: 'total' | 'successful' | 'failed';
+  /** Lifecycle events written in the same transaction, published once it commits. */
+  events?: LifecycleEventInput[];
 }
 
 /**
@@ -182,42 +207,63 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     Object.assign(values, { ':listPk': keys.provisioningPartition, ':listSk': keys.provisioningSince(now.toISOString(), userId) });
   } else if (snap.status === 'provisioning') removes.push('gsi1pk', 'gsi1sk');
   const expression = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
+  const events = lifecycleEventItems(userId, change.events ?? [], now);
   await transactRetrying(
     present([
       tx.update(keys.instance(userId), { expression, names, values }, { expression: '#status = :cur AND generation = :gen AND readyAgents = :k' }),
       snap.status !== change.to && snap.readyAgents > 0 ? agentStatusMove(snap.status, change.to, snap.readyAgents) : undefined,
       change.deployment ? deploymentCount(change.deployment) : undefined,
+      ...events.items,
     ]),
   );
+  await events.publish();
   const after = { ...snap, ...change.set, status: change.to, updatedAt: now.toISOString() } as InstanceRecord;
   for (const field of change.remove ?? []) delete after[field];
   if (bumpGeneration) after.generation = snap.generation + 1;
   return after;
 }
 
+export interface TransitionResult {
+  before: InstanceRecord;
+  after: InstanceRecord;
+  /** False when the operation found the instance where it leads (a start on a running instance): nothing was written. */
+  changed: boolean;
+}
+
 /**
  * A lifecycle transition (see the state machine above). Throws NoInstanceError, or
- * IllegalTransitionError when the status (as it is once any concurrent transition has landed)
- * does not allow it. `decide` may add fields from the snapshot (an update keeps the old image).
+ * IllegalTransitionError for the internal `launch` on an instance that is not stopped or failed.
+ * `set` may add fields from the snapshot (an update keeps the old image). A launch in flight
+ * (`provisioning`) that this replaces is recorded as superseded in the same transaction.
  */
 export async function transitionInstance(
   userId: string,
   op: InstanceOp,
-  opts: { jobOwner?: (generation: number) => string; set?: (snap: InstanceRecord) => Record<string, unknown> } = {},
+  opts: { jobOwner?: (generation: number) => string; set?: (snap: InstanceRecord) => Record<string, unknown>; cause?: EventCause } = {},
   now = new Date(),
-): Promise<{ before: InstanceRecord; after: InstanceRecord }> {
-  const rule = TRANSITIONS[op];
+): Promise<TransitionResult> {
+  const cause = opts.cause ?? 'user';
   for (let attempt = 1; ; attempt += 1) {
     const snap = await getInstance(userId, true);
     if (!snap) throw new NoInstanceError('no instance');
-    if (!rule.from.includes(snap.status)) throw new IllegalTransitionError(snap.status, op);
-    const set: Record<string, unknown> = { op, ...opts.set?.(snap) };
+    const to = TRANSITIONS[op][snap.status];
+    if (!to) throw new IllegalTransitionError(snap.status, op);
+    if (to === 'same') return { before: snap, after: snap, changed: false };
+    const operationId = newOperationId();
+    const set: Record<string, unknown> = { op, operationId, ...opts.set?.(snap) };
     const remove = ['lastError', 'rolledBack'];
     if (opts.jobOwner) set.jobOwner = opts.jobOwner(snap.generation + 1);
     else remove.push('jobOwner');
+    const generation = snap.generation + 1;
+    const events: LifecycleEventInput[] = [];
+    if (snap.status === 'provisioning') {
+      events.push({ type: 'instance.superseded', cause, op: snap.op, operationId: snap.operationId, generation: snap.generation, status: to, reason: `superseded by ${op}` });
+    }
+    events.push({ type: 'instance.requested', cause, op, operationId, generation, status: to, image: set.image as string | undefined, runtimeVersion: set.runtimeVersion as string | undefined });
+    if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to });
     try {
-      const after = await writeChange(userId, snap, { to: rule.to, set, remove, deployment: rule.to === 'provisioning' ? 'total' : undefined }, true, now);
-      return { before: snap, after };
+      const after = await writeChange(userId, snap, { to, set, remove, deployment: to === 'provisioning' ? 'total' : undefined, events }, true, now);
+      return { before: snap, after, changed: true };
     } catch (err) {
       if (!(err instanceof ConditionFailedError) || attempt >= SNAPSHOT_ATTEMPTS) throw err;
     }
@@ -226,23 +272,39 @@ export async function transitionInstance(
 
 /**
  * Ends the launch of `generation`: `running` (healthy) or `error` (never healthy, given up, or the
- * running instance died). Undefined when that generation is no longer current (a newer transition
- * won) or the instance is not in a status the outcome applies to.
+ * running instance died: `unhealthy`). Undefined when that generation is no longer current (a
+ * newer transition won) or the instance is not in a status the outcome applies to.
  */
 export async function settleLaunch(
   userId: string,
   generation: number,
   outcome: { status: 'running'; set: Record<string, unknown> } | { status: 'error'; reason: string },
   now = new Date(),
+  cause: EventCause = 'provisioner',
 ): Promise<InstanceRecord | undefined> {
   for (let attempt = 1; ; attempt += 1) {
     const snap = await getInstance(userId, true);
     const applies = outcome.status === 'running' ? snap?.status === 'provisioning' : snap?.status === 'provisioning' || snap?.status === 'running';
     if (!snap || snap.generation !== generation || !applies) return undefined;
+    const about = { cause, op: snap.op, operationId: snap.operationId, generation };
     const change: Change =
       outcome.status === 'running'
-        ? { to: 'running', set: { ...outcome.set, startedAt: now.toISOString() }, remove: ['lastError'], deployment: 'successful' }
-        : { to: 'error', set: { lastError: outcome.reason }, deployment: snap.status === 'provisioning' ? 'failed' : undefined };
+        ? {
+            to: 'running',
+            set: { ...outcome.set, startedAt: now.toISOString() },
+            remove: ['lastError'],
+            deployment: 'successful',
+            events: [{ ...about, type: 'instance.running', status: 'running', image: (outcome.set.image as string | undefined) ?? snap.image, runtimeVersion: (outcome.set.runtimeVersion as string | undefined) ?? snap.runtimeVersion }],
+          }
+        : {
+            to: 'error',
+            set: { lastError: outcome.reason },
+            deployment: snap.status === 'provisioning' ? 'failed' : undefined,
+            events: [
+              ...(snap.status === 'running' ? [{ ...about, type: 'instance.unhealthy' as const, status: 'running', reason: outcome.reason }] : []),
+              { ...about, type: 'instance.error', status: 'error', reason: outcome.reason },
+            ],
+          };
     try {
       return await writeChange(userId, snap, change, false, now);
     } catch (err) {
@@ -357,11 +419,16 @@ export async function settlePendingAgents(userId: string, failureReason = 'the i
       const instance = await getInstance(userId, true);
       if (!instance || instance.status === 'provisioning') break;
       if (instance.status === 'error') {
-        if (await failAgent(userId, agent.id, instance.lastError ?? failureReason)) failed += 1;
+        const reason = instance.lastError ?? failureReason;
+        if (await failAgent(userId, agent.id, reason)) {
+          failed += 1;
+          await recordLifecycleEvent(userId, { type: 'agent.error', cause: 'provisioner', agentId: agent.id, status: 'error', reason, operationId: instance.operationId });
+        }
         break;
       }
       if (await markAgentReady(userId, agent.id, instance.status)) {
         joined += 1;
+        if (instance.status === 'running') await recordLifecycleEvent(userId, { type: 'agent.running', cause: 'provisioner', agentId: agent.id, status: instance.status, operationId: instance.operationId });
         break;
       }
       const now = await getAgent(userId, agent.id, true);

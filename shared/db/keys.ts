@@ -158,4 +158,17 @@ export const keys = {
   ticketedEventPrefix: 'TICKETEVENT#',
   ticketOrder: (userId: string, orderId: string): Key => ({ pk: userPk(userId), sk: `TICKETORDER#${orderId}` }),
   ticketOrderPrefix: 'TICKETORDER#',
+  /** Lifecycle event log of the account's instance and agents (issue 14), sortable by time: `LCEVENT#<ISO time>#<random>`. */
+  lifecycleEvent: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `LCEVENT#${sortId}` }),
+  lifecycleEventPrefix: 'LCEVENT#',
+  /** The account's own webhook endpoints (instance.* and agent.* events), and the delivery log of each. */
+  userWebhook: (userId: string, endpointId: string): Key => ({ pk: userPk(userId), sk: `USERHOOK#${endpointId}` }),
+  userWebhookPrefix: 'USERHOOK#',
+  userWebhookCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'USERHOOKCOUNT' }),
+  userWebhookDelivery: (userId: string, endpointId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `HOOKLOG#${endpointId}#${sortId}` }),
+  userWebhookDeliveryPrefix: (endpointId: string) => `HOOKLOG#${endpointId}#`,
+  /** Account deletion in progress: what is done so far, so the worker's retries resume where they stopped. */
+  accountDeletion: (userId: string): Key => ({ pk: userPk(userId), sk: 'DELETION' }),
+  /** What a finished deletion did outside the platform (the card subscription it cancelled), kept after the partition is gone. */
+  deletedAccount: (userId: string): Key => ({ pk: `DELETEDACCOUNT#${userId}`, sk: 'DELETEDACCOUNT' }),
 } as const;

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sendJson } from '../adapters/queue';
 import { config } from '../config';
+import type { ACCOUNT_EVENT_TYPES } from '../contract/webhooks';
 import { logger } from '../http/logger';
 
-export type PlatformEventType = 'user.created' | 'user.updated' | 'user.deleted';
+export type UserEventType = 'user.created' | 'user.updated' | 'user.deleted';
+
+/** Lifecycle events of an account's instance and agents, delivered to the account's own webhook endpoints. */
+export type LifecycleEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
+
+export type PlatformEventType = UserEventType | LifecycleEventType;
 
 export interface PlatformEvent {
   /** Unique per event; the webhook `webhook-id`, so receivers can drop duplicates. */
@@ -11,14 +17,25 @@ export interface PlatformEvent {
   type: PlatformEventType;
   timestamp: string;
   data: Record<string, unknown>;
+  /** Set on account events: they go to this account's own endpoints, not the operator's. */
+  accountId?: string;
 }
 
 /**
  * Queues a webhook event for delivery (spec section 6). Delivery happens elsewhere, with retries
  * and a DLQ; a queue outage is logged and never fails the request that emitted the event.
  */
-export async function emitEvent(type: PlatformEventType, data: Record<string, unknown>): Promise<PlatformEvent> {
-  const event: PlatformEvent = { id: `evt_${randomUUID().replaceAll('-', '')}`, type, timestamp: new Date().toISOString(), data };
+export async function emitEvent(type: UserEventType, data: Record<string, unknown>): Promise<PlatformEvent> {
+  return queueEvent({ id: `evt_${randomUUID().replaceAll('-', '')}`, type, timestamp: new Date().toISOString(), data });
+}
+
+/** Queues an account event (already stored in the account's event log under the same id) for the account's endpoints. */
+export function emitAccountEvent(accountId: string, event: Omit<PlatformEvent, 'accountId'>): Promise<PlatformEvent> {
+  return queueEvent({ ...event, accountId });
+}
+
+async function queueEvent(event: PlatformEvent): Promise<PlatformEvent> {
+  const { type } = event;
   const queueUrl = config().eventsQueueUrl;
   if (!queueUrl) {
     logger().warn('EVENTS_QUEUE_URL not set; event not queued', { type, eventId: event.id });

@@ -8,8 +8,21 @@ import { call } from './api';
  * A small card processor on loopback that speaks the real wire format the official SDK uses:
  * form-encoded POST bodies with bracketed keys (`metadata[plan]=solo`, `line_items[0][price]=..`),
  * Bearer secret keys, JSON objects and Stripe's error envelope. It implements what the platform
- * calls (POST /v1/checkout/sessions) and records every request so tests can check what was sent.
+ * calls (checkout sessions; retrieving, updating and cancelling subscriptions; billing portal
+ * sessions) and records every request so tests can check what was sent. Subscriptions it knows
+ * are the ones a test seeds with `addSubscription` (checkout completion happens by webhook).
  */
+
+export interface FakeSubscription {
+  id: string;
+  customer: string;
+  status: string;
+  price: string;
+  itemId: string;
+  metadata: Record<string, string>;
+  /** Every price change with the proration the platform asked for. */
+  changes: { price: string; proration: string | undefined }[];
+}
 
 export interface RecordedRequest {
   method: string;
@@ -26,6 +39,8 @@ export interface FakeStripe {
   env: Record<string, string>;
   /** The next API call fails with this status and Stripe error type. */
   failNext(status: number, type?: string): void;
+  subscriptions: Map<string, FakeSubscription>;
+  addSubscription(s: { id: string; customer: string; price: string; userId?: string; plan?: string; status?: string }): FakeSubscription;
   close(): Promise<void>;
 }
 
@@ -84,10 +99,27 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 
 const stripeError = (type: string, message: string) => ({ error: { type, message } });
 
+function subscriptionObject(sub: FakeSubscription) {
+  const start = Math.floor(Date.now() / 1000) - 86400;
+  return {
+    id: sub.id,
+    object: 'subscription',
+    status: sub.status,
+    customer: sub.customer,
+    metadata: sub.metadata,
+    cancel_at_period_end: false,
+    items: {
+      object: 'list',
+      data: [{ id: sub.itemId, object: 'subscription_item', current_period_start: start, current_period_end: start + 30 * 86400, price: { id: sub.price, object: 'price' } }],
+    },
+  };
+}
+
 export async function startFakeStripe(): Promise<FakeStripe> {
   const secretKey = `sk_test_${randomBytes(16).toString('hex')}`;
   const requests: RecordedRequest[] = [];
   let failure: { status: number; type: string } | undefined;
+  const subscriptions = new Map<string, FakeSubscription>();
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -109,6 +141,26 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return send(res, 400, stripeError('invalid_request_error', 'form body expected'));
         return send(res, 200, checkoutSession(form));
       }
+      const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
+      if (subscriptionPath) {
+        const sub = subscriptions.get(decodeURIComponent(subscriptionPath[1]!));
+        if (!sub) return send(res, 404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } });
+        if (req.method === 'DELETE') sub.status = 'canceled';
+        if (req.method === 'POST') {
+          const items = (form.items ?? []) as { id?: string; price?: string }[];
+          const item = items[0];
+          if (!item || item.id !== sub.itemId || !item.price) return send(res, 400, stripeError('invalid_request_error', 'items[0][id] must be the subscription item'));
+          sub.price = item.price;
+          sub.changes.push({ price: item.price, proration: form.proration_behavior as string | undefined });
+          Object.assign(sub.metadata, (form.metadata ?? {}) as Record<string, string>);
+        }
+        return send(res, 200, subscriptionObject(sub));
+      }
+      if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
+        if (!form.customer || !form.return_url) return send(res, 400, stripeError('invalid_request_error', 'customer and return_url are required'));
+        const id = stripeId('bps');
+        return send(res, 200, { id, object: 'billing_portal.session', customer: form.customer, return_url: form.return_url, url: `https://billing.stripe.com/p/session/${id}` });
+      }
       return send(res, 404, stripeError('invalid_request_error', `Unrecognized request URL (${req.method}: ${path})`));
     });
   });
@@ -121,6 +173,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     env: { CARD_SECRET_KEY: secretKey, CARD_API_HOST: '127.0.0.1', CARD_API_PORT: String(port), CARD_API_PROTOCOL: 'http' },
     failNext: (status, type = 'api_error') => {
       failure = { status, type };
+    },
+    subscriptions,
+    addSubscription: ({ id, customer, price, userId, plan, status = 'active' }) => {
+      const metadata: Record<string, string> = {};
+      if (userId) metadata.userId = userId;
+      if (plan) metadata.plan = plan;
+      const sub: FakeSubscription = { id, customer, status, price, itemId: stripeId('si'), metadata, changes: [] };
+      subscriptions.set(id, sub);
+      return sub;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -61,8 +61,9 @@ describe('the list of settings', () => {
   });
 
   it('sends card, OAuth, model and webhook settings only to the functions that use them', () => {
-    expect(receiversOf('CARD_SECRET_KEY', functions)).toEqual(['billing']);
-    expect(receiversOf('CARD_PRICE_SOLO', functions)).toEqual(['billing']);
+    // The deletion worker (provisioner) cancels a deleted account's card subscription.
+    expect(receiversOf('CARD_SECRET_KEY', functions)).toEqual(['billing', 'provisioner']);
+    expect(receiversOf('CARD_PRICE_SOLO', functions)).toEqual(['billing', 'provisioner']);
     expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['accounts']);
     expect(receiversOf('BOT_CHECK_SECRET', functions)).toEqual(['accounts']);
     expect(receiversOf('MODEL_API_KEY', functions)).toEqual(['instance']);

@@ -45,6 +45,7 @@ export function countingLauncher() {
   const real = localLauncher();
   const launches: LaunchSpec[] = [];
   const stops: LaunchHandle[] = [];
+  const started: { userId: string; handle: LaunchHandle }[] = [];
   const state = { fail: undefined as Error | undefined, broken: new Set<string>() };
   const wrapped: Launcher = {
     name: 'local',
@@ -53,7 +54,9 @@ export function countingLauncher() {
       if (state.fail) throw state.fail;
       // An image whose container starts but never serves: its address refuses every connection.
       if (state.broken.has(spec.image)) return { launcher: 'local', id: `broken-${launches.length}`, endpoint: 'http://127.0.0.1:9' };
-      return real.launch(spec);
+      const handle = await real.launch(spec);
+      started.push({ userId: spec.userId, handle });
+      return handle;
     },
     locate: async (h) => (h.id.startsWith('broken-') ? { state: 'running', handle: h } : real.locate(h)),
     async stop(h, reason) {
@@ -66,6 +69,12 @@ export function countingLauncher() {
     launches,
     stops,
     launchesFor: (userId: string) => launches.filter((l) => l.userId === userId),
+    /** The runtime processes of `userId` still running (each distinct process once). */
+    async aliveFor(userId: string): Promise<LaunchHandle[]> {
+      const mine = [...new Map(started.filter((s) => s.userId === userId).map((s) => [s.handle.id, s.handle])).values()];
+      const located = await Promise.all(mine.map((h) => real.locate(h)));
+      return mine.filter((_h, i) => located[i]!.state === 'running');
+    },
     failWith(err: Error | undefined) {
       state.fail = err;
     },

@@ -6,7 +6,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/webhook-delivery/handler';
-import { assertPublicHttpsUrl } from '../../functions/webhook-delivery/url-guard';
+import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
 import { sqs } from '../../shared/adapters/queue';
 import { reloadConfig } from '../../shared/config';
 import { call } from '../helpers/api';

@@ -49,37 +49,91 @@ async function chatWith(user: TestSession, agentId: string, content: string) {
 }
 
 describe('instance lifecycle', () => {
-  it('20 concurrent starts on a stopped instance perform exactly one start; the others answer 409', async () => {
+  it('20 concurrent starts on a stopped instance launch it once; every call answers 200 with the same operation', async () => {
     const { user } = await runningInstance();
-    expect((await lifecycle(user, 'stop')).body).toEqual({ success: true, status: 'stopped' });
+    expect((await lifecycle(user, 'stop')).body).toMatchObject({ success: true, status: 'stopped', current: 'stopped' });
     await provisionerRuns();
     const launchesBefore = bed.launcher.launchesFor(user.userId).length;
 
     const results = await Promise.all(Array.from({ length: 20 }, () => lifecycle(user, 'start')));
-    const ok = results.filter((r) => r.status === 200);
-    const refused = results.filter((r) => r.status === 409);
-    expect(ok).toHaveLength(1);
-    expect(ok[0]!.body).toEqual({ success: true, status: 'running' });
-    expect(refused).toHaveLength(19);
-    for (const r of refused) expect(r.body).toMatchObject({ success: false, status: 'error', code: 'INVALID_TRANSITION', current: 'provisioning' });
+    for (const r of results) {
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ success: true, status: 'running', current: 'provisioning' });
+    }
+    expect(new Set(results.map((r) => r.body.operationId)).size).toBe(1);
 
     const queued = await provisionerRuns();
     expect(queued).toHaveLength(1);
     expect(bed.launcher.launchesFor(user.userId)).toHaveLength(launchesBefore + 1);
     expect((await instanceOf(user)).status).toBe('running');
+    expect(await bed.launcher.aliveFor(user.userId)).toHaveLength(1);
   });
 
-  it('answers illegal transitions with 409 and the status it found', async () => {
+  it('accepts every operation from every state; one that finds the instance where it leads changes nothing', async () => {
     const { user } = await runningInstance();
-    expect((await lifecycle(user, 'start')).body).toMatchObject({ success: false, status: 'error', current: 'running' });
+    const running = (await getInstance(user.userId, true))!;
+    const again = await lifecycle(user, 'start');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ success: true, status: 'running', current: 'running', operationId: running.operationId });
+    expect(await drain(bed.queueUrl)).toEqual([]);
+
     await lifecycle(user, 'stop');
     await provisionerRuns();
-    for (const op of ['stop', 'restart', 'repair']) {
-      const res = await lifecycle(user, op);
-      expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ success: false, status: 'error', code: 'INVALID_TRANSITION', current: 'stopped' });
+    expect((await lifecycle(user, 'stop')).body).toMatchObject({ success: true, status: 'stopped', current: 'stopped' });
+    expect(await drain(bed.queueUrl)).toEqual([]);
+    const restarted = await lifecycle(user, 'restart');
+    expect(restarted.status).toBe(200);
+    expect(restarted.body).toMatchObject({ success: true, status: 'running', current: 'provisioning' });
+    await provisionerRuns();
+    expect((await instanceOf(user)).status).toBe('running');
+
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    expect((await lifecycle(user, 'repair')).body).toMatchObject({ success: true, status: 'provisioning', current: 'provisioning' });
+    await provisionerRuns();
+    expect((await instanceOf(user)).status).toBe('running');
+    expect(await bed.launcher.aliveFor(user.userId)).toHaveLength(1);
+  });
+
+  it('start then restart at once: both 200, the restart supersedes the start and the instance ends running on one process', async () => {
+    const { user } = await runningInstance();
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    const started = await lifecycle(user, 'start');
+    const restarted = await lifecycle(user, 'restart');
+    expect(started.status).toBe(200);
+    expect(restarted.status).toBe(200);
+    expect(restarted.body).toMatchObject({ success: true, status: 'running', current: 'provisioning' });
+    expect(restarted.body.operationId).not.toBe(started.body.operationId);
+    for (const op of ['update', 'repair', 'reset-memory']) expect((await lifecycle(user, op)).status).toBe(200);
+    await provisionerRuns();
+    const after = (await getInstance(user.userId, true))!;
+    expect(after.status).toBe('running');
+    expect(after.op).toBe('reset-memory');
+    expect(await bed.launcher.aliveFor(user.userId)).toEqual([expect.objectContaining({ id: after.handle!.id })]);
+  });
+
+  it('mixed concurrent start / stop / restart races settle where the last written operation leads', async () => {
+    const { user } = await runningInstance();
+    for (let round = 0; round < 3; round += 1) {
+      const ops = Array.from({ length: 9 }, (_, i) => ['start', 'stop', 'restart'][(i + round) % 3]!);
+      const results = await Promise.all(ops.map((op) => lifecycle(user, op)));
+      for (const r of results) expect(r.status).toBe(200);
+      const last = (await getInstance(user.userId, true))!;
+      // The operation id the instance holds is one a caller was answered with: the last accepted one.
+      expect(results.map((r) => r.body.operationId)).toContain(last.operationId);
+      await provisionerRuns();
+      const settled = (await getInstance(user.userId, true))!;
+      expect(settled.generation).toBe(last.generation);
+      const alive = await bed.launcher.aliveFor(user.userId);
+      if (last.op === 'stop') {
+        expect(settled.status).toBe('stopped');
+        expect(alive).toEqual([]);
+      } else {
+        expect(settled.status).toBe('running');
+        expect(alive.map((h) => h.id)).toEqual([settled.handle!.id]);
+      }
     }
-    expect((await instanceOf(user)).status).toBe('stopped');
   });
 
   it("refuses another user's instance with 403 {success: false, status: error} on every route, changing and revealing nothing", async () => {
@@ -102,7 +156,7 @@ describe('instance lifecycle', () => {
 
   it('answers 404 while the account has no instance', async () => {
     const user = await testSession();
-    for (const op of ['start', 'stop', 'restart', 'repair', 'reset-memory']) {
+    for (const op of ['start', 'stop', 'restart', 'update', 'repair', 'reset-memory']) {
       const res = await lifecycle(user, op);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ success: false, status: 'error' });
@@ -134,7 +188,7 @@ describe('instance lifecycle', () => {
     const { user, agentId } = await runningInstance();
     await writeAgentMemory(user.userId, agentId, [{ key: 'home_venue', encoded: JSON.stringify('The Fleece'), bytes: 12 }]);
     await chatWith(user, agentId, 'first question');
-    expect((await lifecycle(user, 'restart')).body).toEqual({ success: true, status: 'running' });
+    expect((await lifecycle(user, 'restart')).body).toMatchObject({ success: true, status: 'running', current: 'provisioning' });
     expect((await instanceOf(user)).status).toBe('provisioning');
     await provisionerRuns();
     const answer = await chatWith(user, agentId, 'second question');
@@ -165,7 +219,7 @@ describe('instance lifecycle', () => {
 
   it('update moves to a new runtime version, and rolls back when the new image never gets healthy', async () => {
     const { user } = await runningInstance();
-    expect((await lifecycle(user, 'update', { runtimeVersion: '2.0.0' })).body).toEqual({ success: true, status: 'running' });
+    expect((await lifecycle(user, 'update', { runtimeVersion: '2.0.0' })).body).toMatchObject({ success: true, status: 'running', current: 'provisioning' });
     await provisionerRuns();
     const updated = (await getInstance(user.userId, true))!;
     expect(updated.status).toBe('running');
@@ -236,5 +290,88 @@ describe('instance records', () => {
     const stored = await tenant(user.userId).get(keys.gatewayToken(user.userId));
     expect(JSON.stringify(stored)).not.toContain(first.body.token);
     expect(JSON.stringify(stored)).not.toContain(first.body.token.slice(3));
+  });
+});
+
+describe('waiting for a state', () => {
+  it('waitFor=running answers once the launch settles, with reached: true', async () => {
+    const { user } = await runningInstance();
+    await lifecycle(user, 'restart');
+    const waiting = call('GET', `/api/instance/${user.userId}?waitFor=running&timeout=20`, { session: user, ip: uniqueIp() });
+    await provisionerRuns();
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'running', reached: true, userId: user.userId });
+  });
+
+  it('answers with the current state at the timeout, and refuses a timeout over 25 s', async () => {
+    const { user } = await runningInstance();
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    const startedAt = Date.now();
+    const res = await call('GET', `/api/instance/${user.userId}?waitFor=running&timeout=1`, { session: user, ip: uniqueIp() });
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(950);
+    expect(res.body).toMatchObject({ status: 'stopped', reached: false });
+    expect((await call('GET', `/api/instance/${user.userId}?waitFor=running&timeout=26`, { session: user, ip: uniqueIp() })).status).toBe(400);
+    const already = await call('GET', `/api/instance/${user.userId}?waitFor=stopped`, { session: user, ip: uniqueIp() });
+    expect(already.body).toMatchObject({ status: 'stopped', reached: true });
+  });
+});
+
+describe('lifecycle event log', () => {
+  it('tells the story of a provision, stop, start and an update that rolled back, in order, page by page', async () => {
+    const { user, agentId } = await runningInstance();
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    const started = await lifecycle(user, 'start');
+    await provisionerRuns();
+    bed.launcher.breakImage('registry.example/broken:1');
+    reloadConfig({ PROVISION_HEALTH_ATTEMPTS: '3' });
+    const updated = await lifecycle(user, 'update', { image: 'registry.example/broken:1' });
+    await provisionerRuns();
+
+    const events: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await call('GET', `/api/instance/${user.userId}/events?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { session: user, ip: uniqueIp() });
+      expect(page.status).toBe(200);
+      events.push(...page.body.events);
+      cursor = page.body.cursor;
+    } while (cursor);
+    expect(events.map((e) => e.type)).toEqual([
+      'instance.requested',
+      'instance.launching',
+      'instance.running',
+      'agent.running',
+      'instance.requested',
+      'instance.stopped',
+      'instance.requested',
+      'instance.launching',
+      'instance.running',
+      'instance.requested',
+      'instance.launching',
+      'instance.rolled_back',
+      'instance.running',
+    ]);
+    expect(events[3]).toMatchObject({ agentId, cause: 'provisioner' });
+    expect(events[4]).toMatchObject({ op: 'stop', cause: 'user' });
+    expect(events.slice(6, 9).every((e) => e.operationId === started.body.operationId)).toBe(true);
+    expect(events.slice(9).every((e) => e.operationId === updated.body.operationId)).toBe(true);
+    expect(events[9]).toMatchObject({ op: 'update', image: 'registry.example/broken:1' });
+    expect(events[11].reason).toContain('health check');
+    expect(events.map((e) => e.at)).toEqual([...events.map((e) => e.at)].sort());
+
+    const intruder = await testSession();
+    expect((await call('GET', `/api/instance/${user.userId}/events`, { session: intruder, ip: uniqueIp() })).status).toBe(403);
+  });
+
+  it('records a superseded launch', async () => {
+    const { user } = await runningInstance();
+    const first = await lifecycle(user, 'restart');
+    await lifecycle(user, 'stop');
+    await provisionerRuns();
+    const { events } = (await call('GET', `/api/instance/${user.userId}/events?limit=100`, { session: user, ip: uniqueIp() })).body;
+    expect(events.slice(-3).map((e: any) => e.type)).toEqual(['instance.superseded', 'instance.requested', 'instance.stopped']);
+    expect(events.at(-3)).toMatchObject({ operationId: first.body.operationId, reason: 'superseded by stop' });
   });
 });

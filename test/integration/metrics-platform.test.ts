@@ -106,8 +106,8 @@ describe('GET /api/metrics (spec 4.10)', () => {
         }
       } else {
         try {
-          const { after } = await transitionInstance(userId, kind);
-          if (after.status === 'provisioning') deployments.total += 1;
+          const { after, changed } = await transitionInstance(userId, kind);
+          if (changed && after.status === 'provisioning') deployments.total += 1;
         } catch (err) {
           if (!(err instanceof IllegalTransitionError) && !(err instanceof NoInstanceError)) throw err;
         }

@@ -1,0 +1,41 @@
+import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
+import { ACCOUNT_EVENT_TYPES, WEBHOOK_ENDPOINTS_PER_ACCOUNT, webhooksContract } from '../../shared/contract/webhooks';
+import { config } from '../../shared/config';
+import { createUserWebhook, deleteUserWebhook, EndpointLimitError, getUserWebhook, listDeliveryAttempts, listUserWebhooks } from '../../shared/db/user-webhooks';
+import { badRequest, notFound } from '../../shared/http/errors';
+import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+
+const endpointNotFound = () => notFound('webhook endpoint not found');
+
+/** In AWS the platform only calls public https addresses; the local stack and tests deliver on loopback. */
+async function allowedUrl(url: string): Promise<void> {
+  if (config().stage !== 'aws') return;
+  try {
+    await assertPublicHttpsUrl(url);
+  } catch (err) {
+    if (err instanceof Error) throw badRequest(`this URL cannot receive webhooks: ${err.message}`, 'URL_NOT_ALLOWED');
+    throw err;
+  }
+}
+
+export const handler = createHandler(webhooksContract, {
+  listWebhookEndpoints: async ({ auth }) => ({ endpoints: await listUserWebhooks(auth.userId) }),
+  createWebhookEndpoint: async ({ auth, body }) => {
+    await allowedUrl(body.url);
+    try {
+      return reply.created(await createUserWebhook(auth.userId, body.url, body.events ?? [...ACCOUNT_EVENT_TYPES], WEBHOOK_ENDPOINTS_PER_ACCOUNT));
+    } catch (err) {
+      if (err instanceof EndpointLimitError) throw badRequest(`an account holds at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints`, 'ENDPOINT_LIMIT', { limit: WEBHOOK_ENDPOINTS_PER_ACCOUNT });
+      throw err;
+    }
+  },
+  deleteWebhookEndpoint: async ({ auth, params }) => {
+    if (!(await deleteUserWebhook(auth.userId, params.id))) throw endpointNotFound();
+    return { success: true as const };
+  },
+  listWebhookDeliveries: async ({ auth, params, query }) => {
+    if (!(await getUserWebhook(auth.userId, params.id))) throw endpointNotFound();
+    return listDeliveryAttempts(auth.userId, params.id, query.limit, query.cursor);
+  },
+});

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as provisioner } from '../../functions/provisioner/handler';
+import { readOutbox } from '../../shared/adapters/email';
+import { deletedAccountRecord, deletionMarker } from '../../shared/accounts/deletion';
+import { reloadConfig } from '../../shared/config';
+import { getInstance } from '../../shared/db/instances';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
+import { getUser } from '../../shared/db/users';
+import { call, uniqueIp } from '../helpers/api';
+import { checkoutCompleted, deliverWebhook, startFakeStripe, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe';
+import { signUp } from './accounts-helpers';
+import { drain, sqsEvent, sqsRecord, useAgentsTestBed } from './agents-helpers';
+
+const bed = useAgentsTestBed();
+let stripe: FakeStripe;
+
+beforeAll(async () => {
+  stripe = await startFakeStripe();
+  reloadConfig({ ...stripe.env, CARD_WEBHOOK_SECRET: WEBHOOK_SECRET, CARD_PRICES: JSON.stringify({ solo: 'price_solo_m' }) });
+});
+afterAll(async () => {
+  reloadConfig(Object.fromEntries(['CARD_SECRET_KEY', 'CARD_API_HOST', 'CARD_API_PORT', 'CARD_API_PROTOCOL', 'CARD_WEBHOOK_SECRET', 'CARD_PRICES'].map((k) => [k, undefined])));
+  await stripe.close();
+});
+
+/** Runs the provisioner on everything queued; returns the ids of the records it reported failed. */
+async function provisionerRuns() {
+  const records = (await drain(bed.queueUrl)).map((m) => sqsRecord(m));
+  return { records, failed: (await provisioner(sqsEvent(...records))).batchItemFailures.map((f) => f.itemIdentifier) };
+}
+
+/** A subscriber (through a confirmed checkout, the subscription known to the processor) with a running agent instance. */
+async function subscriberWithRunningAgent() {
+  const user = await signUp();
+  const subscription = `sub_${randomUUID().slice(0, 12)}`;
+  const customer = `cus_${randomUUID().slice(0, 12)}`;
+  stripe.addSubscription({ id: subscription, customer, price: 'price_solo_m', userId: user.userId, plan: 'solo' });
+  expect((await deliverWebhook(checkoutCompleted({ userId: user.userId, plan: 'solo', subscription, customer }))).status).toBe(200);
+  expect((await call('POST', '/api/agents/provision', { session: user, body: { name: 'Doomed bot' }, ip: uniqueIp() })).status).toBe(201);
+  expect((await provisionerRuns()).failed).toEqual([]);
+  expect((await getInstance(user.userId, true))?.status).toBe('running');
+  expect(await bed.launcher.aliveFor(user.userId)).toHaveLength(1);
+  const key = await call('POST', '/api/keys', { session: user, body: { name: 'ci' } });
+  return { user, subscription, apiKey: key.body.key as string };
+}
+
+describe('account deletion ends everything the account owns', () => {
+  it('stops the instance process, cancels the card subscription, revokes sessions and keys, then deletes the data and sends the final email', async () => {
+    const { user, subscription, apiKey } = await subscriberWithRunningAgent();
+    const res = await call('DELETE', '/api/settings', { session: user, body: { password: user.password } });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toEqual({ success: true, status: 'deleting' });
+    expect((await call('GET', '/api/settings', { session: user })).status).toBe(401);
+    expect((await call('GET', '/api/keys', { bearer: apiKey })).status).toBe(401);
+    expect((await deletionMarker(user.userId))?.state).toBe('deleting');
+
+    expect((await provisionerRuns()).failed).toEqual([]);
+    expect(await bed.launcher.aliveFor(user.userId)).toEqual([]);
+    expect(stripe.subscriptions.get(subscription)!.status).toBe('canceled');
+    expect(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toBe(true);
+    expect(await getUser(user.userId, true)).toBeUndefined();
+    expect((await tenant(user.userId).queryAll('', { consistent: true })).map((i) => i.sk)).toEqual([keys.sessionGate(user.userId).sk]);
+    expect(await deletedAccountRecord(user.userId)).toMatchObject({ subscriptionId: subscription, subscriptionCancelled: { status: 'canceled' }, instanceStopped: true });
+    const mail = await readOutbox(user.email);
+    expect(mail.at(-1)).toMatchObject({ subject: 'Your account has been deleted' });
+    expect(mail.at(-1)!.text).toContain('subscription was cancelled');
+  });
+
+  it('a failure part-way leaves the account deleting; the retry resumes and finishes without stopping or cancelling twice', async () => {
+    const { user, subscription } = await subscriberWithRunningAgent();
+    expect((await call('DELETE', '/api/settings', { session: user, body: { password: user.password } })).status).toBe(202);
+    const queued = await drain(bed.queueUrl);
+    stripe.failNext(500);
+    const first = await provisioner(sqsEvent(...queued.map((m) => sqsRecord(m))));
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(await bed.launcher.aliveFor(user.userId)).toEqual([]);
+    expect(await deletionMarker(user.userId)).toMatchObject({ state: 'deleting', instanceStopped: true });
+    expect(stripe.subscriptions.get(subscription)!.status).toBe('active');
+    expect(await getUser(user.userId, true)).toBeDefined();
+
+    const stopsBefore = bed.launcher.stops.length;
+    const retry = await provisioner(sqsEvent(...queued.map((m) => sqsRecord(m))));
+    expect(retry.batchItemFailures).toEqual([]);
+    expect(bed.launcher.stops.length).toBe(stopsBefore);
+    expect(stripe.subscriptions.get(subscription)!.status).toBe('canceled');
+    expect(await getUser(user.userId, true)).toBeUndefined();
+    // A late redelivery finds nothing left to do.
+    expect((await provisioner(sqsEvent(...queued.map((m) => sqsRecord(m))))).batchItemFailures).toEqual([]);
+    expect(stripe.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toHaveLength(2);
+  });
+});
