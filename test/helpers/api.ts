@@ -3,6 +3,8 @@ import { loadGroupHandler } from '../../bin/handlers';
 import { createRouter, lambdaContext, toApiGatewayEvent } from '../../bin/local-server';
 import { csrfTokenFor } from '../../shared/auth/csrf';
 import { issueSessionToken } from '../../shared/auth/jwt';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
 
 const route = createRouter();
@@ -100,3 +102,27 @@ export const uniqueIp = () => {
   // Loopback only (127.0.0.0/8): these are labels in events, never contacted.
   return `127.${(process.pid % 250) + 1}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
 };
+
+/**
+ * A signed-in user whose account record exists (what API keys and the instance are judged by:
+ * the account as it is now). The profile is written straight into the partition; sign-up itself
+ * is covered by the accounts tests.
+ */
+export async function accountSession(opts: Parameters<typeof testSession>[0] = {}): Promise<TestSession> {
+  const session = await testSession(opts);
+  const at = new Date().toISOString();
+  await tenant(session.userId).put({
+    ...keys.profile(session.userId),
+    userId: session.userId,
+    email: session.email,
+    name: session.email,
+    plan: null,
+    credits: 0,
+    twoFactorEnabled: false,
+    referralCode: `ref${session.userId.slice(-12)}`,
+    emailVerified: opts.emailVerified ?? true,
+    createdAt: at,
+    updatedAt: at,
+  });
+  return session;
+}

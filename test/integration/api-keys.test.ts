@@ -5,7 +5,7 @@ import { API_KEYS_PER_ACCOUNT, keysContract } from '../../shared/contract/keys';
 import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '../../shared/db/api-keys';
 import { keys } from '../../shared/db/keys';
 import { getGlobal, tenant, transact, tx } from '../../shared/db/tenant';
-import { call, testSession, type TestSession } from '../helpers/api';
+import { accountSession, call, type TestSession } from '../helpers/api';
 import { putTestAgent } from '../security/route-samples';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */
@@ -22,7 +22,7 @@ const keyCount = async (userId: string) => (await tenant(userId).get(keys.apiKey
 
 describe('creating API keys (spec 4.7, 2.10)', () => {
   it('answers 201 with an sk_ key of 32 random bytes, shown once and stored only as its SHA-256', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const created = await createKey(session, 'CI deploy key');
     expect(created).toEqual({ id: expect.any(String), name: 'CI deploy key', key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/), createdAt: expect.any(String) });
     expect(Buffer.from(created.key.slice(3), 'base64url')).toHaveLength(32);
@@ -38,7 +38,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
   });
 
   it('never shows the key again: list and read give the record with a preview only', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const created = await createKey(session);
     const list = await call('GET', '/api/keys', { session });
     expect(list.status).toBe(200);
@@ -55,7 +55,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
   });
 
   it('refuses a missing, blank or over-long name and accepts 64 characters', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(65) }, { name: 'ok', userId: 'u_other' }]) {
       const res = await call('POST', '/api/keys', { body, session });
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -67,7 +67,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
   });
 
   it("lists the global look-ups of an account's keys, for account deletion", async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const a = await createKey(session, 'a');
     const b = await createKey(session, 'b');
     const globals = await apiKeyGlobalKeys(session.userId);
@@ -75,7 +75,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
   });
 
   it('accepts a session sent as a Bearer JWT', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const res = await call('POST', '/api/keys', { body: { name: 'via bearer' }, bearer: session.token });
     expect(res.status).toBe(201);
   });
@@ -83,7 +83,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
 
 describe('the key lifecycle', () => {
   it('create → authenticate as Bearer → lastUsed recorded → delete → refused on the next request', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const agentId = await putTestAgent(session.userId);
     const created = await createKey(session);
 
@@ -110,8 +110,8 @@ describe('the key lifecycle', () => {
   });
 
   it('a key acts for its own account only', async () => {
-    const owner = await testSession();
-    const other = await testSession();
+    const owner = await accountSession();
+    const other = await accountSession();
     const othersAgent = await putTestAgent(other.userId);
     const created = await createKey(owner);
     const res = await call('GET', `/api/memory?agentId=${othersAgent}`, { bearer: created.key });
@@ -119,7 +119,7 @@ describe('the key lifecycle', () => {
   });
 
   it('deleting twice: the second answers 404 and the count drops once', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const a = await createKey(session, 'a');
     await createKey(session, 'b');
     expect((await call('DELETE', `/api/keys/${a.id}`, { session })).status).toBe(200);
@@ -128,8 +128,8 @@ describe('the key lifecycle', () => {
   });
 
   it("another user's key id is 404 on read and delete, and the key keeps working", async () => {
-    const owner = await testSession();
-    const intruder = await testSession();
+    const owner = await accountSession();
+    const intruder = await accountSession();
     const created = await createKey(owner);
     for (const method of ['GET', 'DELETE']) {
       const res = await call(method, `/api/keys/${created.id}`, { session: intruder });
@@ -144,7 +144,7 @@ describe('the key lifecycle', () => {
 
 describe('API keys cannot manage API keys', () => {
   it('answers 403 SESSION_REQUIRED on every key route when authenticated with a key, and creates nothing', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const created = await createKey(session);
     const attempts = [
       call('GET', '/api/keys', { bearer: created.key }),
@@ -164,7 +164,7 @@ describe('API keys cannot manage API keys', () => {
 
 describe(`at most ${API_KEYS_PER_ACCOUNT} keys per account`, () => {
   it('30 parallel creates give exactly 25 keys; the rest answer 400 KEY_LIMIT', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => call('POST', '/api/keys', { body: { name: `k${i}` }, session })));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(API_KEYS_PER_ACCOUNT);
@@ -188,7 +188,7 @@ describe(`at most ${API_KEYS_PER_ACCOUNT} keys per account`, () => {
 
 describe('lastUsed is written at most once a minute per key', () => {
   it('writes on first use, skips within the minute (memo or condition), writes again after it', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const { id } = await createKey(session);
     const stored = async () => (await tenant(session.userId).get(keys.apiKey(session.userId, id), true))?.lastUsed;
     const t0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -214,7 +214,7 @@ describe('lastUsed is written at most once a minute per key', () => {
   });
 
   it('never re-creates the record of a deleted key', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const { id } = await createKey(session);
     expect((await call('DELETE', `/api/keys/${id}`, { session })).status).toBe(200);
     expect(await touchApiKeyLastUsed(session.userId, id)).toBe(false);
@@ -222,7 +222,7 @@ describe('lastUsed is written at most once a minute per key', () => {
   });
 
   it('a failure to record use never fails the request', async () => {
-    const session = await testSession();
+    const session = await accountSession();
     const agentId = await putTestAgent(session.userId);
     // A key id too long for a sort key makes the lastUsed write itself fail (a DynamoDB validation error).
     // A fresh key: the table is shared by every test file, and a fixed value would become "known" to them all.

@@ -3,7 +3,7 @@ import { reloadConfig } from '../../shared/config';
 import { createAgent } from '../../shared/db/agents';
 import { ensureInstance, gatewayToken } from '../../shared/db/instances';
 import { writeAgentMemory } from '../../shared/db/memory';
-import { call, testSession } from '../helpers/api';
+import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { subscribe } from './agents-helpers';
 
@@ -20,7 +20,7 @@ afterEach(() => {
 afterAll(() => model.close());
 
 async function account(opts: { plan?: string; admin?: boolean; model?: string } = {}) {
-  const user = await testSession({ admin: opts.admin, userId: opts.admin ? `u_admin_rt_${Date.now()}` : undefined });
+  const user = await accountSession({ admin: opts.admin, userId: opts.admin ? `u_admin_rt_${Date.now()}` : undefined });
   if (opts.plan) await subscribe(user.userId, opts.plan);
   const agent = await createAgent(user.userId, { name: 'Runtime bot', model: opts.model ?? 'openai/gpt-4o-mini', config: { systemPrompt: 'Be kind.' }, source: 'api' }, 10);
   await ensureInstance(user.userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1.2.3', jobOwner: 'test' });

@@ -10,7 +10,7 @@ import { ConditionFailedError, getGlobal, transact, tx } from '../../shared/db/t
 import { HttpError } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
-import { testSession, uniqueIp, type TestSession } from '../helpers/api';
+import { accountSession, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /** A group that exists only here, to reach every branch of the pipeline. */
@@ -100,7 +100,7 @@ afterEach(() => {
 
 describe('authentication', () => {
   it('accepts the session cookie, the Bearer JWT and a Bearer API key, and says which', async () => {
-    const s = await testSession();
+    const s = await accountSession();
     expect((await invoke('GET', '/probe/whoami', { session: s })).json).toEqual({ userId: s.userId, via: 'cookie', isAdmin: false });
     expect((await invoke('GET', '/probe/whoami', { bearer: s.token })).json).toMatchObject({ userId: s.userId, via: 'bearer' });
 
