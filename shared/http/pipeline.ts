@@ -11,7 +11,8 @@ import { aiErrorToHttp } from './domain-errors';
 import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
-import { Reply } from './reply';
+import { Reply, sseFrame, StreamReply } from './reply';
+import { attachStream, canStream } from './streaming';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -67,6 +68,23 @@ function toResult(status: number, body: unknown, requestId: string, headers: Rec
   if (body !== undefined) result.body = JSON.stringify(body);
   else delete result.headers!['content-type'];
   if (cookies.length) result.cookies = cookies;
+  return result;
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
+
+async function* sseText(events: AsyncIterable<{ event: string; data: unknown }>) {
+  for await (const e of events) yield sseFrame(e);
+}
+
+/** Streamed where the transport streams, else collected into one `text/event-stream` body. */
+async function streamResult(stream: StreamReply, event: ApiEvent, requestId: string): Promise<ApiResult> {
+  const result = toResult(200, undefined, requestId);
+  result.headers = { ...result.headers, ...SSE_HEADERS, ...stream.headers };
+  if (canStream(event)) return attachStream(result, sseText(stream.events));
+  let body = '';
+  for await (const frame of sseText(stream.events)) body += frame;
+  result.body = body;
   return result;
 }
 
@@ -237,6 +255,7 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
       if (!operation) throw notImplemented();
       const result = await operation(ctx);
       if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
+      if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
       return toResult(200, result, ctx.requestId);
     });
 }
