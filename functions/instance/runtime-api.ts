@@ -1,13 +1,12 @@
 import type * as z from 'zod';
-import { chatCompletion, ModelNotConfiguredError, ModelProviderError } from '../../shared/adapters/model';
+import { generateChat, NoModelAvailableError, ProviderFailureError } from '../../shared/ai/model-layer';
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
-import { accountAccess } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
 import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
 import { getInstance, isGatewayToken } from '../../shared/db/instances';
 import { readAgentMemory } from '../../shared/db/memory';
-import { forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
+import { HttpError, notFound, unauthorized } from '../../shared/http/errors';
 
 /**
  * The platform side of the agent runtime: routes an instance calls with its gateway token to load
@@ -44,28 +43,34 @@ export async function reportExchange(userId: string, body: { agentId: string } &
   return { success: true as const };
 }
 
-/** The model layer for one agent: plan-gated like every model call, with the provider key kept here. */
+/**
+ * The model layer for one agent: the same gate and metering as every model call (shared/ai), with
+ * the provider key kept here. This route keeps its own codes for "no provider" and provider
+ * failures, which the runtime shows its users.
+ */
 export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[] }) {
   const [agent, instance] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId)]);
   if (!agent || !instance) throw notFound('no such agent');
   const email = instance.ownerEmail;
-  const access = await accountAccess({ userId, email, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email), via: 'bearer' });
-  if (!access.isAdmin && !access.subscriptionActive) throw new HttpError(402, 'the account has no active subscription', 'SUBSCRIPTION_REQUIRED');
-  const model = agentModel(agent);
-  if (!access.models.includes(model)) throw forbidden(`the account's plan does not include ${model}`, 'MODEL_RESTRICTED', { allowedModels: access.models });
   try {
-    const out = await chatCompletion({ model, messages: body.messages, temperature: agent.config?.temperature, max_tokens: agent.config?.maxTokens });
+    const out = await generateChat({
+      caller: { kind: 'account', account: { userId, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email) }, agentId: agent.id },
+      model: agentModel(agent),
+      messages: body.messages,
+      temperature: agent.config?.temperature,
+      maxTokens: agent.config?.maxTokens,
+    });
     return {
       id: out.id,
       object: 'chat.completion' as const,
       created: Math.floor(Date.now() / 1000),
       model: out.model,
-      choices: [{ index: 0, message: { role: 'assistant' as const, content: out.content }, finish_reason: out.finishReason }],
+      choices: [{ index: 0, message: { role: 'assistant' as const, content: out.text }, finish_reason: out.finishReason }],
       usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens, total_tokens: out.usage.totalTokens },
     };
   } catch (err) {
-    if (err instanceof ModelNotConfiguredError) throw new HttpError(503, err.message, 'MODEL_NOT_CONFIGURED');
-    if (err instanceof ModelProviderError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
+    if (err instanceof NoModelAvailableError) throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
+    if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
   }
 }

@@ -3,6 +3,8 @@ import { reloadConfig } from '../../shared/config';
 import { createAgent } from '../../shared/db/agents';
 import { ensureInstance, gatewayToken } from '../../shared/db/instances';
 import { writeAgentMemory } from '../../shared/db/memory';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
 import { call, testSession } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { subscribe } from './agents-helpers';
@@ -85,12 +87,15 @@ describe('runtime routes', () => {
     expect(res.body.usage.total_tokens).toBeGreaterThan(0);
     expect(res.text).not.toContain('sk-platform-only');
     expect(model.requests.at(-1)!.authorization).toBe('Bearer sk-platform-only');
+    // Metered like every model call: the account, the agent and the model, with the provider's counts.
+    const usage = await tenant(user.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
+    expect(usage).toEqual([expect.objectContaining({ agentId, model: 'openai/gpt-4o-mini', promptTokens: res.body.usage.prompt_tokens, completionTokens: res.body.usage.completion_tokens, calls: 1 })]);
   });
 
   it('are plan-gated: no subscription → 402, a model outside the plan → 403, admins pass', async () => {
     reloadConfig({ MODEL_API_BASE_URL: model.baseUrl });
     const lapsed = await account();
-    expect((await ask(lapsed.user.userId, lapsed.token, lapsed.agentId)).body.code).toBe('SUBSCRIPTION_REQUIRED');
+    expect((await ask(lapsed.user.userId, lapsed.token, lapsed.agentId)).body.code).toBe('PLAN_REQUIRED');
     const label = await account({ plan: 'label', model: 'anthropic/claude-3-5-haiku' });
     const restricted = await ask(label.user.userId, label.token, label.agentId);
     expect(restricted.status).toBe(403);
