@@ -180,3 +180,20 @@ describe('AI routes: chat', () => {
     }
   });
 });
+
+describe('AI routes: usage', () => {
+  it('get-usage reports the tokens and cost of the period per model and per agent', async () => {
+    const session = await subscriber('solo');
+    await chat(session, { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'one' }] });
+    await chat(session, { model: 'anthropic/claude-3-5-haiku', messages: [{ role: 'user', content: 'two' }] });
+    const res = await call('POST', '/api/billing', { session, body: { action: 'get-usage' } });
+    expect(res.status).toBe(200);
+    const u = res.body.usage;
+    const completion = fakeAnswerTo('one').length + fakeAnswerTo('two').length;
+    expect(u.tokens).toEqual({ prompt: 2 * fakePromptTokens(1), completion, total: 2 * fakePromptTokens(1) + completion });
+    expect(u.models.map((m: { model: string }) => m.model).sort()).toEqual(['anthropic/claude-3-5-haiku', 'openai/gpt-4o-mini']);
+    expect(u.agents).toEqual([expect.objectContaining({ agentId: null, calls: 2, totalTokens: u.tokens.total })]);
+    expect(u.costUsd).toBeGreaterThan(0);
+    expect(u.allowance.usedCredits).toBeGreaterThan(0);
+  });
+});
