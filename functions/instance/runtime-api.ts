@@ -1,7 +1,9 @@
 import type * as z from 'zod';
 import { generateChat, NoModelAvailableError, ProviderFailureError } from '../../shared/ai/model-layer';
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
+import { accessFrom, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
+import { A2aLimitError, countA2aMessage } from '../../shared/db/a2a';
 import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
 import { getInstance, isGatewayToken } from '../../shared/db/instances';
@@ -73,4 +75,28 @@ export async function completion(userId: string, body: { agentId: string; messag
     if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
   }
+}
+
+/**
+ * Agent-to-agent message (spec 2.16): one of the account's agents writes to another of its agents
+ * through the platform. Counted against the plan's daily A2A limit (429 with `current` and `limit`);
+ * the message lands in the recipient's history, where its runtime reads it.
+ */
+export async function sendA2aMessage(userId: string, body: { fromAgentId: string; toAgentId: string; message: string }) {
+  const [from, to, instance] = await Promise.all([getAgent(userId, body.fromAgentId), getAgent(userId, body.toAgentId), getInstance(userId)]);
+  if (!from || !to || !instance) throw notFound('no such agent');
+  const email = instance.ownerEmail;
+  const access = accessFrom({ userId, isAdmin: isAdminEmail(email), isTester: isTesterEmail(email) }, await getSubscription(userId));
+  requireActiveSubscription(access);
+  const limit = access.limits?.a2aMessagesPerDay ?? 0;
+  let count: number;
+  try {
+    count = await countA2aMessage(userId, from.id, limit);
+  } catch (err) {
+    if (err instanceof A2aLimitError) throw new HttpError(429, err.message, 'A2A_LIMIT_REACHED', { current: err.current, limit: err.limit });
+    throw err;
+  }
+  const [stored] = (await appendExchange(userId, to.id, { messages: [{ role: 'user', content: `[agent ${from.name} (${from.id})] ${body.message}` }] })) ?? [];
+  if (!stored) throw notFound('no such agent');
+  return { success: true as const, message: { id: stored.id, fromAgentId: from.id, toAgentId: to.id, createdAt: stored.createdAt }, usage: { today: count, limit } };
 }

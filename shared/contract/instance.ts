@@ -377,5 +377,33 @@ export const instanceContract = defineGroup({
         503: ErrorBody,
       },
     },
+    {
+      operation: 'runtimeA2aMessage',
+      method: 'POST',
+      path: '/api/instance/{userId}/runtime/a2a',
+      auth: 'none',
+      summary: 'Runtime: one of the account\'s agents sends a message to another of its agents (agent-to-agent, spec 2.16).',
+      description: [
+        runtimeAuth,
+        'Both agents must be the account\'s (404 otherwise); an active subscription is required unless the owner is an admin (402).',
+        'Each message counts against the plan\'s A2A limit per UTC day (label 100, solo 500, collective 2,000, network 10,000), counted in the',
+        'database so concurrent sends never pass it: beyond it 429 `A2A_LIMIT_REACHED` with `current` and `limit`. The message is stored in the',
+        'recipient\'s history (role `user`, prefixed with the sender), where its runtime reads it.',
+      ].join(' '),
+      params: UserIdParams,
+      body: z.strictObject({ fromAgentId: ResourceId, toAgentId: ResourceId, message: z.string().min(1).max(32_000) }),
+      example: { fromAgentId: 'agt_7f3k2m9q', toAgentId: 'agt_2b8x4n1c', message: 'The Berlin venue confirmed 300 capacity.' },
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({
+          success: z.literal(true),
+          message: z.object({ id: z.string(), fromAgentId: z.string(), toAgentId: z.string(), createdAt: IsoDate }),
+          usage: z.object({ today: z.number().int(), limit: z.number().int() }),
+        }),
+        402: ErrorBody,
+        404: ErrorBody,
+        429: ErrorBody.extend({ current: z.number().int(), limit: z.number().int() }),
+      },
+    },
   ],
 });

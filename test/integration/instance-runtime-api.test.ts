@@ -116,3 +116,37 @@ describe('runtime routes', () => {
     expect((await ask(user.userId, token, agentId)).status).toBe(502);
   });
 });
+
+describe('agent-to-agent messages', () => {
+  const send = (userId: string, token: string, body: Record<string, unknown>) => call('POST', `${base(userId)}/a2a`, { bearer: token, body });
+
+  it('count against the plan limit per day, race-free: concurrent sends past it get 429 with current and limit', async () => {
+    const { user, agentId, token } = await account({ plan: 'label' });
+    const other = await createAgent(user.userId, { name: 'Second bot', model: 'openai/gpt-4o-mini', config: {}, source: 'api' }, 10);
+    const ok = await send(user.userId, token, { fromAgentId: agentId, toAgentId: other.id, message: 'the venue confirmed' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.usage).toEqual({ today: 1, limit: 100 });
+    const history = await call('GET', `/api/agents/${other.id}/messages`, { bearer: user.token });
+    expect(history.body.messages[0].content).toContain('the venue confirmed');
+
+    await tenant(user.userId).update(keys.a2aDay(user.userId, new Date().toISOString().slice(0, 10)), { expression: 'SET #c = :c', names: { '#c': 'count' }, values: { ':c': 97 } });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(user.userId, token, { fromAgentId: agentId, toAgentId: other.id, message: `m${i}` })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) expect(r.body).toMatchObject({ code: 'A2A_LIMIT_REACHED', current: 100, limit: 100 });
+
+    const usage = await call('POST', '/api/billing', { bearer: user.token, body: { action: 'get-usage' } });
+    expect(usage.body.usage.a2aMessages).toBe(100);
+    expect(usage.body.usage.agents).toEqual([expect.objectContaining({ agentId, a2aMessages: 4 })]);
+  });
+
+  it("refuse another account's agent and an account without a subscription", async () => {
+    const a = await account({ plan: 'solo' });
+    const b = await account({ plan: 'solo' });
+    expect((await send(a.user.userId, a.token, { fromAgentId: a.agentId, toAgentId: b.agentId, message: 'x' })).status).toBe(404);
+    const lapsed = await account();
+    const second = await createAgent(lapsed.user.userId, { name: 'Other', model: 'openai/gpt-4o-mini', config: {}, source: 'api' }, 10);
+    expect((await send(lapsed.user.userId, lapsed.token, { fromAgentId: lapsed.agentId, toAgentId: second.id, message: 'x' })).status).toBe(402);
+  });
+});
