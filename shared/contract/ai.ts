@@ -137,7 +137,7 @@ export const aiContract = defineGroup({
         'balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`.\n\n' +
         'Streaming: with `Accept: text/event-stream` the answer is server-sent events: `start` `{id, model, provider}`, then `delta` `{content}` per text piece, ' +
         'then `done` `{id, model, provider, finishReason, usage, timestamp}` (or `error` `{error, code}` when the provider fails mid-stream). ' +
-        'In AWS only the streaming function URL streams (see the README); through the HTTP API the same events arrive in one buffered body.',
+        'The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body (see the README).',
       body: ChatRequestBody,
       example: {
         messages: [
