@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import http from 'node:http';
 import { allRoutes, routeKey, type ContractRoute } from '../shared/contract';
+import { allowStreaming, streamOf } from '../shared/http/streaming';
 
 /**
  * Turns plain HTTP requests into API Gateway v2 events for the same Lambda handlers that run in
@@ -189,12 +190,18 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
         route: match.route,
         params: match.params,
       });
+      allowStreaming(event);
       const handler = await loadHandler(match.route.group);
       const result = await handler(event, lambdaContext(match.route.group, event.requestContext.requestId));
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
       if (result.cookies?.length) headers['set-cookie'] = result.cookies;
       res.writeHead(result.statusCode ?? 200, headers);
+      const stream = streamOf(result);
+      if (stream) {
+        for await (const chunk of stream) res.write(chunk);
+        return res.end();
+      }
       res.end(result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch (err) {
       onError(err);

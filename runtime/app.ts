@@ -100,7 +100,7 @@ export function createRuntime(opts: RuntimeOptions) {
     return `${withSkills}\n\nWhat you remember (key: value):\n${memory}`;
   }
 
-  async function answer(agent: AgentState, content: string): Promise<{ ok: true; content: string } | { ok: false; code: string; error: string }> {
+  async function answer(agent: AgentState, content: string): Promise<{ ok: true; content: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } } | { ok: false; code: string; error: string }> {
     const history: ChatMessage[] = agent.messages.map(({ role, content: c }) => ({ role, content: c }));
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(agent) }, ...history, { role: 'user', content }];
     const started = performance.now();
@@ -113,12 +113,12 @@ export function createRuntime(opts: RuntimeOptions) {
       ];
       await opts.platform.report(agent.id, exchange, { responseMs: Math.round(performance.now() - started) }).catch((err) => log('could not store an exchange', { error: String(err) }));
       agent.messages = [...agent.messages, ...exchange].slice(-historyLimit);
-      return { ok: true, content: reply };
+      return { ok: true as const, content: reply, usage: out.usage };
     } catch (err) {
       const e = err instanceof PlatformError ? err : new PlatformError('the agent failed to answer', 500, 'RUNTIME_ERROR');
       await opts.platform.report(agent.id, [{ role: 'user', content }], { failed: true }).catch(() => undefined);
       agent.messages = [...agent.messages, { role: 'user' as const, content }].slice(-historyLimit);
-      return { ok: false, code: e.code, error: e.message };
+      return { ok: false as const, code: e.code, error: e.message };
     }
   }
 
@@ -216,6 +216,8 @@ export function createRuntime(opts: RuntimeOptions) {
         return json(res, 502, { error: `could not reload from the platform: ${(err as Error).message}`, code: 'PLATFORM_UNREACHABLE' });
       }
     }
+    const chat = /^POST \/agents\/([A-Za-z0-9_-]{1,64})\/chat$/.exec(route);
+    if (chat) return chatOverHttp(req, res, chat[1]!);
     const skillRoute = /^\/agents\/([A-Za-z0-9_-]{1,64})\/skills(?:\/([a-z0-9-]{1,64}))?$/.exec(url.pathname);
     if (skillRoute) return skillRequest(req, res, skillRoute[1]!, skillRoute[2]);
     return json(res, 404, { error: 'not found', code: 'NOT_FOUND' });
@@ -244,6 +246,24 @@ export function createRuntime(opts: RuntimeOptions) {
       const e = err instanceof PlatformError ? err : new PlatformError('the skill call failed', 500, 'RUNTIME_ERROR');
       return json(res, e.status || 502, { error: e.message, code: e.code });
     }
+  }
+
+  /** The platform's `/api/chat` and `/api/agent` chat: one exchange, answered through the platform's model layer. */
+  async function chatOverHttp(req: http.IncomingMessage, res: http.ServerResponse, agentId: string) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let content: unknown;
+    try {
+      content = JSON.parse(Buffer.concat(chunks).toString()).content;
+    } catch {
+      content = undefined;
+    }
+    if (typeof content !== 'string' || !content.trim() || content.length > MAX_MESSAGE_CHARS) return json(res, 400, { error: 'send {"content": "..."}', code: 'BAD_MESSAGE' });
+    const agent = await agentFor(agentId);
+    if (!agent) return json(res, 404, { error: 'no such agent', code: 'AGENT_NOT_FOUND' });
+    const result = await enqueue(agentId, () => answer(agent, content));
+    if (result.ok) return json(res, 200, { content: result.content, usage: result.usage });
+    return json(res, 502, { error: result.error, code: result.code });
   }
 
   server.on('connection', (socket) => {

@@ -77,7 +77,7 @@ export function platformClient(opts: PlatformOptions) {
     },
     state: (agentId?: string) => request<PlatformState>(`/state${agentId ? `?agentId=${encodeURIComponent(agentId)}` : ''}`),
     complete: (agentId: string, messages: ChatMessage[]) =>
-      request<{ model: string; choices: { message: { content: string | null } }[] }>('/chat/completions', {
+      request<{ model: string; choices: { message: { content: string | null } }[]; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }>('/chat/completions', {
         method: 'POST',
         body: { agentId, messages },
         timeoutMs: 120_000,

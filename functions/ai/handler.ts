@@ -1,5 +1,40 @@
+import { accessFrom, getSubscription } from '../../shared/billing/entitlements';
+import { estimateCost, listModels, providerHealth, selectModel } from '../../shared/ai/model-layer';
 import { aiContract } from '../../shared/contract/ai';
+import { notFound } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { aiChat } from './chat';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(aiContract, {});
+const now = () => new Date().toISOString();
+
+function countsByProvider(models: { provider: string }[]) {
+  const counts: Record<string, number> = {};
+  for (const m of models) counts[m.provider] = (counts[m.provider] ?? 0) + 1;
+  return counts;
+}
+
+export const handler = createHandler(aiContract, {
+  getAiHealth: async () => {
+    const providers = await providerHealth();
+    const states = Object.values(providers);
+    if (!states.length) return reply.json(503, { status: 'error', error: 'no AI provider is configured', code: 'AI_NOT_CONFIGURED' });
+    return { status: states.every(Boolean) ? 'healthy' : 'degraded', providers, timestamp: now() };
+  },
+  listAiModels: async () => {
+    const models = listModels();
+    return { ...countsByProvider(models), models, count: models.length, timestamp: now() };
+  },
+  listAiProviderModels: async ({ params }) => {
+    const models = listModels().filter((m) => m.provider === params.provider);
+    if (!models.length) throw notFound(`no provider ${params.provider}`);
+    return { provider: params.provider, models, count: models.length, timestamp: now() };
+  },
+  selectAiModel: async ({ auth, body }) => {
+    const allowed = auth ? accessFrom(auth, await getSubscription(auth.userId)).models : undefined;
+    const model = selectModel(body.taskType, allowed);
+    return { model: { id: model.id, provider: model.id.split('/')[0]! }, taskType: body.taskType, timestamp: now() };
+  },
+  estimateAiCost: async ({ body }) => ({ ...estimateCost(body.model, body.inputTokens, body.outputTokens), timestamp: now() }),
+  aiChat: async ({ auth, body, headers }) => aiChat(auth, body, headers),
+});

@@ -1,7 +1,9 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { creditPacks } from '../../shared/adapters/card';
+import { billingPeriod } from '../../shared/ai/metering';
+import { modelUsageReport } from '../../shared/ai/usage-report';
 import { creditLedger, type CreditEntry } from '../../shared/billing/credits';
-import { accessFrom, getSubscription, type AccountAccess, type SubscriptionRecord } from '../../shared/billing/entitlements';
+import { accessFrom, getSubscription, type AccountAccess } from '../../shared/billing/entitlements';
 import { AccountPlan } from '../../shared/contract/accounts';
 import { SubscriptionStatus } from '../../shared/contract/billing';
 import { getUser } from '../../shared/db/users';
@@ -47,14 +49,6 @@ export async function creditsPage(userId: string, limit: number, cursor?: string
   return { balance, currency: 'credits' as const, ledger: page.entries, cursor: page.cursor ?? null };
 }
 
-/** The subscription's billing period, else the calendar month (UTC). */
-function periodOf(sub: SubscriptionRecord | undefined, now: Date) {
-  if (sub?.currentPeriodStart && sub.currentPeriodEnd) return { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  return { start: start.toISOString(), end: end.toISOString() };
-}
-
 const LEDGER_PAGE = 100;
 
 /** Ledger entries of the period: pages newest first, stopping at the first entry before it. */
@@ -74,20 +68,23 @@ async function entriesSince(userId: string, start: string): Promise<Pick<CreditE
 
 export async function usageOf(auth: AuthContext, now = new Date()) {
   const [sub, balance] = await Promise.all([getSubscription(auth.userId), balanceOf(auth.userId)]);
-  const period = periodOf(sub, now);
+  const period = billingPeriod(sub, now);
   const entries = await entriesSince(auth.userId, period.start);
   const usage = entries.filter((e) => e.reason === 'usage');
+  const access = accessFrom(auth, sub);
+  const models = await modelUsageReport(auth.userId, period, access.isAdmin ? 'network' : (access.limits?.name ?? null));
   return {
     usage: {
       periodStart: period.start,
       periodEnd: period.end,
+      ...models,
       credits: {
         balance,
         spent: -usage.reduce((sum, e) => sum + Math.min(e.delta, 0), 0),
         added: entries.reduce((sum, e) => sum + Math.max(e.delta, 0), 0),
         usageEntries: usage.length,
       },
-      limits: limitsOf(accessFrom(auth, sub)),
+      limits: limitsOf(access),
     },
   };
 }

@@ -6,7 +6,7 @@ import { requireOwner } from './owner';
 import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { readInstance, readInstanceStats, readInstanceToken } from './read';
-import { completion, reportExchange, requireRuntime, runtimeState } from './runtime-api';
+import { completion, reportExchange, requireRuntime, runtimeState, sendA2aMessage } from './runtime-api';
 
 export const handler = createHandler(instanceContract, {
   startInstance: async ({ auth, params }) => start(auth, params.userId),
@@ -39,5 +39,9 @@ export const handler = createHandler(instanceContract, {
   runtimeChatCompletion: async ({ params, body, headers }) => {
     await requireRuntime(params.userId, headers.authorization);
     return completion(params.userId, body);
+  },
+  runtimeA2aMessage: async ({ params, body, headers }) => {
+    await requireRuntime(params.userId, headers.authorization);
+    return sendA2aMessage(params.userId, body);
   },
 });

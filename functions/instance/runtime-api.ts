@@ -1,16 +1,17 @@
 import type * as z from 'zod';
-import { chatCompletion, ModelNotConfiguredError, ModelProviderError } from '../../shared/adapters/model';
+import { generateChat, NoModelAvailableError, ProviderFailureError } from '../../shared/ai/model-layer';
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
 import { presentsGatewayToken } from '../../shared/auth/gateway-token';
-import { accountAccess } from '../../shared/billing/entitlements';
+import { accessFrom, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
+import { A2aLimitError, countA2aMessage } from '../../shared/db/a2a';
 import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
 import { getInstance } from '../../shared/db/instances';
 import { listInstalledSkills } from '../../shared/db/installed-skills';
 import { readAgentMemory } from '../../shared/db/memory';
 import { getUser } from '../../shared/db/users';
-import { forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
+import { HttpError, notFound, unauthorized } from '../../shared/http/errors';
 
 /**
  * The platform side of the agent runtime: routes an instance calls with its gateway token to load
@@ -58,30 +59,67 @@ export async function reportExchange(userId: string, body: { agentId: string } &
   return { success: true as const };
 }
 
-/** The model layer for one agent: plan-gated like every model call, with the provider key kept here. */
-export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[] }) {
-  const [agent, instance, owner] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), getUser(userId, true)]);
-  if (!agent || !instance || !owner) throw notFound('no such agent');
-  // The account as it is now (its email may have changed since the first launch), with rights only for a proven address.
+/**
+ * The instance acts with its account's rights as they are now: the current email (it may have
+ * changed since the first launch), and admin or tester rights only for a proven address.
+ */
+async function ownerRights(userId: string): Promise<{ isAdmin: boolean; isTester: boolean } | undefined> {
+  const owner = await getUser(userId, true);
+  if (!owner) return undefined;
   const proven = owner.emailVerified === true;
-  const email = owner.email;
-  const access = await accountAccess({ userId, email, isAdmin: proven && isAdminEmail(email), isTester: proven && isTesterEmail(email), via: 'bearer' });
-  if (!access.isAdmin && !access.subscriptionActive) throw new HttpError(402, 'the account has no active subscription', 'SUBSCRIPTION_REQUIRED');
-  const model = agentModel(agent);
-  if (!access.models.includes(model)) throw forbidden(`the account's plan does not include ${model}`, 'MODEL_RESTRICTED', { allowedModels: access.models });
+  return { isAdmin: proven && isAdminEmail(owner.email), isTester: proven && isTesterEmail(owner.email) };
+}
+
+/**
+ * The model layer for one agent: the same gate and metering as every model call (shared/ai), with
+ * the provider key kept here. This route keeps its own codes for "no provider" and provider
+ * failures, which the runtime shows its users.
+ */
+export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[] }) {
+  const [agent, instance, rights] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), ownerRights(userId)]);
+  if (!agent || !instance || !rights) throw notFound('no such agent');
   try {
-    const out = await chatCompletion({ model, messages: body.messages, temperature: agent.config?.temperature, max_tokens: agent.config?.maxTokens });
+    const out = await generateChat({
+      caller: { kind: 'account', account: { userId, ...rights }, agentId: agent.id },
+      model: agentModel(agent),
+      messages: body.messages,
+      temperature: agent.config?.temperature,
+      maxTokens: agent.config?.maxTokens,
+    });
     return {
       id: out.id,
       object: 'chat.completion' as const,
       created: Math.floor(Date.now() / 1000),
       model: out.model,
-      choices: [{ index: 0, message: { role: 'assistant' as const, content: out.content }, finish_reason: out.finishReason }],
+      choices: [{ index: 0, message: { role: 'assistant' as const, content: out.text }, finish_reason: out.finishReason }],
       usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens, total_tokens: out.usage.totalTokens },
     };
   } catch (err) {
-    if (err instanceof ModelNotConfiguredError) throw new HttpError(503, err.message, 'MODEL_NOT_CONFIGURED');
-    if (err instanceof ModelProviderError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
+    if (err instanceof NoModelAvailableError) throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
+    if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
   }
+}
+
+/**
+ * Agent-to-agent message (spec 2.16): one of the account's agents writes to another of its agents
+ * through the platform. Counted against the plan's daily A2A limit (429 with `current` and `limit`);
+ * the message lands in the recipient's history, where its runtime reads it.
+ */
+export async function sendA2aMessage(userId: string, body: { fromAgentId: string; toAgentId: string; message: string }) {
+  const [from, to, instance, rights] = await Promise.all([getAgent(userId, body.fromAgentId), getAgent(userId, body.toAgentId), getInstance(userId), ownerRights(userId)]);
+  if (!from || !to || !instance || !rights) throw notFound('no such agent');
+  const access = accessFrom({ userId, ...rights }, await getSubscription(userId));
+  requireActiveSubscription(access);
+  const limit = access.limits?.a2aMessagesPerDay ?? 0;
+  let count: number;
+  try {
+    count = await countA2aMessage(userId, from.id, limit);
+  } catch (err) {
+    if (err instanceof A2aLimitError) throw new HttpError(429, err.message, 'A2A_LIMIT_REACHED', { current: err.current, limit: err.limit });
+    throw err;
+  }
+  const [stored] = (await appendExchange(userId, to.id, { messages: [{ role: 'user', content: `[agent ${from.name} (${from.id})] ${body.message}` }] })) ?? [];
+  if (!stored) throw notFound('no such agent');
+  return { success: true as const, message: { id: stored.id, fromAgentId: from.id, toAgentId: to.id, createdAt: stored.createdAt }, usage: { today: count, limit } };
 }

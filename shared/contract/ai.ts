@@ -16,10 +16,10 @@ export const AiModelRecord = z.object({
   provider: z.string(),
   description: z.string(),
   tags: z.array(z.string()),
-  inputCost: z.number().nonnegative(),
-  outputCost: z.number().nonnegative(),
+  inputCost: z.number().nonnegative().describe('USD per million input (prompt) tokens'),
+  outputCost: z.number().nonnegative().describe('USD per million output (completion) tokens'),
   contextWindow: z.number().int().positive(),
-  available: z.boolean(),
+  available: z.boolean().describe('a configured provider can serve it (a direct vendor API or the OpenAI-compatible aggregator)'),
 });
 
 export const CHAT_ROLES = ['user', 'assistant', 'system'] as const;
@@ -75,7 +75,7 @@ export const aiContract = defineGroup({
           providers: z.record(ProviderName, z.boolean()),
           timestamp: IsoDate,
         }),
-        503: z.object({ status: z.literal('error'), error: z.string() }),
+        503: z.object({ status: z.literal('error'), error: z.string(), code: z.literal('AI_NOT_CONFIGURED') }).describe('no provider is configured'),
       },
     },
     {
@@ -109,8 +109,11 @@ export const aiContract = defineGroup({
       operation: 'selectAiModel',
       method: 'POST',
       path: '/api/ai/models/select',
-      auth: 'none',
+      auth: 'optional',
       summary: 'The model the platform would pick for a task type (default `general`).',
+      description:
+        'Policy: the cheapest available model (input + output price) carrying the tag of the task type: `general`, `fast`, `code` (alias `coding`), ' +
+        '`reasoning`, `long-context`; any other task type is taken as a tag. With a session, only models of the caller\'s plan count. 404 when none fits.',
       body: z.strictObject({ taskType: TaskType.default(DEFAULT_TASK_TYPE) }),
       example: { taskType: 'coding' },
       responses: {
@@ -126,7 +129,15 @@ export const aiContract = defineGroup({
       auth: 'session',
       summary: "Chat completion through the model layer, limited to the models of the caller's plan.",
       description:
-        'Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account\'s active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.',
+        'Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account\'s active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.\n\n' +
+        'A contradicting header answers 403 `HEADER_MISMATCH`. Without `model`, the model is auto-selected from `taskType` (see `POST /api/ai/models/select`). ' +
+        '`temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. ' +
+        'A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS 500 `PROVIDER_TIMEOUT`.\n\n' +
+        'Spending: each plan includes model spend per billing period (`includedCredits` of the catalogue); past it, each call is debited from the credit ' +
+        'balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`.\n\n' +
+        'Streaming: with `Accept: text/event-stream` the answer is server-sent events: `start` `{id, model, provider}`, then `delta` `{content}` per text piece, ' +
+        'then `done` `{id, model, provider, finishReason, usage, timestamp}` (or `error` `{error, code}` when the provider fails mid-stream). ' +
+        'The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body (see the README).',
       body: ChatRequestBody,
       example: {
         messages: [
@@ -147,7 +158,8 @@ export const aiContract = defineGroup({
           usage: z.object({ promptTokens: TokenCount, completionTokens: TokenCount, totalTokens: TokenCount }),
           timestamp: IsoDate,
         }),
-        402: ChatPaymentRequiredBody,
+        400: z.union([ValidationErrorBody, ErrorBody]).describe('invalid body, or a prompt over the context window (`CONTEXT_WINDOW_EXCEEDED`)'),
+        402: z.union([ChatPaymentRequiredBody, z.object({ success: z.literal(false), error: z.string(), code: z.literal('INSUFFICIENT_CREDITS') })]),
         403: z.union([ModelRestrictedBody, ErrorBody]).describe('MODEL_RESTRICTED, or a refused header or CSRF token'),
         404: ErrorBody.describe('no models available'),
         500: ErrorBody.describe('provider error'),
@@ -158,7 +170,7 @@ export const aiContract = defineGroup({
       method: 'POST',
       path: '/api/ai/estimate-cost',
       auth: 'none',
-      summary: "Estimated cost of a call from the model's per-token prices.",
+      summary: "Estimated cost of a call from the model's catalogue prices (USD per million tokens), in USD.",
       body: z.strictObject({ model: ModelId, inputTokens: TokenCount, outputTokens: TokenCount }),
       example: { model: 'openai/gpt-4o-mini', inputTokens: 1200, outputTokens: 400 },
       responses: {
@@ -171,7 +183,8 @@ export const aiContract = defineGroup({
           currency: z.string(),
           timestamp: IsoDate,
         }),
-        400: BadRequest.describe('invalid fields or an unknown model'),
+        400: BadRequest.describe('a missing or invalid field'),
+        404: ErrorBody.describe('no such model in the catalogue'),
       },
     },
   ],

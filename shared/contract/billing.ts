@@ -52,6 +52,15 @@ const CheckoutAnswer = z.object({
   sessionId: z.string().describe('checkout session id at the processor'),
 });
 
+const UsageTotals = z.object({
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  totalTokens: z.number().int(),
+  costUsd: z.number().nonnegative(),
+  credits: z.number().int().describe('credits charged (0 for allowance, BYOK and admin calls)'),
+  calls: z.number().int(),
+});
+
 export const Usage = z.object({
   periodStart: IsoDate.describe('start of the billing period (the calendar month, UTC, without a subscription period)'),
   periodEnd: IsoDate,
@@ -62,6 +71,16 @@ export const Usage = z.object({
     usageEntries: z.number().int().nonnegative().describe('number of `usage` ledger entries this period'),
   }),
   limits: PlanLimits,
+  tokens: z.object({ prompt: z.number().int(), completion: z.number().int(), total: z.number().int() }).describe('model tokens of the period'),
+  costUsd: z.number().nonnegative().describe('model cost of the period at catalogue prices, USD'),
+  allowance: z
+    .object({ includedCredits: z.number().int(), usedCredits: z.number().int() })
+    .describe("the plan's included model spend of the period, in credits, and how much of it is used; past it calls are debited from the balance"),
+  a2aMessages: z.number().int().nonnegative().describe('agent-to-agent messages of the period'),
+  models: z.array(UsageTotals.extend({ model: z.string() })).describe('per model'),
+  agents: z
+    .array(UsageTotals.extend({ agentId: z.string().nullable().describe('null: calls made outside any agent (POST /api/ai/chat)'), a2aMessages: z.number().int() }))
+    .describe('per agent'),
 });
 
 const BillingAction = z.discriminatedUnion('action', [
@@ -141,7 +160,7 @@ export const billingContract = defineGroup({
         '- `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (use `change-plan`; the plan changes only when the card webhook confirms payment).\n' +
         '- `enable-byok` `{provider, apiKey}` → `{success, byok}`; the key is stored envelope-encrypted (bound to the account) and replaces any earlier key for that provider; it is never returned or logged.\n' +
         '- `disable-byok` `{provider}` → `{success, byok}`; 404 when no key is stored for the provider.\n' +
-        '- `get-usage` → `{usage}` of the current billing period, from the credit ledger.\n' +
+        '- `get-usage` → `{usage}` of the current billing period: credits from the ledger; model tokens, cost and A2A messages per model and per agent; the included allowance.\n' +
         '- `buy-credits` `{price}` → `{url, sessionId, credits}` of a one-off checkout for one of the credit packs `GET /api/billing` lists (400 `UNKNOWN_PRICE` for any other id); credits are added when the card webhook confirms payment.\n' +
         '- `change-plan` `{plan}` → `{success, plan, previousPlan, subscriptionId, status: "pending"}`: the active subscription moves to the plan\'s price at the processor, prorated as it prorates; ' +
         'the account\'s plan changes when the card webhook confirms. 402 `SUBSCRIPTION_REQUIRED` without an active card subscription; 409 `SAME_PLAN`; a downgrade below what the account holds is 409 ' +

@@ -7,11 +7,13 @@ import { config } from '../config';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
+import { aiErrorToHttp } from './domain-errors';
 import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
 import { crossSiteReason, isJsonContentType, jsonNestingExceeds, MAX_JSON_DEPTH } from './request-guards';
-import { Reply } from './reply';
+import { Reply, sseFrame, StreamReply } from './reply';
+import { attachStream, canStream } from './streaming';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -70,6 +72,23 @@ function toResult(status: number, body: unknown, requestId: string, headers: Rec
   return result;
 }
 
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
+
+async function* sseText(events: AsyncIterable<{ event: string; data: unknown }>) {
+  for await (const e of events) yield sseFrame(e);
+}
+
+/** Streamed where the transport streams, else collected into one `text/event-stream` body. */
+async function streamResult(stream: StreamReply, event: ApiEvent, requestId: string): Promise<ApiResult> {
+  const result = toResult(200, undefined, requestId);
+  result.headers = { ...result.headers, ...SSE_HEADERS, ...stream.headers };
+  if (canStream(event)) return attachStream(result, sseText(stream.events));
+  let body = '';
+  for await (const frame of sseText(stream.events)) body += frame;
+  result.body = body;
+  return result;
+}
+
 const requestIdOf = (event: ApiEvent) => event.requestContext?.requestId ?? crypto.randomUUID();
 
 /** Request id and structured access log: one line per request with route, status and duration. */
@@ -95,7 +114,9 @@ const errorResponder = (): Middleware => ({
     const requestId = requestIdOf(request.event);
     const routeFields = request.internal.route?.errorFields ?? {};
     let http: HttpError;
+    const domain = aiErrorToHttp(err);
     if (err instanceof HttpError) http = err;
+    else if (domain) http = domain;
     else if (err instanceof InvalidCursorError) http = new HttpError(400, 'invalid cursor', 'INVALID_CURSOR');
     else if (err instanceof ConditionFailedError) http = new HttpError(409, 'conflicting change, try again', 'CONFLICT');
     else {
@@ -245,6 +266,7 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
       if (!operation) throw notImplemented();
       const result = await operation(ctx);
       if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
+      if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
       return toResult(200, result, ctx.requestId);
     });
 }

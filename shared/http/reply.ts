@@ -14,3 +14,17 @@ export const reply = {
   redirect: (location: string, status = 302, cookies?: string[]) => new Reply(status, undefined, { location }, cookies),
   noContent: (headers?: Record<string, string>) => new Reply(204, undefined, headers),
 };
+
+/**
+ * A server-sent event stream. Where the transport can stream (the local server, a Lambda function
+ * URL in response-streaming mode) the events go out as they come; behind a buffering transport
+ * (API Gateway HTTP APIs) the pipeline collects them into one `text/event-stream` body.
+ */
+export class StreamReply {
+  constructor(
+    readonly events: AsyncIterable<{ event: string; data: unknown }>,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export const sseFrame = (e: { event: string; data: unknown }) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;

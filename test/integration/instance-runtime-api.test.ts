@@ -3,6 +3,8 @@ import { reloadConfig } from '../../shared/config';
 import { createAgent } from '../../shared/db/agents';
 import { ensureInstance, gatewayToken } from '../../shared/db/instances';
 import { writeAgentMemory } from '../../shared/db/memory';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
 import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { subscribe } from './agents-helpers';
@@ -85,12 +87,15 @@ describe('runtime routes', () => {
     expect(res.body.usage.total_tokens).toBeGreaterThan(0);
     expect(res.text).not.toContain('sk-platform-only');
     expect(model.requests.at(-1)!.authorization).toBe('Bearer sk-platform-only');
+    // Metered like every model call: the account, the agent and the model, with the provider's counts.
+    const usage = await tenant(user.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
+    expect(usage).toEqual([expect.objectContaining({ agentId, model: 'openai/gpt-4o-mini', promptTokens: res.body.usage.prompt_tokens, completionTokens: res.body.usage.completion_tokens, calls: 1 })]);
   });
 
   it('are plan-gated: no subscription → 402, a model outside the plan → 403, admins pass', async () => {
     reloadConfig({ MODEL_API_BASE_URL: model.baseUrl });
     const lapsed = await account();
-    expect((await ask(lapsed.user.userId, lapsed.token, lapsed.agentId)).body.code).toBe('SUBSCRIPTION_REQUIRED');
+    expect((await ask(lapsed.user.userId, lapsed.token, lapsed.agentId)).body.code).toBe('PLAN_REQUIRED');
     const label = await account({ plan: 'label', model: 'anthropic/claude-3-5-haiku' });
     const restricted = await ask(label.user.userId, label.token, label.agentId);
     expect(restricted.status).toBe(403);
@@ -109,5 +114,39 @@ describe('runtime routes', () => {
     expect(res.body.code).toBe('MODEL_PROVIDER_ERROR');
     reloadConfig({ MODEL_API_BASE_URL: 'http://127.0.0.1:9/v1' });
     expect((await ask(user.userId, token, agentId)).status).toBe(502);
+  });
+});
+
+describe('agent-to-agent messages', () => {
+  const send = (userId: string, token: string, body: Record<string, unknown>) => call('POST', `${base(userId)}/a2a`, { bearer: token, body });
+
+  it('count against the plan limit per day, race-free: concurrent sends past it get 429 with current and limit', async () => {
+    const { user, agentId, token } = await account({ plan: 'label' });
+    const other = await createAgent(user.userId, { name: 'Second bot', model: 'openai/gpt-4o-mini', config: {}, source: 'api' }, 10);
+    const ok = await send(user.userId, token, { fromAgentId: agentId, toAgentId: other.id, message: 'the venue confirmed' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.usage).toEqual({ today: 1, limit: 100 });
+    const history = await call('GET', `/api/agents/${other.id}/messages`, { bearer: user.token });
+    expect(history.body.messages[0].content).toContain('the venue confirmed');
+
+    await tenant(user.userId).update(keys.a2aDay(user.userId, new Date().toISOString().slice(0, 10)), { expression: 'SET #c = :c', names: { '#c': 'count' }, values: { ':c': 97 } });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(user.userId, token, { fromAgentId: agentId, toAgentId: other.id, message: `m${i}` })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) expect(r.body).toMatchObject({ code: 'A2A_LIMIT_REACHED', current: 100, limit: 100 });
+
+    const usage = await call('POST', '/api/billing', { bearer: user.token, body: { action: 'get-usage' } });
+    expect(usage.body.usage.a2aMessages).toBe(100);
+    expect(usage.body.usage.agents).toEqual([expect.objectContaining({ agentId, a2aMessages: 4 })]);
+  });
+
+  it("refuse another account's agent and an account without a subscription", async () => {
+    const a = await account({ plan: 'solo' });
+    const b = await account({ plan: 'solo' });
+    expect((await send(a.user.userId, a.token, { fromAgentId: a.agentId, toAgentId: b.agentId, message: 'x' })).status).toBe(404);
+    const lapsed = await account();
+    const second = await createAgent(lapsed.user.userId, { name: 'Other', model: 'openai/gpt-4o-mini', config: {}, source: 'api' }, 10);
+    expect((await send(lapsed.user.userId, lapsed.token, { fromAgentId: lapsed.agentId, toAgentId: second.id, message: 'x' })).status).toBe(402);
   });
 });

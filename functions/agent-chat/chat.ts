@@ -1,0 +1,56 @@
+import type { AuthContext } from '../../shared/auth/authenticate';
+import { runtimeRequest, RuntimeUnreachableError } from '../../shared/adapters/launcher';
+import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
+import { config } from '../../shared/config';
+import { getAgent } from '../../shared/db/agents';
+import { messagesBefore } from '../../shared/db/chat-history';
+import { gatewayToken, getInstance } from '../../shared/db/instances';
+import { conflict, HttpError, notFound } from '../../shared/http/errors';
+
+/**
+ * Chat with one of the caller's agents: the message goes to the account's running instance, whose
+ * runtime answers through the platform's model layer (plan gate and metering included) and stores
+ * the exchange in the agent's history.
+ */
+
+export async function chatHistory(auth: AuthContext, agentId: string, limit: number, before?: string) {
+  if (!(await getAgent(auth.userId, agentId))) throw notFound('no such agent');
+  return { agentId, ...(await messagesBefore(auth.userId, agentId, limit, before)) };
+}
+
+const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined) => ({
+  promptTokens: u?.prompt_tokens ?? 0,
+  completionTokens: u?.completion_tokens ?? 0,
+  totalTokens: u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0),
+});
+
+export async function sendChatMessage(auth: AuthContext, agentId: string, message: string) {
+  const [agent, instance, access] = await Promise.all([getAgent(auth.userId, agentId), getInstance(auth.userId), accountAccess(auth)]);
+  if (!agent) throw notFound('no such agent');
+  requireActiveSubscription(access);
+  const endpoint = instance?.handle?.endpoint;
+  if (instance?.status !== 'running' || !endpoint || agent.phase !== 'ready') {
+    throw conflict(`the agent is not running (instance ${instance?.status ?? 'not provisioned'}); start it first`, 'AGENT_NOT_RUNNING');
+  }
+  const sentAt = new Date().toISOString();
+  let answer;
+  try {
+    answer = await runtimeRequest(endpoint, await gatewayToken(auth.userId), `/agents/${encodeURIComponent(agentId)}/chat`, {
+      method: 'POST',
+      body: { content: message },
+      timeoutMs: config().model.timeoutMs + 5_000,
+    });
+  } catch (err) {
+    if (err instanceof RuntimeUnreachableError) throw new HttpError(502, 'the agent did not answer', 'BACKEND_UNAVAILABLE');
+    throw err;
+  }
+  const body = answer.body as { content?: string; usage?: Parameters<typeof usageOf>[0]; error?: string; code?: string } | undefined;
+  if (answer.status !== 200 || typeof body?.content !== 'string') {
+    throw new HttpError(502, body?.error ?? 'the agent did not answer', body?.code ?? 'BACKEND_UNAVAILABLE');
+  }
+  // The runtime stored the exchange; the two newest messages are this one and its reply.
+  const { messages } = await messagesBefore(auth.userId, agentId, 2);
+  const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sentAt) ?? { id: 'unstored', role: 'assistant' as const, content: body.content, createdAt: new Date().toISOString() };
+  const sent = messages.find((m) => m.role === 'user' && m.createdAt >= sentAt) ?? { id: 'unstored', role: 'user' as const, content: message, createdAt: sentAt };
+  return { agentId, message: sent, reply, usage: usageOf(body.usage) };
+}

@@ -1,0 +1,42 @@
+import { keys } from './keys';
+import { ConditionFailedError, tenant, tx } from './tenant';
+import { transactRetrying } from './transact-retry';
+
+/**
+ * Agent-to-agent messages per account and UTC day (spec 2.16). The day counter is raised under the
+ * condition that it is below the plan's limit, in the same transaction as the sending agent's share,
+ * so concurrent sends can never pass the limit.
+ */
+
+export class A2aLimitError extends Error {
+  constructor(
+    readonly current: number,
+    readonly limit: number,
+  ) {
+    super(`the plan allows ${limit} agent-to-agent messages a day`);
+  }
+}
+
+export async function countA2aMessage(userId: string, fromAgentId: string, limit: number, now = new Date()): Promise<number> {
+  const day = now.toISOString().slice(0, 10);
+  const expiresAt = Math.floor(now.getTime() / 1000) + 400 * 86400;
+  try {
+    await transactRetrying([
+      tx.update(
+        keys.a2aDay(userId, day),
+        { expression: 'ADD #count :one SET expiresAt = :exp', names: { '#count': 'count' }, values: { ':one': 1, ':exp': expiresAt } },
+        { expression: 'attribute_not_exists(#count) OR #count < :limit', names: { '#count': 'count' }, values: { ':limit': limit } },
+      ),
+      tx.update(keys.a2aAgentDay(userId, day, fromAgentId), {
+        expression: 'ADD #count :one SET expiresAt = :exp',
+        names: { '#count': 'count' },
+        values: { ':one': 1, ':exp': expiresAt },
+      }),
+    ]);
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError) || err.reasons[0] !== 'ConditionalCheckFailed') throw err;
+    const current = (await tenant(userId).get<{ count?: number }>(keys.a2aDay(userId, day), true))?.count ?? limit;
+    throw new A2aLimitError(current, limit);
+  }
+  return ((await tenant(userId).get<{ count?: number }>(keys.a2aDay(userId, day), true))?.count ?? 1);
+}
