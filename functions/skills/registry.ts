@@ -1,7 +1,9 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
 import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as eventScheduler } from './skills/event-scheduler';
 import { skill as eventTicketing } from './skills/event-ticketing';
+import { skill as guestlist } from './skills/guestlist';
 import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
 
@@ -14,6 +16,8 @@ const modules: SkillModule[] = [
   setlistOracle,
   demoSubmitter,
   eventTicketing,
+  guestlist,
+  eventScheduler,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -118,4 +118,11 @@ export const keys = {
   ticketedEventPrefix: 'TICKETEVENT#',
   ticketOrder: (userId: string, orderId: string): Key => ({ pk: userPk(userId), sk: `TICKETORDER#${orderId}` }),
   ticketOrderPrefix: 'TICKETORDER#',
+  /** guestlist: one list per event (capacity, spots left) and its guests. */
+  guestList: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `GUESTLIST#${eventId}` }),
+  guest: (userId: string, eventId: string, guestId: string): Key => ({ pk: userPk(userId), sk: `GUEST#${eventId}#${guestId}` }),
+  guestPrefix: (eventId: string) => `GUEST#${eventId}#`,
+  /** event-scheduler: one scheduled announcement, sortable by its due time. */
+  scheduledPost: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `SCHEDPOST#${sortId}` }),
+  scheduledPostPrefix: 'SCHEDPOST#',
 } as const;

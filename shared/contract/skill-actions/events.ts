@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Request bodies of the event skills built so far: event-ticketing. */
+/** Request bodies of the event skills built so far: event-ticketing, guestlist, event-scheduler. */
 
 const Text = z.string().trim().min(1).max(200);
 const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
@@ -30,4 +30,31 @@ export const eventTicketingActions = {
     quantity: z.number().int().positive().max(MAX_TICKETS_PER_ORDER).default(1),
   }),
   list_orders: z.strictObject({ action: z.literal('list_orders'), eventId: Id.optional() }),
+};
+
+export const guestlistActions = {
+  create_list: z.strictObject({ action: z.literal('create_list'), eventId: Id, name: Text.optional(), capacity: z.number().int().positive().max(1_000_000) }),
+  add_guest: z.strictObject({
+    action: z.literal('add_guest'),
+    eventId: Id,
+    name: Text,
+    email: z.email().max(254).optional(),
+    plusOnes: z.number().int().min(0).max(10).default(0).describe('guests they bring; each takes a spot'),
+  }),
+  remove_guest: z.strictObject({ action: z.literal('remove_guest'), eventId: Id, guestId: Id }),
+  check_in: z.strictObject({ action: z.literal('check_in'), eventId: Id, guestId: Id }),
+  list_guests: z.strictObject({ action: z.literal('list_guests'), eventId: Id }),
+};
+
+export const eventSchedulerActions = {
+  schedule: z.strictObject({
+    action: z.literal('schedule'),
+    title: Text,
+    date: z.iso.date(),
+    time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)'),
+    channels: z.array(z.enum(['chatBot', 'communityBot', 'businessMessaging', 'teamChat'])).min(1).max(4),
+    message: z.string().trim().min(1).max(4000).optional(),
+  }),
+  list: z.strictObject({ action: z.literal('list'), status: z.enum(['scheduled', 'cancelled']).optional() }),
+  cancel: z.strictObject({ action: z.literal('cancel'), postId: Id }),
 };
