@@ -4,6 +4,7 @@ import { SKILL_CATALOGUE, skillGetRoutes, skillOperation, skillsContract, type S
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
 import { skillRegistry } from './registry';
+import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
 import { notImplemented } from '../../shared/http/errors';
 import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
 
@@ -38,5 +39,7 @@ export const handler = createHandler(skillsContract, {
   listInstalledSkills: ({ auth, params }) => listForAgent(auth, params.agentId),
   uninstallSkill: ({ auth, params }) => uninstall(auth, params.agentId, params.skillId),
   rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
+  importVenues: async ({ body }) => ({ success: true, ...(await importVenues(body.venues, body.replace)) }),
+  importFestivals: async ({ body }) => ({ success: true, ...(await importFestivals(body.festivals, body.replace)) }),
   runtimeSkillCall: ({ params, headers, requestId, body }) => runtimeCall(params, headers.authorization, requestId, body),
 } as Operations<typeof skillsContract>);

@@ -3,9 +3,11 @@ import type { SkillModule } from './skill-module';
 import { skill as demoSubmitter } from './skills/demo-submitter';
 import { skill as eventScheduler } from './skills/event-scheduler';
 import { skill as eventTicketing } from './skills/event-ticketing';
+import { skill as festivalFinder } from './skills/festival-finder';
 import { skill as guestlist } from './skills/guestlist';
 import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
+import { skill as venueFinder } from './skills/venue-finder';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -18,6 +20,8 @@ const modules: SkillModule[] = [
   eventTicketing,
   guestlist,
   eventScheduler,
+  venueFinder,
+  festivalFinder,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

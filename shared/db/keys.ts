@@ -125,4 +125,9 @@ export const keys = {
   /** event-scheduler: one scheduled announcement, sortable by its due time. */
   scheduledPost: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `SCHEDPOST#${sortId}` }),
   scheduledPostPrefix: 'SCHEDPOST#',
+  /** venue-finder and festival-finder: the operator's imported catalogues (global, read by every account). */
+  venueEntry: (venueId: string): Key => ({ pk: 'VENUECATALOGUE', sk: venueId }),
+  venuePartition: 'VENUECATALOGUE',
+  festivalEntry: (festivalId: string): Key => ({ pk: 'FESTIVALCATALOGUE', sk: festivalId }),
+  festivalPartition: 'FESTIVALCATALOGUE',
 } as const;

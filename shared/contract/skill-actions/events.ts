@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Request bodies of the event skills built so far: event-ticketing, guestlist, event-scheduler. */
+/** Request bodies of the event skills built so far: event-ticketing, guestlist, event-scheduler, venue-finder, festival-finder. */
 
 const Text = z.string().trim().min(1).max(200);
 const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
@@ -57,4 +57,48 @@ export const eventSchedulerActions = {
   }),
   list: z.strictObject({ action: z.literal('list'), status: z.enum(['scheduled', 'cancelled']).optional() }),
   cancel: z.strictObject({ action: z.literal('cancel'), postId: Id }),
+};
+
+const Money = z.number().nonnegative().max(100_000_000);
+
+/** One venue of the operator's import file (`POST /api/skills/venue-finder/catalogue`). Prices in USD. */
+export const VenueEntry = z.strictObject({
+  id: Id,
+  name: Text,
+  city: Text,
+  country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code such as GB'),
+  type: Text.describe('club, bar, theatre, arena, outdoor…'),
+  capacity: z.number().int().positive(),
+  price: Money.describe('hire price for one night'),
+});
+
+/** One festival of the operator's import file (`POST /api/skills/festival-finder/catalogue`). Prices in USD. */
+export const FestivalEntry = z.strictObject({
+  id: Id,
+  name: Text,
+  country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code such as NL'),
+  city: Text.optional(),
+  genres: z.array(Text).min(1).max(20),
+  startDate: z.iso.date(),
+  endDate: z.iso.date().optional(),
+  ticketPrice: Money.describe('cheapest full ticket'),
+});
+
+export const venueFinderActions = {
+  search: z.strictObject({
+    action: z.literal('search'),
+    city: Text.optional(),
+    type: Text.optional(),
+    capacity: z.number().int().positive().optional().describe('at least this many people'),
+    maxPrice: Money.optional(),
+  }),
+};
+
+export const festivalFinderActions = {
+  search: z.strictObject({
+    action: z.literal('search'),
+    genre: Text.optional(),
+    country: Text.optional().describe('ISO 3166 alpha-2 code'),
+    maxPrice: Money.optional(),
+  }),
 };

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { eventSchedulerActions, eventTicketingActions, guestlistActions } from './events';
+import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
@@ -23,5 +23,7 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
     bodies: eventSchedulerActions,
     example: { action: 'schedule', title: 'Album launch party', date: '2025-09-12', time: '20:30', channels: ['chatBot', 'communityBot'] },
   },
+  'venue-finder': { bodies: venueFinderActions, example: { action: 'search', city: 'Manchester', type: 'club', capacity: 500, maxPrice: 2000 } },
+  'festival-finder': { bodies: festivalFinderActions, example: { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 } },
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
 };
