@@ -68,6 +68,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'provisioner-dlq': ['stopTasks'],
   heartbeat: ['dataKey', 'reachInstances'],
   'task-events': ['dataKey', 'reachInstances'],
+  // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime (issue 12)
+  skills: ['dataKey', 'reachInstances', 'sendEmail'],
 };
 
 export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];
