@@ -3,10 +3,15 @@ import { accountAccess, requireActiveSubscription } from '../../shared/billing/e
 import { SKILL_CATALOGUE, skillGetRoutes, skillOperation, skillsContract, type SkillName } from '../../shared/contract/skills';
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
+import { skillRegistry } from './registry';
+import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
+import { notImplemented } from '../../shared/http/errors';
 import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
 
 /** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
 async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
+  // A skill without a module says so to everyone, before any account check.
+  if (!skillRegistry.has(name)) throw notImplemented();
   requireActiveSubscription(await accountAccess(auth));
   return runSkill(name, { userId: auth.userId, requestId, now: new Date() }, body);
 }
@@ -34,5 +39,7 @@ export const handler = createHandler(skillsContract, {
   listInstalledSkills: ({ auth, params }) => listForAgent(auth, params.agentId),
   uninstallSkill: ({ auth, params }) => uninstall(auth, params.agentId, params.skillId),
   rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
+  importVenues: async ({ body }) => ({ success: true, ...(await importVenues(body.venues, body.replace)) }),
+  importFestivals: async ({ body }) => ({ success: true, ...(await importFestivals(body.festivals, body.replace)) }),
   runtimeSkillCall: ({ params, headers, requestId, body }) => runtimeCall(params, headers.authorization, requestId, body),
 } as Operations<typeof skillsContract>);

@@ -9,9 +9,13 @@ import { skill as royaltyTracker } from './skills/royalty-tracker';
 import { skill as treasury } from './skills/treasury';
 import { skill as workspaceSuite } from './skills/workspace-suite';
 import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as eventScheduler } from './skills/event-scheduler';
 import { skill as eventTicketing } from './skills/event-ticketing';
+import { skill as festivalFinder } from './skills/festival-finder';
+import { skill as guestlist } from './skills/guestlist';
 import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
+import { skill as venueFinder } from './skills/venue-finder';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -30,6 +34,10 @@ const modules: SkillModule[] = [
   setlistOracle,
   demoSubmitter,
   eventTicketing,
+  guestlist,
+  eventScheduler,
+  venueFinder,
+  festivalFinder,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

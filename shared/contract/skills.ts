@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
 import { SKILL_ACTION_BODIES } from './skill-actions';
+import { FestivalEntry, VenueEntry } from './skill-actions/events';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
 
 export const SKILL_CATEGORIES = [
@@ -373,6 +374,30 @@ const installRoutes = [
     openBody: true,
     example: { action: 'search', genre: 'techno' },
     responses: skillResponses,
+  },
+  {
+    operation: 'importVenues',
+    method: 'POST',
+    path: '/api/skills/venue-finder/catalogue',
+    auth: 'admin',
+    summary: 'Import venues into the catalogue venue-finder searches (operator only).',
+    description:
+      'The file format is this body: `{venues: [{id, name, city, country, type, capacity, price}]}` (price: one night\'s hire in USD). An entry with an id already stored replaces it; `replace: true` first removes every venue not in the file. Nothing is invented: an empty catalogue searches empty.',
+    body: z.strictObject({ venues: z.array(VenueEntry).min(1).max(1000), replace: z.boolean().default(false) }),
+    example: { venues: [{ id: 'albert-hall-mcr', name: 'Albert Hall', city: 'Manchester', country: 'GB', type: 'club', capacity: 1800, price: 1500 }] },
+    responses: { 200: SuccessTrue.extend({ imported: z.number().int(), removed: z.number().int() }), ...commonErrorResponses },
+  },
+  {
+    operation: 'importFestivals',
+    method: 'POST',
+    path: '/api/skills/festival-finder/catalogue',
+    auth: 'admin',
+    summary: 'Import festivals into the catalogue festival-finder searches (operator only).',
+    description:
+      'The file format is this body: `{festivals: [{id, name, country, city?, genres, startDate, endDate?, ticketPrice}]}` (ticketPrice in USD). Same id replaces; `replace: true` removes festivals not in the file.',
+    body: z.strictObject({ festivals: z.array(FestivalEntry).min(1).max(1000), replace: z.boolean().default(false) }),
+    example: { festivals: [{ id: 'ade-2026', name: 'Amsterdam Dance Event', country: 'NL', city: 'Amsterdam', genres: ['electronic'], startDate: '2026-10-14', ticketPrice: 120 }] },
+    responses: { 200: SuccessTrue.extend({ imported: z.number().int(), removed: z.number().int() }), ...commonErrorResponses },
   },
 ] as const satisfies readonly RouteDefinition[];
 

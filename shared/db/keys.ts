@@ -185,4 +185,16 @@ export const keys = {
   a2aDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `A2A#${day}` }),
   a2aAgentDay: (userId: string, day: string, agentId: string): Key => ({ pk: userPk(userId), sk: `A2A#${day}#${agentId}` }),
   a2aPrefix: 'A2A#',
+  /** guestlist: one list per event (capacity, spots left) and its guests. */
+  guestList: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `GUESTLIST#${eventId}` }),
+  guest: (userId: string, eventId: string, guestId: string): Key => ({ pk: userPk(userId), sk: `GUEST#${eventId}#${guestId}` }),
+  guestPrefix: (eventId: string) => `GUEST#${eventId}#`,
+  /** event-scheduler: one scheduled announcement, sortable by its due time. */
+  scheduledPost: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `SCHEDPOST#${sortId}` }),
+  scheduledPostPrefix: 'SCHEDPOST#',
+  /** venue-finder and festival-finder: the operator's imported catalogues (global, read by every account). */
+  venueEntry: (venueId: string): Key => ({ pk: 'VENUECATALOGUE', sk: venueId }),
+  venuePartition: 'VENUECATALOGUE',
+  festivalEntry: (festivalId: string): Key => ({ pk: 'FESTIVALCATALOGUE', sk: festivalId }),
+  festivalPartition: 'FESTIVALCATALOGUE',
 } as const;

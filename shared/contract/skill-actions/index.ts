@@ -7,7 +7,7 @@ import { notesWorkspaceActions } from './notes-workspace';
 import { royaltyTrackerActions } from './royalty-tracker';
 import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
-import { eventTicketingActions } from './events';
+import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
@@ -34,5 +34,12 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
   'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
   'event-ticketing': { bodies: eventTicketingActions, example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' } },
+  guestlist: { bodies: guestlistActions, example: { action: 'add_guest', eventId: 'evt_summer-24', name: 'Ada Lovelace', email: 'ada@example.com', plusOnes: 1 } },
+  'event-scheduler': {
+    bodies: eventSchedulerActions,
+    example: { action: 'schedule', title: 'Album launch party', date: '2025-09-12', time: '20:30', channels: ['chatBot', 'communityBot'] },
+  },
+  'venue-finder': { bodies: venueFinderActions, example: { action: 'search', city: 'Manchester', type: 'club', capacity: 500, maxPrice: 2000 } },
+  'festival-finder': { bodies: festivalFinderActions, example: { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 } },
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
 };

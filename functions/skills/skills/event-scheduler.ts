@@ -1,0 +1,29 @@
+import { eventSchedulerActions as bodies } from '../../../shared/contract/skill-actions/events';
+import { cancelScheduledPost, listScheduledPosts, schedulePost } from '../../../shared/db/skills/scheduled-posts';
+import { badRequest, notFound } from '../../../shared/http/errors';
+import { action, type SkillModule } from '../skill-module';
+
+/** Said with every answer, because the channel adapters that deliver due posts are not built yet. */
+const DELIVERY = 'Posts are stored and listed; delivery on the channels comes with the channel adapters (a later issue). Until then they stay scheduled.';
+
+export const skill: SkillModule = {
+  name: 'event-scheduler',
+  actions: {
+    schedule: action(bodies.schedule, async (call, body) => {
+      const scheduledFor = new Date(`${body.date}T${body.time}:00.000Z`);
+      if (Number.isNaN(scheduledFor.getTime())) throw badRequest('no such date', 'INVALID_DATE');
+      if (scheduledFor.getTime() <= call.now.getTime()) throw badRequest('the time is in the past', 'TIME_IN_PAST');
+      const post = await schedulePost(call.userId, { title: body.title, message: body.message, channels: body.channels, scheduledFor: scheduledFor.toISOString() }, call.now);
+      return { post, delivery: DELIVERY };
+    }),
+    list: action(bodies.list, async (call, body) => {
+      const posts = (await listScheduledPosts(call.userId)).filter((p) => !body.status || p.status === body.status).map(({ sk: _sk, ...p }) => p);
+      return { posts, count: posts.length, delivery: DELIVERY };
+    }),
+    cancel: action(bodies.cancel, async (call, body) => {
+      const post = await cancelScheduledPost(call.userId, body.postId, call.now);
+      if (!post) throw notFound('no such scheduled post');
+      return { post };
+    }),
+  },
+};
