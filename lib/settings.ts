@@ -40,6 +40,8 @@ export const KNOWN_SETTINGS = [
   'PROVISIONING_DLQ_URL', 'LAUNCHER', 'RUNTIME_VERSION', 'APPROVED_RUNTIME_IMAGES', 'PROVISION_HEALTH_ATTEMPTS', 'PROVISION_HEALTH_INTERVAL_MS',
   'RUNTIME_PLATFORM_URL', 'LOCAL_RUNTIME_ENTRY', 'STREAMING_PROVIDER', 'STREAMING_RTMP_URL', 'STREAMING_PLAYBACK_BASE_URL',
   'HEARTBEAT_TICK_MS', 'HEARTBEAT_MAX_USERS_PER_RUN', 'HEARTBEAT_CONCURRENCY', 'METRICS_STORAGE_QUOTA_MB',
+  'MPP_CHAIN_ID', 'MPP_RPC_URL', 'MPP_RECIPIENT', 'MPP_CURRENCY', 'MPP_CONFIRMATIONS', 'MPP_CHALLENGE_TTL_SECONDS', 'MPP_RPC_TIMEOUT_MS',
+  'GATEWAY_PRICES', 'GATEWAY_ALLOWED_ORIGINS',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -118,6 +120,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   RUNTIME_PLATFORM_URL: ['provisioner'],
   HEARTBEAT_: ['heartbeat'],
   METRICS_: ['metrics'],
+  // v1 gateway (issue 11): machine payments, prices and CORS origins
+  MPP_: ['gateway'],
+  GATEWAY_: ['gateway'],
 };
 
 /** The routing entry of a setting: its own, else its longest matching prefix. */

@@ -98,4 +98,6 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+  /** v1 gateway (issue 11): an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
+  mppChallenge: (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' }),
 } as const;
