@@ -281,7 +281,8 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
     mint: (token, holder, amount) =>
       serially(async () => {
         const slot = setLengthLeft(hexToBytes(holder), 32);
-        const current = BigInt(bytesToHex(await evm.stateManager.getStorage(createAddressFromString(token), slot)) || 0);
+        const stored = await evm.stateManager.getStorage(createAddressFromString(token), slot);
+        const current = stored.length ? BigInt(bytesToHex(stored)) : 0n;
         await evm.stateManager.putStorage(createAddressFromString(token), slot, hexToBytes(numberToHex(current + amount)));
       }),
     balanceOf: async (token, holder) => BigInt((await rpc('eth_call', [{ to: token, data: encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [holder] }) }, 'latest'])) as Hex),
