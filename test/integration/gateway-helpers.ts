@@ -41,6 +41,7 @@ export function useGatewayChain(settings: Record<string, string | undefined> = {
       MPP_RPC_TIMEOUT_MS: '1000',
       GATEWAY_PRICES: undefined,
       GATEWAY_ALLOWED_ORIGINS: undefined,
+      RATE_LIMITS: undefined,
       ...settings,
     };
     reloadConfig(bed.settings);
