@@ -37,6 +37,7 @@ export const KNOWN_SETTINGS = [
   'SOCIAL_JWKS_URL', 'SOCIAL_ISSUER', 'SOCIAL_AUDIENCE',
   'GATING_TOKEN_ADDRESS', 'GATING_MIN_BALANCE', 'GATING_TOKEN_SYMBOL', 'GATING_RPC_URL', 'GATING_PUBLIC_RPC_URL',
   'MODEL_API_BASE_URL', 'MODEL_API_KEY', 'MODEL_API_TIMEOUT_MS',
+  'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'GOOGLE_API_KEY', 'GOOGLE_BASE_URL', 'AI_CATALOGUE',
   'PROVISIONING_DLQ_URL', 'LAUNCHER', 'RUNTIME_VERSION', 'APPROVED_RUNTIME_IMAGES', 'PROVISION_HEALTH_ATTEMPTS', 'PROVISION_HEALTH_INTERVAL_MS',
   'RUNTIME_PLATFORM_URL', 'LOCAL_RUNTIME_ENTRY', 'STREAMING_PROVIDER', 'STREAMING_RTMP_URL', 'STREAMING_PLAYBACK_BASE_URL',
   'HEARTBEAT_TICK_MS', 'HEARTBEAT_MAX_USERS_PER_RUN', 'HEARTBEAT_CONCURRENCY', 'METRICS_STORAGE_QUOTA_MB',
@@ -78,7 +79,11 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
 export const SECRET_SETTINGS: readonly string[] = [
   'CARD_SECRET_KEY', 'CARD_WEBHOOK_SECRET', 'OAUTH_CODEHOST_CLIENT_SECRET', 'OAUTH_WEBID_CLIENT_SECRET',
   'WEBHOOK_SECRET', 'BOT_CHECK_SECRET', 'MODEL_API_KEY',
+  'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GOOGLE_API_KEY',
 ];
+
+/** Functions that reach the model layer (shared/ai). */
+const AI_FUNCTIONS = ['ai', 'agent-chat', 'instance', 'gateway'] as const;
 
 /** Every function, or every function behind the HTTP API (the request pipeline's settings). */
 export type RouteTarget = readonly string[] | 'all' | 'http';
@@ -111,8 +116,13 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   HOSTED_WALLET_: ['wallet'],
   INFRA_MCP_: ['infra-mcp'],
   WEBHOOK_: ['webhook-delivery'],
-  // shared/adapters/model.ts is reached only by the instance runtime API
-  MODEL_API_: ['instance'],
+  // shared/ai (the model layer): the AI routes, agent chat, the runtime's chat and the gateway's plugins
+  MODEL_API_: AI_FUNCTIONS,
+  OPENAI_: AI_FUNCTIONS,
+  ANTHROPIC_: AI_FUNCTIONS,
+  GOOGLE_: AI_FUNCTIONS,
+  // plan access reads the catalogue wherever entitlements are checked
+  AI_CATALOGUE: 'http',
   STREAMING_: ['provision'],
   RUNTIME_VERSION: ['agents', 'instance', 'provisioner'],
   APPROVED_RUNTIME_IMAGES: ['instance'],

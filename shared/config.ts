@@ -177,6 +177,18 @@ const EnvSchema = z.object({
   MODEL_API_KEY: optionalText,
   /** Upper bound of one model call. */
   MODEL_API_TIMEOUT_MS: positiveInt(60_000),
+  /**
+   * AI model layer (issue 10). Direct providers: a key enables the vendor's own API for its catalogue
+   * models (direct wins over the MODEL_API_BASE_URL aggregator); the base URLs are for proxies and fakes.
+   */
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: z.url().optional(),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  GOOGLE_API_KEY: optionalText,
+  GOOGLE_BASE_URL: z.url().optional(),
+  /** The model catalogue as JSON (same shape as shared/ai/catalogue.ts); unset → the versioned file. */
+  AI_CATALOGUE: optionalText,
   /** Dead-letter queue of the provisioning queue: the local stack polls it into the provisioner's DLQ handler. */
   PROVISIONING_DLQ_URL: z.string().optional(),
   /** How instances are launched: `ecs` (Fargate RunTask) or `local` (child processes running runtime/). Default: ecs in AWS, local elsewhere. */
@@ -355,6 +367,13 @@ function parse(env: NodeJS.ProcessEnv) {
     },
     /** Agents, instances and provisioning (issue 5). */
     model: { baseUrl: e.MODEL_API_BASE_URL, apiKey: e.MODEL_API_KEY, timeoutMs: e.MODEL_API_TIMEOUT_MS },
+    /** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by shared/ai/catalogue.ts). */
+    ai: {
+      openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+      anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+      google: { apiKey: e.GOOGLE_API_KEY, baseUrl: e.GOOGLE_BASE_URL },
+      catalogueJson: e.AI_CATALOGUE,
+    },
     provisioningDlqUrl: e.PROVISIONING_DLQ_URL,
     launcher: e.LAUNCHER ?? (e.STAGE === 'aws' ? 'ecs' : 'local'),
     runtimeVersion: e.RUNTIME_VERSION,

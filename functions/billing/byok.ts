@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { byokContext } from '../../shared/ai/byok';
 import { encrypt, KeyCustodyConfigError } from '../../shared/crypto/envelope';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
@@ -17,8 +18,6 @@ interface ByokItem {
   createdAt: string;
   updatedAt: string;
 }
-
-export const byokContext = (userId: string, provider: string) => ({ userId, purpose: `byok:${provider}` });
 
 export async function byokState(userId: string) {
   const items = await tenant(userId).queryAll<ByokItem & Record<string, unknown>>(keys.byokPrefix);

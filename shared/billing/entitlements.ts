@@ -2,7 +2,8 @@ import type { AuthContext } from '../auth/authenticate';
 import { keys } from '../db/keys';
 import { tenant } from '../db/tenant';
 import { HttpError } from '../http/errors';
-import { ADMIN_AGENT_LIMIT, agentLimitForPlan, ALL_MODELS, isPlanName, PLANS, type PlanLimits, type PlanName } from './plans';
+import { allModelIds, modelsForPlan } from '../ai/catalogue';
+import { ADMIN_AGENT_LIMIT, agentLimitForPlan, isPlanName, PLANS, type PlanLimits, type PlanName } from './plans';
 
 /**
  * Subscription state, stored at `USER#<id> / SUBSCRIPTION` and written only by verified card
@@ -65,7 +66,7 @@ export function accessFrom(auth: Pick<AuthContext, 'userId' | 'isAdmin' | 'isTes
     subscriptionId: sub?.subscriptionId,
     agentLimit: auth.isAdmin ? ADMIN_AGENT_LIMIT : agentLimitForPlan(plan),
     limits,
-    models: auth.isAdmin ? ALL_MODELS : (limits?.models ?? []),
+    models: auth.isAdmin ? allModelIds() : modelsForPlan(limits?.name),
   };
 }
 

@@ -1,3 +1,5 @@
+import { DEFAULT_CATALOGUE } from '../ai/catalogue';
+
 /**
  * The plan catalogue (spec 2.16) and the legacy provisioning tiers, in one place. Every group asks
  * shared/billing/entitlements.ts what an account may do; nothing else reads these tables.
@@ -7,19 +9,6 @@ export const PLAN_NAMES = ['label', 'solo', 'collective', 'network'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 export const LEGACY_TIERS = { starter: 1, pro: 3, enterprise: 100 } as const;
 export type LegacyTier = keyof typeof LEGACY_TIERS;
-
-/** Model ids are `<vendor>/<model>`; each plan's list is as counted in the spec's table. */
-export const MODELS = {
-  smallGeneral: 'openai/gpt-4o-mini',
-  fast: 'google/gemini-2.0-flash',
-  haiku: 'anthropic/claude-3-5-haiku',
-  mistralSmall: 'mistral/mistral-small',
-  gpt4o: 'openai/gpt-4o',
-  sonnet: 'anthropic/claude-3-7-sonnet',
-  opus: 'anthropic/claude-opus-4',
-  geminiPro: 'google/gemini-2.5-pro',
-  llama: 'meta/llama-3.3-70b',
-} as const;
 
 export interface PlanLimits {
   name: PlanName;
@@ -33,15 +22,17 @@ export interface PlanLimits {
   models: readonly string[];
 }
 
-const labelModels = [MODELS.smallGeneral, MODELS.fast];
-const soloModels = [...labelModels, MODELS.haiku, MODELS.mistralSmall];
-const collectiveModels = [...soloModels, MODELS.gpt4o, MODELS.sonnet];
-export const ALL_MODELS: readonly string[] = Object.values(MODELS);
+/** Each plan's models as the versioned catalogue lists them (shared/ai/catalogue.ts); at run time the catalogue in force decides. */
+const catalogueModels = (plan: PlanName) => {
+  const r = PLAN_NAMES.indexOf(plan);
+  return DEFAULT_CATALOGUE.models.filter((m) => PLAN_NAMES.indexOf(m.minPlan) <= r).map((m) => m.id);
+};
+export const ALL_MODELS: readonly string[] = DEFAULT_CATALOGUE.models.map((m) => m.id);
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  label: { name: 'label', priceUsdPerMonth: 29, agents: 1, skills: 3, a2aMessagesPerDay: 100, memory: '8 GB', models: labelModels },
-  solo: { name: 'solo', priceUsdPerMonth: 79, agents: 3, skills: 10, a2aMessagesPerDay: 500, memory: '2 GB', models: soloModels },
-  collective: { name: 'collective', priceUsdPerMonth: 199, agents: 10, skills: 25, a2aMessagesPerDay: 2000, memory: '4 GB', models: collectiveModels },
+  label: { name: 'label', priceUsdPerMonth: 29, agents: 1, skills: 3, a2aMessagesPerDay: 100, memory: '8 GB', models: catalogueModels('label') },
+  solo: { name: 'solo', priceUsdPerMonth: 79, agents: 3, skills: 10, a2aMessagesPerDay: 500, memory: '2 GB', models: catalogueModels('solo') },
+  collective: { name: 'collective', priceUsdPerMonth: 199, agents: 10, skills: 25, a2aMessagesPerDay: 2000, memory: '4 GB', models: catalogueModels('collective') },
   network: { name: 'network', priceUsdPerMonth: 499, agents: 100, skills: 100, a2aMessagesPerDay: 10000, memory: '16 GB', models: ALL_MODELS },
 };
 

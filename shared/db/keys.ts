@@ -98,6 +98,20 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+  /** AI model layer (issue 10). Model usage of one day, agent (`-` when none) and model: tokens, cost, credits. */
+  modelUsage: (userId: string, day: string, agentId: string | undefined, modelId: string): Key => ({
+    pk: userPk(userId),
+    sk: `USAGE#${day}#${agentId ?? '-'}#${modelId}`,
+  }),
+  modelUsagePrefix: 'USAGE#',
+  /** The plan's included model spend used in one billing period (keyed by the period's start). */
+  modelAllowance: (userId: string, periodStart: string): Key => ({ pk: userPk(userId), sk: `AIALLOWANCE#${periodStart}` }),
+  /** A pre-paid caller with no account (the gateway's on-chain payer): its model usage per day and model. */
+  payerUsage: (payerId: string, day: string, modelId: string): Key => ({ pk: `PAYER#${payerId.toLowerCase()}`, sk: `USAGE#${day}#${modelId}` }),
+  /** Agent-to-agent messages of one UTC day: the account's total (the plan limit) and one agent's share. */
+  a2aDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `A2A#${day}` }),
+  a2aAgentDay: (userId: string, day: string, agentId: string): Key => ({ pk: userPk(userId), sk: `A2A#${day}#${agentId}` }),
+  a2aPrefix: 'A2A#',
   /** v1 gateway (issue 11): an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
   mppChallenge: (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' }),
 } as const;

@@ -7,6 +7,7 @@ import { config } from '../config';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
+import { aiErrorToHttp } from './domain-errors';
 import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
@@ -94,7 +95,9 @@ const errorResponder = (): Middleware => ({
     const requestId = requestIdOf(request.event);
     const routeFields = request.internal.route?.errorFields ?? {};
     let http: HttpError;
+    const domain = aiErrorToHttp(err);
     if (err instanceof HttpError) http = err;
+    else if (domain) http = domain;
     else if (err instanceof InvalidCursorError) http = new HttpError(400, 'invalid cursor', 'INVALID_CURSOR');
     else if (err instanceof ConditionFailedError) http = new HttpError(409, 'conflicting change, try again', 'CONFLICT');
     else {

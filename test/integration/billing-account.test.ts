@@ -9,7 +9,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant, transact } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
 import { HttpError } from '../../shared/http/errors';
-import { byokContext } from '../../functions/billing/byok';
+import { byokContext } from '../../shared/ai/byok';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
 
