@@ -3,14 +3,16 @@ import { accountAccess } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
 import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, type GatewayPluginId } from '../../shared/contract/gateway';
 import type { gatewayContract } from '../../shared/contract/gateway';
+import { aiErrorToHttp } from '../../shared/http/domain-errors';
 import { HttpError } from '../../shared/http/errors';
+import { logger } from '../../shared/http/logger';
 import type { OperationContext } from '../../shared/http/pipeline';
 import { reply, type Reply } from '../../shared/http/reply';
 import { issueChargeChallenge, mppEnabled, priceOf, redeemCharge } from '../../shared/mpp/charge';
 import { isPaymentAuthorization, MPP_SCHEME, parsePaymentAuthorization } from '../../shared/mpp/credential';
 import { ChainUnavailableError, PaymentRefusedError } from '../../shared/mpp/errors';
 import { corsHeaders } from './cors';
-import { PluginFailedError, runPlugin, type PluginAnswer, type PluginCaller } from './plugins';
+import { isStreamingPlugin, parsePluginInput, PluginFailedError, runPlugin, streamPlugin, type PluginAnswer, type PluginCaller, type PluginInput } from './plugins';
 
 type CallContext = OperationContext<(typeof gatewayContract)['routes'][0]>;
 
@@ -70,7 +72,17 @@ async function paymentRequired(plugin: GatewayPluginId, why: { code: string; mes
   return reply.json(402, { ...base, mpp, card }, { 'www-authenticate': `Payment amount=${amount}, currency=${currency}, recipient=${recipient}` });
 }
 
-function success(plugin: GatewayPluginId, answer: PluginAnswer, payment: { method: 'card'; receipt: null } | { method: 'mpp'; receipt: string }): Reply {
+type Payment = { method: 'card'; receipt: null } | { method: 'mpp'; receipt: string };
+
+/** A served plugin: its answer, and for a streamed call the text deltas as they came. */
+interface Served {
+  answer: PluginAnswer;
+  deltas?: string[];
+}
+
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+function success(plugin: GatewayPluginId, served: Served, payment: Payment): Reply {
   const timestamp = new Date().toISOString();
   const headers: Record<string, string> = { 'x-plugin-id': plugin };
   if (payment.method === 'mpp') {
@@ -79,26 +91,47 @@ function success(plugin: GatewayPluginId, answer: PluginAnswer, payment: { metho
     headers['payment-receipt'] = Buffer.from(JSON.stringify(receipt)).toString('base64url');
     headers['cache-control'] = 'private, no-store';
   }
-  return reply.json(200, { ...answer.extra, plugin, message: answer.message, timestamp, payment }, headers);
+  const body = { ...served.answer.extra, plugin, message: served.answer.message, timestamp, payment };
+  if (!served.deltas) return reply.json(200, body, headers);
+  const events = served.deltas.map((text) => sse('delta', { text })).join('') + sse('done', body);
+  return reply.text(200, events, { ...headers, 'content-type': 'text/event-stream; charset=utf-8' });
 }
 
-async function serve(plugin: GatewayPluginId, input: Record<string, unknown>, caller: PluginCaller): Promise<PluginAnswer> {
+/** The model layer's and the plugins' failures as the spec's gateway answers (500 `internal` with a code). */
+function pluginFailure(err: unknown): never {
+  if (err instanceof HttpError) throw err;
+  const mapped = aiErrorToHttp(err);
+  if (mapped && mapped.status !== 500) throw mapped;
+  if (mapped) throw new HttpError(500, 'internal', mapped.code, { message: mapped.message });
+  if (err instanceof PluginFailedError) throw new HttpError(500, 'internal', err.code, { message: err.message });
+  logger().warn('gateway plugin failed', { error: (err as Error)?.name });
+  throw new HttpError(500, 'internal', 'PLUGIN_FAILED', { message: 'the plugin failed; try again' });
+}
+
+async function serve(input: PluginInput, caller: PluginCaller, streamed: boolean): Promise<Served> {
   try {
-    return await runPlugin(plugin, input, caller);
+    if (streamed && isStreamingPlugin(input)) {
+      const { textStream, answer } = await streamPlugin(input, caller);
+      const deltas: string[] = [];
+      for await (const text of textStream) deltas.push(text);
+      return { answer: await answer, deltas };
+    }
+    return { answer: await runPlugin(input, caller) };
   } catch (err) {
-    if (err instanceof PluginFailedError) throw new HttpError(500, 'internal', err.code, { message: err.message });
-    throw err;
+    pluginFailure(err);
   }
 }
 
-async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: Record<string, unknown>): Promise<Reply> {
+const wantsStream = (ctx: CallContext) => /\btext\/event-stream\b/i.test(ctx.headers.accept ?? '');
+
+async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply> {
   if (!isPaymentAuthorization(ctx.headers.authorization)) {
     return paymentRequired(plugin, { code: 'PAYMENT_REQUIRED', message: 'send an MPP credential in Authorization: Payment' });
   }
   try {
     const credential = parsePaymentAuthorization(ctx.headers.authorization!);
-    const answer = await redeemCharge(credential, plugin, () => serve(plugin, input, { kind: 'payer' }));
-    return success(plugin, answer, { method: 'mpp', receipt: credential.transaction });
+    const served = await redeemCharge(credential, plugin, (payment) => serve(input, { kind: 'payer', ...payment }, wantsStream(ctx)));
+    return success(plugin, served, { method: 'mpp', receipt: credential.transaction });
   } catch (err) {
     if (err instanceof PaymentRefusedError) return paymentRequired(plugin, { code: err.code, message: err.message });
     if (err instanceof ChainUnavailableError) throw new HttpError(503, 'the payment chain cannot be reached; retry shortly', 'CHAIN_UNAVAILABLE');
@@ -107,13 +140,13 @@ async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: Record
 }
 
 /** Card: a session (cookie, Bearer JWT or API key) whose stored account has an active subscription. */
-async function payByCard(ctx: CallContext, plugin: GatewayPluginId, input: Record<string, unknown>): Promise<Reply> {
+async function payByCard(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply> {
   if (!ctx.auth) return paymentRequired(plugin, { code: 'PAYMENT_REQUIRED', message: 'sign in with an active subscription, or pay with MPP' });
   const access = await accountAccess(ctx.auth);
   if (!access.isAdmin && !access.subscriptionActive) {
     return paymentRequired(plugin, { code: 'SUBSCRIPTION_REQUIRED', message: 'an active subscription is required to pay by card, or pay with MPP' });
   }
-  return success(plugin, await serve(plugin, input, { kind: 'account', auth: ctx.auth }), { method: 'card', receipt: null });
+  return success(plugin, await serve(input, { kind: 'account', auth: ctx.auth }, wantsStream(ctx)), { method: 'card', receipt: null });
 }
 
 export async function callGateway(ctx: CallContext): Promise<Reply> {
@@ -122,7 +155,8 @@ export async function callGateway(ctx: CallContext): Promise<Reply> {
     requireJson(ctx);
     const plugin = pluginOf(ctx);
     const method = paymentMethodOf(ctx);
-    const { plugin: _named, ...input } = ctx.body;
+    const { plugin: _named, ...fields } = ctx.body;
+    const input = parsePluginInput(plugin, fields);
     const answer = method === 'mpp' ? await payByMpp(ctx, plugin, input) : await payByCard(ctx, plugin, input);
     return reply.json(answer.status, answer.body, { ...answer.headers, ...cors });
   } catch (err) {

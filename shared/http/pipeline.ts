@@ -11,7 +11,7 @@ import { aiErrorToHttp } from './domain-errors';
 import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
-import { Reply } from './reply';
+import { RawBody, Reply } from './reply';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -64,7 +64,8 @@ const baseHeaders = (requestId: string) => ({
 
 function toResult(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}, cookies: string[] = []): ApiResult {
   const result: ApiResult = { statusCode: status, headers: { ...baseHeaders(requestId), ...headers } };
-  if (body !== undefined) result.body = JSON.stringify(body);
+  if (body instanceof RawBody) result.body = body.text;
+  else if (body !== undefined) result.body = JSON.stringify(body);
   else delete result.headers!['content-type'];
   if (cookies.length) result.cookies = cookies;
   return result;

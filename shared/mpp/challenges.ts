@@ -34,6 +34,8 @@ export interface ChallengeRecord extends ChallengeBinding {
   /** Epoch ms after which an open challenge can no longer be paid. */
   challengeExpiresAt: number;
   txHash?: string;
+  /** The address that paid (the transaction's sender). */
+  payer?: string;
   leaseUntil?: number;
   leaseId?: string;
 }
@@ -77,21 +79,21 @@ const alreadyUsed = () => new PaymentRefusedError('ALREADY_USED', 'this payment 
  * this hash (with a serve lease for the caller) and the hash is recorded as used. Of any number of
  * parallel submissions, exactly one gets the lease; the others are refused ALREADY_USED.
  */
-export async function consumeChallenge(challenge: ChallengeRecord, txHash: string, now = Date.now()): Promise<string> {
+export async function consumeChallenge(challenge: ChallengeRecord, txHash: string, payer: string, now = Date.now()): Promise<string> {
   const leaseId = randomUUID();
   try {
     await transactRetrying([
       tx.update(
         keys.mppChallenge(challenge.nonce),
         {
-          expression: 'SET #status = :paid, txHash = :hash, leaseUntil = :lease, leaseId = :leaseId, paidAt = :paidAt REMOVE expiresAt',
+          expression: 'SET #status = :paid, txHash = :hash, payer = :payer, leaseUntil = :lease, leaseId = :leaseId, paidAt = :paidAt REMOVE expiresAt',
           names: { '#status': 'status' },
-          values: { ':paid': 'paid', ':hash': txHash, ':lease': now + SERVE_LEASE_MS, ':leaseId': leaseId, ':paidAt': new Date(now).toISOString() },
+          values: { ':paid': 'paid', ':hash': txHash, ':payer': payer, ':lease': now + SERVE_LEASE_MS, ':leaseId': leaseId, ':paidAt': new Date(now).toISOString() },
         },
         { expression: '#status = :open AND challengeExpiresAt > :now', values: { ':open': 'open', ':now': now } },
       ),
       tx.put(
-        { ...keys.txHash(txHash), kind: 'mpp', nonce: challenge.nonce, plugin: challenge.plugin, chainId: challenge.chainId, usedAt: new Date(now).toISOString() },
+        { ...keys.txHash(txHash), kind: 'mpp', nonce: challenge.nonce, plugin: challenge.plugin, chainId: challenge.chainId, payer, usedAt: new Date(now).toISOString() },
         { expression: 'attribute_not_exists(pk)' },
       ),
     ]);

@@ -57,23 +57,31 @@ function checkChallenge(challenge: ChallengeRecord | undefined, credential: MppC
  * anything changes, then spent (nonce + hash, one transaction), then `serve` runs under a lease.
  * If `serve` fails the payment stays redeemable with the same credential; once served, never again.
  */
-export async function redeemCharge<T>(credential: MppCredential, plugin: string, serve: () => Promise<T>): Promise<T> {
+export interface RedeemedPayment {
+  /** The transaction hash. */
+  reference: string;
+  payer: string;
+}
+
+export async function redeemCharge<T>(credential: MppCredential, plugin: string, serve: (payment: RedeemedPayment) => Promise<T>): Promise<T> {
   if (!mppEnabled()) throw new PaymentRefusedError('MPP_NOT_CONFIGURED', 'machine payments are not configured on this server');
   const now = Date.now();
   const challenge = checkChallenge(await readChallenge(credential.challengeNonce), credential, plugin, now);
   let leaseId: string;
+  let payer: string;
   if (challenge.status === 'paid') {
     leaseId = await reclaimPaidChallenge(challenge, credential.transaction, now);
+    payer = challenge.payer!;
   } else {
     const s = mppSettings();
-    await verifyPayment(credential.transaction as Hex, challenge, { rpcUrl: s.rpcUrl!, confirmations: s.confirmations, timeoutMs: s.rpcTimeoutMs });
+    payer = await verifyPayment(credential.transaction as Hex, challenge, { rpcUrl: s.rpcUrl!, confirmations: s.confirmations, timeoutMs: s.rpcTimeoutMs });
     if (await txHashUsed(credential.transaction)) throw new PaymentRefusedError('ALREADY_USED', 'this transaction has already paid for a call');
-    leaseId = await consumeChallenge(challenge, credential.transaction);
+    leaseId = await consumeChallenge(challenge, credential.transaction, payer);
   }
 
   let result: T;
   try {
-    result = await serve();
+    result = await serve({ reference: credential.transaction, payer });
   } catch (err) {
     await releaseLease(challenge.nonce, leaseId).catch((e: Error) => logger().warn('could not release an MPP serve lease', { error: e.name }));
     throw err;

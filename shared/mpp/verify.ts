@@ -34,7 +34,8 @@ async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
  * token contract to its recipient for at least its price in base units (bigint arithmetic only; a
  * token that emits both events for one transfer is not counted twice). Changes nothing.
  */
-export async function verifyPayment(hash: Hex, binding: ChallengeBinding, chain: ChainSettings): Promise<void> {
+/** Returns the payer: the address that sent the transaction. */
+export async function verifyPayment(hash: Hex, binding: ChallengeBinding, chain: ChainSettings): Promise<string> {
   const client = chainClient(chain.rpcUrl, chain.timeoutMs);
   let answers;
   try {
@@ -68,4 +69,5 @@ export async function verifyPayment(hash: Hex, binding: ChallengeBinding, chain:
   if (!toRecipient.some((log) => log.args.amount >= required)) {
     throw refuse('AMOUNT_TOO_LOW', `the transfer is below the price of ${binding.amount} (${required} base units)`);
   }
+  return receipt.from.toLowerCase();
 }

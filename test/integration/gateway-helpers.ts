@@ -38,7 +38,7 @@ export function useGatewayChain(settings: Record<string, string | undefined> = {
       MPP_CURRENCY: PATH_USD,
       MPP_CONFIRMATIONS: '1',
       MPP_CHALLENGE_TTL_SECONDS: '300',
-      MPP_RPC_TIMEOUT_MS: '1000',
+      MPP_RPC_TIMEOUT_MS: '3000',
       GATEWAY_PRICES: undefined,
       GATEWAY_ALLOWED_ORIGINS: undefined,
       RATE_LIMITS: undefined,
@@ -51,9 +51,18 @@ export function useGatewayChain(settings: Record<string, string | undefined> = {
 
 export const credentialOf = (hash: Hex, nonce: string) => JSON.stringify({ scheme: 'tempo', transaction: hash, challengeNonce: nonce });
 
+/** A valid input of each plugin, which every call gets unless the test sets the fields itself. */
+export const PLUGIN_INPUTS: Record<string, Record<string, unknown>> = {
+  'generate-text': { prompt: 'Write a two-line gig announcement.' },
+  agent: { prompt: 'What time is it?' },
+  tts: { input: 'Doors open at eight.' },
+  stt: { audio: Buffer.from('ID3 fake mp3 frames').toString('base64') },
+};
+
 /** POST /api/v1/gateway from its own address (so no test meets another's rate-limit window). */
 export function gateway(body: Record<string, unknown> = {}, opts: CallOptions = {}) {
-  return call('POST', '/api/v1/gateway', { body, ip: uniqueIp(), ...opts });
+  const plugin = String(opts.headers?.['x-plugin-id'] ?? body.plugin ?? 'generate-text');
+  return call('POST', '/api/v1/gateway', { body: { ...PLUGIN_INPUTS[plugin], ...body }, ip: uniqueIp(), ...opts });
 }
 
 export async function challenge(plugin = 'generate-text'): Promise<{ nonce: string; amount: string; expiresAt: number }> {

@@ -5,7 +5,6 @@ import { keys } from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { refusedUrl } from '../helpers/fake-json-rpc';
-import { subscribe } from './agents-helpers';
 import { challenge, credentialOf, gateway, OTHER_TOKEN, PATH_USD, PRICE_UNITS, randomAddress, useGatewayChain } from './gateway-helpers';
 
 /** POST /api/v1/gateway and its preflight (spec 4.12): payment selection, the 402 challenge, MPP refusals, card. */
@@ -13,7 +12,7 @@ const bed = useGatewayChain();
 
 const pay = (amount = PRICE_UNITS, opts: { token?: Hex; to?: Hex } = {}) => bed.chain.transfer(bed.payer, opts.token ?? PATH_USD, opts.to ?? bed.recipient, amount);
 const withCredential = (hash: Hex, nonce: string, plugin = 'generate-text') =>
-  gateway({ plugin, prompt: 'hi' }, { headers: { authorization: `Payment ${credentialOf(hash, nonce)}` } });
+  gateway({ plugin }, { headers: { authorization: `Payment ${credentialOf(hash, nonce)}` } });
 
 function expectChallenge(res: Awaited<ReturnType<typeof gateway>>, code: string) {
   expect(res.status).toBe(402);
@@ -26,7 +25,7 @@ function expectChallenge(res: Awaited<ReturnType<typeof gateway>>, code: string)
 describe('the 402 challenge', () => {
   it('has the spec body and header, and a fresh nonce stored with its binding and a TTL', async () => {
     const before = Date.now();
-    const res = await gateway({ plugin: 'tts', text: 'hello' });
+    const res = await gateway({ plugin: 'tts' });
     expectChallenge(res, 'PAYMENT_REQUIRED');
     expect(res.headers['cache-control']).toContain('no-store');
     expect(res.body).toEqual({
@@ -100,7 +99,7 @@ describe('request checks', () => {
     // The spec's 100, in a window no test run can straddle.
     reloadConfig({ ...bed.settings, MPP_RECIPIENT: undefined, RATE_LIMITS: '{"gateway":{"windowSeconds":3600}}' });
     const statuses = [];
-    for (let i = 0; i < 101; i += 1) statuses.push((await call('POST', '/api/v1/gateway', { body: {}, ip })).status);
+    for (let i = 0; i < 101; i += 1) statuses.push((await call('POST', '/api/v1/gateway', { body: { prompt: 'hi' }, ip })).status);
     expect(statuses.filter((s) => s === 402)).toHaveLength(100);
     expect(statuses.at(-1)).toBe(429);
   });
@@ -188,43 +187,20 @@ describe('MPP credentials that are refused get 402, a fresh challenge and the re
   it('with the chain RPC down → 503 within seconds, and the nonce is still usable', async () => {
     const { nonce } = await challenge();
     const hash = await pay();
-    reloadConfig({ ...bed.settings, MPP_RPC_URL: await refusedUrl() });
+    reloadConfig({ ...bed.settings, MPP_RPC_URL: await refusedUrl(), MPP_RPC_TIMEOUT_MS: '1000' });
     let started = Date.now();
     const refused = await withCredential(hash, nonce);
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe('CHAIN_UNAVAILABLE');
     expect(Date.now() - started).toBeLessThan(3000);
 
-    reloadConfig(bed.settings);
+    reloadConfig({ ...bed.settings, MPP_RPC_TIMEOUT_MS: '1000' });
     bed.chain.mode = 'hang';
     started = Date.now();
     const hung = await withCredential(hash, nonce);
     expect(hung.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'open' });
-  });
-});
-
-describe('a valid MPP payment', () => {
-  it('spends nonce and hash; a plugin failure keeps it redeemable with the same credential; 20 parallel copies reach the plugin at most once each time', async () => {
-    const { nonce } = await challenge();
-    const hash = await pay();
-    const first = await withCredential(hash, nonce);
-    expect(await getGlobal(keys.txHash(hash), true)).toMatchObject({ nonce });
-    const stored = await getGlobal<Record<string, unknown>>(keys.mppChallenge(nonce), true);
-    if (first.status === 200) {
-      expect(first.headers['payment-receipt']).toBeDefined();
-      expect(stored).toMatchObject({ status: 'served' });
-      expectChallenge(await withCredential(hash, nonce), 'ALREADY_USED');
-    } else {
-      // The plugin failed after the payment was spent: 500, and the payment is kept for a retry.
-      expect(first.status).toBe(500);
-      expect(first.body.error).toBe('internal');
-      expect(stored).toMatchObject({ status: 'paid', txHash: hash });
-      expect((await withCredential(hash, nonce)).status).toBe(500);
-    }
-    const other = await challenge();
-    expectChallenge(await withCredential(hash, other.nonce), 'ALREADY_USED');
   });
 });
 
@@ -254,14 +230,4 @@ describe('card payment', () => {
     expectChallenge(res, 'SUBSCRIPTION_REQUIRED');
   });
 
-  it('a subscriber (and an admin) pass the payment gate with X-Payment-Method card, even with a Payment header', async () => {
-    const session = await testSession();
-    await subscribe(session.userId);
-    const res = await gateway({}, { bearer: session.token, headers: { 'x-payment-method': 'card' } });
-    expect(res.status).not.toBe(402);
-    const admin = await testSession({ admin: true });
-    expect((await gateway({}, { bearer: admin.token })).status).not.toBe(402);
-    const cardFirst = await gateway({}, { session, headers: { 'x-payment-method': 'card', authorization: `Payment ${credentialOf(`0x${'11'.repeat(32)}`, 'n')}` } });
-    expect(cardFirst.status).not.toBe(402);
-  });
 });
