@@ -28,7 +28,7 @@ const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32
 
 export const GatewaySuccessBody = z.looseObject({
   plugin: GatewayPluginIdSchema,
-  message: z.string().describe("the plugin's answer (text; for `tts` a short note beside the `audio` field)"),
+  message: z.string().describe("the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field)"),
   timestamp: IsoDate,
   payment: z.discriminatedUnion('method', [
     z.object({ method: z.literal('card'), receipt: z.null() }),
@@ -106,6 +106,9 @@ export const gatewayContract = defineGroup({
         'A refused credential is 402 with a fresh challenge and `code` (`UNKNOWN_NONCE`, `EXPIRED`, `ALREADY_USED`, `WRONG_PLUGIN`, `TX_NOT_FOUND`, `TX_REVERTED`, `WRONG_CHAIN`, `NOT_CONFIRMED`, `WRONG_TOKEN`, `WRONG_RECIPIENT`, `AMOUNT_TOO_LOW`, `MALFORMED_CREDENTIAL`, `MPP_NOT_CONFIGURED`); an unreachable chain RPC is 503 `CHAIN_UNAVAILABLE`.',
         'Nonce and hash are spent in one transaction, so parallel copies of a credential succeed once. If the plugin fails after the payment was spent, the same credential stays redeemable until one call is served; it is never served twice.',
         'A success sets `x-plugin-id`, and for MPP also `Payment-Receipt` (base64url JSON `{status, method, reference: <tx hash>, timestamp}`).',
+        'Plugin inputs (checked before any payment is spent; 400 `VALIDATION_ERROR` otherwise): `generate-text` and `agent` take `prompt` or `messages` ([{role, content}]), optional `system`, `model`, `taskType`, `temperature`, `top_p`, `maxTokens`; `agent` also `maxSteps` (≤ 20) and `agentId` (one of the caller\'s agents: its memory and installed skills become tools; an MPP payer gets account-free tools only) and answers with `steps`.',
+        '`tts` takes `input` (≤ 4096 characters), `voice` (default `alloy`), `format` (`mp3` default, `opus`, `aac`, `flac`, `wav`, `pcm`), `model` (default `tts-1`) and answers `audio {base64, mediaType, format}`; `stt` takes `audio` (base64, ≤ 700 KB decoded), `model` (default `whisper-1`), `language`, and answers the transcript as `message` (OpenAI-compatible `/audio/speech` and `/audio/transcriptions` providers).',
+        'With `Accept: text/event-stream`, `generate-text` and `agent` answer `text/event-stream`: `event: delta` `{text}` per chunk, then `event: done` with the success body.',
       ].join(' '),
       openBody: true,
       // A string, not the enum: an unknown plugin (body or header) answers the spec's 502 `no_plugin`.

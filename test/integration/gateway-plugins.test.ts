@@ -154,3 +154,31 @@ describe('card-paid calls', () => {
     expect(foreign.body.code).toBe('AGENT_NOT_FOUND');
   });
 });
+
+describe('speech plugins (OpenAI-compatible /audio wire formats, base64 audio in JSON)', () => {
+  it('tts answers base64 audio from /audio/speech', async () => {
+    const session = await testSession();
+    await subscribe(session.userId);
+    const res = await gateway({ plugin: 'tts', input: 'Doors at eight', voice: 'nova', format: 'mp3' }, { bearer: session.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ plugin: 'tts', payment: { method: 'card', receipt: null }, audio: { mediaType: 'audio/mpeg', format: 'mp3' } });
+    expect(Buffer.from(res.body.audio.base64, 'base64').toString()).toBe('fake-audio:nova:Doors at eight');
+    expect(models.model.audioRequests.at(-1)).toMatchObject({ path: '/v1/audio/speech', fields: { model: 'tts-1', input: 'Doors at eight', voice: 'nova' } });
+  });
+
+  it('stt answers the transcript of the uploaded audio, paid by MPP', async () => {
+    const { nonce, hash } = await paid('stt');
+    const audio = Buffer.from(`spoken words ${randomUUID()}`);
+    const res = await gateway({ plugin: 'stt', audio: audio.toString('base64') }, { headers: asPayment(hash, nonce) });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ plugin: 'stt', message: `transcript of: ${audio.toString()}`, payment: { method: 'mpp', receipt: hash } });
+    expect(models.model.audioRequests.at(-1)).toMatchObject({ path: '/v1/audio/transcriptions', fields: { model: 'whisper-1' } });
+  });
+
+  it('refuses text and audio over the documented limits with 400', async () => {
+    const session = await testSession();
+    await subscribe(session.userId);
+    expect((await gateway({ plugin: 'tts', input: 'x'.repeat(4097) }, { bearer: session.token })).status).toBe(400);
+    expect((await gateway({ plugin: 'stt', audio: Buffer.alloc(700 * 1024 + 3).toString('base64') }, { bearer: session.token })).status).toBe(400);
+  });
+});
