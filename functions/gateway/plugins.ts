@@ -1,7 +1,7 @@
 import { experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe, tool, type ModelMessage, type ToolSet } from 'ai';
 import * as z from 'zod';
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { generateChat, MAX_STEPS, speechProvider, streamChat, type ModelCaller, type TokenUsage } from '../../shared/ai/model-layer';
+import { generateChat, MAX_STEPS, speechProvider, streamChat, type ModelCallInput, type ModelCaller, type TokenUsage } from '../../shared/ai/model-layer';
 import { config } from '../../shared/config';
 import type { GatewayPluginId } from '../../shared/contract/gateway';
 import { MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';
@@ -178,21 +178,9 @@ async function agentToolsFor(caller: PluginCaller, agentId: string | undefined):
   return { ...accountFreeTools(), ...accountTools(caller.auth.userId, agentId) };
 }
 
-interface TextCall {
-  caller: ModelCaller;
-  messages: ModelMessage[];
-  model?: string;
-  taskType?: string;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  tools?: ToolSet;
-  maxSteps?: number;
-}
-
-async function textCall(p: Extract<PluginInput, { plugin: 'generate-text' | 'agent' }>, caller: PluginCaller): Promise<TextCall> {
+async function textCall(p: Extract<PluginInput, { plugin: 'generate-text' | 'agent' }>, caller: PluginCaller): Promise<ModelCallInput> {
   const i = p.input;
-  const base: TextCall = {
+  const base: ModelCallInput = {
     caller: modelCaller(caller),
     messages: messagesOf(i),
     model: i.model,
