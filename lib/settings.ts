@@ -43,6 +43,8 @@ export const KNOWN_SETTINGS = [
   'HEARTBEAT_TICK_MS', 'HEARTBEAT_MAX_USERS_PER_RUN', 'HEARTBEAT_CONCURRENCY', 'METRICS_STORAGE_QUOTA_MB',
   // skills of issue 12 part B
   'TREASURY_TOKENS', 'FILE_STORAGE', 'FILES_DIR',
+  'MPP_CHAIN_ID', 'MPP_RPC_URL', 'MPP_RECIPIENT', 'MPP_CURRENCY', 'MPP_CONFIRMATIONS', 'MPP_CHALLENGE_TTL_SECONDS', 'MPP_RPC_TIMEOUT_MS',
+  'GATEWAY_PRICES', 'GATEWAY_ALLOWED_ORIGINS',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -137,6 +139,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   WALLET_RPC_TIMEOUT_MS: ['wallet', 'skills'],
   TREASURY_TOKENS: ['skills'],
   FILE_STORAGE: ['skills'],
+  // v1 gateway (issue 11): machine payments, prices and CORS origins
+  MPP_: ['gateway'],
+  GATEWAY_: ['gateway'],
 };
 
 /** The routing entry of a setting: its own, else its longest matching prefix. */

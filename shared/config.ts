@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GATEWAY_PLUGIN_IDS } from './contract/gateway';
 
 /**
  * The only reader of process.env. Parsed once per cold start (or after `reloadConfig` in tests and
@@ -229,6 +230,23 @@ const EnvSchema = z.object({
   FILE_STORAGE: z.enum(['local']).default('local'),
   /** Folder of the local file storage; default $DATA_DIR/files. */
   FILES_DIR: z.string().optional(),
+  /**
+   * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
+   * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
+   */
+  MPP_CHAIN_ID: positiveInt(4217),
+  MPP_RPC_URL: z.url().optional(),
+  MPP_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address').optional(),
+  /** TIP-20 token the price is paid in (6 decimals); default pathUSD. */
+  MPP_CURRENCY: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address').default('0x20c0000000000000000000000000000000000000'),
+  MPP_CONFIRMATIONS: positiveInt(1),
+  MPP_CHALLENGE_TTL_SECONDS: positiveInt(300),
+  /** Upper bound of one chain RPC call while verifying a payment; past it the gateway answers 503. */
+  MPP_RPC_TIMEOUT_MS: positiveInt(3000),
+  /** JSON plugin → decimal price in the payment token, e.g. {"agent":"0.05"}; unlisted plugins keep DEFAULT_GATEWAY_PRICES. */
+  GATEWAY_PRICES: optionalText,
+  /** Comma-separated origins browsers may call the gateway from (CORS); default the origin of APP_URL. `*` allows any. */
+  GATEWAY_ALLOWED_ORIGINS: csv,
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -397,6 +415,7 @@ function parse(env: NodeJS.ProcessEnv) {
     }),
     /** Tests keep files in the temp folder, never in the developer's data folder. */
     files: { storage: e.FILE_STORAGE, dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')) },
+    gateway: gatewaySettings(e),
   };
 }
 
@@ -466,6 +485,29 @@ function cardSettings(e: z.output<typeof EnvSchema>) {
     /** The processor replaces `{CHECKOUT_SESSION_ID}` with the session id. */
     successUrl: `${billingPage.href}?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
     cancelUrl: `${billingPage.href}?checkout=cancelled`,
+  };
+}
+
+/** Gateway prices in the payment token (decimal strings, at most 6 decimals: TIP-20 base units). */
+export const DEFAULT_GATEWAY_PRICES = { 'generate-text': '0.01', agent: '0.05', tts: '0.02', stt: '0.02' } as const;
+const GatewayPrice = z.union([z.string(), z.number().transform(String)]).pipe(z.string().regex(/^\d+(\.\d{1,6})?$/, 'a decimal price with at most 6 decimals'));
+const GatewayPrices = z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), GatewayPrice);
+
+/** v1 gateway (issue 11): prices, CORS origins and the MPP chain settings. */
+function gatewaySettings(e: z.output<typeof EnvSchema>) {
+  const prices: Record<string, string> = { ...DEFAULT_GATEWAY_PRICES, ...jsonSetting('GATEWAY_PRICES', e.GATEWAY_PRICES, GatewayPrices) };
+  return {
+    prices,
+    allowedOrigins: e.GATEWAY_ALLOWED_ORIGINS.length ? e.GATEWAY_ALLOWED_ORIGINS : [new URL(e.APP_URL).origin],
+    mpp: {
+      chainId: e.MPP_CHAIN_ID,
+      rpcUrl: e.MPP_RPC_URL,
+      recipient: e.MPP_RECIPIENT?.toLowerCase(),
+      currency: e.MPP_CURRENCY.toLowerCase(),
+      confirmations: e.MPP_CONFIRMATIONS,
+      challengeTtlSeconds: e.MPP_CHALLENGE_TTL_SECONDS,
+      rpcTimeoutMs: e.MPP_RPC_TIMEOUT_MS,
+    },
   };
 }
 

@@ -40,7 +40,8 @@ export const handler = createHandler(billingContract, {
   cardPortalRedirect: async ({ auth }) => reply.redirect((await billingPortal(auth)).url),
   cardCreditsRedirect: async ({ auth, query }) => reply.redirect((await startCreditsCheckout(auth, query.price)).url),
   cardStorageUpgrade: async ({ auth, body }) => startStorageCheckout(auth, body.storageGb),
-  createGatewayCardPayment: async ({ auth, query }) => reply.redirect(await gatewayCheckoutTarget(auth, query.plugin, query.plan)),
+  // 303: the browser follows with a GET whatever method reached here (RFC 9110 15.4.4).
+  createGatewayCardPayment: async ({ auth, query }) => reply.redirect(await gatewayCheckoutTarget(auth, query.plugin, query.plan), 303),
   getLegacyCheckout: retiredCheckout,
   postLegacyCheckout: retiredCheckout,
   cardWebhook: async ({ rawBody, headers }) => receiveCardWebhook(rawBody, headers['stripe-signature']),

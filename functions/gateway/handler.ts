@@ -1,5 +1,10 @@
 import { gatewayContract } from '../../shared/contract/gateway';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
+import { callGateway } from './call';
+import { preflightHeaders } from './cors';
 
-// Operations are filled in by the issue that builds this group; until then its routes answer 501.
-export const handler = createHandler(gatewayContract, {});
+export const handler = createHandler(gatewayContract, {
+  callGateway,
+  gatewayPreflight: async ({ headers }) => reply.noContent(preflightHeaders(headers.origin)),
+});

@@ -274,13 +274,13 @@ export const billingContract = defineGroup({
       method: 'GET',
       path: '/api/v1/payments/card/create',
       auth: 'session',
-      summary: 'The `checkoutUrl` of a gateway 402 challenge: 302 to a card subscription checkout that pays for gateway calls.',
+      summary: 'The `checkoutUrl` of a gateway 402 challenge: 303 to a card subscription checkout that pays for gateway calls.',
       description:
-        'Gateway calls paid by card need an active subscription (spec 4.12). Without one: 302 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
-        'with one: 302 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
+        'Gateway calls paid by card need an active subscription (spec 4.12). Without one: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
+        'with one: 303 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
         CARD_FAILURES,
       query: z.object({ plugin: GatewayPluginIdSchema, plan: PlanName.default('label') }),
-      responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+      responses: { 303: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
     },
     {
       operation: 'getLegacyCheckout',

@@ -26,9 +26,9 @@ export const GATEWAY_CORS = {
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash');
 
-export const GatewaySuccessBody = z.object({
+export const GatewaySuccessBody = z.looseObject({
   plugin: GatewayPluginIdSchema,
-  message: z.string(),
+  message: z.string().describe("the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field)"),
   timestamp: IsoDate,
   payment: z.discriminatedUnion('method', [
     z.object({ method: z.literal('card'), receipt: z.null() }),
@@ -36,18 +36,43 @@ export const GatewaySuccessBody = z.object({
   ]),
 });
 
-/** The 402 challenge body; the same figures go in `WWW-Authenticate: Payment amount=.., currency=.., recipient=..`. */
+/** Why a 402 was given: no payment, no subscription, MPP off, or why an MPP credential was refused. */
+export const GATEWAY_PAYMENT_CODES = [
+  'PAYMENT_REQUIRED',
+  'SUBSCRIPTION_REQUIRED',
+  'MPP_NOT_CONFIGURED',
+  'MALFORMED_CREDENTIAL',
+  'UNKNOWN_NONCE',
+  'EXPIRED',
+  'ALREADY_USED',
+  'WRONG_PLUGIN',
+  'TX_NOT_FOUND',
+  'TX_REVERTED',
+  'WRONG_CHAIN',
+  'NOT_CONFIRMED',
+  'WRONG_TOKEN',
+  'WRONG_RECIPIENT',
+  'AMOUNT_TOO_LOW',
+] as const;
+
+const DecimalAmount = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount');
+
+/**
+ * The 402 challenge body; the same figures go in `WWW-Authenticate: Payment amount=.., currency=.., recipient=..`.
+ * Without MPP configured, `recipient`, `nonce` and `expiresAt` are null, `description` says so, and there is no `WWW-Authenticate`.
+ */
 export const GatewayPaymentRequiredBody = z.strictObject({
   error: z.literal('payment_required'),
+  code: z.enum(GATEWAY_PAYMENT_CODES),
   message: z.string(),
   mpp: z.strictObject({
-    scheme: z.string(),
-    amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount'),
+    scheme: z.literal('tempo').describe('the Tempo charge method of the MPP drafts, push mode (the client pays, then sends the hash)'),
+    amount: DecimalAmount.describe('price in the token (TIP-20, 6 decimals): the transfer must carry at least amount × 10^6 base units'),
     currency: Address.describe('token contract address'),
-    recipient: Address,
+    recipient: Address.nullable(),
     description: z.string(),
-    nonce: z.string().min(1),
-    expiresAt: z.number().int().positive().describe('epoch milliseconds'),
+    nonce: z.string().min(1).nullable().describe('single use; valid for MPP_CHALLENGE_TTL_SECONDS and for this plugin only'),
+    expiresAt: z.number().int().positive().nullable().describe('epoch milliseconds'),
   }),
   card: z.strictObject({
     checkoutUrl: z.string().describe('card checkout for this plugin, `/api/v1/payments/card/create?plugin=<id>`'),
@@ -72,12 +97,18 @@ export const gatewayContract = defineGroup({
       summary: 'Run a plugin (`agent`, `generate-text` (default), `tts`, `stt`), paid by card subscription or MPP.',
       description: [
         'The plugin is the `X-Plugin-Id` header, else the body `plugin`, else `generate-text`; an unknown plugin, from the header or the body, answers 502 `no_plugin`.',
-        'Every field of the body except `plugin` is forwarded to the plugin as is.',
+        'Every field of the body except `plugin` is forwarded to the plugin as is. The body must be `application/json` (else 400 `UNSUPPORTED_CONTENT_TYPE`).',
         'Payment method: `X-Payment-Method` (`card` or `mpp`), else `mpp` when `Authorization: Payment <credential>` is sent, else `card`.',
-        'The MPP credential is JSON `{scheme, transaction, challengeNonce}`; the transaction must pay the challenged amount to the recipient, each nonce and transaction hash is accepted once, and with MPP no session is needed.',
-        'Card payment needs a session whose account has an active subscription.',
-        'Without payment the answer is 402 with the challenge body and a `WWW-Authenticate: Payment amount=<amount>, currency=<currency>, recipient=<recipient>` header.',
-        'A success sets `x-plugin-id`, and for MPP also `Payment-Receipt`. `Accept: text/event-stream` streams the answer as server-sent events for the plugins that stream (`agent`, `generate-text`).',
+        'Card payment needs a session (cookie, Bearer JWT or API key) whose stored account has an active subscription (admins exempt); `receipt` is null.',
+        'Without payment the answer is 402 with the challenge body (a fresh single-use nonce, stored with its plugin, price, token, recipient and chain) and a `WWW-Authenticate: Payment amount=<amount>, currency=<currency>, recipient=<recipient>` header.',
+        'MPP (push mode): pay `amount` of the `currency` token to `recipient` on chain `MPP_CHAIN_ID`, then send `Authorization: Payment {"scheme":"tempo","transaction":"<tx hash>","challengeNonce":"<nonce>"}` (the JSON, or the same base64url-encoded; the drafts\' `{challenge:{id},payload:{type:"hash",hash}}` is accepted too).',
+        'The nonce must be ours, unexpired, unused and for this plugin; the receipt must be successful, on the configured chain, with `MPP_CONFIRMATIONS` confirmations, and hold a `Transfer` or `TransferWithMemo` log of the token to the recipient for at least the price in base units; the hash must be unused.',
+        'A refused credential is 402 with a fresh challenge and `code` (`UNKNOWN_NONCE`, `EXPIRED`, `ALREADY_USED`, `WRONG_PLUGIN`, `TX_NOT_FOUND`, `TX_REVERTED`, `WRONG_CHAIN`, `NOT_CONFIRMED`, `WRONG_TOKEN`, `WRONG_RECIPIENT`, `AMOUNT_TOO_LOW`, `MALFORMED_CREDENTIAL`, `MPP_NOT_CONFIGURED`); an unreachable chain RPC is 503 `CHAIN_UNAVAILABLE`.',
+        'Nonce and hash are spent in one transaction, so parallel copies of a credential succeed once. If the plugin fails after the payment was spent, the same credential stays redeemable until one call is served; it is never served twice.',
+        'A success sets `x-plugin-id`, and for MPP also `Payment-Receipt` (base64url JSON `{status, method, reference: <tx hash>, timestamp}`).',
+        'Plugin inputs (checked before any payment is spent; 400 `VALIDATION_ERROR` otherwise): `generate-text` and `agent` take `prompt` or `messages` ([{role, content}]), optional `system`, `model`, `taskType`, `temperature`, `top_p`, `maxTokens`; `agent` also `maxSteps` (≤ 20) and `agentId` (one of the caller\'s agents: its memory and installed skills become tools; an MPP payer gets account-free tools only) and answers with `steps`.',
+        '`tts` takes `input` (≤ 4096 characters), `voice` (default `alloy`), `format` (`mp3` default, `opus`, `aac`, `flac`, `wav`, `pcm`), `model` (default `tts-1`) and answers `audio {base64, mediaType, format}`; `stt` takes `audio` (base64, ≤ 700 KB decoded), `model` (default `whisper-1`), `language`, and answers the transcript as `message` (OpenAI-compatible `/audio/speech` and `/audio/transcriptions` providers).',
+        'With `Accept: text/event-stream`, `generate-text` and `agent` answer `text/event-stream`: `event: delta` `{text}` per chunk, then `event: done` with the success body.',
       ].join(' '),
       openBody: true,
       // A string, not the enum: an unknown plugin (body or header) answers the spec's 502 `no_plugin`.
@@ -90,6 +121,7 @@ export const gatewayContract = defineGroup({
         402: GatewayPaymentRequiredBody,
         500: z.union([z.object({ error: z.literal('internal') }), ErrorBody]),
         502: z.object({ error: z.literal('no_plugin') }),
+        503: ErrorBody.describe('`CHAIN_UNAVAILABLE`: the payment chain RPC did not answer'),
       },
     },
     {
@@ -98,6 +130,7 @@ export const gatewayContract = defineGroup({
       path: '/api/v1/gateway',
       auth: 'none',
       summary: 'CORS preflight: allows POST and OPTIONS with the Authorization, Content-Type, X-Plugin-Id and X-Payment-Method headers.',
+      description: 'Origins allowed by `GATEWAY_ALLOWED_ORIGINS` (default the app origin) are echoed; `Payment-Receipt`, `WWW-Authenticate` and `x-plugin-id` are exposed to scripts.',
       responses: { 204: EmptyBody },
     },
   ],

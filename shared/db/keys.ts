@@ -197,4 +197,6 @@ export const keys = {
   venuePartition: 'VENUECATALOGUE',
   festivalEntry: (festivalId: string): Key => ({ pk: 'FESTIVALCATALOGUE', sk: festivalId }),
   festivalPartition: 'FESTIVALCATALOGUE',
+  /** v1 gateway (issue 11): an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
+  mppChallenge: (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' }),
 } as const;

@@ -12,7 +12,7 @@ import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
 import { crossSiteReason, isJsonContentType, jsonNestingExceeds, MAX_JSON_DEPTH } from './request-guards';
-import { Reply, sseFrame, StreamReply } from './reply';
+import { RawBody, Reply, sseFrame, StreamReply } from './reply';
 import { attachStream, canStream } from './streaming';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -66,7 +66,8 @@ const baseHeaders = (requestId: string) => ({
 
 function toResult(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}, cookies: string[] = []): ApiResult {
   const result: ApiResult = { statusCode: status, headers: { ...baseHeaders(requestId), ...headers } };
-  if (body !== undefined) result.body = JSON.stringify(body);
+  if (body instanceof RawBody) result.body = body.text;
+  else if (body !== undefined) result.body = JSON.stringify(body);
   else delete result.headers!['content-type'];
   if (cookies.length) result.cookies = cookies;
   return result;

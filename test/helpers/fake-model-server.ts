@@ -39,6 +39,8 @@ export interface FakeModelServer {
   failWith: number | undefined;
   /** Never answer (to prove the caller's timeout). */
   hang: boolean;
+  /** Speech requests (`/v1/audio/speech` JSON bodies, `/v1/audio/transcriptions` form fields with the file's text). */
+  audioRequests: { path: string; fields: Record<string, string> }[];
   /** Answers this many requests with a tool call to the named tool first (for multi-step tests). */
   toolCall: { name: string; input: Record<string, unknown> } | undefined;
   close(): Promise<void>;
@@ -63,6 +65,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     failWith: undefined,
     hang: false,
     toolCall: undefined,
+    audioRequests: [],
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -80,6 +83,22 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     if (req.method === 'GET' && req.url === '/v1/models') {
       if (fake.failWith) return send(fake.failWith, { error: { message: 'fake provider failure' } });
       return send(200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
+    }
+    // OpenAI audio: speech answers audio bytes derived from the text; a transcription answers the uploaded file's text.
+    if (req.method === 'POST' && req.url === '/v1/audio/speech') {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, string>;
+      fake.audioRequests.push({ path: req.url, fields: body });
+      if (fake.failWith) return send(fake.failWith, { error: { message: 'fake provider failure' } });
+      res.writeHead(200, { 'content-type': 'audio/mpeg' });
+      return res.end(Buffer.from(`fake-audio:${body.voice}:${body.input}`));
+    }
+    if (req.method === 'POST' && req.url === '/v1/audio/transcriptions') {
+      const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: Buffer.concat(chunks) }).formData();
+      const fields: Record<string, string> = {};
+      for (const [k, v] of form.entries()) fields[k] = typeof v === 'string' ? v : await v.text();
+      fake.audioRequests.push({ path: req.url, fields });
+      if (fake.failWith) return send(fake.failWith, { error: { message: 'fake provider failure' } });
+      return send(200, { text: `transcript of: ${fields.file}`, language: 'english', duration: 1.5, segments: [], words: [] });
     }
     if (req.method !== 'POST' || (req.url !== '/v1/chat/completions' && !anthropic)) return send(404, { error: { message: 'not found' } });
     let body: FakeModelRequest['body'];

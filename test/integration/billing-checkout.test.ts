@@ -178,10 +178,10 @@ describe('POST /api/card/storage-upgrade', () => {
 });
 
 describe('GET /api/v1/payments/card/create?plugin=', () => {
-  it('302s a caller without a subscription to a subscription checkout naming the plugin', async () => {
+  it('303s a caller without a subscription to a subscription checkout naming the plugin', async () => {
     const session = await account();
     const res = await call('GET', '/api/v1/payments/card/create?plugin=tts', { session });
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
     expect(res.headers.location).toMatch(/^https:\/\/checkout\.stripe\.com\//);
     expect(lastSession().form).toMatchObject({ mode: 'subscription', currency: 'gbp', metadata: { plugin: 'tts', plan: 'label', userId: session.userId } });
   });
@@ -190,7 +190,7 @@ describe('GET /api/v1/payments/card/create?plugin=', () => {
     const session = await account();
     await subscribe(session);
     const res = await call('GET', '/api/v1/payments/card/create?plugin=agent', { session });
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
     expect(res.headers.location).toBe('http://127.0.0.1:3000/settings/billing?plugin=agent');
     expect(stripe.requests).toHaveLength(0);
   });

@@ -1,0 +1,245 @@
+import { experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe, tool, type ModelMessage, type ToolSet } from 'ai';
+import * as z from 'zod';
+import type { AuthContext } from '../../shared/auth/authenticate';
+import { generateChat, MAX_STEPS, speechProvider, streamChat, type ModelCallInput, type ModelCaller, type TokenUsage } from '../../shared/ai/model-layer';
+import { config } from '../../shared/config';
+import type { GatewayPluginId } from '../../shared/contract/gateway';
+import { MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';
+import { keys } from '../../shared/db/keys';
+import { AgentNotFoundError, readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
+import { tenant } from '../../shared/db/tenant';
+import { badRequest } from '../../shared/http/errors';
+
+/** Who a plugin serves: an account (card) or an anonymous on-chain payer (MPP), which gets account-free tools only. */
+export type PluginCaller = { kind: 'account'; auth: AuthContext } | { kind: 'payer'; payer: string; reference: string };
+
+export interface PluginAnswer {
+  message: string;
+  /** Plugin-specific fields beside `message` (the base64 audio of `tts`, the model and usage of text plugins). */
+  extra?: Record<string, unknown>;
+}
+
+/** A plugin could not produce its answer; the gateway answers 500 `internal` with this code. */
+export class PluginFailedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Audio limits (documented in the contract): text to speak, and the decoded audio to transcribe. */
+export const TTS_MAX_CHARS = 4096;
+export const STT_MAX_AUDIO_BYTES = 700 * 1024;
+const TTS_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
+const AUDIO_MEDIA_TYPES: Record<(typeof TTS_FORMATS)[number], string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
+
+const Message = z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string().min(1).max(200_000) });
+const TextInput = z
+  .strictObject({
+    prompt: z.string().min(1).max(200_000).optional(),
+    messages: z.array(Message).min(1).max(200).optional(),
+    system: z.string().max(20_000).optional(),
+    model: z.string().min(1).max(128).optional(),
+    taskType: z.string().min(1).max(32).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    maxTokens: z.number().int().positive().max(1_000_000).optional(),
+    max_tokens: z.number().int().positive().max(1_000_000).optional(),
+  })
+  .refine((b) => !!b.prompt !== !!b.messages, 'send `prompt` or `messages` (one of them)');
+const AgentInput = z.intersection(
+  TextInput,
+  z.object({
+    maxSteps: z.number().int().min(1).max(MAX_STEPS).optional(),
+    agentId: z.string().min(1).max(128).optional().describe("one of the caller's agents: its memory and installed skills become tools"),
+  }),
+);
+const TtsInput = z.strictObject({
+  input: z.string().min(1).max(TTS_MAX_CHARS),
+  voice: z.string().min(1).max(32).default('alloy'),
+  format: z.enum(TTS_FORMATS).default('mp3'),
+  model: z.string().min(1).max(64).default('tts-1'),
+  instructions: z.string().max(4096).optional(),
+});
+const SttInput = z.strictObject({
+  audio: z.base64().max(Math.ceil(STT_MAX_AUDIO_BYTES / 3) * 4, `at most ${STT_MAX_AUDIO_BYTES} bytes of audio`),
+  model: z.string().min(1).max(64).default('whisper-1'),
+  language: z.string().min(2).max(8).optional(),
+});
+
+/** The agent schema's strict text part refuses its own extra keys, so they are split off first. */
+const agentShape = (body: Record<string, unknown>) => {
+  const { maxSteps, agentId, ...text } = body;
+  return { text, extra: { maxSteps, agentId } };
+};
+
+export type PluginInput =
+  | { plugin: 'generate-text'; input: z.output<typeof TextInput> }
+  | { plugin: 'agent'; input: z.output<typeof TextInput> & { maxSteps?: number; agentId?: string } }
+  | { plugin: 'tts'; input: z.output<typeof TtsInput> }
+  | { plugin: 'stt'; input: z.output<typeof SttInput> };
+
+function parseWith<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const out = schema.safeParse(body);
+  if (!out.success) {
+    const issues = out.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
+    throw badRequest('invalid plugin input', 'VALIDATION_ERROR', { issues });
+  }
+  return out.data;
+}
+
+/** Checked before any payment is spent, so a bad request never costs the caller a payment. */
+export function parsePluginInput(plugin: GatewayPluginId, body: Record<string, unknown>): PluginInput {
+  switch (plugin) {
+    case 'generate-text':
+      return { plugin, input: parseWith(TextInput, body) };
+    case 'agent': {
+      const { text, extra } = agentShape(body);
+      const parsed = parseWith(AgentInput, { ...parseWith(TextInput, text), ...extra });
+      return { plugin, input: parsed };
+    }
+    case 'tts':
+      return { plugin, input: parseWith(TtsInput, body) };
+    case 'stt':
+      return { plugin, input: parseWith(SttInput, body) };
+  }
+}
+
+export const isStreamingPlugin = (p: PluginInput): p is Extract<PluginInput, { plugin: 'generate-text' | 'agent' }> => p.plugin === 'generate-text' || p.plugin === 'agent';
+
+const modelCaller = (caller: PluginCaller): ModelCaller =>
+  caller.kind === 'account'
+    ? { kind: 'account', account: { userId: caller.auth.userId, isAdmin: caller.auth.isAdmin, isTester: caller.auth.isTester } }
+    : { kind: 'prepaid', payerId: caller.payer, reference: caller.reference };
+
+function messagesOf(input: z.output<typeof TextInput>): ModelMessage[] {
+  const conversation: ModelMessage[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
+  return input.system ? [{ role: 'system', content: input.system }, ...conversation] : conversation;
+}
+
+/** Tools every caller may use: nothing of any account. */
+const accountFreeTools = (): ToolSet => ({
+  current_time: tool({
+    description: 'The current date and time (UTC, ISO 8601).',
+    inputSchema: z.object({}),
+    execute: async () => ({ now: new Date().toISOString() }),
+  }),
+});
+
+/**
+ * An account's agent tools: the named agent's memory (read and write, in the caller's partition
+ * only) and its installed skills. An agent that is not the caller's gives no tools but an error.
+ */
+function accountTools(userId: string, agentId: string): ToolSet {
+  return {
+    read_agent_memory: tool({
+      description: "Read the agent's whole key-value memory.",
+      inputSchema: z.object({}),
+      execute: async () => (await readAgentMemory(userId, agentId))?.memory ?? { error: 'no such agent' },
+    }),
+    write_agent_memory: tool({
+      description: "Store one value in the agent's memory under a key.",
+      inputSchema: z.object({ key: z.string().min(1).max(256), value: z.unknown() }),
+      execute: async ({ key, value }) => {
+        const encoded = JSON.stringify(value ?? null);
+        const bytes = Buffer.byteLength(encoded, 'utf8');
+        if (bytes > MEMORY_VALUE_MAX_BYTES) return { error: `the value is ${bytes} bytes; the limit is ${MEMORY_VALUE_MAX_BYTES}` };
+        try {
+          return { stored: key, updatedAt: await writeAgentMemory(userId, agentId, [{ key, encoded, bytes }]) };
+        } catch (err) {
+          if (err instanceof AgentNotFoundError) return { error: 'no such agent' };
+          throw err;
+        }
+      },
+    }),
+    list_installed_skills: tool({
+      description: 'The skills installed on the agent, with their settings.',
+      inputSchema: z.object({}),
+      execute: async () => {
+        const items = await tenant(userId).queryAll<Record<string, unknown>>(`${keys.installedSkillPrefix}${agentId}#`);
+        return items.map(({ pk: _pk, sk: _sk, ...skill }) => skill);
+      },
+    }),
+  };
+}
+
+async function agentToolsFor(caller: PluginCaller, agentId: string | undefined): Promise<ToolSet> {
+  if (caller.kind !== 'account' || !agentId) return accountFreeTools();
+  if (!(await tenant(caller.auth.userId).get(keys.agent(caller.auth.userId, agentId)))) throw badRequest('no such agent', 'AGENT_NOT_FOUND');
+  return { ...accountFreeTools(), ...accountTools(caller.auth.userId, agentId) };
+}
+
+async function textCall(p: Extract<PluginInput, { plugin: 'generate-text' | 'agent' }>, caller: PluginCaller): Promise<ModelCallInput> {
+  const i = p.input;
+  const base: ModelCallInput = {
+    caller: modelCaller(caller),
+    messages: messagesOf(i),
+    model: i.model,
+    taskType: i.taskType,
+    temperature: i.temperature,
+    topP: i.top_p,
+    maxTokens: i.maxTokens ?? i.max_tokens,
+  };
+  if (p.plugin === 'generate-text') return base;
+  return { ...base, tools: await agentToolsFor(caller, p.input.agentId), maxSteps: p.input.maxSteps ?? 5 };
+}
+
+const usageExtra = (model: string, usage: TokenUsage, steps?: number) => ({ model, usage, ...(steps !== undefined ? { steps } : {}) });
+
+function speech() {
+  const s = speechProvider();
+  if (!s) throw new PluginFailedError('SPEECH_NOT_CONFIGURED', 'no speech provider is configured (OPENAI_API_KEY or MODEL_API_BASE_URL)');
+  return s.provider;
+}
+
+const abortAfterModelTimeout = () => AbortSignal.timeout(config().model.timeoutMs);
+
+/** Runs a plugin to its complete answer. */
+export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<PluginAnswer> {
+  switch (p.plugin) {
+    case 'generate-text':
+    case 'agent': {
+      const out = await generateChat(await textCall(p, caller));
+      return { message: out.text, extra: usageExtra(out.model, out.usage, p.plugin === 'agent' ? out.steps : undefined) };
+    }
+    case 'tts': {
+      const { input, voice, format, model, instructions } = p.input;
+      const out = await generateSpeech({ model: speech().speech(model), text: input, voice, outputFormat: format, instructions, maxRetries: 0, abortSignal: abortAfterModelTimeout() });
+      return {
+        message: `synthesized ${input.length} characters of speech`,
+        extra: { audio: { base64: out.audio.base64, mediaType: AUDIO_MEDIA_TYPES[format], format } },
+      };
+    }
+    case 'stt': {
+      const { audio, model, language } = p.input;
+      const bytes = Buffer.from(audio, 'base64');
+      if (bytes.length > STT_MAX_AUDIO_BYTES) throw badRequest(`at most ${STT_MAX_AUDIO_BYTES} bytes of audio`, 'AUDIO_TOO_LARGE');
+      const out = await transcribe({
+        model: speech().transcription(model),
+        audio: bytes,
+        ...(language ? { providerOptions: { openai: { language } } } : {}),
+        maxRetries: 0,
+        abortSignal: abortAfterModelTimeout(),
+      });
+      return { message: out.text, extra: { language: out.language ?? null, durationInSeconds: out.durationInSeconds ?? null } };
+    }
+  }
+}
+
+/** A text plugin as a stream of text deltas, then its final answer. */
+export async function streamPlugin(p: Extract<PluginInput, { plugin: 'generate-text' | 'agent' }>, caller: PluginCaller) {
+  const stream = await streamChat(await textCall(p, caller));
+  return {
+    textStream: stream.textStream,
+    answer: stream.result.then((r) => ({ message: r.text, extra: usageExtra(r.model, r.usage, p.plugin === 'agent' ? r.steps : undefined) }) satisfies PluginAnswer),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Domain errors of machine payments. The gateway answers a refusal with 402, a fresh challenge and
+ * the `code`; an unreachable chain with 503. Nothing here knows HTTP.
+ */
+export type RefusalCode =
+  | 'MPP_NOT_CONFIGURED'
+  | 'MALFORMED_CREDENTIAL'
+  | 'UNKNOWN_NONCE'
+  | 'EXPIRED'
+  | 'ALREADY_USED'
+  | 'WRONG_PLUGIN'
+  | 'TX_NOT_FOUND'
+  | 'TX_REVERTED'
+  | 'WRONG_CHAIN'
+  | 'NOT_CONFIRMED'
+  | 'WRONG_TOKEN'
+  | 'WRONG_RECIPIENT'
+  | 'AMOUNT_TOO_LOW';
+
+export class PaymentRefusedError extends Error {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The chain's RPC did not answer in time or failed: nothing can be proven either way. */
+export class ChainUnavailableError extends Error {}
