@@ -98,4 +98,8 @@ export const keys = {
   streamsMonthPrefix: 'STREAMS#',
   revenueMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` }),
   revenueMonthPrefix: 'REVENUE#',
+  /** Local stack (issue 17): the sort key of every account's instance item, for its start-up reconcile scan. */
+  instanceSortKey: 'INSTANCE',
+  /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
+  localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
 } as const;
