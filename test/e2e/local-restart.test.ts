@@ -45,7 +45,6 @@ describe('the local stack reconciles instances with the processes that run', () 
     DATA_DIR: dataDir,
     JWT_SECRET: TEST_JWT_SECRET,
     ADMIN_EMAILS: 'admin@example.com',
-    PROVISION_HEALTH_INTERVAL_MS: '250',
     HEARTBEAT_TICK_MS: '500',
   };
   let stack: LocalStack;
@@ -85,7 +84,7 @@ describe('the local stack reconciles instances with the processes that run', () 
     const provisioned = await api('POST', '/api/agents/provision', { name: 'survives restarts' });
     expect(provisioned.status).toBe(201);
     agentId = provisioned.body.agent.id;
-    websocketUrl = (await until(runningAgent, 'the agent to run')).websocketUrl;
+    websocketUrl = (await until(runningAgent, 'the agent to run', 90_000)).websocketUrl;
     const { token } = (await api('GET', `/api/instance/${admin.userId}/token`)).body;
     expect(await firstFrame(websocketUrl, token)).toMatchObject({ type: 'ready', agentId });
 
@@ -94,13 +93,13 @@ describe('the local stack reconciles instances with the processes that run', () 
     stack = startLocalStack(env);
     base = await stack.ready;
     const readyAt = Date.now();
-    const again = await until(runningAgent, 'the agent to run again after the restart');
-    // Seconds on an idle laptop; the bound leaves room for a loaded two-core test machine.
-    expect(Date.now() - readyAt).toBeLessThan(30_000);
+    const again = await until(runningAgent, `the agent to run again after the restart; stack said: ${stack.output().stderr.slice(-3000)}`, 90_000);
+    // Seconds on an idle laptop; the bound leaves room for a heavily loaded two-core test machine.
+    expect(Date.now() - readyAt).toBeLessThan(60_000);
     expect(again.websocketUrl).toBe(websocketUrl);
     expect(await firstFrame(websocketUrl, token)).toMatchObject({ type: 'ready', agentId });
     expect(stack.output().stderr).toContain('relaunching 1 instance(s)');
-  }, 120_000);
+  }, 240_000);
 
   it('a runtime process that dies is marked error within a heartbeat tick', async () => {
     const dynamoEndpoint = /DynamoDB Local at (http:\/\/127\.0\.0\.1:\d+)/.exec(stack.output().stderr)![1]!;
