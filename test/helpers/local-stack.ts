@@ -21,7 +21,8 @@ export interface LocalStack {
 export function startLocalStack(env: Record<string, string>): LocalStack {
   const clean = { ...process.env };
   for (const k of WORKER_SETTINGS) delete clean[k];
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local.ts'], {
+  // As `npm start` runs it: one process (tsx as a loader), so signals reach the stack itself.
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
     env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
