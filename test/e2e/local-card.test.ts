@@ -87,6 +87,18 @@ describe('npm start with CARD_MODE=local', () => {
     expect(res.status).toBe(400);
   });
 
+  it('serves the page the password-reset email links to, and says when an instance path id is not a user id', async () => {
+    const page = await fetch(`${base}/reset-password?token=tok_from_the_email`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('value="tok_from_the_email"');
+    expect(html).toContain('/api/auth/reset-password');
+    const notAnId = await api('GET', '/api/instance/me/token');
+    expect(notAnId.status).toBe(403);
+    expect(notAnId.body.error).toContain('"me" is not a user id');
+  });
+
   it('with the plan active, the new user provisions an agent (no ADMIN_EMAILS)', async () => {
     const provisioned = await api('POST', '/api/agents/provision', { name: 'first agent' });
     expect(provisioned.status).toBe(201);
