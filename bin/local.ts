@@ -7,25 +7,27 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ConfigError, localSettings, reloadConfig } from '../shared/config';
+import { config, ConfigError, localSettings, reloadConfig } from '../shared/config';
 import { resetQueueClient } from '../shared/adapters/queue';
 import { resetDbClient } from '../shared/db/client';
 import { logger } from '../shared/http/logger';
 import { loadGroupHandler } from './handlers';
 import { startEmulators } from './local-emulators';
+import { matchPage } from './local-pages';
 import { createLocalServer } from './local-server';
 import { startLocalWorkers } from './local-workers';
 
 const progress = (msg: string) => process.stderr.write(`[local] ${msg}\n`);
 
-/** A JWT secret is generated once into the data folder, so sessions survive restarts. */
-function ensureJwtSecret(dataDir: string): string {
-  if (process.env.JWT_SECRET !== undefined) return process.env.JWT_SECRET;
-  const file = path.join(dataDir, 'jwt-secret');
+/** A secret the operator did not set is generated once into the data folder, so it survives restarts. */
+function ensureSecret(dataDir: string, envName: string, fileName: string, prefix = ''): string {
+  const fromEnv = process.env[envName];
+  if (fromEnv !== undefined) return fromEnv;
+  const file = path.join(dataDir, fileName);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(48).toString('base64url');
+  const secret = prefix + randomBytes(48).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600 });
-  progress(`generated a JWT secret into ${file}`);
+  progress(`generated ${envName} into ${file}`);
   return secret;
 }
 
@@ -33,7 +35,7 @@ async function main() {
   const settings = localSettings();
   const dataDir = path.resolve(settings.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  const jwtSecret = ensureJwtSecret(dataDir);
+  const jwtSecret = ensureSecret(dataDir, 'JWT_SECRET', 'jwt-secret');
   // Validate the operator's settings before starting anything (a short JWT_SECRET refuses to start).
   reloadConfig({ JWT_SECRET: jwtSecret, STAGE: 'local' });
 
@@ -45,7 +47,7 @@ async function main() {
   });
   progress(`DynamoDB Local at ${emulators.dynamoEndpoint}, SQS at ${emulators.sqsEndpoint}`);
 
-  const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error));
+  const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error), matchPage);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -71,11 +73,15 @@ async function main() {
     PROVISIONING_DLQ_URL: emulators.dlqUrls.provisioning,
     // Plain http on loopback: browsers and curl would drop a Secure cookie here.
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
+    // The local card page signs its webhook with this secret, and the webhook verifies with it.
+    ...(config().card.mode === 'local' ? { CARD_WEBHOOK_SECRET: ensureSecret(dataDir, 'CARD_WEBHOOK_SECRET', 'card-webhook-secret', 'whsec_') } : {}),
   });
+  if (config().card.mode === 'local') progress(`local card mode: checkouts complete on ${baseUrl}/local-card/checkout/… with no payment`);
   resetDbClient();
   resetQueueClient();
 
   const workers = await startLocalWorkers(emulators);
+  if (workers.reconciled.relaunched) progress(`relaunching ${workers.reconciled.relaunched} instance(s) that were running before the last stop…`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -14,7 +14,10 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
  *   GET  /health  → 200 {status: 'ok', runtimeVersion, agents, uptimeMs} once the state is loaded, 503 {status: 'starting'} before
  *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
  *   POST /reload  → reloads agents, configuration, memory and history from the platform
- * Websocket `/agents/<agentId>?token=<token>`:
+ * Websocket `/agents/<agentId>`, the token as `Authorization: Bearer <token>` (server clients) or
+ * as the subprotocol pair `agent-runtime, bearer.<token>` (browsers, which cannot set headers; the
+ * server selects `agent-runtime`, never echoing the token); `?token=` still works but ends up in
+ * access logs:
  *   server → {type: 'ready', agentId, runtimeVersion} on connect
  *   client → {type: 'message', content, id?} (or a plain text frame)
  *   server → {type: 'message', role: 'assistant', content, agentId, replyTo?}
@@ -34,6 +37,10 @@ export interface RuntimeOptions {
 const MAX_MESSAGE_CHARS = 32_000;
 const MAX_MEMORY_CHARS = 16_000;
 
+/** Websocket subprotocols: the one the server selects, and the prefix of the one carrying the token. */
+export const RUNTIME_SUBPROTOCOL = 'agent-runtime';
+const TOKEN_SUBPROTOCOL_PREFIX = 'bearer.';
+
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export function createRuntime(opts: RuntimeOptions) {
@@ -52,6 +59,9 @@ export function createRuntime(opts: RuntimeOptions) {
   function presentedToken(req: http.IncomingMessage, url: URL): string | null {
     const header = req.headers.authorization;
     if (header && /^bearer\s+/i.test(header)) return header.replace(/^bearer\s+/i, '').trim();
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const fromProtocol = offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX));
+    if (fromProtocol) return fromProtocol.slice(TOKEN_SUBPROTOCOL_PREFIX.length);
     return url.searchParams.get('token');
   }
 
@@ -276,7 +286,12 @@ export function createRuntime(opts: RuntimeOptions) {
     });
   });
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 256 * 1024,
+    // Never echo the token-carrying protocol back; browsers need one offered protocol selected.
+    handleProtocols: (offered) => (offered.has(RUNTIME_SUBPROTOCOL) ? RUNTIME_SUBPROTOCOL : false),
+  });
   const refuse = (socket: Duplex, status: number, text: string) => {
     socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   };

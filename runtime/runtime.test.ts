@@ -236,6 +236,27 @@ describe('agent runtime', () => {
     expect((await socket.next()).type).toBe('ready');
   });
 
+  it('takes the websocket token from an Authorization header or the bearer.<token> subprotocol, selecting agent-runtime', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    const { runtime, ws } = await startRuntime(platform);
+    await runtime.start();
+    platform.agents.set('agt_tok', agent('agt_tok'));
+    const connect = (protocols: string[], headers: Record<string, string> = {}) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(`${ws}/agents/agt_tok`, protocols, { headers });
+        socket.once('open', () => resolve(socket));
+        socket.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+        socket.once('error', reject);
+      });
+    const viaProtocol = await connect(['agent-runtime', `bearer.${TOKEN}`]);
+    expect(viaProtocol.protocol).toBe('agent-runtime');
+    viaProtocol.close();
+    const viaHeader = await connect([], { authorization: `Bearer ${TOKEN}` });
+    viaHeader.close();
+    await expect(connect(['agent-runtime', 'bearer.gw_wrong'])).rejects.toThrow('401');
+  });
+
   it('reloads configuration on POST /reload', async () => {
     const platform = await fakePlatform();
     cleanups.push(() => platform.close());

@@ -124,6 +124,11 @@ const EnvSchema = z.object({
   /** One-off price id of 1 GB of extra agent storage (the checkout quantity is the GB bought). */
   CARD_STORAGE_PRICE: optionalText,
   /**
+   * Local stack only (issue 17): `local` replaces the processor with a checkout page served by the
+   * local server, which completes the session and posts a signed webhook; refused in AWS.
+   */
+  CARD_MODE: z.enum(['processor', 'local']).default('processor'),
+  /**
    * OAuth sign-in (issue 3). Each provider is off until its client id AND secret are set (start and
    * callback answer 503 OAUTH_NOT_CONFIGURED). The URLs default to the real providers' endpoints;
    * tests point them at a fake provider on loopback.
@@ -297,6 +302,9 @@ function parse(env: NodeJS.ProcessEnv) {
     throw new ConfigError(`invalid configuration: ${detail}`);
   }
   const e = parsed.data;
+  if (e.CARD_MODE === 'local' && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
+    throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
+  }
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
@@ -474,6 +482,7 @@ function cardSettings(e: z.output<typeof EnvSchema>) {
   for (const [plan, price] of Object.entries(single) as [keyof typeof single, string | undefined][]) if (price) planPrices[plan] = price;
   const billingPage = new URL('/settings/billing', e.APP_URL);
   return {
+    mode: e.CARD_MODE,
     secretKey: e.CARD_SECRET_KEY,
     webhookSecret: e.CARD_WEBHOOK_SECRET,
     webhookToleranceSeconds: e.CARD_WEBHOOK_TOLERANCE_SECONDS,

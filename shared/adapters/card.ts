@@ -6,8 +6,8 @@ import { logger } from '../http/logger';
 /**
  * The card processor (Stripe) behind one small interface: hosted checkout sessions and webhook
  * signature checks. The official SDK talks to the real API in AWS; tests point it at a fake server
- * on loopback through CARD_API_HOST/PORT/PROTOCOL. Without a secret key (or a price) there is no
- * honest local stand-in for taking money, so the routes answer 503 CARD_NOT_CONFIGURED.
+ * on loopback through CARD_API_HOST/PORT/PROTOCOL. Without a secret key (or a price) the routes
+ * answer 503 CARD_NOT_CONFIGURED, except in the local stack's CARD_MODE=local (card-local.ts).
  */
 
 /** The spec prices checkout in GBP (2.16), whatever currency the plan table lists. */
@@ -66,8 +66,12 @@ function customerFields(buyer: Buyer): Pick<Stripe.Checkout.SessionCreateParams,
   return buyer.email ? { customer_email: buyer.email } : {};
 }
 
+/** A secret key, or the local stack's local card mode, which needs none. */
+const canCharge = () => config().card.mode === 'local' || !!config().card.secretKey;
+
 async function createSession(params: Stripe.Checkout.SessionCreateParams): Promise<CheckoutSession> {
   const c = config().card;
+  if (c.mode === 'local') return (await import('./card-local')).createLocalSession({ success_url: c.successUrl, cancel_url: c.cancelUrl, ...params });
   let session: Stripe.Checkout.Session;
   try {
     session = await client().checkout.sessions.create({
@@ -87,8 +91,9 @@ async function createSession(params: Stripe.Checkout.SessionCreateParams): Promi
 }
 
 export function planPriceId(plan: string): string {
-  const price = config().card.planPrices[plan as keyof Config['card']['planPrices']];
-  if (!price || !config().card.secretKey) throw cardNotConfigured(`card payments for the ${plan} plan are not configured`);
+  const configured = config().card.planPrices[plan as keyof Config['card']['planPrices']];
+  const price = configured ?? (config().card.mode === 'local' ? `price_local_${plan}` : undefined);
+  if (!price || !canCharge()) throw cardNotConfigured(`card payments for the ${plan} plan are not configured`);
   return price;
 }
 
@@ -116,7 +121,7 @@ export const creditsOfPrice = (priceId: string): number | undefined => (Object.h
 export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<CheckoutSession> {
   const credits = creditsOfPrice(priceId);
   if (!credits) throw new HttpError(400, 'unknown credit pack price', 'UNKNOWN_PRICE');
-  if (!config().card.secretKey) throw cardNotConfigured();
+  if (!canCharge()) throw cardNotConfigured();
   return createSession({
     mode: 'payment',
     line_items: [{ price: priceId, quantity: 1 }],
@@ -128,7 +133,7 @@ export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<Ch
 
 export function createStorageCheckout(buyer: Buyer, storageGb: number): Promise<CheckoutSession> {
   const price = config().card.storagePrice;
-  if (!price || !config().card.secretKey) throw cardNotConfigured('storage upgrades are not configured');
+  if (!price || !canCharge()) throw cardNotConfigured('storage upgrades are not configured');
   return createSession({
     mode: 'payment',
     line_items: [{ price, quantity: storageGb }],

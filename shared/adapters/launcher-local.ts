@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { config, inheritedEnv } from '../config';
 import type { LaunchHandle } from '../db/instances';
@@ -13,7 +15,8 @@ import { LaunchError, type Launcher, type LaunchSpec, type Located } from './lau
  * to manage, and tsx caches its transforms, so a start costs about a second.
  *
  * The child gets only what a task would: its gateway token, the platform URL, its user id and
- * version, on a free loopback port it picks itself and reports as `listening <port>` on stdout.
+ * version, and a loopback port; it reports `listening <port>` on stdout. The port is derived from
+ * the user id (see stablePort), so an account's websocket URL survives a restart of the stack.
  * Nothing of the platform's environment is passed on (no JWT secret, no provider keys).
  */
 
@@ -47,7 +50,8 @@ class LocalLauncher implements Launcher {
     return (await pending).handle;
   }
 
-  private start(spec: LaunchSpec): Promise<Running> {
+  private async start(spec: LaunchSpec): Promise<Running> {
+    const port = await stablePort(spec.userId);
     const env = inheritedEnv(PASSED_THROUGH);
     Object.assign(env, {
       GATEWAY_TOKEN: spec.gatewayToken,
@@ -56,7 +60,7 @@ class LocalLauncher implements Launcher {
       RUNTIME_VERSION: spec.runtimeVersion,
       RUNTIME_IMAGE: spec.image,
       HOST: '127.0.0.1',
-      PORT: '0',
+      PORT: String(port),
     });
     const entry = config().localRuntimeEntry ? path.resolve(config().localRuntimeEntry!) : DEFAULT_ENTRY;
     const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -130,6 +134,36 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * Below Linux's ephemeral range (32768+), so ports the system hands out for `listen(0)` and
+ * outgoing connections rarely take an instance's port.
+ */
+const STABLE_PORT_BASE = 24_000;
+const STABLE_PORT_SPAN = 8000;
+const STABLE_PORT_PROBES = 16;
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The same loopback port for an account on every launch (the websocket URLs handed to clients
+ * stay valid across restarts): a hash of the user id picks the first candidate; when something
+ * else holds it, the next ones are tried in order, so the choice is still the same next time.
+ */
+export async function stablePort(userId: string): Promise<number> {
+  const first = createHash('sha256').update(userId).digest().readUInt32BE(0) % STABLE_PORT_SPAN;
+  for (let i = 0; i < STABLE_PORT_PROBES; i += 1) {
+    const port = STABLE_PORT_BASE + ((first + i) % STABLE_PORT_SPAN);
+    if (await portIsFree(port)) return port;
+  }
+  throw new LaunchError(`no free local port for the instance near ${STABLE_PORT_BASE + first}`);
 }
 
 let instance: LocalLauncher | undefined;

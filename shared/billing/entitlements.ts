@@ -1,4 +1,5 @@
 import type { AuthContext } from '../auth/authenticate';
+import { config } from '../config';
 import { keys } from '../db/keys';
 import { tenant } from '../db/tenant';
 import { HttpError } from '../http/errors';
@@ -74,17 +75,32 @@ export function accessFrom(auth: Pick<AuthContext, 'userId' | 'isAdmin' | 'isTes
 export const freePlanRefused = (body: Record<string, unknown> = {}) =>
   new HttpError(402, 'the free plan no longer includes agents; choose a paid plan', 'PLAN_REQUIRED', body);
 
+/**
+ * Where a 402 sends the caller: the card checkout of a plan, and in the local stack's card mode,
+ * that no card is needed there.
+ */
+export function subscribeHint(): { subscribe: { checkout: string; billing: string; note?: string } } {
+  const local = config().card.mode === 'local';
+  return {
+    subscribe: {
+      checkout: 'GET /api/card/checkout?plan=<label|solo|collective|network> (signed in); it redirects to the payment page',
+      billing: 'GET /api/billing (your plan and subscription)',
+      ...(local ? { note: 'local card mode: the payment page is served by this server and takes no card; pay there and the plan is active' } : {}),
+    },
+  };
+}
+
 /** Spec section 7: a paid subscription is required for all provisioning and usage; admins are exempt. */
 export function requireActiveSubscription(access: AccountAccess, body: Record<string, unknown> = {}): void {
   if (access.isAdmin) return;
   if (access.plan === 'free') throw freePlanRefused(body);
-  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', body);
+  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
 }
 
 /** For plan-gated features (model layer): a recognised paid plan, or admin. */
 export function requirePlan(access: AccountAccess, body: Record<string, unknown> = {}): PlanLimits {
   if (access.isAdmin) return PLANS.network;
   if (!access.limits) throw new HttpError(402, 'a paid plan is required', 'PLAN_REQUIRED', body);
-  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', body);
+  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
   return access.limits;
 }

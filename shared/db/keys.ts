@@ -199,4 +199,8 @@ export const keys = {
   festivalPartition: 'FESTIVALCATALOGUE',
   /** v1 gateway (issue 11): an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
   mppChallenge: (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' }),
+  /** Local stack (issue 17): the sort key of every account's instance item, for its start-up reconcile scan. */
+  instanceSortKey: 'INSTANCE',
+  /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
+  localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
 } as const;

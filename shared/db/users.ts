@@ -42,6 +42,8 @@ export interface UserProfile {
 export class EmailTakenError extends Error {}
 
 export const newUserId = () => `u_${randomUUID().replaceAll('-', '')}`;
+/** The shape newUserId gives; OAuth and wallet sign-ins create accounts through it too. */
+export const looksLikeUserId = (s: string) => /^u_[0-9a-f]{32}$/.test(s);
 
 /** Referral codes: 10 base32-ish characters, case-insensitive (stored lower-case). */
 export const newReferralCode = () =>

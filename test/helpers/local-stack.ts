@@ -13,16 +13,21 @@ export interface LocalStack {
   output(): { stdout: string; stderr: string };
   /** Resolves with the exit code once the process has ended. */
   exited(): Promise<number | null>;
+  /** What Ctrl-C in a terminal does: SIGINT to the whole process group (tsx and the stack under it). */
+  ctrlC(): void;
 }
 
 /** Runs `bin/local.ts` (what `npm start` runs) as a user would, on a free port, with `env` on top. */
 export function startLocalStack(env: Record<string, string>): LocalStack {
   const clean = { ...process.env };
   for (const k of WORKER_SETTINGS) delete clean[k];
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local.ts'], {
+  // As `npm start` runs it: one process (tsx as a loader), so signals reach the stack itself.
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
     env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so ctrlC() reaches every process in it, as a terminal's Ctrl-C does.
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
@@ -44,5 +49,6 @@ export function startLocalStack(env: Record<string, string>): LocalStack {
   });
   ready.catch(() => undefined);
   const exited = () => new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
-  return { child, ready, output: () => ({ stdout, stderr }), exited };
+  const ctrlC = () => process.kill(-child.pid!, 'SIGINT');
+  return { child, ready, output: () => ({ stdout, stderr }), exited, ctrlC };
 }

@@ -8,14 +8,14 @@ import { ALARM_THRESHOLDS } from '../../lib/constructs/monitoring';
 import { addNagChecks } from '../../lib/nag';
 import { PlatformStack } from '../../lib/platform-stack';
 import { METRICS_NAMESPACE, PLATFORM_METRICS } from '../../shared/platform-metrics';
-import { cdkContext, inspect, type Json } from './synth';
+import { cdkContext, inspect, testApp, type Json } from './synth';
 
 /**
  * The stack as `cdk deploy` builds it (bin/app.ts: an account and region, the cdk-nag packs as
  * validation plugins), with an alarm address so the SNS side is present too. One synthesis for the
  * whole file; test/infra/platform-stack.test.ts runs the packs on the environment-agnostic stack.
  */
-const app = new App({ context: { ...cdkContext, alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] } });
+const app = testApp({ ...cdkContext, alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] });
 const stack = new PlatformStack(app, 'AgentPlatform', { env: { account: '123456789012', region: 'eu-west-1' } });
 addNagChecks(app);
 // Throws (the validation report in the message) on any unacknowledged finding.
@@ -39,7 +39,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs, as CDK validation plugins)
   });
 
   it('fails a synthesis with a finding nobody acknowledged (the plugins are live)', () => {
-    const probe = new App();
+    const probe = testApp({});
     const probeStack = new Stack(probe, 'Probe');
     new Queue(probeStack, 'Unencrypted', { enforceSSL: false });
     addNagChecks(probe);

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { readSettings } from '../../lib/platform-stack';
 import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
 import { allRoutes, contract, routeKey } from '../../shared/contract';
 import { TABLE } from '../../shared/db/table';
-import { asArray, cdkContext, inspect, synth, synthStack, type Json } from './synth';
+import { asArray, cdkContext, inspect, synth, synthStack, testApp, type Json } from './synth';
 
 const { template, dockerImages, stack } = synthStack();
 const t = inspect(template);
@@ -103,7 +102,7 @@ describe('functions', () => {
   });
 
   it('refuses bad or missing stack settings at synth', () => {
-    const node = (context: Record<string, unknown>) => new App({ context: { ...cdkContext, ...context } }).node;
+    const node = (context: Record<string, unknown>) => testApp({ ...cdkContext, ...context }).node;
     expect(() => readSettings(node({ adminEmails: 'not-an-email' }))).toThrow(/adminEmails/);
     expect(() => readSettings(node({ appUrl: 'nope' }))).toThrow(/appUrl/);
     expect(() => readSettings(node({ runtimeImage: 42 }))).toThrow(/runtimeImage/);

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { platformFunctions } from '../../lib/constructs/functions';
 import {
@@ -15,7 +14,7 @@ import {
   STACK_SETTINGS,
 } from '../../lib/settings';
 import { contract } from '../../shared/contract';
-import { cdkContext, inspect, synth, type Json } from './synth';
+import { cdkContext, inspect, synth, testApp, type Json } from './synth';
 
 const functions = platformFunctions(contract);
 const allNames = functions.map((f) => f.name);
@@ -78,7 +77,7 @@ describe('the list of settings', () => {
 });
 
 describe('operator settings at synth', () => {
-  const node = (context: Record<string, unknown>) => new App({ context: { ...cdkContext, ...context } }).node;
+  const node = (context: Record<string, unknown>) => testApp({ ...cdkContext, ...context }).node;
 
   it('refuses an unknown name and lists the known ones', () => {
     const attempt = () => readOperatorSettings(node({ settings: { CARD_PRICE_SOLOO: 'price_x' } }));

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { functionDescription } from '../../lib/constructs/platform-function';
 import { PlatformStack } from '../../lib/platform-stack';
 
@@ -11,6 +13,15 @@ export type Json = Record<string, any>;
 /** The operator defaults from cdk.json, so the tests see the stack an operator would deploy. */
 export const cdkContext: Record<string, unknown> = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
+/**
+ * Every App writes a cloud assembly folder (a new `cdk.out*` in the temp folder when given none):
+ * here they all go under one folder per test file, removed when the file is done.
+ */
+const assemblies = mkdtempSync(path.join(tmpdir(), 'platform-synth-'));
+afterAll(() => rmSync(assemblies, { recursive: true, force: true }));
+
+export const testApp = (context: Record<string, unknown>) => new App({ context, outdir: mkdtempSync(path.join(assemblies, 'cdk.out-')) });
+
 export function synth(context: Record<string, unknown> = {}) {
   return synthStack(context).template;
 }
@@ -18,7 +29,7 @@ export function synth(context: Record<string, unknown> = {}) {
 /** The template and the container images of the stack's asset manifest (from the same synthesis). */
 export function synthStack(context: Record<string, unknown> = {}) {
   // An empty bundling-stacks list skips esbuild: the tests read the template, not the bundles.
-  const app = new App({ context: { ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({ ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] });
   const stack = new PlatformStack(app, 'AgentPlatform');
   const template = Template.fromStack(stack);
   const artifact = app.synth().getStackByName(stack.stackName);

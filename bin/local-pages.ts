@@ -1,0 +1,125 @@
+import type http from 'node:http';
+import { completeLocalCheckout, describeLocalCheckout, LOCAL_CHECKOUT_PAGE } from '../shared/adapters/card-local';
+import { config } from '../shared/config';
+
+/**
+ * Pages the local server answers beside the API, for links the platform hands out that point at
+ * the web application (the password-reset email, the checkout's return page), which the local
+ * stack has no front end for, and the local card processor's checkout page. One table: a new link
+ * (an email verification page, say) is one more entry.
+ */
+
+export interface PageRequest {
+  url: URL;
+  params: string[];
+  body: URLSearchParams;
+  /** This server's own origin, as the request reached it (loopback). */
+  origin: string;
+}
+
+export interface PageAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+interface Page {
+  method: 'GET' | 'POST';
+  path: RegExp;
+  answer(req: PageRequest): Promise<PageAnswer> | PageAnswer;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function html(status: number, title: string, body: string): PageAnswer {
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+    body: `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body style="font-family:sans-serif;max-width:40rem;margin:2rem auto">\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`,
+  };
+}
+
+const json = (status: number, body: unknown): PageAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+
+const index = (): PageAnswer =>
+  json(200, {
+    name: 'agent hosting platform (local stack)',
+    api: '/api',
+    openapi: '/api/openapi.json',
+    health: '/api/health',
+    docs: 'README.md in the repository: the walkthrough from sign-up to a running agent',
+    cardMode: config().card.mode,
+    ...(config().card.mode === 'local' ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' } : {}),
+  });
+
+/** The emailed reset link: a form that sends the token and the new password to the API. */
+const resetPasswordPage = ({ url }: PageRequest): PageAnswer =>
+  html(
+    200,
+    'Choose a new password',
+    `<form id="reset"><input type="hidden" name="token" value="${escapeHtml(url.searchParams.get('token') ?? '')}">
+<label>New password <input type="password" name="password" minlength="6" required autocomplete="new-password"></label>
+<button type="submit">Set password</button></form>
+<p id="result" role="status"></p>
+<p>Without a browser: <code>curl -X POST /api/auth/reset-password -H 'content-type: application/json' -d '{"token":"…","password":"…"}'</code></p>
+<script>
+document.getElementById('reset').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const res = await fetch('/api/auth/reset-password', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: form.get('token'), password: form.get('password') }) });
+  const body = await res.json().catch(() => ({}));
+  document.getElementById('result').textContent = res.ok ? 'Password changed: sign in with it.' : (body.error || 'failed: ' + res.status);
+});
+</script>`,
+  );
+
+const billingReturnPage = ({ url }: PageRequest): PageAnswer => {
+  const outcome = url.searchParams.get('checkout');
+  const text = outcome === 'success' ? 'Payment received: your plan is active.' : outcome === 'cancelled' ? 'Checkout cancelled: nothing was charged.' : 'Billing';
+  return html(200, 'Billing', `<p>${escapeHtml(text)}</p><p>Your plan and subscription: <code>GET /api/billing</code>. Then provision an agent: <code>POST /api/agents/provision</code>.</p>`);
+};
+
+const localCardOff = () => html(404, 'Local card mode is off', '<p>Start the local stack with <code>CARD_MODE=local</code> to use this page.</p>');
+
+async function checkoutPage({ params }: PageRequest): Promise<PageAnswer> {
+  if (config().card.mode !== 'local') return localCardOff();
+  const session = await describeLocalCheckout(params[0]!);
+  if (!session) return html(404, 'Checkout not found', '<p>This checkout does not exist, has expired or was already completed.</p>');
+  const what = session.mode === 'subscription' ? `the ${session.metadata.plan ?? ''} plan (subscription)` : `${session.metadata.kind ?? 'a purchase'}`;
+  return html(
+    200,
+    'Local checkout',
+    `<p>Local card mode: no card and no money. Paying completes the checkout for ${escapeHtml(what)} and sends the signed card webhook to this server.</p>
+<form method="post"><button type="submit">Pay (local test)</button></form>
+<p><a href="${escapeHtml(session.cancelUrl)}">Cancel</a></p>`,
+  );
+}
+
+async function completeCheckout({ params, origin }: PageRequest): Promise<PageAnswer> {
+  if (config().card.mode !== 'local') return localCardOff();
+  const done = await completeLocalCheckout(params[0]!, `${origin}/api/webhooks/card`);
+  if (done.outcome === 'unknown') return html(404, 'Checkout not found', '<p>This checkout does not exist, has expired or was already completed.</p>');
+  if (done.outcome === 'webhook-refused') return html(502, 'The card webhook was refused', `<p>POST /api/webhooks/card answered ${done.status}: <code>${escapeHtml(done.body)}</code></p>`);
+  return { status: 303, headers: { location: done.redirect } };
+}
+
+const PAGES: Page[] = [
+  { method: 'GET', path: /^\/$/, answer: index },
+  { method: 'GET', path: /^\/reset-password\/?$/, answer: resetPasswordPage },
+  { method: 'GET', path: /^\/settings\/billing\/?$/, answer: billingReturnPage },
+  { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
+  { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
+];
+
+/** The page for this request, or undefined (the API routes take it). */
+export function matchPage(method: string, pathname: string): ((req: Omit<PageRequest, 'params'>) => Promise<PageAnswer>) | undefined {
+  for (const page of PAGES) {
+    const m = page.method === method ? page.path.exec(pathname) : null;
+    if (m) return async (req) => page.answer({ ...req, params: m.slice(1) });
+  }
+  return undefined;
+}
+
+/** The origin a request reached this server on, for calls back to it (the card webhook). */
+export const originOf = (req: http.IncomingMessage) => `http://${req.socket.localAddress?.replace(/^::ffff:/, '')}:${req.socket.localPort}`;
