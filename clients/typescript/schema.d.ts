@@ -67,6 +67,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{agentId}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The skills installed on an owned agent, with the plan's per-agent skill limit. */
+        get: operations["listInstalledSkills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/skills/{skillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Uninstall a skill from an owned agent; its unit of the skill limit is given back. */
+        delete: operations["uninstallSkill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}": {
         parameters: {
             query?: never;
@@ -262,6 +296,12 @@ export interface paths {
         /**
          * Chat completion through the model layer, limited to the models of the caller's plan.
          * @description Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account's active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.
+         *
+         *     A contradicting header answers 403 `HEADER_MISMATCH`. Without `model`, the model is auto-selected from `taskType` (see `POST /api/ai/models/select`). `temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS 500 `PROVIDER_TIMEOUT`.
+         *
+         *     Spending: each plan includes model spend per billing period (`includedCredits` of the catalogue); past it, each call is debited from the credit balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`.
+         *
+         *     Streaming: with `Accept: text/event-stream` the answer is server-sent events: `start` `{id, model, provider}`, then `delta` `{content}` per text piece, then `done` `{id, model, provider, finishReason, usage, timestamp}` (or `error` `{error, code}` when the provider fails mid-stream). The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body (see the README).
          */
         post: operations["aiChat"];
         delete?: never;
@@ -279,7 +319,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Estimated cost of a call from the model's per-token prices. */
+        /** Estimated cost of a call from the model's catalogue prices (USD per million tokens), in USD. */
         post: operations["estimateAiCost"];
         delete?: never;
         options?: never;
@@ -347,7 +387,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The model the platform would pick for a task type (default `general`). */
+        /**
+         * The model the platform would pick for a task type (default `general`).
+         * @description Policy: the cheapest available model (input + output price) carrying the tag of the task type: `general`, `fast`, `code` (alias `coding`), `reasoning`, `long-context`; any other task type is taken as a tag. With a session, only models of the caller's plan count. 404 when none fits.
+         */
         post: operations["selectAiModel"];
         delete?: never;
         options?: never;
@@ -364,7 +407,7 @@ export interface paths {
         };
         /**
          * Code-hosting OAuth callback: exchanges the code, signs the user in and 302s back to the app.
-         * @description `state` must match the state cookie set by the start route and a stored, unexpired, unused state (400 `OAUTH_STATE_INVALID` otherwise; a state works once). The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); an unverified email never links: without a verified email the new account gets the derived address `codehost-<provider user id>@oauth.local`. A new account emits `user.created`. On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. The redirect goes to the `callbackUrl` given at the start (default `/`). When the provider answers with `error` (the user declined) or no `code`, the answer is a 302 to `/signin?error=OAuthCallback` without a session. 502 `OAUTH_PROVIDER_ERROR` when the provider's token exchange or user info fails; 503 when the provider is not configured.
+         * @description `state` must match the state cookie set by the start route and a stored, unexpired, unused state (400 `OAUTH_STATE_INVALID` otherwise; a state works once). The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); an existing account whose own address was never confirmed is never linked either (it may be someone who registered the victim's address first): the answer is a 302 to `/signin?error=EmailUnverified` without a session, and the address's owner confirms it (emailed link, or a password reset) before signing in with the provider again; an unverified email never links: without a verified email the new account gets the derived address `codehost-<provider user id>@oauth.local`. A new account emits `user.created`. On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. The redirect goes to the `callbackUrl` given at the start (default `/`). When the provider answers with `error` (the user declined) or no `code`, the answer is a 302 to `/signin?error=OAuthCallback` without a session. 502 `OAUTH_PROVIDER_ERROR` when the provider's token exchange or user info fails; 503 when the provider is not configured.
          */
         get: operations["codehostOAuthCallback"];
         put?: never;
@@ -389,6 +432,8 @@ export interface paths {
          * @description On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. A wrong password and an unknown email give the same 401 body (`{error: "Invalid email or password", code: "INVALID_CREDENTIALS"}`) after the same hashing work, so the answer never reveals whether an account exists. Accounts without a password (OAuth or wallet only) answer the same 401. Attempts are limited per client address (scope `signIn`) and per account whatever the address (scope `signInAccount`, counted on every attempt): 429 with `Retry-After`.
          *
          *     Rate limit scope: `signIn`.
+         *
+         *     Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).
          */
         post: operations["signInWithCredentials"];
         delete?: never;
@@ -411,6 +456,8 @@ export interface paths {
          * @description The message must be on chain id 0x2105 (8453), its domain must match the configured application URL, its nonce must be one issued by `GET /api/auth/nonce` that is unexpired and unused (consumed atomically), and the signature must verify (EOA, deployed smart wallet via ERC-1271, or undeployed smart wallet via ERC-6492). Missing or malformed `message`/`signature`, a message that does not parse, domain/URI/chain mismatch, an `Issued At` in the future, an expired (`Expiration Time`) or not yet valid (`Not Before`) message answer 401 `SIWE_INVALID`; an unknown, expired or used nonce 401 `NONCE_INVALID`; a signature that does not verify 401 `SIGNATURE_INVALID` (the spec names 401 for missing fields, so the handler validates the body itself). Smart-wallet signatures are checked through the chain RPC with a bounded timeout: when it is not configured, down or too slow the answer is 503 `CHAIN_UNAVAILABLE` (ask for a new nonce and retry). A wallet without an account gets one, with the wallet-derived email `<lower-case address>@wallet.local` (and emits `user.created`); if an account exists for the wallet-derived email the wallet is linked to it. On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. The answer is a 302 to `callbackUrl` (default `/`), or 200 `{user}` when the request sends `Accept: application/json`.
          *
          *     Rate limit scope: `signIn`.
+         *
+         *     Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).
          */
         post: operations["signInWithWallet"];
         delete?: never;
@@ -428,7 +475,7 @@ export interface paths {
         };
         /**
          * Web-identity OAuth callback: exchanges the code, signs the user in and 302s back to the app.
-         * @description `state` must match the state cookie set by the start route and a stored, unexpired, unused state (400 `OAUTH_STATE_INVALID` otherwise; a state works once). The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); an unverified email never links: without a verified email the new account gets the derived address `webid-<provider user id>@oauth.local`. A new account emits `user.created`. On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. The redirect goes to the `callbackUrl` given at the start (default `/`). When the provider answers with `error` (the user declined) or no `code`, the answer is a 302 to `/signin?error=OAuthCallback` without a session. 502 `OAUTH_PROVIDER_ERROR` when the provider's token exchange or user info fails; 503 when the provider is not configured.
+         * @description `state` must match the state cookie set by the start route and a stored, unexpired, unused state (400 `OAUTH_STATE_INVALID` otherwise; a state works once). The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); an existing account whose own address was never confirmed is never linked either (it may be someone who registered the victim's address first): the answer is a 302 to `/signin?error=EmailUnverified` without a session, and the address's owner confirms it (emailed link, or a password reset) before signing in with the provider again; an unverified email never links: without a verified email the new account gets the derived address `webid-<provider user id>@oauth.local`. A new account emits `user.created`. On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. The redirect goes to the `callbackUrl` given at the start (default `/`). When the provider answers with `error` (the user declined) or no `code`, the answer is a 302 to `/signin?error=OAuthCallback` without a session. 502 `OAUTH_PROVIDER_ERROR` when the provider's token exchange or user info fails; 503 when the provider is not configured.
          */
         get: operations["webidOAuthCallback"];
         put?: never;
@@ -580,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the session cookie; optionally sign out every session of the account.
-         * @description Answers `{success: true}` with or without a session (a present but invalid credential is still 401) and clears the session and CSRF cookies. Session tokens are stateless JWTs, so a copy of this one kept elsewhere (a Bearer client) stays valid until it expires, unless `everywhere=true`: then every session of the account issued until now is revoked. A cookie-authenticated call needs the CSRF token like any other write.
+         * @description Answers `{success: true}` with or without a session (a present but invalid credential is still 401) and clears the session and CSRF cookies. Session tokens are stateless JWTs, so a copy of this one kept elsewhere (a Bearer client) stays valid until it expires, unless `everywhere=true`: then every session of the account issued until now is revoked, the instance gateway token is rotated, API keys are revoked when the body says `revokeApiKeys: true`, and the account gets an email listing what was revoked. An absent body is read as `{}`. A cookie-authenticated call needs the CSRF token like any other write.
          */
         post: operations["signOut"];
         delete?: never;
@@ -663,6 +710,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an email address with the token from the emailed link.
+         * @description Sign-up emails `<APP_URL>/verify-email?token=<token>` to the new address; an email change emails the same kind of link to the NEW address, which takes effect only here. The token is 32 random bytes (base64url), stored only as its SHA-256, single use, valid for 24 hours; a newer link of the account makes earlier ones void. 400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 409 `EMAIL_IN_USE` when the new address of a change was taken meanwhile. A confirmed sign-up address turns on what needs a proven address (admin and tester rights, OAuth account linking, referral credit, paid to both accounts now). A confirmed change moves the account to the new address and signs out every session (tokens carry the email): sign in again with the new address.
+         *
+         *     Rate limit scope: `verifyEmail`.
+         */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the confirmation link again: to the pending new address of an email change, else to the unconfirmed account address.
+         * @description Makes every earlier link of the account void. 400 `ALREADY_VERIFIED` when the address is confirmed and no change is pending. Limited per account (scope `verifyEmailResend`).
+         *
+         *     Rate limit scope: `verifyEmailResend`.
+         */
+        post: operations["resendVerificationEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing": {
         parameters: {
             query?: never;
@@ -678,11 +769,13 @@ export interface paths {
         put?: never;
         /**
          * Billing actions: start a plan checkout, enable or disable a BYOK provider key, read usage, buy credits.
-         * @description - `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (the plan changes only when the card webhook confirms payment).
+         * @description - `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (use `change-plan`; the plan changes only when the card webhook confirms payment).
          *     - `enable-byok` `{provider, apiKey}` → `{success, byok}`; the key is stored envelope-encrypted (bound to the account) and replaces any earlier key for that provider; it is never returned or logged.
          *     - `disable-byok` `{provider}` → `{success, byok}`; 404 when no key is stored for the provider.
-         *     - `get-usage` → `{usage}` of the current billing period, from the credit ledger.
+         *     - `get-usage` → `{usage}` of the current billing period: credits from the ledger; model tokens, cost and A2A messages per model and per agent; the included allowance.
          *     - `buy-credits` `{price}` → `{url, sessionId, credits}` of a one-off checkout for one of the credit packs `GET /api/billing` lists (400 `UNKNOWN_PRICE` for any other id); credits are added when the card webhook confirms payment.
+         *     - `change-plan` `{plan}` → `{success, plan, previousPlan, subscriptionId, status: "pending"}`: the active subscription moves to the plan's price at the processor, prorated as it prorates; the account's plan changes when the card webhook confirms. 402 `SUBSCRIPTION_REQUIRED` without an active card subscription; 409 `SAME_PLAN`; a downgrade below what the account holds is 409 `PLAN_LIMIT_EXCEEDED` with `current` and `limit` (`{agents, skills}` each) and what to remove first.
+         *     - `billing-portal` → `{url}` of the processor's billing portal (update the card, invoices, cancel); 404 `NO_CARD_CUSTOMER` before a first checkout. `GET /api/card/portal` redirects there.
          *     502 `CARD_PROCESSOR_ERROR` when the processor fails; 503 `CARD_NOT_CONFIGURED` when card payments (or this price) are not configured.
          */
         post: operations["postBilling"];
@@ -724,6 +817,26 @@ export interface paths {
          * @description `price` is the processor's price id of one of the credit packs the platform sells (`creditPacks` of `GET /api/billing`); any other id is 400 `UNKNOWN_PRICE` (the client never sets an amount). Credits are added when the card webhook confirms payment. 502 `CARD_PROCESSOR_ERROR` when the processor fails; 503 `CARD_NOT_CONFIGURED` when card payments (or this price) are not configured.
          */
         get: operations["cardCreditsRedirect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/card/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 302 to the card processor's billing portal, where the user updates the card, sees invoices or cancels.
+         * @description Returns to `/settings/billing`. 404 `NO_CARD_CUSTOMER` before a first checkout. 502 `CARD_PROCESSOR_ERROR` when the processor fails; 503 `CARD_NOT_CONFIGURED` when card payments (or this price) are not configured.
+         */
+        get: operations["cardPortalRedirect"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1017,12 +1130,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read the caller's instance record.
-         * @description The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance.
+         * Read the caller's instance record; optionally wait until it reaches a status.
+         * @description The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance. With `waitFor=<status>` the answer is held until the instance is in that status or `timeout` seconds (1 to 25, default 25) pass, whichever comes first; then the record carries `reached` (true when it got there). Like Fly Machines' `wait`: use it instead of polling.
          *
          *     Rate limit scope: `instance`.
          */
         get: operations["getInstance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instance/{userId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lifecycle event log of the caller's instance and agents, oldest first.
+         * @description Every transition with its time, operation id and cause (kept 90 days). The path `userId` must be the caller's own id (403 otherwise). `cursor` continues where the previous page ended (null on the last page).
+         *
+         *     Rate limit scope: `instance`.
+         */
+        get: operations["listInstanceEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1041,8 +1176,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Repair the instance (`running` or `error` → `running`); the backend answer is returned as is.
-         * @description Replaces a broken or failed instance with a fresh one carrying the same memory, skills and configuration. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable. Every failure answers `{success: false, status: "error", error?}`.
+         * Repair the instance (from any state → `provisioning` → `running`); the backend answer is returned as is.
+         * @description Replaces a broken or failed instance with a fresh one carrying the same memory, skills and configuration. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1063,8 +1198,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Clear the memory of the caller's agents; a running instance restarts to drop its copy, others keep their status. The backend answer is returned as is.
-         * @description Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents; message history is kept. Not allowed while `provisioning` (409). The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable. Every failure answers `{success: false, status: "error", error?}`.
+         * Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.
+         * @description Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents; message history is kept. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1085,12 +1220,52 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restart the instance (`running` → `provisioning` → `running`).
-         * @description Restarts the running instance; memory and installed skills are delivered again, so nothing is lost. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable. Every failure answers `{success: false, status: "error", error?}`.
+         * Restart the instance (from any state → `provisioning` → `running`).
+         * @description Relaunches the instance; memory and installed skills are delivered again, so nothing is lost. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
         post: operations["restartInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instance/{userId}/runtime/a2a": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runtime: one of the account's agents sends a message to another of its agents (agent-to-agent, spec 2.16).
+         * @description Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`); any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets. Both agents must be the account's (404 otherwise); an active subscription is required unless the owner is an admin (402). Each message counts against the plan's A2A limit per UTC day (label 100, solo 500, collective 2,000, network 10,000), counted in the database so concurrent sends never pass it: beyond it 429 `A2A_LIMIT_REACHED` with `current` and `limit`. The message is stored in the recipient's history (role `user`, prefixed with the sender), where its runtime reads it.
+         */
+        post: operations["runtimeA2aMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call a skill installed on the agent, from the agent's runtime.
+         * @description Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (any other credential answers 401 `TOKEN_INVALID`). The body is the skill endpoint's body (`POST /api/skills/{skill}`) and so is the answer. A skill that is not installed on the agent, or disabled, answers 404, as does an agent that is not the account's.
+         */
+        post: operations["runtimeSkillCall"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1108,7 +1283,7 @@ export interface paths {
         put?: never;
         /**
          * Runtime: the platform's model layer for an agent, OpenAI chat completions format; the platform picks the agent's model and holds the provider key.
-         * @description Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`); any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets. The model is the agent's (`config.model`, else its provisioned model) and must be allowed by the account's plan (403 `MODEL_RESTRICTED`); an active subscription is required unless the owner is an admin (402 `SUBSCRIPTION_REQUIRED`). 503 `MODEL_NOT_CONFIGURED` while no model provider is configured; 502 `MODEL_PROVIDER_ERROR` when the provider fails.
+         * @description Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`); any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets. The model is the agent's (`config.model`, else its provisioned model) and must be allowed by the account's plan (403 `MODEL_RESTRICTED`); a plan and an active subscription are required unless the owner is an admin (402 `PLAN_REQUIRED` / `SUBSCRIPTION_REQUIRED`), and the call is metered and charged like every model call (402 `INSUFFICIENT_CREDITS`, see `POST /api/ai/chat`). 503 `MODEL_NOT_CONFIGURED` while no provider serves the model; 502 `MODEL_PROVIDER_ERROR` when the provider fails or times out.
          */
         post: operations["runtimeChatCompletion"];
         delete?: never;
@@ -1167,8 +1342,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start the instance (`stopped` or `error` → `running`).
-         * @description Starts the stopped or failed instance. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable. Every failure answers `{success: false, status: "error", error?}`.
+         * Start the instance (from any state → `running`; a no-op while it starts or runs).
+         * @description Starts the instance; while it is already starting or running the answer carries the operation in flight. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1211,8 +1386,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stop the instance (`running` or `error` → `stopped`).
-         * @description Stops the running instance; memory and configuration are kept. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable. Every failure answers `{success: false, status: "error", error?}`.
+         * Stop the instance (from any state → `stopped`).
+         * @description Stops the running instance; memory and configuration are kept. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1245,6 +1420,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/instance/{userId}/token/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the instance gateway token with a new one, now.
+         * @description For an owner who suspects the token leaked: the old token stops working on the platform at once; a running instance is handed the new one over its old one and swaps it in place (agents, memory and history stay; open connections made with the old token are closed); a stopped instance starts with the new one. Password resets rotate it too, as do password changes and sign-out everywhere. Answers the new token (as `GET .../token` would). The path `userId` must be the caller's own id (403 otherwise). `rotated: false` when no token existed yet (one is generated and returned).
+         *
+         *     Rate limit scope: `instance`.
+         */
+        post: operations["rotateInstanceToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/instance/{userId}/update": {
         parameters: {
             query?: never;
@@ -1255,8 +1452,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Update the instance image / runtime version and relaunch it (`running`, `stopped` or `error` → `provisioning` → `running`; rolled back if never healthy).
-         * @description Triggers an image update on the backend. The optional body picks a runtime version or an operator-approved image; an empty or absent body moves to the latest approved version. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 409 `INVALID_TRANSITION` when the current status does not allow it (see the state machine of this group); 502 when the provisioning queue is unreachable. Every failure answers `{success: false, status: "error", error?}`.
+         * Update the instance image / runtime version and relaunch it (from any state → `provisioning` → `running`; rolled back if never healthy).
+         * @description Triggers an image update on the backend. The optional body picks a runtime version or an operator-approved image; an empty or absent body moves to the latest approved version. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1438,7 +1635,7 @@ export interface paths {
         put?: never;
         /**
          * Provision an agent connected to chatBot, communityBot and/or businessMessaging; proxied to the backend provisioning service.
-         * @description At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400). Payment (402 `PAYMENT_REQUIRED`): `plan` omitted or `free`; or, unless the caller is signed in as an admin or tester, no match with the STORED account: its subscription (kept current by verified card webhooks) must be active, be the one `cardSubscriptionId` names, and be for `plan`. With a session the agent joins the caller's account; without one, the account of `email` (else the `x-user-email` header), which must prove payment the same way. Neither the body `email` nor the header grants anything by itself: the admin/tester bypass applies only to a signed-in admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`, queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored envelope-encrypted and never returned, except the stream key once in this answer. The live stream comes from the streaming adapter.
+         * @description At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400). The agent always joins the authenticated caller's own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one message for every case, whatever `email`, `x-user-email` or `cardSubscriptionId` say: neither is a secret, so they never choose an account nor tell registered addresses from unknown ones. Signed in: 402 `PAYMENT_REQUIRED` when `plan` is omitted or `free`, or, unless the account is an admin or tester (its current, verified address is in the operator's list), when the STORED subscription (kept current by verified card webhooks) is not active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`, queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored envelope-encrypted and never returned, except the stream key once in this answer. The live stream comes from the streaming adapter.
          *
          *     Rate limit scope: `provision`.
          */
@@ -1460,9 +1657,11 @@ export interface paths {
         put?: never;
         /**
          * Create an account with email and password.
-         * @description `name` defaults to the email. The password is stored as an argon2id hash. A referral code (case-insensitive) must match an existing account (400 `INVALID_REFERRAL_CODE` otherwise) and credits both the new user and the referrer with REFERRAL_CREDITS (default 100) once, in the transaction that creates the account. Bot detection runs first when it is enabled: the client sends the challenge token it got from the bot-check widget in the `x-bot-check-token` header; a missing or refused token answers 403 `BOT_DETECTED` (503 `BOT_CHECK_UNAVAILABLE` when the verification service cannot be reached). The local stack runs with bot detection off. 409 `USER_EXISTS` when the email is taken (compared case-insensitively; of concurrent sign-ups of one email exactly one succeeds). Limited per client address (scope `register`). Emits `user.created`. Does not sign the user in: call the credentials callback next.
+         * @description `name` defaults to the email. The password is stored as an argon2id hash. A referral code (case-insensitive) must match an existing account (400 `INVALID_REFERRAL_CODE` otherwise) and credits both the new user and the referrer with REFERRAL_CREDITS (default 100) once, when the new user confirms the address, up to REFERRAL_CAP (default 20) credited referrals per referrer. Bot detection runs first when it is enabled: the client sends the challenge token it got from the bot-check widget in the `x-bot-check-token` header; a missing or refused token answers 403 `BOT_DETECTED` (503 `BOT_CHECK_UNAVAILABLE` when the verification service cannot be reached). The local stack runs with bot detection off. 409 `USER_EXISTS` when the email is taken (compared case-insensitively; of concurrent sign-ups of one email exactly one succeeds). Limited per client address (scope `register`). Emits `user.created`. Does not sign the user in: call the credentials callback next. A confirmation link is emailed to the address (see `POST /api/auth/verify-email`). Until it is opened the account can sign in and use everything that needs no proven address, but it CANNOT yet: hold admin or tester rights (even for an address in the operator's lists), be linked by an OAuth sign-in with the same email, or earn referral credit (for itself or its referrer). Settings show `emailVerified`.
          *
          *     Rate limit scope: `register`.
+         *
+         *     Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).
          */
         post: operations["register"];
         delete?: never;
@@ -1483,12 +1682,12 @@ export interface paths {
         put?: never;
         /**
          * Change the display name and/or email; answers the updated profile.
-         * @description Changing the email needs `currentPassword` (401 `CURRENT_PASSWORD_REQUIRED` when missing, 401 `INVALID_PASSWORD` when wrong; an account without a password, OAuth or wallet only, needs a session signed in within the last 10 minutes instead, else 401 `REAUTH_REQUIRED`). The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; the uniqueness record moves with the profile change in one transaction, so of two accounts racing for one address exactly one gets it. Addresses in the operator's admin or tester list are refused with 403 `EMAIL_RESERVED`. Session tokens carry the email, so an email change signs out every session and the answer sets new session and CSRF cookies for the caller. An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.
+         * @description Changing the email needs `currentPassword` (401 `CURRENT_PASSWORD_REQUIRED` when missing, 401 `INVALID_PASSWORD` when wrong; an account without a password, OAuth or wallet only, needs a session signed in within the last 10 minutes instead, else 401 `REAUTH_REQUIRED`). The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; the uniqueness record moves with the profile change in one transaction, so of two accounts racing for one address exactly one gets it. Addresses in the operator's admin or tester list are refused with 403 `EMAIL_RESERVED`. The new address is proven before it takes effect: the answer shows it as `pendingEmail` and a confirmation link goes to it; opening the link (`POST /api/auth/verify-email`) moves the account and signs out every session (tokens carry the email). An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.
          */
         post: operations["updateSettings"];
         /**
          * Delete the caller's account and everything it owns.
-         * @description `password` is required unless the session is fresh (its token was issued by a sign-in within the last 10 minutes, per the JWT `iat`); accounts without a password (OAuth or wallet only) must use a fresh session. Missing password on a stale session → 401 `REAUTH_REQUIRED`; wrong password → 401 `INVALID_PASSWORD`. API-key callers are refused (403): only a session may delete the account. Revokes every session, frees the email, referral code and sign-in identities (their global look-ups are deleted), deletes every item of the account's partition (profile, credits ledger, agents, keys, memory, wallets, skills, subscription record...), clears the session cookie and emits `user.deleted`. The one item kept is the session-revocation record, with a TTL past the longest token lifetime, so no unexpired token of the account works again. An absent body is read as `{}`.
+         * @description `password` is required unless the session is fresh (its token was issued by a sign-in within the last 10 minutes, per the JWT `iat`); accounts without a password (OAuth or wallet only) must use a fresh session. Missing password on a stale session → 401 `REAUTH_REQUIRED`; wrong password → 401 `INVALID_PASSWORD`. API-key callers are refused (403): only a session may delete the account. Revokes every session, frees the email, referral code and sign-in identities (their global look-ups are deleted), deletes every item of the account's partition (profile, credits ledger, agents, keys, memory, wallets, skills, subscription record...), clears the session cookie and emits `user.deleted`. The one item kept is the session-revocation record, with a TTL past the longest token lifetime, so no unexpired token of the account works again. An absent body is read as `{}`. An account with an instance or a card subscription answers 202 `{success: true, status: "deleting"}`: sessions and API keys are revoked at once, and the deletion worker stops the instance (ECS task or local process), cancels the subscription at the card processor (recorded past the deletion), then deletes the data as above; a failure part-way leaves the account `deleting` and the worker retries until it is done. Either way the user gets a final email. 502 when the deletion cannot be queued (nothing is revoked).
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -1511,7 +1710,7 @@ export interface paths {
         put?: never;
         /**
          * Change the caller's password.
-         * @description Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller's stays valid) and any emailed reset link stops working.
+         * @description Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller's stays valid) and any emailed reset link stops working. The instance gateway token is rotated (a running instance swaps it in place), API keys are revoked when `revokeApiKeys` is true, and the account gets an email listing what was revoked.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -1530,8 +1729,28 @@ export interface paths {
         /** The skill catalogue, optionally one category or only featured skills, with the category list and the featured skills. */
         get: operations["listSkills"];
         put?: never;
-        /** Install a skill on an owned agent, within the plan's skill limit (429 when reached). Installing it again changes nothing. */
+        /**
+         * Install a skill on an owned agent, within the plan's skill limit (429 when reached). Installing it again changes nothing.
+         * @description Needs an active subscription (admins exempt). The plan's skill limit (label 3, solo 10, collective 25, network 100; admins 100) counts the skills installed on **each agent**, held by a per-agent counter changed in the install's transaction, so concurrent installs cannot pass it. The running instance picks the skill up with its next state load (`GET /api/instance/{userId}/runtime/state`).
+         */
         post: operations["installSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills/{skillId}/rating": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rate a catalogue skill from 1 to 5 stars; rating again replaces the caller's earlier rating. The catalogue's `rating` is the average. */
+        post: operations["rateSkill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1802,6 +2021,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/festival-finder/catalogue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import festivals into the catalogue festival-finder searches (operator only).
+         * @description The file format is this body: `{festivals: [{id, name, country, city?, genres, startDate, endDate?, ticketPrice}]}` (ticketPrice in USD). Same id replaces; `replace: true` removes festivals not in the file.
+         */
+        post: operations["importFestivals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/file-manager": {
         parameters: {
             query?: never;
@@ -2046,6 +2285,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/venue-finder/catalogue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import venues into the catalogue venue-finder searches (operator only).
+         * @description The file format is this body: `{venues: [{id, name, city, country, type, capacity, price}]}` (price: one night's hire in USD). An entry with an id already stored replaces it; `replace: true` first removes every venue not in the file. Nothing is invented: an empty catalogue searches empty.
+         */
+        post: operations["importVenues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/visual-synthesizer": {
         parameters: {
             query?: never;
@@ -2117,13 +2376,16 @@ export interface paths {
         put?: never;
         /**
          * Run a plugin (`agent`, `generate-text` (default), `tts`, `stt`), paid by card subscription or MPP.
-         * @description The plugin is the `X-Plugin-Id` header, else the body `plugin`, else `generate-text`; an unknown plugin, from the header or the body, answers 502 `no_plugin`. Every field of the body except `plugin` is forwarded to the plugin as is. Payment method: `X-Payment-Method` (`card` or `mpp`), else `mpp` when `Authorization: Payment <credential>` is sent, else `card`. The MPP credential is JSON `{scheme, transaction, challengeNonce}`; the transaction must pay the challenged amount to the recipient, each nonce and transaction hash is accepted once, and with MPP no session is needed. Card payment needs a session whose account has an active subscription. Without payment the answer is 402 with the challenge body and a `WWW-Authenticate: Payment amount=<amount>, currency=<currency>, recipient=<recipient>` header. A success sets `x-plugin-id`, and for MPP also `Payment-Receipt`. `Accept: text/event-stream` streams the answer as server-sent events for the plugins that stream (`agent`, `generate-text`).
+         * @description The plugin is the `X-Plugin-Id` header, else the body `plugin`, else `generate-text`; an unknown plugin, from the header or the body, answers 502 `no_plugin`. Every field of the body except `plugin` is forwarded to the plugin as is. The body must be `application/json` (else 400 `UNSUPPORTED_CONTENT_TYPE`). Payment method: `X-Payment-Method` (`card` or `mpp`), else `mpp` when `Authorization: Payment <credential>` is sent, else `card`. Card payment needs a session (cookie, Bearer JWT or API key) whose stored account has an active subscription (admins exempt); `receipt` is null. Without payment the answer is 402 with the challenge body (a fresh single-use nonce, stored with its plugin, price, token, recipient and chain) and a `WWW-Authenticate: Payment amount=<amount>, currency=<currency>, recipient=<recipient>` header. MPP (push mode): pay `amount` of the `currency` token to `recipient` on chain `MPP_CHAIN_ID`, then send `Authorization: Payment {"scheme":"tempo","transaction":"<tx hash>","challengeNonce":"<nonce>"}` (the JSON, or the same base64url-encoded; the drafts' `{challenge:{id},payload:{type:"hash",hash}}` is accepted too). The nonce must be ours, unexpired, unused and for this plugin; the receipt must be successful, on the configured chain, with `MPP_CONFIRMATIONS` confirmations, and hold a `Transfer` or `TransferWithMemo` log of the token to the recipient for at least the price in base units; the hash must be unused. A refused credential is 402 with a fresh challenge and `code` (`UNKNOWN_NONCE`, `EXPIRED`, `ALREADY_USED`, `WRONG_PLUGIN`, `TX_NOT_FOUND`, `TX_REVERTED`, `WRONG_CHAIN`, `NOT_CONFIRMED`, `WRONG_TOKEN`, `WRONG_RECIPIENT`, `AMOUNT_TOO_LOW`, `MALFORMED_CREDENTIAL`, `MPP_NOT_CONFIGURED`); an unreachable chain RPC is 503 `CHAIN_UNAVAILABLE`. Nonce and hash are spent in one transaction, so parallel copies of a credential succeed once. If the plugin fails after the payment was spent, the same credential stays redeemable until one call is served; it is never served twice. A success sets `x-plugin-id`, and for MPP also `Payment-Receipt` (base64url JSON `{status, method, reference: <tx hash>, timestamp}`). Plugin inputs (checked before any payment is spent; 400 `VALIDATION_ERROR` otherwise): `generate-text` and `agent` take `prompt` or `messages` ([{role, content}]), optional `system`, `model`, `taskType`, `temperature`, `top_p`, `maxTokens`; `agent` also `maxSteps` (≤ 20) and `agentId` (one of the caller's agents: its memory and installed skills become tools; an MPP payer gets account-free tools only) and answers with `steps`. `tts` takes `input` (≤ 4096 characters), `voice` (default `alloy`), `format` (`mp3` default, `opus`, `aac`, `flac`, `wav`, `pcm`), `model` (default `tts-1`) and answers `audio {base64, mediaType, format}`; `stt` takes `audio` (base64, ≤ 700 KB decoded), `model` (default `whisper-1`), `language`, and answers the transcript as `message` (OpenAI-compatible `/audio/speech` and `/audio/transcriptions` providers). With `Accept: text/event-stream`, `generate-text` and `agent` answer `text/event-stream`: `event: delta` `{text}` per chunk, then `event: done` with the success body.
          *
          *     Rate limit scope: `gateway`.
          */
         post: operations["callGateway"];
         delete?: never;
-        /** CORS preflight: allows POST and OPTIONS with the Authorization, Content-Type, X-Plugin-Id and X-Payment-Method headers. */
+        /**
+         * CORS preflight: allows POST and OPTIONS with the Authorization, Content-Type, X-Plugin-Id and X-Payment-Method headers.
+         * @description Origins allowed by `GATEWAY_ALLOWED_ORIGINS` (default the app origin) are echoed; `Payment-Receipt`, `WWW-Authenticate` and `x-plugin-id` are exposed to scripts.
+         */
         options: operations["gatewayPreflight"];
         head?: never;
         patch?: never;
@@ -2137,8 +2399,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The `checkoutUrl` of a gateway 402 challenge: 302 to a card subscription checkout that pays for gateway calls.
-         * @description Gateway calls paid by card need an active subscription (spec 4.12). Without one: 302 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; with one: 302 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. 502 `CARD_PROCESSOR_ERROR` when the processor fails; 503 `CARD_NOT_CONFIGURED` when card payments (or this price) are not configured.
+         * The `checkoutUrl` of a gateway 402 challenge: 303 to a card subscription checkout that pays for gateway calls.
+         * @description Gateway calls paid by card need an active subscription (spec 4.12). Without one: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; with one: 303 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. 502 `CARD_PROCESSOR_ERROR` when the processor fails; 503 `CARD_NOT_CONFIGURED` when card payments (or this price) are not configured.
          */
         get: operations["createGatewayCardPayment"];
         put?: never;
@@ -2254,6 +2516,61 @@ export interface paths {
          *     Other event types, and events for unknown accounts, are acknowledged and ignored. The event is the processor's own format, so its body is open.
          */
         post: operations["cardWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's webhook endpoints (never their secrets). */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is returned once.
+         * @description 400 `ENDPOINT_LIMIT` at 10 endpoints; 400 `URL_NOT_ALLOWED` for a URL the platform may not call.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a webhook endpoint; nothing more is sent to it. */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log of one endpoint, newest first (kept 30 days). */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2417,7 +2734,14 @@ export interface components {
             name: string;
         };
         BackendActionBody: {
+            /**
+             * @description where the instance is now
+             * @enum {string}
+             */
+            current?: "provisioning" | "running" | "stopped" | "error" | "active";
             message: string;
+            /** @description the operation that produced the current state */
+            operationId?: string;
             /**
              * @description status after the action, when the backend reports it
              * @enum {string}
@@ -2527,22 +2851,31 @@ export interface components {
                 checkoutUrl: string;
                 currency: string;
             };
+            /** @enum {string} */
+            code: "PAYMENT_REQUIRED" | "SUBSCRIPTION_REQUIRED" | "MPP_NOT_CONFIGURED" | "MALFORMED_CREDENTIAL" | "UNKNOWN_NONCE" | "EXPIRED" | "ALREADY_USED" | "WRONG_PLUGIN" | "TX_NOT_FOUND" | "TX_REVERTED" | "WRONG_CHAIN" | "NOT_CONFIRMED" | "WRONG_TOKEN" | "WRONG_RECIPIENT" | "AMOUNT_TOO_LOW";
             /** @constant */
             error: "payment_required";
             message: string;
             mpp: {
+                /** @description price in the token (TIP-20, 6 decimals): the transfer must carry at least amount × 10^6 base units */
                 amount: string;
                 /** @description token contract address */
                 currency: string;
                 description: string;
                 /** @description epoch milliseconds */
-                expiresAt: number;
-                nonce: string;
-                recipient: string;
-                scheme: string;
+                expiresAt: number | null;
+                /** @description single use; valid for MPP_CHALLENGE_TTL_SECONDS and for this plugin only */
+                nonce: string | null;
+                recipient: string | null;
+                /**
+                 * @description the Tempo charge method of the MPP drafts, push mode (the client pays, then sends the hash)
+                 * @constant
+                 */
+                scheme: "tempo";
             };
         };
         GatewaySuccessBody: {
+            /** @description the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field) */
             message: string;
             payment: {
                 /** @constant */
@@ -2558,6 +2891,8 @@ export interface components {
             plugin: "agent" | "generate-text" | "tts" | "stt";
             /** Format: date-time */
             timestamp: string;
+        } & {
+            [key: string]: unknown;
         };
         HealthBody: {
             cpu: {
@@ -2709,17 +3044,17 @@ export interface components {
             /** @constant */
             valid: false;
         };
-        Instance: {
-            plan: string;
-            runtimeVersion: string;
-            /** @description null while the instance has never run */
-            startedAt: string | null;
-            /** @enum {string} */
-            status: "provisioning" | "running" | "stopped" | "error" | "active";
-            subdomain: string;
-            /** Format: uri */
-            url: string;
-            userId: string;
+        InstalledSkillRecord: {
+            agentId: string;
+            config: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            enabled: boolean;
+            /** Format: date-time */
+            installedAt: string;
+            skillId: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         InstanceStats: {
             cpu: string;
@@ -2743,6 +3078,25 @@ export interface components {
             note?: string;
             /** @enum {string} */
             reason: "purchase" | "referral" | "usage" | "refund" | "adjustment";
+        };
+        LifecycleEventRecord: {
+            agentId?: string;
+            /** Format: date-time */
+            at: string;
+            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter` or `account-deletion` */
+            cause: string;
+            generation?: number;
+            id: string;
+            image?: string;
+            /** @description the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory` */
+            op?: string;
+            operationId?: string;
+            reason?: string;
+            runtimeVersion?: string;
+            /** @description status after the event */
+            status?: string;
+            /** @description `instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error` */
+            type: string;
         };
         LifecycleFailureBody: {
             code?: string;
@@ -2793,12 +3147,15 @@ export interface components {
             };
         };
         Model: {
+            /** @description a configured provider can serve it (a direct vendor API or the OpenAI-compatible aggregator) */
             available: boolean;
             contextWindow: number;
             description: string;
             id: string;
+            /** @description USD per million input (prompt) tokens */
             inputCost: number;
             name: string;
+            /** @description USD per million output (completion) tokens */
             outputCost: number;
             provider: string;
             tags: string[];
@@ -2933,7 +3290,7 @@ export interface components {
             communityBotToken?: string;
             /**
              * Format: email
-             * @description falls back to the `x-user-email` header; grants no bypass by itself
+             * @description accepted for compatibility and ignored: the agent joins the authenticated caller's account
              */
             email?: string;
             /**
@@ -2964,6 +3321,14 @@ export interface components {
             /** @description the model the platform answers this agent with */
             model: string;
             name: string;
+            /** @description the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}` */
+            skills: {
+                config: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                enabled: boolean;
+                skillId: string;
+            }[];
         };
         RuntimeChatMessage: {
             content: string;
@@ -2998,14 +3363,22 @@ export interface components {
              * @description compared case-insensitively; stored lower-cased
              */
             email: string;
+            /** @description the address was confirmed through an emailed link (or an OAuth provider); admin and tester rights, OAuth linking and referral credit need it */
+            emailVerified: boolean;
             id: string;
             name: string;
             notifications: components["schemas"]["Notifications"];
+            /** @description a new address waiting for its confirmation link; `email` changes when the link is opened */
+            pendingEmail: string | null;
             /**
              * @description the account plan: a paid plan, a legacy tier, or `none` without a subscription (the retired `free` plan reads as `none`)
              * @enum {string}
              */
             plan: "none" | "label" | "solo" | "collective" | "network" | "starter" | "pro" | "enterprise";
+            /** @description the account's own referral code, to share */
+            referralCode: string;
+            /** @description referrals of this account that were credited (at most REFERRAL_CAP) */
+            referralsCredited: number;
             twoFactorEnabled: boolean;
         };
         SignedInBody: {
@@ -3040,6 +3413,28 @@ export interface components {
             runtimeVersion?: string;
         };
         Usage: {
+            /** @description agent-to-agent messages of the period */
+            a2aMessages: number;
+            /** @description per agent */
+            agents: {
+                a2aMessages: number;
+                /** @description null: calls made outside any agent (POST /api/ai/chat) */
+                agentId: string | null;
+                calls: number;
+                completionTokens: number;
+                costUsd: number;
+                /** @description credits charged (0 for allowance, BYOK and admin calls) */
+                credits: number;
+                promptTokens: number;
+                totalTokens: number;
+            }[];
+            /** @description the plan's included model spend of the period, in credits, and how much of it is used; past it calls are debited from the balance */
+            allowance: {
+                includedCredits: number;
+                usedCredits: number;
+            };
+            /** @description model cost of the period at catalogue prices, USD */
+            costUsd: number;
             credits: {
                 /** @description credits bought, granted or refunded this period */
                 added: number;
@@ -3050,6 +3445,17 @@ export interface components {
                 usageEntries: number;
             };
             limits: components["schemas"]["PlanLimits"];
+            /** @description per model */
+            models: {
+                calls: number;
+                completionTokens: number;
+                costUsd: number;
+                /** @description credits charged (0 for allowance, BYOK and admin calls) */
+                credits: number;
+                model: string;
+                promptTokens: number;
+                totalTokens: number;
+            }[];
             /** Format: date-time */
             periodEnd: string;
             /**
@@ -3057,6 +3463,12 @@ export interface components {
              * @description start of the billing period (the calendar month, UTC, without a subscription period)
              */
             periodStart: string;
+            /** @description model tokens of the period */
+            tokens: {
+                completion: number;
+                prompt: number;
+                total: number;
+            };
         };
         User: {
             /** @description credit balance */
@@ -3359,7 +3771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -3427,6 +3839,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -3630,6 +4053,199 @@ export interface operations {
                 };
             };
             /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInstalledSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        count: number;
+                        limit: number;
+                        skills: components["schemas"]["InstalledSkillRecord"][];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uninstallSkill: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                agentId: string;
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessTrue"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4072,7 +4688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4118,6 +4734,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4594,7 +5221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `VERIFICATION_FAILED`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `VERIFICATION_FAILED`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4646,6 +5273,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4927,7 +5565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4979,6 +5617,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5095,7 +5744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5103,7 +5752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
@@ -5117,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Payment or subscription required. Codes: `PLAN_REQUIRED`, `SUBSCRIPTION_REQUIRED`. */
+            /** @description Payment or subscription required. Codes: `PLAN_REQUIRED`, `SUBSCRIPTION_REQUIRED`, `INSUFFICIENT_CREDITS`. */
             402: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5125,7 +5774,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChatPaymentRequiredBody"];
+                    "application/json": components["schemas"]["ChatPaymentRequiredBody"] | {
+                        /** @constant */
+                        code: "INSUFFICIENT_CREDITS";
+                        error: string;
+                        /** @constant */
+                        success: false;
+                    };
                 };
             };
             /** @description Forbidden. Codes: `CSRF_INVALID`, `MODEL_RESTRICTED`. */
@@ -5152,6 +5807,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5230,7 +5896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5263,8 +5929,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5385,7 +6073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `AI_NOT_CONFIGURED`. */
             503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5394,6 +6082,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @constant */
+                        code: "AI_NOT_CONFIGURED";
                         error: string;
                         /** @constant */
                         status: "error";
@@ -5589,7 +6279,10 @@ export interface operations {
     selectAiModel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5626,7 +6319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5637,7 +6330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5648,7 +6341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5681,6 +6374,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests */
             429: {
                 headers: {
@@ -5694,7 +6398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5849,7 +6553,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignedInBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5871,7 +6575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CROSS_SITE_REQUEST`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5884,6 +6588,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5968,7 +6683,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -5990,7 +6705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CROSS_SITE_REQUEST`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6003,6 +6718,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6270,7 +6996,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6305,6 +7031,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6644,7 +7381,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6699,6 +7436,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
             429: {
                 headers: {
@@ -6738,7 +7486,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "revokeApiKeys": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description with `everywhere=true`, also revoke every API key of the account */
+                    revokeApiKeys?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -6751,7 +7511,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessTrue"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6775,6 +7535,28 @@ export interface operations {
             };
             /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6931,7 +7713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6966,6 +7748,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7134,7 +7927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -7177,6 +7970,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7370,7 +8174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -7414,6 +8218,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
             429: {
                 headers: {
@@ -7428,6 +8243,221 @@ export interface operations {
                 };
             };
             /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "mF3kQ9vX2pLr8TnWc5yBd1FgE4sJuO6aZ7hY0iKxNcA"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description from the emailed link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: email
+                         * @description compared case-insensitively; stored lower-cased
+                         */
+                        email: string;
+                        /** @constant */
+                        emailVerified: true;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendVerificationEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageBody"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -7592,6 +8622,17 @@ export interface operations {
                     action: "buy-credits";
                     /** @description price id of one of the credit packs `GET /api/billing` lists */
                     price: string;
+                } | {
+                    /** @constant */
+                    action: "change-plan";
+                    /**
+                     * @description `label`, `solo`, `collective` or `network`; the retired `free` plan is answered 402 `PLAN_REQUIRED`
+                     * @enum {string}
+                     */
+                    plan: "label" | "solo" | "collective" | "network" | "free";
+                } | {
+                    /** @constant */
+                    action: "billing-portal";
                 };
             };
         };
@@ -7620,10 +8661,22 @@ export interface operations {
                         success: true;
                     } | {
                         usage: components["schemas"]["Usage"];
+                    } | {
+                        /** @description the plan asked for; the account moves to it when the card webhook confirms */
+                        plan: string;
+                        previousPlan: string | null;
+                        /** @constant */
+                        status: "pending";
+                        subscriptionId: string;
+                        /** @constant */
+                        success: true;
+                    } | {
+                        /** Format: uri */
+                        url: string;
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -7678,8 +8731,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. Codes: `PLAN_LIMIT_EXCEEDED`. */
             409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | ({
+                        /** @constant */
+                        code: "PLAN_LIMIT_EXCEEDED";
+                        current: {
+                            agents: number;
+                            skills: number;
+                        };
+                        error: string;
+                        limit: {
+                            agents: number;
+                            skills: number;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7689,8 +8767,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
-            413: {
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7977,6 +9055,118 @@ export interface operations {
             };
         };
     };
+    cardPortalRedirect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    /** @description Where the client goes next. */
+                    Location?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cardStorageUpgrade: {
         parameters: {
             query?: never;
@@ -8020,7 +9210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -8066,6 +9256,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8271,7 +9472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -8339,6 +9540,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8832,7 +10044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -8867,6 +10079,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9576,7 +10799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -9620,6 +10843,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests */
             429: {
                 headers: {
@@ -9648,7 +10882,12 @@ export interface operations {
     };
     getInstance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description seconds to wait at most (default 25) */
+                timeout?: number;
+                /** @description the status to wait for */
+                waitFor?: "provisioning" | "running" | "stopped" | "error";
+            };
             header?: never;
             path: {
                 userId: string;
@@ -9665,7 +10904,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Instance"];
+                    "application/json": {
+                        plan: string;
+                        /** @description only with `waitFor`: whether the instance reached that status before the timeout */
+                        reached?: boolean;
+                        runtimeVersion: string;
+                        /** @description null while the instance has never run */
+                        startedAt: string | null;
+                        /** @enum {string} */
+                        status: "provisioning" | "running" | "stopped" | "error" | "active";
+                        subdomain: string;
+                        /** Format: uri */
+                        url: string;
+                        userId: string;
+                    };
                 };
             };
             /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
@@ -9749,6 +11001,95 @@ export interface operations {
             };
         };
     };
+    listInstanceEvents: {
+        parameters: {
+            query?: {
+                /** @description the `cursor` of the previous page */
+                cursor?: string;
+                /** @description events per page (default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cursor: string | null;
+                        events: components["schemas"]["LifecycleEventRecord"][];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     repairInstance: {
         parameters: {
             query?: never;
@@ -9809,17 +11150,6 @@ export interface operations {
             };
             /** @description Not found */
             404: {
-                headers: {
-                    /** @description The request id, also in the server logs. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LifecycleFailureBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9935,17 +11265,6 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description The request id, also in the server logs. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LifecycleFailureBody"];
-                };
-            };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
             429: {
                 headers: {
@@ -10006,6 +11325,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description where the instance is now (e.g. `provisioning` while a start is launching it)
+                         * @enum {string}
+                         */
+                        current: "provisioning" | "running" | "stopped" | "error" | "active";
+                        /** @description the operation that produced the current state; its events carry the same id */
+                        operationId: string;
                         /** @constant */
                         status: "running";
                         /** @constant */
@@ -10057,17 +11383,6 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description The request id, also in the server logs. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LifecycleFailureBody"];
-                };
-            };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
             429: {
                 headers: {
@@ -10105,7 +11420,7 @@ export interface operations {
             };
         };
     };
-    runtimeChatCompletion: {
+    runtimeA2aMessage: {
         parameters: {
             query?: never;
             header?: never;
@@ -10118,22 +11433,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "agentId": "agt_7f3k2m9q",
-                 *       "messages": [
-                 *         {
-                 *           "role": "system",
-                 *           "content": "You are the booking assistant of a touring DJ."
-                 *         },
-                 *         {
-                 *           "role": "user",
-                 *           "content": "Which dates are still open in June?"
-                 *         }
-                 *       ]
+                 *       "fromAgentId": "agt_7f3k2m9q",
+                 *       "toAgentId": "agt_2b8x4n1c",
+                 *       "message": "The Berlin venue confirmed 300 capacity."
                  *     }
                  */
                 "application/json": {
-                    agentId: string;
-                    messages: components["schemas"]["RuntimeChatMessage"][];
+                    fromAgentId: string;
+                    message: string;
+                    toAgentId: string;
                 };
             };
         };
@@ -10146,10 +11454,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RuntimeCompletion"];
+                    "application/json": {
+                        message: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            fromAgentId: string;
+                            id: string;
+                            toAgentId: string;
+                        };
+                        /** @constant */
+                        success: true;
+                        usage: {
+                            limit: number;
+                            today: number;
+                        };
+                    };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -10206,6 +11528,301 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        current: number;
+                        error: string;
+                        limit: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runtimeSkillCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                skill: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "search",
+                 *       "genre": "techno"
+                 *     }
+                 */
+                "application/json": {
+                    action?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillSuccessBody"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runtimeChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agentId": "agt_7f3k2m9q",
+                 *       "messages": [
+                 *         {
+                 *           "role": "system",
+                 *           "content": "You are the booking assistant of a touring DJ."
+                 *         },
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Which dates are still open in June?"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    agentId: string;
+                    messages: components["schemas"]["RuntimeChatMessage"][];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuntimeCompletion"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10312,7 +11929,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessTrue"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -10358,6 +11975,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10503,6 +12131,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description where the instance is now (e.g. `provisioning` while a start is launching it)
+                         * @enum {string}
+                         */
+                        current: "provisioning" | "running" | "stopped" | "error" | "active";
+                        /** @description the operation that produced the current state; its events carry the same id */
+                        operationId: string;
                         /** @constant */
                         status: "running";
                         /** @constant */
@@ -10545,17 +12180,6 @@ export interface operations {
             };
             /** @description Not found */
             404: {
-                headers: {
-                    /** @description The request id, also in the server logs. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LifecycleFailureBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10728,6 +12352,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description where the instance is now (e.g. `provisioning` while a start is launching it)
+                         * @enum {string}
+                         */
+                        current: "provisioning" | "running" | "stopped" | "error" | "active";
+                        /** @description the operation that produced the current state; its events carry the same id */
+                        operationId: string;
                         /** @constant */
                         status: "stopped";
                         /** @constant */
@@ -10770,17 +12401,6 @@ export interface operations {
             };
             /** @description Not found */
             404: {
-                headers: {
-                    /** @description The request id, also in the server logs. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LifecycleFailureBody"];
-                };
-            };
-            /** @description Conflict */
-            409: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10932,6 +12552,106 @@ export interface operations {
             };
         };
     };
+    rotateInstanceToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rotated: boolean;
+                        /** @constant */
+                        success: true;
+                        token: string;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     updateInstance: {
         parameters: {
             query?: never;
@@ -10964,6 +12684,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description where the instance is now (e.g. `provisioning` while a start is launching it)
+                         * @enum {string}
+                         */
+                        current: "provisioning" | "running" | "stopped" | "error" | "active";
+                        /** @description the operation that produced the current state; its events carry the same id */
+                        operationId: string;
                         /** @constant */
                         status: "running";
                         /** @constant */
@@ -10971,7 +12698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `IMAGE_NOT_ALLOWED`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `IMAGE_NOT_ALLOWED`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -11021,19 +12748,19 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
-            /** @description Conflict */
-            409: {
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LifecycleFailureBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
-            413: {
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11199,7 +12926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `KEY_LIMIT`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `KEY_LIMIT`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -11241,6 +12968,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11624,7 +13362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `MEMORY_VALUE_TOO_LARGE`, `MEMORY_TOO_MANY_KEYS`, `MEMORY_BULK_TOO_LARGE`, `MEMORY_EMPTY`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `MEMORY_VALUE_TOO_LARGE`, `MEMORY_TOO_MANY_KEYS`, `MEMORY_BULK_TOO_LARGE`, `MEMORY_EMPTY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -11688,6 +13426,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12159,7 +13908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvisionChannelsResponse"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12211,6 +13960,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12315,7 +14075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12337,7 +14097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CROSS_SITE_REQUEST`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12361,6 +14121,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12529,7 +14300,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsProfile"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12586,6 +14357,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12655,7 +14437,23 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessTrue"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "deleting";
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12710,6 +14508,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests */
             429: {
                 headers: {
@@ -12725,6 +14534,17 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12775,7 +14595,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsProfile"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12821,6 +14641,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12871,12 +14702,15 @@ export interface operations {
                 /**
                  * @example {
                  *       "currentPassword": "correct horse battery",
-                 *       "newPassword": "staple-battery-horse-9"
+                 *       "newPassword": "staple-battery-horse-9",
+                 *       "revokeApiKeys": true
                  *     }
                  */
                 "application/json": {
                     currentPassword: string;
                     newPassword: string;
+                    /** @description `true` also revokes every API key of the account */
+                    revokeApiKeys?: boolean;
                 };
             };
         };
@@ -12892,7 +14726,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessTrue"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -12938,6 +14772,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13095,10 +14940,169 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessTrue"];
+                    "application/json": {
+                        /** @description false when the agent already had the skill */
+                        installed: boolean;
+                        skill: components["schemas"]["InstalledSkillRecord"];
+                        /** @constant */
+                        success: true;
+                    };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        current: number;
+                        error: string;
+                        limit: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rateSkill: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rating": 4
+                 *     }
+                 */
+                "application/json": {
+                    rating: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the skill's new average */
+                        rating: number;
+                        ratingCount: number;
+                        skillId: string;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13144,6 +15148,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13324,7 +15339,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13370,6 +15385,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13440,7 +15466,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13486,6 +15512,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13557,7 +15594,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13603,6 +15640,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13674,7 +15722,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13720,6 +15768,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13769,14 +15828,66 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "list_events",
-                 *       "params": {
-                 *         "from": "2025-07-01",
-                 *         "to": "2025-07-31"
-                 *       }
+                 *       "action": "create_event",
+                 *       "title": "Soundcheck",
+                 *       "start": "2026-07-12T16:00:00Z",
+                 *       "end": "2026-07-12T17:00:00Z",
+                 *       "location": "Band on the Wall"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "create_event";
+                    description?: string;
+                    /** Format: date-time */
+                    end: string;
+                    location?: string;
+                    /** Format: date-time */
+                    start: string;
+                    title: string;
+                } | {
+                    /** @constant */
+                    action: "list_events";
+                    /** Format: date-time */
+                    from?: string;
+                    /** Format: date-time */
+                    to?: string;
+                } | {
+                    /** @constant */
+                    action: "get_event";
+                    eventId: string;
+                } | {
+                    /** @constant */
+                    action: "update_event";
+                    /** @description null removes it */
+                    description?: string | null;
+                    /** Format: date-time */
+                    end?: string;
+                    eventId: string;
+                    /** @description null removes it */
+                    location?: string | null;
+                    /** Format: date-time */
+                    start?: string;
+                    title?: string;
+                } | {
+                    /** @constant */
+                    action: "delete_event";
+                    eventId: string;
+                } | {
+                    /** @constant */
+                    action: "free_busy";
+                    /** Format: date-time */
+                    from: string;
+                    /** Format: date-time */
+                    to: string;
+                } | {
+                    /** @constant */
+                    action: "export_ics";
+                    /** Format: date-time */
+                    from?: string;
+                    /** Format: date-time */
+                    to?: string;
+                };
             };
         };
         responses: {
@@ -13791,7 +15902,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13837,6 +15948,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13908,7 +16030,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -13954,6 +16076,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14025,7 +16158,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14071,6 +16204,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14126,10 +16270,22 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "submit";
-                    artist?: string;
-                    title?: string;
+                    artist: string;
+                    /**
+                     * Format: uri
+                     * @description where the demo can be heard
+                     */
+                    link?: string;
+                    /** @description the label or curator it is for */
+                    recipient?: string;
+                    title: string;
+                } | {
+                    /** @constant */
+                    action: "list";
+                    /** @enum {string} */
+                    status?: "submitted" | "accepted" | "rejected";
                 };
             };
         };
@@ -14145,7 +16301,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14191,6 +16347,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14241,13 +16408,34 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "start_stream",
-                 *       "params": {
-                 *         "title": "Friday night house set",
-                 *         "genre": "house"
-                 *       }
+                 *       "agentId": "agt_3f9c2a",
+                 *       "title": "Friday night house set",
+                 *       "genre": "house"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBody"];
+                "application/json": {
+                    /** @constant */
+                    action: "start_stream";
+                    /** @description the agent whose stream to use; an agent's own runtime calls leave it out */
+                    agentId?: string;
+                    genre?: string;
+                    title?: string;
+                } | {
+                    /** @constant */
+                    action: "stop_stream";
+                    /** @description the agent whose stream to use; an agent's own runtime calls leave it out */
+                    agentId?: string;
+                } | {
+                    /** @constant */
+                    action: "status";
+                    /** @description the agent whose stream to use; an agent's own runtime calls leave it out */
+                    agentId?: string;
+                } | {
+                    /** @constant */
+                    action: "list_sets";
+                    /** @description the agent whose stream to use; an agent's own runtime calls leave it out */
+                    agentId?: string;
+                };
             };
         };
         responses: {
@@ -14262,7 +16450,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14308,6 +16496,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14380,7 +16579,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14426,6 +16625,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14486,13 +16696,23 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "schedule";
-                    channels?: string[];
+                    channels: ("chatBot" | "communityBot" | "businessMessaging" | "teamChat")[];
                     /** Format: date */
-                    date?: string;
-                    time?: string;
-                    title?: string;
+                    date: string;
+                    message?: string;
+                    time: string;
+                    title: string;
+                } | {
+                    /** @constant */
+                    action: "list";
+                    /** @enum {string} */
+                    status?: "scheduled" | "cancelled";
+                } | {
+                    /** @constant */
+                    action: "cancel";
+                    postId: string;
                 };
             };
         };
@@ -14508,7 +16728,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14554,6 +16774,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14610,12 +16841,35 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
+                    action: "create_event";
+                    /** @default USD */
+                    currency?: string;
+                    /** Format: date */
+                    date: string;
+                    name: string;
+                    tiers: {
+                        priceCents: number;
+                        quantity: number;
+                        tier: string;
+                    }[];
+                    venue?: string;
+                } | {
+                    /** @constant */
+                    action: "list_events";
+                } | {
+                    /** @constant */
                     action: "purchase";
                     /** Format: email */
-                    email?: string;
+                    email: string;
+                    eventId: string;
+                    /** @default 1 */
+                    quantity?: number;
+                    tier: string;
+                } | {
+                    /** @constant */
+                    action: "list_orders";
                     eventId?: string;
-                    tier?: string;
                 };
             };
         };
@@ -14631,7 +16885,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14677,6 +16931,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14733,8 +16998,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "search";
+                    /** @description ISO 3166 alpha-2 code */
                     country?: string;
                     genre?: string;
                     maxPrice?: number;
@@ -14753,7 +17019,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14799,6 +17065,163 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importFestivals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "festivals": [
+                 *         {
+                 *           "id": "ade-2026",
+                 *           "name": "Amsterdam Dance Event",
+                 *           "country": "NL",
+                 *           "city": "Amsterdam",
+                 *           "genres": [
+                 *             "electronic"
+                 *           ],
+                 *           "startDate": "2026-10-14",
+                 *           "ticketPrice": 120
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    festivals: {
+                        city?: string;
+                        country: string;
+                        /** Format: date */
+                        endDate?: string;
+                        genres: string[];
+                        id: string;
+                        name: string;
+                        /** Format: date */
+                        startDate: string;
+                        /** @description cheapest full ticket */
+                        ticketPrice: number;
+                    }[];
+                    /** @default false */
+                    replace?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imported: number;
+                        removed: number;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `ADMIN_REQUIRED`, `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14849,12 +17272,42 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "list",
-                 *       "params": {
-                 *         "folder": "press-kit"
-                 *       }
+                 *       "folder": "press-kit"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "upload";
+                    /**
+                     * Format: base64
+                     * @description the file, base64; at most 524288 bytes decoded
+                     */
+                    contentBase64: string;
+                    /** @default application/octet-stream */
+                    contentType?: string;
+                    /**
+                     * @description / = the top level
+                     * @default /
+                     */
+                    folder?: "/" | string;
+                    name: string;
+                } | {
+                    /** @constant */
+                    action: "list";
+                    /** @description omitted = every file */
+                    folder?: "/" | string;
+                } | {
+                    /** @constant */
+                    action: "get";
+                    fileId: string;
+                } | {
+                    /** @constant */
+                    action: "delete";
+                    fileId: string;
+                } | {
+                    /** @constant */
+                    action: "usage";
+                };
             };
         };
         responses: {
@@ -14869,7 +17322,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14915,6 +17368,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14968,8 +17432,61 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "segment";
+                } | {
+                    /** @constant */
+                    action: "add_fan";
+                    /** Format: email */
+                    email?: string;
+                    /**
+                     * Format: date-time
+                     * @description when the fan first engaged; default now
+                     */
+                    firstSeenAt?: string;
+                    handle?: string;
+                    /** Format: date-time */
+                    lastActiveAt?: string;
+                    name: string;
+                    /** @default 0 */
+                    purchases?: number;
+                    /**
+                     * @description total spend in USD
+                     * @default 0
+                     */
+                    spend?: string;
+                    /** @default 0 */
+                    streams?: number;
+                } | {
+                    /** @constant */
+                    action: "import_fans";
+                    fans: {
+                        /** Format: email */
+                        email?: string;
+                        /**
+                         * Format: date-time
+                         * @description when the fan first engaged; default now
+                         */
+                        firstSeenAt?: string;
+                        handle?: string;
+                        /** Format: date-time */
+                        lastActiveAt?: string;
+                        name: string;
+                        /** @default 0 */
+                        purchases?: number;
+                        /**
+                         * @description total spend in USD
+                         * @default 0
+                         */
+                        spend?: string;
+                        /** @default 0 */
+                        streams?: number;
+                    }[];
+                } | {
+                    /** @constant */
+                    action: "list_fans";
+                    /** @enum {string} */
+                    segment?: "superfan" | "casual" | "new";
                 };
             };
         };
@@ -14985,7 +17502,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15031,6 +17548,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15081,15 +17609,45 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "add_guest",
-                 *       "params": {
-                 *         "eventId": "evt_summer-24",
-                 *         "name": "Ada Lovelace",
-                 *         "email": "ada@example.com",
-                 *         "plusOnes": 1
-                 *       }
+                 *       "eventId": "evt_summer-24",
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "plusOnes": 1
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "create_list";
+                    capacity: number;
+                    eventId: string;
+                    name?: string;
+                } | {
+                    /** @constant */
+                    action: "add_guest";
+                    /** Format: email */
+                    email?: string;
+                    eventId: string;
+                    name: string;
+                    /**
+                     * @description guests they bring; each takes a spot
+                     * @default 0
+                     */
+                    plusOnes?: number;
+                } | {
+                    /** @constant */
+                    action: "remove_guest";
+                    eventId: string;
+                    guestId: string;
+                } | {
+                    /** @constant */
+                    action: "check_in";
+                    eventId: string;
+                    guestId: string;
+                } | {
+                    /** @constant */
+                    action: "list_guests";
+                    eventId: string;
+                };
             };
         };
         responses: {
@@ -15104,7 +17662,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15150,6 +17708,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15351,7 +17920,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15397,6 +17966,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15447,12 +18027,42 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "search",
-                 *       "params": {
-                 *         "query": "tech rider"
-                 *       }
+                 *       "query": "tech rider"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "create_note";
+                    /** @default  */
+                    content?: string;
+                    /** @default [] */
+                    tags?: string[];
+                    title: string;
+                } | {
+                    /** @constant */
+                    action: "get_note";
+                    noteId: string;
+                } | {
+                    /** @constant */
+                    action: "update_note";
+                    content?: string;
+                    noteId: string;
+                    tags?: string[];
+                    title?: string;
+                } | {
+                    /** @constant */
+                    action: "delete_note";
+                    noteId: string;
+                } | {
+                    /** @constant */
+                    action: "list_notes";
+                    tag?: string;
+                } | {
+                    /** @constant */
+                    action: "search";
+                    query: string;
+                    tag?: string;
+                };
             };
         };
         responses: {
@@ -15467,7 +18077,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15513,6 +18123,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15566,8 +18187,26 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "total";
+                } | {
+                    /** @constant */
+                    action: "import_statements";
+                    statements: {
+                        /** @description USD, exact decimal string, negative for adjustments */
+                        amount: string;
+                        /**
+                         * @default USD
+                         * @constant
+                         */
+                        currency?: "USD";
+                        period: string;
+                        /** @description the distributor's id of the statement line; a reference imports once */
+                        reference?: string;
+                        release?: string;
+                        /** @description platform or distributor */
+                        source: string;
+                    }[];
                 };
             };
         };
@@ -15583,7 +18222,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15629,6 +18268,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15684,10 +18334,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "build";
                     /** @description set length in minutes */
-                    duration?: number;
+                    duration: number;
+                    /** @description only tracks of this genre (case-insensitive) */
                     genre?: string;
                 };
             };
@@ -15704,7 +18355,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15750,6 +18401,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15821,7 +18483,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15867,6 +18529,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15923,11 +18596,46 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "search";
+                    /** @description matches within `bpmTolerance` of this tempo */
                     bpm?: number;
+                    bpmMax?: number;
+                    bpmMin?: number;
+                    /** @default 3 */
+                    bpmTolerance?: number;
+                    /** @description case-insensitive, exact */
                     genre?: string;
+                    /** @description case-insensitive, exact */
                     mood?: string;
+                } | {
+                    /** @constant */
+                    action: "add";
+                    track: {
+                        artist: string;
+                        bpm: number;
+                        durationSeconds: number;
+                        genre: string;
+                        key?: string;
+                        mood?: string;
+                        title: string;
+                    };
+                } | {
+                    /** @constant */
+                    action: "import";
+                    tracks: {
+                        artist: string;
+                        bpm: number;
+                        durationSeconds: number;
+                        genre: string;
+                        key?: string;
+                        mood?: string;
+                        title: string;
+                    }[];
+                } | {
+                    /** @constant */
+                    action: "delete";
+                    trackId: string;
                 };
             };
         };
@@ -15943,7 +18651,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15989,6 +18697,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16038,13 +18757,25 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "get_balances",
-                 *       "params": {
-                 *         "currency": "USDC"
-                 *       }
+                 *       "action": "get_balances"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "get_balances";
+                } | {
+                    /** @constant */
+                    action: "add_wallet";
+                    address: string;
+                    label?: string;
+                } | {
+                    /** @constant */
+                    action: "remove_wallet";
+                    address: string;
+                } | {
+                    /** @constant */
+                    action: "list_wallets";
+                };
             };
         };
         responses: {
@@ -16059,7 +18790,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16105,6 +18836,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16157,7 +18899,7 @@ export interface operations {
                  *       "action": "get_balance"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": components["schemas"]["DesignedSkillBody"];
             };
         };
         responses: {
@@ -16172,7 +18914,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16218,6 +18960,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16275,8 +19028,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /** @constant */
                     action: "search";
+                    /** @description at least this many people */
                     capacity?: number;
                     city?: string;
                     maxPrice?: number;
@@ -16296,7 +19050,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16342,6 +19096,159 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importVenues: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "venues": [
+                 *         {
+                 *           "id": "albert-hall-mcr",
+                 *           "name": "Albert Hall",
+                 *           "city": "Manchester",
+                 *           "country": "GB",
+                 *           "type": "club",
+                 *           "capacity": 1800,
+                 *           "price": 1500
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @default false */
+                    replace?: boolean;
+                    venues: {
+                        capacity: number;
+                        city: string;
+                        country: string;
+                        id: string;
+                        name: string;
+                        /** @description hire price for one night */
+                        price: number;
+                        /** @description club, bar, theatre, arena, outdoor… */
+                        type: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imported: number;
+                        removed: number;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `ADMIN_REQUIRED`, `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16413,7 +19320,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16459,6 +19366,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16532,7 +19450,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16578,6 +19496,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16628,12 +19557,52 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "create_document",
-                 *       "params": {
-                 *         "title": "Tour budget 2025"
-                 *       }
+                 *       "title": "Tour budget 2026"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "create_folder";
+                    name: string;
+                    /** @description omitted = top level */
+                    parentId?: string;
+                } | {
+                    /** @constant */
+                    action: "list_folder";
+                    /** @description omitted = top level */
+                    folderId?: string;
+                } | {
+                    /** @constant */
+                    action: "delete_folder";
+                    folderId: string;
+                } | {
+                    /** @constant */
+                    action: "create_document";
+                    /** @default  */
+                    content?: string;
+                    folderId?: string;
+                    title: string;
+                } | {
+                    /** @constant */
+                    action: "get_document";
+                    documentId: string;
+                } | {
+                    /** @constant */
+                    action: "update_document";
+                    content?: string;
+                    documentId: string;
+                    title?: string;
+                } | {
+                    /** @constant */
+                    action: "move_document";
+                    documentId: string;
+                    /** @description null = top level */
+                    folderId: string | null;
+                } | {
+                    /** @constant */
+                    action: "delete_document";
+                    documentId: string;
+                };
             };
         };
         responses: {
@@ -16648,7 +19617,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16694,6 +19663,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16768,7 +19748,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewaySuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16793,7 +19773,7 @@ export interface operations {
                     } | components["schemas"]["Error"];
                 };
             };
-            /** @description Payment or subscription required */
+            /** @description Payment or subscription required. Codes: `PAYMENT_REQUIRED`, `SUBSCRIPTION_REQUIRED`, `MPP_NOT_CONFIGURED`, `MALFORMED_CREDENTIAL`, `UNKNOWN_NONCE`, `EXPIRED`, `ALREADY_USED`, `WRONG_PLUGIN`, `TX_NOT_FOUND`, `TX_REVERTED`, `WRONG_CHAIN`, `NOT_CONFIRMED`, `WRONG_TOKEN`, `WRONG_RECIPIENT`, `AMOUNT_TOO_LOW`. */
             402: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16817,6 +19797,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16867,6 +19858,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     gatewayPreflight: {
@@ -16912,8 +19914,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Found */
-            302: {
+            /** @description See Other */
+            303: {
                 headers: {
                     /** @description Where the client goes next. */
                     Location?: string;
@@ -17127,7 +20129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `WALLET_EXISTS`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `WALLET_EXISTS`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17179,6 +20181,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17355,7 +20368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `WALLET_EXISTS`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `WALLET_EXISTS`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17396,6 +20409,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17539,11 +20563,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "privateKey": "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-                 *     }
-                 */
+                /** @example {} */
                 "application/json": components["schemas"]["HostedWalletBody"];
             };
         };
@@ -17565,7 +20585,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `VALIDATION_ERROR`, `WALLET_EXISTS`, `INVALID_PRIVATE_KEY`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `WALLET_EXISTS`, `INVALID_PRIVATE_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17617,6 +20637,17 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17793,6 +20824,434 @@ export interface operations {
             };
             /** @description Service unavailable */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description the event types sent to it; `instance.*` and `agent.*` select a family */
+                            events: string[];
+                            id: string;
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/agent-platform",
+                 *       "events": [
+                 *         "instance.*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description default: every account event */
+                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error") | ("instance.*" | "agent.*"))[];
+                    /**
+                     * Format: uri
+                     * @description where events are POSTed; in AWS it must be https and resolve to a public address
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description the event types sent to it; `instance.*` and `agent.*` select a family */
+                            events: string[];
+                            id: string;
+                            url: string;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessTrue"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description the `cursor` of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cursor: string | null;
+                        deliveries: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description 1 for the first try, more for the retries */
+                            attempt: number;
+                            error?: string;
+                            eventId: string;
+                            /** @enum {string} */
+                            outcome: "delivered" | "failed";
+                            /** @description what the endpoint answered, when it answered */
+                            statusCode?: number;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
