@@ -55,10 +55,11 @@ export type Need =
  * Receive/delete rights on a queue come with the function's SQS event source, not from here.
  */
 export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
-  accounts: ['sendEvents', 'sendEmail'],
-  settings: ['sendEvents', 'sendEmail', 'sendProvisioning'],
+  // A password reset, a password change and sign-out everywhere rotate the instance's gateway token.
+  accounts: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
+  settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
-  agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
+  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances'],
   provision: ['sendProvisioning', 'dataKey'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents'],
   wallet: ['dataKey'],

@@ -3056,6 +3056,20 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        Instance: {
+            plan: string;
+            /** @description only with `waitFor`: whether the instance reached that status before the timeout */
+            reached?: boolean;
+            runtimeVersion: string;
+            /** @description null while the instance has never run */
+            startedAt: string | null;
+            /** @enum {string} */
+            status: "provisioning" | "running" | "stopped" | "error" | "active";
+            subdomain: string;
+            /** Format: uri */
+            url: string;
+            userId: string;
+        };
         InstanceStats: {
             cpu: string;
             /** @description memory in use, e.g. `120.5MiB` */
@@ -10904,20 +10918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        plan: string;
-                        /** @description only with `waitFor`: whether the instance reached that status before the timeout */
-                        reached?: boolean;
-                        runtimeVersion: string;
-                        /** @description null while the instance has never run */
-                        startedAt: string | null;
-                        /** @enum {string} */
-                        status: "provisioning" | "running" | "stopped" | "error" | "active";
-                        subdomain: string;
-                        /** Format: uri */
-                        url: string;
-                        userId: string;
-                    };
+                    "application/json": components["schemas"]["Instance"];
                 };
             };
             /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
@@ -19748,7 +19749,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewaySuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `UNSUPPORTED_CONTENT_TYPE`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19797,17 +19798,6 @@ export interface operations {
             };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
-                headers: {
-                    /** @description The request id, also in the server logs. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-            415: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -7,7 +7,7 @@ import type { accountsContract } from '../../shared/contract/accounts';
 import { keys } from '../../shared/db/keys';
 import { loginItems } from '../../shared/db/users';
 import type { Operations } from '../../shared/http/pipeline';
-import { HttpError } from '../../shared/http/errors';
+import { DomainError } from '../../shared/errors';
 import { reply } from '../../shared/http/reply';
 
 type AccountOps = Operations<typeof accountsContract>;
@@ -54,7 +54,7 @@ const callback =
     try {
       ({ user } = await signInWithIdentity(identityOf(provider, outcome.profile)));
     } catch (err) {
-      if (err instanceof HttpError && err.code === 'EMAIL_UNVERIFIED') return reply.redirect(appLocation(OAUTH_UNVERIFIED_PATH), 302, [clearStateCookie()]);
+      if (err instanceof DomainError && err.code === 'EMAIL_UNVERIFIED') return reply.redirect(appLocation(OAUTH_UNVERIFIED_PATH), 302, [clearStateCookie()]);
       throw err;
     }
     const session = await startSession(user);

@@ -3,7 +3,7 @@ import { accountAccess } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
 import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, type GatewayPluginId } from '../../shared/contract/gateway';
 import type { gatewayContract } from '../../shared/contract/gateway';
-import { aiErrorToHttp } from '../../shared/http/domain-errors';
+import { httpErrorOf } from '../../shared/http/domain-errors';
 import { HttpError } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 import type { OperationContext } from '../../shared/http/pipeline';
@@ -100,7 +100,7 @@ function success(plugin: GatewayPluginId, served: Served, payment: Payment): Rep
 /** The model layer's and the plugins' failures as the spec's gateway answers (500 `internal` with a code). */
 function pluginFailure(err: unknown): never {
   if (err instanceof HttpError) throw err;
-  const mapped = aiErrorToHttp(err);
+  const mapped = httpErrorOf(err);
   if (mapped && mapped.status !== 500) throw mapped;
   if (mapped) throw new HttpError(500, 'internal', mapped.code, { message: mapped.message });
   if (err instanceof PluginFailedError) throw new HttpError(500, 'internal', err.code, { message: err.message });
@@ -160,7 +160,8 @@ export async function callGateway(ctx: CallContext): Promise<Reply> {
     const answer = method === 'mpp' ? await payByMpp(ctx, plugin, input) : await payByCard(ctx, plugin, input);
     return reply.json(answer.status, answer.body, { ...answer.headers, ...cors });
   } catch (err) {
-    if (err instanceof HttpError) throw new HttpError(err.status, err.message, err.code, err.extra, { ...err.headers, ...cors });
+    const known = httpErrorOf(err);
+    if (known) throw new HttpError(known.status, known.message, known.code, known.extra, { ...known.headers, ...cors });
     throw err;
   }
 }

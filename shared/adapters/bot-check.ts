@@ -1,6 +1,6 @@
 import { config } from '../config';
-import { HttpError } from '../http/errors';
-import { logger } from '../http/logger';
+import { DomainError } from '../errors';
+import { logger } from '../logger';
 
 /**
  * Bot detection for sign-up and forgot-password (spec 4.1 rule 3). The browser solves a challenge
@@ -15,8 +15,8 @@ const MAX_TOKEN_LENGTH = 4096;
 
 export const botCheckEnabled = () => !!config().botCheck.verifyUrl;
 
-const blocked = () => new HttpError(403, 'bot check failed', 'BOT_DETECTED');
-const unavailable = () => new HttpError(503, 'bot check is unavailable, try again shortly', 'BOT_CHECK_UNAVAILABLE');
+const blocked = () => new DomainError('forbidden', 'bot check failed', 'BOT_DETECTED');
+const unavailable = () => new DomainError('unavailable', 'bot check is unavailable, try again shortly', 'BOT_CHECK_UNAVAILABLE');
 
 /** True when the verify service accepts the token. Throws when the service cannot answer. */
 export async function verifyBotToken(token: string, remoteIp: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { config, type Config } from '../config';
-import { HttpError } from '../http/errors';
-import { logger } from '../http/logger';
+import { DomainError } from '../errors';
+import { logger } from '../logger';
 
 /**
  * The card processor (Stripe) behind one small interface: hosted checkout sessions and webhook
@@ -27,7 +27,7 @@ interface Buyer {
   customerId?: string;
 }
 
-export const cardNotConfigured = (what = 'card payments are not configured') => new HttpError(503, what, 'CARD_NOT_CONFIGURED');
+export const cardNotConfigured = (what = 'card payments are not configured') => new DomainError('unavailable', what, 'CARD_NOT_CONFIGURED');
 
 const clients = new WeakMap<Config, Stripe>();
 
@@ -53,10 +53,10 @@ function client(): Stripe {
 
 /** A processor failure is the processor's, not ours: 502 with its request id in the log only. */
 function processorFailure(err: unknown): never {
-  if (err instanceof HttpError) throw err;
+  if (err instanceof DomainError) throw err;
   if (err instanceof Stripe.errors.StripeError) {
     logger().warn('card processor call failed', { type: err.type, code: err.code, statusCode: err.statusCode, requestId: err.requestId });
-    throw new HttpError(502, 'the card processor is unavailable, try again', 'CARD_PROCESSOR_ERROR');
+    throw new DomainError('upstreamFailed', 'the card processor is unavailable, try again', 'CARD_PROCESSOR_ERROR');
   }
   throw err;
 }
@@ -85,7 +85,7 @@ async function createSession(params: Stripe.Checkout.SessionCreateParams): Promi
   }
   if (!session.url) {
     logger().warn('card checkout session has no url', { sessionId: session.id });
-    throw new HttpError(502, 'the card processor gave no checkout page', 'CARD_PROCESSOR_ERROR');
+    throw new DomainError('upstreamFailed', 'the card processor gave no checkout page', 'CARD_PROCESSOR_ERROR');
   }
   return { sessionId: session.id, url: session.url };
 }
@@ -120,7 +120,7 @@ export const creditsOfPrice = (priceId: string): number | undefined => (Object.h
 
 export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<CheckoutSession> {
   const credits = creditsOfPrice(priceId);
-  if (!credits) throw new HttpError(400, 'unknown credit pack price', 'UNKNOWN_PRICE');
+  if (!credits) throw new DomainError('invalid', 'unknown credit pack price', 'UNKNOWN_PRICE');
   if (!canCharge()) throw cardNotConfigured();
   return createSession({
     mode: 'payment',
@@ -159,7 +159,7 @@ const CARD_CLOCK_SKEW_SECONDS = 60;
  * timestamp tolerance) and returns the event. Missing, bad or stale signature → 400; no secret → 503.
  */
 export function verifyCardWebhook(rawBody: string, signature: string | undefined): CardEvent {
-  const invalid = () => new HttpError(400, 'invalid card webhook signature', 'INVALID_SIGNATURE');
+  const invalid = () => new DomainError('invalid', 'invalid card webhook signature', 'INVALID_SIGNATURE');
   if (!signature) throw invalid();
   const { webhookSecret, webhookToleranceSeconds } = config().card;
   if (!webhookSecret) throw cardNotConfigured('the card webhook secret is not configured');
@@ -175,9 +175,9 @@ export function verifyCardWebhook(rawBody: string, signature: string | undefined
   const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
   if (!Number.isFinite(signedAt) || signedAt > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw invalid();
   const e = event as unknown as Partial<CardEvent>;
-  if (typeof e.created === 'number' && e.created > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw new HttpError(400, 'card event is dated in the future', 'INVALID_EVENT');
+  if (typeof e.created === 'number' && e.created > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw new DomainError('invalid', 'card event is dated in the future', 'INVALID_EVENT');
   if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || typeof e.data?.object !== 'object' || e.data.object === null) {
-    throw new HttpError(400, 'not a card event', 'INVALID_EVENT');
+    throw new DomainError('invalid', 'not a card event', 'INVALID_EVENT');
   }
   return e as CardEvent;
 }
@@ -201,7 +201,7 @@ export async function changePlan(subscriptionId: string, plan: string): Promise<
   try {
     const current = await client().subscriptions.retrieve(subscriptionId);
     const item = current.items.data[0];
-    if (!item) throw new HttpError(409, 'the subscription has no item to change', 'SUBSCRIPTION_UNCHANGEABLE');
+    if (!item) throw new DomainError('conflict', 'the subscription has no item to change', 'SUBSCRIPTION_UNCHANGEABLE');
     const updated = await client().subscriptions.update(subscriptionId, {
       items: [{ id: item.id, price }],
       proration_behavior: 'create_prorations',

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '../config';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 
 /**
  * Outgoing email. In AWS (STAGE=aws) through SES v2; in the local stack and tests each message is

@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { config, inheritedEnv } from '../config';
 import type { LaunchHandle } from '../db/instances';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 import { LaunchError, type Launcher, type LaunchSpec, type Located } from './launcher';
 
 /**

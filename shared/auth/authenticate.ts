@@ -3,7 +3,7 @@ import { touchApiKeyLastUsed } from '../db/api-keys';
 import { keys } from '../db/keys';
 import { getUser } from '../db/users';
 import { getGlobal } from '../db/tenant';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 import { hashApiKey, looksLikeApiKey } from './api-keys';
 import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
 import { sessionIsValid } from './session-gate';

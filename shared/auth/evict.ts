@@ -4,7 +4,7 @@ import { revokeAllApiKeys } from '../db/api-keys';
 import { getInstance, replaceGatewayToken } from '../db/instances';
 import { ConditionFailedError } from '../db/tenant';
 import { getUser } from '../db/users';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 import { revokeSessions } from './session-gate';
 
 /**

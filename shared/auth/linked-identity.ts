@@ -3,8 +3,8 @@ import type { Key } from '../db/keys';
 import { keys } from '../db/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '../db/tenant';
 import { createUser, EmailTakenError, findUserIdByEmail, getUser, isDerivedEmail, type LoginIdentity, type UserProfile } from '../db/users';
-import { HttpError } from '../http/errors';
-import { logger } from '../http/logger';
+import { DomainError } from '../errors';
+import { logger } from '../logger';
 
 /**
  * An identity proven by someone else (an OAuth provider, a wallet signature, a social identity
@@ -63,7 +63,7 @@ export async function signInWithIdentity(identity: ExternalIdentity): Promise<Si
     const created = await create(identity);
     if (created) return { user: created, created: true };
   }
-  throw new HttpError(409, 'this sign-in conflicts with another account; try again', 'IDENTITY_CONFLICT');
+  throw new DomainError('conflict', 'this sign-in conflicts with another account; try again', 'IDENTITY_CONFLICT');
 }
 
 /**
@@ -77,8 +77,8 @@ async function refuseUnprovenOwner(identity: ExternalIdentity, ownerId: string):
   if (isDerivedEmail(identity.email)) return;
   const owner = await getUser(ownerId, true);
   if (owner && owner.emailVerified !== true) {
-    throw new HttpError(
-      409,
+    throw new DomainError(
+      'conflict',
       'an account with this email exists but its address was never confirmed; confirm it (or reset its password from the emailed link), then sign in with the provider again',
       'EMAIL_UNVERIFIED',
     );
@@ -131,7 +131,7 @@ async function create(identity: ExternalIdentity): Promise<UserProfile | undefin
     if (!(err instanceof EmailTakenError)) throw err;
     // Someone else's account holds the email and this identity may not claim it.
     if (!identity.linkByEmail && !(await getGlobal(identity.lookup, true))) {
-      throw new HttpError(409, 'an account with this email already exists; sign in to it first', 'USER_EXISTS');
+      throw new DomainError('conflict', 'an account with this email already exists; sign in to it first', 'USER_EXISTS');
     }
     return undefined;
   }

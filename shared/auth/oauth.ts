@@ -6,8 +6,8 @@ import { config } from '../config';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { serializeCookie } from '../http/cookies';
-import { HttpError } from '../http/errors';
-import { logger } from '../http/logger';
+import { DomainError } from '../errors';
+import { logger } from '../logger';
 
 /**
  * The authorization-code flow with PKCE (S256) and state. The state item in DynamoDB keeps the
@@ -25,9 +25,9 @@ interface StateRecord {
 }
 
 export const notConfigured = (name: OAuthProviderName) =>
-  new HttpError(503, `${name} sign-in is not configured`, 'OAUTH_NOT_CONFIGURED');
+  new DomainError('unavailable', `${name} sign-in is not configured`, 'OAUTH_NOT_CONFIGURED');
 
-const stateInvalid = () => new HttpError(400, 'unknown, expired or already used OAuth state', 'OAUTH_STATE_INVALID');
+const stateInvalid = () => new DomainError('invalid', 'unknown, expired or already used OAuth state', 'OAUTH_STATE_INVALID');
 
 export function configuredProvider(name: OAuthProviderName): OAuthProvider {
   const provider = oauthProvider(name);
@@ -125,12 +125,12 @@ export async function completeAuthorization(
     return { ok: true, profile, callbackUrl: record.callbackUrl };
   } catch (err) {
     if (err instanceof oauth.AuthorizationResponseError) return { ok: false, reason: err.error };
-    if (err instanceof HttpError) throw err;
+    if (err instanceof DomainError) throw err;
     // Whatever went wrong at the provider (refused code, timeout, malformed answer), never a 500.
     logger().warn('OAuth provider exchange failed', {
       provider: name,
       error: err instanceof ProviderError || err instanceof oauth.ResponseBodyError || err instanceof oauth.OperationProcessingError ? err.message : (err as Error).name,
     });
-    throw new HttpError(502, `${name} sign-in failed at the provider`, 'OAUTH_PROVIDER_ERROR');
+    throw new DomainError('upstreamFailed', `${name} sign-in failed at the provider`, 'OAUTH_PROVIDER_ERROR');
   }
 }

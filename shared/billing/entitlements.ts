@@ -2,7 +2,7 @@ import type { AuthContext } from '../auth/authenticate';
 import { config } from '../config';
 import { keys } from '../db/keys';
 import { tenant } from '../db/tenant';
-import { HttpError } from '../http/errors';
+import { DomainError } from '../errors';
 import { allModelIds, modelsForPlan } from '../ai/catalogue';
 import { ADMIN_AGENT_LIMIT, agentLimitForPlan, isPlanName, PLANS, type PlanLimits, type PlanName } from './plans';
 
@@ -73,7 +73,7 @@ export function accessFrom(auth: Pick<AuthContext, 'userId' | 'isAdmin' | 'isTes
 
 /** Spec section 7: the retired `free` plan is answered 402, wherever a plan is named or stored. */
 export const freePlanRefused = (body: Record<string, unknown> = {}) =>
-  new HttpError(402, 'the free plan no longer includes agents; choose a paid plan', 'PLAN_REQUIRED', body);
+  new DomainError('paymentRequired', 'the free plan no longer includes agents; choose a paid plan', 'PLAN_REQUIRED', body);
 
 /**
  * Where a 402 sends the caller: the card checkout of a plan, and in the local stack's card mode,
@@ -94,13 +94,13 @@ export function subscribeHint(): { subscribe: { checkout: string; billing: strin
 export function requireActiveSubscription(access: AccountAccess, body: Record<string, unknown> = {}): void {
   if (access.isAdmin) return;
   if (access.plan === 'free') throw freePlanRefused(body);
-  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
+  if (!access.subscriptionActive) throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
 }
 
 /** For plan-gated features (model layer): a recognised paid plan, or admin. */
 export function requirePlan(access: AccountAccess, body: Record<string, unknown> = {}): PlanLimits {
   if (access.isAdmin) return PLANS.network;
-  if (!access.limits) throw new HttpError(402, 'a paid plan is required', 'PLAN_REQUIRED', body);
-  if (!access.subscriptionActive) throw new HttpError(402, 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
+  if (!access.limits) throw new DomainError('paymentRequired', 'a paid plan is required', 'PLAN_REQUIRED', body);
+  if (!access.subscriptionActive) throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
   return access.limits;
 }

@@ -4,7 +4,7 @@ import { config } from '../config';
 import { keys } from '../db/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 import { creditEntryId, creditItems } from './credits';
 import { ACTIVE_STATUSES } from './entitlements';
 import { isPlanName, type PlanName } from './plans';

@@ -90,6 +90,7 @@ export const gatewayContract = defineGroup({
   routes: [
     {
       operation: 'callGateway',
+      nonJsonStatus: 400,
       method: 'POST',
       path: '/api/v1/gateway',
       auth: 'optional',

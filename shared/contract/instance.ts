@@ -56,6 +56,11 @@ export const InstanceRecord = z.object({
   plan: z.string(),
   runtimeVersion: z.string(),
 });
+/** The instance as `GET /api/instance/{userId}` answers it: the record, and with `waitFor` whether the status was reached. */
+export const InstanceView = InstanceRecord.extend({
+  reached: z.boolean().optional().describe('only with `waitFor`: whether the instance reached that status before the timeout'),
+});
+
 
 /** Instance stats (spec 2.6). */
 export const InstanceStats = z.object({
@@ -318,7 +323,7 @@ export const instanceContract = defineGroup({
       }),
       responses: {
         ...commonErrorResponses,
-        200: InstanceRecord.extend({ reached: z.boolean().optional().describe('only with `waitFor`: whether the instance reached that status before the timeout') }),
+        200: InstanceView,
         404: ErrorBody,
         502: ErrorBody,
       },

@@ -11,7 +11,8 @@ const RESOURCE_NAMES: Record<string, string> = {
   ErrorBody: 'Error',
   ValidationErrorBody: 'ValidationError',
   AiModelRecord: 'Model',
-  InstanceRecord: 'Instance',
+  InstanceRecord: 'InstanceRecord',
+  InstanceView: 'Instance',
   ApiKeyRecord: 'ApiKey',
   SkillRecord: 'Skill',
   UserWallet: 'Wallet',
@@ -142,7 +143,8 @@ function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
   if (route.body || route.rawBody) add(413, 'PAYLOAD_TOO_LARGE');
   if (route.body && !route.rawBody) {
     add(400, 'INVALID_JSON', 'JSON_TOO_DEEP');
-    add(415, 'UNSUPPORTED_MEDIA_TYPE');
+    if (route.nonJsonStatus === 400) add(400, 'UNSUPPORTED_CONTENT_TYPE');
+    else add(415, 'UNSUPPORTED_MEDIA_TYPE');
   }
   if (route.sameOriginOnly) add(403, 'CROSS_SITE_REQUEST');
   if (route.body || route.params || route.query) add(400, 'VALIDATION_ERROR');
@@ -277,7 +279,7 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
       title: 'Agent Hosting Platform API',
       version: info.version,
       description:
-        'Errors are `{error, code?}`. JSON bodies must be sent as `Content-Type: application/json` (415 `UNSUPPORTED_MEDIA_TYPE` otherwise) and may nest at most 32 levels (400 `JSON_TOO_DEEP`). Cookie-authenticated POST/PUT/PATCH/DELETE need the `x-csrf-token` header matching the `csrf_token` cookie. ' +
+        'Errors are `{error, code?}`. JSON bodies must be sent as `Content-Type: application/json` (415 `UNSUPPORTED_MEDIA_TYPE` otherwise) and may nest at most 64 levels (400 `JSON_TOO_DEEP`). Cookie-authenticated POST/PUT/PATCH/DELETE need the `x-csrf-token` header matching the `csrf_token` cookie. ' +
         'Request bodies are strict: unknown fields are refused with 400 `VALIDATION_ERROR`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },

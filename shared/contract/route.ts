@@ -68,6 +68,11 @@ export interface RouteDefinition {
    * header (curl, servers) are not browsers carrying a victim's cookies and pass.
    */
   sameOriginOnly?: boolean;
+  /**
+   * The status a body not sent as `application/json` gets: 415 `UNSUPPORTED_MEDIA_TYPE` unless the
+   * spec names another (the v1 gateway answers 400 `UNSUPPORTED_CONTENT_TYPE`).
+   */
+  nonJsonStatus?: 400;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
   responses: Record<number, z.ZodType>;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sendJson } from '../adapters/queue';
 import { config } from '../config';
 import type { ACCOUNT_EVENT_TYPES } from '../contract/webhooks';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 
 export type UserEventType = 'user.created' | 'user.updated' | 'user.deleted';
 

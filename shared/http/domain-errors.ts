@@ -8,6 +8,7 @@ import {
   ProviderFailureError,
   UnknownModelError,
 } from '../ai/errors';
+import { DomainError, type FailureKind } from '../errors';
 import { HttpError } from './errors';
 
 /**
@@ -24,4 +25,24 @@ export function aiErrorToHttp(err: unknown): HttpError | undefined {
   if (err instanceof ModelRequestError) return new HttpError(400, err.message, err.code);
   if (err instanceof ProviderFailureError) return new HttpError(500, err.message, err.code);
   return new HttpError(500, err.message, err.code);
+}
+
+/** The one table from a domain failure's kind to its status code. */
+const STATUS_OF_KIND: Record<FailureKind, number> = {
+  invalid: 400,
+  paymentRequired: 402,
+  forbidden: 403,
+  conflict: 409,
+  upstreamFailed: 502,
+  unavailable: 503,
+};
+
+/**
+ * Any failure thrown below the pipeline as the HTTP answer it stands for: `{error, code, ...details}`
+ * with the status of its kind. Undefined for errors that are not domain failures (bugs: a logged 500).
+ */
+export function httpErrorOf(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return new HttpError(STATUS_OF_KIND[err.kind], err.message, err.code, err.details);
+  return aiErrorToHttp(err);
 }

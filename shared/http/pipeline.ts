@@ -7,7 +7,7 @@ import { config } from '../config';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
-import { aiErrorToHttp } from './domain-errors';
+import { httpErrorOf } from './domain-errors';
 import { HttpError, notImplemented } from './errors';
 import { logger } from './logger';
 import { consumeRateLimit, rateLimitSubject } from './rate-limit';
@@ -115,16 +115,15 @@ const errorResponder = (): Middleware => ({
     const requestId = requestIdOf(request.event);
     const routeFields = request.internal.route?.errorFields ?? {};
     let http: HttpError;
-    const domain = aiErrorToHttp(err);
-    if (err instanceof HttpError) http = err;
-    else if (domain) http = domain;
+    const known = httpErrorOf(err);
+    if (known) http = known;
     else if (err instanceof InvalidCursorError) http = new HttpError(400, 'invalid cursor', 'INVALID_CURSOR');
     else if (err instanceof ConditionFailedError) http = new HttpError(409, 'conflicting change, try again', 'CONFLICT');
     else {
       logger().error('unhandled error', err as Error);
       http = new HttpError(500, 'internal error', 'INTERNAL');
     }
-    if (http.status >= 500 && err instanceof HttpError) logger().warn('server-side failure', { status: http.status, code: http.code });
+    if (http.status >= 500 && known) logger().warn('server-side failure', { status: http.status, code: http.code });
     const body = { ...routeFields, ...http.extra, error: http.message, ...(http.code ? { code: http.code } : {}) };
     request.response = toResult(http.status, body, requestId, http.headers);
   },
@@ -190,7 +189,8 @@ function prepare(routes: Map<string, RouteDefinition>): Middleware {
       if (route.body && !route.rawBody) {
         // Only JSON is read as JSON: a `text/plain` body is what a cross-site form can send without a preflight.
         if (raw.trim() !== '' && !isJsonContentType(headers['content-type'])) {
-          throw new HttpError(415, 'the request body must be sent as Content-Type: application/json', 'UNSUPPORTED_MEDIA_TYPE');
+          const spec400 = route.nonJsonStatus === 400;
+          throw new HttpError(spec400 ? 400 : 415, 'the request body must be sent as Content-Type: application/json', spec400 ? 'UNSUPPORTED_CONTENT_TYPE' : 'UNSUPPORTED_MEDIA_TYPE');
         }
         if (jsonNestingExceeds(raw)) throw new HttpError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
         try {

@@ -3,7 +3,7 @@
  */
 
 /** Deeper than any body of the contract needs; deep enough input would otherwise overflow the stack of recursive code (validation, marshalling). */
-export const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_DEPTH = 64;
 
 /** `application/json` and the `+json` media types (`application/merge-patch+json`). */
 export function isJsonContentType(contentType: string | undefined): boolean {

@@ -1,6 +1,6 @@
 import { parseUnits, type Hex } from 'viem';
 import { config } from '../config';
-import { logger } from '../http/logger';
+import { logger } from '../logger';
 import {
   consumeChallenge,
   issueChallenge,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../helpers/local-stack';
 import WebSocket from 'ws';
-import { testSession, type TestSession } from '../helpers/api';
+import { accountSession, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
@@ -62,7 +62,7 @@ describe('agents on the local stack (npm start)', () => {
 
   beforeAll(async () => {
     model = await startFakeModelServer();
-    admin = await testSession({ admin: true });
+    admin = await accountSession({ admin: true });
     stack = startLocalStack({
       DATA_DIR: dataDir,
       JWT_SECRET: TEST_JWT_SECRET,
@@ -175,7 +175,7 @@ describe('a launch that keeps failing on the local stack', () => {
   });
 
   it('is retried, parked in the DLQ after 3 receives, and then the agent and the instance are error', async () => {
-    const admin = await testSession({ admin: true });
+    const admin = await accountSession({ admin: true });
     const headers = { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' };
     const res = await fetch(`${base}/api/agents/provision`, { method: 'POST', headers, body: JSON.stringify({ name: 'Doomed' }) });
     expect(res.status).toBe(201);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runSkill as runThroughPipeline } from '../../functions/skills/call';
 import type { SkillCall, SkillModule } from '../../functions/skills/skill-module';
-import { HttpError } from '../../shared/http/errors';
+import { httpErrorOf } from '../../shared/http/domain-errors';
 
 export interface SkillResult {
   status: number;
@@ -19,7 +19,8 @@ export async function runSkill(skill: SkillModule, userId: string, body: Record<
   try {
     return { status: 200, body: await runThroughPipeline(skill.name, call, body) };
   } catch (err) {
-    if (err instanceof HttpError) return { status: err.status, body: { error: err.message, code: err.code, ...err.extra } };
+    const http = httpErrorOf(err);
+    if (http) return { status: http.status, body: { error: http.message, code: http.code, ...http.extra } };
     throw err;
   }
 }

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/provisioner/handler';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession, uniqueIp } from '../helpers/api';
+import { call, accountSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed, waitFor } from './agents-helpers';
 
 const bed = useAgentsTestBed();
 
 async function runningAgent(plan = 'solo') {
-  const user = await testSession();
+  const user = await accountSession();
   await subscribe(user.userId, plan);
   const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Chat bot' }, ip: uniqueIp() });
   expect(res.status).toBe(201);
@@ -42,7 +42,7 @@ describe('/api/chat', () => {
 
   it("another user's agent is 404; a stopped agent is 409; a userId in the body is refused", async () => {
     const { user, agentId } = await runningAgent();
-    const stranger = await testSession();
+    const stranger = await accountSession();
     await subscribe(stranger.userId, 'solo');
     expect((await call('POST', '/api/chat', { session: stranger, body: { agentId, message: 'hi' } })).status).toBe(404);
     expect((await call('GET', `/api/chat?agentId=${agentId}`, { session: stranger })).status).toBe(404);

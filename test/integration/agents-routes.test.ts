@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { verificationMessage } from '../../functions/agents/verify';
 import { handler } from '../../functions/provisioner/handler';
-import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
+import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
 
 async function agentOf(plan = 'solo', body: Record<string, unknown> = { name: 'Route bot' }) {
-  const user = await testSession();
+  const user = await accountSession();
   await subscribe(user.userId, plan);
   const res = await call('POST', '/api/agents/provision', { session: user, body, ip: uniqueIp() });
   expect(res.status).toBe(201);
@@ -60,7 +60,7 @@ describe('agent configuration', () => {
 
   it("answers another user's agent with 404 on every agent route and changes nothing", async () => {
     const { user, agentId } = await agentOf();
-    const intruder = await testSession();
+    const intruder = await accountSession();
     const routes: [string, string, unknown?][] = [
       ['GET', `/api/agents/${agentId}`],
       ['GET', `/api/agents/${agentId}/config`],

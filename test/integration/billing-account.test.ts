@@ -8,7 +8,8 @@ import { decrypt, EnvelopeError } from '../../shared/crypto/envelope';
 import { keys } from '../../shared/db/keys';
 import { tenant, transact } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
-import { HttpError } from '../../shared/http/errors';
+import { DomainError } from '../../shared/errors';
+import { httpErrorOf } from '../../shared/http/domain-errors';
 import { byokContext } from '../../shared/ai/byok';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
@@ -86,8 +87,10 @@ describe('subscription checks come from the stored account only', () => {
     } catch (err) {
       caught = err;
     }
-    expect(caught).toBeInstanceOf(HttpError);
-    expect(caught).toMatchObject({ status: 402, code: 'PLAN_REQUIRED', extra: { success: false } });
+    // A domain failure below HTTP; the pipeline's one mapping turns it into the 402 the spec names.
+    expect(caught).toBeInstanceOf(DomainError);
+    expect(caught).toMatchObject({ kind: 'paymentRequired', code: 'PLAN_REQUIRED', details: { success: false } });
+    expect(httpErrorOf(caught)).toMatchObject({ status: 402, code: 'PLAN_REQUIRED', extra: { success: false } });
   });
 
   it('past_due and canceled subscriptions are not active; active and trialing are', async () => {

@@ -5,7 +5,7 @@ import { getInstance } from '../../shared/db/instances';
 import { keys } from '../../shared/db/keys';
 import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
+import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { chat, drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
@@ -28,7 +28,7 @@ async function provisionerRuns() {
 }
 
 async function runningInstance() {
-  const user = await testSession();
+  const user = await accountSession();
   await subscribe(user.userId);
   const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Lifecycle bot' }, ip: uniqueIp() });
   expect(res.status).toBe(201);
@@ -138,7 +138,7 @@ describe('instance lifecycle', () => {
 
   it("refuses another user's instance with 403 {success: false, status: error} on every route, changing and revealing nothing", async () => {
     const { user } = await runningInstance();
-    const intruder = await testSession();
+    const intruder = await accountSession();
     for (const op of ['start', 'stop', 'restart', 'update', 'repair', 'reset-memory']) {
       const res = await lifecycle(user, op, undefined, intruder);
       expect(res.status).toBe(403);
@@ -155,7 +155,7 @@ describe('instance lifecycle', () => {
   });
 
   it('answers 404 while the account has no instance', async () => {
-    const user = await testSession();
+    const user = await accountSession();
     for (const op of ['start', 'stop', 'restart', 'update', 'repair', 'reset-memory']) {
       const res = await lifecycle(user, op);
       expect(res.status).toBe(404);
@@ -282,7 +282,7 @@ describe('instance records', () => {
   });
 
   it('/token creates one token when none exists, returns the same one afterwards, and stores it encrypted', async () => {
-    const user = await testSession();
+    const user = await accountSession();
     const first = await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() });
     expect(first.status).toBe(200);
     const concurrent = await Promise.all([1, 2, 3].map(() => call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })));
@@ -361,7 +361,7 @@ describe('lifecycle event log', () => {
     expect(events[11].reason).toContain('health check');
     expect(events.map((e) => e.at)).toEqual([...events.map((e) => e.at)].sort());
 
-    const intruder = await testSession();
+    const intruder = await accountSession();
     expect((await call('GET', `/api/instance/${user.userId}/events`, { session: intruder, ip: uniqueIp() })).status).toBe(403);
   });
 

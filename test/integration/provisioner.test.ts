@@ -11,7 +11,7 @@ import { ensureInstance, gatewayToken, getInstance, recordOnGeneration } from '.
 import { keys } from '../../shared/db/keys';
 import { onMetrics, type EmfDocument } from '../../shared/platform-metrics';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
+import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { chat, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 async function provisioned(session?: TestSession, plan = 'collective') {
-  const user = session ?? (await testSession());
+  const user = session ?? (await accountSession());
   if (!session) await subscribe(user.userId, plan);
   const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Booking bot' }, ip: uniqueIp() });
   expect(res.status).toBe(201);
@@ -174,7 +174,7 @@ describe('provisioner', () => {
 
 describe('ECS task state events', () => {
   it('a STOPPED event for the task being launched fails the instance and its waiting agents, releasing their quota', async () => {
-    const user = await testSession();
+    const user = await accountSession();
     const agent = await createAgent(user.userId, { name: 'x', model: 'openai/gpt-4o-mini', config: {}, source: 'api' }, 3);
     const { instance } = await ensureInstance(user.userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1', jobOwner: `agent-${agent.id}` });
     const taskArn = `arn:aws:ecs:us-east-1:1:task/cluster/${agent.id}`;
