@@ -60,20 +60,26 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances'],
-  provision: ['sendProvisioning', 'dataKey'],
-  instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents'],
+  provision: ['sendProvisioning', 'dataKey', 'sendEvents'],
+  instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
-  billing: ['dataKey'],
+  // billing and the provisioner share shared/db/metrics.ts (plan-change counts, account deletion), which holds the DescribeTable read.
+  billing: ['dataKey', 'describeTable'],
   metrics: ['describeTable'],
   // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner.
-  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'describeTable'],
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
   'task-events': ['dataKey', 'reachInstances', 'sendEvents'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
-  skills: ['dataKey', 'reachInstances', 'sendEmail'],
+  skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents'],
   // User endpoints' signing secrets are envelope-encrypted.
   'webhook-delivery': ['dataKey'],
+  webhooks: ['dataKey'],
+  // The model layer decrypts a user's own provider key (BYOK); agent chat reaches the running instance.
+  ai: ['dataKey'],
+  gateway: ['dataKey'],
+  'agent-chat': ['dataKey', 'reachInstances', 'sendEvents'],
 };
 
 export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];

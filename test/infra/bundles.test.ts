@@ -146,6 +146,7 @@ describe('the NEEDS table against the code', () => {
   };
 
   it('grants each function exactly what its bundle calls (a handler sharing a bundle may need less)', () => {
+    if (process.env.PRINT_NEEDS) for (const { name, folder } of deployed) console.log('NEEDS', name, JSON.stringify(needsInCode(folder)), JSON.stringify([...(NEEDS[name] ?? [])].sort()));
     for (const { name, folder } of deployed) {
       const granted = [...(NEEDS[name] ?? [])].sort();
       const shared = deployed.filter((d) => d.folder === folder).length > 1;

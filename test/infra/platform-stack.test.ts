@@ -345,7 +345,7 @@ describe('compute and network', () => {
   it('puts exactly the functions that talk to instances in the private subnets, behind the functions security group', () => {
     const inVpc = allNames.filter((n) => functionProps(n).VpcConfig);
     expect(inVpc.sort()).toEqual(allNames.filter((n) => has(n, 'reachInstances')).sort());
-    expect(inVpc.sort()).toEqual(['accounts', 'agents', 'heartbeat', 'instance', 'provisioner', 'settings', 'skills', 'task-events']);
+    expect(inVpc.sort()).toEqual(['accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'provisioner', 'settings', 'skills', 'task-events']);
     for (const name of inVpc) {
       const vpc = functionProps(name).VpcConfig;
       expect(vpc.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [functionsSg, 'GroupId'] }]);
@@ -519,7 +519,9 @@ describe('least privilege', () => {
       expect(sendTargets(name).sort(), name).toEqual(expected);
     }
     // Lifecycle events are stored and queued wherever an instance changes (issue 14).
-    expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual(['accounts', 'heartbeat', 'instance', 'provisioner', 'provisioner-dlq', 'settings', 'social', 'task-events']);
+    expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual([
+      'accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'provision', 'provisioner', 'provisioner-dlq', 'settings', 'skills', 'social', 'task-events',
+    ]);
   });
 
   it('lets accounts send email only as the EMAIL_FROM identity (address and domain)', () => {

@@ -72,8 +72,8 @@ describe('subscription checks come from the stored account only', () => {
     const auth = { userId: session.userId, email: session.email, isAdmin: false, isTester: false, via: 'cookie' as const };
     const access = await accountAccess(auth as never);
     expect(access.subscriptionActive).toBe(false);
-    expect(() => requireActiveSubscription(access)).toThrow(expect.objectContaining({ status: 402, code: 'SUBSCRIPTION_REQUIRED' }));
-    expect(() => requirePlan(access)).toThrow(expect.objectContaining({ status: 402, code: 'PLAN_REQUIRED' }));
+    expect(() => requireActiveSubscription(access)).toThrow(expect.objectContaining({ kind: 'paymentRequired', code: 'SUBSCRIPTION_REQUIRED' }));
+    expect(() => requirePlan(access)).toThrow(expect.objectContaining({ kind: 'paymentRequired', code: 'PLAN_REQUIRED' }));
   });
 
   it('the retired free plan is 402 PLAN_REQUIRED even when stored as active', async () => {
