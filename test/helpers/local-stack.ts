@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
@@ -51,4 +52,29 @@ export function startLocalStack(env: Record<string, string>): LocalStack {
   const exited = () => new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
   const ctrlC = () => process.kill(-child.pid!, 'SIGINT');
   return { child, ready, output: () => ({ stdout, stderr }), exited, ctrlC };
+}
+
+/**
+ * An account on a running local stack made as a user makes one: sign up, open the link the stack
+ * wrote to its outbox (`<DATA_DIR>/outbox`), sign in. Admin rights (ADMIN_EMAILS) need that proof.
+ */
+export async function signUpVerified(base: string, dataDir: string, email: string, password = 'correct-horse-battery') {
+  const post = (pathname: string, body: unknown) =>
+    fetch(`${base}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const registered = await post('/api/register', { email, password });
+  if (registered.status >= 300) throw new Error(`sign-up failed: ${registered.status} ${await registered.text()}`);
+  const outbox = path.join(dataDir, 'outbox');
+  const mails = readdirSync(outbox)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(path.join(outbox, name), 'utf8')) as { to: string; text: string });
+  const link = /(http\S+verify-email\?token=\S+)/.exec(mails.filter((m) => m.to === email && m.text.includes('/verify-email?')).at(-1)?.text ?? '')?.[1];
+  if (!link) throw new Error(`no verification link for ${email} in ${outbox}`);
+  const verified = await post('/api/auth/verify-email', { token: new URL(link).searchParams.get('token') });
+  if (verified.status !== 200) throw new Error(`verification failed: ${verified.status} ${await verified.text()}`);
+  const signIn = await post('/api/auth/callback/credentials', { email, password });
+  const token = /(?:^|,\s*)session=([^;]+)/.exec(signIn.headers.getSetCookie().join(', '))?.[1];
+  if (!token) throw new Error(`sign-in failed: ${signIn.status}`);
+  const { user } = (await signIn.json()) as { user: { id: string } };
+  return { userId: user.id, email, token };
 }
