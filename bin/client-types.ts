@@ -8,6 +8,7 @@ const HEADER = '// Generated from the OpenAPI document by `npm run client` (open
 export async function generateClientTypes(): Promise<string> {
   const document = openApiDocument({ version: API_VERSION });
   // openapi-typescript resolves every $ref while it walks the document, so an unresolvable one fails here.
-  const ast = await openapiTS(JSON.parse(JSON.stringify(document)), { alphabetize: true });
+  // defaultNonNullable off: a field with a default may be left out of a request body.
+  const ast = await openapiTS(JSON.parse(JSON.stringify(document)), { alphabetize: true, defaultNonNullable: false });
   return HEADER + astToString(ast);
 }

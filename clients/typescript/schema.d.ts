@@ -3276,7 +3276,7 @@ export interface components {
              * @default openai/gpt-4o-mini
              * @enum {string}
              */
-            model: "openai/gpt-4o-mini" | "anthropic/claude-3-5-haiku" | "custom";
+            model?: "openai/gpt-4o-mini" | "anthropic/claude-3-5-haiku" | "custom";
             name: string;
             /**
              * @description accepted for compatibility and ignored: the agent limit always comes from the account plan
@@ -3289,7 +3289,7 @@ export interface components {
              * @default openrouter
              * @enum {string}
              */
-            aiProvider: "openrouter" | "openai" | "anthropic" | "google" | "mistral";
+            aiProvider?: "openrouter" | "openai" | "anthropic" | "google" | "mistral";
             /** @description key for the AI provider; stored encrypted, never returned */
             apiKey?: string;
             /** @description businessMessaging access token; at least one channel token is required */
