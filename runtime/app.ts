@@ -162,7 +162,7 @@ export function createRuntime(opts: RuntimeOptions) {
     send({ type: 'ready', agentId, runtimeVersion: opts.runtimeVersion });
     ws.on('message', (data, isBinary) => {
       const frame = parseFrame(data, isBinary);
-      if (!frame || !frame.content.trim()) return send({ type: 'error', agentId, code: 'BAD_MESSAGE', error: 'send {"type":"message","content":"..."} or plain text' });
+      if (!frame?.content.trim()) return send({ type: 'error', agentId, code: 'BAD_MESSAGE', error: 'send {"type":"message","content":"..."} or plain text' });
       if (frame.content.length > MAX_MESSAGE_CHARS) return send({ type: 'error', agentId, code: 'MESSAGE_TOO_LONG', error: `at most ${MAX_MESSAGE_CHARS} characters`, replyTo: frame.id });
       void enqueue(agentId, async () => {
         const agent = await agentFor(agentId);

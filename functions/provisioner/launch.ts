@@ -139,7 +139,7 @@ const MAX_PASSES = 4;
 export async function runAgentJob(message: AgentMessage, jobId: string): Promise<void> {
   const { userId, agentId } = message;
   const agent = await getAgent(userId, agentId, true);
-  if (!agent || agent.phase !== 'provisioning') return;
+  if (agent?.phase !== 'provisioning') return;
   let { instance } = await ensureInstance(userId, {
     ownerEmail: message.ownerEmail,
     image: config().runtimeImage,

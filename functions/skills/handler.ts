@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
-import { SKILL_CATALOGUE, skillGetRoutes, skillOperation, skillsContract, type SkillName } from '../../shared/contract/skills';
+import { SKILL_CATALOGUE, type skillGetRoutes, skillOperation, skillsContract, type SkillName } from '../../shared/contract/skills';
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
 import { skillRegistry } from './registry';

@@ -85,6 +85,6 @@ export async function runtimeCall(params: { userId: string; agentId: string; ski
   if (!(await presentsGatewayToken(params.userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
   const name = catalogueName(params.skill);
   const installed = name && (await getInstalledSkill(params.userId, params.agentId, name));
-  if (!name || !installed || !installed.enabled) throw notFound('the skill is not installed on this agent');
+  if (!name || !installed?.enabled) throw notFound('the skill is not installed on this agent');
   return runSkill(name, { userId: params.userId, agentId: params.agentId, requestId, now: new Date() }, body);
 }

@@ -164,7 +164,10 @@ function declaredCodes(schema: unknown, components: Record<string, JsonSchema>):
   const found = new Set<string>();
   const visited = new Set<string>();
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     const record = node as Record<string, unknown>;
     if (typeof record.$ref === 'string' && record.$ref.startsWith(COMPONENT_REF)) {

@@ -37,12 +37,12 @@ const BASE_CONFIG = { WALLET_RPC_TIMEOUT_MS: '400', HOSTED_WALLET_PROVIDER: unde
 /** Captures (and keeps off the terminal) what the Powertools logger writes: JSON lines on stdout/stderr. */
 function captureWrites(): () => void {
   const originals = { out: process.stdout.write, err: process.stderr.write };
-  const tap = function (chunk: unknown, ...rest: unknown[]) {
+  const tap = ((chunk: unknown, ...rest: unknown[]) => {
     logLines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
     const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
     done?.();
     return true;
-  } as typeof process.stdout.write;
+  }) as typeof process.stdout.write;
   process.stdout.write = tap;
   process.stderr.write = tap;
   return () => {

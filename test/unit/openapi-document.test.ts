@@ -27,7 +27,7 @@ function resolvePointer(root: unknown, ref: string): unknown {
 }
 
 function collectRefs(node: unknown, found: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((item) => collectRefs(item, found));
+  if (Array.isArray(node)) for (const item of node) collectRefs(item, found);
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') found.push(value);

@@ -47,7 +47,9 @@ export async function upsertFan(userId: string, fanId: string, fan: FanInput, se
     values[`:f${i}`] = v;
     return `#f${i} = :f${i}`;
   });
-  removed.forEach((f, i) => (names[`#r${i}`] = f));
+  removed.forEach((f, i) => {
+    names[`#r${i}`] = f;
+  });
   const expression =
     `SET ${[...sets, '#createdAt = if_not_exists(#createdAt, :now)'].join(', ')}` + (removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : '');
   return tenant(userId).update<FanRecord>(keys.fan(userId, fanId), { expression, names, values });
