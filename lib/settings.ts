@@ -45,6 +45,7 @@ export const KNOWN_SETTINGS = [
   'TREASURY_TOKENS', 'FILE_STORAGE', 'FILES_DIR',
   'MPP_CHAIN_ID', 'MPP_RPC_URL', 'MPP_RECIPIENT', 'MPP_CURRENCY', 'MPP_CONFIRMATIONS', 'MPP_CHALLENGE_TTL_SECONDS', 'MPP_RPC_TIMEOUT_MS',
   'GATEWAY_PRICES', 'GATEWAY_ALLOWED_ORIGINS',
+  'EAS_CONTRACT_ADDRESS', 'EAS_SCHEMA_UID', 'EAS_RPC_URL',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -113,7 +114,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   REFERRAL_CAP: ['accounts'],
   FORGOT_PASSWORD_MIN_MS: ['accounts'],
   // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
-  CHAIN_RPC_: ['accounts', 'social'],
+  CHAIN_RPC_: ['accounts', 'social', 'agents'],
+  // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)
+  EAS_: ['agents'],
   SOCIAL_: ['social'],
   GATING_: ['social'],
   // the deletion worker (provisioner) cancels the card subscription of a deleted account

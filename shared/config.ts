@@ -252,6 +252,14 @@ const EnvSchema = z.object({
   GATEWAY_PRICES: optionalText,
   /** Comma-separated origins browsers may call the gateway from (CORS); default the origin of APP_URL. `*` allows any. */
   GATEWAY_ALLOWED_ORIGINS: csv,
+  /**
+   * Agent verification with EAS (issue 9): the attestation is read from this EAS contract (default the
+   * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
+   * or RPC → `eas` verification answers 503 EAS_NOT_CONFIGURED.
+   */
+  EAS_CONTRACT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address').default('0x4200000000000000000000000000000000000021'),
+  EAS_SCHEMA_UID: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex').optional(),
+  EAS_RPC_URL: z.url().optional(),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -384,6 +392,7 @@ function parse(env: NodeJS.ProcessEnv) {
       },
     },
     chain: { rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS },
+    eas: { contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`, schemaUid: e.EAS_SCHEMA_UID, rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL },
     social: { jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host },
     gating: {
       tokenAddress: e.GATING_TOKEN_ADDRESS,

@@ -243,7 +243,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an owned agent with an EAS attestation or a wallet / passkey signature.
-         * @description `attestationUid` is required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing). What is presented is stored; what can be checked offline is checked before: for `coinbase` and `ens` the `signature` must be an EIP-191 (personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given; else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`. An `eas` attestation UID and a `webauthn` assertion cannot be checked offline: they are recorded as presented, `metadata.checked` says which proofs were checked. Re-verifying replaces the previous record.
+         * @description `attestationUid` and `walletAddress` are required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing). Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191 (personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given; else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`. For `eas` the attestation is read from the EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`), carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and have `walletAddress` as recipient (422 `ATTESTATION_RECIPIENT_MISMATCH`); a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`. `webauthn` is refused with 422 `WEBAUTHN_UNAVAILABLE` until passkey registration exists. `metadata.checked` says which proof was checked. Re-verifying replaces the previous record.
          *
          *     Rate limit scope: `agents`.
          */
@@ -5307,6 +5307,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description 422 */
+            422: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
             429: {
                 headers: {
@@ -5322,6 +5333,17 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -1,9 +1,11 @@
 import { getAddress, isHex, recoverMessageAddress, type Hex } from 'viem';
 import type * as z from 'zod';
+import { readAttestation, type Attestation } from '../../shared/adapters/eas';
 import type { AuthContext } from '../../shared/auth/authenticate';
+import { config } from '../../shared/config';
 import type { VerifyAgentBody } from '../../shared/contract/agents';
 import { setAgentVerification, type AgentVerificationRecord } from '../../shared/db/agents';
-import { badRequest, notFound } from '../../shared/http/errors';
+import { badRequest, HttpError, notFound } from '../../shared/http/errors';
 import { ownAgent } from './read';
 
 /** The message a wallet signs (EIP-191 personal_sign) to verify an agent; bound to the agent id. */
@@ -31,24 +33,43 @@ async function walletSigner(agentId: string, signature: string, walletAddress: s
   return signer;
 }
 
+const unproven = (message: string, code: string) => new HttpError(422, message, code);
+
+/** Reads the attestation on chain and refuses anything that does not prove `recipient` holds it under the configured schema. */
+async function checkedAttestation(uid: Hex, recipient: string): Promise<Attestation> {
+  const { schemaUid, rpcUrl, contractAddress } = config().eas;
+  if (!schemaUid || !rpcUrl) throw new HttpError(503, 'EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
+  let attestation: Attestation;
+  try {
+    attestation = await readAttestation({ rpcUrl, timeoutMs: config().chain.rpcTimeoutMs, contract: contractAddress, uid });
+  } catch {
+    throw new HttpError(503, 'the attestation cannot be read from the chain right now; try again', 'CHAIN_UNAVAILABLE');
+  }
+  if (BigInt(attestation.uid) === 0n || attestation.uid.toLowerCase() !== uid.toLowerCase()) throw unproven(`attestation ${uid} does not exist`, 'ATTESTATION_NOT_FOUND');
+  if (attestation.revocationTime !== 0n) throw unproven('the attestation has been revoked', 'ATTESTATION_REVOKED');
+  if (attestation.expirationTime !== 0n && attestation.expirationTime <= BigInt(Math.floor(Date.now() / 1000))) throw unproven('the attestation has expired', 'ATTESTATION_EXPIRED');
+  if (attestation.schema.toLowerCase() !== schemaUid.toLowerCase()) throw unproven(`the attestation is not of schema ${schemaUid}`, 'ATTESTATION_SCHEMA_MISMATCH');
+  if (getAddress(attestation.recipient) !== getAddress(recipient)) throw unproven(`the attestation's recipient is not ${getAddress(recipient)}`, 'ATTESTATION_RECIPIENT_MISMATCH');
+  return attestation;
+}
+
 export async function verify(auth: AuthContext, agentId: string, body: z.infer<typeof VerifyAgentBody>) {
   await ownAgent(auth, agentId);
+  if (body.verificationType === 'webauthn') {
+    // No passkey registration exists yet to verify an assertion against; an unchecked assertion proves nothing.
+    throw unproven('webauthn verification is not available yet: there is no registered passkey to check the assertion against', 'WEBAUTHN_UNAVAILABLE');
+  }
   const walletChecked = body.verificationType === 'coinbase' || body.verificationType === 'ens';
-  const verifierAddress = walletChecked
-    ? await walletSigner(agentId, body.signature!, body.walletAddress)
-    : body.walletAddress
-      ? getAddress(body.walletAddress)
-      : null;
+  const attestation = body.verificationType === 'eas' ? await checkedAttestation(body.attestationUid as Hex, body.walletAddress!) : null;
+  const verifierAddress = walletChecked ? await walletSigner(agentId, body.signature!, body.walletAddress) : getAddress(body.walletAddress!);
   const record: AgentVerificationRecord = {
     verificationType: body.verificationType,
     attestationUid: body.attestationUid ?? null,
     verifierAddress,
     verifiedAt: new Date().toISOString(),
-    metadata: {
-      checked: walletChecked ? 'eip191-signature' : 'none',
-      message: walletChecked ? verificationMessage(agentId) : null,
-      ...(body.signature ? { signature: body.signature } : {}),
-    },
+    metadata: attestation
+      ? { checked: 'eas-attestation', schema: attestation.schema, attester: getAddress(attestation.attester), attestedAt: new Date(Number(attestation.time) * 1000).toISOString() }
+      : { checked: 'eip191-signature', message: verificationMessage(agentId), signature: body.signature },
   };
   if (!(await setAgentVerification(auth.userId, agentId, record))) throw notFound('agent not found');
   return { success: true as const, verified: true as const, verificationType: record.verificationType, attestationUid: record.attestationUid, verifiedAt: record.verifiedAt };

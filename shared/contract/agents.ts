@@ -177,6 +177,9 @@ export const VerifyAgentBody = z
     if (body.verificationType === 'eas' && body.attestationUid === undefined) {
       ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
     }
+    if (body.verificationType === 'eas' && body.walletAddress === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['walletAddress'], message: "walletAddress is required for eas verification: it must be the attestation's recipient" });
+    }
     if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
       ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
     }
@@ -413,11 +416,14 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: 'Verify an owned agent with an EAS attestation or a wallet / passkey signature.',
       description: [
-        '`attestationUid` is required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing).',
-        'What is presented is stored; what can be checked offline is checked before: for `coinbase` and `ens` the `signature` must be an EIP-191',
+        '`attestationUid` and `walletAddress` are required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing).',
+        'Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191',
         '(personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given;',
-        'else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`. An `eas` attestation UID and a `webauthn`',
-        'assertion cannot be checked offline: they are recorded as presented, `metadata.checked` says which proofs were checked.',
+        'else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`. For `eas` the attestation is read from the',
+        'EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`),',
+        'carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and have `walletAddress` as recipient (422 `ATTESTATION_RECIPIENT_MISMATCH`);',
+        'a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`.',
+        '`webauthn` is refused with 422 `WEBAUTHN_UNAVAILABLE` until passkey registration exists. `metadata.checked` says which proof was checked.',
         'Re-verifying replaces the previous record.',
       ].join(' '),
       params: IdParams,
@@ -438,6 +444,8 @@ export const agentsContract = defineGroup({
         }),
         400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('VERIFICATION_FAILED') })]),
         404: ErrorBody,
+        422: ErrorBody,
+        503: ErrorBody,
       },
     },
     {

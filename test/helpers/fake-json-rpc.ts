@@ -2,7 +2,8 @@ import { createEVM, type EVM } from '@ethereumjs/evm';
 import { createAddressFromString } from '@ethereumjs/util';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bytesToHex, decodeFunctionData, encodeFunctionResult, erc20Abi, hexToBytes, type Hex } from 'viem';
+import { bytesToHex, decodeFunctionData, encodeAbiParameters, encodeFunctionResult, erc20Abi, hexToBytes, type Hex } from 'viem';
+import { easAbi, type Attestation } from '../../shared/adapters/eas';
 
 /**
  * A JSON-RPC 2.0 chain endpoint on loopback (single and batch requests, hex quantities, standard
@@ -18,6 +19,8 @@ export interface FakeJsonRpc {
   /** Native balance in wei of an address (any case); unknown addresses have 0. */
   setBalance(address: string, wei: bigint): void;
   setTokenBalance(token: string, holder: string, amount: bigint): void;
+  /** Makes `contract` an EAS contract whose `getAttestation(uid)` answers this attestation (unknown UIDs: all zeros, as EAS does). */
+  setAttestation(contract: string, attestation: Attestation): void;
   mode: 'ok' | 'http-error' | 'hang';
   /** Methods received, in order. */
   calls: string[];
@@ -42,6 +45,7 @@ const hex = (n: bigint) => `0x${n.toString(16)}`;
 export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: bigint } = {}): Promise<FakeJsonRpc> {
   const balances = new Map<string, Map<string, bigint>>();
   const nativeBalances = new Map<string, bigint>();
+  const attestations = new Map<string, Map<string, Attestation>>();
   const hanging = new Set<ServerResponse>();
   const state: FakeJsonRpc = {
     url: '',
@@ -54,6 +58,11 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
       holders.set(holder.toLowerCase(), amount);
       balances.set(token.toLowerCase(), holders);
     },
+    setAttestation(contract, attestation) {
+      const byUid = attestations.get(contract.toLowerCase()) ?? new Map<string, Attestation>();
+      byUid.set(attestation.uid.toLowerCase(), attestation);
+      attestations.set(contract.toLowerCase(), byUid);
+    },
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
@@ -64,6 +73,8 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
   function ethCall(params: unknown[]): Answer {
     const [tx] = params as [{ to?: string; data?: string; input?: string } | undefined];
     const data = (tx?.data ?? tx?.input) as `0x${string}` | undefined;
+    const easAttestations = tx?.to ? attestations.get(tx.to.toLowerCase()) : undefined;
+    if (easAttestations && data) return easCall(easAttestations, data);
     const holders = tx?.to ? balances.get(tx.to.toLowerCase()) : undefined;
     if (!holders || !data) return REVERT;
     let call;
@@ -75,6 +86,20 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
     if (call.functionName !== 'balanceOf') return REVERT;
     const [holder] = call.args as [string];
     return { result: encodeFunctionResult({ abi: erc20Abi, functionName: 'balanceOf', result: holders.get(holder.toLowerCase()) ?? 0n }) };
+  }
+
+  function easCall(byUid: Map<string, Attestation>, data: Hex): Answer {
+    let uid: Hex;
+    try {
+      const call = decodeFunctionData({ abi: easAbi, data });
+      uid = call.args[0];
+    } catch {
+      return REVERT;
+    }
+    const zero = `0x${'0'.repeat(64)}` as Hex;
+    const a = byUid.get(uid.toLowerCase()) ?? { uid: zero, schema: zero, time: 0n, expirationTime: 0n, revocationTime: 0n, refUID: zero, recipient: `0x${'0'.repeat(40)}` as Hex, attester: `0x${'0'.repeat(40)}` as Hex, revocable: false, data: '0x' as Hex };
+    // The return value as the contract's ABI encoder writes it: one dynamic tuple.
+    return { result: encodeAbiParameters(easAbi[0].outputs, [a]) };
   }
 
   function answer(req: RpcRequest) {

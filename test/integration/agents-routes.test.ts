@@ -1,10 +1,17 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import type { Hex } from 'viem';
 import { verificationMessage } from '../../functions/agents/verify';
+import type { Attestation } from '../../shared/adapters/eas';
+import { reloadConfig } from '../../shared/config';
 import { handler } from '../../functions/provisioner/handler';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
+import { startFakeJsonRpc } from '../helpers/fake-json-rpc';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
+
+const EAS_CONTRACT = '0x4200000000000000000000000000000000000021';
+const EAS_SCHEMA = `0x${'e5'.repeat(32)}` as Hex;
 
 const bed = useAgentsTestBed();
 
@@ -68,7 +75,7 @@ describe('agent configuration', () => {
       ['GET', `/api/agents/${agentId}/messages`],
       ['GET', `/api/agents/${agentId}/stats`],
       ['GET', `/api/agents/${agentId}/verify`],
-      ['POST', `/api/agents/${agentId}/verify`, { verificationType: 'eas', attestationUid: `0x${'ab'.repeat(32)}` }],
+      ['POST', `/api/agents/${agentId}/verify`, { verificationType: 'eas', attestationUid: `0x${'ab'.repeat(32)}`, walletAddress: privateKeyToAccount(generatePrivateKey()).address }],
       ['DELETE', `/api/agents/${agentId}/verify`],
     ];
     for (const [method, path, body] of routes) {
@@ -131,24 +138,65 @@ describe('agent messages and stats', () => {
 });
 
 describe('agent verification', () => {
-  it('records an EAS attestation as presented, and removes it again', async () => {
+  it('eas: stores only an attestation read on chain that exists, is live, has the schema and names the wallet; chain down is 503', async () => {
+    const rpc = await startFakeJsonRpc();
+    try {
+      const { user, agentId } = await agentOf();
+      const wallet = privateKeyToAccount(generatePrivateKey()).address;
+      const other = privateKeyToAccount(generatePrivateKey()).address;
+      const zero = `0x${'00'.repeat(32)}` as Hex;
+      const live = (uid: string, over: Partial<Attestation> = {}): Attestation => ({
+        uid: uid as Hex, schema: EAS_SCHEMA, time: 1_700_000_000n, expirationTime: 0n, revocationTime: 0n, refUID: zero,
+        recipient: wallet, attester: other, revocable: true, data: '0x', ...over,
+      });
+      const uid = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+      rpc.setAttestation(EAS_CONTRACT, live(uid(1)));
+      rpc.setAttestation(EAS_CONTRACT, live(uid(2), { revocationTime: 1_700_000_100n }));
+      rpc.setAttestation(EAS_CONTRACT, live(uid(3), { schema: `0x${'cd'.repeat(32)}` }));
+      rpc.setAttestation(EAS_CONTRACT, live(uid(4), { recipient: other }));
+      rpc.setAttestation(EAS_CONTRACT, live(uid(5), { expirationTime: 1_700_000_001n }));
+      const post = (attestationUid: string) => call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', attestationUid, walletAddress: wallet } });
+
+      const unconfigured = await post(uid(1));
+      expect([unconfigured.status, unconfigured.body.code]).toEqual([503, 'EAS_NOT_CONFIGURED']);
+      reloadConfig({ EAS_RPC_URL: rpc.url, EAS_SCHEMA_UID: EAS_SCHEMA, EAS_CONTRACT_ADDRESS: EAS_CONTRACT });
+      for (const [attestationUid, code] of [
+        [zero, 'ATTESTATION_NOT_FOUND'],
+        [uid(9), 'ATTESTATION_NOT_FOUND'],
+        [uid(2), 'ATTESTATION_REVOKED'],
+        [uid(3), 'ATTESTATION_SCHEMA_MISMATCH'],
+        [uid(4), 'ATTESTATION_RECIPIENT_MISMATCH'],
+        [uid(5), 'ATTESTATION_EXPIRED'],
+      ]) {
+        const res = await post(attestationUid);
+        expect({ attestationUid, status: res.status, code: res.body.code }).toEqual({ attestationUid, status: 422, code });
+      }
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+      expect(rpc.calls.filter((m) => m === 'eth_call').length).toBe(6);
+
+      const res = await post(uid(1));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ success: true, verified: true, verificationType: 'eas', attestationUid: uid(1) });
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
+        verified: true, verificationType: 'eas', attestationUid: uid(1), verifierAddress: wallet, metadata: { checked: 'eas-attestation', schema: EAS_SCHEMA, attester: other },
+      });
+      expect((await call('DELETE', `/api/agents/${agentId}/verify`, { session: user })).body).toEqual({ success: true });
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+
+      rpc.mode = 'http-error';
+      const down = await post(uid(1));
+      expect([down.status, down.body.code]).toEqual([503, 'CHAIN_UNAVAILABLE']);
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+    } finally {
+      reloadConfig({ EAS_RPC_URL: undefined, EAS_SCHEMA_UID: undefined, EAS_CONTRACT_ADDRESS: undefined });
+      await rpc.close();
+    }
+  });
+
+  it('webauthn: an assertion is refused, never stored as verified, while no passkey can be registered', async () => {
     const { user, agentId } = await agentOf();
-    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toEqual({
-      verified: false,
-      verificationType: null,
-      attestationUid: null,
-      verifierAddress: null,
-      verifiedAt: null,
-      metadata: null,
-    });
-    const uid = `0x${'5f'.repeat(32)}`;
-    const res = await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', attestationUid: uid } });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, verified: true, verificationType: 'eas', attestationUid: uid });
-    const record = (await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body;
-    expect(record).toMatchObject({ verified: true, verificationType: 'eas', attestationUid: uid, metadata: { checked: 'none' } });
-    expect((await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent).toMatchObject({ verified: true, verificationType: 'eas', attestationUid: uid });
-    expect((await call('DELETE', `/api/agents/${agentId}/verify`, { session: user })).body).toEqual({ success: true });
+    const res = await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'webauthn', signature: 'MEUCIQDany-assertion' } });
+    expect([res.status, res.body.code]).toEqual([422, 'WEBAUTHN_UNAVAILABLE']);
     expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
   });
 

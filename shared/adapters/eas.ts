@@ -1,0 +1,49 @@
+import { type Hex } from 'viem';
+import { readContract } from 'viem/actions';
+import { chainClient } from './chain';
+
+/** `getAttestation(bytes32)` of the Ethereum Attestation Service contract; unknown UIDs answer an all-zero attestation. */
+export const easAbi = [
+  {
+    type: 'function',
+    name: 'getAttestation',
+    stateMutability: 'view',
+    inputs: [{ name: 'uid', type: 'bytes32' }],
+    outputs: [
+      {
+        name: '',
+        type: 'tuple',
+        components: [
+          { name: 'uid', type: 'bytes32' },
+          { name: 'schema', type: 'bytes32' },
+          { name: 'time', type: 'uint64' },
+          { name: 'expirationTime', type: 'uint64' },
+          { name: 'revocationTime', type: 'uint64' },
+          { name: 'refUID', type: 'bytes32' },
+          { name: 'recipient', type: 'address' },
+          { name: 'attester', type: 'address' },
+          { name: 'revocable', type: 'bool' },
+          { name: 'data', type: 'bytes' },
+        ],
+      },
+    ],
+  },
+] as const;
+
+export interface Attestation {
+  uid: Hex;
+  schema: Hex;
+  time: bigint;
+  expirationTime: bigint;
+  revocationTime: bigint;
+  refUID: Hex;
+  recipient: Hex;
+  attester: Hex;
+  revocable: boolean;
+  data: Hex;
+}
+
+/** Reads one attestation; throws when the RPC cannot be reached or answers an error (the caller says 503). */
+export async function readAttestation(opts: { rpcUrl: string; timeoutMs: number; contract: Hex; uid: Hex }): Promise<Attestation> {
+  return readContract(chainClient(opts.rpcUrl, opts.timeoutMs), { address: opts.contract, abi: easAbi, functionName: 'getAttestation', args: [opts.uid] });
+}
