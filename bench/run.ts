@@ -43,7 +43,11 @@ interface FunctionRow {
 }
 
 const targets = [
-  ...contract.map((g) => ({ name: g.group, kind: (g.dynamoOnly ? 'http (dynamo-only)' : 'http') as FunctionRow['kind'], budgetKb: g.dynamoOnly ? BUDGET.dynamoOnlyKb : BUDGET.otherKb })),
+  ...contract.map((g) => ({
+    name: g.group,
+    kind: (g.dynamoOnly ? 'http (dynamo-only)' : 'http') as FunctionRow['kind'],
+    budgetKb: g.dynamoOnly ? BUDGET.dynamoOnlyKb : BUDGET.otherKb,
+  })),
   ...EVENT_FUNCTIONS.map((name) => ({ name, kind: 'event' as const, budgetKb: BUDGET.otherKb })),
 ];
 
@@ -113,7 +117,11 @@ function round(x: number, digits: number) {
 
 function table(headers: string[], body: string[][], rightAlign: boolean[]) {
   const widths = headers.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (rightAlign[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (rightAlign[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -150,7 +158,9 @@ out.push(
 const over = rows.filter((r) => r.overBudget);
 for (const r of rows.filter((x) => x.cdkBuildError)) {
   out.push('', `CDK BUILD FAILS for ${r.name}: ${r.cdkBuildError}`);
-  out.push(`  Its row was measured with ${r.externals!.join(', ')} left external (what CDK's bundling.nodeModules would ship beside the bundle; not counted in bytes).`);
+  out.push(
+    `  Its row was measured with ${r.externals!.join(', ')} left external (what CDK's bundling.nodeModules would ship beside the bundle; not counted in bytes).`,
+  );
 }
 if (over.length) {
   out.push('', 'What the over-budget bundles are made of (minified bytes in output, from the esbuild metafile):');
@@ -171,11 +181,28 @@ out.push(
 );
 out.push(
   table(
-    ['route', 'credential', 'statuses', 'cpu p50 ms', 'cpu p99 ms', 'cpu mean ms', 'main-thread p50/p99 ms', 'p99 w/o GC ms', 'calls hit by GC', 'wall p50 ms', 'wall p99 ms', 'DynamoDB trips/req', 'cpu ok', ''],
+    [
+      'route',
+      'credential',
+      'statuses',
+      'cpu p50 ms',
+      'cpu p99 ms',
+      'cpu mean ms',
+      'main-thread p50/p99 ms',
+      'p99 w/o GC ms',
+      'calls hit by GC',
+      'wall p50 ms',
+      'wall p99 ms',
+      'DynamoDB trips/req',
+      'cpu ok',
+      '',
+    ],
     warm.map((w) => [
       w.route,
       w.credential,
-      Object.entries(w.statuses).map(([k, v]) => (Object.keys(w.statuses).length === 1 ? k : `${k}x${v}`)).join(' '),
+      Object.entries(w.statuses)
+        .map(([k, v]) => (Object.keys(w.statuses).length === 1 ? k : `${k}x${v}`))
+        .join(' '),
       w.cpuP50Ms.toFixed(3),
       w.cpuP99Ms.toFixed(3),
       w.cpuMeanMs.toFixed(3),
@@ -184,7 +211,9 @@ out.push(
       String(w.callsOverlappingGc),
       w.wallP50Ms.toFixed(3),
       w.wallP99Ms.toFixed(3),
-      w.callsWithExtraRoundTrips ? `${w.dbRoundTripsPerRequest} (max ${w.dbRoundTripsMax} on ${w.callsWithExtraRoundTrips} calls)` : String(w.dbRoundTripsPerRequest),
+      w.callsWithExtraRoundTrips
+        ? `${w.dbRoundTripsPerRequest} (max ${w.dbRoundTripsMax} on ${w.callsWithExtraRoundTrips} calls)`
+        : String(w.dbRoundTripsPerRequest),
       w.cpuOk ? 'yes' : 'NO',
       w.cpuOk ? '' : 'OVER BUDGET',
     ]),
@@ -193,7 +222,7 @@ out.push(
 );
 out.push(
   '  main-thread: process.threadCpuUsage() (no GC helper threads, no libuv pool); p99 w/o GC: calls no garbage collection overlapped.',
-  '  DynamoDB trips/req: median over the measured calls (steady state), counted by wrapping the document client\'s send.',
+  "  DynamoDB trips/req: median over the measured calls (steady state), counted by wrapping the document client's send.",
 );
 for (const w of warm) out.push(`  ${w.route} (${w.credential}): ${w.why}; DynamoDB calls: ${w.dbCommands.join(' + ') || 'none'}`);
 
@@ -237,12 +266,27 @@ const results = {
     busy,
   },
   budgets: { ...BUDGET, warmCpuP50Ms: CPU_BUDGET.p50Ms, warmCpuP99Ms: CPU_BUDGET.p99Ms },
-  initMethod: { runsPerBundle: INIT_RUNS, statistic: 'median', order: 'round-robin, one process at a time, warm-up round discarded', env: { ...INIT_ENV, JWT_SECRET: '(dummy)' } },
-  baseline: { name: 'baseline', bytes: baseline.bytes, kb: round(baseline.bytes / KB, 1), initMedianMs: round(baselineMedian, 2), initSamplesMs: samples.get('baseline')!.map((x) => round(x, 2)) },
+  initMethod: {
+    runsPerBundle: INIT_RUNS,
+    statistic: 'median',
+    order: 'round-robin, one process at a time, warm-up round discarded',
+    env: { ...INIT_ENV, JWT_SECRET: '(dummy)' },
+  },
+  baseline: {
+    name: 'baseline',
+    bytes: baseline.bytes,
+    kb: round(baseline.bytes / KB, 1),
+    initMedianMs: round(baselineMedian, 2),
+    initSamplesMs: samples.get('baseline')!.map((x) => round(x, 2)),
+  },
   functions: rows,
   warm,
   tracing,
-  summary: { functionsOverBudget: over.map((r) => r.name), warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`), durationSeconds: round(durationS, 1) },
+  summary: {
+    functionsOverBudget: over.map((r) => r.name),
+    warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`),
+    durationSeconds: round(durationS, 1),
+  },
 };
 // Each run's figures go to an ignored folder, so a bench leaves the clone clean; the committed
 // reference copy (bench/results.json) changes only when asked: `npm run bench -- --save-reference`.

@@ -46,7 +46,9 @@ async function waitForDynamo(client: DynamoDBClient, child: ChildProcess, output
   let lastError: unknown;
   while (Date.now() - started < timeoutMs) {
     if (child.exitCode !== null) {
-      throw new Error(`DynamoDB Local exited with code ${child.exitCode} (it needs a Java 17+ JDK: try java -version and javac -version)${output() ? `: ${output()}` : ''}`);
+      throw new Error(
+        `DynamoDB Local exited with code ${child.exitCode} (it needs a Java 17+ JDK: try java -version and javac -version)${output() ? `: ${output()}` : ''}`,
+      );
     }
     try {
       await client.send(new ListTablesCommand({}));
@@ -67,9 +69,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string) {
     if ((err as { name?: string }).name !== 'ResourceNotFoundException') throw err;
   }
   await client.send(new CreateTableCommand(createTableInput(tableName)));
-  await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
-  );
+  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }));
 }
 
 async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 3) {

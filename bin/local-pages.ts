@@ -39,7 +39,11 @@ function html(status: number, title: string, body: string): PageAnswer {
   };
 }
 
-const json = (status: number, body: unknown): PageAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+const json = (status: number, body: unknown): PageAnswer => ({
+  status,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify(body),
+});
 
 const index = (): PageAnswer =>
   json(200, {
@@ -49,7 +53,9 @@ const index = (): PageAnswer =>
     health: '/api/health',
     docs: 'README.md in the repository: the walkthrough from sign-up to a running agent',
     cardMode: config().card.mode,
-    ...(config().card.mode === 'local' ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' } : {}),
+    ...(config().card.mode === 'local'
+      ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' }
+      : {}),
   });
 
 /** The emailed reset link: a form that sends the token and the new password to the API. */
@@ -76,8 +82,13 @@ document.getElementById('reset').addEventListener('submit', async (event) => {
 
 const billingReturnPage = ({ url }: PageRequest): PageAnswer => {
   const outcome = url.searchParams.get('checkout');
-  const text = outcome === 'success' ? 'Payment received: your plan is active.' : outcome === 'cancelled' ? 'Checkout cancelled: nothing was charged.' : 'Billing';
-  return html(200, 'Billing', `<p>${escapeHtml(text)}</p><p>Your plan and subscription: <code>GET /api/billing</code>. Then provision an agent: <code>POST /api/agents/provision</code>.</p>`);
+  const text =
+    outcome === 'success' ? 'Payment received: your plan is active.' : outcome === 'cancelled' ? 'Checkout cancelled: nothing was charged.' : 'Billing';
+  return html(
+    200,
+    'Billing',
+    `<p>${escapeHtml(text)}</p><p>Your plan and subscription: <code>GET /api/billing</code>. Then provision an agent: <code>POST /api/agents/provision</code>.</p>`,
+  );
 };
 
 const localCardOff = () => html(404, 'Local card mode is off', '<p>Start the local stack with <code>CARD_MODE=local</code> to use this page.</p>');
@@ -100,7 +111,8 @@ async function completeCheckout({ params, origin }: PageRequest): Promise<PageAn
   if (config().card.mode !== 'local') return localCardOff();
   const done = await completeLocalCheckout(params[0]!, `${origin}/api/webhooks/card`);
   if (done.outcome === 'unknown') return html(404, 'Checkout not found', '<p>This checkout does not exist, has expired or was already completed.</p>');
-  if (done.outcome === 'webhook-refused') return html(502, 'The card webhook was refused', `<p>POST /api/webhooks/card answered ${done.status}: <code>${escapeHtml(done.body)}</code></p>`);
+  if (done.outcome === 'webhook-refused')
+    return html(502, 'The card webhook was refused', `<p>POST /api/webhooks/card answered ${done.status}: <code>${escapeHtml(done.body)}</code></p>`);
   return { status: 303, headers: { location: done.redirect } };
 }
 

@@ -82,7 +82,13 @@ export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2 {
     if (v === undefined) continue;
     const name = k.toLowerCase();
     const value = Array.isArray(v) ? v.join(',') : v;
-    if (name === 'cookie') cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean));
+    if (name === 'cookie')
+      cookies.push(
+        ...value
+          .split(';')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      );
     else headers[name] = value;
   }
   const query: Record<string, string> = {};

@@ -126,7 +126,6 @@ function pollQueue(queueUrl: string, handle: (event: SQSEvent) => Promise<SQSBat
   };
 }
 
-
 /** One run at a time: a tick that finds the previous run still checking instances is skipped. */
 function heartbeatTimer(tickMs: number) {
   let running: Promise<void> | undefined;

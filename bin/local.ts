@@ -102,7 +102,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  const msg = err instanceof ConfigError ? err.message : (err as Error)?.stack ?? String(err);
+  const msg = err instanceof ConfigError ? err.message : ((err as Error)?.stack ?? String(err));
   process.stderr.write(`[local] failed to start: ${msg}\n`);
   process.exit(1);
 });

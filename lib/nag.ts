@@ -43,27 +43,81 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
   const arnPrefix = `arn:${part(stack.partition, 'Partition')}:%s:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}`;
   const scoped = (service: string, resource: string) => `AwsSolutions-IAM5[Resource::${arnPrefix.replace('%s', service)}:${resource}]`;
 
-  ack(parts.api, 'AwsSolutions-APIG4', 'Authorization is the request pipeline\'s in every function (session cookie, API key or gateway token, per route of the contract); public routes are public by the spec.');
-  ack(parts.functions, 'AwsSolutions-L1', 'Node 22 is the pinned runtime of the functions, the runtime image and the tests; a major upgrade is a deliberate change.');
-  ack(parts.functions, 'Serverless-LambdaLatestVersion', 'Node 22 is the pinned runtime of the functions, the runtime image and the tests; a major upgrade is a deliberate change.');
-  ack(parts.secrets.jwtSecret, 'AwsSolutions-SMG4', 'Rotating the session key signs every user out; it is rotated by a deliberate redeploy, not on a schedule.');
-  ack(parts.secrets.operatorSecret, 'AwsSolutions-SMG4', 'Third-party credentials written by the operator; they rotate at their issuer, which Secrets Manager cannot drive.');
+  ack(
+    parts.api,
+    'AwsSolutions-APIG4',
+    "Authorization is the request pipeline's in every function (session cookie, API key or gateway token, per route of the contract); public routes are public by the spec.",
+  );
+  ack(
+    parts.functions,
+    'AwsSolutions-L1',
+    'Node 22 is the pinned runtime of the functions, the runtime image and the tests; a major upgrade is a deliberate change.',
+  );
+  ack(
+    parts.functions,
+    'Serverless-LambdaLatestVersion',
+    'Node 22 is the pinned runtime of the functions, the runtime image and the tests; a major upgrade is a deliberate change.',
+  );
+  ack(
+    parts.secrets.jwtSecret,
+    'AwsSolutions-SMG4',
+    'Rotating the session key signs every user out; it is rotated by a deliberate redeploy, not on a schedule.',
+  );
+  ack(
+    parts.secrets.operatorSecret,
+    'AwsSolutions-SMG4',
+    'Third-party credentials written by the operator; they rotate at their issuer, which Secrets Manager cannot drive.',
+  );
 
-  ack(stack, 'AwsSolutions-IAM5[Resource::*]', "Only actions IAM offers on '*' alone: X-Ray writes, VPC-attachment and task-definition describes, ECR auth token, RegisterTaskDefinition (lib/permissions.ts, checked by test/infra).");
-  ack(parts.functions, `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`, "The table's own global secondary indexes (gsi1), for the queries the functions run.");
+  ack(
+    stack,
+    'AwsSolutions-IAM5[Resource::*]',
+    "Only actions IAM offers on '*' alone: X-Ray writes, VPC-attachment and task-definition describes, ECR auth token, RegisterTaskDefinition (lib/permissions.ts, checked by test/infra).",
+  );
+  ack(
+    parts.functions,
+    `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+    "The table's own global secondary indexes (gsi1), for the queries the functions run.",
+  );
   for (const resource of ['network-interface/*', 'subnet/*', 'security-group/*']) {
-    ack(parts.functions, scoped('ec2', resource), 'Lambda VPC attachment creates network interfaces whose ids exist only at run time; kept to this account and region.');
+    ack(
+      parts.functions,
+      scoped('ec2', resource),
+      'Lambda VPC attachment creates network interfaces whose ids exist only at run time; kept to this account and region.',
+    );
   }
   ack(parts.functions, scoped('ecs', `task/<${clusterId}>/*`), "Tasks of the platform's own cluster; their ids exist only after launch.");
-  if (taskFamily) ack(parts.functions, scoped('ecs', `task-definition/${taskFamily}:*`), "Every revision of the platform's own task family: approved images register new revisions.");
+  if (taskFamily)
+    ack(
+      parts.functions,
+      scoped('ecs', `task-definition/${taskFamily}:*`),
+      "Every revision of the platform's own task family: approved images register new revisions.",
+    );
 
   for (const [name, fn] of parts.functions.byName) {
     if (parts.functions.asynchronous.has(name)) continue;
-    ack(fn, 'Serverless-LambdaDLQ', 'Invoked synchronously (API Gateway) or by an SQS event source, whose failed records go to the queue\'s own dead-letter queue.');
+    ack(
+      fn,
+      'Serverless-LambdaDLQ',
+      "Invoked synchronously (API Gateway) or by an SQS event source, whose failed records go to the queue's own dead-letter queue.",
+    );
   }
-  ack(parts.functions, 'Serverless-LambdaEventSourceMappingDestination', "SQS event sources take no on-failure destination: failed records go to the queue's redrive dead-letter queue, which is alarmed.");
+  ack(
+    parts.functions,
+    'Serverless-LambdaEventSourceMappingDestination',
+    "SQS event sources take no on-failure destination: failed records go to the queue's redrive dead-letter queue, which is alarmed.",
+  );
   for (const deadLetters of [parts.queues.provisioning.deadLetterQueue, parts.queues.events.deadLetterQueue, parts.functions.asyncDeadLetters]) {
-    ack(deadLetters, 'Serverless-SQSRedrivePolicy', 'A dead-letter queue is the end of the line: its messages are alarmed on (lib/constructs/monitoring.ts), not redriven further.');
+    ack(
+      deadLetters,
+      'Serverless-SQSRedrivePolicy',
+      'A dead-letter queue is the end of the line: its messages are alarmed on (lib/constructs/monitoring.ts), not redriven further.',
+    );
   }
-  if (parts.monitoring.topic) ack(parts.monitoring.topic, 'Serverless-SNSRedrivePolicy', 'Alarm e-mail only: SNS retries delivery, and every alarm also stays on the dashboard and in CloudWatch.');
+  if (parts.monitoring.topic)
+    ack(
+      parts.monitoring.topic,
+      'Serverless-SNSRedrivePolicy',
+      'Alarm e-mail only: SNS retries delivery, and every alarm also stays on the dashboard and in CloudWatch.',
+    );
 }

@@ -171,5 +171,4 @@ function grant(need: Need, fn: IFunction, t: GrantTargets) {
   }
 }
 
-const tasksOf = (cluster: Compute['cluster']) =>
-  Stack.of(cluster).formatArn({ service: 'ecs', resource: 'task', resourceName: `${cluster.clusterName}/*` });
+const tasksOf = (cluster: Compute['cluster']) => Stack.of(cluster).formatArn({ service: 'ecs', resource: 'task', resourceName: `${cluster.clusterName}/*` });

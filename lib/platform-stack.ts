@@ -73,12 +73,18 @@ export function readSettings(node: Node): PlatformSettings {
   // Fail at synth rather than at the first cold start (shared/config.ts parses the same values).
   if (settings.appUrl && !URL.canParse(settings.appUrl)) throw new Error(`CDK context "appUrl" is not a URL: ${settings.appUrl}`);
   for (const key of ['adminEmails', 'testerEmails', 'alarmEmail'] as const) {
-    const bad = settings[key].split(',').map((e) => e.trim()).filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
+    const bad = settings[key]
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
     if (bad.length) throw new Error(`CDK context "${key}" holds something that is not an email: ${bad.join(', ')}`);
   }
   if (![1, 2].includes(natGateways)) throw new Error('CDK context "natGateways" must be 1 or 2');
   if (!['true', 'false'].includes(endpoints)) throw new Error('CDK context "awsInterfaceEndpoints" must be true or false');
-  const badArn = settings.emailIdentityArn.split(',').map((a) => a.trim()).filter((a) => a && !/^arn:aws[\w-]*:ses:[\w-]+:\d{12}:identity\/\S+$/.test(a));
+  const badArn = settings.emailIdentityArn
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a && !/^arn:aws[\w-]*:ses:[\w-]+:\d{12}:identity\/\S+$/.test(a));
   if (badArn.length) throw new Error(`CDK context "emailIdentityArn" holds something that is not an SES identity ARN: ${badArn.join(', ')}`);
   return settings;
 }
@@ -89,7 +95,11 @@ export function readSettings(node: Node): PlatformSettings {
  * recipient is checked too: list their identities in emailIdentityArn until production access.
  */
 export function emailIdentityArns(stack: Stack, settings: PlatformSettings, operator: OperatorSettings): string[] {
-  if (settings.emailIdentityArn) return settings.emailIdentityArn.split(',').map((a) => a.trim()).filter(Boolean);
+  if (settings.emailIdentityArn)
+    return settings.emailIdentityArn
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
   const from = operator.plain.EMAIL_FROM;
   if (!from) throw new Error('settings.EMAIL_FROM is required: the SES-verified sender of account email (or give emailIdentityArn)');
   const address = (/<([^<>\s]+)>\s*$/.exec(from)?.[1] ?? from).trim();

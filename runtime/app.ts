@@ -106,11 +106,20 @@ export function createRuntime(opts: RuntimeOptions) {
     const withSkills = skills.length ? `${base}\n\nSkills installed on you: ${skills.join(', ')}.` : base;
     const entries = Object.entries(agent.memory);
     if (!entries.length) return withSkills;
-    const memory = entries.map(([k, v]) => `- ${k}: ${JSON.stringify(v)}`).join('\n').slice(0, MAX_MEMORY_CHARS);
+    const memory = entries
+      .map(([k, v]) => `- ${k}: ${JSON.stringify(v)}`)
+      .join('\n')
+      .slice(0, MAX_MEMORY_CHARS);
     return `${withSkills}\n\nWhat you remember (key: value):\n${memory}`;
   }
 
-  async function answer(agent: AgentState, content: string): Promise<{ ok: true; content: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } } | { ok: false; code: string; error: string }> {
+  async function answer(
+    agent: AgentState,
+    content: string,
+  ): Promise<
+    | { ok: true; content: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }
+    | { ok: false; code: string; error: string }
+  > {
     const history: ChatMessage[] = agent.messages.map(({ role, content: c }) => ({ role, content: c }));
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(agent) }, ...history, { role: 'user', content }];
     const started = performance.now();
@@ -121,7 +130,9 @@ export function createRuntime(opts: RuntimeOptions) {
         { role: 'user', content },
         { role: 'assistant', content: reply },
       ];
-      await opts.platform.report(agent.id, exchange, { responseMs: Math.round(performance.now() - started) }).catch((err) => log('could not store an exchange', { error: String(err) }));
+      await opts.platform
+        .report(agent.id, exchange, { responseMs: Math.round(performance.now() - started) })
+        .catch((err) => log('could not store an exchange', { error: String(err) }));
       agent.messages = [...agent.messages, ...exchange].slice(-historyLimit);
       return { ok: true as const, content: reply, usage: out.usage };
     } catch (err) {
@@ -136,7 +147,10 @@ export function createRuntime(opts: RuntimeOptions) {
   function enqueue<T>(agentId: string, work: () => Promise<T>): Promise<T> {
     const previous = queues.get(agentId) ?? Promise.resolve();
     const next = previous.then(work, work);
-    queues.set(agentId, next.catch(() => undefined));
+    queues.set(
+      agentId,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -163,7 +177,8 @@ export function createRuntime(opts: RuntimeOptions) {
     ws.on('message', (data, isBinary) => {
       const frame = parseFrame(data, isBinary);
       if (!frame?.content.trim()) return send({ type: 'error', agentId, code: 'BAD_MESSAGE', error: 'send {"type":"message","content":"..."} or plain text' });
-      if (frame.content.length > MAX_MESSAGE_CHARS) return send({ type: 'error', agentId, code: 'MESSAGE_TOO_LONG', error: `at most ${MAX_MESSAGE_CHARS} characters`, replyTo: frame.id });
+      if (frame.content.length > MAX_MESSAGE_CHARS)
+        return send({ type: 'error', agentId, code: 'MESSAGE_TOO_LONG', error: `at most ${MAX_MESSAGE_CHARS} characters`, replyTo: frame.id });
       void enqueue(agentId, async () => {
         const agent = await agentFor(agentId);
         if (!agent) return send({ type: 'error', agentId, code: 'AGENT_NOT_FOUND', error: 'this agent no longer exists', replyTo: frame.id });
@@ -197,7 +212,8 @@ export function createRuntime(opts: RuntimeOptions) {
     } catch {
       next = undefined;
     }
-    if (typeof next !== 'string' || next.length < 32 || next.length > 256) return json(res, 400, { error: 'token must be a string of 32 to 256 characters', code: 'BAD_REQUEST' });
+    if (typeof next !== 'string' || next.length < 32 || next.length > 256)
+      return json(res, 400, { error: 'token must be a string of 32 to 256 characters', code: 'BAD_REQUEST' });
     expected = digest(next);
     opts.platform.useToken(next);
     json(res, 200, { success: true });
@@ -212,10 +228,16 @@ export function createRuntime(opts: RuntimeOptions) {
     if (!tokenMatches(presentedToken(req, url))) return json(res, 401, { error: 'invalid or missing gateway token', code: 'TOKEN_INVALID' });
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /health') {
-      const body = { status: ready ? 'ok' : 'starting', runtimeVersion: opts.runtimeVersion, agents: agents.size, uptimeMs: Math.round(process.uptime() * 1000) };
+      const body = {
+        status: ready ? 'ok' : 'starting',
+        runtimeVersion: opts.runtimeVersion,
+        agents: agents.size,
+        uptimeMs: Math.round(process.uptime() * 1000),
+      };
       return json(res, ready ? 200 : 503, body);
     }
-    if (route === 'GET /stats') return json(res, 200, { status: ready ? 'running' : 'starting', runtimeVersion: opts.runtimeVersion, agents: agents.size, ...stats() });
+    if (route === 'GET /stats')
+      return json(res, 200, { status: ready ? 'running' : 'starting', runtimeVersion: opts.runtimeVersion, agents: agents.size, ...stats() });
     if (route === 'POST /token') return rotateToken(req, res);
     if (route === 'POST /reload') {
       req.resume();
@@ -268,7 +290,8 @@ export function createRuntime(opts: RuntimeOptions) {
     } catch {
       content = undefined;
     }
-    if (typeof content !== 'string' || !content.trim() || content.length > MAX_MESSAGE_CHARS) return json(res, 400, { error: 'send {"content": "..."}', code: 'BAD_MESSAGE' });
+    if (typeof content !== 'string' || !content.trim() || content.length > MAX_MESSAGE_CHARS)
+      return json(res, 400, { error: 'send {"content": "..."}', code: 'BAD_MESSAGE' });
     const agent = await agentFor(agentId);
     if (!agent) return json(res, 404, { error: 'no such agent', code: 'AGENT_NOT_FOUND' });
     const result = await enqueue(agentId, () => answer(agent, content));

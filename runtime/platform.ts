@@ -66,7 +66,8 @@ export function platformClient(opts: PlatformOptions) {
     } catch {
       body = undefined;
     }
-    if (!res.ok) throw new PlatformError(typeof body?.error === 'string' ? body.error : `platform answered ${res.status}`, res.status, body?.code ?? 'PLATFORM_ERROR');
+    if (!res.ok)
+      throw new PlatformError(typeof body?.error === 'string' ? body.error : `platform answered ${res.status}`, res.status, body?.code ?? 'PLATFORM_ERROR');
     return body as T;
   }
 
@@ -77,14 +78,21 @@ export function platformClient(opts: PlatformOptions) {
     },
     state: (agentId?: string) => request<PlatformState>(`/state${agentId ? `?agentId=${encodeURIComponent(agentId)}` : ''}`),
     complete: (agentId: string, messages: ChatMessage[]) =>
-      request<{ model: string; choices: { message: { content: string | null } }[]; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }>('/chat/completions', {
+      request<{
+        model: string;
+        choices: { message: { content: string | null } }[];
+        usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+      }>('/chat/completions', {
         method: 'POST',
         body: { agentId, messages },
         timeoutMs: 120_000,
       }),
     /** Calls a skill installed on the agent; the answer is the skill's `{success: true, ...data}`. */
     skill: (agentId: string, skill: string, body: Record<string, unknown>) =>
-      request<{ success: true } & Record<string, unknown>>(`/agents/${encodeURIComponent(agentId)}/skills/${encodeURIComponent(skill)}`, { method: 'POST', body }),
+      request<{ success: true } & Record<string, unknown>>(`/agents/${encodeURIComponent(agentId)}/skills/${encodeURIComponent(skill)}`, {
+        method: 'POST',
+        body,
+      }),
     report: (agentId: string, messages: ChatMessage[], extra: { responseMs?: number; failed?: boolean }) =>
       request<{ success: true }>('/messages', { method: 'POST', body: { agentId, messages, ...extra } }),
   };

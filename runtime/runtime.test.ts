@@ -219,7 +219,13 @@ describe('agent runtime', () => {
     const socket = await open(`${ws}/agents/agt_a?token=${TOKEN}`);
     await socket.next();
     socket.ws.send(JSON.stringify({ type: 'message', content: 'hello', id: 'x' }));
-    expect(await socket.next()).toEqual({ type: 'error', agentId: 'agt_a', code: 'MODEL_NOT_CONFIGURED', error: 'no model provider is configured', replyTo: 'x' });
+    expect(await socket.next()).toEqual({
+      type: 'error',
+      agentId: 'agt_a',
+      code: 'MODEL_NOT_CONFIGURED',
+      error: 'no model provider is configured',
+      replyTo: 'x',
+    });
     expect(platform.reports).toEqual([{ agentId: 'agt_a', messages: [{ role: 'user', content: 'hello' }], failed: true }]);
   });
 

@@ -11,7 +11,12 @@ import { GATEWAY_PLUGIN_IDS } from './contract/gateway';
 const csv = z
   .string()
   .optional()
-  .transform((s) => (s ?? '').split(',').map((x) => x.trim().toLowerCase()).filter(Boolean));
+  .transform((s) =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim().toLowerCase())
+      .filter(Boolean),
+  );
 
 const bool = (fallback: boolean) =>
   z
@@ -22,7 +27,10 @@ const bool = (fallback: boolean) =>
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /** An empty variable (`X=` in an env file) reads as unset. */
-const optionalText = z.string().optional().transform((v) => v?.trim() || undefined);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => v?.trim() || undefined);
 
 const EnvSchema = z.object({
   STAGE: z.enum(['local', 'test', 'aws']).default('aws'),
@@ -91,7 +99,12 @@ const EnvSchema = z.object({
   WEBHOOK_ENDPOINTS: z
     .string()
     .optional()
-    .transform((s) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      (s ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url({ protocol: /^https?$/ }))),
   /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
   WEBHOOK_SECRET: z
@@ -170,7 +183,10 @@ const EnvSchema = z.object({
    * Token gating (spec 4.2): ERC-20 contract on the L2 main network whose balance gates access.
    * Unset → gating is off (everyone has access, `tokenGated: false`).
    */
-  GATING_TOKEN_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  GATING_TOKEN_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional(),
   /** Minimum balance, an integer in the token's smallest unit. */
   GATING_MIN_BALANCE: z.string().regex(/^\d+$/).default('1'),
   /** Symbol reported as `token`. */
@@ -202,7 +218,10 @@ const EnvSchema = z.object({
   /** How instances are launched: `ecs` (Fargate RunTask) or `local` (child processes running runtime/). Default: ecs in AWS, local elsewhere. */
   LAUNCHER: z.enum(['ecs', 'local']).optional(),
   /** Runtime version label of new and updated instances (reported by `runtimeVersion`). */
-  RUNTIME_VERSION: z.string().regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/).default('1.0.0'),
+  RUNTIME_VERSION: z
+    .string()
+    .regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/)
+    .default('1.0.0'),
   /** Comma-separated container images an update may move to, besides RUNTIME_IMAGE. */
   APPROVED_RUNTIME_IMAGES: csv,
   /** Readiness: health probes of a launched instance before it counts as never healthy, and the pause between them. */
@@ -215,7 +234,10 @@ const EnvSchema = z.object({
   /** Live streams of channel-provisioned agents: `local` generates and stores keys, no outside call. */
   STREAMING_PROVIDER: z.enum(['local']).default('local'),
   /** RTMP ingest server and HLS playback origin the local streaming adapter reports. */
-  STREAMING_RTMP_URL: z.string().regex(/^rtmps?:\/\//).default('rtmp://127.0.0.1:1935/live'),
+  STREAMING_RTMP_URL: z
+    .string()
+    .regex(/^rtmps?:\/\//)
+    .default('rtmp://127.0.0.1:1935/live'),
   STREAMING_PLAYBACK_BASE_URL: z.url().optional(),
   /** Heartbeat and metrics (issue 6). Local stack: how often the heartbeat sweep runs (AWS: the EventBridge schedule, every 5 minutes). */
   HEARTBEAT_TICK_MS: positiveInt(60_000),
@@ -229,7 +251,12 @@ const EnvSchema = z.object({
   TREASURY_TOKENS: z
     .string()
     .optional()
-    .transform((s) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      (s ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals'))),
   /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); S3 needs @aws-sdk/client-s3 and the presigner, not yet dependencies. */
   FILE_STORAGE: z.enum(['local']).default('local'),
@@ -241,9 +268,15 @@ const EnvSchema = z.object({
    */
   MPP_CHAIN_ID: positiveInt(4217),
   MPP_RPC_URL: z.url().optional(),
-  MPP_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address').optional(),
+  MPP_RECIPIENT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+    .optional(),
   /** TIP-20 token the price is paid in (6 decimals); default pathUSD. */
-  MPP_CURRENCY: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address').default('0x20c0000000000000000000000000000000000000'),
+  MPP_CURRENCY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+    .default('0x20c0000000000000000000000000000000000000'),
   MPP_CONFIRMATIONS: positiveInt(1),
   MPP_CHALLENGE_TTL_SECONDS: positiveInt(300),
   /** Upper bound of one chain RPC call while verifying a payment; past it the gateway answers 503. */
@@ -257,8 +290,14 @@ const EnvSchema = z.object({
    * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
    * or RPC → `eas` verification answers 503 EAS_NOT_CONFIGURED.
    */
-  EAS_CONTRACT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address').default('0x4200000000000000000000000000000000000021'),
-  EAS_SCHEMA_UID: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex').optional(),
+  EAS_CONTRACT_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+    .default('0x4200000000000000000000000000000000000021'),
+  EAS_SCHEMA_UID: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex')
+    .optional(),
   EAS_RPC_URL: z.url().optional(),
 });
 
@@ -359,8 +398,7 @@ function parse(env: NodeJS.ProcessEnv) {
     /** Emulators take any credentials; in AWS the SDK's default chain is used. */
     localCredentials: e.DYNAMODB_ENDPOINT || e.SQS_ENDPOINT ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
     /** Tests get a master key in the temp folder, never in the developer's data folder. */
-    localMasterKeyFile:
-      e.LOCAL_MASTER_KEY_FILE ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-master.key') : join(e.DATA_DIR, 'master.key')),
+    localMasterKeyFile: e.LOCAL_MASTER_KEY_FILE ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-master.key') : join(e.DATA_DIR, 'master.key')),
     wallet: { rpcUrl: e.WALLET_RPC_URL, network: e.WALLET_NETWORK, rpcTimeoutMs: e.WALLET_RPC_TIMEOUT_MS },
     hostedWallet: { provider: e.HOSTED_WALLET_PROVIDER, projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER },
     infraMcp: { docsUrl: e.INFRA_MCP_DOCS_URL, repoUrl: e.INFRA_MCP_REPO_URL, dockerImage: e.INFRA_MCP_DOCKER_IMAGE },

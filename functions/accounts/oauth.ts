@@ -45,21 +45,19 @@ const start = (provider: OAuthProviderName) => async (ctx: { query: { callbackUr
   return reply.redirect(location, 302, [cookie]);
 };
 
-const callback =
-  (provider: OAuthProviderName) =>
-  async (ctx: { query: { code?: string; state: string; error?: string }; cookies: Record<string, string> }) => {
-    const outcome = await completeAuthorization(provider, ctx.query, ctx.cookies[OAUTH_STATE_COOKIE]);
-    if (!outcome.ok) return reply.redirect(appLocation(OAUTH_FAILURE_PATH), 302, [clearStateCookie()]);
-    let user;
-    try {
-      ({ user } = await signInWithIdentity(identityOf(provider, outcome.profile)));
-    } catch (err) {
-      if (err instanceof DomainError && err.code === 'EMAIL_UNVERIFIED') return reply.redirect(appLocation(OAUTH_UNVERIFIED_PATH), 302, [clearStateCookie()]);
-      throw err;
-    }
-    const session = await startSession(user);
-    return reply.redirect(appLocation(outcome.callbackUrl), 302, [...session.cookies, clearStateCookie()]);
-  };
+const callback = (provider: OAuthProviderName) => async (ctx: { query: { code?: string; state: string; error?: string }; cookies: Record<string, string> }) => {
+  const outcome = await completeAuthorization(provider, ctx.query, ctx.cookies[OAUTH_STATE_COOKIE]);
+  if (!outcome.ok) return reply.redirect(appLocation(OAUTH_FAILURE_PATH), 302, [clearStateCookie()]);
+  let user;
+  try {
+    ({ user } = await signInWithIdentity(identityOf(provider, outcome.profile)));
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'EMAIL_UNVERIFIED') return reply.redirect(appLocation(OAUTH_UNVERIFIED_PATH), 302, [clearStateCookie()]);
+    throw err;
+  }
+  const session = await startSession(user);
+  return reply.redirect(appLocation(outcome.callbackUrl), 302, [...session.cookies, clearStateCookie()]);
+};
 
 export const oauthOperations: AccountOps = {
   startCodehostOAuth: start('codehost'),

@@ -98,7 +98,10 @@ export async function resetPassword(ctx: AccountsCtx<'resetPassword'>) {
       stored.email && stored.email === user.email
         ? tx.update(
             keys.profile(user.userId),
-            { expression: 'SET passwordHash = :pw, emailVerified = :true, updatedAt = :at', values: { ':pw': passwordHash, ':true': true, ':at': now.toISOString() } },
+            {
+              expression: 'SET passwordHash = :pw, emailVerified = :true, updatedAt = :at',
+              values: { ':pw': passwordHash, ':true': true, ':at': now.toISOString() },
+            },
             { expression: 'email = :email', values: { ':email': stored.email } },
           )
         : tx.update(

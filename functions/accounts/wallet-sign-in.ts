@@ -67,7 +67,8 @@ export const walletSignInOperations: AccountOps = {
     try {
       valid = await verifySiweSignature(siwe.address, message, signature);
     } catch (err) {
-      if (err instanceof ChainUnavailableError) throw new HttpError(503, 'the chain cannot verify this wallet signature right now; try again', 'CHAIN_UNAVAILABLE');
+      if (err instanceof ChainUnavailableError)
+        throw new HttpError(503, 'the chain cannot verify this wallet signature right now; try again', 'CHAIN_UNAVAILABLE');
       throw err;
     }
     if (!valid) throw rejected('signature does not verify for the message address', 'SIGNATURE_INVALID');

@@ -50,7 +50,17 @@ export async function sendChatMessage(auth: AuthContext, agentId: string, messag
   }
   // The runtime stored the exchange; the two newest messages are this one and its reply.
   const { messages } = await messagesBefore(auth.userId, agentId, 2);
-  const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sentAt) ?? { id: 'unstored', role: 'assistant' as const, content: body.content, createdAt: new Date().toISOString() };
-  const sent = messages.find((m) => m.role === 'user' && m.createdAt >= sentAt) ?? { id: 'unstored', role: 'user' as const, content: message, createdAt: sentAt };
+  const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sentAt) ?? {
+    id: 'unstored',
+    role: 'assistant' as const,
+    content: body.content,
+    createdAt: new Date().toISOString(),
+  };
+  const sent = messages.find((m) => m.role === 'user' && m.createdAt >= sentAt) ?? {
+    id: 'unstored',
+    role: 'user' as const,
+    content: message,
+    createdAt: sentAt,
+  };
   return { agentId, message: sent, reply, usage: usageOf(body.usage) };
 }

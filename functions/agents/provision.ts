@@ -31,7 +31,10 @@ export async function provisionFor(
     agent = await createAgent(auth.userId, input, limit, opts);
   } catch (err) {
     if (err instanceof AgentLimitError) {
-      throw new HttpError(429, `agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', { current: err.current, limit: err.limit });
+      throw new HttpError(429, `agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', {
+        current: err.current,
+        limit: err.limit,
+      });
     }
     throw err;
   }

@@ -49,7 +49,11 @@ export async function putAgentConfig(auth: AuthContext, agentId: string, config:
     } catch (err) {
       if (!(err instanceof RuntimeUnreachableError)) throw err;
       logger().warn('configuration stored but not delivered', { error: err.message });
-      throw new HttpError(502, 'the configuration is stored but the running instance could not be reached; it takes effect at the next start', 'BACKEND_UNAVAILABLE');
+      throw new HttpError(
+        502,
+        'the configuration is stored but the running instance could not be reached; it takes effect at the next start',
+        'BACKEND_UNAVAILABLE',
+      );
     }
   }
   return { success: true as const, config: updated.config };

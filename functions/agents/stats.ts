@@ -1,11 +1,4 @@
-import {
-  fetchRuntimeStats,
-  formatMemory,
-  formatPercent,
-  formatTraffic,
-  formatUptime,
-  RuntimeUnreachableError,
-} from '../../shared/adapters/launcher';
+import { fetchRuntimeStats, formatMemory, formatPercent, formatTraffic, formatUptime, RuntimeUnreachableError } from '../../shared/adapters/launcher';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import type { AgentRecord } from '../../shared/db/agents';
 import { gatewayToken, getInstance, type InstanceRecord } from '../../shared/db/instances';

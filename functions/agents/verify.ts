@@ -45,11 +45,15 @@ async function checkedAttestation(uid: Hex, recipient: string): Promise<Attestat
   } catch {
     throw new HttpError(503, 'the attestation cannot be read from the chain right now; try again', 'CHAIN_UNAVAILABLE');
   }
-  if (BigInt(attestation.uid) === 0n || attestation.uid.toLowerCase() !== uid.toLowerCase()) throw unproven(`attestation ${uid} does not exist`, 'ATTESTATION_NOT_FOUND');
+  if (BigInt(attestation.uid) === 0n || attestation.uid.toLowerCase() !== uid.toLowerCase())
+    throw unproven(`attestation ${uid} does not exist`, 'ATTESTATION_NOT_FOUND');
   if (attestation.revocationTime !== 0n) throw unproven('the attestation has been revoked', 'ATTESTATION_REVOKED');
-  if (attestation.expirationTime !== 0n && attestation.expirationTime <= BigInt(Math.floor(Date.now() / 1000))) throw unproven('the attestation has expired', 'ATTESTATION_EXPIRED');
-  if (attestation.schema.toLowerCase() !== schemaUid.toLowerCase()) throw unproven(`the attestation is not of schema ${schemaUid}`, 'ATTESTATION_SCHEMA_MISMATCH');
-  if (getAddress(attestation.recipient) !== getAddress(recipient)) throw unproven(`the attestation's recipient is not ${getAddress(recipient)}`, 'ATTESTATION_RECIPIENT_MISMATCH');
+  if (attestation.expirationTime !== 0n && attestation.expirationTime <= BigInt(Math.floor(Date.now() / 1000)))
+    throw unproven('the attestation has expired', 'ATTESTATION_EXPIRED');
+  if (attestation.schema.toLowerCase() !== schemaUid.toLowerCase())
+    throw unproven(`the attestation is not of schema ${schemaUid}`, 'ATTESTATION_SCHEMA_MISMATCH');
+  if (getAddress(attestation.recipient) !== getAddress(recipient))
+    throw unproven(`the attestation's recipient is not ${getAddress(recipient)}`, 'ATTESTATION_RECIPIENT_MISMATCH');
   return attestation;
 }
 
@@ -68,11 +72,22 @@ export async function verify(auth: AuthContext, agentId: string, body: z.infer<t
     verifierAddress,
     verifiedAt: new Date().toISOString(),
     metadata: attestation
-      ? { checked: 'eas-attestation', schema: attestation.schema, attester: getAddress(attestation.attester), attestedAt: new Date(Number(attestation.time) * 1000).toISOString() }
+      ? {
+          checked: 'eas-attestation',
+          schema: attestation.schema,
+          attester: getAddress(attestation.attester),
+          attestedAt: new Date(Number(attestation.time) * 1000).toISOString(),
+        }
       : { checked: 'eip191-signature', message: verificationMessage(agentId), signature: body.signature },
   };
   if (!(await setAgentVerification(auth.userId, agentId, record))) throw notFound('agent not found');
-  return { success: true as const, verified: true as const, verificationType: record.verificationType, attestationUid: record.attestationUid, verifiedAt: record.verifiedAt };
+  return {
+    success: true as const,
+    verified: true as const,
+    verificationType: record.verificationType,
+    attestationUid: record.attestationUid,
+    verifiedAt: record.verifiedAt,
+  };
 }
 
 export async function removeVerification(auth: AuthContext, agentId: string) {

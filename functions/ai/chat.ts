@@ -58,7 +58,10 @@ async function* chatEvents(stream: Awaited<ReturnType<typeof streamChat>>) {
   try {
     for await (const content of stream.textStream) yield { event: 'delta', data: { content } };
     const out = await stream.result;
-    yield { event: 'done', data: { id: out.id, model: out.model, provider: out.provider, finishReason: out.finishReason, usage: out.usage, timestamp: new Date().toISOString() } };
+    yield {
+      event: 'done',
+      data: { id: out.id, model: out.model, provider: out.provider, finishReason: out.finishReason, usage: out.usage, timestamp: new Date().toISOString() },
+    };
   } catch (err) {
     const code = (err as { code?: string }).code ?? 'PROVIDER_ERROR';
     yield { event: 'error', data: { error: 'the provider failed while streaming', code } };

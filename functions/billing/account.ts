@@ -88,4 +88,3 @@ export async function usageOf(auth: AuthContext, now = new Date()) {
     },
   };
 }
-

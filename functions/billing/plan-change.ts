@@ -8,7 +8,8 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { conflict, HttpError } from '../../shared/http/errors';
 
-const subscriptionRequired = () => new HttpError(402, 'an active card subscription is required to change plan; start one with create-checkout', 'SUBSCRIPTION_REQUIRED');
+const subscriptionRequired = () =>
+  new HttpError(402, 'an active card subscription is required to change plan; start one with create-checkout', 'SUBSCRIPTION_REQUIRED');
 
 /** What the account holds against a plan's limits: agents holding quota, and installed skills. */
 async function holdings(userId: string): Promise<{ agents: number; skills: number }> {
@@ -34,7 +35,12 @@ export async function changePlan(auth: AuthContext, plan: PlanName | 'free') {
     current.agents > limit.agents ? `${current.agents - limit.agents} agent${current.agents - limit.agents === 1 ? '' : 's'}` : undefined,
     current.skills > limit.skills ? `${current.skills - limit.skills} installed skill${current.skills - limit.skills === 1 ? '' : 's'}` : undefined,
   ].filter(Boolean);
-  if (excess.length) throw conflict(`the ${plan} plan allows fewer than this account holds: remove ${excess.join(' and ')} first`, 'PLAN_LIMIT_EXCEEDED', { plan, current, limit });
+  if (excess.length)
+    throw conflict(`the ${plan} plan allows fewer than this account holds: remove ${excess.join(' and ')} first`, 'PLAN_LIMIT_EXCEEDED', {
+      plan,
+      current,
+      limit,
+    });
   const result = await changeProcessorPlan(sub.subscriptionId, plan);
   return { success: true as const, plan, previousPlan: access.plan, subscriptionId: result.subscriptionId, status: 'pending' as const };
 }

@@ -12,7 +12,16 @@ import { issueChargeChallenge, mppEnabled, priceOf, redeemCharge } from '../../s
 import { isPaymentAuthorization, MPP_SCHEME, parsePaymentAuthorization } from '../../shared/mpp/credential';
 import { ChainUnavailableError, PaymentRefusedError } from '../../shared/mpp/errors';
 import { corsHeaders } from './cors';
-import { isStreamingPlugin, parsePluginInput, PluginFailedError, runPlugin, streamPlugin, type PluginAnswer, type PluginCaller, type PluginInput } from './plugins';
+import {
+  isStreamingPlugin,
+  parsePluginInput,
+  PluginFailedError,
+  runPlugin,
+  streamPlugin,
+  type PluginAnswer,
+  type PluginCaller,
+  type PluginInput,
+} from './plugins';
 
 type CallContext = OperationContext<(typeof gatewayContract)['routes'][0]>;
 
@@ -23,7 +32,8 @@ const isPlugin = (id: string): id is GatewayPluginId => (GATEWAY_PLUGIN_IDS as r
 
 function pluginOf(ctx: CallContext): GatewayPluginId {
   const requested = ctx.headers['x-plugin-id']?.trim() || ctx.body.plugin || DEFAULT_GATEWAY_PLUGIN;
-  if (!isPlugin(requested)) throw new HttpError(502, 'no_plugin', undefined, { message: `no plugin named "${requested.slice(0, 64)}"; plugins: ${GATEWAY_PLUGIN_IDS.join(', ')}` });
+  if (!isPlugin(requested))
+    throw new HttpError(502, 'no_plugin', undefined, { message: `no plugin named "${requested.slice(0, 64)}"; plugins: ${GATEWAY_PLUGIN_IDS.join(', ')}` });
   return requested;
 }
 
@@ -52,7 +62,15 @@ async function paymentRequired(plugin: GatewayPluginId, why: { code: string; mes
   const card = { checkoutUrl: `/api/v1/payments/card/create?plugin=${encodeURIComponent(plugin)}`, amount: Number(amount), currency: CARD_CURRENCY };
   const base = { error: 'payment_required', code: why.code, message: why.message };
   if (!mppEnabled()) {
-    const mpp = { scheme: MPP_SCHEME, amount, currency: getAddress(config().gateway.mpp.currency), recipient: null, description: MPP_UNAVAILABLE, nonce: null, expiresAt: null };
+    const mpp = {
+      scheme: MPP_SCHEME,
+      amount,
+      currency: getAddress(config().gateway.mpp.currency),
+      recipient: null,
+      description: MPP_UNAVAILABLE,
+      nonce: null,
+      expiresAt: null,
+    };
     return reply.json(402, { ...base, mpp, card });
   }
   const challenge = await issueChargeChallenge(plugin);

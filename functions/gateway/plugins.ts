@@ -114,7 +114,8 @@ export function parsePluginInput(plugin: GatewayPluginId, body: Record<string, u
   }
 }
 
-export const isStreamingPlugin = (p: PluginInput): p is Extract<PluginInput, { plugin: 'generate-text' | 'agent' }> => p.plugin === 'generate-text' || p.plugin === 'agent';
+export const isStreamingPlugin = (p: PluginInput): p is Extract<PluginInput, { plugin: 'generate-text' | 'agent' }> =>
+  p.plugin === 'generate-text' || p.plugin === 'agent';
 
 const modelCaller = (caller: PluginCaller): ModelCaller =>
   caller.kind === 'account'
@@ -213,7 +214,15 @@ export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<P
     }
     case 'tts': {
       const { input, voice, format, model, instructions } = p.input;
-      const out = await generateSpeech({ model: speech().speech(model), text: input, voice, outputFormat: format, instructions, maxRetries: 0, abortSignal: abortAfterModelTimeout() });
+      const out = await generateSpeech({
+        model: speech().speech(model),
+        text: input,
+        voice,
+        outputFormat: format,
+        instructions,
+        maxRetries: 0,
+        abortSignal: abortAfterModelTimeout(),
+      });
       return {
         message: `synthesized ${input.length} characters of speech`,
         extra: { audio: { base64: out.audio.base64, mediaType: AUDIO_MEDIA_TYPES[format], format } },
@@ -240,6 +249,8 @@ export async function streamPlugin(p: Extract<PluginInput, { plugin: 'generate-t
   const stream = await streamChat(await textCall(p, caller));
   return {
     textStream: stream.textStream,
-    answer: stream.result.then((r) => ({ message: r.text, extra: usageExtra(r.model, r.usage, p.plugin === 'agent' ? r.steps : undefined) }) satisfies PluginAnswer),
+    answer: stream.result.then(
+      (r) => ({ message: r.text, extra: usageExtra(r.model, r.usage, p.plugin === 'agent' ? r.steps : undefined) }) satisfies PluginAnswer,
+    ),
   };
 }

@@ -7,7 +7,8 @@ import { INFRA_MCP_API_KEY_PREFIX, INFRA_MCP_TOOL_CATEGORIES, type InfraMcpUseCa
  */
 const NAME = 'Hosting Platform MCP Server';
 const VERSION = '1.0.0';
-const DESCRIPTION = 'Model Context Protocol server that lets AI assistants manage hosting platform services, deployments, logs, metrics and databases in natural language.';
+const DESCRIPTION =
+  'Model Context Protocol server that lets AI assistants manage hosting platform services, deployments, logs, metrics and databases in natural language.';
 const API_KEY_ENV = 'INFRA_API_KEY';
 
 const links = () => {

@@ -1,15 +1,9 @@
-import {
-  INFRA_MCP_API_KEY_MIN_LENGTH,
-  INFRA_MCP_API_KEY_PREFIX,
-  INFRA_MCP_VALIDATION_ERRORS as ERR,
-} from '../../shared/contract/infra-mcp';
+import { INFRA_MCP_API_KEY_MIN_LENGTH, INFRA_MCP_API_KEY_PREFIX, INFRA_MCP_VALIDATION_ERRORS as ERR } from '../../shared/contract/infra-mcp';
 
 const KNOWN_FIELDS = new Set(['api_key', 'endpoint']);
 const HELP = `Create an API key in the hosting platform dashboard (it starts with ${INFRA_MCP_API_KEY_PREFIX}); see /api/infra-mcp/setup for a complete configuration.`;
 
-export type ValidationOutcome =
-  | { valid: true; message: string; next_steps: string[] }
-  | { valid: false; errors: string[]; help: string };
+export type ValidationOutcome = { valid: true; message: string; next_steps: string[] } | { valid: false; errors: string[]; help: string };
 
 function isHttpsUrl(value: string): boolean {
   try {
@@ -38,7 +32,13 @@ export function validateInfraMcpConfig(body: unknown): ValidationOutcome {
   const unknown = Object.keys(fields).filter((k) => !KNOWN_FIELDS.has(k));
   const errors = apiKeyErrors(fields.api_key);
   if ('endpoint' in fields && (typeof fields.endpoint !== 'string' || !isHttpsUrl(fields.endpoint))) errors.push(ERR.endpoint);
-  if (unknown.length) errors.push(`${ERR.unknownFields}: ${unknown.slice(0, 10).map((k) => k.slice(0, 64)).join(', ')}`);
+  if (unknown.length)
+    errors.push(
+      `${ERR.unknownFields}: ${unknown
+        .slice(0, 10)
+        .map((k) => k.slice(0, 64))
+        .join(', ')}`,
+    );
   if (errors.length) return { valid: false, errors, help: HELP };
   return {
     valid: true,

@@ -42,11 +42,23 @@ async function transition(auth: AuthContext, userId: string, op: InstanceOp, set
   return after;
 }
 
-export const start = async (auth: AuthContext, userId: string) => ({ success: true as const, status: 'running' as const, ...progress(await transition(auth, userId, 'start')) });
+export const start = async (auth: AuthContext, userId: string) => ({
+  success: true as const,
+  status: 'running' as const,
+  ...progress(await transition(auth, userId, 'start')),
+});
 
-export const stop = async (auth: AuthContext, userId: string) => ({ success: true as const, status: 'stopped' as const, ...progress(await transition(auth, userId, 'stop')) });
+export const stop = async (auth: AuthContext, userId: string) => ({
+  success: true as const,
+  status: 'stopped' as const,
+  ...progress(await transition(auth, userId, 'stop')),
+});
 
-export const restart = async (auth: AuthContext, userId: string) => ({ success: true as const, status: 'running' as const, ...progress(await transition(auth, userId, 'restart')) });
+export const restart = async (auth: AuthContext, userId: string) => ({
+  success: true as const,
+  status: 'running' as const,
+  ...progress(await transition(auth, userId, 'restart')),
+});
 
 /** The image to fall back to: an update superseding another update that never ran keeps that one's fallback. */
 const fallbackOf = (snap: InstanceRecord) =>

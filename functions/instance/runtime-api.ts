@@ -95,7 +95,8 @@ export async function completion(userId: string, body: { agentId: string; messag
       usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens, total_tokens: out.usage.totalTokens },
     };
   } catch (err) {
-    if (err instanceof NoModelAvailableError) throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
+    if (err instanceof NoModelAvailableError)
+      throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
     if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
   }
@@ -107,7 +108,12 @@ export async function completion(userId: string, body: { agentId: string; messag
  * the message lands in the recipient's history, where its runtime reads it.
  */
 export async function sendA2aMessage(userId: string, body: { fromAgentId: string; toAgentId: string; message: string }) {
-  const [from, to, instance, rights] = await Promise.all([getAgent(userId, body.fromAgentId), getAgent(userId, body.toAgentId), getInstance(userId), ownerRights(userId)]);
+  const [from, to, instance, rights] = await Promise.all([
+    getAgent(userId, body.fromAgentId),
+    getAgent(userId, body.toAgentId),
+    getInstance(userId),
+    ownerRights(userId),
+  ]);
   if (!from || !to || !instance || !rights) throw notFound('no such agent');
   const access = accessFrom({ userId, ...rights }, await getSubscription(userId));
   requireActiveSubscription(access);
@@ -121,5 +127,9 @@ export async function sendA2aMessage(userId: string, body: { fromAgentId: string
   }
   const [stored] = (await appendExchange(userId, to.id, { messages: [{ role: 'user', content: `[agent ${from.name} (${from.id})] ${body.message}` }] })) ?? [];
   if (!stored) throw notFound('no such agent');
-  return { success: true as const, message: { id: stored.id, fromAgentId: from.id, toAgentId: to.id, createdAt: stored.createdAt }, usage: { today: count, limit } };
+  return {
+    success: true as const,
+    message: { id: stored.id, fromAgentId: from.id, toAgentId: to.id, createdAt: stored.createdAt },
+    usage: { today: count, limit },
+  };
 }

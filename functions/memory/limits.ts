@@ -1,8 +1,4 @@
-import {
-  MEMORY_BULK_MAX_KEYS,
-  MEMORY_BULK_MAX_TOTAL_BYTES,
-  MEMORY_VALUE_MAX_BYTES,
-} from '../../shared/contract/memory';
+import { MEMORY_BULK_MAX_KEYS, MEMORY_BULK_MAX_TOTAL_BYTES, MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';
 import type { MemoryEntry } from '../../shared/db/memory';
 import { badRequest } from '../../shared/http/errors';
 

@@ -38,7 +38,10 @@ export function summarize(r: SummaryRecords, now: Date) {
     fans: {
       total: r.fans.length,
       active: count(r.fans, (f) => !!f.lastActiveAt && Date.parse(f.lastActiveAt) >= activeSince),
-      growth: growth(count(r.fans, (f) => inMonth(f.createdAt, thisMonth)), count(r.fans, (f) => inMonth(f.createdAt, lastMonth))),
+      growth: growth(
+        count(r.fans, (f) => inMonth(f.createdAt, thisMonth)),
+        count(r.fans, (f) => inMonth(f.createdAt, lastMonth)),
+      ),
       segmentation: {
         superfans: count(r.fans, (f) => f.segment === 'superfan'),
         casual: count(r.fans, (f) => f.segment === 'casual'),
@@ -53,7 +56,10 @@ export function summarize(r: SummaryRecords, now: Date) {
     skills: {
       active: count(r.skills, (s) => s.enabled !== false),
       total: r.skills.length,
-      growth: growth(count(r.skills, (s) => inMonth(s.installedAt, thisMonth)), count(r.skills, (s) => inMonth(s.installedAt, lastMonth))),
+      growth: growth(
+        count(r.skills, (s) => inMonth(s.installedAt, thisMonth)),
+        count(r.skills, (s) => inMonth(s.installedAt, lastMonth)),
+      ),
     },
   };
 }

@@ -23,7 +23,13 @@ const answered = (s: Pick<MetricSample, 'messages' | 'errors'>) => Math.max(0, s
 export async function historicalMetrics(auth: AuthContext, userId: string, range: Range, now = new Date()) {
   requireSelfOrAdmin(auth, userId);
   const samples = await samplesBetween(userId, new Date(now.getTime() - RANGE_MS[range]), now);
-  const metrics = samples.map((s) => ({ timestamp: s.timestamp, cpu: s.cpu ?? null, memory: s.memory ?? null, messages: Number(s.messages), errors: Number(s.errors) }));
+  const metrics = samples.map((s) => ({
+    timestamp: s.timestamp,
+    cpu: s.cpu ?? null,
+    memory: s.memory ?? null,
+    messages: Number(s.messages),
+    errors: Number(s.errors),
+  }));
   return {
     userId,
     timeRange: range,

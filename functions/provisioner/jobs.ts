@@ -21,7 +21,13 @@ export async function claimJob(userId: string, jobId: string, now = Date.now()):
   const token = randomBytes(12).toString('hex');
   try {
     await store.put(
-      { ...keys.provisionJob(userId, jobId), state: 'running', claimToken: token, leaseUntil: now + LEASE_MS, expiresAt: Math.floor(now / 1000) + DONE_TTL_SECONDS },
+      {
+        ...keys.provisionJob(userId, jobId),
+        state: 'running',
+        claimToken: token,
+        leaseUntil: now + LEASE_MS,
+        expiresAt: Math.floor(now / 1000) + DONE_TTL_SECONDS,
+      },
       {
         expression: 'attribute_not_exists(pk) OR (#state = :running AND leaseUntil < :now)',
         names: { '#state': 'state' },
@@ -40,7 +46,11 @@ export async function completeJob(userId: string, jobId: string, token: string):
   try {
     await tenant(userId).update(
       keys.provisionJob(userId, jobId),
-      { expression: 'SET #state = :done, doneAt = :at REMOVE claimToken, leaseUntil', names: { '#state': 'state' }, values: { ':done': 'done', ':at': new Date().toISOString() } },
+      {
+        expression: 'SET #state = :done, doneAt = :at REMOVE claimToken, leaseUntil',
+        names: { '#state': 'state' },
+        values: { ':done': 'done', ':at': new Date().toISOString() },
+      },
       { expression: 'claimToken = :token', values: { ':token': token } },
     );
   } catch (err) {

@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableError, type Launcher, type ProvisioningMessage } from '../../shared/adapters/launcher';
+import {
+  isHealthy,
+  launcher,
+  LaunchError,
+  runtimeRequest,
+  RuntimeUnreachableError,
+  type Launcher,
+  type ProvisioningMessage,
+} from '../../shared/adapters/launcher';
 import { config } from '../../shared/config';
 import { failAgent, getAgent } from '../../shared/db/agents';
 import {
@@ -81,14 +89,23 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
 export async function runLaunch(instance: InstanceRecord): Promise<void> {
   const { userId, generation } = instance;
   const about = { cause: 'provisioner' as const, op: instance.op, operationId: instance.operationId, generation };
-  await recordLifecycleEvent(userId, { ...about, type: 'instance.launching', status: 'provisioning', image: instance.image, runtimeVersion: instance.runtimeVersion });
+  await recordLifecycleEvent(userId, {
+    ...about,
+    type: 'instance.launching',
+    status: 'provisioning',
+    image: instance.image,
+    runtimeVersion: instance.runtimeVersion,
+  });
   let attempt = await launchAndWait(instance, instance.image, instance.runtimeVersion);
   if (attempt.superseded) return;
   let rolledBack = false;
   if (!attempt.health.ok && instance.op === 'update' && instance.previousImage) {
     logger().warn('update never became healthy; rolling back', { userId, generation, image: instance.image });
     const back = { image: instance.previousImage, runtimeVersion: instance.previousRuntimeVersion ?? instance.runtimeVersion };
-    if (!(await recordOnGeneration(userId, generation, { ...back, rolledBack: true, failedImage: instance.image }, ['previousImage', 'previousRuntimeVersion']))) return;
+    if (
+      !(await recordOnGeneration(userId, generation, { ...back, rolledBack: true, failedImage: instance.image }, ['previousImage', 'previousRuntimeVersion']))
+    )
+      return;
     await recordLifecycleEvent(userId, { ...about, type: 'instance.rolled_back', status: 'provisioning', reason: attempt.health.reason, ...back });
     const current = await getInstance(userId, true);
     if (!current || current.generation !== generation) return;
@@ -97,7 +114,10 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
     rolledBack = true;
   }
   if (attempt.health.ok) {
-    await settleLaunch(userId, generation, { status: 'running', set: { handle: { ...attempt.health.handle, generation }, ...(rolledBack ? { rolledBack: true } : {}) } });
+    await settleLaunch(userId, generation, {
+      status: 'running',
+      set: { handle: { ...attempt.health.handle, generation }, ...(rolledBack ? { rolledBack: true } : {}) },
+    });
     logger().info('instance running', { userId, generation, rolledBack });
     emitMetrics({ [PLATFORM_METRICS.provisionsSucceeded]: 1 });
   } else {
@@ -189,11 +209,23 @@ export async function giveUp(message: LaunchMessage): Promise<void> {
   const instance = await getInstance(message.userId, true);
   if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {
     if (instance.handle?.generation === instance.generation) await (await launcher()).stop(instance.handle, 'launch given up');
-    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason: 'the launch failed on every attempt' }, new Date(), 'dead-letter');
+    const settled = await settleLaunch(
+      message.userId,
+      instance.generation,
+      { status: 'error', reason: 'the launch failed on every attempt' },
+      new Date(),
+      'dead-letter',
+    );
     if (settled) emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
   }
   if (message.kind === 'agent' && (await failAgent(message.userId, message.agentId, 'the launch failed on every attempt'))) {
-    await recordLifecycleEvent(message.userId, { type: 'agent.error', cause: 'dead-letter', agentId: message.agentId, status: 'error', reason: 'the launch failed on every attempt' });
+    await recordLifecycleEvent(message.userId, {
+      type: 'agent.error',
+      cause: 'dead-letter',
+      agentId: message.agentId,
+      status: 'error',
+      reason: 'the launch failed on every attempt',
+    });
   }
   await settlePendingAgents(message.userId, 'the launch failed on every attempt');
 }

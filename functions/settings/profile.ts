@@ -44,7 +44,11 @@ async function applyChange(userId: string, change: ProfileChange): Promise<UserP
   } catch (err) {
     if (!(err instanceof ConditionFailedError) || !prefs.length) throw err;
   }
-  await store.update(keys.profile(userId), { expression: 'SET notifications = if_not_exists(notifications, :empty)', values: { ':empty': {} } }, { expression: 'attribute_exists(pk)' });
+  await store.update(
+    keys.profile(userId),
+    { expression: 'SET notifications = if_not_exists(notifications, :empty)', values: { ':empty': {} } },
+    { expression: 'attribute_exists(pk)' },
+  );
   return store.update<UserProfile & Record<string, unknown>>(keys.profile(userId), update, condition);
 }
 

@@ -7,7 +7,6 @@ import { DECIMAL_PATTERN } from '../../shared/contract/skill-actions/royalty-tra
 export const MONEY_SCALE_DIGITS = 6;
 const SCALE = 10n ** BigInt(MONEY_SCALE_DIGITS);
 
-
 export function toMicros(decimal: string): bigint {
   if (!DECIMAL_PATTERN.test(decimal)) throw new Error(`not a decimal amount: ${decimal}`);
   const negative = decimal.startsWith('-');

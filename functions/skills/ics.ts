@@ -16,10 +16,19 @@ export interface IcsEvent {
 
 const MAX_LINE_OCTETS = 75;
 
-export const escapeText = (value: string) => value.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
+export const escapeText = (value: string) =>
+  value
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
 
 /** UTC date-time form, `19970714T173000Z`. */
-export const icsDateTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+export const icsDateTime = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 
 export function foldLine(line: string): string {
   const parts: string[] = [];
@@ -45,7 +54,14 @@ export function toIcs(events: IcsEvent[], opts: { prodId: string; calendarName?:
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${opts.prodId}`, 'CALSCALE:GREGORIAN', 'METHOD:PUBLISH'];
   if (opts.calendarName) lines.push(`X-WR-CALNAME:${escapeText(opts.calendarName)}`);
   for (const e of events) {
-    lines.push('BEGIN:VEVENT', `UID:${e.uid}`, `DTSTAMP:${icsDateTime(opts.now)}`, `DTSTART:${icsDateTime(e.start)}`, `DTEND:${icsDateTime(e.end)}`, `SUMMARY:${escapeText(e.summary)}`);
+    lines.push(
+      'BEGIN:VEVENT',
+      `UID:${e.uid}`,
+      `DTSTAMP:${icsDateTime(opts.now)}`,
+      `DTSTART:${icsDateTime(e.start)}`,
+      `DTEND:${icsDateTime(e.end)}`,
+      `SUMMARY:${escapeText(e.summary)}`,
+    );
     if (e.location) lines.push(`LOCATION:${escapeText(e.location)}`);
     if (e.description) lines.push(`DESCRIPTION:${escapeText(e.description)}`);
     if (e.created) lines.push(`CREATED:${icsDateTime(e.created)}`);

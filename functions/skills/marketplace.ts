@@ -56,7 +56,10 @@ export async function install(auth: AuthContext, body: { skillId: string; agentI
   } catch (err) {
     if (err instanceof AgentNotFoundError) throw notFound('no such agent');
     if (err instanceof SkillLimitError) {
-      throw new HttpError(429, `skill limit reached: the plan allows ${err.limit} skills per agent`, 'SKILL_LIMIT_REACHED', { current: err.current, limit: err.limit });
+      throw new HttpError(429, `skill limit reached: the plan allows ${err.limit} skills per agent`, 'SKILL_LIMIT_REACHED', {
+        current: err.current,
+        limit: err.limit,
+      });
     }
     throw err;
   }
@@ -81,7 +84,12 @@ export async function rate(auth: AuthContext, skillId: string, rating: number) {
 }
 
 /** An agent's runtime calls a skill installed (and enabled) on that agent. */
-export async function runtimeCall(params: { userId: string; agentId: string; skill: string }, authorization: string | undefined, requestId: string, body: unknown) {
+export async function runtimeCall(
+  params: { userId: string; agentId: string; skill: string },
+  authorization: string | undefined,
+  requestId: string,
+  body: unknown,
+) {
   if (!(await presentsGatewayToken(params.userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
   const name = catalogueName(params.skill);
   const installed = name && (await getInstalledSkill(params.userId, params.agentId, name));

@@ -35,7 +35,9 @@ export async function verifyFidToken(token: string): Promise<string> {
   if (!jwksUrl || !issuer) throw new HttpError(503, 'social sign-in is not configured', 'SOCIAL_NOT_CONFIGURED');
   let sub: unknown;
   try {
-    ({ payload: { sub } } = await jwtVerify(token, jwks(jwksUrl), { issuer, audience, algorithms: ALGORITHMS, requiredClaims: ['exp', 'sub'] }));
+    ({
+      payload: { sub },
+    } = await jwtVerify(token, jwks(jwksUrl), { issuer, audience, algorithms: ALGORITHMS, requiredClaims: ['exp', 'sub'] }));
   } catch (err) {
     if (providerDown(err)) {
       logger().warn('social provider key set unavailable', { error: (err as Error).name });

@@ -82,7 +82,11 @@ export const socialOperations: SocialOps = {
       minBalance,
       token,
       chain,
-      message: !tokenGated ? 'token gating is off: every wallet has access' : hasAccess ? 'wallet holds enough of the gating token' : 'wallet does not hold enough of the gating token',
+      message: !tokenGated
+        ? 'token gating is off: every wallet has access'
+        : hasAccess
+          ? 'wallet holds enough of the gating token'
+          : 'wallet does not hold enough of the gating token',
       timestamp: new Date().toISOString(),
     };
   },

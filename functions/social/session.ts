@@ -54,11 +54,7 @@ export function socialIdentity(fid: string): ExternalIdentity {
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 async function sessionTokenFor(user: UserProfile): Promise<string> {
-  const { token } = await issueSessionToken(
-    sessionIdentity(user),
-    Date.now(),
-    SOCIAL_SESSION_TTL_SECONDS,
-  );
+  const { token } = await issueSessionToken(sessionIdentity(user), Date.now(), SOCIAL_SESSION_TTL_SECONDS);
   return Buffer.from(token, 'utf8').toString('base64');
 }
 

@@ -38,7 +38,8 @@ export async function getWalletAddress(auth: AuthContext | undefined) {
 
 /** POST /api/wallet: `create`, `get_seed` (public fields only), `export_seed` (always refused). */
 export async function runWalletAction(auth: AuthContext, action: 'create' | 'get_seed' | 'export_seed') {
-  if (action === 'export_seed') throw forbidden('seed and private key export is disabled: keys are held encrypted and never leave the platform', 'EXPORT_FORBIDDEN');
+  if (action === 'export_seed')
+    throw forbidden('seed and private key export is disabled: keys are held encrypted and never leave the platform', 'EXPORT_FORBIDDEN');
   if (action === 'create') {
     const wallet = await creatingWallet(() => storeWallet(auth.userId, { custody: 'platform', network: config().wallet.network }));
     return { address: wallet.address, network: wallet.network, message: 'Wallet created. Its private key is stored encrypted and is never shown.' };
@@ -49,6 +50,7 @@ export async function runWalletAction(auth: AuthContext, action: 'create' | 'get
     address: wallet.address,
     network: wallet.network,
     createdAt: wallet.createdAt,
-    warning: 'No seed phrase or private key is ever shown or exported: the key is held encrypted by the platform. Only send funds you are willing to keep in custody here.',
+    warning:
+      'No seed phrase or private key is ever shown or exported: the key is held encrypted by the platform. Only send funds you are willing to keep in custody here.',
   };
 }

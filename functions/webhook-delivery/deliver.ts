@@ -110,7 +110,13 @@ async function deliverAccountEvent(userId: string, event: PlatformEvent, attempt
         await recordDeliveryAttempt(userId, endpoint.id, { ...logged, outcome: 'delivered', statusCode, at: new Date().toISOString() });
       } catch (err) {
         const statusCode = err instanceof DeliveryRefusedError ? err.statusCode : undefined;
-        await recordDeliveryAttempt(userId, endpoint.id, { ...logged, outcome: 'failed', statusCode, error: (err as Error).message.slice(0, 300), at: new Date().toISOString() });
+        await recordDeliveryAttempt(userId, endpoint.id, {
+          ...logged,
+          outcome: 'failed',
+          statusCode,
+          error: (err as Error).message.slice(0, 300),
+          at: new Date().toISOString(),
+        });
         throw err;
       }
     }),

@@ -1,7 +1,14 @@
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES, WEBHOOK_ENDPOINTS_PER_ACCOUNT, webhooksContract } from '../../shared/contract/webhooks';
 import { config } from '../../shared/config';
-import { createUserWebhook, deleteUserWebhook, EndpointLimitError, getUserWebhook, listDeliveryAttempts, listUserWebhooks } from '../../shared/db/user-webhooks';
+import {
+  createUserWebhook,
+  deleteUserWebhook,
+  EndpointLimitError,
+  getUserWebhook,
+  listDeliveryAttempts,
+  listUserWebhooks,
+} from '../../shared/db/user-webhooks';
 import { badRequest, notFound } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
@@ -26,7 +33,10 @@ export const handler = createHandler(webhooksContract, {
     try {
       return reply.created(await createUserWebhook(auth.userId, body.url, body.events ?? [...ACCOUNT_EVENT_TYPES], WEBHOOK_ENDPOINTS_PER_ACCOUNT));
     } catch (err) {
-      if (err instanceof EndpointLimitError) throw badRequest(`an account holds at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints`, 'ENDPOINT_LIMIT', { limit: WEBHOOK_ENDPOINTS_PER_ACCOUNT });
+      if (err instanceof EndpointLimitError)
+        throw badRequest(`an account holds at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints`, 'ENDPOINT_LIMIT', {
+          limit: WEBHOOK_ENDPOINTS_PER_ACCOUNT,
+        });
       throw err;
     }
   },

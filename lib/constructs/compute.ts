@@ -9,15 +9,7 @@ import {
   Vpc,
   type SubnetSelection,
 } from 'aws-cdk-lib/aws-ec2';
-import {
-  Cluster,
-  ContainerImage,
-  ContainerInsights,
-  CpuArchitecture,
-  FargateTaskDefinition,
-  LogDrivers,
-  OperatingSystemFamily,
-} from 'aws-cdk-lib/aws-ecs';
+import { Cluster, ContainerImage, ContainerInsights, CpuArchitecture, FargateTaskDefinition, LogDrivers, OperatingSystemFamily } from 'aws-cdk-lib/aws-ecs';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';

@@ -73,7 +73,11 @@ export class Monitoring extends Construct {
     super(scope, id);
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Agent platform alarms', enforceSSL: true });
-      for (const address of props.alarmEmail.split(',').map((a) => a.trim()).filter(Boolean)) this.topic.addSubscription(new EmailSubscription(address));
+      for (const address of props.alarmEmail
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean))
+        this.topic.addSubscription(new EmailSubscription(address));
     }
     const alarm = (alarmId: string, metric: IMetric, description: string, threshold: number, missing = TreatMissingData.NOT_BREACHING) => {
       const created = new Alarm(this, alarmId, {
@@ -91,7 +95,12 @@ export class Monitoring extends Construct {
 
     // Work that failed every retry is parked, never dropped: any parked message pages someone.
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
-      alarm(`${name}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }), `messages in the ${name} dead-letter queue`, 1);
+      alarm(
+        `${name}DeadLetters`,
+        queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        `messages in the ${name} dead-letter queue`,
+        1,
+      );
     }
     alarm(
       'ProvisioningBacklog',
@@ -130,7 +139,13 @@ export class Monitoring extends Construct {
 
     const graph = (title: string, left: IMetric[], width = 12) => new GraphWidget({ title, left, width, height: 6 });
     this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(12) });
-    this.dashboard.addWidgets(new TextWidget({ markdown: '# Agent platform\nTraffic, launches, heartbeats and payments; every alarm of the stack is listed at the bottom.', width: 24, height: 2 }));
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown: '# Agent platform\nTraffic, launches, heartbeats and payments; every alarm of the stack is listed at the bottom.',
+        width: 24,
+        height: 2,
+      }),
+    );
     this.dashboard.addWidgets(
       graph('API requests and errors', [requests, props.httpApi.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum' }), serverErrors]),
       graph(
@@ -139,19 +154,36 @@ export class Monitoring extends Construct {
       ),
     );
     this.dashboard.addWidgets(
-      graph('Provisions and launches', [PLATFORM_METRICS.launches, PLATFORM_METRICS.provisionsSucceeded, PLATFORM_METRICS.provisionsFailed].map((m) => platformMetric(m))),
-      graph('Heartbeat results', [PLATFORM_METRICS.heartbeatHealthy, PLATFORM_METRICS.heartbeatUnhealthy].map((m) => platformMetric(m)).concat(platformMetric(PLATFORM_METRICS.stuckProvisioning, 'Maximum'))),
+      graph(
+        'Provisions and launches',
+        [PLATFORM_METRICS.launches, PLATFORM_METRICS.provisionsSucceeded, PLATFORM_METRICS.provisionsFailed].map((m) => platformMetric(m)),
+      ),
+      graph(
+        'Heartbeat results',
+        [PLATFORM_METRICS.heartbeatHealthy, PLATFORM_METRICS.heartbeatUnhealthy]
+          .map((m) => platformMetric(m))
+          .concat(platformMetric(PLATFORM_METRICS.stuckProvisioning, 'Maximum')),
+      ),
     );
     this.dashboard.addWidgets(
-      graph('Payments (card webhook events)', [PLATFORM_METRICS.paymentsApplied, PLATFORM_METRICS.paymentsNotApplied].map((m) => platformMetric(m))),
+      graph(
+        'Payments (card webhook events)',
+        [PLATFORM_METRICS.paymentsApplied, PLATFORM_METRICS.paymentsNotApplied].map((m) => platformMetric(m)),
+      ),
       graph('Queues', [
         props.provisioningQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
         props.provisioningQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
-        ...Object.entries(props.deadLetterQueues).map(([name, q]) => q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} DLQ` })),
+        ...Object.entries(props.deadLetterQueues).map(([name, q]) =>
+          q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} DLQ` }),
+        ),
       ]),
     );
     this.dashboard.addWidgets(
-      graph('Function errors', [...props.functions].map(([name, fn]) => fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum', label: name })), 24),
+      graph(
+        'Function errors',
+        [...props.functions].map(([name, fn]) => fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum', label: name })),
+        24,
+      ),
     );
     // Two graphs: both expressions name their per-operation metrics alike, which one graph cannot hold.
     this.dashboard.addWidgets(graph('DynamoDB throttled requests', [tableThrottles]), graph('DynamoDB system errors', [tableErrors]));

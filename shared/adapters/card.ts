@@ -175,7 +175,8 @@ export function verifyCardWebhook(rawBody: string, signature: string | undefined
   const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
   if (!Number.isFinite(signedAt) || signedAt > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw invalid();
   const e = event as unknown as Partial<CardEvent>;
-  if (typeof e.created === 'number' && e.created > nowSeconds + CARD_CLOCK_SKEW_SECONDS) throw new DomainError('invalid', 'card event is dated in the future', 'INVALID_EVENT');
+  if (typeof e.created === 'number' && e.created > nowSeconds + CARD_CLOCK_SKEW_SECONDS)
+    throw new DomainError('invalid', 'card event is dated in the future', 'INVALID_EVENT');
   if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || typeof e.data?.object !== 'object' || e.data.object === null) {
     throw new DomainError('invalid', 'not a card event', 'INVALID_EVENT');
   }

@@ -75,10 +75,7 @@ let selected: Promise<Launcher> | undefined;
 
 export function launcher(): Promise<Launcher> {
   if (override) return Promise.resolve(override);
-  selected ??=
-    config().launcher === 'ecs'
-      ? import('./launcher-ecs').then((m) => m.ecsLauncher())
-      : import('./launcher-local').then((m) => m.localLauncher());
+  selected ??= config().launcher === 'ecs' ? import('./launcher-ecs').then((m) => m.ecsLauncher()) : import('./launcher-local').then((m) => m.localLauncher());
   return selected;
 }
 

@@ -48,7 +48,8 @@ export const utcDay = (now = new Date()) => now.toISOString().slice(0, 10);
 
 /** The subscription's billing period, else the calendar month (UTC). */
 export function billingPeriod(sub: Pick<SubscriptionRecord, 'currentPeriodStart' | 'currentPeriodEnd'> | undefined, now = new Date()) {
-  if (sub?.currentPeriodStart && sub.currentPeriodEnd && sub.currentPeriodEnd > now.toISOString()) return { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+  if (sub?.currentPeriodStart && sub.currentPeriodEnd && sub.currentPeriodEnd > now.toISOString())
+    return { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   return { start: start.toISOString(), end: end.toISOString() };
@@ -102,12 +103,21 @@ export async function reserve(input: { userId: string; plan: CataloguePlan; peri
   return reserveCredits(input.userId, input.credits);
 }
 
-function usageItem(key: ReturnType<typeof keys.modelUsage>, model: CatalogueModel, usage: UsageCounts, charged: number, extra: Record<string, unknown>, now: Date): TransactItem {
+function usageItem(
+  key: ReturnType<typeof keys.modelUsage>,
+  model: CatalogueModel,
+  usage: UsageCounts,
+  charged: number,
+  extra: Record<string, unknown>,
+  now: Date,
+): TransactItem {
   const cost = costUsd(model, usage.promptTokens, usage.completionTokens);
   return tx.update(key, {
     expression:
       'ADD promptTokens :p, completionTokens :c, costUsd :cost, credits :cr, calls :one SET model = :m, #day = :day, updatedAt = :now' +
-      Object.keys(extra).map((k) => `, ${k} = :x_${k}`).join(''),
+      Object.keys(extra)
+        .map((k) => `, ${k} = :x_${k}`)
+        .join(''),
     names: { '#day': 'day' },
     values: {
       ':p': usage.promptTokens,
@@ -127,7 +137,14 @@ function usageItem(key: ReturnType<typeof keys.modelUsage>, model: CatalogueMode
  * Settles a reservation to the actual usage and records it, in one transaction. Returns the
  * credits charged (0 for allowance and free calls).
  */
-export async function settle(r: Reservation, model: CatalogueModel, agentId: string | undefined, usage: UsageCounts, byok: boolean, now = new Date()): Promise<number> {
+export async function settle(
+  r: Reservation,
+  model: CatalogueModel,
+  agentId: string | undefined,
+  usage: UsageCounts,
+  byok: boolean,
+  now = new Date(),
+): Promise<number> {
   const actual = creditsFor(costUsd(model, usage.promptTokens, usage.completionTokens));
   const usageKey = keys.modelUsage(r.userId, utcDay(now), agentId, model.id);
   const extra = { ...(agentId ? { agentId } : {}), ...(byok ? { byok: true } : {}) };

@@ -136,7 +136,10 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
 
   const promptTokens = estimatePromptTokens(input.messages);
   if (promptTokens >= model.contextWindow) {
-    throw new ModelRequestError('CONTEXT_WINDOW_EXCEEDED', `the prompt (about ${promptTokens} tokens) does not fit the ${model.contextWindow}-token context window of ${model.id}`);
+    throw new ModelRequestError(
+      'CONTEXT_WINDOW_EXCEEDED',
+      `the prompt (about ${promptTokens} tokens) does not fit the ${model.contextWindow}-token context window of ${model.id}`,
+    );
   }
   const maxOutputTokens = Math.min(input.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens, model.contextWindow - promptTokens);
   const settings = {
@@ -200,7 +203,16 @@ async function releaseQuietly(p: Prepared) {
   if (p.reservation) await release(p.reservation);
 }
 
-function resultOf(p: Prepared, id: string, text: string, finishReason: string, usage: TokenUsage, charged: number, steps: number, responseMessages: ModelMessage[]): ModelCallResult {
+function resultOf(
+  p: Prepared,
+  id: string,
+  text: string,
+  finishReason: string,
+  usage: TokenUsage,
+  charged: number,
+  steps: number,
+  responseMessages: ModelMessage[],
+): ModelCallResult {
   return {
     id,
     model: p.model.id,

@@ -25,7 +25,10 @@ export interface AuthContext {
 /** The spec's section 5 outcomes; the pipeline maps them to status codes. */
 export type AuthFailure = 'AUTH_REQUIRED' | 'TOKEN_INVALID' | 'AUTH_ERROR';
 export class AuthFailureError extends Error {
-  constructor(readonly code: AuthFailure, message: string) {
+  constructor(
+    readonly code: AuthFailure,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -49,11 +49,14 @@ export async function sendVerificationLink(user: Pick<UserProfile, 'userId'>, em
     tx.put({ ...keys.emailVerification(user.userId), tokenHash, email: address, purpose, expiresAt, globalKeys: [lookup], createdAt: now.toISOString() }),
   ];
   if (purpose === 'change') {
-    items.push(tx.update(keys.profile(user.userId), { expression: 'SET pendingEmail = :email', values: { ':email': address } }, { expression: 'attribute_exists(pk)' }));
+    items.push(
+      tx.update(keys.profile(user.userId), { expression: 'SET pendingEmail = :email', values: { ':email': address } }, { expression: 'attribute_exists(pk)' }),
+    );
   }
   await transactRetrying(items);
   const link = verifyLink(token);
-  const why = purpose === 'signup' ? 'Someone signed up to the agent platform with this address.' : 'Someone asked to move an agent platform account to this address.';
+  const why =
+    purpose === 'signup' ? 'Someone signed up to the agent platform with this address.' : 'Someone asked to move an agent platform account to this address.';
   await sendEmail({
     to: address,
     subject: 'Confirm your email address',
@@ -68,11 +71,15 @@ export async function sendVerificationLink(user: Pick<UserProfile, 'userId'>, em
  * `change` the account moves to the new address (uniqueness settled in the same transaction).
  * Returns the account as it is now and what the token was for.
  */
-export async function consumeVerificationToken(token: string, now = new Date()): Promise<{ user: UserProfile; purpose: VerificationPurpose; previousEmail: string }> {
+export async function consumeVerificationToken(
+  token: string,
+  now = new Date(),
+): Promise<{ user: UserProfile; purpose: VerificationPurpose; previousEmail: string }> {
   const tokenHash = sha256(token);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const stored = await getGlobal<StoredToken>(keys.emailVerifyToken(tokenHash), true);
-  if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= nowSeconds) throw new VerificationTokenError('invalid or expired verification link');
+  if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= nowSeconds)
+    throw new VerificationTokenError('invalid or expired verification link');
   const user = await getUser(stored.userId, true);
   if (!user) throw new VerificationTokenError('invalid or expired verification link');
 
@@ -83,12 +90,19 @@ export async function consumeVerificationToken(token: string, now = new Date()):
   const prove =
     stored.purpose === 'change'
       ? changeEmailItems(user.userId, user.email, stored.email, now)
-      : [tx.update(keys.profile(user.userId), { expression: 'SET emailVerified = :true, updatedAt = :at', values: { ':true': true, ':at': now.toISOString() } }, { expression: 'email = :email', values: { ':email': stored.email } })];
+      : [
+          tx.update(
+            keys.profile(user.userId),
+            { expression: 'SET emailVerified = :true, updatedAt = :at', values: { ':true': true, ':at': now.toISOString() } },
+            { expression: 'email = :email', values: { ':email': stored.email } },
+          ),
+        ];
   try {
     await transactRetrying([...consume, ...prove]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons.includes('ConditionalCheckFailed')) {
-      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed') throw new VerifiedEmailTakenError('the address now belongs to another account');
+      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed')
+        throw new VerifiedEmailTakenError('the address now belongs to another account');
       throw new VerificationTokenError('invalid or expired verification link');
     }
     throw err;

@@ -61,7 +61,8 @@ export async function evictCredentials(userId: string, what: Eviction): Promise<
     const keys = await revokeAllApiKeys(userId);
     if (keys.length) revoked.push(`${keys.length} API key${keys.length === 1 ? '' : 's'}: ${keys.map((k) => `${k.name} (${k.keyPreview})`).join(', ')}`);
   }
-  if (what.gatewayToken && (await rotateGatewayToken(userId))) revoked.push("your agents' instance gateway token (replaced by a new one; the instance keeps running)");
+  if (what.gatewayToken && (await rotateGatewayToken(userId)))
+    revoked.push("your agents' instance gateway token (replaced by a new one; the instance keeps running)");
   await notifyOwner(userId, what.reason, revoked);
   return revoked;
 }

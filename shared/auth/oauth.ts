@@ -24,8 +24,7 @@ interface StateRecord {
   callbackUrl: string;
 }
 
-export const notConfigured = (name: OAuthProviderName) =>
-  new DomainError('unavailable', `${name} sign-in is not configured`, 'OAUTH_NOT_CONFIGURED');
+export const notConfigured = (name: OAuthProviderName) => new DomainError('unavailable', `${name} sign-in is not configured`, 'OAUTH_NOT_CONFIGURED');
 
 const stateInvalid = () => new DomainError('invalid', 'unknown, expired or already used OAuth state', 'OAUTH_STATE_INVALID');
 
@@ -129,7 +128,10 @@ export async function completeAuthorization(
     // Whatever went wrong at the provider (refused code, timeout, malformed answer), never a 500.
     logger().warn('OAuth provider exchange failed', {
       provider: name,
-      error: err instanceof ProviderError || err instanceof oauth.ResponseBodyError || err instanceof oauth.OperationProcessingError ? err.message : (err as Error).name,
+      error:
+        err instanceof ProviderError || err instanceof oauth.ResponseBodyError || err instanceof oauth.OperationProcessingError
+          ? err.message
+          : (err as Error).name,
     });
     throw new DomainError('upstreamFailed', `${name} sign-in failed at the provider`, 'OAUTH_PROVIDER_ERROR');
   }

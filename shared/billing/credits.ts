@@ -34,7 +34,11 @@ export function creditItems(userId: string, delta: number, reason: CreditReason,
   if (!Number.isInteger(delta) || delta === 0) throw new Error('credit delta must be a non-zero integer');
   const balanceCondition = delta < 0 ? { expression: 'credits >= :need', values: { ':need': -delta } } : { expression: 'attribute_exists(pk)' };
   return [
-    tx.update(keys.profile(userId), { expression: 'SET credits = credits + :delta, updatedAt = :now', values: { ':delta': delta, ':now': now.toISOString() } }, balanceCondition),
+    tx.update(
+      keys.profile(userId),
+      { expression: 'SET credits = credits + :delta, updatedAt = :now', values: { ':delta': delta, ':now': now.toISOString() } },
+      balanceCondition,
+    ),
     tx.put({ ...keys.creditEntry(userId, entryId), entryId, delta, reason, note, createdAt: now.toISOString() }, { expression: 'attribute_not_exists(pk)' }),
   ];
 }

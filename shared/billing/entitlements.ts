@@ -94,13 +94,15 @@ export function subscribeHint(): { subscribe: { checkout: string; billing: strin
 export function requireActiveSubscription(access: AccountAccess, body: Record<string, unknown> = {}): void {
   if (access.isAdmin) return;
   if (access.plan === 'free') throw freePlanRefused(body);
-  if (!access.subscriptionActive) throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
+  if (!access.subscriptionActive)
+    throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
 }
 
 /** For plan-gated features (model layer): a recognised paid plan, or admin. */
 export function requirePlan(access: AccountAccess, body: Record<string, unknown> = {}): PlanLimits {
   if (access.isAdmin) return PLANS.network;
   if (!access.limits) throw new DomainError('paymentRequired', 'a paid plan is required', 'PLAN_REQUIRED', body);
-  if (!access.subscriptionActive) throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
+  if (!access.subscriptionActive)
+    throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
   return access.limits;
 }

@@ -32,7 +32,15 @@ export const ALL_MODELS: readonly string[] = DEFAULT_CATALOGUE.models.map((m) =>
 export const PLANS: Record<PlanName, PlanLimits> = {
   label: { name: 'label', priceUsdPerMonth: 29, agents: 1, skills: 3, a2aMessagesPerDay: 100, memory: '8 GB', models: catalogueModels('label') },
   solo: { name: 'solo', priceUsdPerMonth: 79, agents: 3, skills: 10, a2aMessagesPerDay: 500, memory: '2 GB', models: catalogueModels('solo') },
-  collective: { name: 'collective', priceUsdPerMonth: 199, agents: 10, skills: 25, a2aMessagesPerDay: 2000, memory: '4 GB', models: catalogueModels('collective') },
+  collective: {
+    name: 'collective',
+    priceUsdPerMonth: 199,
+    agents: 10,
+    skills: 25,
+    a2aMessagesPerDay: 2000,
+    memory: '4 GB',
+    models: catalogueModels('collective'),
+  },
   network: { name: 'network', priceUsdPerMonth: 499, agents: 100, skills: 100, a2aMessagesPerDay: 10000, memory: '16 GB', models: ALL_MODELS },
 };
 

@@ -21,9 +21,19 @@ export async function creditReferralIfDue(user: UserProfile, now = new Date()): 
     tx.update(
       keys.profile(user.userId),
       { expression: 'SET credits = credits + :amount, referralCreditedAt = :now, updatedAt = :now', values: { ':amount': amount, ':now': now.toISOString() } },
-      { expression: 'attribute_not_exists(referralCreditedAt) AND emailVerified = :true AND referredBy = :referrer', values: { ':true': true, ':referrer': referrerId } },
+      {
+        expression: 'attribute_not_exists(referralCreditedAt) AND emailVerified = :true AND referredBy = :referrer',
+        values: { ':true': true, ':referrer': referrerId },
+      },
     ),
-    tx.put({ ...keys.creditEntry(user.userId, creditEntryId(at, 'referral-bonus')), entryId: creditEntryId(at, 'referral-bonus'), delta: amount, reason: 'referral', note: 'signed up with a referral code and confirmed the address', createdAt: now.toISOString() }),
+    tx.put({
+      ...keys.creditEntry(user.userId, creditEntryId(at, 'referral-bonus')),
+      entryId: creditEntryId(at, 'referral-bonus'),
+      delta: amount,
+      reason: 'referral',
+      note: 'signed up with a referral code and confirmed the address',
+      createdAt: now.toISOString(),
+    }),
     tx.update(
       keys.referralCount(referrerId),
       { expression: 'SET #count = if_not_exists(#count, :zero) + :one', names: { '#count': 'count' }, values: { ':zero': 0, ':one': 1 } },

@@ -120,7 +120,7 @@ export const accountsContract = defineGroup({
         `${BOT_CHECK_NOTE} 409 \`USER_EXISTS\` when the email is taken (compared case-insensitively; of concurrent sign-ups of one email exactly one succeeds). ` +
         'Limited per client address (scope `register`). Emits `user.created`. Does not sign the user in: call the credentials callback next. ' +
         'A confirmation link is emailed to the address (see `POST /api/auth/verify-email`). Until it is opened the account can sign in and use everything that needs no proven address, ' +
-        'but it CANNOT yet: hold admin or tester rights (even for an address in the operator\'s lists), be linked by an OAuth sign-in with the same email, or earn referral credit ' +
+        "but it CANNOT yet: hold admin or tester rights (even for an address in the operator's lists), be linked by an OAuth sign-in with the same email, or earn referral credit " +
         '(for itself or its referrer). Settings show `emailVerified`.',
       body: z.strictObject({
         email: Email,
@@ -168,7 +168,10 @@ export const accountsContract = defineGroup({
         'The nonce is stored server-side with a 10-minute expiry and is consumed by the first wallet sign-in that presents it, whether that sign-in succeeds or not.',
       responses: {
         200: z.object({
-          nonce: z.string().regex(/^[A-Za-z0-9]{8,64}$/).describe('alphanumeric, as EIP-4361 requires'),
+          nonce: z
+            .string()
+            .regex(/^[A-Za-z0-9]{8,64}$/)
+            .describe('alphanumeric, as EIP-4361 requires'),
           expiresAt: IsoDate,
         }),
         ...commonErrorResponses,
@@ -203,8 +206,7 @@ export const accountsContract = defineGroup({
       example: {
         message:
           'app.example.com wants you to sign in with your Ethereum account:\n0x5B38Da6a701c568545dCfcB03FcB875f56beddC4\n\nSign in to the agent platform.\n\nURI: https://app.example.com\nVersion: 1\nChain ID: 8453\nNonce: k8Jd2mQp7XrT4vLz\nIssued At: 2025-01-15T10:00:00.000Z',
-        signature:
-          '0x454349e422f05297191ead13e21d3db520e5abef52055e4964b82fb213f593a1043a718774c572bd8a25adbeb1bfcd5c0256ae11cecf9f9c3f925d0e52beaf891b',
+        signature: '0x454349e422f05297191ead13e21d3db520e5abef52055e4964b82fb213f593a1043a718774c572bd8a25adbeb1bfcd5c0256ae11cecf9f9c3f925d0e52beaf891b',
       },
       responses: { 200: SignedInBody, 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
     },

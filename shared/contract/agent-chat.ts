@@ -95,9 +95,9 @@ export const agentChatContract = defineGroup({
         '- (none) → `{endpoints}`.\n' +
         "- `health` → `{status, agents, timestamp}` for the caller's agents.\n" +
         '- `sessions` → `{sessions}` (chat sessions, newest first; `agentId` filters).\n' +
-        '- `session` → `{session, messages}`; needs `sessionId` (400 without, 404 when not the caller\'s).\n' +
+        "- `session` → `{session, messages}`; needs `sessionId` (400 without, 404 when not the caller's).\n" +
         '- `memory` → `{agentId, memory, count}`; needs `agentId` (400 without, 404 when not owned).\n' +
-        '- `skills` → `{skills}` installed on the caller\'s agents (`agentId` filters).\n' +
+        "- `skills` → `{skills}` installed on the caller's agents (`agentId` filters).\n" +
         '- `credentials` → `{credentials}`: names and update times only, never values.',
       query: z.object({
         action: z.enum(AGENT_GET_ACTIONS).optional(),
@@ -116,8 +116,8 @@ export const agentChatContract = defineGroup({
       summary: "Act on the caller's agents by `action`: chat, create a chat session, toggle a skill, set a skill credential.",
       description:
         'The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.\n' +
-        '- `chat` → `{sessionId, message, usage}` (the agent\'s reply); 402 without an active subscription, 404 for an agent or session not the caller\'s, 409 when the agent is not running, 502 when the agent does not answer.\n' +
-        '- `create-session` → 201 `{session}`; 404 when the agent is not the caller\'s.\n' +
+        "- `chat` → `{sessionId, message, usage}` (the agent's reply); 402 without an active subscription, 404 for an agent or session not the caller's, 409 when the agent is not running, 502 when the agent does not answer.\n" +
+        "- `create-session` → 201 `{session}`; 404 when the agent is not the caller's.\n" +
         '- `update-skill` → `{success, skills}` (the changed installations); 404 when the skill is not installed on the named agent(s).\n' +
         '- `set-credential` → `{success, credential: {name, updatedAt}}`; creates or replaces the named credential.',
       body: AgentAction,
@@ -143,7 +143,7 @@ export const agentChatContract = defineGroup({
       auth: 'session',
       rateLimit: 'chat',
       summary: "Message history with one of the caller's agents, newest first.",
-      description: '404 when the agent is missing or not the caller\'s. Page with `before` = the previous answer\'s `nextBefore` (null on the last page).',
+      description: "404 when the agent is missing or not the caller's. Page with `before` = the previous answer's `nextBefore` (null on the last page).",
       query: z.object(Paging),
       responses: {
         200: z.object({
@@ -164,7 +164,7 @@ export const agentChatContract = defineGroup({
       rateLimit: 'chat',
       summary: "Send a message to one of the caller's agents and get its reply.",
       description:
-        'Both the message and the reply are stored in the agent\'s history. 402 without an active subscription (admins exempt); 404 when the agent is missing or not the caller\'s; ' +
+        "Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt); 404 when the agent is missing or not the caller's; " +
         '409 when the agent is not running; 502 when the agent does not answer.',
       body: z.strictObject({ agentId: ResourceId, message: ChatText }),
       example: { agentId: 'agt_7Hk2mQ9xLp', message: 'Which venues in Berlin hold 300 people?' },

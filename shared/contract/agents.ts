@@ -178,31 +178,36 @@ export const VerifyAgentBody = z
       ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
     }
     if (body.verificationType === 'eas' && body.walletAddress === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['walletAddress'], message: "walletAddress is required for eas verification: it must be the attestation's recipient" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['walletAddress'],
+        message: "walletAddress is required for eas verification: it must be the attestation's recipient",
+      });
     }
     if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
       ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
     }
   });
 
-export const ProvisionAgentBody = z.strictObject({
-  name: z.string().trim().min(1, 'name is required').max(64),
-  model: ProvisionModel.default(DEFAULT_AGENT_MODEL),
-  config: AgentConfig.optional(),
-  tier: z
-    .enum(['starter', 'pro', 'enterprise'])
-    .optional()
-    .describe('accepted for compatibility and ignored: the agent limit always comes from the account plan'),
-}).superRefine((body, ctx) => {
-  if (body.model === 'custom' && body.config?.model === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
-  }
-});
+export const ProvisionAgentBody = z
+  .strictObject({
+    name: z.string().trim().min(1, 'name is required').max(64),
+    model: ProvisionModel.default(DEFAULT_AGENT_MODEL),
+    config: AgentConfig.optional(),
+    tier: z
+      .enum(['starter', 'pro', 'enterprise'])
+      .optional()
+      .describe('accepted for compatibility and ignored: the agent limit always comes from the account plan'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.model === 'custom' && body.config?.model === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
+    }
+  });
 
 const IdParams = z.strictObject({ id: ResourceId });
 
-const GoneBody = <R extends string>(replacement: R) =>
-  z.object({ error: z.string(), code: z.literal('GONE'), replacement: z.literal(replacement) });
+const GoneBody = <R extends string>(replacement: R) => z.object({ error: z.string(), code: z.literal('GONE'), replacement: z.literal(replacement) });
 
 const AgentLimitBody = z.looseObject({
   error: z.string(),
@@ -230,13 +235,13 @@ export const agentsContract = defineGroup({
     '',
     'Agent status (spec section 3 leaves the exits of `stopped`, `error` and `active` open; this is the platform design):',
     '- `POST /api/agents/provision` creates the agent in `provisioning` and queues its launch.',
-    '- `provisioning` → `running` once the account\'s instance answers its health check; → `error` when the launch fails (the agent\'s plan quota is released).',
-    '- From then on the agent shows the status of the account\'s one instance, which runs all its agents: `running`, `stopped`,',
+    "- `provisioning` → `running` once the account's instance answers its health check; → `error` when the launch fails (the agent's plan quota is released).",
+    "- From then on the agent shows the status of the account's one instance, which runs all its agents: `running`, `stopped`,",
     '  `provisioning` while it restarts or updates, `error`. The transitions (start, stop, restart, update, repair, reset-memory) and',
     '  their guards are documented on the instance group; illegal ones answer 409.',
     '- `active` (shown only in the detail form) is never written; it is read as `running`.',
     '',
-    'Ownership: an agent id that is not the caller\'s answers 404, exactly like a missing one.',
+    "Ownership: an agent id that is not the caller's answers 404, exactly like a missing one.",
   ].join('\n'),
   dynamoOnly: false,
   routes: [
@@ -385,7 +390,7 @@ export const agentsContract = defineGroup({
       path: '/api/agents/{id}/stats',
       auth: 'session',
       rateLimit: 'agents',
-      summary: "Runtime stats of an owned agent: live (`status: ok`) or, when the backend is unavailable, the labelled fallback (`status: mock`).",
+      summary: 'Runtime stats of an owned agent: live (`status: ok`) or, when the backend is unavailable, the labelled fallback (`status: mock`).',
       description: 'The fallback is built from the figures the platform stores for the agent (message counts, uptime samples), never from random numbers.',
       params: IdParams,
       responses: {

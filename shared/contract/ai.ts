@@ -7,7 +7,11 @@ export const ModelId = z
   .max(128)
   .regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must be <vendor>/<model>');
 
-export const ProviderName = z.string().min(1).max(64).regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -');
+export const ProviderName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -');
 
 /** The AI model record of spec 2.14. */
 export const AiModelRecord = z.object({
@@ -23,7 +27,11 @@ export const AiModelRecord = z.object({
 });
 
 export const CHAT_ROLES = ['user', 'assistant', 'system'] as const;
-export const TaskType = z.string().min(1).max(64).regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -');
+export const TaskType = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -');
 export const DEFAULT_TASK_TYPE = 'general';
 
 export const ChatRequestBody = z.strictObject({
@@ -113,7 +121,7 @@ export const aiContract = defineGroup({
       summary: 'The model the platform would pick for a task type (default `general`).',
       description:
         'Policy: the cheapest available model (input + output price) carrying the tag of the task type: `general`, `fast`, `code` (alias `coding`), ' +
-        '`reasoning`, `long-context`; any other task type is taken as a tag. With a session, only models of the caller\'s plan count. 404 when none fits.',
+        "`reasoning`, `long-context`; any other task type is taken as a tag. With a session, only models of the caller's plan count. 404 when none fits.",
       body: z.strictObject({ taskType: TaskType.default(DEFAULT_TASK_TYPE) }),
       example: { taskType: 'coding' },
       responses: {
@@ -129,7 +137,7 @@ export const aiContract = defineGroup({
       auth: 'session',
       summary: "Chat completion through the model layer, limited to the models of the caller's plan.",
       description:
-        'Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account\'s active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.\n\n' +
+        "Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account's active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.\n\n" +
         'A contradicting header answers 403 `HEADER_MISMATCH`. Without `model`, the model is auto-selected from `taskType` (see `POST /api/ai/models/select`). ' +
         '`temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. ' +
         'A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS 500 `PROVIDER_TIMEOUT`.\n\n' +

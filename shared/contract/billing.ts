@@ -6,7 +6,7 @@ import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorB
 
 export const SubscriptionStatus = z
   .enum(['none', 'active', 'trialing', 'past_due', 'canceled', 'incomplete', 'incomplete_expired', 'unpaid', 'paused'])
-  .describe("state of the card subscription as the processor last reported it; `none` when the account never subscribed");
+  .describe('state of the card subscription as the processor last reported it; `none` when the account never subscribed');
 
 /** A plan named in a request: a paid plan, or the retired `free` plan that is answered 402 (spec 7). */
 export const RequestedPlan = z
@@ -34,7 +34,10 @@ export const PlanLimits = z
     agents: z.number().int().nonnegative(),
     skills: z.number().int().nonnegative(),
     a2aPerDay: z.number().int().nonnegative().describe('agent-to-agent messages per day'),
-    memory: z.string().regex(/^\d+ GB$/).describe('agent memory as the plan table lists it, e.g. `8 GB`'),
+    memory: z
+      .string()
+      .regex(/^\d+ GB$/)
+      .describe('agent memory as the plan table lists it, e.g. `8 GB`'),
     models: z.array(z.string()).describe('model ids (`<vendor>/<model>`) the plan may use'),
   })
   .describe('limits of the plan table (spec 2.16); zeros and no models without a plan; admins get `network` limits');
@@ -43,7 +46,11 @@ export const CREDITS_LEDGER_DEFAULT_LIMIT = 20;
 export const CREDITS_LEDGER_MAX_LIMIT = 100;
 export const STORAGE_UPGRADE_MAX_GB = 64;
 
-const PriceId = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/, 'a price id');
+const PriceId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_-]+$/, 'a price id');
 
 export const CreditPack = z.object({ price: PriceId.describe("the processor's price id"), credits: z.number().int().positive() });
 
@@ -79,7 +86,9 @@ export const Usage = z.object({
   a2aMessages: z.number().int().nonnegative().describe('agent-to-agent messages of the period'),
   models: z.array(UsageTotals.extend({ model: z.string() })).describe('per model'),
   agents: z
-    .array(UsageTotals.extend({ agentId: z.string().nullable().describe('null: calls made outside any agent (POST /api/ai/chat)'), a2aMessages: z.number().int() }))
+    .array(
+      UsageTotals.extend({ agentId: z.string().nullable().describe('null: calls made outside any agent (POST /api/ai/chat)'), a2aMessages: z.number().int() }),
+    )
     .describe('per agent'),
 });
 
@@ -163,9 +172,9 @@ export const billingContract = defineGroup({
         '- `get-usage` → `{usage}` of the current billing period: credits from the ledger; model tokens, cost and A2A messages per model and per agent; the included allowance.\n' +
         '- `buy-credits` `{price}` → `{url, sessionId, credits}` of a one-off checkout for one of the credit packs `GET /api/billing` lists (400 `UNKNOWN_PRICE` for any other id); credits are added when the card webhook confirms payment.\n' +
         '- `change-plan` `{plan}` → `{success, plan, previousPlan, subscriptionId, status: "pending"}`: the active subscription moves to the plan\'s price at the processor, prorated as it prorates; ' +
-        'the account\'s plan changes when the card webhook confirms. 402 `SUBSCRIPTION_REQUIRED` without an active card subscription; 409 `SAME_PLAN`; a downgrade below what the account holds is 409 ' +
+        "the account's plan changes when the card webhook confirms. 402 `SUBSCRIPTION_REQUIRED` without an active card subscription; 409 `SAME_PLAN`; a downgrade below what the account holds is 409 " +
         '`PLAN_LIMIT_EXCEEDED` with `current` and `limit` (`{agents, skills}` each) and what to remove first.\n' +
-        '- `billing-portal` → `{url}` of the processor\'s billing portal (update the card, invoices, cancel); 404 `NO_CARD_CUSTOMER` before a first checkout. `GET /api/card/portal` redirects there.\n' +
+        "- `billing-portal` → `{url}` of the processor's billing portal (update the card, invoices, cancel); 404 `NO_CARD_CUSTOMER` before a first checkout. `GET /api/card/portal` redirects there.\n" +
         CARD_FAILURES,
       body: BillingAction,
       // get-usage: an example any account can run without a card processor.
@@ -319,7 +328,7 @@ export const billingContract = defineGroup({
         'a credit pack (`metadata.kind` `credits`) adds its credits with one ledger entry per session; a storage checkout adds its GB.\n' +
         '- `customer.subscription.created` / `.updated` / `.deleted`: status (active when `active` or `trialing`), plan (`metadata.plan`, else the plan of the price), billing period and cancel-at-period-end, for `metadata.userId` ' +
         '(else the account of the customer). A cancellation of an older subscription does not end a newer active one.\n' +
-        'Other event types, and events for unknown accounts, are acknowledged and ignored. The event is the processor\'s own format, so its body is open.',
+        "Other event types, and events for unknown accounts, are acknowledged and ignored. The event is the processor's own format, so its body is open.",
       body: z.looseObject({
         id: z.string(),
         type: z.string(),

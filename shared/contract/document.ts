@@ -20,7 +20,26 @@ import { contract } from './index';
 import { buildOpenApi, nameContractSchemas } from './openapi';
 
 /** Every contract module, whose exported object schemas become named components of the document. */
-const CONTRACT_MODULES = [route, accounts, settings, social, agents, instance, provision, memory, keys, skills, wallet, metrics, platform, ai, gateway, infraMcp, billing, agentChat];
+const CONTRACT_MODULES = [
+  route,
+  accounts,
+  settings,
+  social,
+  agents,
+  instance,
+  provision,
+  memory,
+  keys,
+  skills,
+  wallet,
+  metrics,
+  platform,
+  ai,
+  gateway,
+  infraMcp,
+  billing,
+  agentChat,
+];
 
 /** The whole API's OpenAPI 3.1 document (`npm run openapi`, `GET /api/openapi.json`). */
 export function openApiDocument(info: { version: string; serverUrl?: string }) {

@@ -107,7 +107,7 @@ export const gatewayContract = defineGroup({
         'A refused credential is 402 with a fresh challenge and `code` (`UNKNOWN_NONCE`, `EXPIRED`, `ALREADY_USED`, `WRONG_PLUGIN`, `TX_NOT_FOUND`, `TX_REVERTED`, `WRONG_CHAIN`, `NOT_CONFIRMED`, `WRONG_TOKEN`, `WRONG_RECIPIENT`, `AMOUNT_TOO_LOW`, `MALFORMED_CREDENTIAL`, `MPP_NOT_CONFIGURED`); an unreachable chain RPC is 503 `CHAIN_UNAVAILABLE`.',
         'Nonce and hash are spent in one transaction, so parallel copies of a credential succeed once. If the plugin fails after the payment was spent, the same credential stays redeemable until one call is served; it is never served twice.',
         'A success sets `x-plugin-id`, and for MPP also `Payment-Receipt` (base64url JSON `{status, method, reference: <tx hash>, timestamp}`).',
-        'Plugin inputs (checked before any payment is spent; 400 `VALIDATION_ERROR` otherwise): `generate-text` and `agent` take `prompt` or `messages` ([{role, content}]), optional `system`, `model`, `taskType`, `temperature`, `top_p`, `maxTokens`; `agent` also `maxSteps` (≤ 20) and `agentId` (one of the caller\'s agents: its memory and installed skills become tools; an MPP payer gets account-free tools only) and answers with `steps`.',
+        "Plugin inputs (checked before any payment is spent; 400 `VALIDATION_ERROR` otherwise): `generate-text` and `agent` take `prompt` or `messages` ([{role, content}]), optional `system`, `model`, `taskType`, `temperature`, `top_p`, `maxTokens`; `agent` also `maxSteps` (≤ 20) and `agentId` (one of the caller's agents: its memory and installed skills become tools; an MPP payer gets account-free tools only) and answers with `steps`.",
         '`tts` takes `input` (≤ 4096 characters), `voice` (default `alloy`), `format` (`mp3` default, `opus`, `aac`, `flac`, `wav`, `pcm`), `model` (default `tts-1`) and answers `audio {base64, mediaType, format}`; `stt` takes `audio` (base64, ≤ 700 KB decoded), `model` (default `whisper-1`), `language`, and answers the transcript as `message` (OpenAI-compatible `/audio/speech` and `/audio/transcriptions` providers).',
         'With `Accept: text/event-stream`, `generate-text` and `agent` answer `text/event-stream`: `event: delta` `{text}` per chunk, then `event: done` with the success body.',
       ].join(' '),
@@ -118,7 +118,9 @@ export const gatewayContract = defineGroup({
       responses: {
         ...commonErrorResponses,
         200: GatewaySuccessBody,
-        401: z.union([z.object({ error: z.literal('Unauthorized') }), ErrorBody]).describe('`Unauthorized`, or a malformed credential refused by the auth pipeline'),
+        401: z
+          .union([z.object({ error: z.literal('Unauthorized') }), ErrorBody])
+          .describe('`Unauthorized`, or a malformed credential refused by the auth pipeline'),
         402: GatewayPaymentRequiredBody,
         500: z.union([z.object({ error: z.literal('internal') }), ErrorBody]),
         502: z.object({ error: z.literal('no_plugin') }),
@@ -131,7 +133,8 @@ export const gatewayContract = defineGroup({
       path: '/api/v1/gateway',
       auth: 'none',
       summary: 'CORS preflight: allows POST and OPTIONS with the Authorization, Content-Type, X-Plugin-Id and X-Payment-Method headers.',
-      description: 'Origins allowed by `GATEWAY_ALLOWED_ORIGINS` (default the app origin) are echoed; `Payment-Receipt`, `WWW-Authenticate` and `x-plugin-id` are exposed to scripts.',
+      description:
+        'Origins allowed by `GATEWAY_ALLOWED_ORIGINS` (default the app origin) are echoed; `Payment-Receipt`, `WWW-Authenticate` and `x-plugin-id` are exposed to scripts.',
       responses: { 204: EmptyBody },
     },
   ],

@@ -16,13 +16,7 @@ export type InfraMcpToolCategory = keyof typeof INFRA_MCP_TOOL_CATEGORIES;
 export type InfraMcpToolName = (typeof INFRA_MCP_TOOL_CATEGORIES)[InfraMcpToolCategory][number];
 
 /** The keys of `GET /api/infra-mcp/examples`. */
-export const INFRA_MCP_USE_CASES = [
-  'service_management',
-  'deployment_monitoring',
-  'database_management',
-  'monitoring_and_logs',
-  'troubleshooting',
-] as const;
+export const INFRA_MCP_USE_CASES = ['service_management', 'deployment_monitoring', 'database_management', 'monitoring_and_logs', 'troubleshooting'] as const;
 
 export type InfraMcpUseCase = (typeof INFRA_MCP_USE_CASES)[number];
 
@@ -143,7 +137,7 @@ export const infraMcpContract = defineGroup({
       method: 'GET',
       path: '/api/infra-mcp/tools',
       auth: 'none',
-      summary: 'The MCP server\'s 21 tools in their 7 categories.',
+      summary: "The MCP server's 21 tools in their 7 categories.",
       responses: { 200: InfraMcpToolsBody, ...commonErrorResponses },
     },
     {

@@ -61,7 +61,6 @@ export const InstanceView = InstanceRecord.extend({
   reached: z.boolean().optional().describe('only with `waitFor`: whether the instance reached that status before the timeout'),
 });
 
-
 /** Instance stats (spec 2.6). */
 export const InstanceStats = z.object({
   userId: z.string(),
@@ -122,7 +121,7 @@ export const RuntimeCompletion = z.object({
 });
 
 const runtimeAuth = [
-  'Called by the account\'s agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`);',
+  "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`);",
   'any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets.',
 ].join(' ');
 
@@ -130,8 +129,8 @@ const transitionDescription = (what: string) =>
   [
     what,
     'Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it.',
-    'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable.',
-    'The success body is the spec\'s plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation);',
+    "The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable.",
+    "The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation);",
     'wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.',
   ].join(' ');
 
@@ -161,7 +160,7 @@ export const INSTANCE_STATE_MACHINE = [
   'start, restart and update answer `status: "running"` (the status the instance is moving to, as the spec writes it) with `current`',
   '(where it is now, e.g. `provisioning`); `GET /api/instance/{userId}?waitFor=running&timeout=25` answers once it is there.',
   'An agent shows `provisioning` until its first launch, `error` if that failed, and afterwards the status of the instance.',
-  'Every step is in the event log (`GET /api/instance/{userId}/events`) and sent to the account\'s webhook endpoints:',
+  "Every step is in the event log (`GET /api/instance/{userId}/events`) and sent to the account's webhook endpoints:",
   '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`,',
   '`instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`.',
 ].join('\n');
@@ -170,7 +169,8 @@ const OperationProgress = {
   current: AgentStatus.describe('where the instance is now (e.g. `provisioning` while a start is launching it)'),
   operationId: z.string().describe('the operation that produced the current state; its events carry the same id'),
 };
-const transitionAnswer = <S extends 'running' | 'stopped'>(status: S) => z.object({ success: z.literal(true), status: z.literal(status), ...OperationProgress });
+const transitionAnswer = <S extends 'running' | 'stopped'>(status: S) =>
+  z.object({ success: z.literal(true), status: z.literal(status), ...OperationProgress });
 
 /** How long `waitFor` may hold a request: under API Gateway's 29 s integration timeout. */
 export const MAX_WAIT_SECONDS = 25;
@@ -178,7 +178,11 @@ export const MAX_WAIT_SECONDS = 25;
 /** One stored lifecycle event (the event log and the webhook `data` carry the same fields). */
 export const LifecycleEventRecord = z.object({
   id: z.string(),
-  type: z.string().describe('`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`'),
+  type: z
+    .string()
+    .describe(
+      '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
+    ),
   at: IsoDate,
   cause: z.string().describe('`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter` or `account-deletion`'),
   operationId: z.string().optional(),
@@ -194,7 +198,7 @@ export const LifecycleEventRecord = z.object({
 export const instanceContract = defineGroup({
   group: 'instance',
   description: [
-    'Lifecycle of the caller\'s agent instance (spec 4.4): session required, the path `userId` must be the caller (403 otherwise),',
+    "Lifecycle of the caller's agent instance (spec 4.4): session required, the path `userId` must be the caller (403 otherwise),",
     'rate limited by the `instance` scope (30 per minute). Lifecycle failures carry `{success: false, status: "error"}` (plus `error`, and `code`).',
     'The `/runtime/*` routes are the platform side of the agent runtime: called by instances with their gateway token, never by users.',
     '',
@@ -294,8 +298,11 @@ export const instanceContract = defineGroup({
       auth: 'session',
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
-      summary: "Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.",
-      description: transitionDescription('Deletes every stored memory entry (the key-value memory of spec 2.11) of the account\'s agents; message history is kept.'),
+      summary:
+        "Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.",
+      description: transitionDescription(
+        "Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents; message history is kept.",
+      ),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
@@ -312,9 +319,9 @@ export const instanceContract = defineGroup({
       rateLimit: 'instance',
       summary: "Read the caller's instance record; optionally wait until it reaches a status.",
       description: [
-        'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance.',
+        "The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance.",
         `With \`waitFor=<status>\` the answer is held until the instance is in that status or \`timeout\` seconds (1 to ${MAX_WAIT_SECONDS}, default ${MAX_WAIT_SECONDS}) pass,`,
-        'whichever comes first; then the record carries `reached` (true when it got there). Like Fly Machines\' `wait`: use it instead of polling.',
+        "whichever comes first; then the record carries `reached` (true when it got there). Like Fly Machines' `wait`: use it instead of polling.",
       ].join(' '),
       params: UserIdParams,
       query: z.strictObject({
@@ -337,7 +344,7 @@ export const instanceContract = defineGroup({
       rateLimit: 'instance',
       summary: "The lifecycle event log of the caller's instance and agents, oldest first.",
       description: [
-        'Every transition with its time, operation id and cause (kept 90 days). The path `userId` must be the caller\'s own id (403 otherwise).',
+        "Every transition with its time, operation id and cause (kept 90 days). The path `userId` must be the caller's own id (403 otherwise).",
         '`cursor` continues where the previous page ended (null on the last page).',
       ].join(' '),
       params: UserIdParams,
@@ -358,7 +365,7 @@ export const instanceContract = defineGroup({
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
       summary: "Read the caller's instance CPU and memory figures.",
-      description: 'The path `userId` must be the caller\'s own id (403 otherwise); 404 when the account has no instance; 502 when the backend is unreachable.',
+      description: "The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the backend is unreachable.",
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
@@ -376,7 +383,7 @@ export const instanceContract = defineGroup({
       rateLimit: 'instance',
       summary: 'Read the gateway token the instance uses; one is generated (and stored encrypted) when none exists.',
       description:
-        'Returns exactly the token the running instance checks. The path `userId` must be the caller\'s own id (403 otherwise); 502 when the backend is unreachable.',
+        "Returns exactly the token the running instance checks. The path `userId` must be the caller's own id (403 otherwise); 502 when the backend is unreachable.",
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
@@ -397,7 +404,7 @@ export const instanceContract = defineGroup({
         'For an owner who suspects the token leaked: the old token stops working on the platform at once; a running instance is handed the new one over its old one and swaps it ' +
         'in place (agents, memory and history stay; open connections made with the old token are closed); a stopped instance starts with the new one. ' +
         'Password resets rotate it too, as do password changes and sign-out everywhere. Answers the new token (as `GET .../token` would). ' +
-        'The path `userId` must be the caller\'s own id (403 otherwise). `rotated: false` when no token existed yet (one is generated and returned).',
+        "The path `userId` must be the caller's own id (403 otherwise). `rotated: false` when no token existed yet (one is generated and returned).",
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
@@ -424,7 +431,7 @@ export const instanceContract = defineGroup({
       method: 'POST',
       path: '/api/instance/{userId}/runtime/messages',
       auth: 'none',
-      summary: 'Runtime: store the messages of one chat exchange and the agent\'s figures (message history and the stats fallback read them).',
+      summary: "Runtime: store the messages of one chat exchange and the agent's figures (message history and the stats fallback read them).",
       description: `${runtimeAuth} 404 when the agent is not the account's.`,
       params: UserIdParams,
       body: RuntimeExchangeBody,
@@ -443,7 +450,8 @@ export const instanceContract = defineGroup({
       method: 'POST',
       path: '/api/instance/{userId}/runtime/chat/completions',
       auth: 'none',
-      summary: "Runtime: the platform's model layer for an agent, OpenAI chat completions format; the platform picks the agent's model and holds the provider key.",
+      summary:
+        "Runtime: the platform's model layer for an agent, OpenAI chat completions format; the platform picks the agent's model and holds the provider key.",
       description: [
         runtimeAuth,
         "The model is the agent's (`config.model`, else its provisioned model) and must be allowed by the account's plan (403 `MODEL_RESTRICTED`);",
@@ -475,13 +483,13 @@ export const instanceContract = defineGroup({
       method: 'POST',
       path: '/api/instance/{userId}/runtime/a2a',
       auth: 'none',
-      summary: 'Runtime: one of the account\'s agents sends a message to another of its agents (agent-to-agent, spec 2.16).',
+      summary: "Runtime: one of the account's agents sends a message to another of its agents (agent-to-agent, spec 2.16).",
       description: [
         runtimeAuth,
-        'Both agents must be the account\'s (404 otherwise); an active subscription is required unless the owner is an admin (402).',
-        'Each message counts against the plan\'s A2A limit per UTC day (label 100, solo 500, collective 2,000, network 10,000), counted in the',
+        "Both agents must be the account's (404 otherwise); an active subscription is required unless the owner is an admin (402).",
+        "Each message counts against the plan's A2A limit per UTC day (label 100, solo 500, collective 2,000, network 10,000), counted in the",
         'database so concurrent sends never pass it: beyond it 429 `A2A_LIMIT_REACHED` with `current` and `limit`. The message is stored in the',
-        'recipient\'s history (role `user`, prefixed with the sender), where its runtime reads it.',
+        "recipient's history (role `user`, prefixed with the sender), where its runtime reads it.",
       ].join(' '),
       params: UserIdParams,
       body: z.strictObject({ fromAgentId: ResourceId, toAgentId: ResourceId, message: z.string().min(1).max(32_000) }),

@@ -27,7 +27,7 @@ export const keysContract = defineGroup({
     'API keys of the calling account (spec 4.7), used as `Authorization: Bearer sk_...`.',
     'A key is shown once, in the create answer; only its SHA-256 hash is stored.',
     `An account holds at most ${API_KEYS_PER_ACCOUNT} keys: creating one more answers 400 with code \`KEY_LIMIT\` (the cap is enforced in the database transaction that creates the key).`,
-    'A key id that is not the caller\'s answers 404, exactly like a missing one.',
+    "A key id that is not the caller's answers 404, exactly like a missing one.",
     'Keys are managed only from a signed-in session (cookie or Bearer JWT): a request authenticated with an API key answers 403 `SESSION_REQUIRED` on every route here, so a leaked key cannot mint, list or revoke keys.',
     'A revoked key is refused (401 `TOKEN_INVALID`) from the next request on.',
     '`lastUsed` is recorded when a key authenticates, at a resolution of one minute.',

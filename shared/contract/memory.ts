@@ -2,7 +2,11 @@ import * as z from 'zod';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorBody } from './route';
 
 /** Ids the platform generates are URL-safe; anything else is refused before it reaches a key. */
-export const ResourceId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
+export const ResourceId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
 
 /** Spec 2.11: one value, measured as its compact JSON encoding in UTF-8 bytes. */
 export const MEMORY_VALUE_MAX_BYTES = 100 * 1024;
@@ -50,7 +54,8 @@ export const memoryContract = defineGroup({
       path: '/api/memory',
       auth: 'session',
       summary: "Read an owned agent's memory.",
-      description: '`lastUpdated` is the newest write among the keys, null while the memory is empty. An agent that is not the caller\'s answers 404, exactly like a missing one.',
+      description:
+        "`lastUpdated` is the newest write among the keys, null while the memory is empty. An agent that is not the caller's answers 404, exactly like a missing one.",
       query: z.strictObject({ agentId: ResourceId }),
       responses: {
         200: z.object({ memory: z.record(z.string(), z.json()), agentId: z.string(), count: z.number().int(), lastUpdated: IsoDate.nullable() }),

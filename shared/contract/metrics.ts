@@ -41,7 +41,9 @@ export const HistoricalMetricsBody = z.strictObject({
   userId: z.string(),
   timeRange: MetricsRange,
   metrics: z.array(MetricsSample.extend({ timestamp: IsoDate })),
-  averages: z.strictObject({ cpu: Percent, memory: Percent, messages: z.number().nonnegative(), errors: z.number().nonnegative() }).describe('means over the samples in the range (cpu and memory over the measured ones); 0 when there are none'),
+  averages: z
+    .strictObject({ cpu: Percent, memory: Percent, messages: z.number().nonnegative(), errors: z.number().nonnegative() })
+    .describe('means over the samples in the range (cpu and memory over the measured ones); 0 when there are none'),
 });
 
 export const PerformanceMetricsBody = z.strictObject({
@@ -140,7 +142,9 @@ export const metricsContract = defineGroup({
       path: '/api/metrics/{userId}/performance',
       auth: 'session',
       summary: "The user's current CPU, memory and error rate (percent) and response time (ms).",
-      description: userIdNote + ' cpu and memory from the newest measured heartbeat sample; errorRate and responseTime over the newest 12 samples; zeros when there are none.',
+      description:
+        userIdNote +
+        ' cpu and memory from the newest measured heartbeat sample; errorRate and responseTime over the newest 12 samples; zeros when there are none.',
       params: UserIdParams,
       responses: { 200: PerformanceMetricsBody, 404: ErrorBody, ...commonErrorResponses },
     },

@@ -62,7 +62,11 @@ class ComponentCollector {
   private readonly anonymousByShape = new Map<string, string>();
 
   convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const { $schema: _dropped, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & {
+    const {
+      $schema: _dropped,
+      $defs,
+      ...root
+    } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & {
       $defs?: Record<string, JsonSchema>;
     };
     const renames = new Map<string, string>();
@@ -116,10 +120,27 @@ const JSON_VALUE_SHAPE = (() => {
 })();
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other',
-  400: 'Bad request or validation failure', 401: 'Missing or invalid authentication', 402: 'Payment or subscription required',
-  403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 410: 'Gone', 413: 'Payload too large', 415: 'Unsupported media type',
-  429: 'Too many requests', 500: 'Internal error', 501: 'Not implemented', 502: 'Backend unavailable', 503: 'Service unavailable',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  400: 'Bad request or validation failure',
+  401: 'Missing or invalid authentication',
+  402: 'Payment or subscription required',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal error',
+  501: 'Not implemented',
+  502: 'Backend unavailable',
+  503: 'Service unavailable',
   504: 'Deadline exceeded',
 };
 
@@ -235,7 +256,10 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
   for (const group of groups) {
     for (const route of group.routes) {
       const parameters: unknown[] = [];
-      for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+      for (const [where, schema] of [
+        ['path', route.params],
+        ['query', route.query],
+      ] as const) {
         if (!schema) continue;
         const js = components.convert(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
         for (const [name, prop] of Object.entries(js.properties ?? {})) {
@@ -268,7 +292,9 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
       if (route.body) {
         operation.requestBody = {
           required: true,
-          content: { 'application/json': { schema: components.convert(route.body, 'input'), ...(route.example !== undefined ? { example: route.example } : {}) } },
+          content: {
+            'application/json': { schema: components.convert(route.body, 'input'), ...(route.example !== undefined ? { example: route.example } : {}) },
+          },
         };
       } else if (route.rawBody) {
         operation.requestBody = { required: true, content: { 'application/json': { schema: {} } } };

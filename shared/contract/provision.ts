@@ -18,8 +18,13 @@ export const ProvisionChannelsBody = z
     aiProvider: AiProvider.default('openrouter'),
     apiKey: z.string().min(1).max(512).optional().describe('key for the AI provider; stored encrypted, never returned'),
     plan: ProvisionPlan.optional().describe('`free` or omitted answers 402 `PAYMENT_REQUIRED`'),
-    email: z.email().optional().describe('accepted for compatibility and ignored: the agent joins the authenticated caller\'s account'),
-    cardSubscriptionId: z.string().min(1).max(255).optional().describe('active card subscription id; required unless the caller is an authenticated admin or tester'),
+    email: z.email().optional().describe("accepted for compatibility and ignored: the agent joins the authenticated caller's account"),
+    cardSubscriptionId: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('active card subscription id; required unless the caller is an authenticated admin or tester'),
   })
   .superRefine((body, ctx) => {
     if (body.chatBotToken === undefined && body.businessMessagingToken === undefined && body.communityBotToken === undefined) {
@@ -55,10 +60,10 @@ export const provisionContract = defineGroup({
       summary: 'Provision an agent connected to chatBot, communityBot and/or businessMessaging; proxied to the backend provisioning service.',
       description: [
         'At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400).',
-        'The agent always joins the authenticated caller\'s own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one',
+        "The agent always joins the authenticated caller's own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one",
         'message for every case, whatever `email`, `x-user-email` or `cardSubscriptionId` say: neither is a secret, so they never choose an account nor tell',
         'registered addresses from unknown ones. Signed in: 402 `PAYMENT_REQUIRED` when `plan` is omitted or `free`, or, unless the account is an admin or',
-        'tester (its current, verified address is in the operator\'s list), when the STORED subscription (kept current by verified card webhooks) is not',
+        "tester (its current, verified address is in the operator's list), when the STORED subscription (kept current by verified card webhooks) is not",
         'active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in',
         'admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`,',
         'queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored',

@@ -27,7 +27,9 @@ export const SettingsProfile = z.object({
   credits: z.number().int(),
   twoFactorEnabled: z.boolean(),
   notifications: Notifications,
-  emailVerified: z.boolean().describe('the address was confirmed through an emailed link (or an OAuth provider); admin and tester rights, OAuth linking and referral credit need it'),
+  emailVerified: z
+    .boolean()
+    .describe('the address was confirmed through an emailed link (or an OAuth provider); admin and tester rights, OAuth linking and referral credit need it'),
   pendingEmail: Email.nullable().describe('a new address waiting for its confirmation link; `email` changes when the link is opened'),
   referralCode: z.string().describe("the account's own referral code, to share"),
   referralsCredited: z.number().int().min(0).describe('referrals of this account that were credited (at most REFERRAL_CAP)'),
@@ -56,7 +58,7 @@ export const settingsContract = defineGroup({
         'Changing the email needs `currentPassword` (401 `CURRENT_PASSWORD_REQUIRED` when missing, 401 `INVALID_PASSWORD` when wrong; an account without a password, OAuth or wallet only, ' +
         'needs a session signed in within the last 10 minutes instead, else 401 `REAUTH_REQUIRED`). The new email must be unique (case-insensitive): 409 `EMAIL_IN_USE` otherwise; ' +
         'the uniqueness record moves with the profile change in one transaction, so of two accounts racing for one address exactly one gets it. ' +
-        'Addresses in the operator\'s admin or tester list are refused with 403 `EMAIL_RESERVED`. The new address is proven before it takes effect: the answer shows it as `pendingEmail` ' +
+        "Addresses in the operator's admin or tester list are refused with 403 `EMAIL_RESERVED`. The new address is proven before it takes effect: the answer shows it as `pendingEmail` " +
         'and a confirmation link goes to it; opening the link (`POST /api/auth/verify-email`) moves the account and signs out every session (tokens carry the email). ' +
         'An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
       body: z.strictObject({
@@ -87,7 +89,7 @@ export const settingsContract = defineGroup({
       description:
         '`password` is required unless the session is fresh (its token was issued by a sign-in within the last 10 minutes, per the JWT `iat`); accounts without a password (OAuth or wallet only) must use a fresh session. ' +
         'Missing password on a stale session → 401 `REAUTH_REQUIRED`; wrong password → 401 `INVALID_PASSWORD`. API-key callers are refused (403): only a session may delete the account. ' +
-        'Revokes every session, frees the email, referral code and sign-in identities (their global look-ups are deleted), deletes every item of the account\'s partition ' +
+        "Revokes every session, frees the email, referral code and sign-in identities (their global look-ups are deleted), deletes every item of the account's partition " +
         '(profile, credits ledger, agents, keys, memory, wallets, skills, subscription record...), clears the session cookie and emits `user.deleted`. ' +
         'The one item kept is the session-revocation record, with a TTL past the longest token lifetime, so no unexpired token of the account works again. ' +
         'An absent body is read as `{}`. ' +
@@ -96,7 +98,13 @@ export const settingsContract = defineGroup({
         'a failure part-way leaves the account `deleting` and the worker retries until it is done. Either way the user gets a final email. 502 when the deletion cannot be queued (nothing is revoked).',
       body: z.strictObject({ password: ExistingPassword.optional() }),
       example: { password: 'correct horse battery' },
-      responses: { 200: SuccessTrue, 202: z.object({ success: z.literal(true), status: z.literal('deleting') }), 404: ErrorBody, 502: ErrorBody, ...commonErrorResponses },
+      responses: {
+        200: SuccessTrue,
+        202: z.object({ success: z.literal(true), status: z.literal('deleting') }),
+        404: ErrorBody,
+        502: ErrorBody,
+        ...commonErrorResponses,
+      },
     },
     {
       operation: 'changePassword',
@@ -105,7 +113,7 @@ export const settingsContract = defineGroup({
       auth: 'session',
       summary: "Change the caller's password.",
       description:
-        'Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller\'s stays valid) ' +
+        "Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller's stays valid) " +
         'and any emailed reset link stops working. The instance gateway token is rotated (a running instance swaps it in place), API keys are revoked when `revokeApiKeys` is true, ' +
         'and the account gets an email listing what was revoked.',
       body: z.strictObject({

@@ -41,28 +41,133 @@ export const SKILL_CATALOGUE_VERSION = 1;
 
 /** Every skill of the marketplace; its endpoint routes are generated from this table. */
 export const SKILL_CATALOGUE = [
-  { name: 'dj-streaming', category: 'streaming', description: 'Run live DJ sets: start and stop the stream, queue tracks and read listener figures.', icon: '🎧', author: AUTHOR, featured: true },
-  { name: 'guestlist', category: 'events', description: 'Keep guest lists for shows: add, remove and check in guests, export the list.', icon: '📋', author: AUTHOR, featured: false },
+  {
+    name: 'dj-streaming',
+    category: 'streaming',
+    description: 'Run live DJ sets: start and stop the stream, queue tracks and read listener figures.',
+    icon: '🎧',
+    author: AUTHOR,
+    featured: true,
+  },
+  {
+    name: 'guestlist',
+    category: 'events',
+    description: 'Keep guest lists for shows: add, remove and check in guests, export the list.',
+    icon: '📋',
+    author: AUTHOR,
+    featured: false,
+  },
   { name: 'event-ticketing', category: 'events', description: 'Sell tickets by tier and deliver them by email.', icon: '🎟️', author: AUTHOR, featured: true },
-  { name: 'event-scheduler', category: 'events', description: "Schedule events and announce them on the agent's channels.", icon: '📅', author: AUTHOR, featured: false },
+  {
+    name: 'event-scheduler',
+    category: 'events',
+    description: "Schedule events and announce them on the agent's channels.",
+    icon: '📅',
+    author: AUTHOR,
+    featured: false,
+  },
   { name: 'venue-finder', category: 'events', description: 'Find venues by city, type, capacity and price.', icon: '🏟️', author: AUTHOR, featured: false },
-  { name: 'festival-finder', category: 'events', description: 'Find festivals by genre, country and ticket price.', icon: '🎪', author: AUTHOR, featured: false },
-  { name: 'usdc-payments', category: 'payments', description: "Send, request and check USDC payments from the agent's wallet.", icon: '💵', author: AUTHOR, featured: true },
-  { name: 'booking-settlement', category: 'payments', description: 'Settle bookings through escrow: create it, release funds, simulate guarantee and backend payouts.', icon: '🤝', author: AUTHOR, featured: false },
-  { name: 'instant-split', category: 'payments', description: 'Split incoming revenue between collaborators by rule, instantly.', icon: '✂️', author: AUTHOR, featured: false },
-  { name: 'treasury', category: 'finance', description: 'Track balances, allocations and spending across wallets.', icon: '🏦', author: AUTHOR, featured: false },
+  {
+    name: 'festival-finder',
+    category: 'events',
+    description: 'Find festivals by genre, country and ticket price.',
+    icon: '🎪',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'usdc-payments',
+    category: 'payments',
+    description: "Send, request and check USDC payments from the agent's wallet.",
+    icon: '💵',
+    author: AUTHOR,
+    featured: true,
+  },
+  {
+    name: 'booking-settlement',
+    category: 'payments',
+    description: 'Settle bookings through escrow: create it, release funds, simulate guarantee and backend payouts.',
+    icon: '🤝',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'instant-split',
+    category: 'payments',
+    description: 'Split incoming revenue between collaborators by rule, instantly.',
+    icon: '✂️',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'treasury',
+    category: 'finance',
+    description: 'Track balances, allocations and spending across wallets.',
+    icon: '🏦',
+    author: AUTHOR,
+    featured: false,
+  },
   { name: 'royalty-tracker', category: 'finance', description: 'Total royalties across releases and platforms.', icon: '💰', author: AUTHOR, featured: false },
   { name: 'calendar', category: 'productivity', description: 'Read and manage calendar events.', icon: '🗓️', author: AUTHOR, featured: false },
-  { name: 'file-manager', category: 'productivity', description: 'Store, list and share files such as press kits and riders.', icon: '📁', author: AUTHOR, featured: false },
-  { name: 'workspace-suite', category: 'productivity', description: 'Work with documents, spreadsheets and shared drives in an office workspace.', icon: '🧰', author: AUTHOR, featured: false },
-  { name: 'notes-workspace', category: 'productivity', description: 'Create, update and search notes and pages in a notes workspace.', icon: '📝', author: AUTHOR, featured: false },
+  {
+    name: 'file-manager',
+    category: 'productivity',
+    description: 'Store, list and share files such as press kits and riders.',
+    icon: '📁',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'workspace-suite',
+    category: 'productivity',
+    description: 'Work with documents, spreadsheets and shared drives in an office workspace.',
+    icon: '🧰',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'notes-workspace',
+    category: 'productivity',
+    description: 'Create, update and search notes and pages in a notes workspace.',
+    icon: '📝',
+    author: AUTHOR,
+    featured: false,
+  },
   { name: 'email', category: 'communication', description: 'Send and read email on behalf of the agent.', icon: '✉️', author: AUTHOR, featured: false },
-  { name: 'webhook', category: 'development', description: 'Call outside HTTPS webhooks; private and loopback addresses are refused.', icon: '🪝', author: AUTHOR, featured: false },
-  { name: 'browser', category: 'development', description: 'Fetch and read public web pages; private and loopback addresses are refused.', icon: '🌐', author: AUTHOR, featured: false },
+  {
+    name: 'webhook',
+    category: 'development',
+    description: 'Call outside HTTPS webhooks; private and loopback addresses are refused.',
+    icon: '🪝',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'browser',
+    category: 'development',
+    description: 'Fetch and read public web pages; private and loopback addresses are refused.',
+    icon: '🌐',
+    author: AUTHOR,
+    featured: false,
+  },
   { name: 'chat-bot', category: 'channels', description: 'Talk to fans through a chatBot bot.', icon: '🤖', author: AUTHOR, featured: false },
   { name: 'community-bot', category: 'channels', description: 'Post and answer in communityBot servers.', icon: '🛡️', author: AUTHOR, featured: false },
-  { name: 'business-messaging', category: 'channels', description: 'Message fans and promoters on businessMessaging.', icon: '💬', author: AUTHOR, featured: false },
-  { name: 'business-messaging-api', category: 'channels', description: 'Send template and bulk messages through the businessMessaging business API.', icon: '📡', author: AUTHOR, featured: false },
+  {
+    name: 'business-messaging',
+    category: 'channels',
+    description: 'Message fans and promoters on businessMessaging.',
+    icon: '💬',
+    author: AUTHOR,
+    featured: false,
+  },
+  {
+    name: 'business-messaging-api',
+    category: 'channels',
+    description: 'Send template and bulk messages through the businessMessaging business API.',
+    icon: '📡',
+    author: AUTHOR,
+    featured: false,
+  },
   { name: 'team-chat', category: 'channels', description: 'Post updates to team chat channels for the crew.', icon: '👥', author: AUTHOR, featured: false },
   { name: 'track-archaeologist', category: 'music', description: 'Dig up tracks by BPM, genre and mood.', icon: '🔍', author: AUTHOR, featured: true },
   { name: 'setlist-oracle', category: 'music', description: 'Build a setlist for a genre and a set length.', icon: '🔮', author: AUTHOR, featured: true },
@@ -117,7 +222,12 @@ const SPECIFIED_SKILL_BODIES = {
   'setlist-oracle': z.strictObject({
     action: z.enum(['build']),
     genre: Text.optional(),
-    duration: z.number().positive().max(24 * 60).describe('set length in minutes').optional(),
+    duration: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .describe('set length in minutes')
+      .optional(),
   }),
   'groupie-manager': z.strictObject({ action: z.enum(['segment']) }),
   'royalty-tracker': z.strictObject({ action: z.enum(['total']) }),
@@ -132,7 +242,10 @@ const SPECIFIED_SKILL_BODIES = {
     action: z.enum(['schedule']),
     title: Text.optional(),
     date: z.iso.date().optional(),
-    time: z.string().regex(/^\d{2}:\d{2}$/, 'must be HH:MM').optional(),
+    time: z
+      .string()
+      .regex(/^\d{2}:\d{2}$/, 'must be HH:MM')
+      .optional(),
     channels: z.array(Text).max(20).optional(),
   }),
   'venue-finder': z.strictObject({
@@ -151,10 +264,7 @@ const SPECIFIED_SKILL_BODIES = {
   'booking-settlement': z.strictObject({
     action: z.enum(BOOKING_SETTLEMENT_ACTIONS),
     bookingId: ResourceId.optional().describe('required for create_escrow and release_funds'),
-    booking: z
-      .strictObject({ guarantee: Amount, backend: Amount, deposit: Amount })
-      .optional()
-      .describe('required for simulate_settlement'),
+    booking: z.strictObject({ guarantee: Amount, backend: Amount, deposit: Amount }).optional().describe('required for simulate_settlement'),
   }),
   'instant-split': z.strictObject({
     action: z.enum(INSTANT_SPLIT_ACTIONS),
@@ -258,8 +368,8 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
     auth: 'session',
     summary: `${skill.name} skill (${skill.category}): ${skill.description}`,
     description: designed
-      ? 'The spec leaves this skill\'s request fields open; this shape is designed: `action` names the operation and `params` carries its arguments as JSON. The answer is `{success: true, ...skill data}`.'
-      : 'Request fields as the spec\'s skill table gives them; the answer is `{success: true, ...skill data}`.',
+      ? "The spec leaves this skill's request fields open; this shape is designed: `action` names the operation and `params` carries its arguments as JSON. The answer is `{success: true, ...skill data}`."
+      : "Request fields as the spec's skill table gives them; the answer is `{success: true, ...skill data}`.",
     body: skillBody(skill.name),
     // The skill's module validates the body of the chosen action (the same schema, for both
     // session and runtime callers), so skills without a module yet still answer 501.
@@ -365,7 +475,7 @@ const installRoutes = [
     method: 'POST',
     path: '/api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}',
     auth: 'none',
-    summary: 'Call a skill installed on the agent, from the agent\'s runtime.',
+    summary: "Call a skill installed on the agent, from the agent's runtime.",
     description:
       "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (any other credential answers 401 `TOKEN_INVALID`). The body is the skill endpoint's body (`POST /api/skills/{skill}`) and so is the answer. A skill that is not installed on the agent, or disabled, answers 404, as does an agent that is not the account's.",
     params: z.strictObject({ userId: ResourceId, agentId: ResourceId, skill: ResourceId }),
@@ -382,7 +492,7 @@ const installRoutes = [
     auth: 'admin',
     summary: 'Import venues into the catalogue venue-finder searches (operator only).',
     description:
-      'The file format is this body: `{venues: [{id, name, city, country, type, capacity, price}]}` (price: one night\'s hire in USD). An entry with an id already stored replaces it; `replace: true` first removes every venue not in the file. Nothing is invented: an empty catalogue searches empty.',
+      "The file format is this body: `{venues: [{id, name, city, country, type, capacity, price}]}` (price: one night's hire in USD). An entry with an id already stored replaces it; `replace: true` first removes every venue not in the file. Nothing is invented: an empty catalogue searches empty.",
     body: z.strictObject({ venues: z.array(VenueEntry).min(1).max(1000), replace: z.boolean().default(false) }),
     example: { venues: [{ id: 'albert-hall-mcr', name: 'Albert Hall', city: 'Manchester', country: 'GB', type: 'club', capacity: 1800, price: 1500 }] },
     responses: { 200: SuccessTrue.extend({ imported: z.number().int(), removed: z.number().int() }), ...commonErrorResponses },
@@ -396,7 +506,11 @@ const installRoutes = [
     description:
       'The file format is this body: `{festivals: [{id, name, country, city?, genres, startDate, endDate?, ticketPrice}]}` (ticketPrice in USD). Same id replaces; `replace: true` removes festivals not in the file.',
     body: z.strictObject({ festivals: z.array(FestivalEntry).min(1).max(1000), replace: z.boolean().default(false) }),
-    example: { festivals: [{ id: 'ade-2026', name: 'Amsterdam Dance Event', country: 'NL', city: 'Amsterdam', genres: ['electronic'], startDate: '2026-10-14', ticketPrice: 120 }] },
+    example: {
+      festivals: [
+        { id: 'ade-2026', name: 'Amsterdam Dance Event', country: 'NL', city: 'Amsterdam', genres: ['electronic'], startDate: '2026-10-14', ticketPrice: 120 },
+      ],
+    },
     responses: { 200: SuccessTrue.extend({ imported: z.number().int(), removed: z.number().int() }), ...commonErrorResponses },
   },
 ] as const satisfies readonly RouteDefinition[];
@@ -413,7 +527,10 @@ export const skillsContract = defineGroup({
       auth: 'none',
       summary: 'The skill catalogue, optionally one category or only featured skills, with the category list and the featured skills.',
       query: z.object({
-        category: z.enum(['all', ...SKILL_CATEGORIES]).optional().describe('`all` or omitted lists every category'),
+        category: z
+          .enum(['all', ...SKILL_CATEGORIES])
+          .optional()
+          .describe('`all` or omitted lists every category'),
         featured: z.enum(['true', 'false']).optional().describe('`true` lists featured skills only'),
       }),
       responses: {
@@ -426,11 +543,11 @@ export const skillsContract = defineGroup({
       method: 'POST',
       path: '/api/skills',
       auth: 'session',
-      summary: 'Install a skill on an owned agent, within the plan\'s skill limit (429 when reached). Installing it again changes nothing.',
+      summary: "Install a skill on an owned agent, within the plan's skill limit (429 when reached). Installing it again changes nothing.",
       description:
         "Needs an active subscription (admins exempt). The plan's skill limit (label 3, solo 10, collective 25, network 100; admins 100) counts the skills installed on **each agent**, held by a per-agent counter changed in the install's transaction, so concurrent installs cannot pass it. The running instance picks the skill up with its next state load (`GET /api/instance/{userId}/runtime/state`).",
       body: z.strictObject({
-        skillId: ResourceId.describe('the skill\'s id, its catalogue name'),
+        skillId: ResourceId.describe("the skill's id, its catalogue name"),
         agentId: ResourceId,
       }),
       example: { skillId: 'setlist-oracle', agentId: 'agt_3f9c2a' },

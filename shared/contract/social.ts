@@ -26,7 +26,10 @@ const SocialSessionToken = z
   .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64')
   .describe('base64 of a platform session JWT (send the decoded JWT as `Authorization: Bearer`); valid for 86400 seconds');
 
-const RefreshToken = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64').describe('32 random bytes, base64; single use, valid 30 days');
+const RefreshToken = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64')
+  .describe('32 random bytes, base64; single use, valid 30 days');
 
 const GatingFacts = {
   tokenGated: z.boolean().describe('whether token gating is enabled; when false everyone has access'),

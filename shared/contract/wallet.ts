@@ -12,10 +12,7 @@ const Balance = z
 const SetupHint = z.string().describe('what the operator must configure: names of the missing settings, never their values');
 
 /** Features the hosted wallet advertises; the stablecoin transfer feature is named `send_<stablecoin>`. */
-const HostedWalletFeature = z.union([
-  z.enum(['create_wallet', 'get_balance', 'trade_tokens', 'x402_payments']),
-  z.string().regex(/^send_[a-z0-9]+$/),
-]);
+const HostedWalletFeature = z.union([z.enum(['create_wallet', 'get_balance', 'trade_tokens', 'x402_payments']), z.string().regex(/^send_[a-z0-9]+$/)]);
 
 export const HostedWalletConfigured = z.object({
   agenticWallet: z.object({
@@ -75,7 +72,7 @@ export const walletContract = defineGroup({
       auth: 'optional',
       summary: "The caller's wallet (or that there is none); without a session, the hosted wallet description when the hosted wallet is configured.",
       description: [
-        'With a session: the caller\'s wallet (`hasWallet: true`) or `{address: null, hasWallet: false, message}`.',
+        "With a session: the caller's wallet (`hasWallet: true`) or `{address: null, hasWallet: false, message}`.",
         '`network` is the configured chain the balance is read from; `balance` is `unavailable` when that RPC cannot be read within its time bound.',
         'Without a session: the hosted-wallet description when the hosted wallet is configured (no auth needed, as the spec says), else 401.',
       ].join(' '),
@@ -89,7 +86,7 @@ export const walletContract = defineGroup({
       method: 'POST',
       path: '/api/wallet',
       auth: 'session',
-      summary: 'Create the caller\'s wallet (`create`) or read its public details (`get_seed`, no key material); `export_seed` is always refused.',
+      summary: "Create the caller's wallet (`create`) or read its public details (`get_seed`, no key material); `export_seed` is always refused.",
       description: [
         '`create`: 400 `WALLET_EXISTS` when the account already has a wallet. `get_seed`: 404 when it has none; answers only the address,',
         'network, creation time and a warning, never a seed or key. `export_seed`: always 403 `{error}`.',
@@ -135,7 +132,7 @@ export const walletContract = defineGroup({
       auth: 'session',
       summary: 'Create a hosted wallet for the caller, usable on the test and main networks.',
       description: [
-        'Requires a session (the spec shows none; key creation is not left open). `email` must be the caller\'s account email (403 otherwise):',
+        "Requires a session (the spec shows none; key creation is not left open). `email` must be the caller's account email (403 otherwise):",
         'it names the wallet owner and grants nothing. 400 when `email` is missing or malformed, or the account already has a wallet (`WALLET_EXISTS`);',
         '500 with `setup` when the hosted wallet is not configured, or with `details` (a short reason, never secrets) on another failure.',
       ].join(' '),
@@ -150,11 +147,7 @@ export const walletContract = defineGroup({
           networks: z.array(WalletNetwork),
         }),
         400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
-        500: z.union([
-          z.looseObject({ error: z.string(), setup: SetupHint }),
-          z.looseObject({ error: z.string(), details: z.string() }),
-          ErrorBody,
-        ]),
+        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), z.looseObject({ error: z.string(), details: z.string() }), ErrorBody]),
       },
     },
     {
@@ -177,7 +170,7 @@ export const walletContract = defineGroup({
       summary: "Set up the caller's hosted wallet on the test network from a given private key, or from a newly generated one.",
       description: [
         'Requires a session (the spec shows none; key creation is not left open). The key is stored envelope-encrypted and never returned or logged;',
-        'the answer carries only the address. It is held in the platform\'s own key custody, so it needs no hosted-wallet provider.',
+        "the answer carries only the address. It is held in the platform's own key custody, so it needs no hosted-wallet provider.",
         '400 when the key is not a valid secp256k1 private key (`INVALID_PRIVATE_KEY`) or the account already has a wallet (`WALLET_EXISTS`);',
         '409 `WALLET_ADDRESS_TAKEN` when another account already holds that key.',
       ].join(' '),
@@ -187,10 +180,7 @@ export const walletContract = defineGroup({
       responses: {
         ...commonErrorResponses,
         200: z.object({ success: z.literal(true), address: WalletAddress, network: z.literal('l2-test') }),
-        400: z.union([
-          commonErrorResponses[400],
-          z.looseObject({ error: z.string(), code: z.enum(['WALLET_EXISTS', 'INVALID_PRIVATE_KEY']) }),
-        ]),
+        400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.enum(['WALLET_EXISTS', 'INVALID_PRIVATE_KEY']) })]),
         409: ErrorBody,
         500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), ErrorBody]),
       },

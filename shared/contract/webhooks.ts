@@ -29,8 +29,16 @@ export const WebhookEndpointRecord = z.object({
 const EventFilter = z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*'])]);
 
 export const CreateWebhookEndpointBody = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }).max(2048).describe('where events are POSTed; in AWS it must be https and resolve to a public address'),
-  events: z.array(EventFilter).min(1).max(ACCOUNT_EVENT_TYPES.length + 2).optional().describe('default: every account event'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .describe('where events are POSTed; in AWS it must be https and resolve to a public address'),
+  events: z
+    .array(EventFilter)
+    .min(1)
+    .max(ACCOUNT_EVENT_TYPES.length + 2)
+    .optional()
+    .describe('default: every account event'),
 });
 
 export const WebhookDeliveryRecord = z.object({
@@ -50,8 +58,8 @@ export const webhooksContract = defineGroup({
   description: [
     "The account's own webhook endpoints: lifecycle events of its instance and agents (`instance.*`, `agent.*`, listed at",
     '`GET /api/instance/{userId}/events`) are POSTed to each, signed the Standard Webhooks way (`webhook-id` = the event id,',
-    '`webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>` with the endpoint\'s `whsec_` secret, shown once at registration).',
-    'A failed delivery (no 2xx within 5 s) is retried with backoff through the events queue; every attempt is in the endpoint\'s delivery log.',
+    "`webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>` with the endpoint's `whsec_` secret, shown once at registration).",
+    "A failed delivery (no 2xx within 5 s) is retried with backoff through the events queue; every attempt is in the endpoint's delivery log.",
     `At most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} endpoints per account. An endpoint id that is not the caller's answers 404.`,
   ].join(' '),
   dynamoOnly: false,

@@ -1,13 +1,5 @@
 import * as z from 'zod';
-import {
-  canonicalContext,
-  defaultKeyProvider,
-  keyProvider,
-  openGcm,
-  sealGcm,
-  UnwrapError,
-  type EncryptionContext,
-} from './key-providers';
+import { canonicalContext, defaultKeyProvider, keyProvider, openGcm, sealGcm, UnwrapError, type EncryptionContext } from './key-providers';
 
 /**
  * Envelope encryption of secrets at rest (wallet private keys, agent gateway tokens): every record

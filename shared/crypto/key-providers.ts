@@ -44,7 +44,13 @@ const TAG_BYTES = 16;
 /** The context as canonical JSON (sorted keys): the GCM additional data that binds a ciphertext to its owner. */
 export function canonicalContext(context: EncryptionContext): string {
   const c = context as unknown as Record<string, unknown>;
-  return JSON.stringify(Object.fromEntries(Object.keys(c).sort().map((k) => [k, c[k]])));
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.keys(c)
+        .sort()
+        .map((k) => [k, c[k]]),
+    ),
+  );
 }
 
 /** AES-256-GCM as `iv ‖ tag ‖ ciphertext`, the layout of a locally wrapped data key. */
@@ -123,12 +129,14 @@ function masterKey(file: string): Buffer {
   try {
     key = readFileSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new KeyCustodyConfigError('local master key unreadable', 'make LOCAL_MASTER_KEY_FILE readable by the platform');
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new KeyCustodyConfigError('local master key unreadable', 'make LOCAL_MASTER_KEY_FILE readable by the platform');
     createMasterKeyFile(file);
     key = readFileSync(file);
   }
   // Never replace a key of the wrong size: every record wrapped under it would be lost.
-  if (key.length !== DATA_KEY_BYTES) throw new KeyCustodyConfigError('local master key must be exactly 32 bytes', 'point LOCAL_MASTER_KEY_FILE at the 32-byte master key');
+  if (key.length !== DATA_KEY_BYTES)
+    throw new KeyCustodyConfigError('local master key must be exactly 32 bytes', 'point LOCAL_MASTER_KEY_FILE at the 32-byte master key');
   masterKeys.set(file, key);
   return key;
 }
@@ -142,7 +150,11 @@ function localProvider(file: string): KeyProvider {
       return { plaintext, wrapped: Buffer.concat([sealed.iv, sealed.tag, sealed.ciphertext]) };
     },
     async unwrap(wrapped, context) {
-      const sealed = { iv: wrapped.subarray(0, IV_BYTES), tag: wrapped.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), ciphertext: wrapped.subarray(IV_BYTES + TAG_BYTES) };
+      const sealed = {
+        iv: wrapped.subarray(0, IV_BYTES),
+        tag: wrapped.subarray(IV_BYTES, IV_BYTES + TAG_BYTES),
+        ciphertext: wrapped.subarray(IV_BYTES + TAG_BYTES),
+      };
       try {
         return openGcm(masterKey(file), sealed, canonicalContext(context));
       } catch (err) {

@@ -38,5 +38,5 @@ export async function countA2aMessage(userId: string, fromAgentId: string, limit
     const current = (await tenant(userId).get<{ count?: number }>(keys.a2aDay(userId, day), true))?.count ?? limit;
     throw new A2aLimitError(current, limit);
   }
-  return ((await tenant(userId).get<{ count?: number }>(keys.a2aDay(userId, day), true))?.count ?? 1);
+  return (await tenant(userId).get<{ count?: number }>(keys.a2aDay(userId, day), true))?.count ?? 1;
 }

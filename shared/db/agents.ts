@@ -93,7 +93,10 @@ export const agentStatusMove = (from: AgentStatusValue | undefined, to: AgentSta
   counterUpdate(AGENT_COUNTER, [from ? [from, -count] : ['total', count], [to, count]]);
 
 export const deploymentCount = (...fields: (typeof DEPLOYMENT_COUNTER_FIELDS)[number][]) =>
-  counterUpdate(DEPLOYMENT_COUNTER, fields.map((f) => [f, 1]));
+  counterUpdate(
+    DEPLOYMENT_COUNTER,
+    fields.map((f) => [f, 1]),
+  );
 
 export const present = <T>(items: (T | undefined)[]): T[] => items.filter((i): i is T => i !== undefined);
 
@@ -226,7 +229,10 @@ export async function failAgent(userId: string, agentId: string, reason: string,
       present([
         tx.update(
           keys.agent(userId, agentId),
-          { expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at', values: { ':error': 'error', ':at': at, ':reason': reason } },
+          {
+            expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at',
+            values: { ':error': 'error', ':at': at, ':reason': reason },
+          },
           { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
         ),
         tx.update(
@@ -332,7 +338,11 @@ export async function listMessages(userId: string, agentId: string, limit: numbe
   const page: StoredMessage[] = [];
   let cursor: string | undefined;
   do {
-    const out = await tenant(userId).query<StoredMessage>(keys.agentMessagePrefix(agentId), { newestFirst: true, cursor, limit: Math.min(wanted - page.length, 500) });
+    const out = await tenant(userId).query<StoredMessage>(keys.agentMessagePrefix(agentId), {
+      newestFirst: true,
+      cursor,
+      limit: Math.min(wanted - page.length, 500),
+    });
     page.push(...out.items);
     cursor = out.cursor;
   } while (cursor && page.length < wanted);

@@ -99,9 +99,7 @@ export async function saveHeartbeat(userId: string, change: HeartbeatChange, now
       ...(current?.baseline ? { baseline: current.baseline } : {}),
       ...dueIndexKeys(userId, settings),
     };
-    const condition = current
-      ? { expression: 'version = :v', values: { ':v': current.version } }
-      : { expression: 'attribute_not_exists(pk)' };
+    const condition = current ? { expression: 'version = :v', values: { ':v': current.version } } : { expression: 'attribute_not_exists(pk)' };
     try {
       await store.put({ ...keys.heartbeat(userId), ...record }, condition);
       return record;

@@ -66,7 +66,13 @@ export async function skillQuotaUsed(userId: string, agentId: string): Promise<n
  * Installs a skill on an owned agent within `limit`. Installing a skill the agent already has
  * changes nothing and answers `installed: false`.
  */
-export async function installSkill(userId: string, agentId: string, skillId: string, limit: number, now = new Date()): Promise<{ installed: boolean; skill: InstalledSkill }> {
+export async function installSkill(
+  userId: string,
+  agentId: string,
+  skillId: string,
+  limit: number,
+  now = new Date(),
+): Promise<{ installed: boolean; skill: InstalledSkill }> {
   const existing = await getInstalledSkill(userId, agentId, skillId, true);
   if (existing) return { installed: false, skill: existing };
   const at = now.toISOString();

@@ -150,13 +150,28 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
   };
   const events = lifecycleEventItems(
     userId,
-    [{ type: 'instance.requested', cause: 'user', op: 'launch', operationId: instance.operationId, generation: 1, status: 'provisioning', image: input.image, runtimeVersion: input.runtimeVersion }],
+    [
+      {
+        type: 'instance.requested',
+        cause: 'user',
+        op: 'launch',
+        operationId: instance.operationId,
+        generation: 1,
+        status: 'provisioning',
+        image: input.image,
+        runtimeVersion: input.runtimeVersion,
+      },
+    ],
     now,
   );
   try {
     const listed = { gsi1pk: keys.provisioningPartition, gsi1sk: keys.provisioningSince(at, userId) };
     await transactRetrying(
-      present([tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }), deploymentCount('total'), ...events.items]),
+      present([
+        tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }),
+        deploymentCount('total'),
+        ...events.items,
+      ]),
     );
   } catch (err) {
     if (!(err instanceof ConditionFailedError) || err.reasons[0] !== 'ConditionalCheckFailed') throw err;
@@ -257,9 +272,26 @@ export async function transitionInstance(
     const generation = snap.generation + 1;
     const events: LifecycleEventInput[] = [];
     if (snap.status === 'provisioning') {
-      events.push({ type: 'instance.superseded', cause, op: snap.op, operationId: snap.operationId, generation: snap.generation, status: to, reason: `superseded by ${op}` });
+      events.push({
+        type: 'instance.superseded',
+        cause,
+        op: snap.op,
+        operationId: snap.operationId,
+        generation: snap.generation,
+        status: to,
+        reason: `superseded by ${op}`,
+      });
     }
-    events.push({ type: 'instance.requested', cause, op, operationId, generation, status: to, image: set.image as string | undefined, runtimeVersion: set.runtimeVersion as string | undefined });
+    events.push({
+      type: 'instance.requested',
+      cause,
+      op,
+      operationId,
+      generation,
+      status: to,
+      image: set.image as string | undefined,
+      runtimeVersion: set.runtimeVersion as string | undefined,
+    });
     if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to });
     try {
       const after = await writeChange(userId, snap, { to, set, remove, deployment: to === 'provisioning' ? 'total' : undefined, events }, true, now);
@@ -294,7 +326,15 @@ export async function settleLaunch(
             set: { ...outcome.set, startedAt: now.toISOString() },
             remove: ['lastError'],
             deployment: 'successful',
-            events: [{ ...about, type: 'instance.running', status: 'running', image: (outcome.set.image as string | undefined) ?? snap.image, runtimeVersion: (outcome.set.runtimeVersion as string | undefined) ?? snap.runtimeVersion }],
+            events: [
+              {
+                ...about,
+                type: 'instance.running',
+                status: 'running',
+                image: (outcome.set.image as string | undefined) ?? snap.image,
+                runtimeVersion: (outcome.set.runtimeVersion as string | undefined) ?? snap.runtimeVersion,
+              },
+            ],
           }
         : {
             to: 'error',
@@ -330,7 +370,11 @@ export async function recordOnGeneration(userId: string, generation: number, set
   try {
     await tenant(userId).update(
       keys.instance(userId),
-      { expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`, names: Object.keys(names).length ? names : undefined, values },
+      {
+        expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        names: Object.keys(names).length ? names : undefined,
+        values,
+      },
       { expression: 'generation = :gen' },
     );
     return true;
@@ -365,7 +409,11 @@ export async function gatewayToken(userId: string): Promise<string> {
   const existing = await store.get<GatewayTokenItem>(keys.gatewayToken(userId), true);
   if (existing) return openToken(userId, existing);
   const token = `gw_${randomBytes(32).toString('base64url')}`;
-  const item: GatewayTokenItem = { tokenHash: sha256Hex(token), token: await encrypt(token, { userId, purpose: TOKEN_PURPOSE }), createdAt: new Date().toISOString() };
+  const item: GatewayTokenItem = {
+    tokenHash: sha256Hex(token),
+    token: await encrypt(token, { userId, purpose: TOKEN_PURPOSE }),
+    createdAt: new Date().toISOString(),
+  };
   try {
     await store.put({ ...keys.gatewayToken(userId), ...item }, { expression: 'attribute_not_exists(pk)' });
     return token;
@@ -388,7 +436,11 @@ export async function replaceGatewayToken(userId: string): Promise<{ previous: s
   if (!existing) return undefined;
   const previous = await openToken(userId, existing);
   const next = `gw_${randomBytes(32).toString('base64url')}`;
-  const item: GatewayTokenItem = { tokenHash: sha256Hex(next), token: await encrypt(next, { userId, purpose: TOKEN_PURPOSE }), createdAt: new Date().toISOString() };
+  const item: GatewayTokenItem = {
+    tokenHash: sha256Hex(next),
+    token: await encrypt(next, { userId, purpose: TOKEN_PURPOSE }),
+    createdAt: new Date().toISOString(),
+  };
   // Conditional on the token read: of two concurrent rotations one wins, the other is told so.
   await store.put({ ...keys.gatewayToken(userId), ...item }, { expression: 'tokenHash = :was', values: { ':was': existing.tokenHash } });
   return { previous, next };
@@ -422,13 +474,27 @@ export async function settlePendingAgents(userId: string, failureReason = 'the i
         const reason = instance.lastError ?? failureReason;
         if (await failAgent(userId, agent.id, reason)) {
           failed += 1;
-          await recordLifecycleEvent(userId, { type: 'agent.error', cause: 'provisioner', agentId: agent.id, status: 'error', reason, operationId: instance.operationId });
+          await recordLifecycleEvent(userId, {
+            type: 'agent.error',
+            cause: 'provisioner',
+            agentId: agent.id,
+            status: 'error',
+            reason,
+            operationId: instance.operationId,
+          });
         }
         break;
       }
       if (await markAgentReady(userId, agent.id, instance.status)) {
         joined += 1;
-        if (instance.status === 'running') await recordLifecycleEvent(userId, { type: 'agent.running', cause: 'provisioner', agentId: agent.id, status: instance.status, operationId: instance.operationId });
+        if (instance.status === 'running')
+          await recordLifecycleEvent(userId, {
+            type: 'agent.running',
+            cause: 'provisioner',
+            agentId: agent.id,
+            status: instance.status,
+            operationId: instance.operationId,
+          });
         break;
       }
       const now = await getAgent(userId, agent.id, true);

@@ -53,7 +53,11 @@ export function lifecycleEventItems(userId: string, inputs: LifecycleEventInput[
   const expiresAt = Math.floor(now.getTime() / 1000) + EVENT_TTL_SECONDS;
   return {
     items: built.map(({ event, sortId }) => tx.put({ ...keys.lifecycleEvent(userId, sortId), ...event, expiresAt })),
-    publish: () => publish(userId, built.map((b) => b.event)),
+    publish: () =>
+      publish(
+        userId,
+        built.map((b) => b.event),
+      ),
   };
 }
 

@@ -39,10 +39,7 @@ export class AgentNotFoundError extends Error {}
  */
 export async function readAgentMemory(userId: string, agentId: string): Promise<AgentMemory | undefined> {
   const store = tenant(userId);
-  const [agent, items] = await Promise.all([
-    store.get(keys.agent(userId, agentId)),
-    store.queryAll<MemoryItem>(keys.memoryPrefix(agentId)),
-  ]);
+  const [agent, items] = await Promise.all([store.get(keys.agent(userId, agentId)), store.queryAll<MemoryItem>(keys.memoryPrefix(agentId))]);
   if (!agent) return undefined;
   let lastUpdated: string | null = null;
   for (const item of items) if (lastUpdated === null || item.updatedAt > lastUpdated) lastUpdated = item.updatedAt;

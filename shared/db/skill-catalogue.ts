@@ -38,7 +38,8 @@ export async function seedCatalogue(version = SKILL_CATALOGUE_VERSION): Promise<
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.catalogueSkill(entry.name),
-          UpdateExpression: 'SET #name = :name, description = :description, category = :category, icon = :icon, author = :author, featured = :featured, catalogueVersion = :version',
+          UpdateExpression:
+            'SET #name = :name, description = :description, category = :category, icon = :icon, author = :author, featured = :featured, catalogueVersion = :version',
           ExpressionAttributeNames: { '#name': 'name' },
           ExpressionAttributeValues: {
             ':name': entry.name,
@@ -53,17 +54,19 @@ export async function seedCatalogue(version = SKILL_CATALOGUE_VERSION): Promise<
       ),
     ),
   );
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.catalogueVersion,
-      UpdateExpression: 'SET version = :version',
-      ConditionExpression: 'attribute_not_exists(version) OR version < :version',
-      ExpressionAttributeValues: { ':version': version },
-    }),
-  ).catch((err: { name?: string }) => {
-    if (err?.name !== 'ConditionalCheckFailedException') throw err;
-  });
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.catalogueVersion,
+        UpdateExpression: 'SET version = :version',
+        ConditionExpression: 'attribute_not_exists(version) OR version < :version',
+        ExpressionAttributeValues: { ':version': version },
+      }),
+    )
+    .catch((err: { name?: string }) => {
+      if (err?.name !== 'ConditionalCheckFailedException') throw err;
+    });
 }
 
 const averageRating = (s: StoredSkill) => (s.ratingCount ? Math.round((Number(s.ratingSum ?? 0) / Number(s.ratingCount)) * 10) / 10 : 0);
@@ -114,11 +117,13 @@ export async function rateSkill(userId: string, skillId: string, rating: number,
           values: { ':delta': rating - (previous?.rating ?? 0), ':added': previous ? 0 : 1 },
         }),
       ]);
-      const skill = (await queryEvery<StoredSkill>({
-        KeyConditionExpression: 'pk = :pk AND sk = :sk',
-        ExpressionAttributeValues: { ':pk': keys.cataloguePartition, ':sk': keys.catalogueSkill(skillId).sk },
-        ConsistentRead: true,
-      }))[0];
+      const skill = (
+        await queryEvery<StoredSkill>({
+          KeyConditionExpression: 'pk = :pk AND sk = :sk',
+          ExpressionAttributeValues: { ':pk': keys.cataloguePartition, ':sk': keys.catalogueSkill(skillId).sk },
+          ConsistentRead: true,
+        })
+      )[0];
       return { rating: skill ? averageRating(skill) : rating, ratingCount: Number(skill?.ratingCount ?? 1) };
     } catch (err) {
       // Another rating by the same user landed in between: read it again and redo the sums.

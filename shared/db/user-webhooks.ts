@@ -41,12 +41,20 @@ const publicView = ({ id, url, events, createdAt }: UserWebhookEndpoint): UserWe
 /** Whether an endpoint registered for `filters` takes an event of `type` (`instance.*` selects a family). */
 export const takesEvent = (filters: string[], type: string) => filters.some((f) => f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
 
-export async function createUserWebhook(userId: string, url: string, events: string[], cap: number): Promise<{ endpoint: UserWebhookEndpoint; secret: string }> {
+export async function createUserWebhook(
+  userId: string,
+  url: string,
+  events: string[],
+  cap: number,
+): Promise<{ endpoint: UserWebhookEndpoint; secret: string }> {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const endpoint: UserWebhookEndpoint = { id: `whe_${randomBytes(9).toString('base64url')}`, url, events, createdAt: new Date().toISOString() };
   try {
     await transactRetrying([
-      tx.put({ ...keys.userWebhook(userId, endpoint.id), ...endpoint, secret: await encrypt(secret, { userId, purpose: SECRET_PURPOSE }) }, { expression: 'attribute_not_exists(pk)' }),
+      tx.put(
+        { ...keys.userWebhook(userId, endpoint.id), ...endpoint, secret: await encrypt(secret, { userId, purpose: SECRET_PURPOSE }) },
+        { expression: 'attribute_not_exists(pk)' },
+      ),
       tx.update(
         keys.userWebhookCount(userId),
         { expression: 'SET #count = if_not_exists(#count, :zero) + :one', names: { '#count': 'count' }, values: { ':zero': 0, ':one': 1 } },
@@ -74,7 +82,11 @@ export async function deleteUserWebhook(userId: string, endpointId: string): Pro
   try {
     await transactRetrying([
       tx.delete(keys.userWebhook(userId, endpointId), { expression: 'attribute_exists(pk)' }),
-      tx.update(keys.userWebhookCount(userId), { expression: 'SET #count = if_not_exists(#count, :one) - :one', names: { '#count': 'count' }, values: { ':one': 1 } }),
+      tx.update(keys.userWebhookCount(userId), {
+        expression: 'SET #count = if_not_exists(#count, :one) - :one',
+        names: { '#count': 'count' },
+        values: { ':one': 1 },
+      }),
     ]);
     return true;
   } catch (err) {
@@ -102,8 +114,17 @@ export async function recordDeliveryAttempt(userId: string, endpointId: string, 
   });
 }
 
-export async function listDeliveryAttempts(userId: string, endpointId: string, limit: number, cursor?: string): Promise<{ deliveries: DeliveryAttempt[]; cursor: string | null }> {
-  const page = await tenant(userId).query<DeliveryAttempt & Record<string, unknown>>(keys.userWebhookDeliveryPrefix(endpointId), { limit, cursor, newestFirst: true });
+export async function listDeliveryAttempts(
+  userId: string,
+  endpointId: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ deliveries: DeliveryAttempt[]; cursor: string | null }> {
+  const page = await tenant(userId).query<DeliveryAttempt & Record<string, unknown>>(keys.userWebhookDeliveryPrefix(endpointId), {
+    limit,
+    cursor,
+    newestFirst: true,
+  });
   const deliveries = page.items.map(({ pk: _pk, sk: _sk, expiresAt: _ttl, ...rest }) => rest as unknown as DeliveryAttempt);
   return { deliveries, cursor: page.cursor ?? null };
 }

@@ -46,8 +46,7 @@ export const newUserId = () => `u_${randomUUID().replaceAll('-', '')}`;
 export const looksLikeUserId = (s: string) => /^u_[0-9a-f]{32}$/.test(s);
 
 /** Referral codes: 10 base32-ish characters, case-insensitive (stored lower-case). */
-export const newReferralCode = () =>
-  Array.from(randomBytes(10), (b) => 'abcdefghjkmnpqrstuvwxyz23456789'[b % 31]).join('');
+export const newReferralCode = () => Array.from(randomBytes(10), (b) => 'abcdefghjkmnpqrstuvwxyz23456789'[b % 31]).join('');
 
 /**
  * Domains of the emails the platform derives for accounts that sign in without one (a wallet, an
@@ -150,7 +149,16 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
     tx.put({ ...keys.referralCode(profile.referralCode), userId }, absent),
     ...(input.logins ?? []).flatMap((l) => loginItems(userId, l)),
     ...(credit
-      ? [tx.put({ ...keys.creditEntry(userId, credit.entryId), entryId: credit.entryId, delta: credit.amount, reason: credit.reason, note: credit.note, createdAt: at })]
+      ? [
+          tx.put({
+            ...keys.creditEntry(userId, credit.entryId),
+            entryId: credit.entryId,
+            delta: credit.amount,
+            reason: credit.reason,
+            note: credit.note,
+            createdAt: at,
+          }),
+        ]
       : []),
   ];
   const ownItemCount = items.length;
@@ -170,11 +178,7 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
 
 /** Every key an account owns outside its own partition, for account deletion. */
 export function globalKeysOf(profile: UserProfile, logins: { provider: 'wallet' | 'codehost' | 'webid'; subject: string }[] = []): Key[] {
-  return [
-    keys.emailIndex(profile.email),
-    keys.referralCode(profile.referralCode),
-    ...logins.map((l) => keys.loginIdentity(l.provider, l.subject)),
-  ];
+  return [keys.emailIndex(profile.email), keys.referralCode(profile.referralCode), ...logins.map((l) => keys.loginIdentity(l.provider, l.subject))];
 }
 
 /** The account as sign-in answers show it (contract PublicUser): no plan reads as `none`. */
@@ -197,7 +201,10 @@ export function changeEmailItems(userId: string, oldEmail: string, newEmail: str
     tx.delete(keys.emailIndex(from), ours),
     tx.update(
       keys.profile(userId),
-      { expression: 'SET email = :to, emailVerified = :true, updatedAt = :now REMOVE pendingEmail', values: { ':to': to, ':true': true, ':now': now.toISOString() } },
+      {
+        expression: 'SET email = :to, emailVerified = :true, updatedAt = :now REMOVE pendingEmail',
+        values: { ':to': to, ':true': true, ':now': now.toISOString() },
+      },
       { expression: 'email = :from', values: { ':from': from } },
     ),
   ];
@@ -209,11 +216,13 @@ export function changeEmailItems(userId: string, oldEmail: string, newEmail: str
  * (a concurrent change or reset wins; this one throws ConditionFailedError).
  */
 export async function setPasswordHash(userId: string, passwordHash: string, expectedHash?: string, now = new Date()): Promise<void> {
-  const condition = expectedHash
-    ? { expression: 'passwordHash = :expected', values: { ':expected': expectedHash } }
-    : { expression: 'attribute_exists(pk)' };
+  const condition = expectedHash ? { expression: 'passwordHash = :expected', values: { ':expected': expectedHash } } : { expression: 'attribute_exists(pk)' };
   await transactRetrying([
-    tx.update(keys.profile(userId), { expression: 'SET passwordHash = :hash, updatedAt = :now', values: { ':hash': passwordHash, ':now': now.toISOString() } }, condition),
+    tx.update(
+      keys.profile(userId),
+      { expression: 'SET passwordHash = :hash, updatedAt = :now', values: { ':hash': passwordHash, ':now': now.toISOString() } },
+      condition,
+    ),
     tx.delete(keys.passwordReset(userId)),
   ]);
 }
@@ -312,9 +321,11 @@ export async function deleteAccount(userId: string, opts: { retain?: Key[]; reta
   }
   if (opts.retainUntil !== undefined) {
     for (const key of opts.retain ?? []) {
-      await tenant(userId).update(key, { expression: 'SET expiresAt = :until', values: { ':until': opts.retainUntil } }, { expression: 'attribute_exists(pk)' }).catch((err) => {
-        if (!(err instanceof ConditionFailedError)) throw err;
-      });
+      await tenant(userId)
+        .update(key, { expression: 'SET expiresAt = :until', values: { ':until': opts.retainUntil } }, { expression: 'attribute_exists(pk)' })
+        .catch((err) => {
+          if (!(err instanceof ConditionFailedError)) throw err;
+        });
     }
   }
   return profile as unknown as UserProfile;

@@ -190,7 +190,11 @@ function prepare(routes: Map<string, RouteDefinition>): Middleware {
         // Only JSON is read as JSON: a `text/plain` body is what a cross-site form can send without a preflight.
         if (raw.trim() !== '' && !isJsonContentType(headers['content-type'])) {
           const spec400 = route.nonJsonStatus === 400;
-          throw new HttpError(spec400 ? 400 : 415, 'the request body must be sent as Content-Type: application/json', spec400 ? 'UNSUPPORTED_CONTENT_TYPE' : 'UNSUPPORTED_MEDIA_TYPE');
+          throw new HttpError(
+            spec400 ? 400 : 415,
+            'the request body must be sent as Content-Type: application/json',
+            spec400 ? 'UNSUPPORTED_CONTENT_TYPE' : 'UNSUPPORTED_MEDIA_TYPE',
+          );
         }
         if (jsonNestingExceeds(raw)) throw new HttpError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
         try {

@@ -55,7 +55,12 @@ export async function issueChallenge(binding: ChallengeBinding, ttlSeconds: numb
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.mppChallenge(nonce), ...record, createdAt: new Date(now).toISOString(), expiresAt: seconds(record.challengeExpiresAt) + TTL_GRACE_SECONDS },
+      Item: {
+        ...keys.mppChallenge(nonce),
+        ...record,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: seconds(record.challengeExpiresAt) + TTL_GRACE_SECONDS,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -88,12 +93,27 @@ export async function consumeChallenge(challenge: ChallengeRecord, txHash: strin
         {
           expression: 'SET #status = :paid, txHash = :hash, payer = :payer, leaseUntil = :lease, leaseId = :leaseId, paidAt = :paidAt REMOVE expiresAt',
           names: { '#status': 'status' },
-          values: { ':paid': 'paid', ':hash': txHash, ':payer': payer, ':lease': now + SERVE_LEASE_MS, ':leaseId': leaseId, ':paidAt': new Date(now).toISOString() },
+          values: {
+            ':paid': 'paid',
+            ':hash': txHash,
+            ':payer': payer,
+            ':lease': now + SERVE_LEASE_MS,
+            ':leaseId': leaseId,
+            ':paidAt': new Date(now).toISOString(),
+          },
         },
         { expression: '#status = :open AND challengeExpiresAt > :now', values: { ':open': 'open', ':now': now } },
       ),
       tx.put(
-        { ...keys.txHash(txHash), kind: 'mpp', nonce: challenge.nonce, plugin: challenge.plugin, chainId: challenge.chainId, payer, usedAt: new Date(now).toISOString() },
+        {
+          ...keys.txHash(txHash),
+          kind: 'mpp',
+          nonce: challenge.nonce,
+          plugin: challenge.plugin,
+          chainId: challenge.chainId,
+          payer,
+          usedAt: new Date(now).toISOString(),
+        },
         { expression: 'attribute_not_exists(pk)' },
       ),
     ]);
@@ -134,7 +154,12 @@ export async function markServed(nonce: string, leaseId: string, now = Date.now(
       UpdateExpression: 'SET #status = :served, servedAt = :at, expiresAt = :ttl REMOVE leaseUntil, leaseId',
       ConditionExpression: 'leaseId = :leaseId',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':served': 'served', ':at': new Date(now).toISOString(), ':ttl': seconds(now) + SERVED_RETENTION_SECONDS, ':leaseId': leaseId },
+      ExpressionAttributeValues: {
+        ':served': 'served',
+        ':at': new Date(now).toISOString(),
+        ':ttl': seconds(now) + SERVED_RETENTION_SECONDS,
+        ':leaseId': leaseId,
+      },
     }),
   );
 }

@@ -44,7 +44,8 @@ export async function issueChargeChallenge(plugin: string, now = Date.now()): Pr
 /** Checks of the nonce, in the order the gateway promises, before anything is asked of the chain. */
 function checkChallenge(challenge: ChallengeRecord | undefined, credential: MppCredential, plugin: string, now: number): ChallengeRecord {
   if (!challenge) throw new PaymentRefusedError('UNKNOWN_NONCE', 'this challenge nonce was not issued here');
-  if (challenge.status === 'open' && challenge.challengeExpiresAt <= now) throw new PaymentRefusedError('EXPIRED', 'this challenge has expired; pay the fresh one');
+  if (challenge.status === 'open' && challenge.challengeExpiresAt <= now)
+    throw new PaymentRefusedError('EXPIRED', 'this challenge has expired; pay the fresh one');
   if (challenge.status === 'served' || (challenge.status === 'paid' && challenge.txHash !== credential.transaction)) {
     throw new PaymentRefusedError('ALREADY_USED', 'this payment or challenge has already been used');
   }

@@ -52,7 +52,8 @@ export function parsePaymentAuthorization(authorization: string): MppCredential 
     json = decodeBase64Url(value);
   }
   const spec = SpecCredential.safeParse(json);
-  if (spec.success) return { scheme: spec.data.scheme, transaction: spec.data.transaction.toLowerCase() as `0x${string}`, challengeNonce: spec.data.challengeNonce };
+  if (spec.success)
+    return { scheme: spec.data.scheme, transaction: spec.data.transaction.toLowerCase() as `0x${string}`, challengeNonce: spec.data.challengeNonce };
   const draft = DraftCredential.safeParse(json);
   if (draft.success) {
     return { scheme: MPP_SCHEME, transaction: draft.data.payload.hash.toLowerCase() as `0x${string}`, challengeNonce: draft.data.challenge.id };

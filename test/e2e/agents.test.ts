@@ -122,16 +122,32 @@ describe('agents on the local stack (npm start)', () => {
 
   it('stops and starts the instance; the conversation survives the restart', async () => {
     const { websocketUrl: before } = (await api('GET', `/api/agents/${agentId}`)).body.agent;
-    expect(await api('POST', `/api/instance/${admin.userId}/stop`)).toMatchObject({ status: 200, body: { success: true, status: 'stopped', current: 'stopped' } });
+    expect(await api('POST', `/api/instance/${admin.userId}/stop`)).toMatchObject({
+      status: 200,
+      body: { success: true, status: 'stopped', current: 'stopped' },
+    });
     expect(await instanceStatus()).toBe('stopped');
     expect((await api('GET', `/api/agents/${agentId}`)).body.agent.status).toBe('stopped');
     // The process goes away: its port stops answering.
-    await until(async () => (await fetch(before.replace('ws://', 'http://')).then(() => undefined, () => true)), 'the runtime to exit');
+    await until(
+      async () =>
+        await fetch(before.replace('ws://', 'http://')).then(
+          () => undefined,
+          () => true,
+        ),
+      'the runtime to exit',
+    );
 
     // Spec 3: stop, start and restart apply from any state. A second stop changes nothing and succeeds;
     // a start then a restart at once both answer 200, the restart superseding the start's launch.
-    expect(await api('POST', `/api/instance/${admin.userId}/stop`)).toMatchObject({ status: 200, body: { success: true, status: 'stopped', current: 'stopped' } });
-    expect(await api('POST', `/api/instance/${admin.userId}/start`)).toMatchObject({ status: 200, body: { success: true, status: 'running', current: 'provisioning' } });
+    expect(await api('POST', `/api/instance/${admin.userId}/stop`)).toMatchObject({
+      status: 200,
+      body: { success: true, status: 'stopped', current: 'stopped' },
+    });
+    expect(await api('POST', `/api/instance/${admin.userId}/start`)).toMatchObject({
+      status: 200,
+      body: { success: true, status: 'running', current: 'provisioning' },
+    });
     expect(await api('POST', `/api/instance/${admin.userId}/restart`)).toMatchObject({ status: 200, body: { success: true, status: 'running' } });
     const waited = await api('GET', `/api/instance/${admin.userId}?waitFor=running&timeout=25`);
     expect(waited.body).toMatchObject({ status: 'running', reached: true });
@@ -168,7 +184,12 @@ describe('a launch that keeps failing on the local stack', () => {
 
   beforeAll(async () => {
     // A runtime entry that does not exist: every launch fails, as a launcher without capacity would.
-    stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: 'admin@example.com', LOCAL_RUNTIME_ENTRY: path.join(dataDir, 'no-such-runtime.ts') });
+    stack = startLocalStack({
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      ADMIN_EMAILS: 'admin@example.com',
+      LOCAL_RUNTIME_ENTRY: path.join(dataDir, 'no-such-runtime.ts'),
+    });
     base = await stack.ready;
   }, 90_000);
 
@@ -186,10 +207,14 @@ describe('a launch that keeps failing on the local stack', () => {
     const res = await fetch(`${base}/api/agents/provision`, { method: 'POST', headers, body: JSON.stringify({ name: 'Doomed' }) });
     expect(res.status).toBe(201);
     const { id } = ((await res.json()) as any).agent;
-    const agent = await until(async () => {
-      const a = ((await (await fetch(`${base}/api/agents/${id}`, { headers })).json()) as any).agent;
-      return a.status === 'error' ? a : undefined;
-    }, 'the agent to fail', 80_000);
+    const agent = await until(
+      async () => {
+        const a = ((await (await fetch(`${base}/api/agents/${id}`, { headers })).json()) as any).agent;
+        return a.status === 'error' ? a : undefined;
+      },
+      'the agent to fail',
+      80_000,
+    );
     expect(agent.status).toBe('error');
     expect(stack.output().stderr.match(/SQS will redeliver it/g)?.length).toBe(3);
     expect(stack.output().stderr).toContain('given up after every retry');

@@ -6,7 +6,6 @@ import { startLocalStack, type LocalStack } from '../helpers/local-stack';
 import { testSession } from '../helpers/api';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
-
 /**
  * `npm start` with a fast heartbeat timer: a heartbeat set over real HTTP runs on the next tick.
  * The stack signs sessions with the test secret, so a test session is a valid Bearer token there.

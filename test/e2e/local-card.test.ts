@@ -51,7 +51,11 @@ describe('npm start with CARD_MODE=local', () => {
   it('a new user gets a 402 that says how to subscribe', async () => {
     const credentials = { email: 'newcomer@example.com', password: 'correct-horse-battery' };
     expect((await api('POST', '/api/register', credentials)).status).toBeLessThan(300);
-    const signIn = await fetch(`${base}/api/auth/callback/credentials`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+    const signIn = await fetch(`${base}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
     token = /(?:^|,\s*)session=([^;]+)/.exec(signIn.headers.getSetCookie().join(', '))![1]!;
     const refused = await api('POST', '/api/agents/provision', { name: 'first agent' });
     expect(refused.status).toBe(402);
@@ -83,7 +87,11 @@ describe('npm start with CARD_MODE=local', () => {
 
   it('the webhook still refuses an unsigned or wrongly signed event', async () => {
     const forged = JSON.stringify({ id: 'evt_forged', type: 'checkout.session.completed', created: 1, data: { object: {} } });
-    const res = await fetch(`${base}/api/webhooks/card`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: forged });
+    const res = await fetch(`${base}/api/webhooks/card`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      body: forged,
+    });
     expect(res.status).toBe(400);
   });
 

@@ -103,16 +103,22 @@ describe('the local stack reconciles instances with the processes that run', () 
 
   it('a runtime process that dies is marked error within a heartbeat tick', async () => {
     const dynamoEndpoint = /DynamoDB Local at (http:\/\/127\.0\.0\.1:\d+)/.exec(stack.output().stderr)![1]!;
-    const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    const ddb = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
     const item = (await ddb.send(new GetCommand({ TableName: 'agent-platform', Key: keys.instance(admin.userId) }))).Item!;
     ddb.destroy();
     expect(item.status).toBe('running');
     process.kill(Number(item.handle.id), 'SIGKILL');
     const killedAt = Date.now();
-    const instance = await until(async () => {
-      const body = (await api('GET', `/api/instance/${admin.userId}`)).body;
-      return body.status === 'error' ? body : undefined;
-    }, 'the dead instance to be marked error', 10_000);
+    const instance = await until(
+      async () => {
+        const body = (await api('GET', `/api/instance/${admin.userId}`)).body;
+        return body.status === 'error' ? body : undefined;
+      },
+      'the dead instance to be marked error',
+      10_000,
+    );
     expect(instance.status).toBe('error');
     // Two ticks of 500 ms at most, plus the request round trips.
     expect(Date.now() - killedAt).toBeLessThan(3000);

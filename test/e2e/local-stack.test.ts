@@ -5,7 +5,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../helpers/local-stack';
 
-
 const javaProcessesUsing = (dir: string) => {
   try {
     return execFileSync('pgrep', ['-f', dir]).toString().trim().split('\n').filter(Boolean);

@@ -97,7 +97,18 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
       return REVERT;
     }
     const zero = `0x${'0'.repeat(64)}` as Hex;
-    const a = byUid.get(uid.toLowerCase()) ?? { uid: zero, schema: zero, time: 0n, expirationTime: 0n, revocationTime: 0n, refUID: zero, recipient: `0x${'0'.repeat(40)}` as Hex, attester: `0x${'0'.repeat(40)}` as Hex, revocable: false, data: '0x' as Hex };
+    const a = byUid.get(uid.toLowerCase()) ?? {
+      uid: zero,
+      schema: zero,
+      time: 0n,
+      expirationTime: 0n,
+      revocationTime: 0n,
+      refUID: zero,
+      recipient: `0x${'0'.repeat(40)}` as Hex,
+      attester: `0x${'0'.repeat(40)}` as Hex,
+      revocable: false,
+      data: '0x' as Hex,
+    };
     // The return value as the contract's ABI encoder writes it: one dynamic tuple.
     return { result: encodeAbiParameters(easAbi[0].outputs, [a]) };
   }
@@ -140,7 +151,9 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
       return;
     }
     const out = Array.isArray(body) ? body.map((r) => answer(r as RpcRequest)) : answer(body as RpcRequest);

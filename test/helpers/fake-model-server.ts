@@ -93,7 +93,11 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       return res.end(Buffer.from(`fake-audio:${body.voice}:${body.input}`));
     }
     if (req.method === 'POST' && req.url === '/v1/audio/transcriptions') {
-      const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: Buffer.concat(chunks) }).formData();
+      const form = await new Request('http://fake/', {
+        method: 'POST',
+        headers: { 'content-type': String(req.headers['content-type']) },
+        body: Buffer.concat(chunks),
+      }).formData();
       const fields: Record<string, string> = {};
       for (const [k, v] of form.entries()) fields[k] = typeof v === 'string' ? v : await v.text();
       fake.audioRequests.push({ path: req.url, fields });
@@ -117,7 +121,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     const promptTokens = fakePromptTokens(body.messages.length);
     const completionTokens = content.length;
     const n = fake.requests.length;
-    const wantsTool = fake.toolCall && body.tools?.length && !body.messages.some((m) => m.role === 'tool' || (anthropic && JSON.stringify(m.content).includes('tool_result')));
+    const wantsTool =
+      fake.toolCall && body.tools?.length && !body.messages.some((m) => m.role === 'tool' || (anthropic && JSON.stringify(m.content).includes('tool_result')));
 
     if (anthropic) {
       const contentBlocks = wantsTool
@@ -155,7 +160,11 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: fake.toolCall!.name, arguments: JSON.stringify(fake.toolCall!.input) } }] },
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: fake.toolCall!.name, arguments: JSON.stringify(fake.toolCall!.input) } }],
+            },
             finish_reason: 'tool_calls',
           },
         ],
@@ -174,7 +183,9 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model, choices, ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model, choices, ...extra })}\n\n`,
+      );
     chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
     for (const piece of content.match(/.{1,8}/gs) ?? []) chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]);
     chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]);

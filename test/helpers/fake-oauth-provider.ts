@@ -43,8 +43,7 @@ interface Grant {
   used: boolean;
 }
 
-const json = (res: ServerResponse, status: number, body: unknown) =>
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 

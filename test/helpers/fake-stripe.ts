@@ -110,7 +110,15 @@ function subscriptionObject(sub: FakeSubscription) {
     cancel_at_period_end: false,
     items: {
       object: 'list',
-      data: [{ id: sub.itemId, object: 'subscription_item', current_period_start: start, current_period_end: start + 30 * 86400, price: { id: sub.price, object: 'price' } }],
+      data: [
+        {
+          id: sub.itemId,
+          object: 'subscription_item',
+          current_period_start: start,
+          current_period_end: start + 30 * 86400,
+          price: { id: sub.price, object: 'price' },
+        },
+      ],
     },
   };
 }
@@ -138,7 +146,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return send(res, status, stripeError(type, 'simulated failure'), { 'stripe-should-retry': 'false' });
       }
       if (req.method === 'POST' && path === '/v1/checkout/sessions') {
-        if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return send(res, 400, stripeError('invalid_request_error', 'form body expected'));
+        if (req.headers['content-type'] !== 'application/x-www-form-urlencoded')
+          return send(res, 400, stripeError('invalid_request_error', 'form body expected'));
         return send(res, 200, checkoutSession(form));
       }
       const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
@@ -149,7 +158,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         if (req.method === 'POST') {
           const items = (form.items ?? []) as { id?: string; price?: string }[];
           const item = items[0];
-          if (!item || item.id !== sub.itemId || !item.price) return send(res, 400, stripeError('invalid_request_error', 'items[0][id] must be the subscription item'));
+          if (!item || item.id !== sub.itemId || !item.price)
+            return send(res, 400, stripeError('invalid_request_error', 'items[0][id] must be the subscription item'));
           sub.price = item.price;
           sub.changes.push({ price: item.price, proration: form.proration_behavior as string | undefined });
           Object.assign(sub.metadata, (form.metadata ?? {}) as Record<string, string>);
@@ -159,7 +169,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
         if (!form.customer || !form.return_url) return send(res, 400, stripeError('invalid_request_error', 'customer and return_url are required'));
         const id = stripeId('bps');
-        return send(res, 200, { id, object: 'billing_portal.session', customer: form.customer, return_url: form.return_url, url: `https://billing.stripe.com/p/session/${id}` });
+        return send(res, 200, {
+          id,
+          object: 'billing_portal.session',
+          customer: form.customer,
+          return_url: form.return_url,
+          url: `https://billing.stripe.com/p/session/${id}`,
+        });
       }
       return send(res, 404, stripeError('invalid_request_error', `Unrecognized request URL (${req.method}: ${path})`));
     });
@@ -217,7 +233,16 @@ function event(type: string, object: Record<string, unknown>, opts: EventOptions
 }
 
 export function checkoutCompleted(
-  s: { userId: string; plan?: string; subscription?: string; customer?: string; sessionId?: string; metadata?: Record<string, string>; mode?: string; paymentStatus?: string },
+  s: {
+    userId: string;
+    plan?: string;
+    subscription?: string;
+    customer?: string;
+    sessionId?: string;
+    metadata?: Record<string, string>;
+    mode?: string;
+    paymentStatus?: string;
+  },
   opts: EventOptions = {},
 ) {
   const mode = s.mode ?? 'subscription';
@@ -242,7 +267,17 @@ export function checkoutCompleted(
 
 export function subscriptionEvent(
   type: 'customer.subscription.created' | 'customer.subscription.updated' | 'customer.subscription.deleted',
-  s: { id: string; status: string; userId?: string; plan?: string; customer?: string; price?: string; cancelAtPeriodEnd?: boolean; periodStart?: number; periodEnd?: number },
+  s: {
+    id: string;
+    status: string;
+    userId?: string;
+    plan?: string;
+    customer?: string;
+    price?: string;
+    cancelAtPeriodEnd?: boolean;
+    periodStart?: number;
+    periodEnd?: number;
+  },
   opts: EventOptions = {},
 ) {
   const start = s.periodStart ?? Math.floor(Date.now() / 1000) - 86400;
@@ -262,7 +297,15 @@ export function subscriptionEvent(
       metadata,
       items: {
         object: 'list',
-        data: [{ id: stripeId('si'), object: 'subscription_item', current_period_start: start, current_period_end: end, price: { id: s.price ?? 'price_unknown', object: 'price', currency: 'gbp' } }],
+        data: [
+          {
+            id: stripeId('si'),
+            object: 'subscription_item',
+            current_period_start: start,
+            current_period_end: end,
+            price: { id: s.price ?? 'price_unknown', object: 'price', currency: 'gbp' },
+          },
+        ],
       },
     },
     opts,

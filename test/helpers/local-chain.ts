@@ -35,8 +35,24 @@ export const TOKEN_ABI = parseAbi([
 type Op = string | { push: Hex } | { label: string } | { ref: string };
 
 const OPCODES: Record<string, number> = {
-  ADD: 0x01, SUB: 0x03, GT: 0x11, EQ: 0x14, SHR: 0x1c, CALLER: 0x33, CALLDATALOAD: 0x35, MSTORE: 0x52, SLOAD: 0x54,
-  SSTORE: 0x55, JUMPI: 0x57, JUMPDEST: 0x5b, DUP1: 0x80, SWAP1: 0x90, LOG3: 0xa3, LOG4: 0xa4, RETURN: 0xf3, REVERT: 0xfd,
+  ADD: 0x01,
+  SUB: 0x03,
+  GT: 0x11,
+  EQ: 0x14,
+  SHR: 0x1c,
+  CALLER: 0x33,
+  CALLDATALOAD: 0x35,
+  MSTORE: 0x52,
+  SLOAD: 0x54,
+  SSTORE: 0x55,
+  JUMPI: 0x57,
+  JUMPDEST: 0x5b,
+  DUP1: 0x80,
+  SWAP1: 0x90,
+  LOG3: 0xa3,
+  LOG4: 0xa4,
+  RETURN: 0xf3,
+  REVERT: 0xfd,
 };
 
 /** Two passes: label offsets first (every label reference is a PUSH2), then the bytes. */
@@ -68,26 +84,81 @@ const MEMO = arg(2);
 
 /** balances[caller] -= amount (revert when short); balances[to] += amount. Balances live at slot = holder. */
 const MOVE: Op[] = [
-  'CALLER', 'SLOAD', 'DUP1', ...AMOUNT, 'GT', { ref: 'fail' }, 'JUMPI',
-  ...AMOUNT, 'SWAP1', 'SUB', 'CALLER', 'SSTORE',
-  ...TO, 'SLOAD', ...AMOUNT, 'ADD', ...TO, 'SSTORE',
+  'CALLER',
+  'SLOAD',
+  'DUP1',
+  ...AMOUNT,
+  'GT',
+  { ref: 'fail' },
+  'JUMPI',
+  ...AMOUNT,
+  'SWAP1',
+  'SUB',
+  'CALLER',
+  'SSTORE',
+  ...TO,
+  'SLOAD',
+  ...AMOUNT,
+  'ADD',
+  ...TO,
+  'SSTORE',
 ];
 const AMOUNT_TO_MEMORY: Op[] = [...AMOUNT, { push: '0x00' }, 'MSTORE'];
 const RETURN_TRUE: Op[] = [{ push: '0x01' }, { push: '0x00' }, 'MSTORE', { push: '0x20' }, { push: '0x00' }, 'RETURN'];
 const selector = (sig: string): Op => ({ push: toFunctionSelector(sig) });
 
 export const TOKEN_RUNTIME = assemble([
-  { push: '0x00' }, 'CALLDATALOAD', { push: '0xe0' }, 'SHR',
-  'DUP1', selector('transfer(address,uint256)'), 'EQ', { ref: 'transfer' }, 'JUMPI',
-  'DUP1', selector('transferWithMemo(address,uint256,bytes32)'), 'EQ', { ref: 'transferWithMemo' }, 'JUMPI',
-  'DUP1', selector('balanceOf(address)'), 'EQ', { ref: 'balanceOf' }, 'JUMPI',
-  { label: 'fail' }, { push: '0x00' }, 'DUP1', 'REVERT',
-  { label: 'balanceOf' }, ...TO, 'SLOAD', { push: '0x00' }, 'MSTORE', { push: '0x20' }, { push: '0x00' }, 'RETURN',
-  { label: 'transfer' }, ...MOVE, ...AMOUNT_TO_MEMORY,
-  ...TO, 'CALLER', { push: toEventSelector('Transfer(address,address,uint256)') }, { push: '0x20' }, { push: '0x00' }, 'LOG3',
+  { push: '0x00' },
+  'CALLDATALOAD',
+  { push: '0xe0' },
+  'SHR',
+  'DUP1',
+  selector('transfer(address,uint256)'),
+  'EQ',
+  { ref: 'transfer' },
+  'JUMPI',
+  'DUP1',
+  selector('transferWithMemo(address,uint256,bytes32)'),
+  'EQ',
+  { ref: 'transferWithMemo' },
+  'JUMPI',
+  'DUP1',
+  selector('balanceOf(address)'),
+  'EQ',
+  { ref: 'balanceOf' },
+  'JUMPI',
+  { label: 'fail' },
+  { push: '0x00' },
+  'DUP1',
+  'REVERT',
+  { label: 'balanceOf' },
+  ...TO,
+  'SLOAD',
+  { push: '0x00' },
+  'MSTORE',
+  { push: '0x20' },
+  { push: '0x00' },
+  'RETURN',
+  { label: 'transfer' },
+  ...MOVE,
+  ...AMOUNT_TO_MEMORY,
+  ...TO,
+  'CALLER',
+  { push: toEventSelector('Transfer(address,address,uint256)') },
+  { push: '0x20' },
+  { push: '0x00' },
+  'LOG3',
   ...RETURN_TRUE,
-  { label: 'transferWithMemo' }, ...MOVE, ...AMOUNT_TO_MEMORY,
-  ...MEMO, ...TO, 'CALLER', { push: toEventSelector('TransferWithMemo(address,address,uint256,bytes32)') }, { push: '0x20' }, { push: '0x00' }, 'LOG4',
+  { label: 'transferWithMemo' },
+  ...MOVE,
+  ...AMOUNT_TO_MEMORY,
+  ...MEMO,
+  ...TO,
+  'CALLER',
+  { push: toEventSelector('TransferWithMemo(address,address,uint256,bytes32)') },
+  { push: '0x20' },
+  { push: '0x00' },
+  'LOG4',
   ...RETURN_TRUE,
 ]);
 
@@ -139,7 +210,13 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
   async function call(to: Hex, data: Hex): Promise<Hex> {
     await evm.stateManager.checkpoint();
     try {
-      const out = await evm.runCall({ to: createAddressFromString(to), caller: createAddressFromString(pad('0x00', { size: 20 })), data: hexToBytes(data), gasLimit: 1_000_000n, skipBalance: true });
+      const out = await evm.runCall({
+        to: createAddressFromString(to),
+        caller: createAddressFromString(pad('0x00', { size: 20 })),
+        data: hexToBytes(data),
+        gasLimit: 1_000_000n,
+        skipBalance: true,
+      });
       return bytesToHex(out.execResult.returnValue);
     } finally {
       await evm.stateManager.revert();
@@ -152,7 +229,9 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
     if (!tx.to) throw Object.assign(new Error('contract creation is not supported here'), { rpcCode: -32000 });
     const hash = keccak256(raw);
     if (mined.has(hash)) throw Object.assign(new Error('already known'), { rpcCode: -32000 });
-    const from = (await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] })).toLowerCase() as Hex;
+    const from = (
+      await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] })
+    ).toLowerCase() as Hex;
     const out = await evm.runCall({
       to: createAddressFromString(tx.to),
       caller: createAddressFromString(from),
@@ -168,7 +247,13 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
       raw: tx,
       blockNumber: head,
       status: failed ? 'reverted' : 'success',
-      logs: failed ? [] : (out.execResult.logs ?? []).map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map((t) => bytesToHex(t)), data: bytesToHex(data) })),
+      logs: failed
+        ? []
+        : (out.execResult.logs ?? []).map(([address, topics, data]) => ({
+            address: bytesToHex(address),
+            topics: topics.map((t) => bytesToHex(t)),
+            data: bytesToHex(data),
+          })),
       gasUsed: out.execResult.executionGasUsed + 21_000n,
     });
     return hash;
@@ -264,7 +349,11 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
   }
 
   async function rpc(method: string, params: unknown[]): Promise<unknown> {
-    const res = await fetch(state.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(state.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     const out = (await res.json()) as { result?: unknown; error?: { message: string } };
     if (out.error) throw new Error(`${method}: ${out.error.message}`);
     return out.result;
@@ -285,11 +374,23 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
         const current = stored.length ? BigInt(bytesToHex(stored)) : 0n;
         await evm.stateManager.putStorage(createAddressFromString(token), slot, hexToBytes(numberToHex(current + amount)));
       }),
-    balanceOf: async (token, holder) => BigInt((await rpc('eth_call', [{ to: token, data: encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [holder] }) }, 'latest'])) as Hex),
+    balanceOf: async (token, holder) =>
+      BigInt(
+        (await rpc('eth_call', [{ to: token, data: encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [holder] }) }, 'latest'])) as Hex,
+      ),
     async send(account, to, data, o = {}) {
       const nonce = nonces.get(account.address) ?? 0;
       nonces.set(account.address, nonce + 1);
-      const raw = await account.signTransaction({ type: 'eip1559', chainId: o.chainId ?? chainId, nonce, to, data, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n });
+      const raw = await account.signTransaction({
+        type: 'eip1559',
+        chainId: o.chainId ?? chainId,
+        nonce,
+        to,
+        data,
+        gas: 200_000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+      });
       return (await rpc('eth_sendRawTransaction', [raw])) as Hex;
     },
     transfer: (account, token, to, amount) => state.send(account, token, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'transfer', args: [to, amount] })),
@@ -305,4 +406,3 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
   };
   return state;
 }
-

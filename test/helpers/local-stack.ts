@@ -5,7 +5,18 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The test worker's platform settings, which a user's shell would not have. */
-const WORKER_SETTINGS = ['JWT_SECRET', 'DYNAMODB_ENDPOINT', 'SQS_ENDPOINT', 'TABLE_NAME', 'PROVISIONING_QUEUE_URL', 'EVENTS_QUEUE_URL', 'STAGE', 'APP_URL', 'ADMIN_EMAILS', 'TESTER_EMAILS'];
+const WORKER_SETTINGS = [
+  'JWT_SECRET',
+  'DYNAMODB_ENDPOINT',
+  'SQS_ENDPOINT',
+  'TABLE_NAME',
+  'PROVISIONING_QUEUE_URL',
+  'EVENTS_QUEUE_URL',
+  'STAGE',
+  'APP_URL',
+  'ADMIN_EMAILS',
+  'TESTER_EMAILS',
+];
 
 export interface LocalStack {
   child: ChildProcess;
@@ -49,7 +60,8 @@ export function startLocalStack(env: Record<string, string>): LocalStack {
     });
   });
   ready.catch(() => undefined);
-  const exited = () => new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
+  const exited = () =>
+    new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
   const ctrlC = () => process.kill(-child.pid!, 'SIGINT');
   return { child, ready, output: () => ({ stdout, stderr }), exited, ctrlC };
 }

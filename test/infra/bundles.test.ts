@@ -24,17 +24,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
 /** Each deployed function and the folder its bundle is built from. */
-const deployed = [
-  ...contract.map((g) => ({ name: g.group, folder: g.group })),
-  ...WORKERS.map((w) => ({ name: w.name, folder: w.folder ?? w.name })),
-];
+const deployed = [...contract.map((g) => ({ name: g.group, folder: g.group })), ...WORKERS.map((w) => ({ name: w.name, folder: w.folder ?? w.name }))];
 const folders = [...new Set(deployed.map((f) => f.folder))];
 
 let outdir: string;
 let metafile: Metafile;
 const bundleOf = (folder: string) => {
   const [file, output] = Object.entries(metafile.outputs).find(([f]) => f.endsWith(`/${folder}.mjs`))!;
-  const inputs = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([name]) => name);
+  const inputs = Object.entries(output.inputs)
+    .filter(([, i]) => i.bytesInOutput > 0)
+    .map(([name]) => name);
   return { file: path.resolve(ROOT, file), text: readFileSync(path.resolve(ROOT, file), 'utf8'), inputs };
 };
 
@@ -75,7 +74,10 @@ describe('bundling settings', () => {
   it('leaves the SDK default credential chain out of every bundle', () => {
     for (const folder of folders) {
       const { inputs } = bundleOf(folder);
-      expect(inputs.filter((i) => /@aws-sdk\/credential-provider-(node|ini|sso|process|web-identity|http)\//.test(i)), folder).toEqual([]);
+      expect(
+        inputs.filter((i) => /@aws-sdk\/credential-provider-(node|ini|sso|process|web-identity|http)\//.test(i)),
+        folder,
+      ).toEqual([]);
       expect(inputs.some((i) => i.endsWith('shared/aws/lambda-credentials.ts')) || !inputs.some((i) => i.includes('@aws-sdk/client-')), folder).toBe(true);
     }
   });
@@ -146,7 +148,8 @@ describe('the NEEDS table against the code', () => {
   };
 
   it('grants each function exactly what its bundle calls (a handler sharing a bundle may need less)', () => {
-    if (process.env.PRINT_NEEDS) for (const { name, folder } of deployed) console.log('NEEDS', name, JSON.stringify(needsInCode(folder)), JSON.stringify([...(NEEDS[name] ?? [])].sort()));
+    if (process.env.PRINT_NEEDS)
+      for (const { name, folder } of deployed) console.log('NEEDS', name, JSON.stringify(needsInCode(folder)), JSON.stringify([...(NEEDS[name] ?? [])].sort()));
     for (const { name, folder } of deployed) {
       const granted = [...(NEEDS[name] ?? [])].sort();
       const shared = deployed.filter((d) => d.folder === folder).length > 1;

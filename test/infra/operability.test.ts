@@ -24,8 +24,10 @@ const t = inspect(template);
 const { resources, ofType } = t;
 
 const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties as Json);
-const metricNamesOf = (alarm: Json): string[] => (alarm.MetricName ? [alarm.MetricName] : (alarm.Metrics ?? []).flatMap((m: Json) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : [])));
-const dimensionsOf = (alarm: Json): Json[] => (alarm.Dimensions ? alarm.Dimensions : (alarm.Metrics ?? []).flatMap((m: Json) => m.MetricStat?.Metric.Dimensions ?? []));
+const metricNamesOf = (alarm: Json): string[] =>
+  alarm.MetricName ? [alarm.MetricName] : (alarm.Metrics ?? []).flatMap((m: Json) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
+const dimensionsOf = (alarm: Json): Json[] =>
+  alarm.Dimensions ? alarm.Dimensions : (alarm.Metrics ?? []).flatMap((m: Json) => m.MetricStat?.Metric.Dimensions ?? []);
 const alarmsOn = (metricName: string, dimension?: Json) =>
   alarms.filter((a) => metricNamesOf(a).includes(metricName) && (!dimension || dimensionsOf(a).some((d) => JSON.stringify(d) === JSON.stringify(dimension))));
 

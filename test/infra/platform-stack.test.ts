@@ -83,13 +83,19 @@ describe('functions', () => {
     const api = ofType('AWS::ApiGatewayV2::Api')[0]![0];
     expect(JSON.stringify(env.RUNTIME_PLATFORM_URL)).toContain(api);
     expect(env.ECS_TASK_DEFINITION_ARN).toEqual({ Ref: ofType('AWS::ECS::TaskDefinition')[0]![0] });
-    const publicSubnets = ofType('AWS::EC2::Subnet').filter(([, s]) => s.Properties.MapPublicIpOnLaunch).map(([id]) => ({ Ref: id }));
+    const publicSubnets = ofType('AWS::EC2::Subnet')
+      .filter(([, s]) => s.Properties.MapPublicIpOnLaunch)
+      .map(([id]) => ({ Ref: id }));
     expect(env.ECS_SUBNET_IDS['Fn::Join'][1].filter((p: unknown) => p !== ',')).toEqual(publicSubnets);
     expect(env.ECS_SECURITY_GROUP_IDS).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/RuntimeSecurityGroup/), 'GroupId'] });
   });
 
   it('takes operator settings from CDK context', () => {
-    const { template: custom, dockerImages: customImages } = synthStack({ adminEmails: 'ops@example.com', appUrl: 'https://app.example.org', runtimeImage: 'example/runtime:1' });
+    const { template: custom, dockerImages: customImages } = synthStack({
+      adminEmails: 'ops@example.com',
+      appUrl: 'https://app.example.org',
+      runtimeImage: 'example/runtime:1',
+    });
     // An operator's runtimeImage replaces the image asset: nothing is built.
     expect(customImages).toEqual([]);
     custom.hasResourceProperties('AWS::Lambda::Function', {
@@ -119,7 +125,10 @@ describe('api', () => {
   it('declares every contract route exactly once and nothing else', () => {
     const keys = routes.map(([, r]) => r.Properties.RouteKey as string);
     for (const route of allRoutes) {
-      expect(keys.filter((k) => k === routeKey(route)), routeKey(route)).toHaveLength(1);
+      expect(
+        keys.filter((k) => k === routeKey(route)),
+        routeKey(route),
+      ).toHaveLength(1);
     }
     expect(routes).toHaveLength(allRoutes.length);
   });
@@ -336,7 +345,9 @@ describe('compute and network', () => {
       expect(e.Properties.PrivateDnsEnabled).toBe(true);
       const sg = custom.resources[e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]]!;
       expect(sg.Properties.SecurityGroupIngress ?? []).toEqual([]);
-      const ingress = custom.ofType('AWS::EC2::SecurityGroupIngress').filter(([, i]) => i.Properties.GroupId['Fn::GetAtt'][0] === e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]);
+      const ingress = custom
+        .ofType('AWS::EC2::SecurityGroupIngress')
+        .filter(([, i]) => i.Properties.GroupId['Fn::GetAtt'][0] === e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]);
       expect(ingress.map(([, i]) => [i.Properties.FromPort, i.Properties.SourceSecurityGroupId['Fn::GetAtt'][0]])).toEqual([[443, customFunctionsSg]]);
     }
     expect(custom.ofType('AWS::EC2::NatGateway')).toHaveLength(2);
@@ -484,23 +495,40 @@ describe('least privilege', () => {
       expect(itemStatements, name).toHaveLength(1);
       expect(itemStatements[0]!.Action, name).toEqual([...TABLE_ITEM_ACTIONS]);
       expect(JSON.stringify(itemStatements[0]!.Resource), name).toContain('/index/*');
-      expect(actions.filter((a) => a === 'dynamodb:Scan' || a.startsWith('dynamodb:GetRecords')), name).toEqual([]);
+      expect(
+        actions.filter((a) => a === 'dynamodb:Scan' || a.startsWith('dynamodb:GetRecords')),
+        name,
+      ).toEqual([]);
       const kms = [...new Set(actions.filter((a) => a.startsWith('kms:')))].sort();
-      const expectedKms = [...(has(name, 'dataKey') ? ['kms:Decrypt', 'kms:GenerateDataKey'] : []), ...(has(name, 'launchTasks') ? ['kms:Encrypt'] : [])].sort();
+      const expectedKms = [
+        ...(has(name, 'dataKey') ? ['kms:Decrypt', 'kms:GenerateDataKey'] : []),
+        ...(has(name, 'launchTasks') ? ['kms:Encrypt'] : []),
+      ].sort();
       expect(kms, `${name} kms`).toEqual(expectedKms);
       // Lambda itself sends an asynchronously invoked function's failed events to its dead-letter queue, with the function's role.
       const asynchronous = WORKERS.some((w) => w.name === name && w.asynchronous);
       expect(actions.includes('sqs:SendMessage'), `${name} sqs send`).toBe(has(name, 'sendProvisioning') || has(name, 'sendEvents') || asynchronous);
       if (asynchronous && !has(name, 'sendProvisioning') && !has(name, 'sendEvents')) {
-        expect(JSON.stringify(statementsWith(name, 'sqs:SendMessage').map((s) => s.Resource)), name).toMatch(/^\[\{"Fn::GetAtt":\["FunctionsAsyncDeadLetters[0-9A-F]+","Arn"\]\}\]$/);
+        expect(JSON.stringify(statementsWith(name, 'sqs:SendMessage').map((s) => s.Resource)), name).toMatch(
+          /^\[\{"Fn::GetAtt":\["FunctionsAsyncDeadLetters[0-9A-F]+","Arn"\]\}\]$/,
+        );
       }
       expect(actions.includes('ecs:RunTask'), `${name} run`).toBe(has(name, 'launchTasks'));
       expect(actions.includes('ecs:StopTask'), `${name} stop`).toBe(has(name, 'stopTasks'));
       expect(actions.includes('iam:PassRole'), `${name} pass role`).toBe(has(name, 'launchTasks'));
-      expect(actions.some((a) => a.startsWith('ses:')), `${name} ses`).toBe(has(name, 'sendEmail'));
+      expect(
+        actions.some((a) => a.startsWith('ses:')),
+        `${name} ses`,
+      ).toBe(has(name, 'sendEmail'));
       expect(actions.includes('dynamodb:DescribeTable'), `${name} describe table`).toBe(has(name, 'describeTable'));
-      expect(actions.filter((a) => a.startsWith('secretsmanager:')), name).toEqual([]);
-      expect(actions.filter((a) => /^dynamodb:(Create|Delete|Update)Table$/.test(a)), name).toEqual([]);
+      expect(
+        actions.filter((a) => a.startsWith('secretsmanager:')),
+        name,
+      ).toEqual([]);
+      expect(
+        actions.filter((a) => /^dynamodb:(Create|Delete|Update)Table$/.test(a)),
+        name,
+      ).toEqual([]);
     }
   });
 
@@ -515,12 +543,26 @@ describe('least privilege', () => {
         .map((s) => refId(s.Resource as Json))
         .filter((id) => !/AsyncDeadLetters/.test(id));
     for (const name of allNames) {
-      const expected = [...(has(name, 'sendEvents') ? [expect.stringMatching(/Events/)] : []), ...(has(name, 'sendProvisioning') ? [expect.stringMatching(/Provisioning/)] : [])];
+      const expected = [
+        ...(has(name, 'sendEvents') ? [expect.stringMatching(/Events/)] : []),
+        ...(has(name, 'sendProvisioning') ? [expect.stringMatching(/Provisioning/)] : []),
+      ];
       expect(sendTargets(name).sort(), name).toEqual(expected);
     }
     // Lifecycle events are stored and queued wherever an instance changes (issue 14).
     expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual([
-      'accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'provision', 'provisioner', 'provisioner-dlq', 'settings', 'skills', 'social', 'task-events',
+      'accounts',
+      'agent-chat',
+      'agents',
+      'heartbeat',
+      'instance',
+      'provision',
+      'provisioner',
+      'provisioner-dlq',
+      'settings',
+      'skills',
+      'social',
+      'task-events',
     ]);
   });
 
@@ -545,7 +587,10 @@ describe('least privilege', () => {
   it('keeps the data key to GenerateDataKey and Decrypt, and Encrypt to the bootstrap purpose', () => {
     for (const name of allNames.filter((n) => has(n, 'dataKey'))) {
       const s = statementsWith(name, 'kms:Decrypt');
-      expect(s.map((x) => x.Resource), name).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
+      expect(
+        s.map((x) => x.Resource),
+        name,
+      ).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
     }
     const encrypt = statementsWith('provisioner', 'kms:Encrypt');
     expect(encrypt).toEqual([
@@ -565,7 +610,11 @@ describe('least privilege', () => {
       expect(s, action).toHaveProperty(['Condition', 'ArnEquals', 'ecs:cluster']);
     }
     const pass = statements.find((s) => asArray(s.Action).includes('iam:PassRole'))!;
-    expect(asArray(pass.Resource as Json[]).map((r) => r['Fn::GetAtt'][0]).sort()).toEqual([taskRoleId, executionRoleId].sort());
+    expect(
+      asArray(pass.Resource as Json[])
+        .map((r) => r['Fn::GetAtt'][0])
+        .sort(),
+    ).toEqual([taskRoleId, executionRoleId].sort());
     expect(pass).toHaveProperty(['Condition', 'StringEquals', 'iam:PassedToService'], 'ecs-tasks.amazonaws.com');
     expect(actionsOf('provisioner-dlq').filter((a) => /^(ecs|iam|kms):/.test(a))).toEqual(['ecs:StopTask']);
     expect(roleIdOf('provisioner-dlq')).not.toBe(roleIdOf('provisioner'));

@@ -47,7 +47,10 @@ describe('the list of settings', () => {
 
   it('uses every route and names only existing functions', () => {
     for (const key of Object.keys(SETTING_ROUTES)) {
-      expect(OPERATOR_SETTINGS.some((n) => n === key || (key.endsWith('_') && n.startsWith(key) && routeOf(n) === SETTING_ROUTES[key])), key).toBe(true);
+      expect(
+        OPERATOR_SETTINGS.some((n) => n === key || (key.endsWith('_') && n.startsWith(key) && routeOf(n) === SETTING_ROUTES[key])),
+        key,
+      ).toBe(true);
     }
     expect(() => checkRoutes(functions)).not.toThrow();
     expect(() => checkRoutes(functions.filter((f) => f.name !== 'billing'))).toThrow(/CARD_.*billing/);
@@ -136,7 +139,15 @@ describe('settings in the template', () => {
     HEARTBEAT_CONCURRENCY: 8,
     RUNTIME_PLATFORM_URL: 'https://api.example.com/',
   };
-  const secret = ['CARD_SECRET_KEY', 'CARD_WEBHOOK_SECRET', 'OAUTH_WEBID_CLIENT_SECRET', 'MODEL_API_KEY', 'WEBHOOK_SECRET', 'BOT_CHECK_SECRET', 'CHAIN_RPC_URL'];
+  const secret = [
+    'CARD_SECRET_KEY',
+    'CARD_WEBHOOK_SECRET',
+    'OAUTH_WEBID_CLIENT_SECRET',
+    'MODEL_API_KEY',
+    'WEBHOOK_SECRET',
+    'BOT_CHECK_SECRET',
+    'CHAIN_RPC_URL',
+  ];
   const template = synth({ settings: plain, secretSettings: secret, secretsRevision: '7' });
   const t = inspect(template);
   const operatorSecret = t.logicalIdOf('AWS::SecretsManager::Secret', (p) => /operator credentials/.test(p.Description));
@@ -176,7 +187,11 @@ describe('settings in the template', () => {
   });
 
   it('lets no function read the operator secret at run time', () => {
-    for (const fn of allNames) expect(t.actionsOf(fn).filter((a) => a.startsWith('secretsmanager:')), fn).toEqual([]);
+    for (const fn of allNames)
+      expect(
+        t.actionsOf(fn).filter((a) => a.startsWith('secretsmanager:')),
+        fn,
+      ).toEqual([]);
     const policies = JSON.stringify(t.ofType('AWS::IAM::Policy').map(([, p]) => p.Properties as Json));
     expect(policies).not.toContain(operatorSecret);
   });

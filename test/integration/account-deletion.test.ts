@@ -21,7 +21,11 @@ beforeAll(async () => {
   reloadConfig({ ...stripe.env, CARD_WEBHOOK_SECRET: WEBHOOK_SECRET, CARD_PRICES: JSON.stringify({ solo: 'price_solo_m' }) });
 });
 afterAll(async () => {
-  reloadConfig(Object.fromEntries(['CARD_SECRET_KEY', 'CARD_API_HOST', 'CARD_API_PORT', 'CARD_API_PROTOCOL', 'CARD_WEBHOOK_SECRET', 'CARD_PRICES'].map((k) => [k, undefined])));
+  reloadConfig(
+    Object.fromEntries(
+      ['CARD_SECRET_KEY', 'CARD_API_HOST', 'CARD_API_PORT', 'CARD_API_PROTOCOL', 'CARD_WEBHOOK_SECRET', 'CARD_PRICES'].map((k) => [k, undefined]),
+    ),
+  );
   await stripe.close();
 });
 
@@ -62,7 +66,11 @@ describe('account deletion ends everything the account owns', () => {
     expect(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toBe(true);
     expect(await getUser(user.userId, true)).toBeUndefined();
     expect((await tenant(user.userId).queryAll('', { consistent: true })).map((i) => i.sk)).toEqual([keys.sessionGate(user.userId).sk]);
-    expect(await deletedAccountRecord(user.userId)).toMatchObject({ subscriptionId: subscription, subscriptionCancelled: { status: 'canceled' }, instanceStopped: true });
+    expect(await deletedAccountRecord(user.userId)).toMatchObject({
+      subscriptionId: subscription,
+      subscriptionCancelled: { status: 'canceled' },
+      instanceStopped: true,
+    });
     const mail = await readOutbox(user.email);
     expect(mail.at(-1)).toMatchObject({ subject: 'Your account has been deleted' });
     expect(mail.at(-1)!.text).toContain('subscription was cancelled');

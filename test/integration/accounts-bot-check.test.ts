@@ -8,7 +8,11 @@ const SECRET = 'bot-check-test-secret';
 let fake: Awaited<ReturnType<typeof startFakeBotCheck>>;
 
 const enable = (opts: { url?: string; secret?: string | null } = {}) =>
-  reloadConfig({ BOT_CHECK_VERIFY_URL: opts.url ?? fake.url, BOT_CHECK_SECRET: opts.secret === null ? undefined : (opts.secret ?? SECRET), FORGOT_PASSWORD_MIN_MS: '0' });
+  reloadConfig({
+    BOT_CHECK_VERIFY_URL: opts.url ?? fake.url,
+    BOT_CHECK_SECRET: opts.secret === null ? undefined : (opts.secret ?? SECRET),
+    FORGOT_PASSWORD_MIN_MS: '0',
+  });
 
 beforeAll(async () => {
   fake = await startFakeBotCheck({ secret: SECRET, validTokens: ['human-token'] });
@@ -50,7 +54,11 @@ describe('bot detection on sign-up and forgot-password', () => {
     const res = await call('POST', '/api/auth/forgot-password', { body: { email: uniqueEmail() }, ip: uniqueIp() });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('BOT_DETECTED');
-    const ok = await call('POST', '/api/auth/forgot-password', { body: { email: uniqueEmail() }, headers: { 'x-bot-check-token': 'human-token' }, ip: uniqueIp() });
+    const ok = await call('POST', '/api/auth/forgot-password', {
+      body: { email: uniqueEmail() },
+      headers: { 'x-bot-check-token': 'human-token' },
+      ip: uniqueIp(),
+    });
     expect(ok.status).toBe(200);
   });
 

@@ -15,7 +15,13 @@ import { call, uniqueIp } from '../helpers/api';
 import { cookieValue, register, sessionFrom, signIn, signUp, uniqueEmail, verificationTokenFor, verifyEmailOf } from './accounts-helpers';
 
 const outbox = mkdtempSync(path.join(tmpdir(), 'accounts-outbox-'));
-const baseline = { OUTBOX_DIR: outbox, FORGOT_PASSWORD_MIN_MS: '0', RATE_LIMITS: undefined, REFERRAL_CREDITS: undefined, EVENTS_QUEUE_URL: process.env.EVENTS_QUEUE_URL };
+const baseline = {
+  OUTBOX_DIR: outbox,
+  FORGOT_PASSWORD_MIN_MS: '0',
+  RATE_LIMITS: undefined,
+  REFERRAL_CREDITS: undefined,
+  EVENTS_QUEUE_URL: process.env.EVENTS_QUEUE_URL,
+};
 
 beforeAll(() => {
   reloadConfig(baseline);
@@ -87,13 +93,15 @@ describe('POST /api/register', () => {
 
   it('gives exactly one account and 19 409s for 20 concurrent sign-ups of one email (in any letter case)', async () => {
     const email = uniqueEmail('race');
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => register(i % 2 ? email.toUpperCase() : email, `password-${i}-long`)),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => register(i % 2 ? email.toUpperCase() : email, `password-${i}-long`)));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 201), results.map((r) => r.text).join('\n')).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 201),
+      results.map((r) => r.text).join('\n'),
+    ).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body).toEqual({ error: 'an account with this email already exists', code: 'USER_EXISTS' });
+    for (const r of results.filter((x) => x.status === 409))
+      expect(r.body).toEqual({ error: 'an account with this email already exists', code: 'USER_EXISTS' });
     const winner = results.find((r) => r.status === 201)!;
     expect((await getGlobal<{ userId: string }>(keys.emailIndex(email), true))?.userId).toBe(winner.body.id);
   });

@@ -58,7 +58,16 @@ describe('POST /api/agents/provision', () => {
     expect(detail.status).toBe(200);
     expect(detail.body).toMatchObject({
       status: 'ok',
-      agent: { id: agent.id, status: 'provisioning', plan: 'solo', startedAt: null, verified: false, verificationType: null, attestationUid: null, verifiedAt: null },
+      agent: {
+        id: agent.id,
+        status: 'provisioning',
+        plan: 'solo',
+        startedAt: null,
+        verified: false,
+        verificationType: null,
+        attestationUid: null,
+        verifiedAt: null,
+      },
     });
     expect(detail.body.agent.url).toMatch(/^https:\/\/agent-[0-9a-f]{16}\.agents\.localhost$/);
     expect((await call('GET', `/api/agents/${agent.id}/config`, { session: user })).body).toEqual({ config: { temperature: 0.2 } });
@@ -143,7 +152,7 @@ describe('reading agents', () => {
     expect((await call('GET', '/api/agents', { bearer: 'not-a-token', ip: uniqueIp() })).status).toBe(401);
   });
 
-  it('lists only the caller\'s agents, newest first, in both list views', async () => {
+  it("lists only the caller's agents, newest first, in both list views", async () => {
     const user = await testSession();
     const other = await testSession();
     await subscribe(user.userId, 'collective');

@@ -75,7 +75,11 @@ describe('agent configuration', () => {
       ['GET', `/api/agents/${agentId}/messages`],
       ['GET', `/api/agents/${agentId}/stats`],
       ['GET', `/api/agents/${agentId}/verify`],
-      ['POST', `/api/agents/${agentId}/verify`, { verificationType: 'eas', attestationUid: `0x${'ab'.repeat(32)}`, walletAddress: privateKeyToAccount(generatePrivateKey()).address }],
+      [
+        'POST',
+        `/api/agents/${agentId}/verify`,
+        { verificationType: 'eas', attestationUid: `0x${'ab'.repeat(32)}`, walletAddress: privateKeyToAccount(generatePrivateKey()).address },
+      ],
       ['DELETE', `/api/agents/${agentId}/verify`],
     ];
     for (const [method, path, body] of routes) {
@@ -93,7 +97,14 @@ describe('agent messages and stats', () => {
     const { user, agentId } = await agentOf();
     const token = await tokenOf(user);
     for (let i = 1; i <= 3; i += 1) {
-      const res = await report(user, token, { agentId, messages: [{ role: 'user', content: `q${i}` }, { role: 'assistant', content: `a${i}` }], responseMs: 100 * i });
+      const res = await report(user, token, {
+        agentId,
+        messages: [
+          { role: 'user', content: `q${i}` },
+          { role: 'assistant', content: `a${i}` },
+        ],
+        responseMs: 100 * i,
+      });
       expect(res.status).toBe(200);
     }
     const page = (await call('GET', `/api/agents/${agentId}/messages?limit=2&offset=1`, { session: user })).body;
@@ -111,9 +122,26 @@ describe('agent messages and stats', () => {
     const { user, agentId } = await agentOf();
     const token = await tokenOf(user);
     const empty = (await call('GET', `/api/agents/${agentId}/stats`, { session: user })).body;
-    expect(empty).toMatchObject({ status: 'mock', stats: { agentId, messagesProcessed: 0, messagesPerHour: 0, averageResponseTime: 0, uptime: 0, successRate: '0.0000', errorRate: '0.0000' } });
-    await report(user, token, { agentId, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }], responseMs: 300 });
-    await report(user, token, { agentId, messages: [{ role: 'user', content: 'c' }, { role: 'assistant', content: 'd' }], responseMs: 500 });
+    expect(empty).toMatchObject({
+      status: 'mock',
+      stats: { agentId, messagesProcessed: 0, messagesPerHour: 0, averageResponseTime: 0, uptime: 0, successRate: '0.0000', errorRate: '0.0000' },
+    });
+    await report(user, token, {
+      agentId,
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ],
+      responseMs: 300,
+    });
+    await report(user, token, {
+      agentId,
+      messages: [
+        { role: 'user', content: 'c' },
+        { role: 'assistant', content: 'd' },
+      ],
+      responseMs: 500,
+    });
     await report(user, token, { agentId, messages: [{ role: 'user', content: 'e' }], failed: true });
     const first = (await call('GET', `/api/agents/${agentId}/stats`, { session: user })).body;
     const second = (await call('GET', `/api/agents/${agentId}/stats`, { session: user })).body;
@@ -146,8 +174,17 @@ describe('agent verification', () => {
       const other = privateKeyToAccount(generatePrivateKey()).address;
       const zero = `0x${'00'.repeat(32)}` as Hex;
       const live = (uid: string, over: Partial<Attestation> = {}): Attestation => ({
-        uid: uid as Hex, schema: EAS_SCHEMA, time: 1_700_000_000n, expirationTime: 0n, revocationTime: 0n, refUID: zero,
-        recipient: wallet, attester: other, revocable: true, data: '0x', ...over,
+        uid: uid as Hex,
+        schema: EAS_SCHEMA,
+        time: 1_700_000_000n,
+        expirationTime: 0n,
+        revocationTime: 0n,
+        refUID: zero,
+        recipient: wallet,
+        attester: other,
+        revocable: true,
+        data: '0x',
+        ...over,
       });
       const uid = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
       rpc.setAttestation(EAS_CONTRACT, live(uid(1)));
@@ -155,7 +192,8 @@ describe('agent verification', () => {
       rpc.setAttestation(EAS_CONTRACT, live(uid(3), { schema: `0x${'cd'.repeat(32)}` }));
       rpc.setAttestation(EAS_CONTRACT, live(uid(4), { recipient: other }));
       rpc.setAttestation(EAS_CONTRACT, live(uid(5), { expirationTime: 1_700_000_001n }));
-      const post = (attestationUid: string) => call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', attestationUid, walletAddress: wallet } });
+      const post = (attestationUid: string) =>
+        call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', attestationUid, walletAddress: wallet } });
 
       const unconfigured = await post(uid(1));
       expect([unconfigured.status, unconfigured.body.code]).toEqual([503, 'EAS_NOT_CONFIGURED']);
@@ -178,7 +216,11 @@ describe('agent verification', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ success: true, verified: true, verificationType: 'eas', attestationUid: uid(1) });
       expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
-        verified: true, verificationType: 'eas', attestationUid: uid(1), verifierAddress: wallet, metadata: { checked: 'eas-attestation', schema: EAS_SCHEMA, attester: other },
+        verified: true,
+        verificationType: 'eas',
+        attestationUid: uid(1),
+        verifierAddress: wallet,
+        metadata: { checked: 'eas-attestation', schema: EAS_SCHEMA, attester: other },
       });
       expect((await call('DELETE', `/api/agents/${agentId}/verify`, { session: user })).body).toEqual({ success: true });
       expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
@@ -195,7 +237,10 @@ describe('agent verification', () => {
 
   it('webauthn: an assertion is refused, never stored as verified, while no passkey can be registered', async () => {
     const { user, agentId } = await agentOf();
-    const res = await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'webauthn', signature: 'MEUCIQDany-assertion' } });
+    const res = await call('POST', `/api/agents/${agentId}/verify`, {
+      session: user,
+      body: { verificationType: 'webauthn', signature: 'MEUCIQDany-assertion' },
+    });
     expect([res.status, res.body.code]).toEqual([422, 'WEBAUTHN_UNAVAILABLE']);
     expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
   });
@@ -204,17 +249,35 @@ describe('agent verification', () => {
     const { user, agentId } = await agentOf();
     const wallet = privateKeyToAccount(generatePrivateKey());
     const signature = await wallet.signMessage({ message: verificationMessage(agentId) });
-    const ok = await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'coinbase', walletAddress: wallet.address, signature } });
+    const ok = await call('POST', `/api/agents/${agentId}/verify`, {
+      session: user,
+      body: { verificationType: 'coinbase', walletAddress: wallet.address, signature },
+    });
     expect(ok.status).toBe(200);
-    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({ verificationType: 'coinbase', verifierAddress: wallet.address });
+    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
+      verificationType: 'coinbase',
+      verifierAddress: wallet.address,
+    });
 
     const other = privateKeyToAccount(generatePrivateKey());
-    const wrongSigner = await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'ens', walletAddress: other.address, signature } });
+    const wrongSigner = await call('POST', `/api/agents/${agentId}/verify`, {
+      session: user,
+      body: { verificationType: 'ens', walletAddress: other.address, signature },
+    });
     expect(wrongSigner.status).toBe(400);
     expect(wrongSigner.body.code).toBe('VERIFICATION_FAILED');
     const otherAgent = await wallet.signMessage({ message: verificationMessage('agt_another') });
-    expect((await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'coinbase', walletAddress: wallet.address, signature: otherAgent } })).status).toBe(400);
-    expect((await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'coinbase', signature: '0xnothex' } })).body.code).toBe('VERIFICATION_FAILED');
+    expect(
+      (
+        await call('POST', `/api/agents/${agentId}/verify`, {
+          session: user,
+          body: { verificationType: 'coinbase', walletAddress: wallet.address, signature: otherAgent },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'coinbase', signature: '0xnothex' } })).body.code,
+    ).toBe('VERIFICATION_FAILED');
     // The failed attempts left the earlier record alone.
     expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verifierAddress).toBe(wallet.address);
 

@@ -136,7 +136,13 @@ describe('AI routes: chat', () => {
     const solo = await subscriber('solo');
     expect((await chat(solo, { messages: [] })).status).toBe(400);
     const long = 'x'.repeat(100_000);
-    const over = await chat(solo, { model: 'mistral/mistral-small', messages: [{ role: 'user', content: long }, { role: 'user', content: long }] });
+    const over = await chat(solo, {
+      model: 'mistral/mistral-small',
+      messages: [
+        { role: 'user', content: long },
+        { role: 'user', content: long },
+      ],
+    });
     expect(over.status).toBe(400);
     expect(over.body.code).toBe('CONTEXT_WINDOW_EXCEEDED');
     bed.model.failWith = 503;
@@ -155,7 +161,12 @@ describe('AI routes: chat', () => {
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const frames = framesOf(res.text!);
     expect(frames[0]!.event).toBe('start');
-    expect(frames.filter((f) => f.event === 'delta').map((f) => f.data.content).join('')).toBe(fakeAnswerTo('stream please'));
+    expect(
+      frames
+        .filter((f) => f.event === 'delta')
+        .map((f) => f.data.content)
+        .join(''),
+    ).toBe(fakeAnswerTo('stream please'));
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { usage: { completionTokens: fakeAnswerTo('stream please').length } } });
   });
 

@@ -9,8 +9,7 @@ import { accountSession, call, type TestSession } from '../helpers/api';
 import { putTestAgent } from '../security/route-samples';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */
-const schemaOf = (operation: string, status: number) =>
-  (keysContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses[status]!;
+const schemaOf = (operation: string, status: number) => (keysContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses[status]!;
 
 async function createKey(session: TestSession, name = 'my key') {
   const res = await call('POST', '/api/keys', { body: { name }, session });
@@ -24,7 +23,12 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
   it('answers 201 with an sk_ key of 32 random bytes, shown once and stored only as its SHA-256', async () => {
     const session = await accountSession();
     const created = await createKey(session, 'CI deploy key');
-    expect(created).toEqual({ id: expect.any(String), name: 'CI deploy key', key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/), createdAt: expect.any(String) });
+    expect(created).toEqual({
+      id: expect.any(String),
+      name: 'CI deploy key',
+      key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/),
+      createdAt: expect.any(String),
+    });
     expect(Buffer.from(created.key.slice(3), 'base64url')).toHaveLength(32);
     expect(schemaOf('createApiKey', 201).safeParse(created).success).toBe(true);
 

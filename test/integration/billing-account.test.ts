@@ -49,7 +49,9 @@ describe('GET /api/billing', () => {
 
   it("shows the plan table's row of an active plan", async () => {
     const session = await account();
-    await deliverWebhook(subscriptionEvent('customer.subscription.updated', { id: `sub_${randomUUID()}`, status: 'trialing', userId: session.userId, plan: 'collective' }));
+    await deliverWebhook(
+      subscriptionEvent('customer.subscription.updated', { id: `sub_${randomUUID()}`, status: 'trialing', userId: session.userId, plan: 'collective' }),
+    );
     const res = await call('GET', '/api/billing', { session });
     expect(res.body).toMatchObject({
       plan: 'collective',
@@ -78,7 +80,13 @@ describe('subscription checks come from the stored account only', () => {
 
   it('the retired free plan is 402 PLAN_REQUIRED even when stored as active', async () => {
     const session = await account();
-    await tenant(session.userId).put({ ...keys.subscription(session.userId), status: 'active', plan: 'free', eventCreated: 1, updatedAt: new Date().toISOString() });
+    await tenant(session.userId).put({
+      ...keys.subscription(session.userId),
+      status: 'active',
+      plan: 'free',
+      eventCreated: 1,
+      updatedAt: new Date().toISOString(),
+    });
     const access = await accountAccess({ userId: session.userId, isAdmin: false, isTester: false } as never);
     expect(access.subscriptionActive).toBe(false);
     let caught: unknown;
@@ -94,7 +102,13 @@ describe('subscription checks come from the stored account only', () => {
   });
 
   it('past_due and canceled subscriptions are not active; active and trialing are', async () => {
-    for (const [status, active] of [['active', true], ['trialing', true], ['past_due', false], ['canceled', false], ['incomplete', false]] as const) {
+    for (const [status, active] of [
+      ['active', true],
+      ['trialing', true],
+      ['past_due', false],
+      ['canceled', false],
+      ['incomplete', false],
+    ] as const) {
       const session = await account();
       await deliverWebhook(subscriptionEvent('customer.subscription.updated', { id: `sub_${randomUUID()}`, status, userId: session.userId, plan: 'solo' }));
       const access = await accountAccess({ userId: session.userId, isAdmin: false, isTester: false } as never);
@@ -109,7 +123,10 @@ describe('bring your own key', () => {
     const apiKey = `sk-or-v1-${randomUUID().replaceAll('-', '')}Q9xa`;
     const res = await call('POST', '/api/billing', { session, body: { action: 'enable-byok', provider: 'openrouter', apiKey } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, byok: { enabled: true, providers: [{ provider: 'openrouter', keyPreview: '…Q9xa', updatedAt: expect.any(String) }] } });
+    expect(res.body).toEqual({
+      success: true,
+      byok: { enabled: true, providers: [{ provider: 'openrouter', keyPreview: '…Q9xa', updatedAt: expect.any(String) }] },
+    });
     expect(res.text).not.toContain(apiKey);
 
     const item = await tenant(session.userId).get<Record<string, unknown>>(keys.byok(session.userId, 'openrouter'));
@@ -172,7 +189,14 @@ describe('credits: GET /api/credits and get-usage', () => {
     const session = await account();
     const periodStart = Math.floor(Date.now() / 1000) - 3600;
     await deliverWebhook(
-      subscriptionEvent('customer.subscription.updated', { id: `sub_${randomUUID()}`, status: 'active', userId: session.userId, plan: 'label', periodStart, periodEnd: periodStart + 30 * 86400 }),
+      subscriptionEvent('customer.subscription.updated', {
+        id: `sub_${randomUUID()}`,
+        status: 'active',
+        userId: session.userId,
+        plan: 'label',
+        periodStart,
+        periodEnd: periodStart + 30 * 86400,
+      }),
     );
     // Before the period: not counted.
     const before = (s: number) => new Date((periodStart - s) * 1000);
@@ -194,7 +218,13 @@ describe('credits: GET /api/credits and get-usage', () => {
 
   it('a credit purchase through the webhook shows in GET /api/credits', async () => {
     const session = await account();
-    await deliverWebhook(checkoutCompleted({ userId: session.userId, mode: 'payment', metadata: { userId: session.userId, kind: 'credits', credits: '1000', price: 'price_credits_1000' } }));
+    await deliverWebhook(
+      checkoutCompleted({
+        userId: session.userId,
+        mode: 'payment',
+        metadata: { userId: session.userId, kind: 'credits', credits: '1000', price: 'price_credits_1000' },
+      }),
+    );
     const res = await call('GET', '/api/credits', { session });
     expect(res.body.balance).toBe(1000);
     expect(res.body.ledger).toEqual([expect.objectContaining({ delta: 1000, reason: 'purchase' })]);

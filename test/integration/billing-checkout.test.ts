@@ -223,7 +223,10 @@ describe('POST /api/billing checkout actions', () => {
   });
 
   it('refuses a smuggled amount or plan field', async () => {
-    const res = await call('POST', '/api/billing', { session: await account(), body: { action: 'buy-credits', price: 'price_credits_1000', credits: 1_000_000 } });
+    const res = await call('POST', '/api/billing', {
+      session: await account(),
+      body: { action: 'buy-credits', price: 'price_credits_1000', credits: 1_000_000 },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });

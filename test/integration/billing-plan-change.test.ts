@@ -39,7 +39,16 @@ const planOf = async (session: TestSession) => (await call('GET', '/api/billing'
 /** The processor's webhook for the subscription as the fake holds it now. */
 async function processorConfirms(subscription: string) {
   const sub = stripe.subscriptions.get(subscription)!;
-  const res = await deliverWebhook(subscriptionEvent('customer.subscription.updated', { id: sub.id, status: sub.status, customer: sub.customer, price: sub.price, userId: sub.metadata.userId, plan: sub.metadata.plan }));
+  const res = await deliverWebhook(
+    subscriptionEvent('customer.subscription.updated', {
+      id: sub.id,
+      status: sub.status,
+      customer: sub.customer,
+      price: sub.price,
+      userId: sub.metadata.userId,
+      plan: sub.metadata.plan,
+    }),
+  );
   expect(res.status).toBe(200);
 }
 

@@ -82,7 +82,11 @@ describe('each event id takes effect once', () => {
       stopListening();
     }
     // Payments as business metrics: the first delivery applied, the replays not.
-    expect(emitted.map((emf) => [emf.PaymentEventsApplied ?? 0, emf.PaymentEventsNotApplied ?? 0])).toEqual([[1, 0], [0, 1], [0, 1]]);
+    expect(emitted.map((emf) => [emf.PaymentEventsApplied ?? 0, emf.PaymentEventsNotApplied ?? 0])).toEqual([
+      [1, 0],
+      [0, 1],
+      [0, 1],
+    ]);
     expect((await getUser(userId, true))?.credits).toBe(500);
     const { entries } = await creditLedger(userId);
     expect(entries).toHaveLength(1);
@@ -157,7 +161,15 @@ describe('out-of-order delivery: the newest state wins', () => {
     const userId = await newAccount();
     const start = 1_760_000_000;
     await deliverWebhook(
-      subscriptionEvent('customer.subscription.updated', { id: subId(), status: 'active', userId, plan: 'solo', cancelAtPeriodEnd: true, periodStart: start, periodEnd: start + 86400 }),
+      subscriptionEvent('customer.subscription.updated', {
+        id: subId(),
+        status: 'active',
+        userId,
+        plan: 'solo',
+        cancelAtPeriodEnd: true,
+        periodStart: start,
+        periodEnd: start + 86400,
+      }),
     );
     expect(await getSubscription(userId)).toMatchObject({
       currentPeriodStart: new Date(start * 1000).toISOString(),

@@ -45,7 +45,13 @@ async function drain(): Promise<SQSEvent> {
   const records: SQSRecord[] = [];
   for (let i = 0; i < 5; i++) {
     const out = await sqs().send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: records.length ? 0 : 1, VisibilityTimeout: 60, MessageSystemAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: records.length ? 0 : 1,
+        VisibilityTimeout: 60,
+        MessageSystemAttributeNames: ['All'],
+      }),
     );
     const messages = out.Messages ?? [];
     if (!messages.length) break;
@@ -62,7 +68,12 @@ function sqsRecord(body: string, messageId: string = randomUUID(), receiveCount 
     messageId,
     receiptHandle: messageId,
     body,
-    attributes: { ApproximateReceiveCount: receiveCount, SentTimestamp: String(Date.now()), SenderId: 'test', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    attributes: {
+      ApproximateReceiveCount: receiveCount,
+      SentTimestamp: String(Date.now()),
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',

@@ -29,7 +29,12 @@ describe('MPP-paid calls', () => {
     const prompt = `hello ${randomUUID()}`;
     const res = await gateway({ prompt }, { headers: asPayment(hash, nonce) });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ plugin: 'generate-text', message: fakeAnswerTo(prompt), timestamp: expect.any(String), payment: { method: 'mpp', receipt: hash } });
+    expect(res.body).toMatchObject({
+      plugin: 'generate-text',
+      message: fakeAnswerTo(prompt),
+      timestamp: expect.any(String),
+      payment: { method: 'mpp', receipt: hash },
+    });
     expect(res.headers['x-plugin-id']).toBe('generate-text');
     const receipt = JSON.parse(Buffer.from(res.headers['payment-receipt']!, 'base64url').toString());
     expect(receipt).toMatchObject({ status: 'success', method: 'tempo', reference: hash });
@@ -78,14 +83,20 @@ describe('MPP-paid calls', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(res.headers['payment-receipt']).toBeDefined();
-    const events = res.text!.trim().split('\n\n').map((block) => {
-      const [event, data] = block.split('\n');
-      return { event: event!.replace('event: ', ''), data: JSON.parse(data!.replace('data: ', '')) };
-    });
+    const events = res
+      .text!.trim()
+      .split('\n\n')
+      .map((block) => {
+        const [event, data] = block.split('\n');
+        return { event: event!.replace('event: ', ''), data: JSON.parse(data!.replace('data: ', '')) };
+      });
     const deltas = events.filter((e) => e.event === 'delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.map((e) => e.data.text).join('')).toBe(fakeAnswerTo(prompt));
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { plugin: 'generate-text', message: fakeAnswerTo(prompt), payment: { method: 'mpp', receipt: hash } } });
+    expect(events.at(-1)).toMatchObject({
+      event: 'done',
+      data: { plugin: 'generate-text', message: fakeAnswerTo(prompt), payment: { method: 'mpp', receipt: hash } },
+    });
     expect(models.model.requests.at(-1)!.body.stream).toBe(true);
   });
 

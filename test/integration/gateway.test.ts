@@ -10,7 +10,8 @@ import { challenge, credentialOf, gateway, OTHER_TOKEN, PATH_USD, PRICE_UNITS, r
 /** POST /api/v1/gateway and its preflight (spec 4.12): payment selection, the 402 challenge, MPP refusals, card. */
 const bed = useGatewayChain();
 
-const pay = (amount = PRICE_UNITS, opts: { token?: Hex; to?: Hex } = {}) => bed.chain.transfer(bed.payer, opts.token ?? PATH_USD, opts.to ?? bed.recipient, amount);
+const pay = (amount = PRICE_UNITS, opts: { token?: Hex; to?: Hex } = {}) =>
+  bed.chain.transfer(bed.payer, opts.token ?? PATH_USD, opts.to ?? bed.recipient, amount);
 const withCredential = (hash: Hex, nonce: string, plugin = 'generate-text') =>
   gateway({ plugin }, { headers: { authorization: `Payment ${credentialOf(hash, nonce)}` } });
 
@@ -46,7 +47,15 @@ describe('the 402 challenge', () => {
     expect(res.body.mpp.expiresAt).toBeGreaterThanOrEqual(before + 300_000);
     expect(res.body.mpp.expiresAt).toBeLessThanOrEqual(Date.now() + 300_000);
     const stored = await getGlobal<Record<string, unknown>>(keys.mppChallenge(res.body.mpp.nonce), true);
-    expect(stored).toMatchObject({ plugin: 'tts', amount: '0.02', baseUnits: '20000', currency: PATH_USD, recipient: bed.recipient, chainId: 4217, status: 'open' });
+    expect(stored).toMatchObject({
+      plugin: 'tts',
+      amount: '0.02',
+      baseUnits: '20000',
+      currency: PATH_USD,
+      recipient: bed.recipient,
+      chainId: 4217,
+      status: 'open',
+    });
     expect(stored!.expiresAt).toBeGreaterThan(Math.floor(res.body.mpp.expiresAt / 1000));
 
     const again = await gateway({ plugin: 'tts' });
@@ -65,7 +74,14 @@ describe('the 402 challenge', () => {
     reloadConfig({ ...bed.settings, MPP_RECIPIENT: undefined });
     const res = await gateway({});
     expect(res.status).toBe(402);
-    expect(res.body.mpp).toMatchObject({ scheme: 'tempo', amount: '0.01', recipient: null, nonce: null, expiresAt: null, description: expect.stringMatching(/not available/) });
+    expect(res.body.mpp).toMatchObject({
+      scheme: 'tempo',
+      amount: '0.01',
+      recipient: null,
+      nonce: null,
+      expiresAt: null,
+      description: expect.stringMatching(/not available/),
+    });
     expect(res.body.card.checkoutUrl).toBe('/api/v1/payments/card/create?plugin=generate-text');
     expect(res.headers['www-authenticate']).toBeUndefined();
     const refused = await gateway({}, { headers: { authorization: `Payment ${credentialOf(`0x${'11'.repeat(32)}`, 'n')}` } });
@@ -165,7 +181,7 @@ describe('MPP credentials that are refused get 402, a fresh challenge and the re
     expect(await getGlobal(keys.txHash(hash), true)).toBeDefined();
   });
 
-  it('an unknown nonce → UNKNOWN_NONCE; an expired one → EXPIRED; another plugin\'s → WRONG_PLUGIN', async () => {
+  it("an unknown nonce → UNKNOWN_NONCE; an expired one → EXPIRED; another plugin's → WRONG_PLUGIN", async () => {
     expectChallenge(await withCredential(await pay(), 'never-issued'), 'UNKNOWN_NONCE');
 
     reloadConfig({ ...bed.settings, MPP_CHALLENGE_TTL_SECONDS: '1' });
@@ -226,8 +242,10 @@ describe('card payment', () => {
 
   it('headers never grant a subscription', async () => {
     const session = await testSession();
-    const res = await gateway({}, { bearer: session.token, headers: { 'x-user-plan': 'network', 'x-card-subscription-id': 'sub_fake', 'x-user-email': 'admin@example.com' } });
+    const res = await gateway(
+      {},
+      { bearer: session.token, headers: { 'x-user-plan': 'network', 'x-card-subscription-id': 'sub_fake', 'x-user-email': 'admin@example.com' } },
+    );
     expectChallenge(res, 'SUBSCRIPTION_REQUIRED');
   });
-
 });

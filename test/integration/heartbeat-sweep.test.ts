@@ -162,11 +162,23 @@ describe('heartbeat sweep (spec 4.10)', () => {
     const users = await seed(now, { due: 1, later: 0, off: 0 });
     const userId = users.due[0]!;
     const { agentIds } = await runtimeFor(userId, 2);
-    await appendExchange(userId, agentIds[0]!, { messages: [{ role: 'user', content: 'before the first heartbeat' }, { role: 'assistant', content: 'ok' }], responseMs: 100 });
+    await appendExchange(userId, agentIds[0]!, {
+      messages: [
+        { role: 'user', content: 'before the first heartbeat' },
+        { role: 'assistant', content: 'ok' },
+      ],
+      responseMs: 100,
+    });
 
     await runHeartbeat({ now });
     for (let i = 0; i < 3; i += 1) {
-      await appendExchange(userId, agentIds[i % 2]!, { messages: [{ role: 'user', content: `m${i}` }, { role: 'assistant', content: 'ok' }], responseMs: 200 });
+      await appendExchange(userId, agentIds[i % 2]!, {
+        messages: [
+          { role: 'user', content: `m${i}` },
+          { role: 'assistant', content: 'ok' },
+        ],
+        responseMs: 200,
+      });
     }
     await appendExchange(userId, agentIds[1]!, { messages: [{ role: 'user', content: 'fails' }], failed: true });
     now = new Date(now.getTime() + HOUR);

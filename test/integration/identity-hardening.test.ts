@@ -62,7 +62,10 @@ describe('defect 4: recovery evicts the intruder', () => {
     const oldToken = await gatewayToken(user.userId);
     await call('POST', '/api/auth/forgot-password', { body: { email: user.email }, ip: uniqueIp() });
     const link = /(http\S+reset-password\?token=\S+)/.exec((await readOutbox(user.email)).at(-1)!.text)![1]!;
-    const reset = await call('POST', '/api/auth/reset-password', { body: { token: new URL(link).searchParams.get('token'), password: 'brand-new-password' }, ip: uniqueIp() });
+    const reset = await call('POST', '/api/auth/reset-password', {
+      body: { token: new URL(link).searchParams.get('token'), password: 'brand-new-password' },
+      ip: uniqueIp(),
+    });
     expect(reset.status).toBe(200);
 
     expect((await call('GET', '/api/settings', { bearer: user.token })).status).toBe(401);
@@ -82,13 +85,19 @@ describe('defect 4: recovery evicts the intruder', () => {
     const user = await signUp();
     const keep = await newKey(user);
     const oldToken = await gatewayToken(user.userId);
-    const changed = await call('POST', '/api/settings/password', { bearer: user.token, body: { currentPassword: user.password, newPassword: 'second-password-9' } });
+    const changed = await call('POST', '/api/settings/password', {
+      bearer: user.token,
+      body: { currentPassword: user.password, newPassword: 'second-password-9' },
+    });
     expect(changed.status).toBe(200);
     expect(await isGatewayToken(user.userId, oldToken)).toBe(false);
     expect((await call('GET', '/api/settings', { bearer: keep })).status).toBe(200);
 
     const again = sessionFrom(await signIn(user.email, 'second-password-9'));
-    const dropped = await call('POST', '/api/settings/password', { bearer: again.token, body: { currentPassword: 'second-password-9', newPassword: 'third-password-9', revokeApiKeys: true } });
+    const dropped = await call('POST', '/api/settings/password', {
+      bearer: again.token,
+      body: { currentPassword: 'second-password-9', newPassword: 'third-password-9', revokeApiKeys: true },
+    });
     expect(dropped.status).toBe(200);
     expect((await call('GET', '/api/settings', { bearer: keep })).status).toBe(401);
 

@@ -7,8 +7,7 @@ import { infraMcpContract, INFRA_MCP_TOOL_CATEGORIES, INFRA_MCP_USE_CASES } from
 import { call } from '../helpers/api';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */
-const schemaOf = (operation: string, status: number) =>
-  (infraMcpContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses[status]!;
+const schemaOf = (operation: string, status: number) => (infraMcpContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses[status]!;
 const validate = (body: unknown) => call('POST', '/api/infra-mcp/validate-config', { rawBody: JSON.stringify(body) });
 
 afterEach(() => {
@@ -63,9 +62,13 @@ describe('informational endpoints (spec 4.13)', () => {
   it('examples has the 5 use cases, each with prompts', async () => {
     const res = await call('GET', '/api/infra-mcp/examples');
     expect(Object.keys(res.body).sort()).toEqual(['description', 'examples']);
-    expect(Object.keys(res.body.examples).sort()).toEqual(
-      ['database_management', 'deployment_monitoring', 'monitoring_and_logs', 'service_management', 'troubleshooting'],
-    );
+    expect(Object.keys(res.body.examples).sort()).toEqual([
+      'database_management',
+      'deployment_monitoring',
+      'monitoring_and_logs',
+      'service_management',
+      'troubleshooting',
+    ]);
     expect(Object.keys(res.body.examples).sort()).toEqual([...INFRA_MCP_USE_CASES].sort());
     expect(schemaOf('listInfraMcpExamples', 200).safeParse(res.body).success).toBe(true);
   });

@@ -24,7 +24,11 @@ afterAll(() => model.close());
 async function account(opts: { plan?: string; admin?: boolean; model?: string } = {}) {
   const user = await accountSession({ admin: opts.admin, userId: opts.admin ? `u_admin_rt_${Date.now()}` : undefined });
   if (opts.plan) await subscribe(user.userId, opts.plan);
-  const agent = await createAgent(user.userId, { name: 'Runtime bot', model: opts.model ?? 'openai/gpt-4o-mini', config: { systemPrompt: 'Be kind.' }, source: 'api' }, 10);
+  const agent = await createAgent(
+    user.userId,
+    { name: 'Runtime bot', model: opts.model ?? 'openai/gpt-4o-mini', config: { systemPrompt: 'Be kind.' }, source: 'api' },
+    10,
+  );
   await ensureInstance(user.userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1.2.3', jobOwner: 'test' });
   return { user, agentId: agent.id, token: await gatewayToken(user.userId) };
 }
@@ -34,7 +38,7 @@ const ask = (userId: string, token: string, agentId: string, content = 'Is the 1
   call('POST', `${base(userId)}/chat/completions`, { bearer: token, body: { agentId, messages: [{ role: 'user', content }] } });
 
 describe('runtime routes', () => {
-  it('accept only the account\'s own gateway token', async () => {
+  it("accept only the account's own gateway token", async () => {
     const a = await account({ plan: 'solo' });
     const b = await account({ plan: 'solo' });
     const paths: [string, string, unknown?][] = [
@@ -53,20 +57,38 @@ describe('runtime routes', () => {
   it('GET state delivers each agent with its configuration, memory and history', async () => {
     const { user, agentId, token } = await account({ plan: 'solo' });
     await writeAgentMemory(user.userId, agentId, [{ key: 'venue', encoded: '"The Fleece"', bytes: 12 }]);
-    await call('POST', `${base(user.userId)}/messages`, { bearer: token, body: { agentId, messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] } });
+    await call('POST', `${base(user.userId)}/messages`, {
+      bearer: token,
+      body: {
+        agentId,
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: 'two' },
+        ],
+      },
+    });
     const res = await call('GET', `${base(user.userId)}/state`, { bearer: token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ userId: user.userId, runtimeVersion: '1.2.3' });
     expect(res.body.agents).toHaveLength(1);
-    expect(res.body.agents[0]).toMatchObject({ id: agentId, name: 'Runtime bot', model: 'openai/gpt-4o-mini', config: { systemPrompt: 'Be kind.' }, memory: { venue: 'The Fleece' } });
+    expect(res.body.agents[0]).toMatchObject({
+      id: agentId,
+      name: 'Runtime bot',
+      model: 'openai/gpt-4o-mini',
+      config: { systemPrompt: 'Be kind.' },
+      memory: { venue: 'The Fleece' },
+    });
     expect(res.body.agents[0].messages.map((m: { content: string }) => m.content)).toEqual(['one', 'two']);
     expect((await call('GET', `${base(user.userId)}/state?agentId=agt_unknown`, { bearer: token })).body.agents).toEqual([]);
   });
 
-  it('POST messages refuses an agent that is not the account\'s', async () => {
+  it("POST messages refuses an agent that is not the account's", async () => {
     const a = await account({ plan: 'solo' });
     const b = await account({ plan: 'solo' });
-    const res = await call('POST', `${base(a.user.userId)}/messages`, { bearer: a.token, body: { agentId: b.agentId, messages: [{ role: 'user', content: 'x' }] } });
+    const res = await call('POST', `${base(a.user.userId)}/messages`, {
+      bearer: a.token,
+      body: { agentId: b.agentId, messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(res.status).toBe(404);
   });
 
@@ -83,13 +105,25 @@ describe('runtime routes', () => {
     const { user, agentId, token } = await account({ plan: 'solo' });
     const res = await ask(user.userId, token, agentId);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'chat.completion', model: 'openai/gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: fakeAnswerTo('Is the 14th free?') } }] });
+    expect(res.body).toMatchObject({
+      object: 'chat.completion',
+      model: 'openai/gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: fakeAnswerTo('Is the 14th free?') } }],
+    });
     expect(res.body.usage.total_tokens).toBeGreaterThan(0);
     expect(res.text).not.toContain('sk-platform-only');
     expect(model.requests.at(-1)!.authorization).toBe('Bearer sk-platform-only');
     // Metered like every model call: the account, the agent and the model, with the provider's counts.
     const usage = await tenant(user.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
-    expect(usage).toEqual([expect.objectContaining({ agentId, model: 'openai/gpt-4o-mini', promptTokens: res.body.usage.prompt_tokens, completionTokens: res.body.usage.completion_tokens, calls: 1 })]);
+    expect(usage).toEqual([
+      expect.objectContaining({
+        agentId,
+        model: 'openai/gpt-4o-mini',
+        promptTokens: res.body.usage.prompt_tokens,
+        completionTokens: res.body.usage.completion_tokens,
+        calls: 1,
+      }),
+    ]);
   });
 
   it('are plan-gated: no subscription → 402, a model outside the plan → 403, admins pass', async () => {
@@ -129,8 +163,14 @@ describe('agent-to-agent messages', () => {
     const history = await call('GET', `/api/agents/${other.id}/messages`, { bearer: user.token });
     expect(history.body.messages[0].content).toContain('the venue confirmed');
 
-    await tenant(user.userId).update(keys.a2aDay(user.userId, new Date().toISOString().slice(0, 10)), { expression: 'SET #c = :c', names: { '#c': 'count' }, values: { ':c': 97 } });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(user.userId, token, { fromAgentId: agentId, toAgentId: other.id, message: `m${i}` })));
+    await tenant(user.userId).update(keys.a2aDay(user.userId, new Date().toISOString().slice(0, 10)), {
+      expression: 'SET #c = :c',
+      names: { '#c': 'count' },
+      values: { ':c': 97 },
+    });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => send(user.userId, token, { fromAgentId: agentId, toAgentId: other.id, message: `m${i}` })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(5);

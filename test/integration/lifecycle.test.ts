@@ -41,7 +41,6 @@ const lifecycle = (user: TestSession, op: string, body?: unknown, asUser = user)
   call('POST', `/api/instance/${user.userId}/${op}`, { session: asUser, body, ip: uniqueIp() });
 const instanceOf = async (user: TestSession) => (await call('GET', `/api/instance/${user.userId}`, { session: user, ip: uniqueIp() })).body;
 
-
 async function chatWith(user: TestSession, agentId: string, content: string) {
   const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;
   const { websocketUrl } = (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent;
@@ -225,7 +224,9 @@ describe('instance lifecycle', () => {
     expect(updated.status).toBe('running');
     expect((await instanceOf(user)).runtimeVersion).toBe('2.0.0');
     const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;
-    expect(await (await fetch(`${updated.handle!.endpoint}/health`, { headers: { authorization: `Bearer ${token}` } })).json()).toMatchObject({ runtimeVersion: '2.0.0' });
+    expect(await (await fetch(`${updated.handle!.endpoint}/health`, { headers: { authorization: `Bearer ${token}` } })).json()).toMatchObject({
+      runtimeVersion: '2.0.0',
+    });
 
     expect((await lifecycle(user, 'update', { image: 'evil.example/miner:latest' })).body).toMatchObject({ code: 'IMAGE_NOT_ALLOWED' });
 
@@ -333,7 +334,10 @@ describe('lifecycle event log', () => {
     const events: any[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await call('GET', `/api/instance/${user.userId}/events?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { session: user, ip: uniqueIp() });
+      const page: any = await call('GET', `/api/instance/${user.userId}/events?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        session: user,
+        ip: uniqueIp(),
+      });
       expect(page.status).toBe(200);
       events.push(...page.body.events);
       cursor = page.body.cursor;

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
-import {
-  MEMORY_BULK_MAX_KEYS,
-  MEMORY_BULK_MAX_TOTAL_BYTES,
-  MEMORY_VALUE_MAX_BYTES,
-  memoryContract,
-} from '../../shared/contract/memory';
+import { MEMORY_BULK_MAX_KEYS, MEMORY_BULK_MAX_TOTAL_BYTES, MEMORY_VALUE_MAX_BYTES, memoryContract } from '../../shared/contract/memory';
 import { keys } from '../../shared/db/keys';
 import { clearAgentMemory, readAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
@@ -48,7 +43,7 @@ describe('reading memory (spec 4.6, 2.11)', () => {
     expect((await read(session, 'has#hash')).status).toBe(400);
   });
 
-  it('another user\'s agent and a missing agent are both 404, with no data', async () => {
+  it("another user's agent and a missing agent are both 404, with no data", async () => {
     const owner = await ownerWithAgent();
     await write(owner.session, { agentId: owner.agentId, key: 'secret', memory: 'owner-only-value' });
     const intruder = await testSession();
@@ -122,7 +117,11 @@ describe('single writes', () => {
 
   it('refuses a missing memory, a missing agentId and unknown fields', async () => {
     const { session, agentId } = await ownerWithAgent();
-    for (const body of [{ agentId, key: 'a' }, { key: 'a', memory: 1 }, { agentId, key: 'a', memory: 1, userId: 'u_other' }]) {
+    for (const body of [
+      { agentId, key: 'a' },
+      { key: 'a', memory: 1 },
+      { agentId, key: 'a', memory: 1, userId: 'u_other' },
+    ]) {
       const res = await write(session, body);
       expect(res.status).toBe(400);
     }

@@ -64,7 +64,13 @@ describe('GET /api/metrics (spec 4.10)', () => {
     const agent = { id: 'agt_counter' };
     await tenant(userId).put({ ...keys.agent(userId, agent.id), id: agent.id, name: 'counter' });
     const before = (await platformMetrics()).metrics.messages.today;
-    await appendExchange(userId, agent.id, { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], responseMs: 5 });
+    await appendExchange(userId, agent.id, {
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+      responseMs: 5,
+    });
     await appendExchange(userId, agent.id, { messages: [{ role: 'user', content: 'again' }], failed: true });
     expect((await platformMetrics()).metrics.messages.today).toBe(before + 2);
   });
@@ -91,7 +97,8 @@ describe('GET /api/metrics (spec 4.10)', () => {
       if (kind === 'provision') {
         await createAgent(userId, { name: `agent ${i}`, model: 'test/model', config: {}, source: 'api' }, 1000);
         if (!instance) {
-          if ((await ensureInstance(userId, { ownerEmail: `${userId}@example.com`, image: 'img', runtimeVersion: '1.0.0', jobOwner: `job-${i}` })).created) deployments.total += 1;
+          if ((await ensureInstance(userId, { ownerEmail: `${userId}@example.com`, image: 'img', runtimeVersion: '1.0.0', jobOwner: `job-${i}` })).created)
+            deployments.total += 1;
         } else if (instance.status === 'stopped' || instance.status === 'error') {
           await transitionInstance(userId, 'launch');
           deployments.total += 1;

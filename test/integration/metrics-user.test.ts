@@ -9,7 +9,6 @@ import { sampleAt } from './metrics-helpers';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-
 const get = (user: TestSession, path: string) => call('GET', path, { session: user });
 
 describe('GET /api/metrics/:userId/historical', () => {

@@ -53,7 +53,11 @@ describe('model layer: plan access from the stored account', () => {
   ])('%s: %i models; a model outside the plan is MODEL_RESTRICTED with the allowed list', async (plan, count) => {
     const caller = await account(plan);
     const outside = catalogue().models.find((m) => m.minPlan === 'network')!.id;
-    const err = await generateChat({ caller: { kind: 'account', account: caller }, model: plan === 'network' ? 'nope/missing' : outside, messages: ask('hi') }).catch((e) => e);
+    const err = await generateChat({
+      caller: { kind: 'account', account: caller },
+      model: plan === 'network' ? 'nope/missing' : outside,
+      messages: ask('hi'),
+    }).catch((e) => e);
     if (plan === 'network') {
       expect(err.code).toBe('UNKNOWN_MODEL');
       return;
@@ -65,7 +69,11 @@ describe('model layer: plan access from the stored account', () => {
 
   it('an admin gets every model without a plan or subscription, and pays nothing', async () => {
     const { userId } = await createUser({ email: `${randomUUID()}@example.com` });
-    const out = await generateChat({ caller: { kind: 'account', account: { userId, isAdmin: true, isTester: false } }, model: 'anthropic/claude-opus-4', messages: ask('admin') });
+    const out = await generateChat({
+      caller: { kind: 'account', account: { userId, isAdmin: true, isTester: false } },
+      model: 'anthropic/claude-opus-4',
+      messages: ask('admin'),
+    });
     expect(out.text).toBe(fakeAnswerTo('admin'));
     expect(out.creditsCharged).toBe(0);
   });
@@ -84,7 +92,12 @@ describe('model layer: plan access from the stored account', () => {
 describe('model layer: calls and metering', () => {
   it('chats through the aggregator by <vendor>/<model> id and records exactly the provider token counts', async () => {
     const caller = await account('solo');
-    const out = await generateChat({ caller: { kind: 'account', account: caller, agentId: 'agt_meter' }, model: 'openai/gpt-4o-mini', messages: ask('count me'), maxTokens: 50 });
+    const out = await generateChat({
+      caller: { kind: 'account', account: caller, agentId: 'agt_meter' },
+      model: 'openai/gpt-4o-mini',
+      messages: ask('count me'),
+      maxTokens: 50,
+    });
     const sent = bed.model.requests.at(-1)!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.body.model).toBe('openai/gpt-4o-mini');
@@ -93,7 +106,14 @@ describe('model layer: calls and metering', () => {
     const completionTokens = fakeAnswerTo('count me').length;
     expect(out.usage).toEqual({ promptTokens: fakePromptTokens(1), completionTokens, totalTokens: fakePromptTokens(1) + completionTokens });
     const [item] = await usageItems(caller.userId);
-    expect(item).toMatchObject({ model: 'openai/gpt-4o-mini', agentId: 'agt_meter', promptTokens: fakePromptTokens(1), completionTokens, calls: 1, credits: 0 });
+    expect(item).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      agentId: 'agt_meter',
+      promptTokens: fakePromptTokens(1),
+      completionTokens,
+      calls: 1,
+      credits: 0,
+    });
     expect(item!.sk).toMatch(/^USAGE#\d{4}-\d{2}-\d{2}#agt_meter#openai\/gpt-4o-mini$/);
   });
 
@@ -103,7 +123,12 @@ describe('model layer: calls and metering', () => {
   });
 
   it('a direct provider wins over the aggregator: Anthropic models go to the Messages API with the Anthropic key', async () => {
-    const out = await generateChat({ caller: { kind: 'account', account: await account('solo') }, model: 'anthropic/claude-3-5-haiku', messages: ask('direct'), temperature: 1.7 });
+    const out = await generateChat({
+      caller: { kind: 'account', account: await account('solo') },
+      model: 'anthropic/claude-3-5-haiku',
+      messages: ask('direct'),
+      temperature: 1.7,
+    });
     const sent = bed.model.requests.at(-1)!;
     expect(sent.path).toBe('/v1/messages');
     expect(sent.authorization).toBe('test-anthropic-key');

@@ -92,7 +92,7 @@ describe('redeemCharge', () => {
 describe('parsePaymentAuthorization', () => {
   const hash = `0x${'ab'.repeat(32)}` as Hex;
 
-  it('reads the spec JSON, the same base64url-encoded, and the drafts\' hash payload', () => {
+  it("reads the spec JSON, the same base64url-encoded, and the drafts' hash payload", () => {
     const expected = { scheme: 'tempo', transaction: hash, challengeNonce: 'n1' };
     expect(parsePaymentAuthorization(`Payment ${credentialOf(hash, 'n1')}`)).toEqual(expected);
     expect(parsePaymentAuthorization(`Payment ${Buffer.from(credentialOf(hash, 'n1')).toString('base64url')}`)).toEqual(expected);

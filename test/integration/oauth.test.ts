@@ -73,27 +73,30 @@ async function sessionUser(res: CallResult) {
 }
 
 describe('OAuth start (code-hosting and web-identity)', () => {
-  it.each(['codehost', 'webid'] as const)('%s: 302 to the provider with state, PKCE S256 and the registered redirect URI; state kept server-side', async (provider) => {
-    const fake = provider === 'codehost' ? codehost : webid;
-    const { res, location, state } = await start(provider, '/dashboard');
-    const url = new URL(location);
-    expect(`${url.origin}${url.pathname}`).toBe(fake.env[provider === 'codehost' ? 'OAUTH_CODEHOST_AUTHORIZE_URL' : 'OAUTH_WEBID_AUTHORIZE_URL']);
-    expect(url.searchParams.get('client_id')).toBe(fake.clientId);
-    expect(url.searchParams.get('redirect_uri')).toBe(`${APP}/api/auth/callback/${provider}`);
-    expect(url.searchParams.get('response_type')).toBe('code');
-    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(url.searchParams.get('state')).toBe(state);
-    expect(state.length).toBeGreaterThanOrEqual(32);
-    const cookie = res.cookies.find((c) => c.startsWith('oauth_state='))!;
-    expect(cookie).toMatch(/HttpOnly/);
-    expect(cookie).toMatch(/SameSite=Lax/);
+  it.each(['codehost', 'webid'] as const)(
+    '%s: 302 to the provider with state, PKCE S256 and the registered redirect URI; state kept server-side',
+    async (provider) => {
+      const fake = provider === 'codehost' ? codehost : webid;
+      const { res, location, state } = await start(provider, '/dashboard');
+      const url = new URL(location);
+      expect(`${url.origin}${url.pathname}`).toBe(fake.env[provider === 'codehost' ? 'OAUTH_CODEHOST_AUTHORIZE_URL' : 'OAUTH_WEBID_AUTHORIZE_URL']);
+      expect(url.searchParams.get('client_id')).toBe(fake.clientId);
+      expect(url.searchParams.get('redirect_uri')).toBe(`${APP}/api/auth/callback/${provider}`);
+      expect(url.searchParams.get('response_type')).toBe('code');
+      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(url.searchParams.get('state')).toBe(state);
+      expect(state.length).toBeGreaterThanOrEqual(32);
+      const cookie = res.cookies.find((c) => c.startsWith('oauth_state='))!;
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/SameSite=Lax/);
 
-    const stored = await getGlobal<{ codeVerifier: string; callbackUrl: string; expiresAt: number }>(keys.oauthState(state), true);
-    expect(stored?.callbackUrl).toBe('/dashboard');
-    expect(createHash('sha256').update(stored!.codeVerifier).digest('base64url')).toBe(url.searchParams.get('code_challenge'));
-    expect(stored!.expiresAt).toBeGreaterThan(Date.now() / 1000);
-    expect(stored!.expiresAt).toBeLessThanOrEqual(Date.now() / 1000 + 600 + 5);
-  });
+      const stored = await getGlobal<{ codeVerifier: string; callbackUrl: string; expiresAt: number }>(keys.oauthState(state), true);
+      expect(stored?.callbackUrl).toBe('/dashboard');
+      expect(createHash('sha256').update(stored!.codeVerifier).digest('base64url')).toBe(url.searchParams.get('code_challenge'));
+      expect(stored!.expiresAt).toBeGreaterThan(Date.now() / 1000);
+      expect(stored!.expiresAt).toBeLessThanOrEqual(Date.now() / 1000 + 600 + 5);
+    },
+  );
 
   it('refuses an absolute or protocol-relative callbackUrl (no open redirect)', async () => {
     for (const bad of ['https://evil.example/x', '//evil.example/x']) {
@@ -226,7 +229,7 @@ describe('OAuth callback', () => {
     expect(cookieValue(again.cookies, 'session')).toBeUndefined();
   });
 
-  it('a state that is unknown, or not the one in this browser\'s cookie, or without the cookie, is refused', async () => {
+  it("a state that is unknown, or not the one in this browser's cookie, or without the cookie, is refused", async () => {
     const s = await start('codehost');
     const { redirect } = await codehost.approve(s.location, account());
     // A callback lured onto another browser (login CSRF): no cookie, or that browser's own cookie.

@@ -80,7 +80,11 @@ describe('instances stuck in provisioning', () => {
 
   it('the heartbeat emits the stuck count (zero included) with its check results on every run', async () => {
     const userId = `u_stuck_${randomUUID()}`;
-    await ensureInstance(userId, { ownerEmail: 'stuck@example.com', image: 'img', runtimeVersion: '1.0.0', jobOwner: 'job-1' }, new Date(Date.now() - STUCK_PROVISIONING_MS - 60_000));
+    await ensureInstance(
+      userId,
+      { ownerEmail: 'stuck@example.com', image: 'img', runtimeVersion: '1.0.0', jobOwner: 'job-1' },
+      new Date(Date.now() - STUCK_PROVISIONING_MS - 60_000),
+    );
     const seen: EmfDocument[] = [];
     const stop = onMetrics((emf) => seen.push(emf));
     try {
@@ -90,7 +94,11 @@ describe('instances stuck in provisioning', () => {
     }
     expect(seen).toHaveLength(1);
     const emf = seen[0]!;
-    expect(emf._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name).sort()).toEqual(['HeartbeatHealthy', 'HeartbeatUnhealthy', 'InstancesStuckInProvisioning']);
+    expect(emf._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name).sort()).toEqual([
+      'HeartbeatHealthy',
+      'HeartbeatUnhealthy',
+      'InstancesStuckInProvisioning',
+    ]);
     expect(emf.InstancesStuckInProvisioning).toBeGreaterThanOrEqual(1);
   });
 });

@@ -26,7 +26,14 @@ async function payingUser(plan = 'solo', status = 'active') {
   const email = `dj-${randomUUID().slice(0, 8)}@example.com`;
   const user = await createUser({ email, name: 'DJ Nova' });
   const subscriptionId = `sub_${randomUUID().replaceAll('-', '')}`;
-  await tenant(user.userId).put({ ...keys.subscription(user.userId), status, plan, subscriptionId, eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+  await tenant(user.userId).put({
+    ...keys.subscription(user.userId),
+    status,
+    plan,
+    subscriptionId,
+    eventCreated: Date.now(),
+    updatedAt: new Date().toISOString(),
+  });
   return { userId: user.userId, email, subscriptionId, session: await testSession({ userId: user.userId, email }) };
 }
 
@@ -59,15 +66,18 @@ describe('POST /api/provision', () => {
   it("provisions into the caller's account when its stored subscription is the one the body names, with the proxy answer and encrypted secrets", async () => {
     const owner = await payingUser('solo');
     await drain(queueUrl);
-    const res = await provision({
-      chatBotToken: CHAT_TOKEN,
-      chatBotUserId: '528491736',
-      communityBotToken: 'community-bot-token-secret',
-      aiProvider: 'anthropic',
-      apiKey: 'sk-ant-user-provider-key',
-      plan: 'solo',
-      cardSubscriptionId: owner.subscriptionId,
-    }, { session: owner.session });
+    const res = await provision(
+      {
+        chatBotToken: CHAT_TOKEN,
+        chatBotUserId: '528491736',
+        communityBotToken: 'community-bot-token-secret',
+        aiProvider: 'anthropic',
+        apiKey: 'sk-ant-user-provider-key',
+        plan: 'solo',
+        cardSubscriptionId: owner.subscriptionId,
+      },
+      { session: owner.session },
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['liveStreamId', 'streamKey', 'subdomain', 'success', 'url', 'userId']);
     expect(res.body).toMatchObject({ success: true, userId: owner.userId });
@@ -96,18 +106,16 @@ describe('POST /api/provision', () => {
 
   it('refuses a subscription id, status or plan that does not match the stored account', async () => {
     const owner = await payingUser('solo');
-    const cases = [
-      { cardSubscriptionId: 'sub_guessed', plan: 'solo' },
-      { plan: 'solo' },
-      { cardSubscriptionId: owner.subscriptionId, plan: 'network' },
-    ];
+    const cases = [{ cardSubscriptionId: 'sub_guessed', plan: 'solo' }, { plan: 'solo' }, { cardSubscriptionId: owner.subscriptionId, plan: 'network' }];
     for (const body of cases) {
       const res = await provision({ chatBotToken: CHAT_TOKEN, ...body }, { session: owner.session });
       expect(res.status).toBe(402);
       expect(res.body.code).toBe('PAYMENT_REQUIRED');
     }
     const lapsed = await payingUser('solo', 'canceled');
-    expect((await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', cardSubscriptionId: lapsed.subscriptionId }, { session: lapsed.session })).status).toBe(402);
+    expect((await provision({ chatBotToken: CHAT_TOKEN, plan: 'solo', cardSubscriptionId: lapsed.subscriptionId }, { session: lapsed.session })).status).toBe(
+      402,
+    );
     expect(await listAgents(owner.userId)).toEqual([]);
     expect(await agentQuotaUsed(owner.userId)).toBe(0);
   });
@@ -135,7 +143,10 @@ describe('POST /api/provision', () => {
     const header = await provision({ chatBotToken: CHAT_TOKEN, plan: 'network' }, { headers: { 'x-user-email': 'tester@example.com' } });
     expect(header.status).toBe(402);
     const user = await testSession();
-    const pretending = await provision({ chatBotToken: CHAT_TOKEN, plan: 'network', email: 'admin@example.com' }, { session: user, headers: { 'x-user-email': 'admin@example.com' } });
+    const pretending = await provision(
+      { chatBotToken: CHAT_TOKEN, plan: 'network', email: 'admin@example.com' },
+      { session: user, headers: { 'x-user-email': 'admin@example.com' } },
+    );
     expect(pretending.status).toBe(402);
 
     const admin = await testSession({ admin: true, userId: `u_admin_prov2_${Date.now()}` });

@@ -35,7 +35,14 @@ beforeAll(() => {
 afterAll(() => {
   ecs.restore();
   kms.restore();
-  reloadConfig({ ECS_CLUSTER_ARN: undefined, ECS_TASK_DEFINITION_ARN: undefined, ECS_SUBNET_IDS: undefined, ECS_SECURITY_GROUP_IDS: undefined, KMS_KEY_ID: undefined, APPROVED_RUNTIME_IMAGES: undefined });
+  reloadConfig({
+    ECS_CLUSTER_ARN: undefined,
+    ECS_TASK_DEFINITION_ARN: undefined,
+    ECS_SUBNET_IDS: undefined,
+    ECS_SECURITY_GROUP_IDS: undefined,
+    KMS_KEY_ID: undefined,
+    APPROVED_RUNTIME_IMAGES: undefined,
+  });
 });
 beforeEach(() => {
   ecs.reset();
@@ -106,7 +113,15 @@ describe('ECS launcher', () => {
 
   it('runs another approved image through a registered revision of the task definition', async () => {
     ecs.on(DescribeTaskDefinitionCommand).resolves({
-      taskDefinition: { family: 'runtime', containerDefinitions: [{ name: 'runtime', image: DEFAULT_IMAGE }, { name: 'sidecar', image: 'x' }], cpu: '512', memory: '1024' },
+      taskDefinition: {
+        family: 'runtime',
+        containerDefinitions: [
+          { name: 'runtime', image: DEFAULT_IMAGE },
+          { name: 'sidecar', image: 'x' },
+        ],
+        cpu: '512',
+        memory: '1024',
+      },
     });
     ecs.on(RegisterTaskDefinitionCommand).resolves({ taskDefinition: { taskDefinitionArn: `${TASK_DEF}-v2` } });
     ecs.on(RunTaskCommand).resolves({ tasks: [task()] });
@@ -124,9 +139,13 @@ describe('ECS launcher', () => {
   it('locates the task (endpoint once running, reason once stopped) and stops it idempotently', async () => {
     const l = ecsLauncher();
     const handle = { launcher: 'ecs' as const, id: task().taskArn };
-    ecs.on(DescribeTasksCommand).resolvesOnce({ tasks: [task({ lastStatus: 'PENDING', attachments: [] })] }).resolvesOnce({ tasks: [task({ lastStatus: 'RUNNING' })] }).resolves({
-      tasks: [task({ lastStatus: 'STOPPED', stoppedReason: 'Essential container exited' })],
-    });
+    ecs
+      .on(DescribeTasksCommand)
+      .resolvesOnce({ tasks: [task({ lastStatus: 'PENDING', attachments: [] })] })
+      .resolvesOnce({ tasks: [task({ lastStatus: 'RUNNING' })] })
+      .resolves({
+        tasks: [task({ lastStatus: 'STOPPED', stoppedReason: 'Essential container exited' })],
+      });
     expect((await l.locate(handle)).state).toBe('pending');
     expect(await l.locate(handle)).toEqual({ state: 'running', handle: { ...handle, endpoint: 'http://10.0.1.5:8080' } });
     expect(await l.locate(handle)).toMatchObject({ state: 'stopped', reason: 'Essential container exited' });

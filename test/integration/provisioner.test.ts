@@ -34,7 +34,6 @@ async function provisioned(session?: TestSession, plan = 'collective') {
 
 const agentOf = async (user: TestSession, agentId: string) => (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent;
 
-
 describe('provisioner', () => {
   it('10 concurrent deliveries of one message launch one instance; the agent becomes running', async () => {
     const { user, agentId, message } = await provisioned();
@@ -151,7 +150,8 @@ describe('provisioner', () => {
     expect(env).toContain(`GATEWAY_TOKEN=${await gatewayToken(user.userId)}`);
     expect(env).toContain(`PLATFORM_URL=${bed.platform.url}`);
     expect(env).toContain(`INSTANCE_USER_ID=${user.userId}`);
-    for (const secret of ['JWT_SECRET', 'MODEL_API_KEY', 'MODEL_API_BASE_URL', 'DYNAMODB_ENDPOINT', 'KMS_KEY_ID', 'LOCAL_MASTER_KEY_FILE']) expect(names).not.toContain(secret);
+    for (const secret of ['JWT_SECRET', 'MODEL_API_KEY', 'MODEL_API_BASE_URL', 'DYNAMODB_ENDPOINT', 'KMS_KEY_ID', 'LOCAL_MASTER_KEY_FILE'])
+      expect(names).not.toContain(secret);
     expect(env.join('\n')).not.toContain(MODEL_KEY);
   });
 
@@ -187,7 +187,9 @@ describe('ECS task state events', () => {
     await taskEvents(event({ taskArn, lastStatus: 'STOPPED', group: `agent-platform:${user.userId}`, startedBy: 'gen-7' }));
     expect((await getInstance(user.userId, true))?.status).toBe('provisioning');
 
-    await taskEvents(event({ taskArn, lastStatus: 'STOPPED', group: `agent-platform:${user.userId}`, startedBy: 'gen-1', stoppedReason: 'CannotPullContainerError' }));
+    await taskEvents(
+      event({ taskArn, lastStatus: 'STOPPED', group: `agent-platform:${user.userId}`, startedBy: 'gen-1', stoppedReason: 'CannotPullContainerError' }),
+    );
     const after = await getInstance(user.userId, true);
     expect(after?.status).toBe('error');
     expect(after?.lastError).toContain('CannotPullContainerError');

@@ -27,12 +27,18 @@ describe('login CSRF (defect 7): JSON routes refuse other content types, sign-in
     const foreign = await call('POST', '/api/register', { body, headers: { origin: 'https://evil.example' }, ip: uniqueIp() });
     expect(foreign.status).toBe(403);
     expect(foreign.body.code).toBe('CROSS_SITE_REQUEST');
-    expect((await call('POST', '/api/register', { body, headers: { origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-origin' }, ip: uniqueIp() })).status).toBe(201);
+    expect(
+      (await call('POST', '/api/register', { body, headers: { origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-origin' }, ip: uniqueIp() })).status,
+    ).toBe(201);
 
     const crossSite = await call('POST', '/api/auth/callback/credentials', { body, headers: { 'sec-fetch-site': 'cross-site' }, ip: uniqueIp() });
     expect(crossSite.status).toBe(403);
     expect(cookieValue(crossSite.cookies, SESSION_COOKIE)).toBeUndefined();
-    const wallet = await call('POST', '/api/auth/callback/wallet', { body: { message: 'x', signature: '0x00' }, headers: { origin: 'https://evil.example' }, ip: uniqueIp() });
+    const wallet = await call('POST', '/api/auth/callback/wallet', {
+      body: { message: 'x', signature: '0x00' },
+      headers: { origin: 'https://evil.example' },
+      ip: uniqueIp(),
+    });
     expect(wallet.status).toBe(403);
     expect((await call('POST', '/api/auth/callback/credentials', { body, ip: uniqueIp() })).status).toBe(200);
   });

@@ -67,12 +67,18 @@ async function taskSurroundings() {
       res.end(JSON.stringify(json));
     };
     if (req.method === 'GET' && req.url === '/task-credentials') {
-      return send(200, { AccessKeyId: 'ASIATASKROLE', SecretAccessKey: 'task-secret', Token: 'task-session', Expiration: new Date(Date.now() + 3600_000).toISOString() });
+      return send(200, {
+        AccessKeyId: 'ASIATASKROLE',
+        SecretAccessKey: 'task-secret',
+        Token: 'task-session',
+        Expiration: new Date(Date.now() + 3600_000).toISOString(),
+      });
     }
     if (req.method === 'POST' && req.headers['x-amz-target'] === 'TrentService.Decrypt') {
       const input = JSON.parse(body) as { CiphertextBlob: string; EncryptionContext: unknown };
       decrypts.push({ ciphertext: input.CiphertextBlob, context: input.EncryptionContext, authorization: String(req.headers.authorization) });
-      if (input.CiphertextBlob !== CIPHERTEXT.toString('base64')) return send(400, { __type: 'InvalidCiphertextException', message: 'bad blob' }, 'application/x-amz-json-1.1');
+      if (input.CiphertextBlob !== CIPHERTEXT.toString('base64'))
+        return send(400, { __type: 'InvalidCiphertextException', message: 'bad blob' }, 'application/x-amz-json-1.1');
       return send(200, { KeyId: 'arn:aws:kms:eu-west-1:123456789012:key/1', Plaintext: Buffer.from(TOKEN).toString('base64') }, 'application/x-amz-json-1.1');
     }
     if (req.method === 'GET' && req.url === `/api/instance/${USER_ID}/runtime/state`) {
@@ -114,7 +120,13 @@ async function launcherEnvironment(platformUrl: string): Promise<Record<string, 
   } finally {
     ecs.restore();
     kms.restore();
-    reloadConfig({ ECS_CLUSTER_ARN: undefined, ECS_TASK_DEFINITION_ARN: undefined, ECS_SUBNET_IDS: undefined, ECS_SECURITY_GROUP_IDS: undefined, KMS_KEY_ID: undefined });
+    reloadConfig({
+      ECS_CLUSTER_ARN: undefined,
+      ECS_TASK_DEFINITION_ARN: undefined,
+      ECS_SUBNET_IDS: undefined,
+      ECS_SECURITY_GROUP_IDS: undefined,
+      KMS_KEY_ID: undefined,
+    });
   }
 }
 
@@ -216,7 +228,11 @@ describe('runtime image (runtime/Dockerfile)', () => {
 
     // The token was decrypted with the task role's credentials under the bootstrap encryption context.
     expect(surroundings.decrypts).toEqual([
-      { ciphertext: CIPHERTEXT.toString('base64'), context: { userId: USER_ID, purpose: 'runtime-bootstrap' }, authorization: expect.stringContaining('Credential=ASIATASKROLE/') },
+      {
+        ciphertext: CIPHERTEXT.toString('base64'),
+        context: { userId: USER_ID, purpose: 'runtime-bootstrap' },
+        authorization: expect.stringContaining('Credential=ASIATASKROLE/'),
+      },
     ]);
     // Ready once it loaded its state from the platform with that token.
     let health: Response;

@@ -27,7 +27,9 @@ afterEach(() => {
 const PASSWORD = 'correct horse battery';
 
 async function partition(userId: string) {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.userPartition(userId) } }));
+  const out = await db().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.userPartition(userId) } }),
+  );
   return out.Items ?? [];
 }
 
@@ -112,7 +114,12 @@ describe('POST and PATCH /api/settings', () => {
       call('PATCH', '/api/settings', { session: user, body: { notifications: { billing: false } } }),
       call('PATCH', '/api/settings', { session: user, body: { notifications: { productUpdates: true } } }),
     ]);
-    expect((await call('GET', '/api/settings', { session: user })).body.notifications).toEqual({ email: true, agentStatus: true, billing: false, productUpdates: true });
+    expect((await call('GET', '/api/settings', { session: user })).body.notifications).toEqual({
+      email: true,
+      agentStatus: true,
+      billing: false,
+      productUpdates: true,
+    });
   });
 
   it('changes the email only with the current password and a confirmed link to the new address, then signs out every session and frees the old address', async () => {
@@ -172,7 +179,14 @@ describe('POST and PATCH /api/settings', () => {
   it('refuses to take an address of the admin or tester list, even one nobody registered', async () => {
     reloadConfig({ ADMIN_EMAILS: 'admin@example.com,boss@example.com' });
     const user = await signUp();
-    for (const email of ['boss@example.com', 'BOSS@example.com', 'tester@example.com', '0x1111111111111111111111111111111111111111@wallet.local', 'codehost-42@OAUTH.local', 'fid-7@social.local']) {
+    for (const email of [
+      'boss@example.com',
+      'BOSS@example.com',
+      'tester@example.com',
+      '0x1111111111111111111111111111111111111111@wallet.local',
+      'codehost-42@OAUTH.local',
+      'fid-7@social.local',
+    ]) {
       const res = await call('POST', '/api/settings', { session: user, body: { email, currentPassword: PASSWORD } });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('EMAIL_RESERVED');
@@ -239,7 +253,7 @@ describe('DELETE /api/settings', () => {
     await transact([tx.put({ ...keys.apiKeyHash(hashApiKey(apiKey)), userId: user.userId, email: user.email, keyId: 'k1' })]);
     const byKey = await call('DELETE', '/api/settings', { bearer: apiKey, body: { password: PASSWORD } });
     expect(byKey.status).toBe(403);
-    expect((await getUser(user.userId, true))).toBeDefined();
+    expect(await getUser(user.userId, true)).toBeDefined();
 
     const fresh = await sessionIssuedAgo(user, 9);
     expect((await call('DELETE', '/api/settings', { session: fresh })).status).toBe(200);
@@ -248,7 +262,12 @@ describe('DELETE /api/settings', () => {
   it('removes every item of the account and its global look-ups, and no token of it works again', async () => {
     const email = uniqueEmail('leaving');
     const wallet = `0x${randomBytes(20).toString('hex')}`;
-    const created = await createUser({ email, passwordHash: await hashPassword(PASSWORD), walletAddress: wallet, logins: [{ provider: 'wallet', subject: wallet }] });
+    const created = await createUser({
+      email,
+      passwordHash: await hashPassword(PASSWORD),
+      walletAddress: wallet,
+      logins: [{ provider: 'wallet', subject: wallet }],
+    });
     const userId = created.userId;
     const user = sessionFrom(await signIn(email, PASSWORD));
     const other = sessionFrom(await signIn(email, PASSWORD));
@@ -257,10 +276,7 @@ describe('DELETE /api/settings', () => {
     // An item of another group that owns a global look-up records it in `globalKeys`.
     const apiKey = generateApiKey();
     const apiKeyGlobal = keys.apiKeyHash(hashApiKey(apiKey));
-    await transact([
-      tx.put({ ...apiKeyGlobal, userId, email, keyId: 'k1' }),
-      tx.put({ ...keys.apiKey(userId, 'k1'), name: 'ci', globalKeys: [apiKeyGlobal] }),
-    ]);
+    await transact([tx.put({ ...apiKeyGlobal, userId, email, keyId: 'k1' }), tx.put({ ...keys.apiKey(userId, 'k1'), name: 'ci', globalKeys: [apiKeyGlobal] })]);
     // An API key and a custodial wallet made through their own routes.
     const realKey = await call('POST', '/api/keys', { session: user, body: { name: 'deploy' } });
     expect(realKey.status, realKey.text).toBe(201);

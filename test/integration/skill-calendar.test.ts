@@ -14,7 +14,12 @@ describe('calendar', () => {
     const userId = newTestUserId();
     const made = await create(userId, 'Soundcheck', '2026-07-12T18:00:00+02:00', '2026-07-12T19:00:00+02:00', { location: 'Band on the Wall' });
     expect(made.status).toBe(200);
-    expect(made.body.event).toMatchObject({ title: 'Soundcheck', start: '2026-07-12T16:00:00.000Z', end: '2026-07-12T17:00:00.000Z', location: 'Band on the Wall' });
+    expect(made.body.event).toMatchObject({
+      title: 'Soundcheck',
+      start: '2026-07-12T16:00:00.000Z',
+      end: '2026-07-12T17:00:00.000Z',
+      location: 'Band on the Wall',
+    });
     const eventId = made.body.event.eventId;
     await create(userId, 'Later show', '2026-08-01T20:00:00Z', '2026-08-01T23:00:00Z');
     const july = await runSkill(skill, userId, { action: 'list_events', from: '2026-07-01T00:00:00Z', to: '2026-08-01T00:00:00Z' });

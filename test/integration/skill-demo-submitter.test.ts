@@ -7,7 +7,13 @@ describe('demo-submitter skill', () => {
     const other = await skillUser();
     const first = await skillOk(user, 'demo-submitter', { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' });
     expect(first.demo).toMatchObject({ title: 'Midnight Drive', artist: 'Nova Lane', status: 'submitted' });
-    await skillOk(user, 'demo-submitter', { action: 'submit', title: 'Second', artist: 'Nova Lane', recipient: 'Deep Records', link: 'https://example.com/demo' });
+    await skillOk(user, 'demo-submitter', {
+      action: 'submit',
+      title: 'Second',
+      artist: 'Nova Lane',
+      recipient: 'Deep Records',
+      link: 'https://example.com/demo',
+    });
     const listed = await skillOk(user, 'demo-submitter', { action: 'list' });
     expect(listed.demos.map((d: { title: string }) => d.title)).toEqual(['Second', 'Midnight Drive']);
     expect((await skillOk(user, 'demo-submitter', { action: 'list', status: 'accepted' })).count).toBe(0);

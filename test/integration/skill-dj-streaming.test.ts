@@ -21,13 +21,21 @@ describe('dj-streaming', () => {
     const { userId, agentId } = await ownerWithAgent();
     const start = await runSkill(skill, userId, { action: 'start_stream', agentId, title: 'Friday house', genre: 'house' }, { now: NOW });
     expect(start.status).toBe(200);
-    expect(start.body).toMatchObject({ agentId, status: 'live', set: { title: 'Friday house', genre: 'house', startedAt: NOW.toISOString() }, stream: { provider: 'local' } });
+    expect(start.body).toMatchObject({
+      agentId,
+      status: 'live',
+      set: { title: 'Friday house', genre: 'house', startedAt: NOW.toISOString() },
+      stream: { provider: 'local' },
+    });
     expect(start.body.streamKey).toMatch(/^live_/);
     const stream = start.body.stream;
     // The key is stored sealed, never in the clear.
     expect(JSON.stringify(await tenant(userId).get(keys.djSet(userId, agentId)))).not.toContain(start.body.streamKey);
 
-    expect(await runSkill(skill, userId, { action: 'start_stream', agentId }, { now: later(1) })).toMatchObject({ status: 409, body: { code: 'ALREADY_LIVE' } });
+    expect(await runSkill(skill, userId, { action: 'start_stream', agentId }, { now: later(1) })).toMatchObject({
+      status: 409,
+      body: { code: 'ALREADY_LIVE' },
+    });
     expect((await runSkill(skill, userId, { action: 'status', agentId })).body).toMatchObject({ status: 'live', set: { setId: start.body.set.setId } });
 
     const stop = await runSkill(skill, userId, { action: 'stop_stream', agentId }, { now: later(95) });
@@ -49,7 +57,14 @@ describe('dj-streaming', () => {
     await tenant(userId).put({
       ...keys.channelProvision(userId, agentId),
       agentId,
-      streaming: { provider: 'local', liveStreamId: 'ls_provisioned', rtmpServer: 'rtmp://127.0.0.1:1935/live', playbackUrl: 'http://127.0.0.1:3000/live/ls_provisioned/index.m3u8', hlsPlaylistUrl: 'http://127.0.0.1:3000/live/ls_provisioned/index.m3u8', streamKey: {} },
+      streaming: {
+        provider: 'local',
+        liveStreamId: 'ls_provisioned',
+        rtmpServer: 'rtmp://127.0.0.1:1935/live',
+        playbackUrl: 'http://127.0.0.1:3000/live/ls_provisioned/index.m3u8',
+        hlsPlaylistUrl: 'http://127.0.0.1:3000/live/ls_provisioned/index.m3u8',
+        streamKey: {},
+      },
     });
     const start = await runSkill(skill, userId, { action: 'start_stream' }, { agentId, now: NOW });
     expect(start.body.stream.liveStreamId).toBe('ls_provisioned');
@@ -68,11 +83,19 @@ describe('dj-streaming', () => {
 
   it("an empty account is idle with no sets; another user's agent is 404", async () => {
     const { userId, agentId } = await ownerWithAgent();
-    expect((await runSkill(skill, userId, { action: 'status', agentId })).body).toEqual({ success: true, agentId, status: 'idle', set: null, lastEndedAt: null, stream: null });
+    expect((await runSkill(skill, userId, { action: 'status', agentId })).body).toEqual({
+      success: true,
+      agentId,
+      status: 'idle',
+      set: null,
+      lastEndedAt: null,
+      stream: null,
+    });
     expect((await runSkill(skill, userId, { action: 'list_sets', agentId })).body).toEqual({ success: true, agentId, sets: [], count: 0 });
     expect(await streamsThisMonth(userId)).toBe(0);
     const intruder = newTestUserId();
-    for (const act of ['start_stream', 'stop_stream', 'status', 'list_sets']) expect((await runSkill(skill, intruder, { action: act, agentId })).status).toBe(404);
+    for (const act of ['start_stream', 'stop_stream', 'status', 'list_sets'])
+      expect((await runSkill(skill, intruder, { action: act, agentId })).status).toBe(404);
     expect((await runSkill(skill, userId, { action: 'status', agentId })).body.status).toBe('idle');
   });
 

@@ -6,14 +6,22 @@ const later = (days: number) => new Date(Date.now() + days * 86_400_000).toISOSt
 describe('event-scheduler skill', () => {
   it('stores posts at their UTC time, lists them soonest first and cancels one', async () => {
     const user = await skillUser();
-    const far = await skillOk(user, 'event-scheduler', { action: 'schedule', title: 'Launch', date: later(20), time: '20:30', channels: ['chatBot', 'communityBot'] });
+    const far = await skillOk(user, 'event-scheduler', {
+      action: 'schedule',
+      title: 'Launch',
+      date: later(20),
+      time: '20:30',
+      channels: ['chatBot', 'communityBot'],
+    });
     expect(far.post).toMatchObject({ title: 'Launch', status: 'scheduled', scheduledFor: `${later(20)}T20:30:00.000Z`, channels: ['chatBot', 'communityBot'] });
     expect(far.delivery).toContain('later issue');
     const near = await skillOk(user, 'event-scheduler', { action: 'schedule', title: 'Reminder', date: later(2), time: '09:00', channels: ['teamChat'] });
     expect((await skillOk(user, 'event-scheduler', { action: 'list' })).posts.map((p: { title: string }) => p.title)).toEqual(['Reminder', 'Launch']);
     await skillOk(user, 'event-scheduler', { action: 'cancel', postId: near.post.postId });
     expect((await skillOk(user, 'event-scheduler', { action: 'list', status: 'scheduled' })).posts.map((p: { title: string }) => p.title)).toEqual(['Launch']);
-    expect((await callSkill(user, 'event-scheduler', { action: 'schedule', title: 'Old', date: '2020-01-01', time: '10:00', channels: ['chatBot'] })).body.code).toBe('TIME_IN_PAST');
+    expect(
+      (await callSkill(user, 'event-scheduler', { action: 'schedule', title: 'Old', date: '2020-01-01', time: '10:00', channels: ['chatBot'] })).body.code,
+    ).toBe('TIME_IN_PAST');
   });
 
   it('keeps posts inside the account; an empty account lists nothing', async () => {

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../shared/adapters/email';
 import { callSkill, expectRefused, skillOk, skillUser } from './skills-helpers';
 
-const EVENT = { action: 'create_event', name: 'Summer Warehouse', date: '2026-07-18', venue: 'Depot', tiers: [{ tier: 'general', priceCents: 2500, quantity: 12 }, { tier: 'vip', priceCents: 6000, quantity: 2 }] };
+const EVENT = {
+  action: 'create_event',
+  name: 'Summer Warehouse',
+  date: '2026-07-18',
+  venue: 'Depot',
+  tiers: [
+    { tier: 'general', priceCents: 2500, quantity: 12 },
+    { tier: 'vip', priceCents: 6000, quantity: 2 },
+  ],
+};
 
 describe('event-ticketing skill', () => {
   it('sells a purchase against the tier inventory, stores the order and emails a confirmation', async () => {
@@ -30,7 +39,9 @@ describe('event-ticketing skill', () => {
     const { event } = await skillOk(user, 'event-ticketing', EVENT);
     await skillOk(user, 'event-ticketing', { action: 'purchase', eventId: event.eventId, email: 'first@example.com', tier: 'general', quantity: 2 });
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => callSkill(user, 'event-ticketing', { action: 'purchase', eventId: event.eventId, email: `fan${i}@example.com`, tier: 'general' })),
+      Array.from({ length: 50 }, (_, i) =>
+        callSkill(user, 'event-ticketing', { action: 'purchase', eventId: event.eventId, email: `fan${i}@example.com`, tier: 'general' }),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(10);
     expect(results.filter((r) => r.status === 409)).toHaveLength(40);
@@ -44,7 +55,9 @@ describe('event-ticketing skill', () => {
     const owner = await skillUser();
     const other = await skillUser();
     const { event } = await skillOk(owner, 'event-ticketing', EVENT);
-    expect((await callSkill(other, 'event-ticketing', { action: 'purchase', eventId: event.eventId, email: 'x@example.com', tier: 'general' })).status).toBe(404);
+    expect((await callSkill(other, 'event-ticketing', { action: 'purchase', eventId: event.eventId, email: 'x@example.com', tier: 'general' })).status).toBe(
+      404,
+    );
     expect(await skillOk(other, 'event-ticketing', { action: 'list_events' })).toEqual({ success: true, events: [], count: 0 });
     expect(await skillOk(other, 'event-ticketing', { action: 'list_orders' })).toEqual({ success: true, orders: [], count: 0, ticketsSold: 0 });
   });

@@ -12,7 +12,14 @@ const SOLO_BYTES = 2 * 1024 ** 3;
 
 async function subscriber(plan = 'solo', extraStorageGb?: number) {
   const userId = newTestUserId();
-  await tenant(userId).put({ ...keys.subscription(userId), status: 'active', plan, extraStorageGb, eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+  await tenant(userId).put({
+    ...keys.subscription(userId),
+    status: 'active',
+    plan,
+    extraStorageGb,
+    eventCreated: Date.now(),
+    updatedAt: new Date().toISOString(),
+  });
   return userId;
 }
 
@@ -22,7 +29,13 @@ const objectsOf = async (userId: string) => readdir(join(config().files.dir, use
 describe('file-manager', () => {
   it('uploads, lists, reads back and deletes files, keeping the bytes in use', async () => {
     const userId = await subscriber();
-    const rider = await runSkill(skill, userId, { action: 'upload', name: 'rider.txt', contentBase64: b64('2x CDJ-3000\n'), contentType: 'text/plain', folder: 'press-kit' });
+    const rider = await runSkill(skill, userId, {
+      action: 'upload',
+      name: 'rider.txt',
+      contentBase64: b64('2x CDJ-3000\n'),
+      contentType: 'text/plain',
+      folder: 'press-kit',
+    });
     expect(rider.status).toBe(200);
     expect(rider.body.file).toMatchObject({ name: 'rider.txt', folder: 'press-kit', size: 12, contentType: 'text/plain' });
     const logo = await runSkill(skill, userId, { action: 'upload', name: 'logo.bin', contentBase64: b64(Buffer.alloc(1000, 7)) });
@@ -32,7 +45,12 @@ describe('file-manager', () => {
     expect((await runSkill(skill, userId, { action: 'list' })).body).toMatchObject({ count: 2, totalBytes: 1012 });
     const got = await runSkill(skill, userId, { action: 'get', fileId: rider.body.file.fileId });
     expect(Buffer.from(got.body.contentBase64, 'base64').toString()).toBe('2x CDJ-3000\n');
-    expect((await runSkill(skill, userId, { action: 'usage' })).body).toMatchObject({ usedBytes: 1012, limitBytes: SOLO_BYTES, files: 2, maxUploadBytes: FILE_UPLOAD_MAX_BYTES });
+    expect((await runSkill(skill, userId, { action: 'usage' })).body).toMatchObject({
+      usedBytes: 1012,
+      limitBytes: SOLO_BYTES,
+      files: 2,
+      maxUploadBytes: FILE_UPLOAD_MAX_BYTES,
+    });
 
     expect((await runSkill(skill, userId, { action: 'delete', fileId: logo.body.file.fileId })).body).toMatchObject({ freedBytes: 1000 });
     expect((await runSkill(skill, userId, { action: 'delete', fileId: logo.body.file.fileId })).status).toBe(404);
@@ -44,7 +62,9 @@ describe('file-manager', () => {
     const userId = await subscriber('solo', 1);
     const limit = SOLO_BYTES + 1024 ** 3;
     await tenant(userId).put({ ...keys.fileStorageUsage(userId), usedBytes: limit - 1000 });
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => runSkill(skill, userId, { action: 'upload', name: `f${i}`, contentBase64: b64(Buffer.alloc(400, i)) })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => runSkill(skill, userId, { action: 'upload', name: `f${i}`, contentBase64: b64(Buffer.alloc(400, i)) })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(2);
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(3);
@@ -61,7 +81,7 @@ describe('file-manager', () => {
     expect(await objectsOf(userId)).toEqual([]);
   });
 
-  it("another user reaches none of the files", async () => {
+  it('another user reaches none of the files', async () => {
     const owner = await subscriber();
     const file = (await runSkill(skill, owner, { action: 'upload', name: 'secret.txt', contentBase64: b64('owner-only') })).body.file;
     const intruder = await subscriber();
@@ -89,7 +109,10 @@ describe('file-manager', () => {
       expect(res.body.issues.length).toBeGreaterThan(0);
     }
     // Just over the decoded limit while within the base64 length bound: 400 FILE_TOO_LARGE.
-    expect(await runSkill(skill, userId, { action: 'upload', name: 'big', contentBase64: b64(Buffer.alloc(FILE_UPLOAD_MAX_BYTES + 1)) })).toMatchObject({ status: 400, body: { code: 'FILE_TOO_LARGE' } });
+    expect(await runSkill(skill, userId, { action: 'upload', name: 'big', contentBase64: b64(Buffer.alloc(FILE_UPLOAD_MAX_BYTES + 1)) })).toMatchObject({
+      status: 400,
+      body: { code: 'FILE_TOO_LARGE' },
+    });
     expect(await objectsOf(userId)).toEqual([]);
   });
 });

@@ -28,13 +28,20 @@ describe('venue-finder and festival-finder skills', () => {
     // Manchester clubs for 500+ people under 2000: only Albert Hall (Soup Kitchen holds 400, Band on the Wall is a bar).
     const found = await skillOk(user, 'venue-finder', { action: 'search', city: 'manchester', type: 'club', capacity: 500, maxPrice: 2000 });
     expect(found.venues.map((v: { id: string }) => v.id)).toEqual(['albert-hall']);
-    expect((await skillOk(user, 'venue-finder', { action: 'search', city: 'Manchester' })).venues.map((v: { id: string }) => v.id)).toEqual(['soup-kitchen', 'band-on-wall', 'albert-hall']);
+    expect((await skillOk(user, 'venue-finder', { action: 'search', city: 'Manchester' })).venues.map((v: { id: string }) => v.id)).toEqual([
+      'soup-kitchen',
+      'band-on-wall',
+      'albert-hall',
+    ]);
     expect((await skillOk(user, 'venue-finder', { action: 'search', city: 'Leeds' })).count).toBe(0);
 
     await call('POST', '/api/skills/festival-finder/catalogue', { session: admin, body: { festivals: FESTIVALS, replace: true } });
     const nl = await skillOk(user, 'festival-finder', { action: 'search', genre: 'techno', country: 'NL', maxPrice: 100 });
     expect(nl.festivals.map((f: { id: string }) => f.id)).toEqual(['dgtl']);
-    expect((await skillOk(user, 'festival-finder', { action: 'search', genre: 'electronic' })).festivals.map((f: { id: string }) => f.id)).toEqual(['sonar', 'ade']);
+    expect((await skillOk(user, 'festival-finder', { action: 'search', genre: 'electronic' })).festivals.map((f: { id: string }) => f.id)).toEqual([
+      'sonar',
+      'ade',
+    ]);
 
     const replaced = await call('POST', '/api/skills/festival-finder/catalogue', { session: admin, body: { festivals: [FESTIVALS[2]], replace: true } });
     expect(replaced.body).toEqual({ success: true, imported: 1, removed: 2 });
@@ -43,8 +50,15 @@ describe('venue-finder and festival-finder skills', () => {
 
   it('refuse invalid bodies and bad import files', async () => {
     const user = await skillUser();
-    await expectRefused(user, 'venue-finder', [{ action: 'search', capacity: -5 }, { action: 'search', maxPrice: 'cheap' }, { action: 'search', near: 'me' }]);
-    await expectRefused(user, 'festival-finder', [{ action: 'search', maxPrice: -1 }, { action: 'search', genre: '' }]);
+    await expectRefused(user, 'venue-finder', [
+      { action: 'search', capacity: -5 },
+      { action: 'search', maxPrice: 'cheap' },
+      { action: 'search', near: 'me' },
+    ]);
+    await expectRefused(user, 'festival-finder', [
+      { action: 'search', maxPrice: -1 },
+      { action: 'search', genre: '' },
+    ]);
     const admin = await testSession({ admin: true });
     const bad = await call('POST', '/api/skills/venue-finder/catalogue', { session: admin, body: { venues: [{ ...VENUES[0], country: 'England' }] } });
     expect(bad.status).toBe(400);

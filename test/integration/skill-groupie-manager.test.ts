@@ -76,16 +76,35 @@ describe('groupie-manager', () => {
     const again = await runSkill(
       skill,
       userId,
-      { action: 'add_fan', name: 'Ada L.', email: 'ada@example.com', firstSeenAt: at('2020-01-01'), lastActiveAt: at('2026-06-14'), purchases: 3, spend: '12.5' },
+      {
+        action: 'add_fan',
+        name: 'Ada L.',
+        email: 'ada@example.com',
+        firstSeenAt: at('2020-01-01'),
+        lastActiveAt: at('2026-06-14'),
+        purchases: 3,
+        spend: '12.5',
+      },
       { now: new Date(NOW.getTime() + 1000) },
     );
-    expect(again.body.fan).toMatchObject({ fanId: first.body.fan.fanId, name: 'Ada L.', segment: 'superfan', spend: '12.50', createdAt: first.body.fan.createdAt });
+    expect(again.body.fan).toMatchObject({
+      fanId: first.body.fan.fanId,
+      name: 'Ada L.',
+      segment: 'superfan',
+      spend: '12.50',
+      createdAt: first.body.fan.createdAt,
+    });
     expect((await runSkill(skill, userId, { action: 'list_fans' })).body.count).toBe(1);
   });
 
   it('an empty account segments to zero fans, never sample data', async () => {
     const res = await runSkill(skill, newTestUserId(), { action: 'segment' });
-    expect(res.body).toMatchObject({ success: true, total: 0, segmentation: { superfans: 0, casual: 0, new: 0 }, segments: { superfans: [], casual: [], new: [] } });
+    expect(res.body).toMatchObject({
+      success: true,
+      total: 0,
+      segmentation: { superfans: 0, casual: 0, new: 0 },
+      segments: { superfans: [], casual: [], new: [] },
+    });
     expect((await runSkill(skill, newTestUserId(), { action: 'list_fans' })).body).toEqual({ success: true, fans: [], count: 0 });
   });
 

@@ -27,7 +27,9 @@ describe('guestlist skill', () => {
   it('holds the capacity under 20 concurrent additions', async () => {
     const user = await skillUser();
     await skillOk(user, 'guestlist', { action: 'create_list', eventId: 'rush', capacity: 7 });
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => callSkill(user, 'guestlist', { action: 'add_guest', eventId: 'rush', name: `g${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => callSkill(user, 'guestlist', { action: 'add_guest', eventId: 'rush', name: `g${i}` })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(7);
     expect((await skillOk(user, 'guestlist', { action: 'list_guests', eventId: 'rush' })).totals).toMatchObject({ guests: 7, spotsLeft: 0 });
   });

@@ -7,7 +7,13 @@ import { putTestAgent } from '../security/route-samples';
 /** The part-B skills over the real HTTP pipeline: a subscriber's session, a valid call and an invalid body each. */
 async function subscriber() {
   const session = await testSession();
-  await tenant(session.userId).put({ ...keys.subscription(session.userId), status: 'active', plan: 'solo', eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+  await tenant(session.userId).put({
+    ...keys.subscription(session.userId),
+    status: 'active',
+    plan: 'solo',
+    eventCreated: Date.now(),
+    updatedAt: new Date().toISOString(),
+  });
   return session;
 }
 

@@ -14,7 +14,8 @@ const STATEMENTS = [
   { reference: 'ap-2', period: '2026-06', source: 'Apple', release: 'Night Bus', amount: '0.004999' },
 ];
 
-const revenueMonth = async (userId: string, month: string) => tenant(userId).get<{ amountCents?: number; royaltyMicros?: string }>(keys.revenueMonth(userId, month), true);
+const revenueMonth = async (userId: string, month: string) =>
+  tenant(userId).get<{ amountCents?: number; royaltyMicros?: string }>(keys.revenueMonth(userId, month), true);
 
 describe('royalty-tracker', () => {
   it('totals imported statements exactly (hand-worked figures) and writes the monthly revenue records', async () => {
@@ -64,7 +65,9 @@ describe('royalty-tracker', () => {
   it('concurrent imports into one month lose nothing', async () => {
     const userId = newTestUserId();
     await Promise.all(
-      Array.from({ length: 5 }, () => runSkill(skill, userId, { action: 'import_statements', statements: [{ period: '2026-04', source: 'Spotify', amount: '0.333333' }] })),
+      Array.from({ length: 5 }, () =>
+        runSkill(skill, userId, { action: 'import_statements', statements: [{ period: '2026-04', source: 'Spotify', amount: '0.333333' }] }),
+      ),
     );
     expect((await runSkill(skill, userId, { action: 'total' })).body.total).toBe('1.666665');
     expect(await revenueMonth(userId, '2026-04')).toMatchObject({ amountCents: 167, royaltyMicros: '1666665' });
@@ -78,14 +81,23 @@ describe('royalty-tracker', () => {
     expect(again.body).toMatchObject({ code: 'DUPLICATE_STATEMENT', references: ['sp-1'] });
     const total = await runSkill(skill, userId, { action: 'total' });
     expect(total.body).toMatchObject({ total: '12.345678', statements: 1 });
-    expect((await revenueMonth(userId, '2026-06'))).toBeUndefined();
+    expect(await revenueMonth(userId, '2026-06')).toBeUndefined();
   });
 
   it('an empty account totals zero, and another user sees none of the statements', async () => {
     const owner = newTestUserId();
     await runSkill(skill, owner, { action: 'import_statements', statements: STATEMENTS });
     const res = await runSkill(skill, newTestUserId(), { action: 'total' });
-    expect(res.body).toEqual({ success: true, total: '0.000000', totalRounded: '0.00', currency: 'USD', statements: 0, byMonth: [], bySource: [], byRelease: [] });
+    expect(res.body).toEqual({
+      success: true,
+      total: '0.000000',
+      totalRounded: '0.00',
+      currency: 'USD',
+      statements: 0,
+      byMonth: [],
+      bySource: [],
+      byRelease: [],
+    });
   });
 
   it('refuses an invalid body for each action with 400 and the issues', async () => {

@@ -27,10 +27,19 @@ afterAll(async () => {
 
 /** The account's own wallet as /api/wallet stores it (the key material is irrelevant here). */
 const putAccountWallet = (userId: string, address: string) =>
-  tenant(userId).put({ ...keys.wallet(userId), userId, walletId: 'w1', address, network: 'l2-test', custody: 'platform', encryptedKey: {}, createdAt: new Date().toISOString() });
+  tenant(userId).put({
+    ...keys.wallet(userId),
+    userId,
+    walletId: 'w1',
+    address,
+    network: 'l2-test',
+    custody: 'platform',
+    encryptedKey: {},
+    createdAt: new Date().toISOString(),
+  });
 
 describe('treasury', () => {
-  it("totals the account wallet and the tracked addresses exactly, from the chain (worked by hand)", async () => {
+  it('totals the account wallet and the tracked addresses exactly, from the chain (worked by hand)', async () => {
     const userId = newTestUserId();
     await putAccountWallet(userId, OWN);
     rpc.setBalance(OWN, 1_500_000_000_000_000_000n);
@@ -72,7 +81,11 @@ describe('treasury', () => {
     const userId = newTestUserId();
     const address = (i: number) => `0x${(i + 1).toString(16).padStart(40, '0')}`;
     // 46 tracked already (the counter is what the cap reads), then 8 at once: exactly 4 fit.
-    await Promise.all(Array.from({ length: 46 }, (_, i) => tenant(userId).put({ ...keys.treasuryWallet(userId, address(100 + i)), address: address(100 + i), addedAt: new Date().toISOString() })));
+    await Promise.all(
+      Array.from({ length: 46 }, (_, i) =>
+        tenant(userId).put({ ...keys.treasuryWallet(userId, address(100 + i)), address: address(100 + i), addedAt: new Date().toISOString() }),
+      ),
+    );
     await tenant(userId).put({ ...keys.treasuryWalletCount(userId), wallets: 46 });
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => runSkill(skill, userId, { action: 'add_wallet', address: address(i) })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(4);

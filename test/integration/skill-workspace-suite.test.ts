@@ -17,7 +17,11 @@ describe('workspace-suite', () => {
     expect(top.body.folders.map((f: any) => [f.name, f.items])).toEqual([['Tour 2026', 1]]);
     expect(top.body.documents.map((d: any) => d.title)).toEqual(['Readme']);
     const inBudgets = await run(userId, { action: 'list_folder', folderId: budgets.folderId });
-    expect(inBudgets.body).toMatchObject({ folder: { name: 'Budgets', parentId: tour.folderId, items: 1 }, folders: [], documents: [{ title: 'Flights', size: 7 }] });
+    expect(inBudgets.body).toMatchObject({
+      folder: { name: 'Budgets', parentId: tour.folderId, items: 1 },
+      folders: [],
+      documents: [{ title: 'Flights', size: 7 }],
+    });
 
     const edited = await run(userId, { action: 'update_document', documentId: doc.documentId, content: 'LHR-AMS-BER' });
     expect(edited.body.document).toMatchObject({ title: 'Flights', content: 'LHR-AMS-BER', folderId: budgets.folderId });

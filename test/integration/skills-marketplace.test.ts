@@ -12,7 +12,8 @@ async function subscriber(plan = 'solo') {
   return { user, agentId: agent.id };
 }
 
-const install = (user: TestSession, skillId: string, agentId: string) => call('POST', '/api/skills', { session: user, body: { skillId, agentId }, ip: uniqueIp() });
+const install = (user: TestSession, skillId: string, agentId: string) =>
+  call('POST', '/api/skills', { session: user, body: { skillId, agentId }, ip: uniqueIp() });
 const catalogue = async (query = '') => (await call('GET', `/api/skills${query}`)).body;
 
 describe('skills catalogue', () => {
@@ -20,7 +21,8 @@ describe('skills catalogue', () => {
     const body = await catalogue();
     expect(body.skills).toHaveLength(28);
     expect(body.categories).toEqual([...SKILL_CATEGORIES]);
-    for (const s of body.skills) expect(Object.keys(s).sort()).toEqual(['author', 'category', 'description', 'downloads', 'featured', 'icon', 'id', 'name', 'rating']);
+    for (const s of body.skills)
+      expect(Object.keys(s).sort()).toEqual(['author', 'category', 'description', 'downloads', 'featured', 'icon', 'id', 'name', 'rating']);
     expect(body.featured.map((s: { id: string }) => s.id)).toEqual(SKILL_CATALOGUE.filter((s) => s.featured).map((s) => s.name));
   });
 
@@ -58,7 +60,7 @@ describe('skills catalogue', () => {
 });
 
 describe('installing skills', () => {
-  it('installs on an own agent, lists and uninstalls; refuses unknown skills and other users\' agents with 404', async () => {
+  it("installs on an own agent, lists and uninstalls; refuses unknown skills and other users' agents with 404", async () => {
     const { user, agentId } = await subscriber();
     const other = await subscriber();
     const res = await install(user, 'setlist-oracle', agentId);
@@ -105,7 +107,7 @@ describe('installing skills', () => {
 });
 
 describe('installed skills reach the runtime', () => {
-  it('the runtime state lists each agent\'s skills; a runtime call needs the gateway token and an installed skill', async () => {
+  it("the runtime state lists each agent's skills; a runtime call needs the gateway token and an installed skill", async () => {
     const { user, agentId } = await subscriber();
     await ensureInstance(user.userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1.2.3', jobOwner: 'test' });
     const token = await gatewayToken(user.userId);

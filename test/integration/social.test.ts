@@ -50,7 +50,14 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await events.stop();
-  reloadConfig({ SOCIAL_JWKS_URL: undefined, SOCIAL_ISSUER: undefined, SOCIAL_AUDIENCE: undefined, GATING_TOKEN_ADDRESS: undefined, GATING_MIN_BALANCE: undefined, GATING_RPC_URL: undefined });
+  reloadConfig({
+    SOCIAL_JWKS_URL: undefined,
+    SOCIAL_ISSUER: undefined,
+    SOCIAL_AUDIENCE: undefined,
+    GATING_TOKEN_ADDRESS: undefined,
+    GATING_MIN_BALANCE: undefined,
+    GATING_RPC_URL: undefined,
+  });
 });
 
 const newFid = () => randomInt(1, 2 ** 40);
@@ -88,7 +95,15 @@ describe('POST /api/auth/social/verify', () => {
     const fid = newFid();
     const res = await verify({ fidToken: await fidToken(fid) });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, fid: String(fid), address: null, tokenGated: false, accessLevel: 'basic', expiresIn: 86400, message: expect.any(String) });
+    expect(res.body).toMatchObject({
+      success: true,
+      fid: String(fid),
+      address: null,
+      tokenGated: false,
+      accessLevel: 'basic',
+      expiresIn: 86400,
+      message: expect.any(String),
+    });
     expect(res.body.sessionToken).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
     expect(Buffer.from(res.body.refreshToken, 'base64')).toHaveLength(32);
 
@@ -130,7 +145,10 @@ describe('POST /api/auth/social/verify', () => {
 
   it('a malformed address or an unknown field is a 400', async () => {
     const token = await fidToken(newFid());
-    for (const body of [{ fidToken: token, address: '0x123' }, { fidToken: token, extra: true }]) {
+    for (const body of [
+      { fidToken: token, address: '0x123' },
+      { fidToken: token, extra: true },
+    ]) {
       const res = await verify(body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_ERROR');
@@ -147,7 +165,13 @@ describe('POST /api/auth/social/verify', () => {
       await fidToken(fid, { audience: 'evil.example' }),
       await fidToken(fid, { exp: Math.floor(Date.now() / 1000) - 60 }),
       new UnsecuredJWT({ sub: String(fid), iss: ISSUER, aud: AUDIENCE }).setExpirationTime('10m').encode(),
-      await new SignJWT({}).setProtectedHeader({ alg: 'HS256', kid: 'social-1' }).setSubject(String(fid)).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('10m').sign(hmacKey),
+      await new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256', kid: 'social-1' })
+        .setSubject(String(fid))
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setExpirationTime('10m')
+        .sign(hmacKey),
       await fidToken('not-a-fid'),
       'not.a.jwt',
     ];
@@ -213,7 +237,7 @@ describe('POST /api/auth/social/refresh', () => {
     expect((await refresh({ refreshToken: 'not base64 at all!' })).status).toBe(401);
   });
 
-  it('revoking the account\'s sessions (password change or reset) voids its refresh tokens', async () => {
+  it("revoking the account's sessions (password change or reset) voids its refresh tokens", async () => {
     const first = await opened();
     const { userId } = (await authenticate(`Bearer ${jwtOf(first.sessionToken)}`, undefined))!;
     await new Promise((r) => setTimeout(r, 5));

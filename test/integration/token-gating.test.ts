@@ -19,7 +19,14 @@ beforeAll(async () => {
 });
 afterAll(() => rpc.close());
 afterEach(() => {
-  reloadConfig({ GATING_TOKEN_ADDRESS: undefined, GATING_MIN_BALANCE: undefined, GATING_RPC_URL: undefined, GATING_TOKEN_SYMBOL: undefined, CHAIN_RPC_TIMEOUT_MS: undefined, RATE_LIMITS: undefined });
+  reloadConfig({
+    GATING_TOKEN_ADDRESS: undefined,
+    GATING_MIN_BALANCE: undefined,
+    GATING_RPC_URL: undefined,
+    GATING_TOKEN_SYMBOL: undefined,
+    CHAIN_RPC_TIMEOUT_MS: undefined,
+    RATE_LIMITS: undefined,
+  });
 });
 
 const gate = (rpcUrl = `${rpc.url}/v2/secret-provider-key`) =>
@@ -42,7 +49,15 @@ describe('token gating on the ERC-20 balance (spec 4.2)', () => {
     const over = await post({ fid: '12345', address: holder });
     expect(over.status).toBe(200);
     expect(Object.keys(over.body).sort()).toEqual(['address', 'chain', 'fid', 'hasAccess', 'message', 'minBalance', 'timestamp', 'token', 'tokenGated'].sort());
-    expect(over.body).toMatchObject({ fid: '12345', address: holder, hasAccess: true, tokenGated: true, minBalance: MIN.toString(), token: 'AGNT', chain: 'l2-main' });
+    expect(over.body).toMatchObject({
+      fid: '12345',
+      address: holder,
+      hasAccess: true,
+      tokenGated: true,
+      minBalance: MIN.toString(),
+      token: 'AGNT',
+      chain: 'l2-main',
+    });
     expect(Date.parse(over.body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
 
     const under = await post({ fid: '12345', address: shortOf });
@@ -59,15 +74,29 @@ describe('token gating on the ERC-20 balance (spec 4.2)', () => {
     gate();
     const res = await get(holder.toLowerCase());
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['address', 'chain', 'contractAddress', 'hasAccess', 'minBalance', 'rpcEndpoint', 'token', 'tokenGated'].sort());
-    expect(res.body).toMatchObject({ hasAccess: true, tokenGated: true, contractAddress: TOKEN, rpcEndpoint: 'https://mainnet.base.org', minBalance: MIN.toString() });
+    expect(Object.keys(res.body).sort()).toEqual(
+      ['address', 'chain', 'contractAddress', 'hasAccess', 'minBalance', 'rpcEndpoint', 'token', 'tokenGated'].sort(),
+    );
+    expect(res.body).toMatchObject({
+      hasAccess: true,
+      tokenGated: true,
+      contractAddress: TOKEN,
+      rpcEndpoint: 'https://mainnet.base.org',
+      minBalance: MIN.toString(),
+    });
     expect(res.text).not.toContain('secret-provider-key');
     expect((await get(shortOf)).body.hasAccess).toBe(false);
   });
 
   it('bad input: 400 for a missing fid or address and for a malformed address', async () => {
     gate();
-    for (const body of [{ address: holder }, { fid: '1' }, { fid: '1', address: '0x1234' }, { fid: '1', address: `${holder}00` }, { fid: 'abc', address: holder }]) {
+    for (const body of [
+      { address: holder },
+      { fid: '1' },
+      { fid: '1', address: '0x1234' },
+      { fid: '1', address: `${holder}00` },
+      { fid: 'abc', address: holder },
+    ]) {
       expect((await post(body)).status).toBe(400);
     }
     expect((await get('0xnothex')).status).toBe(400);

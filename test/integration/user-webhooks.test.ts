@@ -52,7 +52,9 @@ describe('account webhook endpoints', () => {
     const verified = new Webhook(secret).verify(running.body, running.headers as Record<string, string>) as any;
     expect(verified).toMatchObject({ type: 'instance.running', data: { userId: user.userId, status: 'running', cause: 'provisioner' } });
     expect(verified.accountId).toBeUndefined();
-    expect(() => new Webhook(`whsec_${Buffer.from('another-secret-entirely-000').toString('base64')}`).verify(running.body, running.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('another-secret-entirely-000').toString('base64')}`).verify(running.body, running.headers as Record<string, string>),
+    ).toThrow();
     const log = await call('GET', `/api/instance/${user.userId}/events`, { session: user, ip: uniqueIp() });
     expect(log.body.events.find((e: any) => e.type === 'instance.running').id).toBe(verified.id);
 

@@ -32,7 +32,13 @@ const call = async (method: string, pathAndQuery: string, opts: CallOptions = {}
   return res;
 };
 
-const BASE_CONFIG = { WALLET_RPC_TIMEOUT_MS: '400', HOSTED_WALLET_PROVIDER: undefined, HOSTED_WALLET_PROJECT_ID: undefined, KMS_KEY_ID: undefined, STAGE: 'test' };
+const BASE_CONFIG = {
+  WALLET_RPC_TIMEOUT_MS: '400',
+  HOSTED_WALLET_PROVIDER: undefined,
+  HOSTED_WALLET_PROJECT_ID: undefined,
+  KMS_KEY_ID: undefined,
+  STAGE: 'test',
+};
 
 /** Captures (and keeps off the terminal) what the Powertools logger writes: JSON lines on stdout/stderr. */
 function captureWrites(): () => void {
@@ -259,7 +265,12 @@ describe('hosted wallet routes', () => {
     const session = await testSession();
     const res = await call('POST', '/api/wallet/create', { session, body: { email: session.email.toUpperCase() } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, walletAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), walletId: expect.any(String), networks: ['l2-test', 'l2-main'] });
+    expect(res.body).toEqual({
+      success: true,
+      walletAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+      walletId: expect.any(String),
+      networks: ['l2-test', 'l2-main'],
+    });
     await rememberStoredKey(session, res.body.walletAddress);
     expect((await call('GET', '/api/wallet/address', { session })).body.address).toBe(res.body.walletAddress);
     const again = await call('POST', '/api/wallet/create', { session, body: { email: session.email } });
@@ -316,7 +327,15 @@ describe('leak scan', () => {
     for (const key of secrets) {
       const hex = key.slice(2).toLowerCase();
       const raw = Buffer.from(hex, 'hex');
-      for (const form of [key.toLowerCase(), hex, hex.slice(0, 32), hex.slice(32), raw.toString('base64').toLowerCase(), raw.toString('base64url').toLowerCase(), hexToBigInt(key).toString()]) {
+      for (const form of [
+        key.toLowerCase(),
+        hex,
+        hex.slice(0, 32),
+        hex.slice(32),
+        raw.toString('base64').toLowerCase(),
+        raw.toString('base64url').toLowerCase(),
+        hexToBigInt(key).toString(),
+      ]) {
         expect(haystack.includes(form), `a private key leaked (${form.length} chars)`).toBe(false);
       }
     }

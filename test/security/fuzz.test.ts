@@ -8,9 +8,10 @@ const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
 /** Bodies a client could send by mistake or malice: any JSON, the example with fields mangled, odd text. */
 function bodies(example: unknown) {
-  const mangled = example && typeof example === 'object' && !Array.isArray(example)
-    ? fc.dictionary(fc.constantFrom(...Object.keys(example as object), 'extra'), fc.jsonValue()).map((d) => ({ ...(example as object), ...d }))
-    : fc.jsonValue();
+  const mangled =
+    example && typeof example === 'object' && !Array.isArray(example)
+      ? fc.dictionary(fc.constantFrom(...Object.keys(example as object), 'extra'), fc.jsonValue()).map((d) => ({ ...(example as object), ...d }))
+      : fc.jsonValue();
   return fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v)),
     mangled.map((v) => JSON.stringify(v)),

@@ -54,7 +54,13 @@ ownedResources.keys = async (owner) => {
 // --- agents (issue 5) ---
 /** A real agent, provisioned through the API by its subscribed owner. */
 ownedResources.agents = async (owner) => {
-  await tenant(owner.userId).put({ ...dbKeys.subscription(owner.userId), status: 'active', plan: 'solo', eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+  await tenant(owner.userId).put({
+    ...dbKeys.subscription(owner.userId),
+    status: 'active',
+    plan: 'solo',
+    eventCreated: Date.now(),
+    updatedAt: new Date().toISOString(),
+  });
   const res = await call('POST', '/api/agents/provision', { body: { name: 'owned agent' }, session: owner });
   if (res.status !== 201) throw new Error(`could not provision an agent: ${res.status} ${res.text}`);
   return { id: res.body.agent.id };
@@ -64,6 +70,15 @@ ownedResources.agents = async (owner) => {
 /** A heartbeat sample in the owner's partition (samples are written only by the heartbeat), so there is data to leak. */
 ownedResources.metrics = async (owner) => {
   const { recordSample } = await import('../../shared/db/metrics');
-  await recordSample(owner.userId, { timestamp: new Date().toISOString(), cpu: 12.5, memory: 25, messages: 3, errors: 1, responseMsTotal: 90, reachable: true, healthy: true });
+  await recordSample(owner.userId, {
+    timestamp: new Date().toISOString(),
+    cpu: 12.5,
+    memory: 25,
+    messages: 3,
+    errors: 1,
+    responseMsTotal: 90,
+    reachable: true,
+    healthy: true,
+  });
   return {};
 };

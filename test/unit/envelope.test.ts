@@ -80,7 +80,7 @@ describe('envelope encryption with the local master key', () => {
       }
     }
     expect(tried).toBe(60 + 12 + 16 + 32);
-    expect((await decrypt(record, alice))).toHaveLength(32);
+    expect(await decrypt(record, alice)).toHaveLength(32);
   });
 
   it('refuses records that are not envelope records and contexts that are not {userId, purpose}', async () => {

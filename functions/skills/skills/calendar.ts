@@ -36,7 +36,9 @@ async function eventsIn(userId: string, from?: string, to?: string) {
   const all = await listRecords<CalendarEvent>(userId, keys.calendarEventPrefix);
   const fromMs = from ? Date.parse(from) : -Infinity;
   const toMs = to ? Date.parse(to) : Infinity;
-  return all.filter((e) => Date.parse(e.end) > fromMs && Date.parse(e.start) < toMs).sort((a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end));
+  return all
+    .filter((e) => Date.parse(e.end) > fromMs && Date.parse(e.start) < toMs)
+    .sort((a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end));
 }
 
 /** Busy time within [from, to): the events clipped to the window, overlapping or touching ones merged. */

@@ -3,7 +3,16 @@ import { streaming } from '../../../shared/adapters/streaming';
 import { djStreamingBodies as bodies } from '../../../shared/contract/skill-actions/dj-streaming';
 import { encrypt } from '../../../shared/crypto/envelope';
 import { keys } from '../../../shared/db/keys';
-import { finishedSets, getDjSet, provisionedStream, SetStateError, startSet, stopSet, type AgentStream, type DjSetState } from '../../../shared/db/skills/dj-sets';
+import {
+  finishedSets,
+  getDjSet,
+  provisionedStream,
+  SetStateError,
+  startSet,
+  stopSet,
+  type AgentStream,
+  type DjSetState,
+} from '../../../shared/db/skills/dj-sets';
 import { tenant } from '../../../shared/db/tenant';
 import { badRequest, conflict, notFound } from '../../../shared/http/errors';
 import { action, type SkillCall, type SkillModule } from '../skill-module';
@@ -85,7 +94,11 @@ export const skill: SkillModule = {
         if (err instanceof SetStateError) throw conflict('no set is live on this stream', 'NOT_LIVE');
         throw err;
       }
-      return { agentId, status: 'idle', set: { setId: live.setId, title: live.title ?? null, genre: live.genre ?? null, startedAt: live.startedAt, endedAt, durationSeconds } };
+      return {
+        agentId,
+        status: 'idle',
+        set: { setId: live.setId, title: live.title ?? null, genre: live.genre ?? null, startedAt: live.startedAt, endedAt, durationSeconds },
+      };
     }),
     status: action(bodies.status, async (call, body) => {
       const agentId = await ownedAgent(call, body.agentId);
@@ -97,7 +110,14 @@ export const skill: SkillModule = {
       const sets = (await finishedSets(call.userId, agentId)).reverse();
       return {
         agentId,
-        sets: sets.map((s) => ({ setId: s.setId, title: s.title ?? null, genre: s.genre ?? null, startedAt: s.startedAt, endedAt: s.endedAt, durationSeconds: s.durationSeconds })),
+        sets: sets.map((s) => ({
+          setId: s.setId,
+          title: s.title ?? null,
+          genre: s.genre ?? null,
+          startedAt: s.startedAt,
+          endedAt: s.endedAt,
+          durationSeconds: s.durationSeconds,
+        })),
         count: sets.length,
       };
     }),

@@ -13,7 +13,11 @@ export const skill: SkillModule = {
       const scheduledFor = new Date(`${body.date}T${body.time}:00.000Z`);
       if (Number.isNaN(scheduledFor.getTime())) throw badRequest('no such date', 'INVALID_DATE');
       if (scheduledFor.getTime() <= call.now.getTime()) throw badRequest('the time is in the past', 'TIME_IN_PAST');
-      const post = await schedulePost(call.userId, { title: body.title, message: body.message, channels: body.channels, scheduledFor: scheduledFor.toISOString() }, call.now);
+      const post = await schedulePost(
+        call.userId,
+        { title: body.title, message: body.message, channels: body.channels, scheduledFor: scheduledFor.toISOString() },
+        call.now,
+      );
       return { post, delivery: DELIVERY };
     }),
     list: action(bodies.list, async (call, body) => {

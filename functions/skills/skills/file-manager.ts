@@ -25,14 +25,23 @@ async function quotaBytes(userId: string): Promise<number> {
   return Math.round((planGb + (access.limits ? (subscription?.extraStorageGb ?? 0) : 0)) * GB);
 }
 
-const view = (f: StoredFile) => ({ fileId: f.fileId, name: f.name, folder: f.folder, contentType: f.contentType, size: f.size, sha256: f.sha256, uploadedAt: f.uploadedAt });
+const view = (f: StoredFile) => ({
+  fileId: f.fileId,
+  name: f.name,
+  folder: f.folder,
+  contentType: f.contentType,
+  size: f.size,
+  sha256: f.sha256,
+  uploadedAt: f.uploadedAt,
+});
 
 export const skill: SkillModule = {
   name: 'file-manager',
   actions: {
     upload: action(bodies.upload, async (call, body) => {
       const bytes = Buffer.from(body.contentBase64, 'base64');
-      if (bytes.length > FILE_UPLOAD_MAX_BYTES) throw badRequest(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
+      if (bytes.length > FILE_UPLOAD_MAX_BYTES)
+        throw badRequest(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
       const limit = await quotaBytes(call.userId);
       const fileId = newRecordId('file');
       const file: StoredFile = {

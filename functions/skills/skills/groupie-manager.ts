@@ -77,34 +77,34 @@ export const skill: SkillModule = {
   actions: {
     add_fan: action(bodies.add_fan, async (call, { action: _action, ...fields }) => ({ fan: view(await storeFan(call, fields)) })),
     import_fans: action(bodies.import_fans, async (call, body) => {
-        const stored: FanRecord[] = [];
-        // Small batches: a 200-fan import stays well inside the table's write capacity per partition.
-        for (let i = 0; i < body.fans.length; i += 25) stored.push(...(await Promise.all(body.fans.slice(i, i + 25).map((f) => storeFan(call, f)))));
-        const fanIds = new Set(stored.map((f) => f.fanId));
-        return { imported: body.fans.length, fans: fanIds.size, segmentation: countSegments(stored.filter(uniqueBy())) };
+      const stored: FanRecord[] = [];
+      // Small batches: a 200-fan import stays well inside the table's write capacity per partition.
+      for (let i = 0; i < body.fans.length; i += 25) stored.push(...(await Promise.all(body.fans.slice(i, i + 25).map((f) => storeFan(call, f)))));
+      const fanIds = new Set(stored.map((f) => f.fanId));
+      return { imported: body.fans.length, fans: fanIds.size, segmentation: countSegments(stored.filter(uniqueBy())) };
     }),
     segment: action(bodies.segment, async (call) => {
-        const fans = await listFans(call.userId);
-        const segmented = await Promise.all(
-          fans.map(async (fan) => {
-            const segment = segmentOf(fan, call.now);
-            if (segment !== fan.segment && !(await setFanSegment(call.userId, fan.fanId, segment))) return undefined;
-            return { ...fan, segment };
-          }),
-        );
-        const present = segmented.filter((f) => f !== undefined);
-        const ids = (s: FanSegment) => present.filter((f) => f.segment === s).map((f) => ({ fanId: f.fanId, name: f.name }));
-        return {
-          total: present.length,
-          segmentation: countSegments(present),
-          segments: { superfans: ids('superfan'), casual: ids('casual'), new: ids('new') },
-          rules: RULES_TEXT,
-          segmentedAt: call.now.toISOString(),
-        };
+      const fans = await listFans(call.userId);
+      const segmented = await Promise.all(
+        fans.map(async (fan) => {
+          const segment = segmentOf(fan, call.now);
+          if (segment !== fan.segment && !(await setFanSegment(call.userId, fan.fanId, segment))) return undefined;
+          return { ...fan, segment };
+        }),
+      );
+      const present = segmented.filter((f) => f !== undefined);
+      const ids = (s: FanSegment) => present.filter((f) => f.segment === s).map((f) => ({ fanId: f.fanId, name: f.name }));
+      return {
+        total: present.length,
+        segmentation: countSegments(present),
+        segments: { superfans: ids('superfan'), casual: ids('casual'), new: ids('new') },
+        rules: RULES_TEXT,
+        segmentedAt: call.now.toISOString(),
+      };
     }),
     list_fans: action(bodies.list_fans, async (call, body) => {
-        const fans = (await listFans(call.userId)).filter((f) => !body.segment || f.segment === body.segment);
-        return { fans: fans.map(view), count: fans.length };
+      const fans = (await listFans(call.userId)).filter((f) => !body.segment || f.segment === body.segment);
+      return { fans: fans.map(view), count: fans.length };
     }),
   },
 };

@@ -1,5 +1,15 @@
 import { guestlistActions as bodies } from '../../../shared/contract/skill-actions/events';
-import { addGuest, AlreadyCheckedInError, checkInGuest, createGuestList, getGuestList, listGuests, ListExistsError, ListFullError, removeGuest } from '../../../shared/db/skills/guestlist';
+import {
+  addGuest,
+  AlreadyCheckedInError,
+  checkInGuest,
+  createGuestList,
+  getGuestList,
+  listGuests,
+  ListExistsError,
+  ListFullError,
+  removeGuest,
+} from '../../../shared/db/skills/guestlist';
 import { conflict, notFound } from '../../../shared/http/errors';
 import { action, type SkillModule } from '../skill-module';
 
@@ -48,7 +58,14 @@ export const skill: SkillModule = {
       return {
         list,
         guests,
-        totals: { guests: guests.length, headcount, checkedIn: arrived.length, checkedInHeadcount: arrived.reduce((n, g) => n + 1 + g.plusOnes, 0), capacity: list.capacity, spotsLeft: list.spotsLeft },
+        totals: {
+          guests: guests.length,
+          headcount,
+          checkedIn: arrived.length,
+          checkedInHeadcount: arrived.reduce((n, g) => n + 1 + g.plusOnes, 0),
+          capacity: list.capacity,
+          spotsLeft: list.spotsLeft,
+        },
       };
     }),
   },

@@ -56,46 +56,46 @@ export const skill: SkillModule = {
   name: 'notes-workspace',
   actions: {
     create_note: action(bodies.create_note, async (call, body) => {
-        const at = call.now.toISOString();
-        const note: Note = { noteId: newRecordId('note'), title: body.title, content: body.content, tags: [...new Set(body.tags)], createdAt: at, updatedAt: at };
-        await createRecord(call.userId, keys.note(call.userId, note.noteId), note);
-        return { note: view(note) };
+      const at = call.now.toISOString();
+      const note: Note = { noteId: newRecordId('note'), title: body.title, content: body.content, tags: [...new Set(body.tags)], createdAt: at, updatedAt: at };
+      await createRecord(call.userId, keys.note(call.userId, note.noteId), note);
+      return { note: view(note) };
     }),
     get_note: action(bodies.get_note, async (call, body) => {
-        const note = await getRecord<Note>(call.userId, keys.note(call.userId, body.noteId));
-        if (!note) throw missing();
-        return { note: view(note) };
+      const note = await getRecord<Note>(call.userId, keys.note(call.userId, body.noteId));
+      if (!note) throw missing();
+      return { note: view(note) };
     }),
     update_note: action(bodies.update_note, async (call, { noteId, title, content, tags }) => {
-        const note = await updateRecord<Note>(call.userId, keys.note(call.userId, noteId), {
-          title,
-          content,
-          tags: tags && [...new Set(tags)],
-          updatedAt: call.now.toISOString(),
-        });
-        if (!note) throw missing();
-        return { note: view(note) };
+      const note = await updateRecord<Note>(call.userId, keys.note(call.userId, noteId), {
+        title,
+        content,
+        tags: tags && [...new Set(tags)],
+        updatedAt: call.now.toISOString(),
+      });
+      if (!note) throw missing();
+      return { note: view(note) };
     }),
     delete_note: action(bodies.delete_note, async (call, body) => {
-        if (!(await deleteRecord(call.userId, keys.note(call.userId, body.noteId)))) throw missing();
-        return { deleted: body.noteId };
+      if (!(await deleteRecord(call.userId, keys.note(call.userId, body.noteId)))) throw missing();
+      return { deleted: body.noteId };
     }),
     list_notes: action(bodies.list_notes, async (call, body) => {
-        const list = (await notes(call.userId)).filter((n) => !body.tag || n.tags.includes(body.tag)).sort(newestFirst);
-        return { notes: list.map(summary), count: list.length };
+      const list = (await notes(call.userId)).filter((n) => !body.tag || n.tags.includes(body.tag)).sort(newestFirst);
+      return { notes: list.map(summary), count: list.length };
     }),
     search: action(bodies.search, async (call, body) => {
-        const words = [...new Set(body.query.toLowerCase().split(/\s+/).filter(Boolean))];
-        const ranked = (await notes(call.userId))
-          .filter((n) => !body.tag || n.tags.includes(body.tag))
-          .map((n) => ({ note: n, score: scoreNote(n, words) }))
-          .filter((r) => r.score > 0)
-          .sort((a, b) => b.score - a.score || newestFirst(a.note, b.note));
-        return {
-          query: body.query,
-          results: ranked.map((r) => ({ ...summary(r.note), score: r.score, snippet: snippet(r.note.content, words[0]!) })),
-          count: ranked.length,
-        };
+      const words = [...new Set(body.query.toLowerCase().split(/\s+/).filter(Boolean))];
+      const ranked = (await notes(call.userId))
+        .filter((n) => !body.tag || n.tags.includes(body.tag))
+        .map((n) => ({ note: n, score: scoreNote(n, words) }))
+        .filter((r) => r.score > 0)
+        .sort((a, b) => b.score - a.score || newestFirst(a.note, b.note));
+      return {
+        query: body.query,
+        results: ranked.map((r) => ({ ...summary(r.note), score: r.score, snippet: snippet(r.note.content, words[0]!) })),
+        count: ranked.length,
+      };
     }),
   },
 };

@@ -12,7 +12,9 @@ import { action, type SkillModule } from '../skill-module';
  * again answers 409 and imports nothing of that batch.
  */
 const statementId = (source: string, reference: string | undefined) =>
-  reference ? `roy_${createHash('sha256').update(`${source.toLowerCase()}\n${reference}`).digest('hex').slice(0, 32)}` : `roy_${randomBytes(16).toString('hex')}`;
+  reference
+    ? `roy_${createHash('sha256').update(`${source.toLowerCase()}\n${reference}`).digest('hex').slice(0, 32)}`
+    : `roy_${randomBytes(16).toString('hex')}`;
 
 function sumBy(statements: RoyaltyStatement[], field: 'period' | 'source' | 'release') {
   const sums = new Map<string, bigint>();
@@ -28,36 +30,41 @@ export const skill: SkillModule = {
   defaultAction: 'total',
   actions: {
     total: action(bodies.total, async (call) => {
-        const statements = await listStatements(call.userId);
-        const total = statements.reduce((n, s) => n + toMicros(s.amount), 0n);
-        return {
-          total: fromMicros(total),
-          totalRounded: fromMicros(total, 2),
-          currency: 'USD',
-          statements: statements.length,
-          byMonth: sumBy(statements, 'period').map(({ name, total }) => ({ month: name, total })),
-          bySource: sumBy(statements, 'source').map(({ name, total }) => ({ source: name, total })),
-          byRelease: sumBy(statements, 'release').map(({ name, total }) => ({ release: name, total })),
-        };
+      const statements = await listStatements(call.userId);
+      const total = statements.reduce((n, s) => n + toMicros(s.amount), 0n);
+      return {
+        total: fromMicros(total),
+        totalRounded: fromMicros(total, 2),
+        currency: 'USD',
+        statements: statements.length,
+        byMonth: sumBy(statements, 'period').map(({ name, total }) => ({ month: name, total })),
+        bySource: sumBy(statements, 'source').map(({ name, total }) => ({ source: name, total })),
+        byRelease: sumBy(statements, 'release').map(({ name, total }) => ({ release: name, total })),
+      };
     }),
     import_statements: action(bodies.import_statements, async (call, body) => {
-        const importedAt = call.now.toISOString();
-        const statements: RoyaltyStatement[] = body.statements.map((s) => ({ statementId: statementId(s.source, s.reference), ...s, importedAt }));
-        const ids = new Set(statements.map((s) => s.statementId));
-        if (ids.size !== statements.length) throw conflict('the same statement reference appears twice in this import', 'DUPLICATE_STATEMENT');
-        const months = new Map<string, bigint>();
-        for (const s of statements) months.set(s.period, (months.get(s.period) ?? 0n) + toMicros(s.amount));
-        try {
-          await importStatements(call.userId, statements, [...months].map(([month, micros]) => ({ month, micros })), microsToCents);
-        } catch (err) {
-          if (err instanceof DuplicateStatementError) {
-            const references = statements.filter((s) => err.statementIds.includes(s.statementId)).map((s) => s.reference);
-            throw conflict('statement already imported', 'DUPLICATE_STATEMENT', { references });
-          }
-          throw err;
+      const importedAt = call.now.toISOString();
+      const statements: RoyaltyStatement[] = body.statements.map((s) => ({ statementId: statementId(s.source, s.reference), ...s, importedAt }));
+      const ids = new Set(statements.map((s) => s.statementId));
+      if (ids.size !== statements.length) throw conflict('the same statement reference appears twice in this import', 'DUPLICATE_STATEMENT');
+      const months = new Map<string, bigint>();
+      for (const s of statements) months.set(s.period, (months.get(s.period) ?? 0n) + toMicros(s.amount));
+      try {
+        await importStatements(
+          call.userId,
+          statements,
+          [...months].map(([month, micros]) => ({ month, micros })),
+          microsToCents,
+        );
+      } catch (err) {
+        if (err instanceof DuplicateStatementError) {
+          const references = statements.filter((s) => err.statementIds.includes(s.statementId)).map((s) => s.reference);
+          throw conflict('statement already imported', 'DUPLICATE_STATEMENT', { references });
         }
-        const batch = [...months.values()].reduce((n, m) => n + m, 0n);
-        return { imported: statements.length, batchTotal: fromMicros(batch), statementIds: statements.map((s) => s.statementId) };
+        throw err;
+      }
+      const batch = [...months.values()].reduce((n, m) => n + m, 0n);
+      return { imported: statements.length, batchTotal: fromMicros(batch), statementIds: statements.map((s) => s.statementId) };
     }),
   },
 };

@@ -6,7 +6,10 @@ import { action, type SkillModule } from '../skill-module';
 const same = (a: string | undefined, b: string | undefined) => b === undefined || (a ?? '').toLowerCase() === b.toLowerCase();
 
 /** Tracks of the library that match every filter given; sorted by tempo, then title. */
-export function searchTracks(tracks: Track[], f: { bpm?: number; bpmTolerance: number; bpmMin?: number; bpmMax?: number; genre?: string; mood?: string }): Track[] {
+export function searchTracks(
+  tracks: Track[],
+  f: { bpm?: number; bpmTolerance: number; bpmMin?: number; bpmMax?: number; genre?: string; mood?: string },
+): Track[] {
   return tracks
     .filter((t) => f.bpm === undefined || Math.abs(t.bpm - f.bpm) <= f.bpmTolerance)
     .filter((t) => (f.bpmMin === undefined || t.bpm >= f.bpmMin) && (f.bpmMax === undefined || t.bpm <= f.bpmMax))

@@ -3,7 +3,13 @@ import { getBalance, readContract } from 'viem/actions';
 import { chainClient } from '../../../shared/adapters/chain';
 import { config } from '../../../shared/config';
 import { TREASURY_MAX_WALLETS, treasuryBodies as bodies } from '../../../shared/contract/skill-actions/treasury';
-import { addTrackedWallet, listTrackedWallets, removeTrackedWallet, TrackedWalletExistsError, TrackedWalletLimitError } from '../../../shared/db/skills/treasury';
+import {
+  addTrackedWallet,
+  listTrackedWallets,
+  removeTrackedWallet,
+  TrackedWalletExistsError,
+  TrackedWalletLimitError,
+} from '../../../shared/db/skills/treasury';
 import { getWalletSummary } from '../../../shared/db/wallets';
 import { conflict, HttpError, notFound } from '../../../shared/http/errors';
 import { logger } from '../../../shared/http/logger';
@@ -82,7 +88,8 @@ export const skill: SkillModule = {
         await addTrackedWallet(call.userId, { address, label: body.label, addedAt: call.now.toISOString() }, TREASURY_MAX_WALLETS);
       } catch (err) {
         if (err instanceof TrackedWalletExistsError) throw conflict('this address is already tracked', 'WALLET_TRACKED');
-        if (err instanceof TrackedWalletLimitError) throw new HttpError(429, `at most ${TREASURY_MAX_WALLETS} tracked wallets`, 'TREASURY_WALLET_LIMIT', { limit: TREASURY_MAX_WALLETS });
+        if (err instanceof TrackedWalletLimitError)
+          throw new HttpError(429, `at most ${TREASURY_MAX_WALLETS} tracked wallets`, 'TREASURY_WALLET_LIMIT', { limit: TREASURY_MAX_WALLETS });
         throw err;
       }
       return { wallet: { address, label: body.label ?? null, source: 'tracked' } };

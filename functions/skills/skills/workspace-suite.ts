@@ -20,7 +20,13 @@ import { conflict, notFound } from '../../../shared/http/errors';
 import { action, type SkillModule } from '../skill-module';
 
 const folderView = (f: WorkspaceFolder) => ({ folderId: f.folderId, name: f.name, parentId: f.parentId ?? null, items: f.children, createdAt: f.createdAt });
-const documentSummary = (d: WorkspaceDocument) => ({ documentId: d.documentId, title: d.title, folderId: d.folderId ?? null, size: d.content.length, updatedAt: d.updatedAt });
+const documentSummary = (d: WorkspaceDocument) => ({
+  documentId: d.documentId,
+  title: d.title,
+  folderId: d.folderId ?? null,
+  size: d.content.length,
+  updatedAt: d.updatedAt,
+});
 const documentView = (d: WorkspaceDocument) => ({ ...documentSummary(d), content: d.content, createdAt: d.createdAt });
 
 const folderMissing = () => notFound('folder not found');
@@ -39,7 +45,13 @@ export const skill: SkillModule = {
   name: 'workspace-suite',
   actions: {
     create_folder: action(bodies.create_folder, async (call, body) => {
-      const folder: WorkspaceFolder = { folderId: newRecordId('fld'), name: body.name, parentId: body.parentId, children: 0, createdAt: call.now.toISOString() };
+      const folder: WorkspaceFolder = {
+        folderId: newRecordId('fld'),
+        name: body.name,
+        parentId: body.parentId,
+        children: 0,
+        createdAt: call.now.toISOString(),
+      };
       await inFolder(() => createFolder(call.userId, folder));
       return { folder: folderView(folder) };
     }),
@@ -47,11 +59,17 @@ export const skill: SkillModule = {
       const folder = body.folderId ? await getFolder(call.userId, body.folderId) : undefined;
       if (body.folderId && !folder) throw folderMissing();
       const [folders, documents] = await Promise.all([listFolders(call.userId), listDocuments(call.userId)]);
-      const here = <T extends { parentId?: string; folderId?: string }>(parentOf: (x: T) => string | undefined) => (x: T) => parentOf(x) === body.folderId;
+      const here =
+        <T extends { parentId?: string; folderId?: string }>(parentOf: (x: T) => string | undefined) =>
+        (x: T) =>
+          parentOf(x) === body.folderId;
       const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
       return {
         folder: folder ? folderView(folder) : null,
-        folders: folders.filter(here((f: WorkspaceFolder) => f.parentId)).sort(byName).map(folderView),
+        folders: folders
+          .filter(here((f: WorkspaceFolder) => f.parentId))
+          .sort(byName)
+          .map(folderView),
         documents: documents
           .filter(here((d: WorkspaceDocument) => d.folderId))
           .sort((a, b) => a.title.localeCompare(b.title))
@@ -71,7 +89,14 @@ export const skill: SkillModule = {
     }),
     create_document: action(bodies.create_document, async (call, body) => {
       const at = call.now.toISOString();
-      const doc: WorkspaceDocument = { documentId: newRecordId('doc'), title: body.title, content: body.content, folderId: body.folderId, createdAt: at, updatedAt: at };
+      const doc: WorkspaceDocument = {
+        documentId: newRecordId('doc'),
+        title: body.title,
+        content: body.content,
+        folderId: body.folderId,
+        createdAt: at,
+        updatedAt: at,
+      };
       await inFolder(() => createDocument(call.userId, doc));
       return { document: documentView(doc) };
     }),

@@ -14,7 +14,14 @@ const windowOrdered = (b: { from?: string; to?: string }) => !b.from || !b.to ||
 
 export const calendarBodies = {
   create_event: z
-    .strictObject({ action: z.literal('create_event'), title: Title, start: Instant, end: Instant, location: Location.optional(), description: Description.optional() })
+    .strictObject({
+      action: z.literal('create_event'),
+      title: Title,
+      start: Instant,
+      end: Instant,
+      location: Location.optional(),
+      description: Description.optional(),
+    })
     .refine(endsAfterStart, { message: 'end must be after start', path: ['end'] }),
   list_events: z
     .strictObject({ action: z.literal('list_events'), from: Instant.optional(), to: Instant.optional() })

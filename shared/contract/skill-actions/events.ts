@@ -3,8 +3,16 @@ import * as z from 'zod';
 /** Request bodies of the event skills built so far: event-ticketing, guestlist, event-scheduler, venue-finder, festival-finder. */
 
 const Text = z.string().trim().min(1).max(200);
-const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
-const TierName = z.string().min(1).max(40).regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -');
+const Id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
+const TierName = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -');
 
 export const MAX_TICKETS_PER_ORDER = 10;
 
@@ -14,9 +22,14 @@ export const eventTicketingActions = {
     name: Text,
     date: z.iso.date(),
     venue: Text.optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD').default('USD'),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')
+      .default('USD'),
     tiers: z
-      .array(z.strictObject({ tier: TierName, priceCents: z.number().int().nonnegative().max(100_000_000), quantity: z.number().int().positive().max(1_000_000) }))
+      .array(
+        z.strictObject({ tier: TierName, priceCents: z.number().int().nonnegative().max(100_000_000), quantity: z.number().int().positive().max(1_000_000) }),
+      )
       .min(1)
       .max(20)
       .refine((tiers) => new Set(tiers.map((t) => t.tier)).size === tiers.length, 'tier names must be unique'),
@@ -52,7 +65,10 @@ export const eventSchedulerActions = {
     title: Text,
     date: z.iso.date(),
     time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)'),
-    channels: z.array(z.enum(['chatBot', 'communityBot', 'businessMessaging', 'teamChat'])).min(1).max(4),
+    channels: z
+      .array(z.enum(['chatBot', 'communityBot', 'businessMessaging', 'teamChat']))
+      .min(1)
+      .max(4),
     message: z.string().trim().min(1).max(4000).optional(),
   }),
   list: z.strictObject({ action: z.literal('list'), status: z.enum(['scheduled', 'cancelled']).optional() }),

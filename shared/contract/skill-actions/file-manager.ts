@@ -17,13 +17,33 @@ export const fileManagerBodies = {
   upload: z
     .strictObject({
       action: z.literal('upload'),
-      name: z.string().trim().min(1).max(200).regex(/^[^/\\\u0000-\u001f]+$/, 'a file name without slashes or control characters'),
-      contentBase64: z.base64().max(Math.ceil(FILE_UPLOAD_MAX_BYTES / 3) * 4 + 4).describe(`the file, base64; at most ${FILE_UPLOAD_MAX_BYTES} bytes decoded`),
-      contentType: z.string().regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a media type such as application/pdf').default('application/octet-stream'),
-      folder: z.union([z.literal('/'), Folder]).default('/').describe('/ = the top level'),
+      name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .regex(/^[^/\\\u0000-\u001f]+$/, 'a file name without slashes or control characters'),
+      contentBase64: z
+        .base64()
+        .max(Math.ceil(FILE_UPLOAD_MAX_BYTES / 3) * 4 + 4)
+        .describe(`the file, base64; at most ${FILE_UPLOAD_MAX_BYTES} bytes decoded`),
+      contentType: z
+        .string()
+        .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a media type such as application/pdf')
+        .default('application/octet-stream'),
+      folder: z
+        .union([z.literal('/'), Folder])
+        .default('/')
+        .describe('/ = the top level'),
     })
     .describe("store a file within the plan's storage quota (429 with current and limit when full)"),
-  list: z.strictObject({ action: z.literal('list'), folder: z.union([z.literal('/'), Folder]).optional().describe('omitted = every file') }),
+  list: z.strictObject({
+    action: z.literal('list'),
+    folder: z
+      .union([z.literal('/'), Folder])
+      .optional()
+      .describe('omitted = every file'),
+  }),
   get: z.strictObject({ action: z.literal('get'), fileId: FileId }).describe('the metadata and the content, base64'),
   delete: z.strictObject({ action: z.literal('delete'), fileId: FileId }),
   usage: z.strictObject({ action: z.literal('usage') }).describe('bytes in use and the quota'),

@@ -11,7 +11,11 @@ export const FanFields = z.strictObject({
   firstSeenAt: z.iso.datetime({ offset: true }).optional().describe('when the fan first engaged; default now'),
   lastActiveAt: z.iso.datetime({ offset: true }).optional(),
   purchases: Count.default(0),
-  spend: z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'a USD amount such as 12.50').default('0').describe('total spend in USD'),
+  spend: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,2})?$/, 'a USD amount such as 12.50')
+    .default('0')
+    .describe('total spend in USD'),
   streams: Count.default(0),
 });
 

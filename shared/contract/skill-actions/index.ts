@@ -34,7 +34,10 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
   'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
   'event-ticketing': { bodies: eventTicketingActions, example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' } },
-  guestlist: { bodies: guestlistActions, example: { action: 'add_guest', eventId: 'evt_summer-24', name: 'Ada Lovelace', email: 'ada@example.com', plusOnes: 1 } },
+  guestlist: {
+    bodies: guestlistActions,
+    example: { action: 'add_guest', eventId: 'evt_summer-24', name: 'Ada Lovelace', email: 'ada@example.com', plusOnes: 1 },
+  },
   'event-scheduler': {
     bodies: eventSchedulerActions,
     example: { action: 'schedule', title: 'Album launch party', date: '2025-09-12', time: '20:30', channels: ['chatBot', 'communityBot'] },

@@ -15,7 +15,11 @@ export const TrackInput = z.strictObject({
   genre: Text,
   mood: Text.optional(),
   key: CamelotKey.optional(),
-  durationSeconds: z.number().int().min(30).max(4 * 3600),
+  durationSeconds: z
+    .number()
+    .int()
+    .min(30)
+    .max(4 * 3600),
 });
 
 const MAX_IMPORT = 100;
@@ -39,7 +43,11 @@ export const setlistOracleActions = {
   build: z.strictObject({
     action: z.literal('build'),
     genre: Text.optional().describe('only tracks of this genre (case-insensitive)'),
-    duration: z.number().positive().max(24 * 60).describe('set length in minutes'),
+    duration: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .describe('set length in minutes'),
   }),
 };
 
@@ -49,7 +57,11 @@ export const demoSubmitterActions = {
     title: Text,
     artist: Text,
     recipient: Text.optional().describe('the label or curator it is for'),
-    link: z.url({ protocol: /^https$/ }).max(2000).optional().describe('where the demo can be heard'),
+    link: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .optional()
+      .describe('where the demo can be heard'),
   }),
   list: z.strictObject({ action: z.literal('list'), status: z.enum(['submitted', 'accepted', 'rejected']).optional() }),
 };

@@ -12,7 +12,13 @@ const Tags = z.array(Tag).max(20);
 export const notesWorkspaceBodies = {
   create_note: z.strictObject({ action: z.literal('create_note'), title: Title, content: Content.default(''), tags: Tags.default([]) }),
   get_note: z.strictObject({ action: z.literal('get_note'), noteId: NoteId }),
-  update_note: z.strictObject({ action: z.literal('update_note'), noteId: NoteId, title: Title.optional(), content: Content.optional(), tags: Tags.optional() }),
+  update_note: z.strictObject({
+    action: z.literal('update_note'),
+    noteId: NoteId,
+    title: Title.optional(),
+    content: Content.optional(),
+    tags: Tags.optional(),
+  }),
   delete_note: z.strictObject({ action: z.literal('delete_note'), noteId: NoteId }),
   list_notes: z.strictObject({ action: z.literal('list_notes'), tag: Tag.optional() }),
   search: z

@@ -10,7 +10,9 @@ const Content = z.string().max(DOCUMENT_CONTENT_MAX_CHARS);
 
 export const workspaceSuiteBodies = {
   create_folder: z.strictObject({ action: z.literal('create_folder'), name: Name, parentId: FolderId.optional().describe('omitted = top level') }),
-  list_folder: z.strictObject({ action: z.literal('list_folder'), folderId: FolderId.optional().describe('omitted = top level') }).describe('the folders and documents directly inside'),
+  list_folder: z
+    .strictObject({ action: z.literal('list_folder'), folderId: FolderId.optional().describe('omitted = top level') })
+    .describe('the folders and documents directly inside'),
   delete_folder: z.strictObject({ action: z.literal('delete_folder'), folderId: FolderId }).describe('only an empty folder (409 otherwise)'),
   create_document: z.strictObject({ action: z.literal('create_document'), title: Name, content: Content.default(''), folderId: FolderId.optional() }),
   get_document: z.strictObject({ action: z.literal('get_document'), documentId: DocumentId }),

@@ -73,7 +73,11 @@ export async function stopSet(userId: string, finished: FinishedSet): Promise<vo
     await transact([
       tx.update(
         keys.djSet(userId, finished.agentId),
-        { expression: 'SET #status = :idle, lastEndedAt = :endedAt REMOVE #live', names: { '#status': 'status', '#live': 'live' }, values: { ':idle': 'idle', ':endedAt': finished.endedAt } },
+        {
+          expression: 'SET #status = :idle, lastEndedAt = :endedAt REMOVE #live',
+          names: { '#status': 'status', '#live': 'live' },
+          values: { ':idle': 'idle', ':endedAt': finished.endedAt },
+        },
         { expression: '#status = :live AND #live.setId = :setId', values: { ':live': 'live', ':setId': finished.setId } },
       ),
       tx.put({ ...keys.djSetLog(userId, finished.agentId, finished.startedAt), ...finished }),

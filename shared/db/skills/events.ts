@@ -46,7 +46,11 @@ export class SoldOutError extends Error {
 const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 const PURCHASE_ATTEMPTS = 40;
 
-export async function createTicketedEvent(userId: string, input: Omit<TicketedEvent, 'eventId' | 'createdAt' | 'tiers'> & { tiers: { tier: string; priceCents: number; quantity: number }[] }, now = new Date()) {
+export async function createTicketedEvent(
+  userId: string,
+  input: Omit<TicketedEvent, 'eventId' | 'createdAt' | 'tiers'> & { tiers: { tier: string; priceCents: number; quantity: number }[] },
+  now = new Date(),
+) {
   const event: TicketedEvent = {
     eventId: newId('evt'),
     name: input.name,
@@ -60,7 +64,15 @@ export async function createTicketedEvent(userId: string, input: Omit<TicketedEv
   return event;
 }
 
-const eventView = ({ eventId, name, date, venue, currency, tiers, createdAt }: TicketedEvent): TicketedEvent => ({ eventId, name, date, venue, currency, tiers, createdAt });
+const eventView = ({ eventId, name, date, venue, currency, tiers, createdAt }: TicketedEvent): TicketedEvent => ({
+  eventId,
+  name,
+  date,
+  venue,
+  currency,
+  tiers,
+  createdAt,
+});
 
 export async function getTicketedEvent(userId: string, eventId: string, consistent = false) {
   const item = await tenant(userId).get<TicketedEvent & Record<string, unknown>>(keys.ticketedEvent(userId, eventId), consistent);
@@ -72,7 +84,14 @@ export async function listTicketedEvents(userId: string) {
 }
 
 /** Sells `quantity` tickets of a tier or throws SoldOutError; the caller has checked the event and tier exist. */
-export async function purchaseTickets(userId: string, event: TicketedEvent, tier: string, quantity: number, email: string, now = new Date()): Promise<TicketOrder> {
+export async function purchaseTickets(
+  userId: string,
+  event: TicketedEvent,
+  tier: string,
+  quantity: number,
+  email: string,
+  now = new Date(),
+): Promise<TicketOrder> {
   const price = event.tiers[tier]!.priceCents;
   const order: TicketOrder = {
     orderId: newId('ord'),
@@ -112,6 +131,16 @@ export async function listTicketOrders(userId: string, eventId?: string): Promis
   const items = await tenant(userId).queryAll<TicketOrder & Record<string, unknown>>(keys.ticketOrderPrefix);
   return items
     .filter((o) => !eventId || o.eventId === eventId)
-    .map(({ orderId, eventId: e, tier, quantity, email, amountCents, currency, status, createdAt }) => ({ orderId, eventId: e, tier, quantity, email, amountCents, currency, status, createdAt }))
+    .map(({ orderId, eventId: e, tier, quantity, email, amountCents, currency, status, createdAt }) => ({
+      orderId,
+      eventId: e,
+      tier,
+      quantity,
+      email,
+      amountCents,
+      currency,
+      status,
+      createdAt,
+    }))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }

@@ -51,7 +51,8 @@ export async function upsertFan(userId: string, fanId: string, fan: FanInput, se
     names[`#r${i}`] = f;
   });
   const expression =
-    `SET ${[...sets, '#createdAt = if_not_exists(#createdAt, :now)'].join(', ')}` + (removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : '');
+    `SET ${[...sets, '#createdAt = if_not_exists(#createdAt, :now)'].join(', ')}` +
+    (removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : '');
   return tenant(userId).update<FanRecord>(keys.fan(userId, fanId), { expression, names, values });
 }
 

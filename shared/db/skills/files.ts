@@ -27,7 +27,10 @@ export async function addFile(userId: string, file: StoredFile, limitBytes: numb
       tx.update(
         keys.fileStorageUsage(userId),
         { expression: 'ADD usedBytes :size', values: { ':size': file.size } },
-        { expression: '(attribute_not_exists(usedBytes) AND :size <= :limit) OR usedBytes <= :room', values: { ':limit': limitBytes, ':room': limitBytes - file.size } },
+        {
+          expression: '(attribute_not_exists(usedBytes) AND :size <= :limit) OR usedBytes <= :room',
+          values: { ':limit': limitBytes, ':room': limitBytes - file.size },
+        },
       ),
     ]);
   } catch (err) {

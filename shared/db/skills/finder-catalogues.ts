@@ -27,6 +27,7 @@ async function readAll<T extends Entry>(partition: string): Promise<T[]> {
 }
 
 export const importVenues = <T extends Entry>(venues: T[], replace: boolean) => importInto(keys.venuePartition, keys.venueEntry, venues, replace);
-export const importFestivals = <T extends Entry>(festivals: T[], replace: boolean) => importInto(keys.festivalPartition, keys.festivalEntry, festivals, replace);
+export const importFestivals = <T extends Entry>(festivals: T[], replace: boolean) =>
+  importInto(keys.festivalPartition, keys.festivalEntry, festivals, replace);
 export const listVenues = <T extends Entry>() => readAll<T>(keys.venuePartition);
 export const listFestivals = <T extends Entry>() => readAll<T>(keys.festivalPartition);

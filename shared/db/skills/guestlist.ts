@@ -81,7 +81,15 @@ export async function addGuest(userId: string, input: Omit<Guest, 'guestId' | 'a
   return guest;
 }
 
-const guestView = ({ guestId, eventId, name, email, plusOnes, addedAt, checkedInAt }: Guest): Guest => ({ guestId, eventId, name, email, plusOnes, addedAt, checkedInAt });
+const guestView = ({ guestId, eventId, name, email, plusOnes, addedAt, checkedInAt }: Guest): Guest => ({
+  guestId,
+  eventId,
+  name,
+  email,
+  plusOnes,
+  addedAt,
+  checkedInAt,
+});
 
 export async function listGuests(userId: string, eventId: string): Promise<Guest[]> {
   const items = await tenant(userId).queryAll<Guest & Record<string, unknown>>(keys.guestPrefix(eventId), { consistent: true });

@@ -34,7 +34,17 @@ export async function addTracks(userId: string, tracks: Omit<Track, 'trackId' | 
   return stored;
 }
 
-const trackView = ({ trackId, title, artist, bpm, genre, mood, key, durationSeconds, addedAt }: Track): Track => ({ trackId, title, artist, bpm, genre, mood, key, durationSeconds, addedAt });
+const trackView = ({ trackId, title, artist, bpm, genre, mood, key, durationSeconds, addedAt }: Track): Track => ({
+  trackId,
+  title,
+  artist,
+  bpm,
+  genre,
+  mood,
+  key,
+  durationSeconds,
+  addedAt,
+});
 
 export async function listTracks(userId: string): Promise<Track[]> {
   return (await tenant(userId).queryAll<Track & Record<string, unknown>>(keys.trackPrefix)).map(trackView);
@@ -53,5 +63,7 @@ export async function submitDemo(userId: string, demo: Omit<Demo, 'demoId' | 'st
 /** Newest first. */
 export async function listDemos(userId: string): Promise<Demo[]> {
   const items = await tenant(userId).queryAll<Demo & Record<string, unknown>>(keys.demoPrefix);
-  return items.reverse().map(({ demoId, title, artist, recipient, link, status, submittedAt }) => ({ demoId, title, artist, recipient, link, status, submittedAt }));
+  return items
+    .reverse()
+    .map(({ demoId, title, artist, recipient, link, status, submittedAt }) => ({ demoId, title, artist, recipient, link, status, submittedAt }));
 }

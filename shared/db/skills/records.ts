@@ -35,7 +35,11 @@ export async function updateRecord<T extends Item>(userId: string, key: Key, fie
   });
   const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
   try {
-    return await tenant(userId).update<T>(key, { expression, names, values: Object.keys(values).length ? values : undefined }, { expression: 'attribute_exists(pk)' });
+    return await tenant(userId).update<T>(
+      key,
+      { expression, names, values: Object.keys(values).length ? values : undefined },
+      { expression: 'attribute_exists(pk)' },
+    );
   } catch (err) {
     if (err instanceof ConditionFailedError) return undefined;
     throw err;

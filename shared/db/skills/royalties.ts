@@ -59,7 +59,10 @@ export async function importStatements(
         );
       }),
     );
-    const items: TransactItem[] = [...statements.map((s) => tx.put({ ...keys.royaltyStatement(userId, s.statementId), ...s }, { expression: 'attribute_not_exists(pk)' })), ...months];
+    const items: TransactItem[] = [
+      ...statements.map((s) => tx.put({ ...keys.royaltyStatement(userId, s.statementId), ...s }, { expression: 'attribute_not_exists(pk)' })),
+      ...months,
+    ];
     try {
       await transactRetrying(items);
       return;

@@ -26,7 +26,16 @@ export async function schedulePost(userId: string, input: Omit<ScheduledPost, 'p
 /** Soonest first. */
 export async function listScheduledPosts(userId: string): Promise<(ScheduledPost & { sk: string })[]> {
   const items = await tenant(userId).queryAll<ScheduledPost & Record<string, unknown>>(keys.scheduledPostPrefix);
-  return items.map(({ sk, postId, title, message, scheduledFor, channels, status, createdAt }) => ({ sk, postId, title, message, scheduledFor, channels, status, createdAt }));
+  return items.map(({ sk, postId, title, message, scheduledFor, channels, status, createdAt }) => ({
+    sk,
+    postId,
+    title,
+    message,
+    scheduledFor,
+    channels,
+    status,
+    createdAt,
+  }));
 }
 
 /** Cancels a scheduled post; undefined when the account has no such post. */
@@ -34,6 +43,10 @@ export async function cancelScheduledPost(userId: string, postId: string, now = 
   const found = (await listScheduledPosts(userId)).find((p) => p.postId === postId);
   if (!found) return undefined;
   const { sk, ...post } = found;
-  await tenant(userId).update(keys.scheduledPost(userId, sk.slice(keys.scheduledPostPrefix.length)), { expression: 'SET #status = :cancelled, cancelledAt = :at', names: { '#status': 'status' }, values: { ':cancelled': 'cancelled', ':at': now.toISOString() } });
+  await tenant(userId).update(keys.scheduledPost(userId, sk.slice(keys.scheduledPostPrefix.length)), {
+    expression: 'SET #status = :cancelled, cancelledAt = :at',
+    names: { '#status': 'status' },
+    values: { ':cancelled': 'cancelled', ':at': now.toISOString() },
+  });
   return { ...post, status: 'cancelled' };
 }

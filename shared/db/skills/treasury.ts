@@ -19,7 +19,11 @@ export async function addTrackedWallet(userId: string, wallet: TrackedWallet, li
   try {
     await transactRetrying([
       tx.put({ ...keys.treasuryWallet(userId, wallet.address), ...wallet }, { expression: 'attribute_not_exists(pk)' }),
-      tx.update(keys.treasuryWalletCount(userId), { expression: 'ADD wallets :one', values: { ':one': 1 } }, { expression: 'attribute_not_exists(wallets) OR wallets < :limit', values: { ':limit': limit } }),
+      tx.update(
+        keys.treasuryWalletCount(userId),
+        { expression: 'ADD wallets :one', values: { ':one': 1 } },
+        { expression: 'attribute_not_exists(wallets) OR wallets < :limit', values: { ':limit': limit } },
+      ),
     ]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new TrackedWalletExistsError('already tracked');

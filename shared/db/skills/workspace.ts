@@ -39,7 +39,8 @@ async function settle(items: TransactItem[], folderAt: number[]): Promise<void> 
   try {
     await transactRetrying(items);
   } catch (err) {
-    if (err instanceof ConditionFailedError && folderAt.some((i) => err.reasons[i] === 'ConditionalCheckFailed')) throw new FolderMissingError('folder not found');
+    if (err instanceof ConditionFailedError && folderAt.some((i) => err.reasons[i] === 'ConditionalCheckFailed'))
+      throw new FolderMissingError('folder not found');
     throw err;
   }
 }
@@ -62,7 +63,9 @@ export async function moveDocument(userId: string, doc: WorkspaceDocument, to: s
   const update = to
     ? { expression: 'SET folderId = :to, updatedAt = :now', values: { ':to': to, ':now': now } }
     : { expression: 'REMOVE folderId SET updatedAt = :now', values: { ':now': now } };
-  const items = [tx.update(keys.workspaceDocument(userId, doc.documentId), update, { expression: `attribute_exists(pk) AND ${from.expression}`, values: from.values })];
+  const items = [
+    tx.update(keys.workspaceDocument(userId, doc.documentId), update, { expression: `attribute_exists(pk) AND ${from.expression}`, values: from.values }),
+  ];
   if (doc.folderId) items.push(countIn(userId, doc.folderId, -1));
   if (to) items.push(countIn(userId, to, 1));
   try {
