@@ -28,9 +28,10 @@ async function waitForStatus(userId: string, status: string, timeoutSeconds: num
   let pause = FIRST_WAIT_PAUSE_MS;
   for (;;) {
     const instance = await getInstance(userId, true);
-    if (!instance) throw notFound('this account has no instance yet: provision an agent first');
     const left = deadline - Date.now();
-    if (instance.status === status || left <= 0) return { instance, reached: instance.status === status };
+    // Right after the first provision the provisioner has not written the instance yet: keep waiting.
+    if (!instance && left <= 0) throw notFound('this account has no instance yet: provision an agent first');
+    if (instance && (instance.status === status || left <= 0)) return { instance, reached: instance.status === status };
     await sleep(Math.min(pause, left));
     pause = Math.min(pause * 1.5, LONGEST_WAIT_PAUSE_MS);
   }
