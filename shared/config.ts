@@ -8,15 +8,18 @@ import { GATEWAY_PLUGIN_IDS } from './contract/gateway';
  * the local stack), so a bad setting fails loudly at start instead of in the middle of a request.
  */
 
-const csv = z
+/** A comma-separated list, trimmed, empty entries dropped. */
+const commaList = z
   .string()
   .optional()
   .transform((s) =>
     (s ?? '')
       .split(',')
-      .map((x) => x.trim().toLowerCase())
+      .map((x) => x.trim())
       .filter(Boolean),
   );
+/** The same, lower-cased (email addresses, origins). */
+const csv = commaList.transform((list) => list.map((x) => x.toLowerCase()));
 
 const bool = (fallback: boolean) =>
   z
@@ -96,16 +99,7 @@ const EnvSchema = z.object({
   /** Forgot-password answers take at least this long, known email or not, so timing reveals nothing. */
   FORGOT_PASSWORD_MIN_MS: z.coerce.number().int().min(0).default(300),
   /** Webhook receivers (spec 6): comma-separated URLs; every event is POSTed to each. Unset = no delivery. */
-  WEBHOOK_ENDPOINTS: z
-    .string()
-    .optional()
-    .transform((s) =>
-      (s ?? '')
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  WEBHOOK_ENDPOINTS: commaList.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
   WEBHOOK_SECRET: z
     .string()
@@ -248,16 +242,7 @@ const EnvSchema = z.object({
   /** Storage quota GET /api/metrics reports the table size against, in MB. */
   METRICS_STORAGE_QUOTA_MB: positiveInt(25_600),
   /** Skills of issue 12 part B. treasury: ERC-20 tokens whose balances it reads besides the native coin, `SYMBOL:0xcontract:decimals` comma-separated (read through WALLET_RPC_URL). */
-  TREASURY_TOKENS: z
-    .string()
-    .optional()
-    .transform((s) =>
-      (s ?? '')
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals'))),
+  TREASURY_TOKENS: commaList.pipe(z.array(z.string().regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals'))),
   /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); S3 needs @aws-sdk/client-s3 and the presigner, not yet dependencies. */
   FILE_STORAGE: z.enum(['local']).default('local'),
   /** Folder of the local file storage; default $DATA_DIR/files. */

@@ -5,7 +5,7 @@ import { oauthProvider, ProviderError, requestOptions, type OAuthProvider, type 
 import { config } from '../config';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
-import { serializeCookie } from '../http/cookies';
+import { serializeCookie } from './cookies';
 import { DomainError } from '../errors';
 import { logger } from '../logger';
 

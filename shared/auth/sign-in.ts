@@ -1,5 +1,5 @@
 import { config } from '../config';
-import { CSRF_COOKIE, serializeCookie, SESSION_COOKIE, SESSION_MAX_AGE_SECONDS } from '../http/cookies';
+import { CSRF_COOKIE, serializeCookie, SESSION_COOKIE, SESSION_MAX_AGE_SECONDS } from './cookies';
 import { sessionIdentity } from './authenticate';
 import { csrfTokenFor } from './csrf';
 import { issueSessionToken } from './jwt';

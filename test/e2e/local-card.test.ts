@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../helpers/local-stack';
+import { startLocalStack, type LocalStack, stopLocalStack } from '../helpers/local-stack';
 
 /**
  * A newcomer's path with CARD_MODE=local, over real HTTP against `npm start` and without
@@ -33,13 +33,7 @@ describe('npm start with CARD_MODE=local', () => {
     base = await stack.ready;
   }, 90_000);
 
-  afterAll(async () => {
-    if (stack?.child.exitCode === null && stack.child.signalCode === null) {
-      stack.child.kill('SIGTERM');
-      await stack.exited();
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopLocalStack(stack, dataDir));
 
   it('GET / points at the API description and says how to subscribe locally', async () => {
     const index = await api('GET', '/');

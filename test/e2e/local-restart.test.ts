@@ -1,13 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { keys } from '../../shared/db/keys';
 import { testSession, type TestSession } from '../helpers/api';
-import { startLocalStack, type LocalStack } from '../helpers/local-stack';
+import { startLocalStack, type LocalStack, stopLocalStack } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
@@ -72,13 +72,7 @@ describe('the local stack reconciles instances with the processes that run', () 
     base = await stack.ready;
   }, 90_000);
 
-  afterAll(async () => {
-    if (stack?.child.exitCode === null && stack.child.signalCode === null) {
-      stack.child.kill('SIGTERM');
-      await stack.exited();
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopLocalStack(stack, dataDir));
 
   it('an agent running before Ctrl-C runs again after npm start, on the same websocket URL', async () => {
     const provisioned = await api('POST', '/api/agents/provision', { name: 'survives restarts' });

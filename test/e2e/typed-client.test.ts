@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient } from '../../clients/typescript';
-import { startLocalStack, type LocalStack } from '../helpers/local-stack';
+import { startLocalStack, type LocalStack, stopLocalStack } from '../helpers/local-stack';
 
 /**
  * The README walkthrough, driven by the typed client generated from the OpenAPI document
@@ -22,13 +22,7 @@ describe('the README walkthrough through the typed client', () => {
     base = await stack.ready;
   }, 90_000);
 
-  afterAll(async () => {
-    if (stack?.child.exitCode === null && stack.child.signalCode === null) {
-      stack.child.kill('SIGTERM');
-      await stack.exited();
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopLocalStack(stack, dataDir));
 
   it('signs up, proves the address, provisions an agent and waits for it to run', async () => {
     const anonymous = createPlatformClient({ baseUrl: base });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
@@ -89,4 +89,13 @@ export async function signUpVerified(base: string, dataDir: string, email: strin
   if (!token) throw new Error(`sign-in failed: ${signIn.status}`);
   const { user } = (await signIn.json()) as { user: { id: string } };
   return { userId: user.id, email, token };
+}
+
+/** Stops a stack started by a test (if it is still running) and removes its data folder. */
+export async function stopLocalStack(stack: LocalStack | undefined, dataDir: string) {
+  if (stack?.child.exitCode === null && stack.child.signalCode === null) {
+    stack.child.kill('SIGTERM');
+    await stack.exited();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
 }
