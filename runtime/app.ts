@@ -13,7 +13,8 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
  * HTTP (every other request needs the gateway token, `Authorization: Bearer <token>` or `?token=`):
  *   GET  /health  → 200 {status: 'ok', runtimeVersion, agents, uptimeMs} once the state is loaded, 503 {status: 'starting'} before
  *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
- *   POST /reload  → reloads agents, configuration, memory and history from the platform
+ *   POST /reload  → reloads agents, configuration, memory, history, skills and credentials from the platform
+ *   GET  /agents/<id>/credentials → {agentId, credentials: names}: which credentials the agent holds (never values)
  * Websocket `/agents/<agentId>`, the token as `Authorization: Bearer <token>` (server clients) or
  * as the subprotocol pair `agent-runtime, bearer.<token>` (browsers, which cannot set headers; the
  * server selects `agent-runtime`, never echoing the token); `?token=` still works but ends up in
@@ -250,10 +251,19 @@ export function createRuntime(opts: RuntimeOptions) {
     }
     const chat = /^POST \/agents\/([A-Za-z0-9_-]{1,64})\/chat$/.exec(route);
     if (chat) return chatOverHttp(req, res, chat[1]!);
+    const credentialsRoute = /^GET \/agents\/([A-Za-z0-9_-]{1,64})\/credentials$/.exec(route);
+    if (credentialsRoute) return credentialNames(res, credentialsRoute[1]!);
     const skillRoute = /^\/agents\/([A-Za-z0-9_-]{1,64})\/skills(?:\/([a-z0-9-]{1,64}))?$/.exec(url.pathname);
     if (skillRoute) return skillRequest(req, res, skillRoute[1]!, skillRoute[2]);
     return json(res, 404, { error: 'not found', code: 'NOT_FOUND' });
   });
+
+  /** GET /agents/<id>/credentials: the names of the credentials this process holds for the agent (never their values). */
+  async function credentialNames(res: http.ServerResponse, agentId: string) {
+    const agent = await agentFor(agentId).catch(() => undefined);
+    if (!agent) return json(res, 404, { error: 'no such agent', code: 'NOT_FOUND' });
+    return json(res, 200, { agentId, credentials: Object.keys(agent.credentials ?? {}).sort() });
+  }
 
   /**
    * GET /agents/<id>/skills lists the skills this process loaded for the agent; POST

@@ -18,6 +18,8 @@ export interface AgentState {
   messages: (ChatMessage & { createdAt?: string })[];
   /** Installed skills; older platforms do not send them. */
   skills?: { skillId: string; enabled: boolean; config: Record<string, unknown> }[];
+  /** The agent's credentials (name → value), set by its owner; older platforms do not send them. */
+  credentials?: Record<string, string>;
 }
 
 export interface PlatformState {

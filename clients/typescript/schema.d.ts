@@ -10,24 +10,24 @@ export interface paths {
         };
         /**
          * Read the caller's agent state by `action`; without `action`, list what this route offers.
-         * @description The user is always the authenticated caller; no parameter can name another user.
+         * @description The user is always the authenticated caller: the query is strict, so a `userId` (or any unknown parameter) is refused with 400. An `agentId` or `sessionId` that is not the caller's answers 404 whatever the action.
          *     - (none) → `{endpoints}`.
          *     - `health` → `{status, agents, timestamp}` for the caller's agents.
-         *     - `sessions` → `{sessions}` (chat sessions, newest first; `agentId` filters).
-         *     - `session` → `{session, messages}`; needs `sessionId` (400 without, 404 when not the caller's).
+         *     - `sessions` → `{sessions, nextCursor}`: chat sessions, newest first, `limit` per page, then `cursor` = the previous `nextCursor` (`agentId` filters).
+         *     - `session` → `{session, messages}`: the newest `limit` messages, oldest first; needs `sessionId` (400 without, 404 when not the caller's).
          *     - `memory` → `{agentId, memory, count}`; needs `agentId` (400 without, 404 when not owned).
-         *     - `skills` → `{skills}` installed on the caller's agents (`agentId` filters).
-         *     - `credentials` → `{credentials}`: names and update times only, never values.
+         *     - `skills` → `{skills}` installed on the caller's agents, with their settings (`agentId` filters; 404 when not owned).
+         *     - `credentials` → `{credentials}`: per-agent names, masked previews and update times, never values (`agentId` filters; 404 when not owned).
          */
         get: operations["getAgentAction"];
         put?: never;
         /**
          * Act on the caller's agents by `action`: chat, create a chat session, toggle a skill, set a skill credential.
          * @description The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.
-         *     - `chat` → `{sessionId, message, usage}` (the agent's reply); 402 without an active subscription, 404 for an agent or session not the caller's, 409 when the agent is not running, 502 when the agent does not answer.
+         *     - `chat` → `{sessionId, message, usage}` (`message` is the agent's reply; both messages are stored in the session and in the agent's history). The message goes to the caller's running instance, which answers through the model layer (plan gate and metering). 402 without an active subscription, 404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when the agent does not answer.
          *     - `create-session` → 201 `{session}`; 404 when the agent is not the caller's.
-         *     - `update-skill` → `{success, skills}` (the changed installations); 404 when the skill is not installed on the named agent(s).
-         *     - `set-credential` → `{success, credential: {name, updatedAt}}`; creates or replaces the named credential.
+         *     - `update-skill` → `{success, skills}` (the changed installations): sets `enabled` and/or replaces `config` (400 with neither); 404 when the skill is not installed on the named agent(s). A running instance reloads at once.
+         *     - `set-credential` → `{success, credential: {agentId, name, preview, updatedAt}}`; creates or replaces the named credential of the agent (404 when not the caller's). The value is stored under envelope encryption and only ever delivered, decrypted, to the account's instance (its gateway-token-authenticated state read); a running instance reloads at once.
          *
          *     Rate limit scope: `chat`.
          */
@@ -3326,6 +3326,10 @@ export interface components {
         };
         RuntimeAgentState: {
             config: components["schemas"]["AgentConfig"];
+            /** @description the agent's credentials (name → value, set with `POST /api/agent` action `set-credential`): decrypted only for this gateway-token read */
+            credentials: {
+                [key: string]: string;
+            };
             id: string;
             memory: {
                 [key: string]: components["schemas"]["JsonValue"];
@@ -3546,8 +3550,12 @@ export interface operations {
         parameters: {
             query?: {
                 action?: "health" | "sessions" | "session" | "memory" | "skills" | "credentials";
-                /** @description for `memory` (required), `sessions` and `skills` (filter) */
+                /** @description for `memory` (required), `sessions`, `skills` and `credentials` (filter) */
                 agentId?: string;
+                /** @description for `sessions`: the `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description for `sessions` and `session`: 50 by default, at most 200 */
+                limit?: number;
                 /** @description for `session` */
                 sessionId?: string;
             };
@@ -3587,8 +3595,11 @@ export interface operations {
                         /** Format: date-time */
                         timestamp: string;
                     } | {
+                        /** @description pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
                         sessions: components["schemas"]["ChatSession"][];
                     } | {
+                        /** @description the newest `limit` messages of the session, oldest first */
                         messages: components["schemas"]["AgentMessage"][];
                         session: components["schemas"]["ChatSession"];
                     } | {
@@ -3600,15 +3611,24 @@ export interface operations {
                     } | {
                         skills: {
                             agentId: string;
+                            /** @description the skill's settings on this agent */
+                            config: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
                             enabled: boolean;
                             /** Format: date-time */
                             installedAt: string;
                             skillId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
                         }[];
                     } | {
-                        /** @description names only; values are never returned */
+                        /** @description names, previews and update times only; values are never returned */
                         credentials: {
+                            agentId: string;
                             name: string;
+                            /** @description a masked hint of the value (its last characters only when it is long enough to keep the rest secret) */
+                            preview: string;
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
@@ -3723,11 +3743,17 @@ export interface operations {
                     action: "update-skill";
                     /** @description only this agent; every agent of the caller with the skill installed when omitted */
                     agentId?: string;
-                    enabled: boolean;
+                    /** @description replace the skill's settings on the agent(s) */
+                    config?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /** @description enable or disable the skill */
+                    enabled?: boolean;
                     skillId: string;
                 } | {
                     /** @constant */
                     action: "set-credential";
+                    agentId: string;
                     name: string;
                     /** @description stored envelope-encrypted; never returned or logged */
                     value: string;
@@ -3754,16 +3780,25 @@ export interface operations {
                     } | {
                         skills: {
                             agentId: string;
+                            /** @description the skill's settings on this agent */
+                            config: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
                             enabled: boolean;
                             /** Format: date-time */
                             installedAt: string;
                             skillId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
                         }[];
                         /** @constant */
                         success: true;
                     } | {
                         credential: {
+                            agentId: string;
                             name: string;
+                            /** @description a masked hint of the value (its last characters only when it is long enough to keep the rest secret) */
+                            preview: string;
                             /** Format: date-time */
                             updatedAt: string;
                         };

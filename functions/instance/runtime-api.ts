@@ -7,6 +7,7 @@ import { config } from '../../shared/config';
 import { A2aLimitError, countA2aMessage } from '../../shared/db/a2a';
 import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
+import { openAgentCredentials } from '../../shared/db/agent-credentials';
 import { getInstance } from '../../shared/db/instances';
 import { listInstalledSkills } from '../../shared/db/installed-skills';
 import { readAgentMemory } from '../../shared/db/memory';
@@ -27,10 +28,11 @@ export async function requireRuntime(userId: string, authorization: string | und
 export const agentModel = (agent: Pick<AgentRecord, 'model' | 'config'>) => agent.config?.model ?? agent.model;
 
 async function agentState(userId: string, agent: AgentRecord) {
-  const [memory, messages, skills] = await Promise.all([
+  const [memory, messages, skills, credentials] = await Promise.all([
     readAgentMemory(userId, agent.id),
     recentHistory(userId, agent.id, RUNTIME_HISTORY_MESSAGES),
     listInstalledSkills(userId, agent.id),
+    openAgentCredentials(userId, agent.id),
   ]);
   return {
     id: agent.id,
@@ -40,6 +42,7 @@ async function agentState(userId: string, agent: AgentRecord) {
     memory: memory?.memory ?? {},
     messages,
     skills: skills.map(({ skillId, enabled, config }) => ({ skillId, enabled, config })),
+    credentials,
   };
 }
 

@@ -23,7 +23,26 @@ export const ChatSession = z.object({
   messageCount: z.number().int().nonnegative(),
 });
 
-const InstalledSkill = z.object({ skillId: z.string(), agentId: z.string(), enabled: z.boolean(), installedAt: IsoDate });
+export const SESSION_TITLE_MAX_CHARS = 200;
+export const CREDENTIAL_VALUE_MAX_CHARS = 4096;
+
+const SkillConfig = z.record(z.string(), z.json());
+
+const InstalledSkill = z.object({
+  skillId: z.string(),
+  agentId: z.string(),
+  enabled: z.boolean(),
+  config: SkillConfig.describe("the skill's settings on this agent"),
+  installedAt: IsoDate,
+  updatedAt: IsoDate,
+});
+
+const CredentialView = z.object({
+  agentId: z.string(),
+  name: z.string(),
+  preview: z.string().describe('a masked hint of the value (its last characters only when it is long enough to keep the rest secret)'),
+  updatedAt: IsoDate,
+});
 
 const Usage = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
 
@@ -39,11 +58,11 @@ const AgentGetAnswer = z.union([
     agents: z.array(z.object({ id: z.string(), name: z.string(), status: AgentStatus })),
     timestamp: IsoDate,
   }),
-  z.object({ sessions: z.array(ChatSession) }),
-  z.object({ session: ChatSession, messages: z.array(AgentMessage) }),
+  z.object({ sessions: z.array(ChatSession), nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page') }),
+  z.object({ session: ChatSession, messages: z.array(AgentMessage).describe('the newest `limit` messages of the session, oldest first') }),
   z.object({ agentId: z.string(), memory: z.record(z.string(), z.json()), count: z.number().int() }),
   z.object({ skills: z.array(InstalledSkill) }),
-  z.object({ credentials: z.array(z.object({ name: z.string(), updatedAt: IsoDate })).describe('names only; values are never returned') }),
+  z.object({ credentials: z.array(CredentialView).describe('names, previews and update times only; values are never returned') }),
 ]);
 
 const AgentAction = z.discriminatedUnion('action', [
@@ -53,17 +72,19 @@ const AgentAction = z.discriminatedUnion('action', [
     sessionId: ResourceId.optional().describe('continue this session; a new session is opened when omitted'),
     message: ChatText,
   }),
-  z.strictObject({ action: z.literal('create-session'), agentId: ResourceId, title: z.string().min(1).max(200).optional() }),
+  z.strictObject({ action: z.literal('create-session'), agentId: ResourceId, title: z.string().min(1).max(SESSION_TITLE_MAX_CHARS).optional() }),
   z.strictObject({
     action: z.literal('update-skill'),
     skillId: ResourceId,
-    enabled: z.boolean(),
+    enabled: z.boolean().optional().describe('enable or disable the skill'),
+    config: SkillConfig.optional().describe("replace the skill's settings on the agent(s)"),
     agentId: ResourceId.optional().describe('only this agent; every agent of the caller with the skill installed when omitted'),
   }),
   z.strictObject({
     action: z.literal('set-credential'),
+    agentId: ResourceId,
     name: CredentialName,
-    value: z.string().min(1).max(4096).describe('stored envelope-encrypted; never returned or logged'),
+    value: z.string().min(1).max(CREDENTIAL_VALUE_MAX_CHARS).describe('stored envelope-encrypted; never returned or logged'),
   }),
 ]);
 
@@ -91,18 +112,21 @@ export const agentChatContract = defineGroup({
       auth: 'session',
       summary: "Read the caller's agent state by `action`; without `action`, list what this route offers.",
       description:
-        'The user is always the authenticated caller; no parameter can name another user.\n' +
+        'The user is always the authenticated caller: the query is strict, so a `userId` (or any unknown parameter) is refused with 400. ' +
+        "An `agentId` or `sessionId` that is not the caller's answers 404 whatever the action.\n" +
         '- (none) → `{endpoints}`.\n' +
         "- `health` → `{status, agents, timestamp}` for the caller's agents.\n" +
-        '- `sessions` → `{sessions}` (chat sessions, newest first; `agentId` filters).\n' +
-        "- `session` → `{session, messages}`; needs `sessionId` (400 without, 404 when not the caller's).\n" +
+        '- `sessions` → `{sessions, nextCursor}`: chat sessions, newest first, `limit` per page, then `cursor` = the previous `nextCursor` (`agentId` filters).\n' +
+        "- `session` → `{session, messages}`: the newest `limit` messages, oldest first; needs `sessionId` (400 without, 404 when not the caller's).\n" +
         '- `memory` → `{agentId, memory, count}`; needs `agentId` (400 without, 404 when not owned).\n' +
-        "- `skills` → `{skills}` installed on the caller's agents (`agentId` filters).\n" +
-        '- `credentials` → `{credentials}`: names and update times only, never values.',
-      query: z.object({
+        "- `skills` → `{skills}` installed on the caller's agents, with their settings (`agentId` filters; 404 when not owned).\n" +
+        '- `credentials` → `{credentials}`: per-agent names, masked previews and update times, never values (`agentId` filters; 404 when not owned).',
+      query: z.strictObject({
         action: z.enum(AGENT_GET_ACTIONS).optional(),
         sessionId: ResourceId.optional().describe('for `session`'),
-        agentId: ResourceId.optional().describe('for `memory` (required), `sessions` and `skills` (filter)'),
+        agentId: ResourceId.optional().describe('for `memory` (required), `sessions`, `skills` and `credentials` (filter)'),
+        limit: Paging.limit.describe(`for \`sessions\` and \`session\`: ${CHAT_HISTORY_DEFAULT_LIMIT} by default, at most ${CHAT_HISTORY_MAX_LIMIT}`),
+        cursor: ResourceId.optional().describe('for `sessions`: the `nextCursor` of the previous page'),
       }),
       responses: { 200: AgentGetAnswer, 404: ErrorBody, ...commonErrorResponses },
     },
@@ -116,17 +140,21 @@ export const agentChatContract = defineGroup({
       summary: "Act on the caller's agents by `action`: chat, create a chat session, toggle a skill, set a skill credential.",
       description:
         'The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.\n' +
-        "- `chat` → `{sessionId, message, usage}` (the agent's reply); 402 without an active subscription, 404 for an agent or session not the caller's, 409 when the agent is not running, 502 when the agent does not answer.\n" +
+        "- `chat` → `{sessionId, message, usage}` (`message` is the agent's reply; both messages are stored in the session and in the agent's history). " +
+        "The message goes to the caller's running instance, which answers through the model layer (plan gate and metering). 402 without an active subscription, " +
+        "404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when the agent does not answer.\n" +
         "- `create-session` → 201 `{session}`; 404 when the agent is not the caller's.\n" +
-        '- `update-skill` → `{success, skills}` (the changed installations); 404 when the skill is not installed on the named agent(s).\n' +
-        '- `set-credential` → `{success, credential: {name, updatedAt}}`; creates or replaces the named credential.',
+        '- `update-skill` → `{success, skills}` (the changed installations): sets `enabled` and/or replaces `config` (400 with neither); 404 when the skill is not installed on the named agent(s). ' +
+        'A running instance reloads at once.\n' +
+        "- `set-credential` → `{success, credential: {agentId, name, preview, updatedAt}}`; creates or replaces the named credential of the agent (404 when not the caller's). " +
+        "The value is stored under envelope encryption and only ever delivered, decrypted, to the account's instance (its gateway-token-authenticated state read); a running instance reloads at once.",
       body: AgentAction,
       example: { action: 'chat', agentId: 'agt_7Hk2mQ9xLp', message: 'Draft a setlist for Friday night, 90 minutes of deep house.' },
       responses: {
         200: z.union([
           z.object({ sessionId: z.string(), message: AgentMessage, usage: Usage }),
           SuccessTrue.extend({ skills: z.array(InstalledSkill) }),
-          SuccessTrue.extend({ credential: z.object({ name: z.string(), updatedAt: IsoDate }) }),
+          SuccessTrue.extend({ credential: CredentialView }),
         ]),
         201: z.object({ session: ChatSession }),
         402: ErrorBody,

@@ -88,6 +88,9 @@ export const RuntimeAgentState = z.object({
   skills: z
     .array(z.object({ skillId: z.string(), enabled: z.boolean(), config: z.record(z.string(), z.json()) }))
     .describe('the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}`'),
+  credentials: z
+    .record(z.string(), z.string())
+    .describe("the agent's credentials (name → value, set with `POST /api/agent` action `set-credential`): decrypted only for this gateway-token read"),
 });
 
 export const RUNTIME_HISTORY_MESSAGES = 50;

@@ -125,3 +125,36 @@ export async function uninstallSkill(userId: string, agentId: string, skillId: s
     throw err;
   }
 }
+
+/**
+ * `/api/agent` update-skill (issue 10): enables, disables or re-configures an installed skill.
+ * `config` replaces the whole settings object. Undefined when the skill is not installed on the agent.
+ */
+export async function updateInstalledSkill(
+  userId: string,
+  agentId: string,
+  skillId: string,
+  change: { enabled?: boolean; config?: Record<string, unknown> },
+  now = new Date(),
+): Promise<InstalledSkill | undefined> {
+  const sets = ['updatedAt = :at'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':at': now.toISOString() };
+  for (const field of ['enabled', 'config'] as const) {
+    if (change[field] === undefined) continue;
+    sets.push(`#${field} = :${field}`);
+    names[`#${field}`] = field;
+    values[`:${field}`] = change[field];
+  }
+  try {
+    const item = await tenant(userId).update<InstalledSkill & Record<string, unknown>>(
+      keys.installedSkill(userId, agentId, skillId),
+      { expression: `SET ${sets.join(', ')}`, names: Object.keys(names).length ? names : undefined, values },
+      { expression: 'attribute_exists(pk)' },
+    );
+    return view(item);
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return undefined;
+    throw err;
+  }
+}

@@ -203,4 +203,12 @@ export const keys = {
   instanceSortKey: 'INSTANCE',
   /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
   localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
+  /** `/api/agent` (issue 10): chat sessions (threads) per agent, ids sortable by creation time, and the messages of each, sortable by time. */
+  chatSession: (userId: string, sessionId: string): Key => ({ pk: userPk(userId), sk: `CHATSESS#${sessionId}` }),
+  chatSessionPrefix: 'CHATSESS#',
+  chatSessionMessage: (userId: string, sessionId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `CHATSESSMSG#${sessionId}#${sortId}` }),
+  chatSessionMessagePrefix: (sessionId: string) => `CHATSESSMSG#${sessionId}#`,
+  /** `/api/agent` (issue 10): a per-agent secret (envelope-encrypted), delivered to the account's instance. */
+  agentCredential: (userId: string, agentId: string, name: string): Key => ({ pk: userPk(userId), sk: `AGENTCRED#${agentId}#${name}` }),
+  agentCredentialPrefix: (agentId?: string) => (agentId ? `AGENTCRED#${agentId}#` : 'AGENTCRED#'),
 } as const;
