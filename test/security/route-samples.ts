@@ -82,3 +82,12 @@ ownedResources.metrics = async (owner) => {
   });
   return {};
 };
+
+// --- agent chat and /api/agent (issue 10) ---
+/** An agent with a chat session, so the intruder points at real ids of the owner's agent and session. */
+ownedResources['agent-chat'] = async (owner) => {
+  const agentId = await putTestAgent(owner.userId);
+  const res = await call('POST', '/api/agent', { body: { action: 'create-session', agentId }, session: owner });
+  if (res.status !== 201) throw new Error(`could not create a chat session: ${res.status} ${res.text}`);
+  return { agentId, sessionId: res.body.session.id };
+};
