@@ -42,7 +42,7 @@ interface FunctionRow {
   addedOverBaseline?: ModuleShare[];
 }
 
-const targets = [
+const allTargets = [
   ...contract.map((g) => ({
     name: g.group,
     kind: (g.dynamoOnly ? 'http (dynamo-only)' : 'http') as FunctionRow['kind'],
@@ -50,6 +50,25 @@ const targets = [
   })),
   ...EVENT_FUNCTIONS.map((name) => ({ name, kind: 'event' as const, budgetKb: BUDGET.otherKb })),
 ];
+
+/**
+ * `npm run bench -- --only ai,agent-chat`: the size and init of just those functions (against the
+ * same baseline), without the warm CPU and tracing parts; a partial run never updates the reference.
+ */
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',').filter(Boolean) : undefined;
+const unknown = only?.filter((name) => !allTargets.some((t) => t.name === name)) ?? [];
+if (only && (!only.length || unknown.length)) {
+  progress(
+    `--only needs a comma-separated list of functions; unknown: ${unknown.join(', ') || '(none given)'}; known: ${allTargets.map((t) => t.name).join(', ')}`,
+  );
+  process.exit(2);
+}
+if (only && process.argv.includes('--save-reference')) {
+  progress('--save-reference needs the full bench, not --only');
+  process.exit(2);
+}
+const targets = only ? allTargets.filter((t) => only.includes(t.name)) : allTargets;
 
 // 1. Bundle, as CDK would.
 rmSync(DIST, { recursive: true, force: true });
@@ -103,11 +122,11 @@ const rows: FunctionRow[] = targets.map((t) => {
 
 // 3. Warm handler CPU, with the emulators up only now so Java does not disturb the init numbers.
 const { measureWarm, CPU_BUDGET } = await import('./warm');
-const warm = await measureWarm(progress);
+const warm = only ? [] : await measureWarm(progress);
 
 // 3b. Tracing: Lambda active tracing (the stack's choice) against the Powertools Tracer's init.
 const { measureTracing } = await import('./tracing');
-const tracing = await measureTracing(progress);
+const tracing = only ? undefined : await measureTracing(progress);
 
 // 4. Report.
 function round(x: number, digits: number) {
@@ -174,65 +193,71 @@ if (over.length) {
   }
 }
 
-out.push(
-  '',
-  `Warm handler CPU outside I/O (${warm[0]?.iterations ?? 0} calls after ${warm[0]?.warmups ?? 0} warm-ups; process.cpuUsage() per call, DynamoDB Local in another process; budget p50 <= ${CPU_BUDGET.p50Ms} ms, p99 <= ${CPU_BUDGET.p99Ms} ms)`,
-  '',
-);
-out.push(
-  table(
-    [
-      'route',
-      'credential',
-      'statuses',
-      'cpu p50 ms',
-      'cpu p99 ms',
-      'cpu mean ms',
-      'main-thread p50/p99 ms',
-      'p99 w/o GC ms',
-      'calls hit by GC',
-      'wall p50 ms',
-      'wall p99 ms',
-      'DynamoDB trips/req',
-      'cpu ok',
-      '',
-    ],
-    warm.map((w) => [
-      w.route,
-      w.credential,
-      Object.entries(w.statuses)
-        .map(([k, v]) => (Object.keys(w.statuses).length === 1 ? k : `${k}x${v}`))
-        .join(' '),
-      w.cpuP50Ms.toFixed(3),
-      w.cpuP99Ms.toFixed(3),
-      w.cpuMeanMs.toFixed(3),
-      `${w.mainThreadCpuP50Ms.toFixed(3)} / ${w.mainThreadCpuP99Ms.toFixed(3)}`,
-      w.cpuP99WithoutGcMs.toFixed(3),
-      String(w.callsOverlappingGc),
-      w.wallP50Ms.toFixed(3),
-      w.wallP99Ms.toFixed(3),
-      w.callsWithExtraRoundTrips
-        ? `${w.dbRoundTripsPerRequest} (max ${w.dbRoundTripsMax} on ${w.callsWithExtraRoundTrips} calls)`
-        : String(w.dbRoundTripsPerRequest),
-      w.cpuOk ? 'yes' : 'NO',
-      w.cpuOk ? '' : 'OVER BUDGET',
-    ]),
-    [false, false, true, true, true, true, true, true, true, true, true, true, false, false],
-  ),
-);
-out.push(
-  '  main-thread: process.threadCpuUsage() (no GC helper threads, no libuv pool); p99 w/o GC: calls no garbage collection overlapped.',
-  "  DynamoDB trips/req: median over the measured calls (steady state), counted by wrapping the document client's send.",
-);
-for (const w of warm) out.push(`  ${w.route} (${w.credential}): ${w.why}; DynamoDB calls: ${w.dbCommands.join(' + ') || 'none'}`);
+// A partial run (--only) measures neither.
+if (!only) reportWarmAndTracing();
 
-out.push(
-  '',
-  `Tracing init (median of ${tracing.runs} fresh processes, trivial handler with CDK's bundle settings): Lambda active tracing ${tracing.none.initMedianMs.toFixed(2)} ms, ${tracing.none.bytes} B` +
-    (tracing.powertools
-      ? `; Powertools Tracer ${tracing.powertools.initMedianMs.toFixed(2)} ms, ${fmtBytes(tracing.powertools.bytes)} (+${tracing.addedInitMs!.toFixed(2)} ms init per cold start)`
-      : `; Powertools Tracer not measured: ${tracing.note}`),
-);
+function reportWarmAndTracing() {
+  if (!tracing) return;
+  out.push(
+    '',
+    `Warm handler CPU outside I/O (${warm[0]?.iterations ?? 0} calls after ${warm[0]?.warmups ?? 0} warm-ups; process.cpuUsage() per call, DynamoDB Local in another process; budget p50 <= ${CPU_BUDGET.p50Ms} ms, p99 <= ${CPU_BUDGET.p99Ms} ms)`,
+    '',
+  );
+  out.push(
+    table(
+      [
+        'route',
+        'credential',
+        'statuses',
+        'cpu p50 ms',
+        'cpu p99 ms',
+        'cpu mean ms',
+        'main-thread p50/p99 ms',
+        'p99 w/o GC ms',
+        'calls hit by GC',
+        'wall p50 ms',
+        'wall p99 ms',
+        'DynamoDB trips/req',
+        'cpu ok',
+        '',
+      ],
+      warm.map((w) => [
+        w.route,
+        w.credential,
+        Object.entries(w.statuses)
+          .map(([k, v]) => (Object.keys(w.statuses).length === 1 ? k : `${k}x${v}`))
+          .join(' '),
+        w.cpuP50Ms.toFixed(3),
+        w.cpuP99Ms.toFixed(3),
+        w.cpuMeanMs.toFixed(3),
+        `${w.mainThreadCpuP50Ms.toFixed(3)} / ${w.mainThreadCpuP99Ms.toFixed(3)}`,
+        w.cpuP99WithoutGcMs.toFixed(3),
+        String(w.callsOverlappingGc),
+        w.wallP50Ms.toFixed(3),
+        w.wallP99Ms.toFixed(3),
+        w.callsWithExtraRoundTrips
+          ? `${w.dbRoundTripsPerRequest} (max ${w.dbRoundTripsMax} on ${w.callsWithExtraRoundTrips} calls)`
+          : String(w.dbRoundTripsPerRequest),
+        w.cpuOk ? 'yes' : 'NO',
+        w.cpuOk ? '' : 'OVER BUDGET',
+      ]),
+      [false, false, true, true, true, true, true, true, true, true, true, true, false, false],
+    ),
+  );
+  out.push(
+    '  main-thread: process.threadCpuUsage() (no GC helper threads, no libuv pool); p99 w/o GC: calls no garbage collection overlapped.',
+    "  DynamoDB trips/req: median over the measured calls (steady state), counted by wrapping the document client's send.",
+  );
+  for (const w of warm) out.push(`  ${w.route} (${w.credential}): ${w.why}; DynamoDB calls: ${w.dbCommands.join(' + ') || 'none'}`);
+
+  out.push(
+    '',
+    `Tracing init (median of ${tracing.runs} fresh processes, trivial handler with CDK's bundle settings): Lambda active tracing ${tracing.none.initMedianMs.toFixed(2)} ms, ${tracing.none.bytes} B` +
+      (tracing.powertools
+        ? `; Powertools Tracer ${tracing.powertools.initMedianMs.toFixed(2)} ms, ${fmtBytes(tracing.powertools.bytes)} (+${tracing.addedInitMs!.toFixed(2)} ms init per cold start)`
+        : `; Powertools Tracer not measured: ${tracing.note}`),
+  );
+}
 
 const warmOver = warm.filter((w) => !w.cpuOk);
 const durationS = (performance.now() - startedAt) / 1000;
@@ -249,7 +274,7 @@ if (busy) {
 out.push(
   '',
   `SUMMARY: ${over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
-    `${warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
+    `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
     `bench took ${durationS.toFixed(1)} s.`,
   '',
 );
@@ -290,10 +315,10 @@ const results = {
 };
 // Each run's figures go to an ignored folder, so a bench leaves the clone clean; the committed
 // reference copy (bench/results.json) changes only when asked: `npm run bench -- --save-reference`.
-const latest = path.join(ROOT, 'bench', 'results', 'latest.json');
+const latest = path.join(ROOT, 'bench', 'results', only ? `only-${only.join('+')}.json` : 'latest.json');
 mkdirSync(path.dirname(latest), { recursive: true });
 writeFileSync(latest, `${JSON.stringify(results, null, 2)}\n`);
-progress(`wrote bench/results/latest.json`);
+progress(`wrote bench/results/${path.basename(latest)}`);
 if (process.argv.includes('--save-reference')) {
   writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   progress(`wrote the reference copy bench/results.json`);
