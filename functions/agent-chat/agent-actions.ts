@@ -20,16 +20,16 @@ type GetQuery = { action?: string; sessionId?: string; agentId?: string; limit: 
 
 const ENDPOINTS = [
   { method: 'GET', action: null, description: 'this listing' },
-  { method: 'GET', action: 'health', description: "the caller's agents and their status" },
-  { method: 'GET', action: 'sessions', description: 'chat sessions, newest first (agentId filters; limit and cursor page)' },
-  { method: 'GET', action: 'session', description: 'one session with its messages (sessionId)' },
-  { method: 'GET', action: 'memory', description: "an agent's memory (agentId)" },
-  { method: 'GET', action: 'skills', description: 'installed skills with their settings (agentId filters)' },
-  { method: 'GET', action: 'credentials', description: 'credential names, previews and update times; never values (agentId filters)' },
-  { method: 'POST', action: 'chat', description: "send a message to an agent in a session and get the agent's reply" },
-  { method: 'POST', action: 'create-session', description: 'open a chat session with an agent' },
-  { method: 'POST', action: 'update-skill', description: 'enable, disable or configure an installed skill' },
-  { method: 'POST', action: 'set-credential', description: "create or replace a per-agent secret, delivered only to the account's instance" },
+  { method: 'GET', action: 'health', description: 'agent status' },
+  { method: 'GET', action: 'sessions', description: 'chat sessions, newest first' },
+  { method: 'GET', action: 'session', description: 'a session and its messages' },
+  { method: 'GET', action: 'memory', description: "an agent's memory" },
+  { method: 'GET', action: 'skills', description: 'installed skills' },
+  { method: 'GET', action: 'credentials', description: 'credential names and previews' },
+  { method: 'POST', action: 'chat', description: 'message an agent' },
+  { method: 'POST', action: 'create-session', description: 'open a chat session' },
+  { method: 'POST', action: 'update-skill', description: 'enable, disable or configure a skill' },
+  { method: 'POST', action: 'set-credential', description: 'set an agent secret' },
 ] as const;
 
 async function requireOwnedAgent(userId: string, agentId: string | undefined) {

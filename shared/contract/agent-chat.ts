@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AgentMessage, AgentStatus } from './agents';
+import { AgentMessage, AgentStatus } from './agent-records';
 import { ResourceId } from './memory';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue } from './route';
 
@@ -140,9 +140,8 @@ export const agentChatContract = defineGroup({
       summary: "Act on the caller's agents by `action`: chat, create a chat session, toggle a skill, set a skill credential.",
       description:
         'The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.\n' +
-        "- `chat` → `{sessionId, message, usage}` (`message` is the agent's reply; both messages are stored in the session and in the agent's history). " +
-        "The message goes to the caller's running instance, which answers through the model layer (plan gate and metering). 402 without an active subscription, " +
-        "404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when the agent does not answer.\n" +
+        "- `chat` → `{sessionId, message, usage}` (`message`: the reply of the caller's running instance, through the model layer; stored in the session and the agent's history). " +
+        "402 without an active subscription, 404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when it does not answer.\n" +
         "- `create-session` → 201 `{session}`; 404 when the agent is not the caller's.\n" +
         '- `update-skill` → `{success, skills}` (the changed installations): sets `enabled` and/or replaces `config` (400 with neither); 404 when the skill is not installed on the named agent(s). ' +
         'A running instance reloads at once.\n' +

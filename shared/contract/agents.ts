@@ -1,12 +1,10 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
+import { AgentMessage, AgentStatus } from './agent-records';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
 
-/**
- * Status values the spec shows (section 3). `active` appears only in the detail form of spec 2.4;
- * the platform treats it as a synonym of `running` (same transitions) and writes `running` itself.
- */
-export const AgentStatus = z.enum(['provisioning', 'running', 'stopped', 'error', 'active']);
+// Defined apart so routes that only show agents and messages (agent chat) do not bundle this whole group.
+export { AgentMessage, AgentStatus };
 
 /** Model choices of `POST /api/agents/provision`: the default model, a second general model, or `custom`. */
 export const DEFAULT_AGENT_MODEL = 'openai/gpt-4o-mini';
@@ -92,16 +90,6 @@ export const AgentDetail = z.object({
   createdAt: IsoDate,
   updatedAt: IsoDate,
 });
-
-/** Message record of `GET /api/agents/{id}/messages` (the spec leaves it open, 2.17). */
-export const AgentMessage = z
-  .object({
-    id: z.string(),
-    role: z.enum(['user', 'assistant', 'system']),
-    content: z.string(),
-    createdAt: IsoDate,
-  })
-  .describe('One message the agent received (`user`) or sent (`assistant`), or a `system` notice.');
 
 const NotApplicable = z.literal('N/A');
 const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number');
