@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
 import { runtimeRequest } from '../../shared/adapters/launcher';
 import { createAgent } from '../../shared/db/agents';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
@@ -7,7 +6,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, type CallResult, type TestSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
-import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed, waitFor } from './agents-helpers';
+import { runningAgent as runningAgentOf, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
 
@@ -22,18 +21,7 @@ async function owner(agentCount = 1) {
   return { user, agentIds };
 }
 
-/** A subscriber whose agent runs on a local instance (the runtime process the local launcher starts). */
-async function runningAgent() {
-  const user = await accountSession();
-  await subscribe(user.userId, 'solo');
-  const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Chat bot' }, ip: uniqueIp() });
-  expect(res.status).toBe(201);
-  const agentId = res.body.agent.id as string;
-  const messages = await drain(bed.queueUrl);
-  expect((await handler(sqsEvent(...messages.map((m) => sqsRecord(m))))).batchItemFailures).toEqual([]);
-  await waitFor(async () => (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent?.status === 'running', 'the agent running');
-  return { user, agentId };
-}
+const runningAgent = (plan?: string) => runningAgentOf(bed, plan);
 
 const get = (user: TestSession, query: string) => call('GET', `/api/agent${query}`, { session: user });
 const post = (user: TestSession, body: Record<string, unknown>) => call('POST', '/api/agent', { session: user, body, ip: uniqueIp() });
@@ -254,7 +242,8 @@ describe('chat', () => {
     expect(stopped.body.code).toBe('AGENT_NOT_RUNNING');
     // A refused chat opens no session.
     expect((await get(user, `?action=sessions&agentId=${agentId}`)).body.sessions).toHaveLength(2);
-  });
+    // One instance start and five chats through it: more than the default budget on a loaded two-core machine.
+  }, 60_000);
 
   it('402 without an active subscription; 404 without any agent', async () => {
     const { user, agentIds } = await owner();

@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, accountSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
-import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed, waitFor } from './agents-helpers';
+import { runningAgent as runningAgentOf, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
 
-async function runningAgent(plan = 'solo') {
-  const user = await accountSession();
-  await subscribe(user.userId, plan);
-  const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Chat bot' }, ip: uniqueIp() });
-  expect(res.status).toBe(201);
-  const agentId = res.body.agent.id as string;
-  const messages = await drain(bed.queueUrl);
-  expect((await handler(sqsEvent(...messages.map((m) => sqsRecord(m))))).batchItemFailures).toEqual([]);
-  await waitFor(async () => (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent?.status === 'running', 'the agent running');
-  return { user, agentId };
-}
+const runningAgent = (plan?: string) => runningAgentOf(bed, plan);
 
 describe('/api/chat', () => {
   it("sends a message to the caller's running agent, which answers through the metered model layer; history pages by cursor", async () => {

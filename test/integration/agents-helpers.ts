@@ -181,3 +181,21 @@ export function useAgentsTestBed(settings: Record<string, string> = {}) {
   });
   return bed;
 }
+
+/**
+ * A subscriber whose agent runs on a local instance: provisioned through the API, the provisioning
+ * message handled, and the agent reported running. Needs `useAgentsTestBed` in the file.
+ */
+export async function runningAgent(bed: { queueUrl: string }, plan = 'solo') {
+  const [{ handler }, { accountSession, call, uniqueIp }] = await Promise.all([import('../../functions/provisioner/handler'), import('../helpers/api')]);
+  const user = await accountSession();
+  await subscribe(user.userId, plan);
+  const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Chat bot' }, ip: uniqueIp() });
+  if (res.status !== 201) throw new Error(`could not provision an agent: ${res.status} ${res.text}`);
+  const agentId = res.body.agent.id as string;
+  const messages = await drain(bed.queueUrl);
+  const { batchItemFailures } = await handler(sqsEvent(...messages.map((m) => sqsRecord(m))));
+  if (batchItemFailures.length) throw new Error(`the provisioner failed: ${JSON.stringify(batchItemFailures)}`);
+  await waitFor(async () => (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent?.status === 'running', 'the agent running');
+  return { user, agentId };
+}
