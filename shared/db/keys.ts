@@ -39,7 +39,8 @@ export const keys = {
   walletAddress: (address: string): Key => ({ pk: `WALLET#${address.toLowerCase()}`, sk: 'WALLET' }),
   nonce: (nonce: string): Key => ({ pk: `NONCE#${nonce}`, sk: 'NONCE' }),
   txHash: (hash: string): Key => ({ pk: `TXHASH#${hash.toLowerCase()}`, sk: 'TXHASH' }),
-  rateLimit: (scope: string, subject: string, windowStart: number): Key => ({ pk: `RL#${scope}#${subject}`, sk: String(windowStart) }),
+  /** One GCRA state per scope and subject (shared/db/rate-limits.ts). */
+  rateLimit: (scope: string, subject: string): Key => ({ pk: `RL#${scope}#${subject}`, sk: 'GCRA' }),
   counter: (name: string): Key => ({ pk: 'COUNTER', sk: name }),
   /** Per-account API key count, kept in the same transaction as each create and delete (cap). */
   apiKeyCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'APIKEYCOUNT' }),
