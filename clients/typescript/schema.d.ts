@@ -945,7 +945,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Host health: healthy when CPU and memory are both at or below 70%, degraded up to 85%, unhealthy above. */
+        /**
+         * Host health: healthy when CPU and memory are both at or below 70%, degraded up to 85%, unhealthy above.
+         * @description The database is probed too (one read, its outcome reused for a few seconds): when it does not answer within its time budget the platform cannot serve anything, so the answer is 503 with the failure body, and load balancers and monitors see it.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -9934,6 +9937,17 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthFailureBody"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
