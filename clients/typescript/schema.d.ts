@@ -2588,6 +2588,8 @@ export interface components {
             attestationUid: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...) */
+            failureReason?: string;
             id: string;
             model: string;
             name: string;
@@ -3060,6 +3062,8 @@ export interface components {
             updatedAt: string;
         };
         Instance: {
+            /** @description only when the status is `error`: why the last launch or health check failed */
+            failureReason?: string;
             plan: string;
             /** @description only with `waitFor`: whether the instance reached that status before the timeout */
             reached?: boolean;

@@ -91,6 +91,10 @@ export const AgentDetail = z.object({
   websocketUrl: WsUrl,
   createdAt: IsoDate,
   updatedAt: IsoDate,
+  failureReason: z
+    .string()
+    .optional()
+    .describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)'),
 });
 
 /** Message record of `GET /api/agents/{id}/messages` (the spec leaves it open, 2.17). */
