@@ -4,6 +4,7 @@ import { allRoutes, routeKey, type ContractRoute } from '../shared/contract';
 import { allowStreaming, streamOf } from '../shared/http/streaming';
 import type { matchPage as MatchPage } from './local-pages';
 import { originOf } from './local-pages';
+import { withRequestLogger } from '../shared/logger';
 
 /**
  * Turns plain HTTP requests into API Gateway v2 events for the same Lambda handlers that run in
@@ -209,7 +210,8 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
       });
       allowStreaming(event);
       const handler = await loadHandler(match.route.group);
-      const result = await handler(event, lambdaContext(match.route.group, event.requestContext.requestId));
+      // Requests overlap here (unlike in a Lambda container): each logs through its own child logger.
+      const result = await withRequestLogger(() => handler(event, lambdaContext(match.route.group, event.requestContext.requestId)));
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
       if (result.cookies?.length) headers['set-cookie'] = result.cookies;

@@ -23,6 +23,10 @@ export const KNOWN_SETTINGS = [
   'AWS_REGION',
   'TABLE_NAME',
   'DYNAMODB_ENDPOINT',
+  'DYNAMODB_CONNECT_TIMEOUT_MS',
+  'DYNAMODB_REQUEST_TIMEOUT_MS',
+  'DYNAMODB_MAX_ATTEMPTS',
+  'HEALTH_PROBE_CACHE_MS',
   'SQS_ENDPOINT',
   'PROVISIONING_QUEUE_URL',
   'EVENTS_QUEUE_URL',
@@ -210,6 +214,11 @@ export type RouteTarget = readonly string[] | 'all' | 'http';
  */
 export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   LOG_LEVEL: 'all',
+  // shared/db/client.ts: every function talks to the table
+  DYNAMODB_CONNECT_TIMEOUT_MS: 'all',
+  DYNAMODB_REQUEST_TIMEOUT_MS: 'all',
+  DYNAMODB_MAX_ATTEMPTS: 'all',
+  HEALTH_PROBE_CACHE_MS: ['platform'],
   // shared/http/pipeline.ts, shared/auth (sessions, CSRF, cookies)
   JWT_ISSUER: 'http',
   JWT_AUDIENCE: 'http',

@@ -42,6 +42,16 @@ const EnvSchema = z.object({
 
   TABLE_NAME: z.string().min(1).default('agent-platform'),
   DYNAMODB_ENDPOINT: z.url().optional(),
+  /**
+   * Time budget of every DynamoDB call (issue 20): connecting, each attempt, and how many attempts.
+   * The defaults keep the worst case (2 × 2.5 s plus backoff) far inside an API function's 29 s, so
+   * a stalled table answers 503 BACKEND_UNAVAILABLE instead of holding the request.
+   */
+  DYNAMODB_CONNECT_TIMEOUT_MS: positiveInt(1000),
+  DYNAMODB_REQUEST_TIMEOUT_MS: positiveInt(2500),
+  DYNAMODB_MAX_ATTEMPTS: positiveInt(2),
+  /** How long `GET /api/health` reuses its last database probe. */
+  HEALTH_PROBE_CACHE_MS: z.coerce.number().int().min(0).default(5000),
   SQS_ENDPOINT: z.url().optional(),
   PROVISIONING_QUEUE_URL: z.string().optional(),
   EVENTS_QUEUE_URL: z.string().optional(),
@@ -361,6 +371,8 @@ function parse(env: NodeJS.ProcessEnv) {
     region: e.AWS_REGION,
     tableName: e.TABLE_NAME,
     dynamoEndpoint: e.DYNAMODB_ENDPOINT,
+    healthProbeCacheMs: e.HEALTH_PROBE_CACHE_MS,
+    dynamoBudget: { connectTimeoutMs: e.DYNAMODB_CONNECT_TIMEOUT_MS, requestTimeoutMs: e.DYNAMODB_REQUEST_TIMEOUT_MS, maxAttempts: e.DYNAMODB_MAX_ATTEMPTS },
     sqsEndpoint: e.SQS_ENDPOINT,
     provisioningQueueUrl: e.PROVISIONING_QUEUE_URL,
     eventsQueueUrl: e.EVENTS_QUEUE_URL,

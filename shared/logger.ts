@@ -1,12 +1,29 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { config } from './config';
 
 let instance: Logger | undefined;
 
-/** One structured (JSON) logger per container; request keys are appended per request. */
-export function logger(): Logger {
+/**
+ * A server that handles several requests at once in one process (the local stack) gives each its
+ * own child logger here, so the keys one request appends (its requestId, route) never show up on
+ * another's lines. A Lambda container serves one request at a time and logs through the base.
+ */
+const requestLoggers = new AsyncLocalStorage<Logger>();
+
+function baseLogger(): Logger {
   instance ??= new Logger({ serviceName: 'agent-platform', logLevel: config().logLevel });
   return instance;
+}
+
+/** One structured (JSON) logger per container (or per request inside `withRequestLogger`). */
+export function logger(): Logger {
+  return requestLoggers.getStore() ?? baseLogger();
+}
+
+/** Runs `work` with a logger of its own: what it appends stays on its own lines. */
+export function withRequestLogger<T>(work: () => T): T {
+  return requestLoggers.run(baseLogger().createChild(), work);
 }
 
 /** Tests that change LOG_LEVEL through reloadConfig get a logger built with the new level. */

@@ -945,7 +945,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Host health: healthy when CPU and memory are both at or below 70%, degraded up to 85%, unhealthy above. */
+        /**
+         * Host health: healthy when CPU and memory are both at or below 70%, degraded up to 85%, unhealthy above.
+         * @description The database is probed too (one read, its outcome reused for a few seconds): when it does not answer within its time budget the platform cannot serve anything, so the answer is 503 with the failure body, and load balancers and monitors see it.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -2585,6 +2588,8 @@ export interface components {
             attestationUid: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...) */
+            failureReason?: string;
             id: string;
             model: string;
             name: string;
@@ -3057,6 +3062,8 @@ export interface components {
             updatedAt: string;
         };
         Instance: {
+            /** @description only when the status is `error`: why the last launch or health check failed */
+            failureReason?: string;
             plan: string;
             /** @description only with `waitFor`: whether the instance reached that status before the timeout */
             reached?: boolean;
@@ -9969,6 +9976,17 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthFailureBody"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -13,6 +13,13 @@ export const listItem = (userId: string, agent: AgentRecord, instance: InstanceR
   updatedAt: agent.updatedAt,
 });
 
+/** Why an agent shows `error`: its own failure (a launch given up), else its instance's; absent otherwise. */
+const failureReasonOf = (agent: AgentRecord, instance: InstanceRecord | undefined) => {
+  const status = agentStatus(agent, instance?.status);
+  const reason = status === 'error' ? (agent.failureReason ?? instance?.lastError) : undefined;
+  return reason ? { failureReason: reason } : {};
+};
+
 /** Agent detail form (spec 2.4) plus the list-form fields. */
 export const detail = (userId: string, agent: AgentRecord, instance: InstanceRecord | undefined, plan: string) => {
   const v = agent.verification;
@@ -27,5 +34,6 @@ export const detail = (userId: string, agent: AgentRecord, instance: InstanceRec
     verificationType: v?.verificationType ?? null,
     attestationUid: v?.attestationUid ?? null,
     verifiedAt: v?.verifiedAt ?? null,
+    ...failureReasonOf(agent, instance),
   };
 };

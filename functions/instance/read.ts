@@ -52,6 +52,7 @@ export async function readInstance(auth: AuthContext, userId: string, wait: { wa
     url: instanceUrl(auth.userId),
     plan: await planOf(auth),
     runtimeVersion: instance.runtimeVersion,
+    ...(instance.status === 'error' && instance.lastError ? { failureReason: instance.lastError } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { openApiDocument as buildOpenApiDocument } from '../../shared/contract/document';
 import { platformContract } from '../../shared/contract/platform';
 import { config } from '../../shared/config';
+import { databaseAnswers } from '../../shared/db/health-probe';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
 import { logger } from '../../shared/http/logger';
@@ -12,8 +13,11 @@ let openApiDocument: unknown;
 export const handler = createHandler(platformContract, {
   getHealth: async () => {
     const timestamp = new Date().toISOString();
+    // A host with spare CPU is still unhealthy when its database does not answer (every route would fail).
+    const [vitals, database] = await Promise.all([readHostVitals().catch((err: Error) => err), databaseAnswers()]);
+    if (!database) return reply.json(503, { status: 'error', health: 'unhealthy', timestamp });
     try {
-      const vitals = await readHostVitals();
+      if (vitals instanceof Error) throw vitals;
       return { status: 'ok', health: classifyHealth(vitals.cpu.usage, vitals.memory.usage), timestamp, ...vitals };
     } catch (err) {
       logger().error('health sampling failed', err as Error);

@@ -3,7 +3,7 @@ import { ProvisioningMessage } from '../../shared/adapters/launcher';
 import { logger } from '../../shared/http/logger';
 import { claimJob, completeJob, releaseJob } from './jobs';
 import { requeueAccountDeletion, runAccountDeletion } from './account-deletion';
-import { giveUp, jobIdOf, runAgentJob, runLifecycleJob } from './launch';
+import { giveUp, jobIdOf, noteLaunchAttemptError, runAgentJob, runLifecycleJob } from './launch';
 
 /**
  * Provisioning queue consumer (SQS event source with partial batch responses). Each record is one
@@ -32,6 +32,7 @@ async function doWork(record: SQSRecord): Promise<void> {
     else await runLifecycleJob(message, jobId);
   } catch (err) {
     await releaseJob(message.userId, jobId, claim.token);
+    await noteLaunchAttemptError(message, err).catch((noteErr: Error) => logger().warn('could not record the launch error', { error: noteErr.message }));
     throw err;
   }
   await completeJob(message.userId, jobId, claim.token);

@@ -15,6 +15,7 @@ import {
   gatewayToken,
   getInstance,
   IllegalTransitionError,
+  recordLaunchAttemptError,
   recordOnGeneration,
   settleLaunch,
   settlePendingAgents,
@@ -25,6 +26,7 @@ import {
 import { recordLifecycleEvent } from '../../shared/db/lifecycle-events';
 import { logger } from '../../shared/http/logger';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
+import { mailLaunchFailure } from './failure-notice';
 
 type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
 type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;
@@ -121,7 +123,8 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
     logger().info('instance running', { userId, generation, rolledBack });
     emitMetrics({ [PLATFORM_METRICS.provisionsSucceeded]: 1 });
   } else {
-    await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason });
+    if (await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason }))
+      await mailLaunchFailure(userId, generation, attempt.health.reason);
     logger().warn('instance never became healthy', { userId, generation, reason: attempt.health.reason });
     emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
   }
@@ -207,25 +210,31 @@ export async function runLifecycleJob(message: LifecycleMessage, jobId: string):
 export async function giveUp(message: LaunchMessage): Promise<void> {
   const jobId = jobIdOf(message);
   const instance = await getInstance(message.userId, true);
+  const reason = instance?.lastLaunchAttemptError
+    ? `the launch failed on every attempt; last error: ${instance.lastLaunchAttemptError}`
+    : 'the launch failed on every attempt';
   if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {
     if (instance.handle?.generation === instance.generation) await (await launcher()).stop(instance.handle, 'launch given up');
-    const settled = await settleLaunch(
-      message.userId,
-      instance.generation,
-      { status: 'error', reason: 'the launch failed on every attempt' },
-      new Date(),
-      'dead-letter',
-    );
-    if (settled) emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
+    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason }, new Date(), 'dead-letter');
+    if (settled) {
+      emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
+      await mailLaunchFailure(message.userId, instance.generation, reason);
+    }
   }
-  if (message.kind === 'agent' && (await failAgent(message.userId, message.agentId, 'the launch failed on every attempt'))) {
-    await recordLifecycleEvent(message.userId, {
-      type: 'agent.error',
-      cause: 'dead-letter',
-      agentId: message.agentId,
-      status: 'error',
-      reason: 'the launch failed on every attempt',
-    });
+  if (message.kind === 'agent' && (await failAgent(message.userId, message.agentId, reason))) {
+    await recordLifecycleEvent(message.userId, { type: 'agent.error', cause: 'dead-letter', agentId: message.agentId, status: 'error', reason });
   }
-  await settlePendingAgents(message.userId, 'the launch failed on every attempt');
+  await settlePendingAgents(message.userId, reason);
+}
+
+/**
+ * A delivery of launch work threw (and SQS will redeliver it): keep what went wrong on the launch
+ * it owns, so the owner eventually reads the real cause. Only launcher errors are worded for
+ * users; anything else is a fault of ours, described without internals.
+ */
+export async function noteLaunchAttemptError(message: LaunchMessage, err: unknown): Promise<void> {
+  const instance = await getInstance(message.userId, true);
+  if (instance?.status !== 'provisioning' || instance.jobOwner !== jobIdOf(message)) return;
+  const what = err instanceof LaunchError ? err.message : 'an internal error of the platform (the operator has the details in its logs)';
+  await recordLaunchAttemptError(message.userId, instance.generation, what);
 }

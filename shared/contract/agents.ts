@@ -89,6 +89,10 @@ export const AgentDetail = z.object({
   websocketUrl: WsUrl,
   createdAt: IsoDate,
   updatedAt: IsoDate,
+  failureReason: z
+    .string()
+    .optional()
+    .describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)'),
 });
 
 const NotApplicable = z.literal('N/A');

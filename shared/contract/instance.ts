@@ -55,6 +55,7 @@ export const InstanceRecord = z.object({
   url: z.url({ protocol: /^https$/ }),
   plan: z.string(),
   runtimeVersion: z.string(),
+  failureReason: z.string().optional().describe('only when the status is `error`: why the last launch or health check failed'),
 });
 /** The instance as `GET /api/instance/{userId}` answers it: the record, and with `waitFor` whether the status was reached. */
 export const InstanceView = InstanceRecord.extend({

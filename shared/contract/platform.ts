@@ -30,7 +30,10 @@ export const platformContract = defineGroup({
       path: '/api/health',
       auth: 'none',
       summary: 'Host health: healthy when CPU and memory are both at or below 70%, degraded up to 85%, unhealthy above.',
-      responses: { 200: HealthBody, 500: HealthFailureBody },
+      description:
+        'The database is probed too (one read, its outcome reused for a few seconds): when it does not answer within its time budget the platform cannot serve anything, ' +
+        'so the answer is 503 with the failure body, and load balancers and monitors see it.',
+      responses: { 200: HealthBody, 500: HealthFailureBody, 503: HealthFailureBody },
     },
     {
       operation: 'getOpenApi',

@@ -85,6 +85,8 @@ export interface InstanceRecord extends Record<string, unknown> {
   /** Agents in phase `ready` (they take the instance's status in the counters). */
   readyAgents: number;
   lastError?: string;
+  /** The last error a launch attempt of this generation threw; the give-up reason quotes it. */
+  lastLaunchAttemptError?: string;
   rolledBack?: boolean;
 }
 
@@ -266,7 +268,7 @@ export async function transitionInstance(
     if (to === 'same') return { before: snap, after: snap, changed: false };
     const operationId = newOperationId();
     const set: Record<string, unknown> = { op, operationId, ...opts.set?.(snap) };
-    const remove = ['lastError', 'rolledBack'];
+    const remove = ['lastError', 'rolledBack', 'lastLaunchAttemptError'];
     if (opts.jobOwner) set.jobOwner = opts.jobOwner(snap.generation + 1);
     else remove.push('jobOwner');
     const generation = snap.generation + 1;
@@ -324,7 +326,7 @@ export async function settleLaunch(
         ? {
             to: 'running',
             set: { ...outcome.set, startedAt: now.toISOString() },
-            remove: ['lastError'],
+            remove: ['lastError', 'lastLaunchAttemptError'],
             deployment: 'successful',
             events: [
               {
@@ -354,6 +356,29 @@ export async function settleLaunch(
 }
 
 /** Records fields of the current generation (the launched handle, a rollback) without a status change. */
+/**
+ * The last error a launch attempt of this generation threw (launcher refused, no capacity, image
+ * pull...). Kept so that the launch that is finally given up can say why, not just that it failed.
+ */
+export async function recordLaunchAttemptError(userId: string, generation: number, message: string): Promise<boolean> {
+  return recordOnGeneration(userId, generation, { lastLaunchAttemptError: message.slice(0, 500) });
+}
+
+/** True once per generation: whether this caller is the one to tell the owner that the launch failed. */
+export async function claimFailureNotice(userId: string, generation: number): Promise<boolean> {
+  try {
+    await tenant(userId).update(
+      keys.instance(userId),
+      { expression: 'SET failureNoticeGeneration = :gen', values: { ':gen': generation } },
+      { expression: 'attribute_exists(pk) AND (attribute_not_exists(failureNoticeGeneration) OR failureNoticeGeneration < :gen)' },
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
 export async function recordOnGeneration(userId: string, generation: number, set: Record<string, unknown>, remove: string[] = []): Promise<boolean> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':gen': generation, ':at': new Date().toISOString() };

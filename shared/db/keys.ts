@@ -39,8 +39,11 @@ export const keys = {
   walletAddress: (address: string): Key => ({ pk: `WALLET#${address.toLowerCase()}`, sk: 'WALLET' }),
   nonce: (nonce: string): Key => ({ pk: `NONCE#${nonce}`, sk: 'NONCE' }),
   txHash: (hash: string): Key => ({ pk: `TXHASH#${hash.toLowerCase()}`, sk: 'TXHASH' }),
-  rateLimit: (scope: string, subject: string, windowStart: number): Key => ({ pk: `RL#${scope}#${subject}`, sk: String(windowStart) }),
+  /** One GCRA state per scope and subject (shared/db/rate-limits.ts). */
+  rateLimit: (scope: string, subject: string): Key => ({ pk: `RL#${scope}#${subject}`, sk: 'GCRA' }),
   counter: (name: string): Key => ({ pk: 'COUNTER', sk: name }),
+  /** Never written: `GET /api/health` reads it to see that the table answers. */
+  healthProbe: (): Key => ({ pk: 'HEALTH', sk: 'PROBE' }),
   /** Per-account API key count, kept in the same transaction as each create and delete (cap). */
   apiKeyCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'APIKEYCOUNT' }),
   /** Password reset: the global look-up by SHA-256 of the emailed token, and the account's current token. */

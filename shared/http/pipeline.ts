@@ -4,6 +4,7 @@ import type * as z from 'zod';
 import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthContext } from '../auth/authenticate';
 import { csrfTokenMatches } from '../auth/csrf';
 import { config } from '../config';
+import { isDatabaseUnavailable } from '../db/client';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
@@ -108,6 +109,9 @@ function logAccess(request: PipelineRequest) {
   logger().removeKeys(['requestId', 'route']);
 }
 
+/** When a client should retry after the database failed to answer in time. */
+const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+
 /** Last line of defence: every failure becomes `{error, code?}`; no stack trace ever leaves. */
 const errorResponder = (): Middleware => ({
   onError: (request: PipelineRequest) => {
@@ -119,7 +123,17 @@ const errorResponder = (): Middleware => ({
     if (known) http = known;
     else if (err instanceof InvalidCursorError) http = new HttpError(400, 'invalid cursor', 'INVALID_CURSOR');
     else if (err instanceof ConditionFailedError) http = new HttpError(409, 'conflicting change, try again', 'CONFLICT');
-    else {
+    else if (isDatabaseUnavailable(err)) {
+      // Not a bug: the table did not answer within its budget (shared/db/client.ts). Retryable.
+      logger().warn('database unavailable', { error: (err as Error).name, code: (err as { code?: string }).code });
+      http = new HttpError(
+        503,
+        'the service is briefly unavailable; retry shortly',
+        'BACKEND_UNAVAILABLE',
+        {},
+        { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+      );
+    } else {
       logger().error('unhandled error', err as Error);
       http = new HttpError(500, 'internal error', 'INTERNAL');
     }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -36,7 +37,8 @@ export function startLocalStack(env: Record<string, string>): LocalStack {
   // As `npm start` runs it: one process (tsx as a loader), so signals reach the stack itself.
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
-    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', ...env },
+    // The loaded test machine's database budget (test/helpers/worker-setup.ts), not production's.
+    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so ctrlC() reaches every process in it, as a terminal's Ctrl-C does.
     detached: true,

@@ -2,6 +2,7 @@ import { inject } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { resetQueueClient } from '../../shared/adapters/queue';
 import { resetDbClient } from '../../shared/db/client';
+import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
@@ -11,6 +12,7 @@ reloadConfig({
   LOG_LEVEL: 'SILENT',
   TABLE_NAME: e.tableName,
   DYNAMODB_ENDPOINT: e.dynamoEndpoint,
+  DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS,
   SQS_ENDPOINT: e.sqsEndpoint,
   PROVISIONING_QUEUE_URL: e.provisioningQueueUrl,
   EVENTS_QUEUE_URL: e.eventsQueueUrl,

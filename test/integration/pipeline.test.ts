@@ -9,6 +9,7 @@ import { keys } from '../../shared/db/keys';
 import { ConditionFailedError, getGlobal, transact, tx } from '../../shared/db/tenant';
 import { HttpError } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
+import { consumeRateLimit } from '../../shared/http/rate-limit';
 import { reply } from '../../shared/http/reply';
 import { accountSession, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
@@ -135,7 +136,7 @@ describe('authentication', () => {
   });
 });
 
-describe('rate limits (DynamoDB fixed window)', () => {
+describe('rate limits (DynamoDB, sliding window)', () => {
   it('answers 429 with Retry-After once the window is used up, per client address', async () => {
     reloadConfig({ RATE_LIMITS: JSON.stringify({ signIn: { limit: 3, windowSeconds: 60 } }) });
     const ip = uniqueIp();
@@ -145,7 +146,8 @@ describe('rate limits (DynamoDB fixed window)', () => {
     const limited = await invoke('GET', '/probe/limited', { ip });
     const retryAfter = Number(limited.headers!['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    // The counted span is one window plus one slice (1/20 of it).
+    expect(retryAfter).toBeLessThanOrEqual(63);
     expect(limited.json.code).toBe('RATE_LIMITED');
     // Another address has its own window.
     expect((await invoke('GET', '/probe/limited', { ip: uniqueIp() })).statusCode).toBe(200);
@@ -157,6 +159,39 @@ describe('rate limits (DynamoDB fixed window)', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => invoke('GET', '/probe/limited', { ip })));
     expect(results.filter((r) => r.statusCode === 200)).toHaveLength(5);
     expect(results.filter((r) => r.statusCode === 429)).toHaveLength(15);
+  });
+
+  it('admits no second burst across a window boundary: 300 requests over 2 s pass at most the limit', async () => {
+    reloadConfig({ RATE_LIMITS: JSON.stringify({ signIn: { limit: 100, windowSeconds: 60 } }) });
+    const subject = `ip:${uniqueIp()}`;
+    // 2 s that straddle a minute boundary, where a fixed window restarts its count.
+    const boundary = Math.ceil(Date.now() / 60_000) * 60_000 + 60_000;
+    let admitted = 0;
+    const attempt = (i: number) =>
+      consumeRateLimit('signIn', subject, boundary - 1000 + Math.floor((i * 2000) / 300)).then(
+        () => void admitted++,
+        (err) => {
+          if (!(err instanceof HttpError) || err.status !== 429) throw err;
+        },
+      );
+    // In time order, 20 at a time (as a busy client's parallel requests would arrive).
+    for (let i = 0; i < 300; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => attempt(i + j)));
+    expect(admitted).toBe(100);
+  }, 90_000);
+
+  it('frees a burst only when it leaves the sliding window, and a refused request does not count', async () => {
+    reloadConfig({ RATE_LIMITS: JSON.stringify({ signIn: { limit: 10, windowSeconds: 60 } }) });
+    const subject = `ip:${uniqueIp()}`;
+    const t0 = Math.floor(Date.now() / 3000) * 3000 + 60_000; // the start of a 3 s slice
+    for (let i = 0; i < 10; i++) await consumeRateLimit('signIn', subject, t0);
+    // Hammering for most of a window admits nothing more...
+    for (let s = 1; s < 60; s += 2) await expect(consumeRateLimit('signIn', subject, t0 + s * 1000)).rejects.toMatchObject({ status: 429 });
+    const refused = await consumeRateLimit('signIn', subject, t0 + 1000).catch((err: HttpError) => err);
+    // ...and says when: the burst's slice leaves the counted span (one window plus one slice) 62 s on.
+    expect(Number((refused as HttpError).headers['retry-after'])).toBe(62);
+    // The refused requests took their counts back: once the burst has aged out, the full budget is there.
+    for (let i = 0; i < 10; i++) await consumeRateLimit('signIn', subject, t0 + 63_000);
+    await expect(consumeRateLimit('signIn', subject, t0 + 63_000)).rejects.toMatchObject({ status: 429 });
   });
 });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dlqHandler, handler } from '../../functions/provisioner/handler';
 import { handler as taskEvents } from '../../functions/task-events/handler';
+import { readOutbox } from '../../shared/adapters/email';
 import { LaunchError } from '../../shared/adapters/launcher';
 import { reloadConfig } from '../../shared/config';
 import { agentQuotaUsed, createAgent } from '../../shared/db/agents';
@@ -103,12 +104,23 @@ describe('provisioner', () => {
     expect(await agentQuotaUsed(user.userId)).toBe(1);
 
     expect(await dlqHandler(sqsEvent(record))).toEqual({ batchItemFailures: [] });
-    expect((await agentOf(user, agentId)).status).toBe('error');
+    const failed = await agentOf(user, agentId);
+    expect(failed.status).toBe('error');
     expect(await agentQuotaUsed(user.userId)).toBe(0);
     expect((await getInstance(user.userId, true))?.status).toBe('error');
-    // The DLQ may deliver twice: nothing moves a second time.
+    // The reason is the launcher's own words, on the agent, the instance, the event log, and in one email.
+    const reason = 'the launch failed on every attempt; last error: RunTask failed: RESOURCE:MEMORY';
+    expect(failed.failureReason).toBe(reason);
+    expect((await call('GET', `/api/instance/${user.userId}`, { session: user })).body.failureReason).toBe(reason);
+    const events = (await call('GET', `/api/instance/${user.userId}/events`, { session: user })).body.events as { type: string; reason?: string }[];
+    expect(events.filter((e) => e.type === 'instance.error').map((e) => e.reason)).toEqual([reason]);
+    // The DLQ may deliver twice: nothing moves a second time, and no second email.
     await dlqHandler(sqsEvent(record));
     expect(await agentQuotaUsed(user.userId)).toBe(0);
+    const mails = await readOutbox(user.email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toBe('Your agent could not start');
+    expect(mails[0]!.text).toContain('RunTask failed: RESOURCE:MEMORY');
 
     bed.launcher.failWith(undefined);
     const next = await provisioned(user);
