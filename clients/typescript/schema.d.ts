@@ -54,9 +54,9 @@ export interface paths {
         get: operations["listAgents"];
         put?: never;
         /**
-         * Deprecated: always 410 Gone; use `POST /api/agents/provision`.
+         * Deprecated alias of `POST /api/agents/provision`: same body, same checks, same answers.
          * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing. Any request body is ignored.
+         * @description Maps onto `POST /api/agents/provision` (subscription, plan agent limit, queued launch; 201 with the provisioned agent). Answers carry `Deprecation: @1767225600` (RFC 9745), `Sunset: Thu, 01 Jul 2027 00:00:00 GMT` (RFC 8594) and `Link: </api/agents/provision>; rel="successor-version"` (path parameters filled in).
          *
          *     Rate limit scope: `agents`.
          */
@@ -114,18 +114,18 @@ export interface paths {
          */
         get: operations["getAgent"];
         /**
-         * Deprecated: always 410 Gone; use `PUT /api/agents/{id}/config`.
+         * Deprecated alias of `PUT /api/agents/{id}/config`: replaces the owned agent's configuration.
          * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing. Any request body is ignored.
+         * @description Maps onto `PUT /api/agents/{id}/config`: the body is an AgentConfig, stored and delivered to the running instance (502 when it cannot be reached). Answers carry `Deprecation: @1767225600` (RFC 9745), `Sunset: Thu, 01 Jul 2027 00:00:00 GMT` (RFC 8594) and `Link: </api/agents/{id}/config>; rel="successor-version"` (path parameters filled in).
          *
          *     Rate limit scope: `agents`.
          */
         put: operations["updateAgentDeprecated"];
         post?: never;
         /**
-         * Deprecated: always 410 Gone; use the lifecycle endpoints (`POST /api/instance/{userId}/stop`).
+         * Deprecated: deletes an owned agent (its unit of the plan quota comes back); the lifecycle endpoints are the successor.
          * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing.
+         * @description Maps onto the agent's removal from the account's instance: the agent, its message history and its memory are deleted, its plan quota unit released, and a running instance reloads its agents so it stops serving it. Stopping the whole instance is `POST /api/instance/{userId}/stop`. Answers carry `Deprecation: @1767225600` (RFC 9745), `Sunset: Thu, 01 Jul 2027 00:00:00 GMT` (RFC 8594) and `Link: </api/instance/{userId}/stop>; rel="successor-version"` (path parameters filled in).
          *
          *     Rate limit scope: `agents`.
          */
@@ -169,13 +169,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Deprecated and never implemented: always 410 Gone; use `GET /api/agents/{id}/messages` (and `/stats` for runtime figures).
-         * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing. May be removed.
+         * The owned agent's recent log, newest first: runtime log lines, lifecycle events and message exchanges.
+         * @description Merged from the instance's runtime log lines (reported by the runtime or captured by the launcher from its output; lines that name no agent belong to every agent of the instance; kept 7 days), the lifecycle events of the agent and its instance, and its messages. `cursor` continues where the previous page ended (null on the last page). With `Accept: text/event-stream` the answer is server-sent events: `entry` per log entry, oldest first (the newest `limit` entries), then, for `follow` seconds, each new entry as it is stored, then `end` `{cursor}`. The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so there the events arrive in one body when the stream ends.
          *
          *     Rate limit scope: `agents`.
          */
-        get: operations["getAgentLogsDeprecated"];
+        get: operations["getAgentLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2629,6 +2628,40 @@ export interface components {
             systemPrompt?: string;
             temperature?: number;
         };
+        AgentLogEntry: {
+            /** Format: date-time */
+            at: string;
+            id: string;
+            /** @constant */
+            kind: "runtime";
+            level: string | null;
+            line: string;
+            /**
+             * @description `runtime` when the runtime reported the line itself
+             * @enum {string}
+             */
+            stream: "stdout" | "stderr" | "runtime";
+        } | {
+            /** Format: date-time */
+            at: string;
+            content: string;
+            id: string;
+            /** @constant */
+            kind: "message";
+            /** @enum {string} */
+            role: "user" | "assistant" | "system";
+        } | {
+            /** Format: date-time */
+            at: string;
+            id: string;
+            /** @constant */
+            kind: "lifecycle";
+            op: string | null;
+            operationId: string | null;
+            reason: string | null;
+            status: string | null;
+            type: string;
+        };
         /** @description One message the agent received (`user`) or sent (`assistant`), or a `system` notice. */
         AgentMessage: {
             content: string;
@@ -3271,6 +3304,20 @@ export interface components {
             timestamp: string;
         };
         ProvisionAgentBody: {
+            config?: components["schemas"]["AgentConfig"];
+            /**
+             * @default openai/gpt-4o-mini
+             * @enum {string}
+             */
+            model?: "openai/gpt-4o-mini" | "anthropic/claude-3-5-haiku" | "custom";
+            name: string;
+            /**
+             * @description accepted for compatibility and ignored: the agent limit always comes from the account plan
+             * @enum {string}
+             */
+            tier?: "starter" | "pro" | "enterprise";
+        };
+        ProvisionAgentBodyInput: {
             config?: components["schemas"]["AgentConfig"];
             /**
              * @default openai/gpt-4o-mini
@@ -3997,13 +4044,57 @@ export interface operations {
     createAgentDeprecated: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Tour Booking Assistant",
+                 *       "model": "openai/gpt-4o-mini"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProvisionAgentBodyInput"];
+            };
+        };
         responses: {
-            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation?: string;
+                    /** @description The successor operation: `<path>; rel="successor-version"`. */
+                    Link?: string;
+                    /** @description RFC 8594: the HTTP date after which the operation may stop answering. */
+                    Sunset?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: string;
+                            model: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "provisioning" | "running";
+                            /** Format: uri */
+                            websocketUrl: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4014,7 +4105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4025,7 +4116,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Payment or subscription required. Codes: `SUBSCRIPTION_REQUIRED`, `PLAN_REQUIRED`. */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUBSCRIPTION_REQUIRED" | "PLAN_REQUIRED";
+                        error: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4036,24 +4144,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "POST /api/agents/provision";
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`, `AGENT_LIMIT_REACHED`. */
             429: {
                 headers: {
                     /** @description Seconds until the rate-limit window admits another request. */
@@ -4063,11 +4176,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": ({
+                        /** @constant */
+                        code: "AGENT_LIMIT_REACHED";
+                        /** @description agents the account has */
+                        current: number;
+                        error: string;
+                        /** @description agents the account plan allows */
+                        limit: number;
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
-            500: {
+            /** @description Backend unavailable */
+            502: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4371,15 +4505,49 @@ export interface operations {
     updateAgentDeprecated: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path: {
                 id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "systemPrompt": "Be brief.",
+                 *       "temperature": 0.4
+                 *     }
+                 */
+                "application/json": components["schemas"]["AgentConfig"];
+            };
+        };
         responses: {
-            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation?: string;
+                    /** @description The successor operation: `<path>; rel="successor-version"`. */
+                    Link?: string;
+                    /** @description RFC 8594: the HTTP date after which the operation may stop answering. */
+                    Sunset?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        config: components["schemas"]["AgentConfig"];
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4390,7 +4558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4401,7 +4569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4412,21 +4580,37 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "PUT /api/agents/{id}/config";
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -4442,8 +4626,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4458,7 +4653,10 @@ export interface operations {
     deleteAgentDeprecated: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4466,6 +4664,29 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation?: string;
+                    /** @description The successor operation: `<path>; rel="successor-version"`. */
+                    Link?: string;
+                    /** @description RFC 8594: the HTTP date after which the operation may stop answering. */
+                    Sunset?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
             /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
             400: {
                 headers: {
@@ -4477,7 +4698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4488,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4499,21 +4720,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "POST /api/instance/{userId}/stop";
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -4529,7 +4744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4805,9 +5020,16 @@ export interface operations {
             };
         };
     };
-    getAgentLogsDeprecated: {
+    getAgentLogs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `cursor` of the previous page */
+                cursor?: string;
+                /** @description event stream only: seconds to keep sending new entries (default 0) */
+                follow?: number;
+                /** @description entries per page (default 50) */
+                limit?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4816,6 +5038,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cursor: string | null;
+                        entries: components["schemas"]["AgentLogEntry"][];
+                    };
+                };
+            };
             /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
             400: {
                 headers: {
@@ -4827,7 +5063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4849,21 +5085,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "GET /api/agents/{id}/messages";
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -4879,7 +5109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */

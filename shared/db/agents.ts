@@ -20,7 +20,7 @@ import { transactRetrying } from './transact-retry';
  * PLATFORM COUNTERS (for `GET /api/metrics`), kept in the same transactions that change agents and
  * deployments, sharded over COUNTER_SHARDS items so that unrelated accounts rarely contend:
  * - `COUNTER / agents#<shard>`: `total`, `provisioning`, `running`, `stopped`, `error`: agents by
- *   the status a client sees (`total` is their sum; agents are never deleted).
+ *   the status a client sees (`total` is their sum; `deleteAgent` takes a deleted agent out of both).
  * - `COUNTER / deployments#<shard>`: `total` (instance launches begun: first launch, start,
  *   restart, update, repair), `successful` (became healthy), `failed` (never healthy / gave up).
  * Read them with `readPlatformCounters()`, which sums the shards.
@@ -241,6 +241,47 @@ export async function failAgent(userId: string, agentId: string, reason: string,
           { expression: '#count > :zero', names: { '#count': 'count' }, values: { ':zero': 0 } },
         ),
         agentStatusMove('provisioning', 'error'),
+      ]),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/**
+ * Removes an agent in one transaction with everything that counts it: its unit of quota (already
+ * back when it failed), its place among the instance's ready agents and the platform counters.
+ * `instanceStatus` is the status read just before; the instance must still have it, so the
+ * counters move from the status the agent really showed. False when the agent is gone or moved
+ * meanwhile (the caller reads again). Its history and memory are deleted after, by the caller.
+ */
+export async function deleteAgent(userId: string, agent: Pick<AgentRecord, 'id' | 'phase'>, instanceStatus: InstanceStatus | undefined): Promise<boolean> {
+  const shown = agentStatus(agent, instanceStatus);
+  const at = new Date().toISOString();
+  try {
+    await transactRetrying(
+      present([
+        tx.delete(keys.agent(userId, agent.id), { expression: 'phase = :phase', values: { ':phase': agent.phase } }),
+        agent.phase === 'error'
+          ? undefined
+          : tx.update(
+              keys.agentQuota(userId),
+              { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -1, ':at': at } },
+              { expression: '#count > :zero', names: { '#count': 'count' }, values: { ':zero': 0 } },
+            ),
+        agent.phase === 'ready'
+          ? tx.update(
+              keys.instance(userId),
+              { expression: 'ADD readyAgents :minus', values: { ':minus': -1 } },
+              { expression: '#status = :status AND readyAgents > :zero', names: { '#status': 'status' }, values: { ':status': shown, ':zero': 0 } },
+            )
+          : undefined,
+        counterUpdate(AGENT_COUNTER, [
+          ['total', -1],
+          [shown, -1],
+        ]),
       ]),
     );
     return true;

@@ -203,4 +203,7 @@ export const keys = {
   instanceSortKey: 'INSTANCE',
   /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
   localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
+  /** Per-agent log (issue 18): a runtime log line of the account's instance, sortable by time: `RTLOG#<ISO time>#<seq>#<random>`. */
+  runtimeLogLine: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `RTLOG#${sortId}` }),
+  runtimeLogPrefix: 'RTLOG#',
 } as const;
