@@ -1198,7 +1198,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.
-         * @description Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents; message history is kept. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
+         * @description Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents and ends the conversation the runtime replays into prompts: the messages so far stay stored and readable (`GET /api/agents/{id}/messages`, `/logs`) but are no longer sent to the model. A running instance is told at once (its agents forget their memory and conversation), then relaunches. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1517,7 +1517,7 @@ export interface paths {
         put?: never;
         /**
          * Write one key (`key` + `memory`) or up to 50 keys at once (`memory` object); bulk writes are all-or-nothing.
-         * @description Limits, on the compact JSON encoding in UTF-8: each value at most 102400 bytes (`MEMORY_VALUE_TOO_LARGE`), at most 50 keys per bulk write (`MEMORY_TOO_MANY_KEYS`), at least one (`MEMORY_EMPTY`), and the values of one bulk write together at most 3670016 bytes (`MEMORY_BULK_TOO_LARGE`; one database transaction holds 4 MB). Every limit is checked before anything is written: a refused request changes nothing. The write and a check that the agent still exists are one transaction, so an agent deleted meanwhile answers 404 and keeps no memory. Writing a key again replaces its value.
+         * @description Limits, on the compact JSON encoding in UTF-8: each value at most 102400 bytes (`MEMORY_VALUE_TOO_LARGE`), at most 50 keys per bulk write (`MEMORY_TOO_MANY_KEYS`), at least one (`MEMORY_EMPTY`), and the values of one bulk write together at most 3670016 bytes (`MEMORY_BULK_TOO_LARGE`; one database transaction holds 4 MB). Every limit is checked before anything is written: a refused request changes nothing. The write and a check that the agent still exists are one transaction, so an agent deleted meanwhile answers 404 and keeps no memory. Writing a key again replaces its value. Once stored, the change is pushed to the account's running instance (best effort, within 2 s), so the agent uses it from its next answer; an instance that is not running or cannot be reached reads it when it next loads its state.
          */
         post: operations["writeMemory"];
         delete?: never;
@@ -1634,11 +1634,55 @@ export interface paths {
         put?: never;
         /**
          * Provision an agent connected to chatBot, communityBot and/or businessMessaging; proxied to the backend provisioning service.
-         * @description At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400). The agent always joins the authenticated caller's own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one message for every case, whatever `email`, `x-user-email` or `cardSubscriptionId` say: neither is a secret, so they never choose an account nor tell registered addresses from unknown ones. Signed in: 402 `PAYMENT_REQUIRED` when `plan` is omitted or `free`, or, unless the account is an admin or tester (its current, verified address is in the operator's list), when the STORED subscription (kept current by verified card webhooks) is not active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`, queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored envelope-encrypted and never returned, except the stream key once in this answer. The live stream comes from the streaming adapter.
+         * @description At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400). The agent always joins the authenticated caller's own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one message for every case, whatever `email`, `x-user-email` or `cardSubscriptionId` say: neither is a secret, so they never choose an account nor tell registered addresses from unknown ones. Signed in: 402 `PAYMENT_REQUIRED` when `plan` is omitted or `free`, or, unless the account is an admin or tester (its current, verified address is in the operator's list), when the STORED subscription (kept current by verified card webhooks) is not active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`, queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored envelope-encrypted and never returned, except the stream key once in this answer and to the owner through `GET /api/provision/{id}/stream`. The live stream comes from the streaming adapter.
          *
          *     Rate limit scope: `provision`.
          */
         post: operations["provisionWithChannels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/provision/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read back the live stream of an agent provisioned with `POST /api/provision`: RTMP server and key, playback and HLS URLs.
+         * @description Owner only: an agent that is not the caller's, or that was not provisioned with channels, answers 404. The stream key is decrypted for the owner; treat it as a secret.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["getProvisionedStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/provision/{id}/stream/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the stream key of a channel-provisioned agent (the old key stops publishing); answers the stream with the new key.
+         * @description For an owner whose key leaked: the streaming provider issues a new key for the same live stream (same id, server and playback URLs), which is stored envelope-encrypted. Owner only (404 otherwise); 502 when the streaming provider fails (the old key stays).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["rotateProvisionedStreamKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3370,6 +3414,29 @@ export interface components {
             /** Format: uri */
             url: string;
             userId: string;
+        };
+        ProvisionedStream: {
+            agentId: string;
+            bitrate: string;
+            /** Format: date-time */
+            createdAt: string;
+            hls: {
+                playlistUrl: string;
+            };
+            /** @description when the stream key was last replaced; null while it is the first one */
+            keyRotatedAt: string | null;
+            liveStreamId: string;
+            lowLatency: boolean;
+            playbackUrl: string;
+            provider: string;
+            resolution: string;
+            rtmp: {
+                key: string;
+                server: string;
+            };
+            rtmpServer: string;
+            /** @description secret: whoever holds it can publish to the stream */
+            streamKey: string;
         };
         RuntimeAgentState: {
             config: components["schemas"]["AgentConfig"];
@@ -14252,6 +14319,206 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProvisionedStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisionedStream"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateProvisionedStreamKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                /** @description the agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisionedStream"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */

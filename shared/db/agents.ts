@@ -59,6 +59,8 @@ export interface AgentRecord extends Record<string, unknown> {
   responseMsTotal?: number;
   firstMessageAt?: string;
   lastMessageAt?: string;
+  /** Set by reset-memory: messages up to this time stay in the history but are no longer replayed into prompts. */
+  historyResetAt?: string;
 }
 
 export const COUNTER_SHARDS = 8;
@@ -390,8 +392,24 @@ export async function listMessages(userId: string, agentId: string, limit: numbe
   return page.slice(offset, wanted).map(messageView);
 }
 
-/** The newest `count` messages in chronological order: what a starting runtime gets as history. */
-export async function recentHistory(userId: string, agentId: string, count: number) {
+/**
+ * The newest `count` messages in chronological order, none older than the agent's last memory
+ * reset (`resetAt`): what a runtime replays into its prompts.
+ */
+export async function recentHistory(userId: string, agentId: string, count: number, resetAt?: string) {
   const newest = await listMessages(userId, agentId, count, 0);
-  return newest.reverse();
+  return newest.filter((m) => !resetAt || m.createdAt > resetAt).reverse();
+}
+
+/** reset-memory: the conversation so far is no longer replayed into prompts (it stays readable). */
+export async function markHistoryReset(userId: string, agentId: string, now = new Date()): Promise<void> {
+  try {
+    await tenant(userId).update(
+      keys.agent(userId, agentId),
+      { expression: 'SET historyResetAt = :at', values: { ':at': now.toISOString() } },
+      { expression: 'attribute_exists(pk)' },
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
 }
