@@ -80,6 +80,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   ai: ['dataKey'],
   gateway: ['dataKey'],
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents'],
+  // A memory write is pushed to the running instance with its (decrypted) gateway token.
+  memory: ['dataKey', 'reachInstances', 'sendEvents'],
 };
 
 export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];

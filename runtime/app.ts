@@ -15,6 +15,9 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
  *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
  *   POST /reload  → reloads agents, configuration, memory, history, skills and credentials from the platform
  *   GET  /agents/<id>/credentials → {agentId, credentials: names}: which credentials the agent holds (never values)
+ *   POST /agents/<id>/memory {set?, replace?, clearHistory?} → the platform pushes a memory change
+ *                 of a loaded agent: `set` merges keys, `replace` swaps the whole memory, `clearHistory`
+ *                 drops the conversation replayed into prompts (404 for an agent not loaded: it loads fresh)
  * Websocket `/agents/<agentId>`, the token as `Authorization: Bearer <token>` (server clients) or
  * as the subprotocol pair `agent-runtime, bearer.<token>` (browsers, which cannot set headers; the
  * server selects `agent-runtime`, never echoing the token); `?token=` still works but ends up in
@@ -249,6 +252,8 @@ export function createRuntime(opts: RuntimeOptions) {
         return json(res, 502, { error: `could not reload from the platform: ${(err as Error).message}`, code: 'PLATFORM_UNREACHABLE' });
       }
     }
+    const memoryPush = /^POST \/agents\/([A-Za-z0-9_-]{1,64})\/memory$/.exec(route);
+    if (memoryPush) return applyMemoryPush(req, res, memoryPush[1]!);
     const chat = /^POST \/agents\/([A-Za-z0-9_-]{1,64})\/chat$/.exec(route);
     if (chat) return chatOverHttp(req, res, chat[1]!);
     const credentialsRoute = /^GET \/agents\/([A-Za-z0-9_-]{1,64})\/credentials$/.exec(route);
@@ -288,6 +293,28 @@ export function createRuntime(opts: RuntimeOptions) {
       const e = err instanceof PlatformError ? err : new PlatformError('the skill call failed', 500, 'RUNTIME_ERROR');
       return json(res, e.status || 502, { error: e.message, code: e.code });
     }
+  }
+
+  /** A memory change the platform stored: applied to the loaded agent at once (see the header). */
+  async function applyMemoryPush(req: http.IncomingMessage, res: http.ServerResponse, agentId: string) {
+    let change: { set?: unknown; replace?: unknown; clearHistory?: unknown };
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      change = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    } catch {
+      return json(res, 400, { error: 'the body is not JSON', code: 'INVALID_JSON' });
+    }
+    const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    if ((change.set !== undefined && !isMap(change.set)) || (change.replace !== undefined && !isMap(change.replace)))
+      return json(res, 400, { error: 'set and replace must be objects', code: 'BAD_CHANGE' });
+    const agent = agents.get(agentId);
+    if (!agent) return json(res, 404, { error: 'agent not loaded', code: 'NOT_FOUND' });
+    // Object.fromEntries defines own properties, so a key such as `__proto__` stays a plain key.
+    const base = change.replace !== undefined ? Object.entries(change.replace) : Object.entries(agent.memory);
+    agent.memory = Object.fromEntries([...base, ...Object.entries(change.set ?? {})]);
+    if (change.clearHistory === true) agent.messages = [];
+    return json(res, 200, { success: true, agentId, keys: Object.keys(agent.memory).length, messages: agent.messages.length });
   }
 
   /** The platform's `/api/chat` and `/api/agent` chat: one exchange, answered through the platform's model layer. */

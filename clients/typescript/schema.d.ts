@@ -54,9 +54,9 @@ export interface paths {
         get: operations["listAgents"];
         put?: never;
         /**
-         * Deprecated: always 410 Gone; use `POST /api/agents/provision`.
+         * Deprecated alias of `POST /api/agents/provision`: same body, same checks, same answers.
          * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing. Any request body is ignored.
+         * @description Maps onto `POST /api/agents/provision` (subscription, plan agent limit, queued launch; 201 with the provisioned agent). Answers carry `Deprecation: @1767225600` (RFC 9745), `Sunset: Thu, 01 Jul 2027 00:00:00 GMT` (RFC 8594) and `Link: </api/agents/provision>; rel="successor-version"` (path parameters filled in).
          *
          *     Rate limit scope: `agents`.
          */
@@ -114,18 +114,18 @@ export interface paths {
          */
         get: operations["getAgent"];
         /**
-         * Deprecated: always 410 Gone; use `PUT /api/agents/{id}/config`.
+         * Deprecated alias of `PUT /api/agents/{id}/config`: replaces the owned agent's configuration.
          * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing. Any request body is ignored.
+         * @description Maps onto `PUT /api/agents/{id}/config`: the body is an AgentConfig, stored and delivered to the running instance (502 when it cannot be reached). Answers carry `Deprecation: @1767225600` (RFC 9745), `Sunset: Thu, 01 Jul 2027 00:00:00 GMT` (RFC 8594) and `Link: </api/agents/{id}/config>; rel="successor-version"` (path parameters filled in).
          *
          *     Rate limit scope: `agents`.
          */
         put: operations["updateAgentDeprecated"];
         post?: never;
         /**
-         * Deprecated: always 410 Gone; use the lifecycle endpoints (`POST /api/instance/{userId}/stop`).
+         * Deprecated: deletes an owned agent (its unit of the plan quota comes back); the lifecycle endpoints are the successor.
          * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing.
+         * @description Maps onto the agent's removal from the account's instance: the agent, its message history and its memory are deleted, its plan quota unit released, and a running instance reloads its agents so it stops serving it. Stopping the whole instance is `POST /api/instance/{userId}/stop`. Answers carry `Deprecation: @1767225600` (RFC 9745), `Sunset: Thu, 01 Jul 2027 00:00:00 GMT` (RFC 8594) and `Link: </api/instance/{userId}/stop>; rel="successor-version"` (path parameters filled in).
          *
          *     Rate limit scope: `agents`.
          */
@@ -169,13 +169,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Deprecated and never implemented: always 410 Gone; use `GET /api/agents/{id}/messages` (and `/stats` for runtime figures).
-         * @deprecated
-         * @description Answered without authentication: it reveals and changes nothing. May be removed.
+         * The owned agent's recent log, newest first: runtime log lines, lifecycle events and message exchanges.
+         * @description Merged from the instance's runtime log lines (reported by the runtime or captured by the launcher from its output; lines that name no agent belong to every agent of the instance; kept 7 days), the lifecycle events of the agent and its instance, and its messages. `cursor` continues where the previous page ended (null on the last page). With `Accept: text/event-stream` the answer is server-sent events: `entry` per log entry, oldest first (the newest `limit` entries), then, for `follow` seconds, each new entry as it is stored, then `end` `{cursor}`. The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so there the events arrive in one body when the stream ends.
          *
          *     Rate limit scope: `agents`.
          */
-        get: operations["getAgentLogsDeprecated"];
+        get: operations["getAgentLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1202,7 +1201,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.
-         * @description Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents; message history is kept. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
+         * @description Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents and ends the conversation the runtime replays into prompts: the messages so far stay stored and readable (`GET /api/agents/{id}/messages`, `/logs`) but are no longer sent to the model. A running instance is told at once (its agents forget their memory and conversation), then relaunches. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -1521,7 +1520,7 @@ export interface paths {
         put?: never;
         /**
          * Write one key (`key` + `memory`) or up to 50 keys at once (`memory` object); bulk writes are all-or-nothing.
-         * @description Limits, on the compact JSON encoding in UTF-8: each value at most 102400 bytes (`MEMORY_VALUE_TOO_LARGE`), at most 50 keys per bulk write (`MEMORY_TOO_MANY_KEYS`), at least one (`MEMORY_EMPTY`), and the values of one bulk write together at most 3670016 bytes (`MEMORY_BULK_TOO_LARGE`; one database transaction holds 4 MB). Every limit is checked before anything is written: a refused request changes nothing. The write and a check that the agent still exists are one transaction, so an agent deleted meanwhile answers 404 and keeps no memory. Writing a key again replaces its value.
+         * @description Limits, on the compact JSON encoding in UTF-8: each value at most 102400 bytes (`MEMORY_VALUE_TOO_LARGE`), at most 50 keys per bulk write (`MEMORY_TOO_MANY_KEYS`), at least one (`MEMORY_EMPTY`), and the values of one bulk write together at most 3670016 bytes (`MEMORY_BULK_TOO_LARGE`; one database transaction holds 4 MB). Every limit is checked before anything is written: a refused request changes nothing. The write and a check that the agent still exists are one transaction, so an agent deleted meanwhile answers 404 and keeps no memory. Writing a key again replaces its value. Once stored, the change is pushed to the account's running instance (best effort, within 2 s), so the agent uses it from its next answer; an instance that is not running or cannot be reached reads it when it next loads its state.
          */
         post: operations["writeMemory"];
         delete?: never;
@@ -1638,11 +1637,55 @@ export interface paths {
         put?: never;
         /**
          * Provision an agent connected to chatBot, communityBot and/or businessMessaging; proxied to the backend provisioning service.
-         * @description At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400). The agent always joins the authenticated caller's own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one message for every case, whatever `email`, `x-user-email` or `cardSubscriptionId` say: neither is a secret, so they never choose an account nor tell registered addresses from unknown ones. Signed in: 402 `PAYMENT_REQUIRED` when `plan` is omitted or `free`, or, unless the account is an admin or tester (its current, verified address is in the operator's list), when the STORED subscription (kept current by verified card webhooks) is not active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`, queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored envelope-encrypted and never returned, except the stream key once in this answer. The live stream comes from the streaming adapter.
+         * @description At least one channel token is required (400). The removed identifier fields (phone number id, account id, guild id, channel id) are refused as unknown fields (400). The agent always joins the authenticated caller's own account (session or `sk_` API key). Without one the answer is 402 `PAYMENT_REQUIRED` with one message for every case, whatever `email`, `x-user-email` or `cardSubscriptionId` say: neither is a secret, so they never choose an account nor tell registered addresses from unknown ones. Signed in: 402 `PAYMENT_REQUIRED` when `plan` is omitted or `free`, or, unless the account is an admin or tester (its current, verified address is in the operator's list), when the STORED subscription (kept current by verified card webhooks) is not active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`, queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored envelope-encrypted and never returned, except the stream key once in this answer and to the owner through `GET /api/provision/{id}/stream`. The live stream comes from the streaming adapter.
          *
          *     Rate limit scope: `provision`.
          */
         post: operations["provisionWithChannels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/provision/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read back the live stream of an agent provisioned with `POST /api/provision`: RTMP server and key, playback and HLS URLs.
+         * @description Owner only: an agent that is not the caller's, or that was not provisioned with channels, answers 404. The stream key is decrypted for the owner; treat it as a secret.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["getProvisionedStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/provision/{id}/stream/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the stream key of a channel-provisioned agent (the old key stops publishing); answers the stream with the new key.
+         * @description For an owner whose key leaked: the streaming provider issues a new key for the same live stream (same id, server and playback URLs), which is stored envelope-encrypted. Owner only (404 otherwise); 502 when the streaming provider fails (the old key stays).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["rotateProvisionedStreamKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2634,6 +2677,40 @@ export interface components {
             systemPrompt?: string;
             temperature?: number;
         };
+        AgentLogEntry: {
+            /** Format: date-time */
+            at: string;
+            id: string;
+            /** @constant */
+            kind: "runtime";
+            level: string | null;
+            line: string;
+            /**
+             * @description `runtime` when the runtime reported the line itself
+             * @enum {string}
+             */
+            stream: "stdout" | "stderr" | "runtime";
+        } | {
+            /** Format: date-time */
+            at: string;
+            content: string;
+            id: string;
+            /** @constant */
+            kind: "message";
+            /** @enum {string} */
+            role: "user" | "assistant" | "system";
+        } | {
+            /** Format: date-time */
+            at: string;
+            id: string;
+            /** @constant */
+            kind: "lifecycle";
+            op: string | null;
+            operationId: string | null;
+            reason: string | null;
+            status: string | null;
+            type: string;
+        };
         /** @description One message the agent received (`user`) or sent (`assistant`), or a `system` notice. */
         AgentMessage: {
             content: string;
@@ -3291,6 +3368,20 @@ export interface components {
              */
             tier?: "starter" | "pro" | "enterprise";
         };
+        ProvisionAgentBodyInput: {
+            config?: components["schemas"]["AgentConfig"];
+            /**
+             * @default openai/gpt-4o-mini
+             * @enum {string}
+             */
+            model?: "openai/gpt-4o-mini" | "anthropic/claude-3-5-haiku" | "custom";
+            name: string;
+            /**
+             * @description accepted for compatibility and ignored: the agent limit always comes from the account plan
+             * @enum {string}
+             */
+            tier?: "starter" | "pro" | "enterprise";
+        };
         ProvisionChannelsBody: {
             /**
              * @default openrouter
@@ -3330,6 +3421,29 @@ export interface components {
             /** Format: uri */
             url: string;
             userId: string;
+        };
+        ProvisionedStream: {
+            agentId: string;
+            bitrate: string;
+            /** Format: date-time */
+            createdAt: string;
+            hls: {
+                playlistUrl: string;
+            };
+            /** @description when the stream key was last replaced; null while it is the first one */
+            keyRotatedAt: string | null;
+            liveStreamId: string;
+            lowLatency: boolean;
+            playbackUrl: string;
+            provider: string;
+            resolution: string;
+            rtmp: {
+                key: string;
+                server: string;
+            };
+            rtmpServer: string;
+            /** @description secret: whoever holds it can publish to the stream */
+            streamKey: string;
         };
         RuntimeAgentState: {
             config: components["schemas"]["AgentConfig"];
@@ -4039,13 +4153,57 @@ export interface operations {
     createAgentDeprecated: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Tour Booking Assistant",
+                 *       "model": "openai/gpt-4o-mini"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProvisionAgentBodyInput"];
+            };
+        };
         responses: {
-            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation?: string;
+                    /** @description The successor operation: `<path>; rel="successor-version"`. */
+                    Link?: string;
+                    /** @description RFC 8594: the HTTP date after which the operation may stop answering. */
+                    Sunset?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: string;
+                            model: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "provisioning" | "running";
+                            /** Format: uri */
+                            websocketUrl: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4056,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4067,7 +4225,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Payment or subscription required. Codes: `SUBSCRIPTION_REQUIRED`, `PLAN_REQUIRED`. */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUBSCRIPTION_REQUIRED" | "PLAN_REQUIRED";
+                        error: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4078,24 +4253,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "POST /api/agents/provision";
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`, `AGENT_LIMIT_REACHED`. */
             429: {
                 headers: {
                     /** @description Seconds until the rate-limit window admits another request. */
@@ -4105,11 +4285,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": ({
+                        /** @constant */
+                        code: "AGENT_LIMIT_REACHED";
+                        /** @description agents the account has */
+                        current: number;
+                        error: string;
+                        /** @description agents the account plan allows */
+                        limit: number;
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
-            500: {
+            /** @description Backend unavailable */
+            502: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4413,15 +4614,49 @@ export interface operations {
     updateAgentDeprecated: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path: {
                 id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "systemPrompt": "Be brief.",
+                 *       "temperature": 0.4
+                 *     }
+                 */
+                "application/json": components["schemas"]["AgentConfig"];
+            };
+        };
         responses: {
-            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation?: string;
+                    /** @description The successor operation: `<path>; rel="successor-version"`. */
+                    Link?: string;
+                    /** @description RFC 8594: the HTTP date after which the operation may stop answering. */
+                    Sunset?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        config: components["schemas"]["AgentConfig"];
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4432,7 +4667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4443,7 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4454,21 +4689,37 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "PUT /api/agents/{id}/config";
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -4484,8 +4735,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4500,7 +4762,10 @@ export interface operations {
     deleteAgentDeprecated: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4508,6 +4773,29 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description RFC 9745: when the operation was deprecated, as `@<epoch seconds>`. */
+                    Deprecation?: string;
+                    /** @description The successor operation: `<path>; rel="successor-version"`. */
+                    Link?: string;
+                    /** @description RFC 8594: the HTTP date after which the operation may stop answering. */
+                    Sunset?: string;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
             /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
             400: {
                 headers: {
@@ -4519,7 +4807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4530,7 +4818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
             403: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4541,21 +4829,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "POST /api/instance/{userId}/stop";
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -4571,7 +4853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4847,9 +5129,16 @@ export interface operations {
             };
         };
     };
-    getAgentLogsDeprecated: {
+    getAgentLogs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `cursor` of the previous page */
+                cursor?: string;
+                /** @description event stream only: seconds to keep sending new entries (default 0) */
+                follow?: number;
+                /** @description entries per page (default 50) */
+                limit?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4858,6 +5147,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cursor: string | null;
+                        entries: components["schemas"]["AgentLogEntry"][];
+                    };
+                };
+            };
             /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
             400: {
                 headers: {
@@ -4869,7 +5172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid authentication */
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
             401: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -4891,21 +5194,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone. Codes: `GONE`. */
-            410: {
+            /** @description Not found */
+            404: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        code: "GONE";
-                        error: string;
-                        /** @constant */
-                        replacement: "GET /api/agents/{id}/messages";
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -4921,7 +5218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Internal error. Codes: `INTERNAL`. */
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14075,6 +14372,206 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProvisionedStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisionedStream"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateProvisionedStreamKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                /** @description the agent id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisionedStream"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */

@@ -1,15 +1,12 @@
 import { agentsContract } from '../../shared/contract/agents';
-import { gone } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
+import { deprecationHeaders, removeAgent } from './deprecated';
+import { agentLogs } from './logs';
 import { provisionAgent } from './provision';
 import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
 import { agentStats } from './stats';
 import { readVerification, removeVerification, verify } from './verify';
-
-const deprecated = (replacement: string) => async () => {
-  throw gone(`deprecated: use ${replacement}`, { replacement });
-};
 
 export const handler = createHandler(agentsContract, {
   listAgents: async ({ auth }) => {
@@ -31,8 +28,10 @@ export const handler = createHandler(agentsContract, {
   getAgentVerification: async ({ auth, params }) => readVerification(auth, params.id),
   verifyAgent: async ({ auth, params, body }) => verify(auth, params.id, body),
   removeAgentVerification: async ({ auth, params }) => removeVerification(auth, params.id),
-  createAgentDeprecated: deprecated('POST /api/agents/provision'),
-  updateAgentDeprecated: deprecated('PUT /api/agents/{id}/config'),
-  deleteAgentDeprecated: deprecated('POST /api/instance/{userId}/stop'),
-  getAgentLogsDeprecated: deprecated('GET /api/agents/{id}/messages'),
+  createAgentDeprecated: async ({ auth, body }) => reply.json(201, await provisionAgent(auth, body), deprecationHeaders('/api/agents/provision')),
+  updateAgentDeprecated: async ({ auth, params, body }) =>
+    reply.json(200, await putAgentConfig(auth, params.id, body), deprecationHeaders(`/api/agents/${params.id}/config`)),
+  deleteAgentDeprecated: async ({ auth, params }) =>
+    reply.json(200, await removeAgent(auth, params.id), deprecationHeaders(`/api/instance/${auth.userId}/stop`)),
+  getAgentLogs: async ({ auth, params, query, headers }) => agentLogs(auth, params.id, query, headers.accept),
 });

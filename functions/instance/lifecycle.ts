@@ -3,7 +3,8 @@ import type * as z from 'zod';
 import { requestProvisioning } from '../../shared/adapters/launcher';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
-import { listAgents } from '../../shared/db/agents';
+import { agentMemoryPath, pushToRunningInstance } from '../../shared/adapters/instance-push';
+import { listAgents, markHistoryReset } from '../../shared/db/agents';
 import { getInstance, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '../../shared/db/instances';
 import { clearAgentMemory } from '../../shared/db/memory';
 import { badRequest, HttpError, notFound } from '../../shared/http/errors';
@@ -87,13 +88,21 @@ export async function repair(auth: AuthContext, userId: string) {
   };
 }
 
-/** Wipes the key-value memory of every agent of the account; a running or starting instance relaunches to drop its copy. */
+/**
+ * Wipes the key-value memory of every agent of the account and stops replaying their conversation
+ * so far into prompts (the messages stay readable); a running instance is told at once, and a
+ * running or starting one also relaunches so nothing of the old state survives.
+ */
 export async function resetMemory(auth: AuthContext, userId: string) {
   requireOwner(auth, userId);
   if (!(await getInstance(auth.userId, true))) throw noInstance();
   const agents = await listAgents(auth.userId);
   let keysCleared = 0;
-  for (const agent of agents) keysCleared += await clearAgentMemory(auth.userId, agent.id);
+  for (const agent of agents) {
+    keysCleared += await clearAgentMemory(auth.userId, agent.id);
+    await markHistoryReset(auth.userId, agent.id);
+  }
+  await Promise.all(agents.map((agent) => pushToRunningInstance(auth.userId, agentMemoryPath(agent.id), { replace: {}, clearHistory: true })));
   const summary = `memory cleared: ${keysCleared} key${keysCleared === 1 ? '' : 's'} across ${agents.length} agent${agents.length === 1 ? '' : 's'}`;
   const after = await transition(auth, userId, 'reset-memory');
   const restarting = after.status === 'provisioning';

@@ -30,7 +30,7 @@ export const agentModel = (agent: Pick<AgentRecord, 'model' | 'config'>) => agen
 async function agentState(userId: string, agent: AgentRecord) {
   const [memory, messages, skills, credentials] = await Promise.all([
     readAgentMemory(userId, agent.id),
-    recentHistory(userId, agent.id, RUNTIME_HISTORY_MESSAGES),
+    recentHistory(userId, agent.id, RUNTIME_HISTORY_MESSAGES, agent.historyResetAt),
     listInstalledSkills(userId, agent.id),
     openAgentCredentials(userId, agent.id),
   ]);

@@ -1,4 +1,5 @@
 import type { memoryContract } from '../../shared/contract/memory';
+import { agentMemoryPath, pushToRunningInstance } from '../../shared/adapters/instance-push';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory, type MemoryEntry } from '../../shared/db/memory';
 import { notFound } from '../../shared/http/errors';
 import type { OperationContext } from '../../shared/http/pipeline';
@@ -31,6 +32,8 @@ export async function writeMemory({ auth, body, rawBody }: OperationContext<Rout
     if (err instanceof AgentNotFoundError) throw agentNotFound();
     throw err;
   }
+  const changed = single ? Object.fromEntries([[body.key, memory]]) : (memory as Record<string, unknown>);
+  await pushToRunningInstance(auth.userId, agentMemoryPath(body.agentId), { set: changed });
   if (single) return { success: true, agentId: body.agentId, key: body.key, saved };
   return { success: true, agentId: body.agentId, keysUpdated: entries.length, saved };
 }

@@ -8,7 +8,10 @@ import {
   type Launcher,
   type ProvisioningMessage,
 } from '../../shared/adapters/launcher';
+import { getSubscription } from '../../shared/billing/entitlements';
+import { instanceMemoryMiB } from '../../shared/billing/plans';
 import { config } from '../../shared/config';
+import { appendRuntimeLogLines } from '../../shared/db/agent-log';
 import { failAgent, getAgent } from '../../shared/db/agents';
 import {
   ensureInstance,
@@ -69,6 +72,9 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
     runtimeVersion,
     gatewayToken: token,
     platformUrl: config().runtimePlatformUrl,
+    keepLogLines: (lines) => appendRuntimeLogLines(instance.userId, lines),
+    // Read at every launch, so a plan change applies from the next start, restart or update.
+    memoryMiB: instanceMemoryMiB((await getSubscription(instance.userId))?.plan),
   });
   emitMetrics({ [PLATFORM_METRICS.launches]: 1 });
   const recorded = { ...handle, generation: instance.generation };

@@ -83,6 +83,16 @@ async function encryptedToken(spec: LaunchSpec): Promise<string> {
   return Buffer.from(out.CiphertextBlob).toString('base64');
 }
 
+/**
+ * The smallest Fargate CPU size that allows `memoryMiB` (1 vCPU takes 2 to 8 GB, 2 vCPU 4 to 16 GB,
+ * 4 vCPU 8 to 30 GB): the task size is the plan's memory, the CPU only what that size requires.
+ */
+export function fargateCpuFor(memoryMiB: number): number {
+  if (memoryMiB <= 8192) return 1024;
+  if (memoryMiB <= 16384) return 2048;
+  return 4096;
+}
+
 /** ECS clientToken: at most 64 characters, the same for every delivery of one launch. */
 export const clientTokenFor = (idempotencyKey: string) => createHash('sha256').update(idempotencyKey).digest('hex');
 
@@ -112,6 +122,7 @@ class EcsLauncher implements Launcher {
           awsvpcConfiguration: { subnets: c.ecs.subnetIds, securityGroups: c.ecs.securityGroupIds, assignPublicIp: 'ENABLED' },
         },
         overrides: {
+          ...(spec.memoryMiB ? { memory: String(spec.memoryMiB), cpu: String(fargateCpuFor(spec.memoryMiB)) } : {}),
           containerOverrides: [
             {
               name: RUNTIME_CONTAINER,

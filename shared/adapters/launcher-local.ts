@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { config, inheritedEnv } from '../config';
+import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { logger } from '../logger';
 import { LaunchError, type Launcher, type LaunchSpec, type Located } from './launcher';
@@ -63,7 +65,10 @@ class LocalLauncher implements Launcher {
       PORT: String(port),
     });
     const entry = config().localRuntimeEntry ? path.resolve(config().localRuntimeEntry!) : DEFAULT_ENTRY;
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The plan's memory as the process's cap: V8's heap limit, and the limit the runtime reports.
+    const memoryArgs = spec.memoryMiB ? [`--max-old-space-size=${spec.memoryMiB}`] : [];
+    if (spec.memoryMiB) env.MEMORY_LIMIT_BYTES = String(spec.memoryMiB * 1024 * 1024);
+    const child = spawn(process.execPath, [...memoryArgs, '--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     return new Promise<Running>((resolve, reject) => {
       let stdout = '';
       let stderr = '';
@@ -87,7 +92,8 @@ class LocalLauncher implements Launcher {
         if (!m) return;
         clearTimeout(timer);
         child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
+        if (spec.keepLogLines) captureOutput(child, spec.keepLogLines);
+        else child.stdout!.resume();
         const port = Number(m[1]);
         const handle: LaunchHandle = { launcher: 'local', id: String(child.pid), endpoint: `http://127.0.0.1:${port}`, publicWsBase: `ws://127.0.0.1:${port}` };
         const running = { child, handle };
@@ -124,6 +130,50 @@ class LocalLauncher implements Launcher {
   /** How many instances are running (tests). */
   runningCount(): number {
     return [...this.byPid.values()].filter((r) => r.child.exitCode === null && r.child.signalCode === null).length;
+  }
+}
+
+const LOG_FLUSH_MS = 250;
+const LOG_FLUSH_LINES = 25;
+
+/**
+ * What ECS sends to CloudWatch, the local stack keeps itself: each line the runtime writes after
+ * it started goes to `keep` (the per-agent log store). The runtime writes JSON lines ({level, message,
+ * agentId?}); a line naming an agent is that agent's, others are the instance's.
+ */
+function captureOutput(child: ChildProcess, keep: NonNullable<LaunchSpec['keepLogLines']>) {
+  let pending: RuntimeLogLineInput[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    const lines = pending;
+    pending = [];
+    if (lines.length) keep(lines).catch((err) => logger().warn('could not store runtime log lines', { error: String(err) }));
+  };
+  for (const stream of ['stdout', 'stderr'] as const) {
+    createInterface({ input: child[stream]! }).on('line', (line) => {
+      if (!line.trim()) return;
+      pending.push({ stream, at: new Date().toISOString(), ...parsedLine(line) });
+      if (pending.length >= LOG_FLUSH_LINES) flush();
+      else timer ??= setTimeout(flush, LOG_FLUSH_MS);
+    });
+  }
+  child.once('exit', () => {
+    if (timer) clearTimeout(timer);
+    flush();
+  });
+}
+
+function parsedLine(line: string): Pick<RuntimeLogLineInput, 'line' | 'level' | 'agentId'> {
+  try {
+    const parsed = JSON.parse(line) as { level?: unknown; agentId?: unknown };
+    return {
+      line,
+      level: typeof parsed.level === 'string' ? parsed.level : undefined,
+      agentId: typeof parsed.agentId === 'string' ? parsed.agentId : undefined,
+    };
+  } catch {
+    return { line };
   }
 }
 

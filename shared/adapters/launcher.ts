@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { config } from '../config';
+import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { sendJson } from './queue';
 
@@ -21,6 +22,14 @@ export interface LaunchSpec {
   gatewayToken: string;
   /** Where the runtime reaches the platform API. */
   platformUrl: string;
+  /**
+   * Where a launcher that captures the runtime's output itself (the local one) keeps its lines;
+   * in AWS the task's log driver sends them to CloudWatch instead. Given by the caller, so the
+   * launchers, which every function bundle reaches, import no data layer.
+   */
+  keepLogLines?: (lines: RuntimeLogLineInput[]) => Promise<void>;
+  /** Memory of the instance in MiB, from the account's plan at this launch (spec 2.16); the launcher's default when absent. */
+  memoryMiB?: number;
 }
 
 export interface Located {

@@ -22,7 +22,13 @@ export interface LiveStream {
 
 export interface StreamingProvider {
   createLiveStream(input: { userId: string; agentId: string }): Promise<LiveStream>;
+  /** A new publishing key for an existing stream; the old one stops working. Throws StreamingError when the provider fails. */
+  rotateStreamKey(input: { userId: string; agentId: string; liveStreamId: string }): Promise<{ streamKey: string }>;
 }
+
+export class StreamingError extends Error {}
+
+const newStreamKey = () => `live_${randomBytes(24).toString('base64url')}`;
 
 const localProvider: StreamingProvider = {
   async createLiveStream() {
@@ -32,7 +38,7 @@ const localProvider: StreamingProvider = {
     return {
       provider: 'local',
       liveStreamId,
-      streamKey: `live_${randomBytes(24).toString('base64url')}`,
+      streamKey: newStreamKey(),
       rtmpServer: rtmpUrl,
       playbackUrl: playlist,
       hlsPlaylistUrl: playlist,
@@ -40,6 +46,10 @@ const localProvider: StreamingProvider = {
       resolution: '1080p',
       bitrate: '6000kbps',
     };
+  },
+  // The local provider runs no ingest server: the stored key is the only copy, so replacing it is the rotation.
+  async rotateStreamKey() {
+    return { streamKey: newStreamKey() };
   },
 };
 

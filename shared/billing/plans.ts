@@ -56,3 +56,16 @@ export function agentLimitForPlan(plan: string | null | undefined): number {
   if (isLegacyTier(plan)) return LEGACY_TIERS[plan];
   return 1;
 }
+
+/** Instance memory of an account without a recognised plan (legacy tiers, none): the smallest plan's. */
+export const DEFAULT_INSTANCE_MEMORY_MIB = 2048;
+
+/**
+ * Spec 2.16's agent memory column as the instance's memory size in MiB (`8 GB` → 8192): the ECS
+ * task size and the local runtime's heap cap, read from the stored plan at each launch.
+ */
+export function instanceMemoryMiB(plan: string | null | undefined): number {
+  if (!isPlanName(plan)) return DEFAULT_INSTANCE_MEMORY_MIB;
+  const gb = Number(/^(\d+) GB$/.exec(PLANS[plan].memory)?.[1]);
+  return Number.isFinite(gb) && gb > 0 ? gb * 1024 : DEFAULT_INSTANCE_MEMORY_MIB;
+}

@@ -199,7 +199,54 @@ export const ProvisionAgentBody = z
 
 const IdParams = z.strictObject({ id: ResourceId });
 
-const GoneBody = <R extends string>(replacement: R) => z.object({ error: z.string(), code: z.literal('GONE'), replacement: z.literal(replacement) });
+/**
+ * Deprecated operations keep working (spec 4.3) and say so in every answer (RFC 9745
+ * `Deprecation`, RFC 8594 `Sunset`, and a `Link` to the successor with rel="successor-version").
+ */
+export const AGENTS_DEPRECATED_SINCE = '2026-01-01T00:00:00Z';
+export const AGENTS_SUNSET = '2027-07-01T00:00:00Z';
+const deprecationNote = (successor: string) =>
+  `Answers carry \`Deprecation: @${Date.parse(AGENTS_DEPRECATED_SINCE) / 1000}\` (RFC 9745), \`Sunset: ${new Date(AGENTS_SUNSET).toUTCString()}\` (RFC 8594) and \`Link: ${successor}; rel="successor-version"\` (path parameters filled in).`;
+
+const ProvisionedAgentBody = z.object({
+  success: z.literal(true),
+  agent: z.object({
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(['provisioning', 'running']),
+    websocketUrl: WsUrl,
+    model: z.string(),
+    createdAt: IsoDate,
+  }),
+});
+
+export const AGENT_LOG_DEFAULT_LIMIT = 50;
+export const AGENT_LOG_MAX_LIMIT = 200;
+export const AGENT_LOG_MAX_FOLLOW_SECONDS = 300;
+export const AGENT_LOG_RETENTION_DAYS = 7;
+
+/** One entry of the per-agent log (`GET /api/agents/{id}/logs`). */
+export const AgentLogEntry = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('runtime'),
+    id: z.string(),
+    at: IsoDate,
+    stream: z.enum(['stdout', 'stderr', 'runtime']).describe('`runtime` when the runtime reported the line itself'),
+    level: z.string().nullable(),
+    line: z.string(),
+  }),
+  z.object({ kind: z.literal('message'), id: z.string(), at: IsoDate, role: z.enum(['user', 'assistant', 'system']), content: z.string() }),
+  z.object({
+    kind: z.literal('lifecycle'),
+    id: z.string(),
+    at: IsoDate,
+    type: z.string(),
+    op: z.string().nullable(),
+    status: z.string().nullable(),
+    reason: z.string().nullable(),
+    operationId: z.string().nullable(),
+  }),
+]);
 
 const AgentLimitBody = z.looseObject({
   error: z.string(),
@@ -282,17 +329,7 @@ export const agentsContract = defineGroup({
       example: { name: 'Tour Booking Assistant', model: DEFAULT_AGENT_MODEL, config: exampleConfig },
       responses: {
         ...commonErrorResponses,
-        201: z.object({
-          success: z.literal(true),
-          agent: z.object({
-            id: z.string(),
-            name: z.string(),
-            status: z.enum(['provisioning', 'running']),
-            websocketUrl: WsUrl,
-            model: z.string(),
-            createdAt: IsoDate,
-          }),
-        }),
+        201: ProvisionedAgentBody,
         402: SubscriptionRequiredBody,
         429: z.union([AgentLimitBody, ErrorBody]),
         502: ErrorBody,
@@ -463,48 +500,104 @@ export const agentsContract = defineGroup({
       operation: 'createAgentDeprecated',
       method: 'POST',
       path: '/api/agents',
-      auth: 'none',
+      auth: 'session',
       rateLimit: 'agents',
       deprecated: true,
-      summary: 'Deprecated: always 410 Gone; use `POST /api/agents/provision`.',
-      description: 'Answered without authentication: it reveals and changes nothing. Any request body is ignored.',
-      responses: { ...commonErrorResponses, 410: GoneBody('POST /api/agents/provision') },
+      summary: 'Deprecated alias of `POST /api/agents/provision`: same body, same checks, same answers.',
+      description: [
+        'Maps onto `POST /api/agents/provision` (subscription, plan agent limit, queued launch; 201 with the provisioned agent).',
+        deprecationNote('</api/agents/provision>'),
+      ].join(' '),
+      body: ProvisionAgentBody,
+      example: { name: 'Tour Booking Assistant', model: DEFAULT_AGENT_MODEL },
+      responses: {
+        ...commonErrorResponses,
+        201: ProvisionedAgentBody,
+        402: SubscriptionRequiredBody,
+        429: z.union([AgentLimitBody, ErrorBody]),
+        502: ErrorBody,
+      },
     },
     {
       operation: 'updateAgentDeprecated',
       method: 'PUT',
       path: '/api/agents/{id}',
-      auth: 'none',
+      auth: 'session',
       rateLimit: 'agents',
       deprecated: true,
-      summary: 'Deprecated: always 410 Gone; use `PUT /api/agents/{id}/config`.',
-      description: 'Answered without authentication: it reveals and changes nothing. Any request body is ignored.',
+      summary: "Deprecated alias of `PUT /api/agents/{id}/config`: replaces the owned agent's configuration.",
+      description: [
+        'Maps onto `PUT /api/agents/{id}/config`: the body is an AgentConfig, stored and delivered to the running instance (502 when it cannot be reached).',
+        deprecationNote('</api/agents/{id}/config>'),
+      ].join(' '),
       params: IdParams,
-      responses: { ...commonErrorResponses, 410: GoneBody('PUT /api/agents/{id}/config') },
+      body: AgentConfig,
+      example: { systemPrompt: 'Be brief.', temperature: 0.4 },
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ success: z.literal(true), config: AgentConfig }),
+        404: ErrorBody,
+        502: ErrorBody,
+      },
     },
     {
       operation: 'deleteAgentDeprecated',
       method: 'DELETE',
       path: '/api/agents/{id}',
-      auth: 'none',
+      auth: 'session',
       rateLimit: 'agents',
       deprecated: true,
-      summary: 'Deprecated: always 410 Gone; use the lifecycle endpoints (`POST /api/instance/{userId}/stop`).',
-      description: 'Answered without authentication: it reveals and changes nothing.',
+      summary: 'Deprecated: deletes an owned agent (its unit of the plan quota comes back); the lifecycle endpoints are the successor.',
+      description: [
+        "Maps onto the agent's removal from the account's instance: the agent, its message history and its memory are deleted, its plan quota unit",
+        'released, and a running instance reloads its agents so it stops serving it. Stopping the whole instance is `POST /api/instance/{userId}/stop`.',
+        deprecationNote('</api/instance/{userId}/stop>'),
+      ].join(' '),
       params: IdParams,
-      responses: { ...commonErrorResponses, 410: GoneBody('POST /api/instance/{userId}/stop') },
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ success: z.literal(true), id: z.string(), deleted: z.literal(true) }),
+        404: ErrorBody,
+      },
     },
     {
-      operation: 'getAgentLogsDeprecated',
+      operation: 'getAgentLogs',
       method: 'GET',
       path: '/api/agents/{id}/logs',
-      auth: 'none',
+      auth: 'session',
       rateLimit: 'agents',
-      deprecated: true,
-      summary: 'Deprecated and never implemented: always 410 Gone; use `GET /api/agents/{id}/messages` (and `/stats` for runtime figures).',
-      description: 'Answered without authentication: it reveals and changes nothing. May be removed.',
+      summary: "The owned agent's recent log, newest first: runtime log lines, lifecycle events and message exchanges.",
+      description: [
+        "Merged from the instance's runtime log lines (reported by the runtime or captured by the launcher from its output; lines that name no agent belong",
+        `to every agent of the instance; kept ${AGENT_LOG_RETENTION_DAYS} days), the lifecycle events of the agent and its instance, and its messages.`,
+        '`cursor` continues where the previous page ended (null on the last page).',
+        'With `Accept: text/event-stream` the answer is server-sent events: `entry` per log entry, oldest first (the newest `limit` entries), then, for',
+        '`follow` seconds, each new entry as it is stored, then `end` `{cursor}`. The local stack streams them as they come; API Gateway HTTP APIs buffer',
+        'responses, so there the events arrive in one body when the stream ends.',
+      ].join(' '),
       params: IdParams,
-      responses: { ...commonErrorResponses, 410: GoneBody('GET /api/agents/{id}/messages') },
+      query: z.strictObject({
+        limit: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(AGENT_LOG_MAX_LIMIT)
+          .default(AGENT_LOG_DEFAULT_LIMIT)
+          .describe(`entries per page (default ${AGENT_LOG_DEFAULT_LIMIT})`),
+        cursor: z.string().max(512).optional().describe('the `cursor` of the previous page'),
+        follow: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(AGENT_LOG_MAX_FOLLOW_SECONDS)
+          .default(0)
+          .describe('event stream only: seconds to keep sending new entries (default 0)'),
+      }),
+      responses: {
+        ...commonErrorResponses,
+        200: z.object({ entries: z.array(AgentLogEntry), cursor: z.string().nullable() }),
+        404: ErrorBody,
+      },
     },
   ],
 });

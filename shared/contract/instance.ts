@@ -305,7 +305,9 @@ export const instanceContract = defineGroup({
       summary:
         "Clear the memory of the caller's agents; a running or starting instance relaunches to drop its copy, others keep their status. The backend answer is returned as is.",
       description: transitionDescription(
-        "Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents; message history is kept.",
+        "Deletes every stored memory entry (the key-value memory of spec 2.11) of the account's agents and ends the conversation the runtime replays into " +
+          'prompts: the messages so far stay stored and readable (`GET /api/agents/{id}/messages`, `/logs`) but are no longer sent to the model. ' +
+          'A running instance is told at once (its agents forget their memory and conversation), then relaunches.',
       ),
       params: UserIdParams,
       responses: {

@@ -46,7 +46,7 @@ const BulkMemoryWrite = z.strictObject({
 export const memoryContract = defineGroup({
   group: 'memory',
   description: 'Agent key-value memory (spec 4.6).',
-  dynamoOnly: true,
+  dynamoOnly: false,
   routes: [
     {
       operation: 'getMemory',
@@ -76,6 +76,8 @@ export const memoryContract = defineGroup({
         'Every limit is checked before anything is written: a refused request changes nothing.',
         'The write and a check that the agent still exists are one transaction, so an agent deleted meanwhile answers 404 and keeps no memory.',
         'Writing a key again replaces its value.',
+        "Once stored, the change is pushed to the account's running instance (best effort, within 2 s), so the agent uses it from its next answer;",
+        'an instance that is not running or cannot be reached reads it when it next loads its state.',
       ].join(' '),
       body: z.union([SingleMemoryWrite, BulkMemoryWrite]),
       example: { agentId: 'agt_7f3k2m9q', key: 'favourite_venue', memory: { city: 'Bristol', name: 'The Fleece' } },

@@ -234,6 +234,11 @@ function responsesOf(route: RouteDefinition, components: ComponentCollector) {
     if (route.setsCookies && (status < 300 || REDIRECTS.has(status))) {
       headers['Set-Cookie'] = header('The HttpOnly `session` cookie (a JWT) and the `csrf_token` cookie, or their removal.');
     }
+    if (route.deprecated && status < 300) {
+      headers.Deprecation = header('RFC 9745: when the operation was deprecated, as `@<epoch seconds>`.');
+      headers.Sunset = header('RFC 8594: the HTTP date after which the operation may stop answering.');
+      headers.Link = header('The successor operation: `<path>; rel="successor-version"`.');
+    }
     headers['x-request-id'] = header('The request id, also in the server logs.');
     if (Object.keys(headers).length) response.headers = headers;
     responses[String(status)] = response;

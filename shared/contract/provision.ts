@@ -46,6 +46,30 @@ export const ProvisionChannelsResponse = z.object({
   liveStreamId: z.string(),
 });
 
+/** The live stream of a channel-provisioned agent, as its owner reads it back (spec 4.5's full backend fields). */
+export const ProvisionedStream = z.object({
+  agentId: z.string(),
+  provider: z.string(),
+  liveStreamId: z.string(),
+  rtmpServer: z.string(),
+  streamKey: z.string().describe('secret: whoever holds it can publish to the stream'),
+  rtmp: z.object({ server: z.string(), key: z.string() }),
+  playbackUrl: z.string(),
+  hls: z.object({ playlistUrl: z.string() }),
+  lowLatency: z.boolean(),
+  resolution: z.string(),
+  bitrate: z.string(),
+  createdAt: z.iso.datetime({ offset: true }),
+  keyRotatedAt: z.iso.datetime({ offset: true }).nullable().describe('when the stream key was last replaced; null while it is the first one'),
+});
+
+const StreamParams = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an agent id')
+    .describe('the agent id'),
+});
+
 export const provisionContract = defineGroup({
   group: 'provision',
   description: 'Provisioning of an agent wired to messaging channels, with a dedicated live stream (spec 4.5); rate limited per client IP.',
@@ -67,7 +91,8 @@ export const provisionContract = defineGroup({
         'active, is not the one `cardSubscriptionId` names, or is not for `plan`. `email` and the header grant nothing: the bypass applies only to a signed-in',
         'admin or tester account. The agent goes through the same pipeline as `POST /api/agents/provision` (plan agent limit → 429 `AGENT_LIMIT_REACHED`,',
         'queued launch → 502 when the provisioning service is unavailable). Channel tokens, the AI provider key and the stream key are stored',
-        'envelope-encrypted and never returned, except the stream key once in this answer. The live stream comes from the streaming adapter.',
+        'envelope-encrypted and never returned, except the stream key once in this answer and to the owner through `GET /api/provision/{id}/stream`.',
+        'The live stream comes from the streaming adapter.',
       ].join(' '),
       body: ProvisionChannelsBody,
       example: {
@@ -85,6 +110,30 @@ export const provisionContract = defineGroup({
         429: z.union([z.looseObject({ error: z.string(), code: z.literal('AGENT_LIMIT_REACHED'), current: z.number(), limit: z.number() }), ErrorBody]),
         502: ErrorBody,
       },
+    },
+    {
+      operation: 'getProvisionedStream',
+      method: 'GET',
+      path: '/api/provision/{id}/stream',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: 'Read back the live stream of an agent provisioned with `POST /api/provision`: RTMP server and key, playback and HLS URLs.',
+      description:
+        "Owner only: an agent that is not the caller's, or that was not provisioned with channels, answers 404. The stream key is decrypted for the owner; treat it as a secret.",
+      params: StreamParams,
+      responses: { ...commonErrorResponses, 200: ProvisionedStream, 404: ErrorBody },
+    },
+    {
+      operation: 'rotateProvisionedStreamKey',
+      method: 'POST',
+      path: '/api/provision/{id}/stream/rotate',
+      auth: 'session',
+      rateLimit: 'agents',
+      summary: 'Replace the stream key of a channel-provisioned agent (the old key stops publishing); answers the stream with the new key.',
+      description:
+        'For an owner whose key leaked: the streaming provider issues a new key for the same live stream (same id, server and playback URLs), which is stored envelope-encrypted. Owner only (404 otherwise); 502 when the streaming provider fails (the old key stays).',
+      params: StreamParams,
+      responses: { ...commonErrorResponses, 200: ProvisionedStream, 404: ErrorBody, 502: ErrorBody },
     },
   ],
 });

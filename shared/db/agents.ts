@@ -20,7 +20,7 @@ import { transactRetrying } from './transact-retry';
  * PLATFORM COUNTERS (for `GET /api/metrics`), kept in the same transactions that change agents and
  * deployments, sharded over COUNTER_SHARDS items so that unrelated accounts rarely contend:
  * - `COUNTER / agents#<shard>`: `total`, `provisioning`, `running`, `stopped`, `error`: agents by
- *   the status a client sees (`total` is their sum; agents are never deleted).
+ *   the status a client sees (`total` is their sum; `deleteAgent` takes a deleted agent out of both).
  * - `COUNTER / deployments#<shard>`: `total` (instance launches begun: first launch, start,
  *   restart, update, repair), `successful` (became healthy), `failed` (never healthy / gave up).
  * Read them with `readPlatformCounters()`, which sums the shards.
@@ -59,6 +59,8 @@ export interface AgentRecord extends Record<string, unknown> {
   responseMsTotal?: number;
   firstMessageAt?: string;
   lastMessageAt?: string;
+  /** Set by reset-memory: messages up to this time stay in the history but are no longer replayed into prompts. */
+  historyResetAt?: string;
 }
 
 export const COUNTER_SHARDS = 8;
@@ -250,6 +252,47 @@ export async function failAgent(userId: string, agentId: string, reason: string,
   }
 }
 
+/**
+ * Removes an agent in one transaction with everything that counts it: its unit of quota (already
+ * back when it failed), its place among the instance's ready agents and the platform counters.
+ * `instanceStatus` is the status read just before; the instance must still have it, so the
+ * counters move from the status the agent really showed. False when the agent is gone or moved
+ * meanwhile (the caller reads again). Its history and memory are deleted after, by the caller.
+ */
+export async function deleteAgent(userId: string, agent: Pick<AgentRecord, 'id' | 'phase'>, instanceStatus: InstanceStatus | undefined): Promise<boolean> {
+  const shown = agentStatus(agent, instanceStatus);
+  const at = new Date().toISOString();
+  try {
+    await transactRetrying(
+      present([
+        tx.delete(keys.agent(userId, agent.id), { expression: 'phase = :phase', values: { ':phase': agent.phase } }),
+        agent.phase === 'error'
+          ? undefined
+          : tx.update(
+              keys.agentQuota(userId),
+              { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -1, ':at': at } },
+              { expression: '#count > :zero', names: { '#count': 'count' }, values: { ':zero': 0 } },
+            ),
+        agent.phase === 'ready'
+          ? tx.update(
+              keys.instance(userId),
+              { expression: 'ADD readyAgents :minus', values: { ':minus': -1 } },
+              { expression: '#status = :status AND readyAgents > :zero', names: { '#status': 'status' }, values: { ':status': shown, ':zero': 0 } },
+            )
+          : undefined,
+        counterUpdate(AGENT_COUNTER, [
+          ['total', -1],
+          [shown, -1],
+        ]),
+      ]),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
 /** Replaces the stored configuration of an owned agent; false when the agent is not the caller's. */
 export async function replaceAgentConfig(userId: string, agentId: string, config: AgentConfig, now = new Date()): Promise<AgentRecord | undefined> {
   try {
@@ -349,8 +392,24 @@ export async function listMessages(userId: string, agentId: string, limit: numbe
   return page.slice(offset, wanted).map(messageView);
 }
 
-/** The newest `count` messages in chronological order: what a starting runtime gets as history. */
-export async function recentHistory(userId: string, agentId: string, count: number) {
+/**
+ * The newest `count` messages in chronological order, none older than the agent's last memory
+ * reset (`resetAt`): what a runtime replays into its prompts.
+ */
+export async function recentHistory(userId: string, agentId: string, count: number, resetAt?: string) {
   const newest = await listMessages(userId, agentId, count, 0);
-  return newest.reverse();
+  return newest.filter((m) => !resetAt || m.createdAt > resetAt).reverse();
+}
+
+/** reset-memory: the conversation so far is no longer replayed into prompts (it stays readable). */
+export async function markHistoryReset(userId: string, agentId: string, now = new Date()): Promise<void> {
+  try {
+    await tenant(userId).update(
+      keys.agent(userId, agentId),
+      { expression: 'SET historyResetAt = :at', values: { ':at': now.toISOString() } },
+      { expression: 'attribute_exists(pk)' },
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
 }

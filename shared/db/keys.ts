@@ -214,4 +214,7 @@ export const keys = {
   /** `/api/agent` (issue 10): a per-agent secret (envelope-encrypted), delivered to the account's instance. */
   agentCredential: (userId: string, agentId: string, name: string): Key => ({ pk: userPk(userId), sk: `AGENTCRED#${agentId}#${name}` }),
   agentCredentialPrefix: (agentId?: string) => (agentId ? `AGENTCRED#${agentId}#` : 'AGENTCRED#'),
+  /** Per-agent log (issue 18): a runtime log line of the account's instance, sortable by time: `RTLOG#<ISO time>#<seq>#<random>`. */
+  runtimeLogLine: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `RTLOG#${sortId}` }),
+  runtimeLogPrefix: 'RTLOG#',
 } as const;

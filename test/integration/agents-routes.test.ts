@@ -294,16 +294,3 @@ describe('agent verification', () => {
     }
   });
 });
-
-describe('deprecated agent routes', () => {
-  it.each([
-    ['POST', '/api/agents', 'POST /api/agents/provision'],
-    ['PUT', '/api/agents/agt_x', 'PUT /api/agents/{id}/config'],
-    ['DELETE', '/api/agents/agt_x', 'POST /api/instance/{userId}/stop'],
-    ['GET', '/api/agents/agt_x/logs', 'GET /api/agents/{id}/messages'],
-  ])('%s %s answers 410 naming its replacement', async (method, path, replacement) => {
-    const res = await call(method, path, { body: { name: 'x' }, ip: uniqueIp() });
-    expect(res.status).toBe(410);
-    expect(res.body).toMatchObject({ code: 'GONE', replacement });
-  });
-});

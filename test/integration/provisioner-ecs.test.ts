@@ -155,3 +155,16 @@ describe('ECS launcher', () => {
     expect(ecs.commandCalls(StopTaskCommand)[0]!.args[0].input).toMatchObject({ cluster: CLUSTER, task: handle.id, reason: 'stopped by the owner' });
   });
 });
+
+describe('ECS task size per plan (spec 2.16)', () => {
+  it.each([
+    [2048, '1024'],
+    [8192, '1024'],
+    [16384, '2048'],
+  ])('a %i MiB plan runs the task with that memory and the CPU size Fargate requires for it', async (memoryMiB, cpu) => {
+    ecs.on(RunTaskCommand).resolves({ tasks: [task()], failures: [] });
+    await ecsLauncher().launch(spec({ memoryMiB, idempotencyKey: `u_ecs#mem${memoryMiB}` }));
+    const input = ecs.commandCalls(RunTaskCommand)[0]!.args[0].input;
+    expect(input.overrides).toMatchObject({ memory: String(memoryMiB), cpu });
+  });
+});

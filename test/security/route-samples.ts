@@ -91,3 +91,28 @@ ownedResources['agent-chat'] = async (owner) => {
   if (res.status !== 201) throw new Error(`could not create a chat session: ${res.status} ${res.text}`);
   return { agentId, sessionId: res.body.session.id };
 };
+
+// --- provisioned live streams (issue 18) ---
+/** A channel-provisioned agent of the owner with its stream record, so a cross-tenant read has a key to leak. */
+ownedResources.provision = async (owner) => {
+  const { encrypt } = await import('../../shared/crypto/envelope');
+  const id = await putTestAgent(owner.userId);
+  const streamKey = `live_${randomUUID()}`;
+  await tenant(owner.userId).put({
+    ...dbKeys.channelProvision(owner.userId, id),
+    agentId: id,
+    createdAt: new Date().toISOString(),
+    streaming: {
+      provider: 'local',
+      liveStreamId: `ls_${randomUUID().slice(0, 8)}`,
+      streamKey: await encrypt(streamKey, { userId: owner.userId, purpose: 'stream-key' }),
+      rtmpServer: 'rtmp://127.0.0.1/live',
+      playbackUrl: 'http://127.0.0.1/ls/index.m3u8',
+      hlsPlaylistUrl: 'http://127.0.0.1/ls/index.m3u8',
+      lowLatency: true,
+      resolution: '1080p',
+      bitrate: '6000kbps',
+    },
+  });
+  return { id, streamKey };
+};

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import { keys } from './keys';
+import type { LifecycleEvent } from './lifecycle-events';
+import { InvalidCursorError, tenant } from './tenant';
+
+/**
+ * The per-agent log (`GET /api/agents/{id}/logs`): one time line merged from three stores of the
+ * account's partition, newest first:
+ * - `RTLOG#…` runtime log lines of the instance (what the runtime reports, or what the launcher
+ *   captures from its stdout/stderr); lines that name no agent belong to every agent of the instance;
+ * - `LCEVENT#…` lifecycle events of the agent and of its instance;
+ * - `MSG#<agentId>#…` the agent's message exchanges.
+ * A page's cursor is the (time, id) of its last entry; each store is read from there backwards.
+ */
+
+/** Runtime lines are for debugging what happened recently, not an archive. */
+const RUNTIME_LOG_TTL_SECONDS = 7 * 24 * 3600;
+export const RUNTIME_LOG_LINE_MAX_CHARS = 4000;
+
+export interface RuntimeLogLineInput {
+  stream: 'stdout' | 'stderr' | 'runtime';
+  line: string;
+  level?: string;
+  agentId?: string;
+  at?: string;
+}
+
+export type AgentLogEntry =
+  | { id: string; at: string; kind: 'runtime'; stream: RuntimeLogLineInput['stream']; level: string | null; line: string }
+  | { id: string; at: string; kind: 'message'; role: 'user' | 'assistant' | 'system'; content: string }
+  | {
+      id: string;
+      at: string;
+      kind: 'lifecycle';
+      type: string;
+      op: string | null;
+      status: string | null;
+      reason: string | null;
+      operationId: string | null;
+    };
+
+/** Stores runtime log lines of an account's instance (bounded length, kept 7 days). */
+export async function appendRuntimeLogLines(userId: string, lines: RuntimeLogLineInput[], now = new Date()): Promise<void> {
+  const store = tenant(userId);
+  const expiresAt = Math.floor(now.getTime() / 1000) + RUNTIME_LOG_TTL_SECONDS;
+  await Promise.all(
+    lines.map((l, seq) => {
+      const at = l.at ?? now.toISOString();
+      const id = `log_${randomBytes(10).toString('hex')}`;
+      const item = {
+        stream: l.stream,
+        line: l.line.slice(0, RUNTIME_LOG_LINE_MAX_CHARS),
+        level: l.level ?? null,
+        agentId: l.agentId ?? null,
+        id,
+        at,
+        expiresAt,
+      };
+      return store.put({ ...keys.runtimeLogLine(userId, `${at}#${String(seq).padStart(4, '0')}#${id}`), ...item });
+    }),
+  );
+}
+
+interface Position {
+  at: string;
+  id: string;
+}
+
+const before = (a: Position, b: Position) => a.at < b.at || (a.at === b.at && a.id < b.id);
+const newestFirst = (a: Position, b: Position) => (before(a, b) ? 1 : before(b, a) ? -1 : 0);
+
+export const encodeLogCursor = (p: Position) => Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
+
+function decodeLogCursor(cursor: string): Position {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof at === 'string' && typeof id === 'string' && at.length <= 40 && id.length <= 64) return { at, id };
+  } catch {}
+  throw new InvalidCursorError('invalid cursor');
+}
+
+/**
+ * Up to `limit` items of one store strictly before `from` (newest first) that `keep` accepts, plus
+ * the ones sharing the last one's time, so merging stores never skips an entry at a page edge.
+ */
+async function readBack<T>(
+  userId: string,
+  prefix: string,
+  limit: number,
+  from: Position | undefined,
+  keep: (item: T) => boolean,
+  position: (item: T) => Position,
+): Promise<T[]> {
+  const found: T[] = [];
+  const lastAt = () => position(found.at(-1)!).at;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':from': prefix, ':to': `${prefix}${from ? from.at : ''}\uffff` },
+        ScanIndexForward: false,
+        Limit: Math.max(limit, 25),
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of (out.Items ?? []) as T[]) {
+      if (from && !before(position(item), from)) continue;
+      if (!keep(item)) continue;
+      if (found.length >= limit && position(item).at !== lastAt()) return found;
+      found.push(item);
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+/** One page of an agent's log, newest first; `cursor` is null on the last page. */
+export async function agentLogPage(
+  userId: string,
+  agentId: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ entries: AgentLogEntry[]; cursor: string | null }> {
+  const from = cursor ? decodeLogCursor(cursor) : undefined;
+  type Line = Position & { stream: RuntimeLogLineInput['stream']; line: string; level: string | null; agentId: string | null };
+  type Message = { id: string; role: 'user' | 'assistant' | 'system'; content: string; createdAt: string };
+  // One more than the page from each store tells whether an older page exists.
+  const wanted = limit + 1;
+  const [lines, events, messages] = await Promise.all([
+    readBack<Line>(
+      userId,
+      keys.runtimeLogPrefix,
+      wanted,
+      from,
+      (l) => !l.agentId || l.agentId === agentId,
+      (l) => l,
+    ),
+    readBack<LifecycleEvent>(
+      userId,
+      keys.lifecycleEventPrefix,
+      wanted,
+      from,
+      (e) => !e.agentId || e.agentId === agentId,
+      (e) => e,
+    ),
+    readBack<Message>(
+      userId,
+      keys.agentMessagePrefix(agentId),
+      wanted,
+      from,
+      () => true,
+      (m) => ({ at: m.createdAt, id: m.id }),
+    ),
+  ]);
+  const entries: AgentLogEntry[] = [
+    ...lines.map((l): AgentLogEntry => ({ id: l.id, at: l.at, kind: 'runtime', stream: l.stream, level: l.level ?? null, line: l.line })),
+    ...events.map(
+      (e): AgentLogEntry => ({
+        id: e.id,
+        at: e.at,
+        kind: 'lifecycle',
+        type: e.type,
+        op: e.op ?? null,
+        status: e.status ?? null,
+        reason: e.reason ?? null,
+        operationId: e.operationId ?? null,
+      }),
+    ),
+    ...messages.map((m): AgentLogEntry => ({ id: m.id, at: m.createdAt, kind: 'message', role: m.role, content: m.content })),
+  ].sort(newestFirst);
+  const page = entries.slice(0, limit);
+  return { entries: page, cursor: entries.length > limit ? encodeLogCursor(page.at(-1)!) : null };
+}
