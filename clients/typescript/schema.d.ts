@@ -17414,7 +17414,7 @@ export interface operations {
                     /** @constant */
                     action: "list";
                     /** @enum {string} */
-                    status?: "scheduled" | "cancelled";
+                    status?: "scheduled" | "cancelled" | "delivering" | "delivered" | "failed";
                 } | {
                     /** @constant */
                     action: "cancel";
