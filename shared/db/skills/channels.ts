@@ -157,7 +157,8 @@ export async function recordMessage(userId: string, message: ChannelMessage): Pr
 /** What became of an inbound message once the agent was asked. */
 export async function markInbound(userId: string, message: ChannelMessage, outcome: string): Promise<void> {
   await tenant(userId).update(keys.channelMessage(userId, message.app, `${message.at}#${message.messageId}`), {
-    expression: 'SET agent = :outcome',
+    expression: 'SET #agent = :outcome',
+    names: { '#agent': 'agent' },
     values: { ':outcome': outcome },
   });
 }
