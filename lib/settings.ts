@@ -144,6 +144,12 @@ export const KNOWN_SETTINGS = [
   'EAS_CONTRACT_ADDRESS',
   'EAS_SCHEMA_UID',
   'EAS_RPC_URL',
+  // channel skills of issue 13 part C
+  'CHANNEL_TELEGRAM_API_URL',
+  'CHANNEL_DISCORD_API_URL',
+  'CHANNEL_WHATSAPP_API_URL',
+  'CHANNEL_SLACK_API_URL',
+  'CHANNEL_TIMEOUT_MS',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -266,6 +272,8 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   // v1 gateway (issue 11): machine payments, prices and CORS origins
   MPP_: ['gateway'],
   GATEWAY_: ['gateway'],
+  // channel skills (issue 13 part C): the skills send and receive, the heartbeat delivers due posts
+  CHANNEL_: ['skills', 'heartbeat'],
 };
 
 /** The routing entry of a setting: its own, else its longest matching prefix. */

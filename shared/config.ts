@@ -294,6 +294,13 @@ const EnvSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex')
     .optional(),
   EAS_RPC_URL: z.url().optional(),
+  /** Channel skills of issue 13 part C: each messaging app's HTTP API (tests point them at loopback fakes). */
+  CHANNEL_TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+  CHANNEL_DISCORD_API_URL: z.url().default('https://discord.com/api/v10'),
+  CHANNEL_WHATSAPP_API_URL: z.url().default('https://graph.facebook.com/v21.0'),
+  CHANNEL_SLACK_API_URL: z.url().default('https://slack.com/api'),
+  /** Bound on one call to a messaging app. */
+  CHANNEL_TIMEOUT_MS: positiveInt(10_000),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -468,6 +475,14 @@ function parse(env: NodeJS.ProcessEnv) {
     /** Tests keep files in the temp folder, never in the developer's data folder. */
     files: { storage: e.FILE_STORAGE, dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')) },
     gateway: gatewaySettings(e),
+    /** Channel skills of issue 13 part C. */
+    channels: {
+      telegramUrl: e.CHANNEL_TELEGRAM_API_URL,
+      discordUrl: e.CHANNEL_DISCORD_API_URL,
+      whatsappUrl: e.CHANNEL_WHATSAPP_API_URL,
+      slackUrl: e.CHANNEL_SLACK_API_URL,
+      timeoutMs: e.CHANNEL_TIMEOUT_MS,
+    },
   };
 }
 

@@ -864,6 +864,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channels/discord/{hookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discord interactions endpoint of the community-bot skill: PING and application commands.
+         * @description Verified with Ed25519 as Discord signs (`X-Signature-Ed25519` over `X-Signature-Timestamp` + body, the application's public key given to `connect`). A PING answers `{type: 1}`; an application command's text (its `message` option, else its first string option) goes to the agent and the reply is the interaction response `{type: 4, data: {content}}`.
+         */
+        post: operations["channelInboundDiscord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/slack/{hookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack Events API endpoint of team-chat: url_verification and message events.
+         * @description `X-Slack-Signature: v0=<HMAC-SHA256 of "v0:<X-Slack-Request-Timestamp>:<body>" with the signing secret>`, the timestamp within five minutes. `url_verification` answers `{challenge}`; a user `message` event goes to the agent and the reply is posted to the channel; bot messages and other events are acknowledged and ignored.
+         */
+        post: operations["channelInboundSlack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/telegram/{hookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Telegram Bot API webhook of the chat-bot skill: an Update with a message.
+         * @description `X-Telegram-Bot-Api-Secret-Token` must be the secret the platform gave Telegram with setWebhook when the skill connected. Answers `{ok: true}`; updates without text are acknowledged and ignored.
+         */
+        post: operations["channelInboundTelegram"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/whatsapp/{hookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * WhatsApp Cloud API webhook of business-messaging: incoming messages.
+         * @description `X-Hub-Signature-256: sha256=<HMAC-SHA256 of the raw body with the app secret given to `connect`>`. Each text message of `entry[].changes[].value.messages[]` is stored and answered; statuses and other fields are acknowledged and ignored.
+         */
+        post: operations["channelInboundWhatsapp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat": {
         parameters: {
             query?: never;
@@ -9699,6 +9779,491 @@ export interface operations {
             };
         };
     };
+    channelInboundDiscord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the hook id of the connection (from the skill `connect` answer `inboundUrl`) */
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "1200000000000000001",
+                 *       "type": 2,
+                 *       "token": "interaction-token",
+                 *       "channel_id": "1098765432109876543",
+                 *       "data": {
+                 *         "name": "ask",
+                 *         "options": [
+                 *           {
+                 *             "name": "message",
+                 *             "type": 3,
+                 *             "value": "hi"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    channelInboundSlack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the hook id of the connection (from the skill `connect` answer `inboundUrl`) */
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "event_callback",
+                 *       "team_id": "T0001",
+                 *       "event": {
+                 *         "type": "message",
+                 *         "user": "U0123",
+                 *         "text": "hi",
+                 *         "channel": "C0123456789",
+                 *         "ts": "1700000000.000100"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    channelInboundTelegram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the hook id of the connection (from the skill `connect` answer `inboundUrl`) */
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "update_id": 10001,
+                 *       "message": {
+                 *         "message_id": 42,
+                 *         "from": {
+                 *           "id": 555,
+                 *           "username": "fan"
+                 *         },
+                 *         "chat": {
+                 *           "id": 555,
+                 *           "type": "private"
+                 *         },
+                 *         "date": 1700000000,
+                 *         "text": "hi"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    channelInboundWhatsapp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the hook id of the connection (from the skill `connect` answer `inboundUrl`) */
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "object": "whatsapp_business_account",
+                 *       "entry": [
+                 *         {
+                 *           "id": "102290129340398",
+                 *           "changes": [
+                 *             {
+                 *               "field": "messages",
+                 *               "value": {
+                 *                 "messaging_product": "whatsapp",
+                 *                 "metadata": {
+                 *                   "phone_number_id": "106540352242922"
+                 *                 },
+                 *                 "messages": [
+                 *                   {
+                 *                     "from": "447700900123",
+                 *                     "id": "wamid.HBgL",
+                 *                     "timestamp": "1700000000",
+                 *                     "type": "text",
+                 *                     "text": {
+                 *                       "body": "hi"
+                 *                     }
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getChatMessages: {
         parameters: {
             query: {
@@ -16145,14 +16710,43 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "send_message",
-                 *       "params": {
-                 *         "to": "+447700900123",
-                 *         "text": "Your tickets are confirmed."
-                 *       }
+                 *       "action": "send",
+                 *       "to": "447700900123",
+                 *       "text": "Your guestlist spot is confirmed."
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "connect";
+                    /** @description the agent inbound messages go to; default the agent the token was provisioned for */
+                    agentId?: string;
+                    /** @description the Meta app secret that signs webhooks (`X-Hub-Signature-256`) */
+                    appSecret?: string;
+                    /** @description the WhatsApp Business account whose templates are listed */
+                    businessAccountId?: string;
+                    /** @description phone number (E.164 digits) scheduled posts go to */
+                    defaultTarget?: string;
+                    /** @description the WhatsApp business phone number id messages are sent from */
+                    phoneNumberId?: string;
+                    /** @description the bot token; optional when `POST /api/provision` stored one */
+                    token?: string;
+                } | {
+                    /** @constant */
+                    action: "send";
+                    text: string;
+                    /** @description recipient phone number, E.164 digits; default the connection's defaultTarget */
+                    to?: string;
+                } | {
+                    /** @constant */
+                    action: "list_messages";
+                    /** @enum {string} */
+                    direction?: "in" | "out";
+                    /** @default 20 */
+                    limit?: number;
+                } | {
+                    /** @constant */
+                    action: "channel_info";
+                };
             };
         };
         responses: {
@@ -16274,13 +16868,53 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "send_template",
-                 *       "params": {
-                 *         "to": "+447700900123",
-                 *         "template": "show_reminder"
-                 *       }
+                 *       "to": "447700900123",
+                 *       "template": "ticket_confirmation",
+                 *       "languageCode": "en_GB",
+                 *       "parameters": [
+                 *         "Ada"
+                 *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "connect";
+                    /** @description the agent inbound messages go to; default the agent the token was provisioned for */
+                    agentId?: string;
+                    /** @description the Meta app secret that signs webhooks (`X-Hub-Signature-256`) */
+                    appSecret?: string;
+                    /** @description the WhatsApp Business account whose templates are listed */
+                    businessAccountId?: string;
+                    /** @description phone number (E.164 digits) scheduled posts go to */
+                    defaultTarget?: string;
+                    /** @description the WhatsApp business phone number id messages are sent from */
+                    phoneNumberId?: string;
+                    /** @description the bot token; optional when `POST /api/provision` stored one */
+                    token?: string;
+                } | {
+                    /** @constant */
+                    action: "send_template";
+                    /** @default en_US */
+                    languageCode?: string;
+                    /**
+                     * @description the body parameters {{1}}, {{2}}…
+                     * @default []
+                     */
+                    parameters?: string[];
+                    /** @description an approved message template */
+                    template: string;
+                    to?: string;
+                } | {
+                    /** @constant */
+                    action: "list_templates";
+                } | {
+                    /** @constant */
+                    action: "list_messages";
+                    /** @enum {string} */
+                    direction?: "in" | "out";
+                    /** @default 20 */
+                    limit?: number;
+                };
             };
         };
         responses: {
@@ -16581,14 +17215,37 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "send_message",
-                 *       "params": {
-                 *         "chatId": "123456789",
-                 *         "text": "Doors open at 8pm."
-                 *       }
+                 *       "action": "send",
+                 *       "to": "123456789",
+                 *       "text": "Doors open at 8pm tonight!"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "connect";
+                    /** @description the agent inbound messages go to; default the agent the token was provisioned for */
+                    agentId?: string;
+                    /** @description Telegram chat id scheduled posts go to */
+                    defaultTarget?: string;
+                    /** @description the bot token; optional when `POST /api/provision` stored one */
+                    token?: string;
+                } | {
+                    /** @constant */
+                    action: "send";
+                    text: string;
+                    /** @description Telegram chat id; default the connection's defaultTarget */
+                    to?: string;
+                } | {
+                    /** @constant */
+                    action: "list_messages";
+                    /** @enum {string} */
+                    direction?: "in" | "out";
+                    /** @default 20 */
+                    limit?: number;
+                } | {
+                    /** @constant */
+                    action: "channel_info";
+                };
             };
         };
         responses: {
@@ -16709,14 +17366,40 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "post",
-                 *       "params": {
-                 *         "channel": "announcements",
-                 *         "text": "New single out Friday."
-                 *       }
+                 *       "action": "send",
+                 *       "to": "1098765432109876543",
+                 *       "text": "New mix drops Friday."
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "connect";
+                    /** @description the agent inbound messages go to; default the agent the token was provisioned for */
+                    agentId?: string;
+                    /** @description Discord channel id scheduled posts go to */
+                    defaultTarget?: string;
+                    /** @description verifies the interactions Discord posts to the inbound route */
+                    publicKey?: string;
+                    /** @description the bot token; optional when `POST /api/provision` stored one */
+                    token?: string;
+                } | {
+                    /** @constant */
+                    action: "send";
+                    text: string;
+                    /** @description Discord channel id; default the connection's defaultTarget */
+                    to?: string;
+                } | {
+                    /** @constant */
+                    action: "list_messages";
+                    /** @enum {string} */
+                    direction?: "in" | "out";
+                    /** @default 20 */
+                    limit?: number;
+                } | {
+                    /** @constant */
+                    action: "channel_info";
+                    target?: string;
+                };
             };
         };
         responses: {
@@ -17281,7 +17964,7 @@ export interface operations {
                     /** @constant */
                     action: "list";
                     /** @enum {string} */
-                    status?: "scheduled" | "cancelled";
+                    status?: "scheduled" | "cancelled" | "delivering" | "delivered" | "failed";
                 } | {
                     /** @constant */
                     action: "cancel";
@@ -19034,14 +19717,40 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "post_message",
-                 *       "params": {
-                 *         "channel": "crew",
-                 *         "text": "Load-in at 3pm."
-                 *       }
+                 *       "action": "send",
+                 *       "to": "C0123456789",
+                 *       "text": "Soundcheck moved to 5pm."
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "connect";
+                    /** @description the agent inbound messages go to; default the agent the token was provisioned for */
+                    agentId?: string;
+                    /** @description Slack channel id scheduled posts go to */
+                    defaultTarget?: string;
+                    /** @description the Slack app signing secret that signs Events API requests */
+                    signingSecret?: string;
+                    /** @description the bot token; optional when `POST /api/provision` stored one */
+                    token?: string;
+                } | {
+                    /** @constant */
+                    action: "send";
+                    text: string;
+                    /** @description Slack channel id; default the connection's defaultTarget */
+                    to?: string;
+                } | {
+                    /** @constant */
+                    action: "list_messages";
+                    /** @enum {string} */
+                    direction?: "in" | "out";
+                    /** @default 20 */
+                    limit?: number;
+                } | {
+                    /** @constant */
+                    action: "channel_info";
+                    target?: string;
+                };
             };
         };
         responses: {

@@ -24,18 +24,20 @@ const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number; total_
   totalTokens: u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0),
 });
 
-export async function sendChatMessage(auth: AuthContext, agentId: string, message: string) {
-  const [agent, instance, access] = await Promise.all([getAgent(auth.userId, agentId), getInstance(auth.userId), accountAccess(auth)]);
+/**
+ * One message to the agent's runtime on the account's running instance (409 when it is not
+ * running); its answer and usage. Also how inbound channel messages reach the agent.
+ */
+export async function askAgent(userId: string, agentId: string, message: string) {
+  const [agent, instance] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
   if (!agent) throw notFound('no such agent');
-  requireActiveSubscription(access);
   const endpoint = instance?.handle?.endpoint;
   if (instance?.status !== 'running' || !endpoint || agent.phase !== 'ready') {
     throw conflict(`the agent is not running (instance ${instance?.status ?? 'not provisioned'}); start it first`, 'AGENT_NOT_RUNNING');
   }
-  const sentAt = new Date().toISOString();
   let answer;
   try {
-    answer = await runtimeRequest(endpoint, await gatewayToken(auth.userId), `/agents/${encodeURIComponent(agentId)}/chat`, {
+    answer = await runtimeRequest(endpoint, await gatewayToken(userId), `/agents/${encodeURIComponent(agentId)}/chat`, {
       method: 'POST',
       body: { content: message },
       timeoutMs: config().model.timeoutMs + 5_000,
@@ -48,6 +50,15 @@ export async function sendChatMessage(auth: AuthContext, agentId: string, messag
   if (answer.status !== 200 || typeof body?.content !== 'string') {
     throw new HttpError(502, body?.error ?? 'the agent did not answer', body?.code ?? 'BACKEND_UNAVAILABLE');
   }
+  return { content: body.content, usage: body.usage };
+}
+
+export async function sendChatMessage(auth: AuthContext, agentId: string, message: string) {
+  const [agent, access] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth)]);
+  if (!agent) throw notFound('no such agent');
+  requireActiveSubscription(access);
+  const sentAt = new Date().toISOString();
+  const body = await askAgent(auth.userId, agentId, message);
   // The runtime stored the exchange; the two newest messages are this one and its reply.
   const { messages } = await messagesBefore(auth.userId, agentId, 2);
   const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sentAt) ?? {

@@ -7,6 +7,8 @@ import { skillRegistry } from './registry';
 import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
 import { notImplemented } from '../../shared/http/errors';
 import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
+import { CHANNEL_APPS } from '../../shared/adapters/channels';
+import { receiveInbound } from './channel-inbound';
 
 /** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
 async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
@@ -18,6 +20,14 @@ async function sessionCall(name: SkillName, auth: AuthContext, requestId: string
 
 const skillEndpoints = Object.fromEntries(
   SKILL_CATALOGUE.map((s) => [skillOperation(s.name), (ctx: OperationContext) => sessionCall(s.name, ctx.auth!, ctx.requestId, ctx.body)]),
+);
+
+/** The messaging apps' inbound routes (shared/contract/channel-inbound.ts), `channelInboundTelegram`…. */
+const channelInbound = Object.fromEntries(
+  CHANNEL_APPS.map((app) => [
+    `channelInbound${app[0]!.toUpperCase()}${app.slice(1)}`,
+    (ctx: OperationContext) => receiveInbound(app, (ctx.params as { hookId: string }).hookId, ctx.rawBody, ctx.headers),
+  ]),
 );
 
 /** GET carries the read-only actions' fields in the query; the simulation's booking is given flat. */
@@ -32,6 +42,7 @@ const instantSplitGet = ({ auth, requestId, query }: OperationContext<(typeof sk
 // The per-skill routes are generated from the catalogue, so the group's operations are keyed by string.
 export const handler = createHandler(skillsContract, {
   ...skillEndpoints,
+  ...channelInbound,
   skillBookingSettlementGet: bookingSettlementGet,
   skillInstantSplitGet: instantSplitGet,
   listSkills: ({ query }) => listSkills(query),

@@ -16,6 +16,11 @@ import { skill as guestlist } from './skills/guestlist';
 import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
 import { skill as venueFinder } from './skills/venue-finder';
+import { skill as chatBot } from './skills/chat-bot';
+import { skill as communityBot } from './skills/community-bot';
+import { skill as businessMessaging } from './skills/business-messaging';
+import { skill as businessMessagingApi } from './skills/business-messaging-api';
+import { skill as teamChat } from './skills/team-chat';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -38,6 +43,11 @@ const modules: SkillModule[] = [
   eventScheduler,
   venueFinder,
   festivalFinder,
+  chatBot,
+  communityBot,
+  businessMessaging,
+  businessMessagingApi,
+  teamChat,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channelInboundRoutes } from './channel-inbound';
 import { ResourceId } from './memory';
 import { SKILL_ACTION_BODIES } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
@@ -562,5 +563,6 @@ export const skillsContract = defineGroup({
     ...skillRoutes,
     ...skillGetRoutes,
     ...installRoutes,
+    ...channelInboundRoutes,
   ],
 });

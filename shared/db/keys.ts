@@ -204,6 +204,18 @@ export const keys = {
   mppChallenge: (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' }),
   /** Local stack (issue 17): the sort key of every account's instance item, for its start-up reconcile scan. */
   instanceSortKey: 'INSTANCE',
+  /**
+   * Channel skills (issue 13 part C: chat-bot, community-bot, business-messaging, business-messaging-api,
+   * team-chat): a messaging app's connection, its inbound route's hook (global: the route names it, the
+   * hook names the account), the messages sent and received (time-ordered), and the due index of
+   * event-scheduler posts (gsi1, sharded).
+   */
+  channelConnection: (userId: string, app: string): Key => ({ pk: userPk(userId), sk: `CHANCONN#${app}` }),
+  channelHook: (hookId: string): Key => ({ pk: `CHANHOOK#${hookId}`, sk: 'CHANHOOK' }),
+  channelMessage: (userId: string, app: string, sortId: string): Key => ({ pk: userPk(userId), sk: `CHANMSG#${app}#${sortId}` }),
+  channelMessagePrefix: (app: string) => `CHANMSG#${app}#`,
+  channelProvisionPrefix: 'CHANNELS#',
+  scheduledPostDuePartition: (shard: number) => `POSTDUE#${shard}`,
   /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
   localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
   /** `/api/agent` (issue 10): chat sessions (threads) per agent, ids sortable by creation time, and the messages of each, sortable by time. */

@@ -14,7 +14,7 @@ describe('event-scheduler skill', () => {
       channels: ['chatBot', 'communityBot'],
     });
     expect(far.post).toMatchObject({ title: 'Launch', status: 'scheduled', scheduledFor: `${later(20)}T20:30:00.000Z`, channels: ['chatBot', 'communityBot'] });
-    expect(far.delivery).toContain('later issue');
+    expect(far.delivery).toContain('heartbeat worker');
     const near = await skillOk(user, 'event-scheduler', { action: 'schedule', title: 'Reminder', date: later(2), time: '09:00', channels: ['teamChat'] });
     expect((await skillOk(user, 'event-scheduler', { action: 'list' })).posts.map((p: { title: string }) => p.title)).toEqual(['Reminder', 'Launch']);
     await skillOk(user, 'event-scheduler', { action: 'cancel', postId: near.post.postId });

@@ -3,8 +3,9 @@ import { cancelScheduledPost, listScheduledPosts, schedulePost } from '../../../
 import { badRequest, notFound } from '../../../shared/http/errors';
 import { action, type SkillModule } from '../skill-module';
 
-/** Said with every answer, because the channel adapters that deliver due posts are not built yet. */
-const DELIVERY = 'Posts are stored and listed; delivery on the channels comes with the channel adapters (a later issue). Until then they stay scheduled.';
+/** Said with every answer: how a due post reaches its channels. */
+const DELIVERY =
+  "When due, the heartbeat worker posts each scheduled post once on each of its channels through the channel skills' connections (to the connection's defaultTarget) and marks it delivered, or failed with each channel's reason.";
 
 export const skill: SkillModule = {
   name: 'event-scheduler',

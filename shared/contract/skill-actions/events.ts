@@ -71,7 +71,7 @@ export const eventSchedulerActions = {
       .max(4),
     message: z.string().trim().min(1).max(4000).optional(),
   }),
-  list: z.strictObject({ action: z.literal('list'), status: z.enum(['scheduled', 'cancelled']).optional() }),
+  list: z.strictObject({ action: z.literal('list'), status: z.enum(['scheduled', 'cancelled', 'delivering', 'delivered', 'failed']).optional() }),
   cancel: z.strictObject({ action: z.literal('cancel'), postId: Id }),
 };
 

@@ -9,6 +9,7 @@ import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
 import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
+import { channelSkillActions } from './channels';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
@@ -45,4 +46,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'venue-finder': { bodies: venueFinderActions, example: { action: 'search', city: 'Manchester', type: 'club', capacity: 500, maxPrice: 2000 } },
   'festival-finder': { bodies: festivalFinderActions, example: { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 } },
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
+  ...channelSkillActions,
 };
