@@ -111,6 +111,6 @@ export const intruderSetup: Record<string, (intruder: TestSession) => Promise<vo
 ownedResources.skills = async (owner) => {
   const { id: agentId } = await ownedResources.agents!(owner);
   const res = await call('POST', '/api/skills', { body: { skillId: 'setlist-oracle', agentId }, session: owner });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`could not install a skill: ${res.status} ${res.text}`);
+  if (res.status !== 200) throw new Error(`could not install a skill: ${res.status} ${res.text}`);
   return { agentId: agentId!, skillId: 'setlist-oracle' };
 };
