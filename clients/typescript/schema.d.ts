@@ -17316,6 +17316,23 @@ export interface operations {
                     name: string;
                 } | {
                     /** @constant */
+                    action: "upload_url";
+                    /** @default application/octet-stream */
+                    contentType?: string;
+                    /**
+                     * @description / = the top level
+                     * @default /
+                     */
+                    folder?: "/" | string;
+                    name: string;
+                    /** @description bytes; at most 104857600 */
+                    size: number;
+                } | {
+                    /** @constant */
+                    action: "confirm_upload";
+                    fileId: string;
+                } | {
+                    /** @constant */
                     action: "list";
                     /** @description omitted = every file */
                     folder?: "/" | string;
