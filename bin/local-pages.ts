@@ -1,6 +1,8 @@
 import type http from 'node:http';
 import { completeLocalCheckout, describeLocalCheckout, LOCAL_CHECKOUT_PAGE } from '../shared/adapters/card-local';
+import { acceptLocalUpload, LOCAL_UPLOAD_PATH } from '../shared/adapters/file-storage';
 import { config } from '../shared/config';
+import { FILE_URL_UPLOAD_MAX_BYTES } from '../shared/contract/skill-actions/file-manager';
 
 /**
  * Pages the local server answers beside the API, for links the platform hands out that point at
@@ -15,6 +17,9 @@ export interface PageRequest {
   body: URLSearchParams;
   /** This server's own origin, as the request reached it (loopback). */
   origin: string;
+  /** The body as received, and the request's content type (the file upload PUT). */
+  raw: Buffer;
+  contentType?: string;
 }
 
 export interface PageAnswer {
@@ -24,8 +29,10 @@ export interface PageAnswer {
 }
 
 interface Page {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: RegExp;
+  /** Larger bodies than the server's default cap (API Gateway's 6 MB). */
+  maxBodyBytes?: number;
   answer(req: PageRequest): Promise<PageAnswer> | PageAnswer;
 }
 
@@ -116,19 +123,29 @@ async function completeCheckout({ params, origin }: PageRequest): Promise<PageAn
   return { status: 303, headers: { location: done.redirect } };
 }
 
+/** The presigned-URL PUT of file-manager's local storage (S3's presigned URL in AWS). */
+async function fileUpload({ url, raw, contentType }: PageRequest): Promise<PageAnswer> {
+  const result = await acceptLocalUpload(url.searchParams, contentType, raw);
+  return result.status === 200 ? { status: 200 } : json(result.status, { error: result.error, code: result.code });
+}
+
 const PAGES: Page[] = [
   { method: 'GET', path: /^\/$/, answer: index },
   { method: 'GET', path: /^\/reset-password\/?$/, answer: resetPasswordPage },
   { method: 'GET', path: /^\/settings\/billing\/?$/, answer: billingReturnPage },
   { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
+  { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },
 ];
 
 /** The page for this request, or undefined (the API routes take it). */
-export function matchPage(method: string, pathname: string): ((req: Omit<PageRequest, 'params'>) => Promise<PageAnswer>) | undefined {
+export function matchPage(
+  method: string,
+  pathname: string,
+): (((req: Omit<PageRequest, 'params'>) => Promise<PageAnswer>) & { maxBodyBytes?: number }) | undefined {
   for (const page of PAGES) {
     const m = page.method === method ? page.path.exec(pathname) : null;
-    if (m) return async (req) => page.answer({ ...req, params: m.slice(1) });
+    if (m) return Object.assign(async (req: Omit<PageRequest, 'params'>) => page.answer({ ...req, params: m.slice(1) }), { maxBodyBytes: page.maxBodyBytes });
   }
   return undefined;
 }

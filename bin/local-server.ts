@@ -155,13 +155,13 @@ export function lambdaContext(functionName: string, requestId: string): Context 
 
 const MAX_LOCAL_BODY = 6 * 1024 * 1024; // API Gateway's own payload cap; the pipeline applies the product's.
 
-function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
+function readBody(req: http.IncomingMessage, limit = MAX_LOCAL_BODY): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_LOCAL_BODY) {
+      if (size > limit) {
         resolve('too-large');
         req.resume();
         return;
@@ -186,9 +186,15 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
       const url = new URL(req.url ?? '/', 'http://local');
       const page = pages?.(req.method ?? 'GET', url.pathname);
       if (page) {
-        const body = await readBody(req);
+        const body = await readBody(req, page.maxBodyBytes);
         if (body === 'too-large') return send(res, 413, { error: 'request body too large', code: 'PAYLOAD_TOO_LARGE' });
-        const answer = await page({ url, body: new URLSearchParams(body.toString('utf8')), origin: originOf(req) });
+        const answer = await page({
+          url,
+          body: new URLSearchParams(body.toString('utf8')),
+          raw: body,
+          contentType: req.headers['content-type'],
+          origin: originOf(req),
+        });
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body);
         return;

@@ -1,6 +1,7 @@
 import { Token, Validations, type App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnTaskDefinition } from 'aws-cdk-lib/aws-ecs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { Api } from './constructs/api';
@@ -26,6 +27,7 @@ export interface NagScope {
   queues: Queues;
   secrets: Secrets;
   monitoring: Monitoring;
+  filesBucket: Bucket;
 }
 
 /**
@@ -43,6 +45,11 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
   const arnPrefix = `arn:${part(stack.partition, 'Partition')}:%s:${part(stack.region, 'Region')}:${part(stack.account, 'AccountId')}`;
   const scoped = (service: string, resource: string) => `AwsSolutions-IAM5[Resource::${arnPrefix.replace('%s', service)}:${resource}]`;
 
+  ack(
+    parts.filesBucket,
+    'AwsSolutions-S1',
+    "Server access logs would be a second bucket of per-request records; the skills function's own logs record each file operation with the user.",
+  );
   ack(
     parts.api,
     'AwsSolutions-APIG4',
@@ -78,6 +85,11 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
     parts.functions,
     `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
     "The table's own global secondary indexes (gsi1), for the queries the functions run.",
+  );
+  ack(
+    parts.functions,
+    `AwsSolutions-IAM5[Resource::<${logicalId(parts.filesBucket.node.defaultChild as CfnElement)}.Arn>/*]`,
+    "The files bucket's objects: keys are `<userId>/<fileId>`, chosen per request; the function's code scopes each key to the caller.",
   );
   for (const resource of ['network-interface/*', 'subnet/*', 'security-group/*']) {
     ack(

@@ -2,6 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Compute } from './constructs/compute';
@@ -46,7 +47,9 @@ export type Need =
    * Talk to instances at their task's private IP on the runtime port (health, stats, config reload):
    * the function runs in the VPC with the security group the tasks admit (lib/constructs/compute.ts).
    */
-  | 'reachInstances';
+  | 'reachInstances'
+  /** Objects of the files bucket (shared/adapters/file-storage-s3.ts): get, put (and copy), delete, list. */
+  | 'fileBucket';
 
 /**
  * The single table of extra rights, function name → needs, kept to what each function's code calls
@@ -72,7 +75,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
   'task-events': ['dataKey', 'reachInstances', 'sendEvents'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
-  skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents'],
+  // file-manager keeps file bytes in the files bucket.
+  skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket'],
   // User endpoints' signing secrets are envelope-encrypted.
   'webhook-delivery': ['dataKey'],
   webhooks: ['dataKey'],
@@ -118,6 +122,7 @@ export interface GrantTargets {
   compute: Compute;
   /** SES identities EMAIL_FROM may send as. */
   emailIdentityArns: string[];
+  filesBucket: IBucket;
 }
 
 /** Applies the table to the functions; an entry naming no function is a mistake, so it throws. */
@@ -166,6 +171,10 @@ function grant(need: Need, fn: IFunction, t: GrantTargets) {
     }
     case 'stopTasks':
       allow(['ecs:StopTask'], [tasksOf(cluster)], inCluster);
+      return;
+    case 'fileBucket':
+      allow(['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], [t.filesBucket.arnForObjects('*')]);
+      allow(['s3:ListBucket'], [t.filesBucket.bucketArn]);
       return;
     case 'reachInstances':
       // Placement, not a grant: lib/platform-stack.ts puts these functions in the VPC (networkOf).

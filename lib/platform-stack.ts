@@ -8,6 +8,7 @@ import { DataTable } from './constructs/data-table';
 import { Functions, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
 import { Keys } from './constructs/keys';
 import { Monitoring } from './constructs/monitoring';
+import { FileBucket } from './constructs/file-bucket';
 import { Queues } from './constructs/queues';
 import { Secrets } from './constructs/secrets';
 import { acknowledgeByDesign } from './nag';
@@ -132,6 +133,7 @@ export class PlatformStack extends Stack {
       interfaceEndpoints: settings.awsInterfaceEndpoints,
     });
     const api = new Api(this, 'Api');
+    const files = new FileBucket(this, 'Files');
 
     /** What every function reads. */
     const common = {
@@ -157,6 +159,7 @@ export class PlatformStack extends Stack {
         ECS_SECURITY_GROUP_IDS: compute.securityGroup.securityGroupId,
       },
       stopTasks: { ECS_CLUSTER_ARN: compute.cluster.clusterArn },
+      fileBucket: { FILE_STORAGE: 's3', FILES_BUCKET: files.bucket.bucketName },
     };
     // Runtimes reach the platform API by its own URL unless the operator routes them elsewhere.
     const settingDefaults = { RUNTIME_PLATFORM_URL: api.url };
@@ -193,6 +196,7 @@ export class PlatformStack extends Stack {
       dataKey: keys.dataKey,
       compute,
       emailIdentityArns: emailIdentityArns(this, settings, operator),
+      filesBucket: files.bucket,
     });
 
     const monitoring = new Monitoring(this, 'Monitoring', {
@@ -208,7 +212,7 @@ export class PlatformStack extends Stack {
       alarmEmail: settings.alarmEmail || undefined,
     });
 
-    acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring });
+    acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring, filesBucket: files.bucket });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the platform API' });
   }

@@ -132,6 +132,9 @@ export const KNOWN_SETTINGS = [
   'TREASURY_TOKENS',
   'FILE_STORAGE',
   'FILES_DIR',
+  'FILES_BUCKET',
+  'FILES_S3_ENDPOINT',
+  'FILE_UPLOAD_URL_TTL_SECONDS',
   'MPP_CHAIN_ID',
   'MPP_RPC_URL',
   'MPP_RECIPIENT',
@@ -171,6 +174,8 @@ export const STACK_SETTINGS: Readonly<Record<string, string>> = {
   TESTER_EMAILS: 'use the context key testerEmails',
   RUNTIME_IMAGE: 'the task image: runtime/Dockerfile built as an image asset, or the context key runtimeImage',
   AGENT_DOMAIN: 'use the context key agentDomain',
+  FILE_STORAGE: "always s3 in the stack, with the stack's files bucket",
+  FILES_BUCKET: "the stack's files bucket",
 };
 
 /** Meaningful only in the local stack and the tests (emulators, files, child processes, fake servers). */
@@ -188,6 +193,7 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'HEARTBEAT_TICK_MS',
   'FILES_DIR',
   'CARD_MODE',
+  'FILES_S3_ENDPOINT',
 ];
 
 /**
@@ -268,7 +274,7 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   WALLET_RPC_URL: ['wallet', 'skills'],
   WALLET_RPC_TIMEOUT_MS: ['wallet', 'skills'],
   TREASURY_TOKENS: ['skills'],
-  FILE_STORAGE: ['skills'],
+  FILE_UPLOAD_URL_TTL_SECONDS: ['skills'],
   // v1 gateway (issue 11): machine payments, prices and CORS origins
   MPP_: ['gateway'],
   GATEWAY_: ['gateway'],

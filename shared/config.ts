@@ -253,10 +253,19 @@ const EnvSchema = z.object({
   METRICS_STORAGE_QUOTA_MB: positiveInt(25_600),
   /** Skills of issue 12 part B. treasury: ERC-20 tokens whose balances it reads besides the native coin, `SYMBOL:0xcontract:decimals` comma-separated (read through WALLET_RPC_URL). */
   TREASURY_TOKENS: commaList.pipe(z.array(z.string().regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals'))),
-  /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); S3 needs @aws-sdk/client-s3 and the presigner, not yet dependencies. */
-  FILE_STORAGE: z.enum(['local']).default('local'),
+  /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); `s3` = the bucket FILES_BUCKET (the stack sets both). */
+  FILE_STORAGE: z.enum(['local', 's3']).default('local'),
   /** Folder of the local file storage; default $DATA_DIR/files. */
   FILES_DIR: z.string().optional(),
+  /** The S3 bucket of FILE_STORAGE=s3. */
+  FILES_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name')
+    .optional(),
+  /** Another S3 endpoint (path-style), for an S3-compatible store or a loopback fake in tests; default AWS's. */
+  FILES_S3_ENDPOINT: z.url().optional(),
+  /** How long a presigned upload URL of file-manager stays valid. */
+  FILE_UPLOAD_URL_TTL_SECONDS: positiveInt(900),
   /**
    * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
    * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
@@ -354,6 +363,7 @@ function parse(env: NodeJS.ProcessEnv) {
   if (e.CARD_MODE === 'local' && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
     throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
   }
+  if (e.FILE_STORAGE === 's3' && !e.FILES_BUCKET) throw new ConfigError('FILE_STORAGE=s3 needs FILES_BUCKET');
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
@@ -473,7 +483,13 @@ function parse(env: NodeJS.ProcessEnv) {
       return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
     }),
     /** Tests keep files in the temp folder, never in the developer's data folder. */
-    files: { storage: e.FILE_STORAGE, dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')) },
+    files: {
+      storage: e.FILE_STORAGE,
+      dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')),
+      bucket: e.FILES_BUCKET,
+      s3Endpoint: e.FILES_S3_ENDPOINT,
+      uploadUrlTtlSeconds: e.FILE_UPLOAD_URL_TTL_SECONDS,
+    },
     gateway: gatewaySettings(e),
     /** Channel skills of issue 13 part C. */
     channels: {

@@ -1678,7 +1678,7 @@ export interface paths {
         };
         /**
          * The user's dashboard summary: revenue, bookings, fans, streams and skills.
-         * @description Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data. Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.
+         * @description Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data. Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.
          */
         get: operations["getMetricsSummary"];
         put?: never;
@@ -18547,6 +18547,23 @@ export interface operations {
                      */
                     folder?: "/" | string;
                     name: string;
+                } | {
+                    /** @constant */
+                    action: "upload_url";
+                    /** @default application/octet-stream */
+                    contentType?: string;
+                    /**
+                     * @description / = the top level
+                     * @default /
+                     */
+                    folder?: "/" | string;
+                    name: string;
+                    /** @description bytes; at most 104857600 */
+                    size: number;
+                } | {
+                    /** @constant */
+                    action: "confirm_upload";
+                    fileId: string;
                 } | {
                     /** @constant */
                     action: "list";

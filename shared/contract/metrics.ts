@@ -157,6 +157,7 @@ export const metricsContract = defineGroup({
       description:
         userIdNote +
         ' Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. ' +
+        'Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. ' +
         'Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.',
       params: UserIdParams,
       responses: { 200: MetricsSummaryBody, 404: ErrorBody, ...commonErrorResponses },

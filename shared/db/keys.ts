@@ -130,6 +130,8 @@ export const keys = {
   storedFile: (userId: string, fileId: string): Key => ({ pk: userPk(userId), sk: `FILE#${fileId}` }),
   storedFilePrefix: 'FILE#',
   fileStorageUsage: (userId: string): Key => ({ pk: userPk(userId), sk: 'FILESTORAGE' }),
+  /** file-manager: an upload by URL, from the URL's issue until its confirmation (TTL after). */
+  pendingUpload: (userId: string, fileId: string): Key => ({ pk: userPk(userId), sk: `FILEUPLOAD#${fileId}` }),
   /** treasury: a wallet address the user tracks besides the account's own wallet. */
   treasuryWallet: (userId: string, address: string): Key => ({ pk: userPk(userId), sk: `TREASURY#${address.toLowerCase()}` }),
   treasuryWalletPrefix: 'TREASURY#',

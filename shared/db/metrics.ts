@@ -143,9 +143,12 @@ export const clearTableSizeCache = () => {
  * royalty skills); this module only reads them:
  *   SKILL#<agentId>#<skillId>  {skillId, agentId, installedAt, enabled?}        an installed skill (enabled unless false)
  *   BOOKING#<bookingId>        {status: 'pending' | 'completed' | ..., createdAt}
+ *   TICKETORDER#<orderId>      {status: 'confirmed'}                            a ticket sale: a completed booking
  *   FAN#<fanId>                {segment: 'superfan' | 'casual' | 'new', createdAt, lastActiveAt?}
  *   STREAMS#<yyyy-mm>          {listeners, streams}                             that month's figures
  *   REVENUE#<yyyy-mm>          {amountCents}                                    earned that month, USD
+ * Revenue is read from the month records only: royalty imports and USD ticket sales add to them
+ * in the transactions that store the statement or the order, so no sale is counted twice.
  */
 export interface SummaryRecords {
   skills: { installedAt?: string; enabled?: boolean }[];
@@ -181,16 +184,20 @@ const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
 
 export async function readSummaryRecords(userId: string): Promise<SummaryRecords> {
-  const [skills, bookings, fans, streams, revenue] = await Promise.all([
+  const [skills, bookings, ticketOrders, fans, streams, revenue] = await Promise.all([
     projected(userId, keys.installedSkillPrefix, ['installedAt', 'enabled']),
     projected(userId, keys.bookingPrefix, ['status']),
+    projected(userId, keys.ticketOrderPrefix, ['status']),
     projected(userId, keys.fanPrefix, ['segment', 'createdAt', 'lastActiveAt']),
     projected(userId, keys.streamsMonthPrefix, ['listeners', 'streams']),
     projected(userId, keys.revenueMonthPrefix, ['amountCents']),
   ]);
   return {
     skills: skills.map((s) => ({ installedAt: text(s.installedAt), enabled: s.enabled === false ? false : undefined })),
-    bookings: bookings.map((b) => ({ status: text(b.status) })),
+    bookings: [
+      ...bookings.map((b) => ({ status: text(b.status) })),
+      ...ticketOrders.map((o) => ({ status: o.status === 'confirmed' ? 'completed' : text(o.status) })),
+    ],
     fans: fans.map((f) => ({ segment: text(f.segment), createdAt: text(f.createdAt), lastActiveAt: text(f.lastActiveAt) })),
     streams: streams.map((s) => ({ month: monthOf(s.sk), listeners: num(s.listeners), streams: num(s.streams) })),
     revenue: revenue.map((r) => ({ month: monthOf(r.sk), amountCents: num(r.amountCents) })),

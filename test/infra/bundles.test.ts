@@ -141,6 +141,7 @@ describe('the NEEDS table against the code', () => {
     launchTasks: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/launcher-ecs.ts')),
     stopTasks: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/launcher-ecs.ts')),
     reachInstances: (b) => b.text.includes('instance unreachable'),
+    fileBucket: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/file-storage-s3.ts')),
   };
   const needsInCode = (folder: string) => {
     const b = bundleOf(folder);

@@ -69,6 +69,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs, as CDK validation plugins)
       'AwsSolutions-APIG4',
       'AwsSolutions-IAM5',
       'AwsSolutions-L1',
+      'AwsSolutions-S1',
       'AwsSolutions-SMG4',
       'Serverless-LambdaDLQ',
       'Serverless-LambdaEventSourceMappingDestination',

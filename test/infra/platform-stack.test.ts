@@ -187,6 +187,42 @@ describe('data', () => {
     });
   });
 
+  it("keeps file-manager's files in a private, encrypted, TLS-only bucket that drops abandoned uploads", () => {
+    template.resourceCountIs('AWS::S3::Bucket', 1);
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([
+            Match.objectLike({ Prefix: 'pending/', ExpirationInDays: 1, Status: 'Enabled' }),
+            Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+          ]),
+        },
+      },
+    });
+    const [bucketId] = ofType('AWS::S3::Bucket')[0]!;
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    // Its name, and rights on its objects, go to the functions granted the bucket only (skills).
+    for (const name of allNames) {
+      const env = environmentOf(name);
+      expect('FILES_BUCKET' in env, name).toBe(has(name, 'fileBucket'));
+      if (has(name, 'fileBucket')) {
+        expect(env.FILES_BUCKET).toEqual({ Ref: bucketId });
+        expect(env.FILE_STORAGE).toBe('s3');
+      }
+      const s3Actions = actionsOf(name).filter((a) => a.startsWith('s3:'));
+      expect(s3Actions.sort(), name).toEqual(has(name, 'fileBucket') ? ['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject'] : []);
+    }
+    expect(has('skills', 'fileBucket')).toBe(true);
+  });
+
   it('keeps a rotating KMS key and a generated 64-character JWT secret', () => {
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
     template.hasResourceProperties('AWS::SecretsManager::Secret', {

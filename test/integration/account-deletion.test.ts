@@ -4,8 +4,10 @@ import { handler as provisioner } from '../../functions/provisioner/handler';
 import { readOutbox } from '../../shared/adapters/email';
 import { deletedAccountRecord, deletionMarker } from '../../shared/accounts/deletion';
 import { reloadConfig } from '../../shared/config';
+import { listInstalledSkills, skillQuotaUsed } from '../../shared/db/installed-skills';
 import { getInstance } from '../../shared/db/instances';
 import { keys } from '../../shared/db/keys';
+import { listCatalogue } from '../../shared/db/skill-catalogue';
 import { tenant } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';
 import { call, uniqueIp } from '../helpers/api';
@@ -14,6 +16,7 @@ import { signUp } from './accounts-helpers';
 import { drain, sqsEvent, sqsRecord, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
+const downloadsOf = async (skillId: string) => (await listCatalogue()).find((s) => s.id === skillId)?.downloads;
 let stripe: FakeStripe;
 
 beforeAll(async () => {
@@ -47,12 +50,16 @@ async function subscriberWithRunningAgent() {
   expect((await getInstance(user.userId, true))?.status).toBe('running');
   expect(await bed.launcher.aliveFor(user.userId)).toHaveLength(1);
   const key = await call('POST', '/api/keys', { session: user, body: { name: 'ci' } });
-  return { user, subscription, apiKey: key.body.key as string };
+  const agentId = (await call('GET', '/api/agents', { session: user })).body.agents[0].id as string;
+  expect((await call('POST', '/api/skills', { session: user, body: { skillId: 'setlist-oracle', agentId } })).status).toBe(200);
+  expect(await skillQuotaUsed(user.userId, agentId)).toBe(1);
+  return { user, subscription, agentId, apiKey: key.body.key as string };
 }
 
 describe('account deletion ends everything the account owns', () => {
   it('stops the instance process, cancels the card subscription, revokes sessions and keys, then deletes the data and sends the final email', async () => {
-    const { user, subscription, apiKey } = await subscriberWithRunningAgent();
+    const { user, subscription, agentId, apiKey } = await subscriberWithRunningAgent();
+    const downloads = await downloadsOf('setlist-oracle');
     const res = await call('DELETE', '/api/settings', { session: user, body: { password: user.password } });
     expect(res.status, res.text).toBe(202);
     expect(res.body).toEqual({ success: true, status: 'deleting' });
@@ -66,6 +73,11 @@ describe('account deletion ends everything the account owns', () => {
     expect(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toBe(true);
     expect(await getUser(user.userId, true)).toBeUndefined();
     expect((await tenant(user.userId).queryAll('', { consistent: true })).map((i) => i.sk)).toEqual([keys.sessionGate(user.userId).sk]);
+    // The agents go with the account, and so do their installed skills and per-agent skill counters;
+    // the catalogue's `downloads` counts installs ever made, as after an uninstall.
+    expect(await listInstalledSkills(user.userId, agentId, true)).toEqual([]);
+    expect(await skillQuotaUsed(user.userId, agentId)).toBe(0);
+    expect(await downloadsOf('setlist-oracle')).toBe(downloads);
     expect(await deletedAccountRecord(user.userId)).toMatchObject({
       subscriptionId: subscription,
       subscriptionCancelled: { status: 'canceled' },

@@ -116,3 +116,35 @@ ownedResources.provision = async (owner) => {
   });
   return { id, streamKey };
 };
+
+// --- skills (issue 12) ---
+/** The skills routes that name the agent in the body rather than the path (install, dj-streaming). */
+export const namesAgentInBody = (route: ContractRoute) =>
+  route.group === 'skills' && typeof route.example === 'object' && route.example !== null && 'agentId' in route.example;
+
+/** The route's example body, pointed at the owner's agent when it names one. */
+export function withOwnedIds(route: ContractRoute, owned: Record<string, string>): unknown {
+  if (!namesAgentInBody(route) || !owned.agentId) return route.example;
+  return { ...(route.example as Record<string, unknown>), agentId: owned.agentId };
+}
+
+/** An active plan in the user's partition, as the card webhook stores it. */
+async function subscribe(userId: string): Promise<void> {
+  await tenant(userId).put({ ...dbKeys.subscription(userId), status: 'active', plan: 'solo', eventCreated: Date.now(), updatedAt: new Date().toISOString() });
+}
+
+/**
+ * Set-up of the intruder per group: the skills routes answer 402 to a caller without a plan before
+ * they look at the agent, so the intruder is a subscriber too and the agent check is what stops it.
+ */
+export const intruderSetup: Record<string, (intruder: TestSession) => Promise<void>> = {
+  skills: (intruder) => subscribe(intruder.userId),
+};
+
+/** A provisioned agent of the owner with a skill installed on it through the API. */
+ownedResources.skills = async (owner) => {
+  const { id: agentId } = await ownedResources.agents!(owner);
+  const res = await call('POST', '/api/skills', { body: { skillId: 'setlist-oracle', agentId }, session: owner });
+  if (res.status !== 200) throw new Error(`could not install a skill: ${res.status} ${res.text}`);
+  return { agentId: agentId!, skillId: 'setlist-oracle' };
+};

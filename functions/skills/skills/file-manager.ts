@@ -1,12 +1,23 @@
 import { createHash } from 'node:crypto';
-import { fileStorage, objectKeyOf } from '../../../shared/adapters/file-storage';
+import { fileStorage, objectKeyOf, pendingObjectKeyOf } from '../../../shared/adapters/file-storage';
 import { isAdminEmail } from '../../../shared/auth/authenticate';
 import { accessFrom, getSubscription } from '../../../shared/billing/entitlements';
-import { fileManagerBodies as bodies, FILE_UPLOAD_MAX_BYTES } from '../../../shared/contract/skill-actions/file-manager';
-import { addFile, getFile, listFiles, removeFile, StorageQuotaError, usedBytes, type StoredFile } from '../../../shared/db/skills/files';
+import { fileManagerBodies as bodies, FILE_UPLOAD_MAX_BYTES, FILE_URL_UPLOAD_MAX_BYTES } from '../../../shared/contract/skill-actions/file-manager';
+import {
+  addFile,
+  getFile,
+  getPendingUpload,
+  listFiles,
+  putPendingUpload,
+  removeFile,
+  StorageQuotaError,
+  UploadAlreadyConfirmedError,
+  usedBytes,
+  type StoredFile,
+} from '../../../shared/db/skills/files';
 import { newRecordId } from '../../../shared/db/skills/records';
 import { getUser } from '../../../shared/db/users';
-import { badRequest, HttpError, notFound } from '../../../shared/http/errors';
+import { badRequest, conflict, HttpError, notFound } from '../../../shared/http/errors';
 import { action, type SkillModule } from '../skill-module';
 
 /**
@@ -15,6 +26,11 @@ import { action, type SkillModule } from '../skill-module';
  * network 16 GB; admins network) plus the extra storage bought with /api/card/storage-upgrade;
  * no recognised plan, no storage. Bytes are written first and the record second, so a failed
  * record (quota, race) removes the bytes and no record ever points at nothing.
+ *
+ * Two ways in: `upload` carries the bytes base64 in the call (FILE_UPLOAD_MAX_BYTES); `upload_url`
+ * answers a presigned PUT URL (S3's, or the local server's signed route) for up to
+ * FILE_URL_UPLOAD_MAX_BYTES, and `confirm_upload` then checks the stored size, moves the object
+ * from `pending/` to its place and counts it against the quota, as `upload` does.
  */
 const GB = 1024 ** 3;
 
@@ -24,6 +40,12 @@ async function quotaBytes(userId: string): Promise<number> {
   const planGb = access.limits ? Number.parseFloat(access.limits.memory) : 0;
   return Math.round((planGb + (access.limits ? (subscription?.extraStorageGb ?? 0) : 0)) * GB);
 }
+
+/** A pending upload record outlives its URL by a day, so a late confirmation still finds it. */
+const PENDING_RECORD_GRACE_SECONDS = 86_400;
+
+const quotaReached = (current: number, limit: number, size: number) =>
+  new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current, limit, size });
 
 const view = (f: StoredFile) => ({
   fileId: f.fileId,
@@ -59,9 +81,73 @@ export const skill: SkillModule = {
         await addFile(call.userId, file, limit);
       } catch (err) {
         await fileStorage().delete(file.objectKey);
-        if (err instanceof StorageQuotaError) {
-          throw new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: await usedBytes(call.userId), limit, size: file.size });
+        if (err instanceof StorageQuotaError) throw quotaReached(await usedBytes(call.userId), limit, file.size);
+        throw err;
+      }
+      return { file: view(file) };
+    }),
+    upload_url: action(bodies.upload_url, async (call, body) => {
+      const [used, limit] = await Promise.all([usedBytes(call.userId), quotaBytes(call.userId)]);
+      if (used + body.size > limit) throw quotaReached(used, limit, body.size);
+      const fileId = newRecordId('file');
+      const objectKey = pendingObjectKeyOf(call.userId, fileId);
+      const upload = await fileStorage().uploadTarget(objectKey, { size: body.size, contentType: body.contentType, now: call.now });
+      await putPendingUpload(call.userId, {
+        fileId,
+        name: body.name,
+        folder: body.folder,
+        contentType: body.contentType,
+        size: body.size,
+        objectKey,
+        createdAt: call.now.toISOString(),
+        expiresAt: Math.floor(Date.parse(upload.expiresAt) / 1000) + PENDING_RECORD_GRACE_SECONDS,
+      });
+      return { fileId, key: objectKey, upload, maxUploadBytes: FILE_URL_UPLOAD_MAX_BYTES };
+    }),
+    confirm_upload: action(bodies.confirm_upload, async (call, body) => {
+      const pending = await getPendingUpload(call.userId, body.fileId);
+      if (!pending) {
+        const done = await getFile(call.userId, body.fileId);
+        if (done) return { file: view(done) };
+        throw notFound('no upload with that id');
+      }
+      const storage = fileStorage();
+      const size = await storage.size(pending.objectKey);
+      if (size === undefined) throw conflict('nothing has been uploaded to the URL yet', 'UPLOAD_NOT_RECEIVED');
+      if (size !== pending.size) {
+        await storage.delete(pending.objectKey);
+        throw badRequest(`the upload holds ${size} bytes, not the ${pending.size} announced`, 'SIZE_MISMATCH');
+      }
+      const bytes = await storage.get(pending.objectKey);
+      if (!bytes) throw conflict('nothing has been uploaded to the URL yet', 'UPLOAD_NOT_RECEIVED');
+      const file: StoredFile = {
+        fileId: pending.fileId,
+        name: pending.name,
+        folder: pending.folder,
+        contentType: pending.contentType,
+        size,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        objectKey: objectKeyOf(call.userId, pending.fileId),
+        uploadedAt: call.now.toISOString(),
+      };
+      const limit = await quotaBytes(call.userId);
+      try {
+        await storage.move(pending.objectKey, file.objectKey);
+      } catch (err) {
+        // A concurrent confirmation moved it first.
+        const done = await getFile(call.userId, body.fileId);
+        if (done) return { file: view(done) };
+        throw err;
+      }
+      try {
+        await addFile(call.userId, file, limit, pending.fileId);
+      } catch (err) {
+        if (err instanceof UploadAlreadyConfirmedError) {
+          const done = await getFile(call.userId, body.fileId);
+          if (done) return { file: view(done) };
         }
+        await storage.delete(file.objectKey);
+        if (err instanceof StorageQuotaError) throw quotaReached(await usedBytes(call.userId), limit, file.size);
         throw err;
       }
       return { file: view(file) };

@@ -7,6 +7,20 @@ import type { SkillActionBodies } from './index';
  */
 export const FILE_UPLOAD_MAX_BYTES = 512 * 1024;
 
+/** Largest file one upload by URL carries (the bytes go straight to object storage, not through the API). */
+export const FILE_URL_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+
+const FileName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^/\\\u0000-\u001f]+$/, 'a file name without slashes or control characters');
+const ContentType = z
+  .string()
+  .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a media type such as application/pdf')
+  .default('application/octet-stream');
+
 const FileId = z.string().regex(/^file_[0-9a-f]{24}$/, 'a file id');
 const Folder = z
   .string()
@@ -17,26 +31,35 @@ export const fileManagerBodies = {
   upload: z
     .strictObject({
       action: z.literal('upload'),
-      name: z
-        .string()
-        .trim()
-        .min(1)
-        .max(200)
-        .regex(/^[^/\\\u0000-\u001f]+$/, 'a file name without slashes or control characters'),
+      name: FileName,
       contentBase64: z
         .base64()
         .max(Math.ceil(FILE_UPLOAD_MAX_BYTES / 3) * 4 + 4)
         .describe(`the file, base64; at most ${FILE_UPLOAD_MAX_BYTES} bytes decoded`),
-      contentType: z
-        .string()
-        .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a media type such as application/pdf')
-        .default('application/octet-stream'),
+      contentType: ContentType,
       folder: z
         .union([z.literal('/'), Folder])
         .default('/')
         .describe('/ = the top level'),
     })
     .describe("store a file within the plan's storage quota (429 with current and limit when full)"),
+  upload_url: z
+    .strictObject({
+      action: z.literal('upload_url'),
+      name: FileName,
+      size: z.number().int().positive().max(FILE_URL_UPLOAD_MAX_BYTES).describe(`bytes; at most ${FILE_URL_UPLOAD_MAX_BYTES}`),
+      contentType: ContentType,
+      folder: z
+        .union([z.literal('/'), Folder])
+        .default('/')
+        .describe('/ = the top level'),
+    })
+    .describe(
+      'a presigned URL for one PUT of exactly `size` bytes with the returned headers (valid FILE_UPLOAD_URL_TTL_SECONDS); then `confirm_upload` with the fileId, which counts the file against the quota',
+    ),
+  confirm_upload: z
+    .strictObject({ action: z.literal('confirm_upload'), fileId: FileId })
+    .describe('store the file uploaded to the URL of `upload_url` (404 before its PUT, 400 when its size differs, 429 when over the quota)'),
   list: z.strictObject({
     action: z.literal('list'),
     folder: z

@@ -7,6 +7,11 @@ import { transactRetrying } from '../transact-retry';
  * event-ticketing: an event holds its tiers as a map `tiers.<tier> = {priceCents, quantity,
  * remaining}`. A purchase takes `remaining` down under the condition `remaining >= quantity` and
  * writes its order in the same transaction, so concurrent buyers can never oversell.
+ *
+ * A USD sale also adds its cents to the month's revenue record (`REVENUE#<yyyy-mm>`, the one
+ * figure the metrics summary reads, which royalty-tracker moves too) in that transaction, so the
+ * revenue never counts a sale that did not happen. Sales in other currencies count as bookings
+ * only: the summary is in USD and the platform converts no currencies.
  */
 
 export interface TicketTier {
@@ -114,6 +119,14 @@ export async function purchaseTickets(
           { expression: '#tiers.#tier.#remaining >= :q', names, values: { ':q': quantity } },
         ),
         tx.put({ ...keys.ticketOrder(userId, order.orderId), ...order }, { expression: 'attribute_not_exists(pk)' }),
+        ...(order.currency === 'USD' && order.amountCents > 0
+          ? [
+              tx.update(keys.revenueMonth(userId, order.createdAt.slice(0, 7)), {
+                expression: 'ADD amountCents :cents, ticketCents :cents',
+                values: { ':cents': order.amountCents },
+              }),
+            ]
+          : []),
       ],
       PURCHASE_ATTEMPTS,
     );

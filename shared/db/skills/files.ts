@@ -20,7 +20,26 @@ export interface StoredFile extends Record<string, unknown> {
 
 export class StorageQuotaError extends Error {}
 
-export async function addFile(userId: string, file: StoredFile, limitBytes: number): Promise<void> {
+/** An upload by URL between the URL's issue and its confirmation; the record expires a day after the URL. */
+export interface PendingUpload extends Record<string, unknown> {
+  fileId: string;
+  name: string;
+  folder: string;
+  contentType: string;
+  size: number;
+  objectKey: string;
+  createdAt: string;
+  expiresAt: number;
+}
+
+export const putPendingUpload = (userId: string, upload: PendingUpload) =>
+  tenant(userId).put({ ...keys.pendingUpload(userId, upload.fileId), ...upload }, { expression: 'attribute_not_exists(pk)' });
+export const getPendingUpload = (userId: string, fileId: string) => tenant(userId).get<PendingUpload>(keys.pendingUpload(userId, fileId), true);
+
+/** The pending upload a confirmed file came from is gone when `addFile` returns; false when another confirmation took it first. */
+export class UploadAlreadyConfirmedError extends Error {}
+
+export async function addFile(userId: string, file: StoredFile, limitBytes: number, fromPendingUpload?: string): Promise<void> {
   try {
     await transactRetrying([
       tx.put({ ...keys.storedFile(userId, file.fileId), ...file }, { expression: 'attribute_not_exists(pk)' }),
@@ -32,9 +51,13 @@ export async function addFile(userId: string, file: StoredFile, limitBytes: numb
           values: { ':limit': limitBytes, ':room': limitBytes - file.size },
         },
       ),
+      ...(fromPendingUpload ? [tx.delete(keys.pendingUpload(userId, fromPendingUpload), { expression: 'attribute_exists(pk)' })] : []),
     ]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new StorageQuotaError('storage quota reached');
+    if (err instanceof ConditionFailedError && (err.reasons[0] === 'ConditionalCheckFailed' || err.reasons[2] === 'ConditionalCheckFailed')) {
+      if (fromPendingUpload) throw new UploadAlreadyConfirmedError('upload already confirmed');
+    }
     throw err;
   }
 }
