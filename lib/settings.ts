@@ -140,6 +140,8 @@ export const KNOWN_SETTINGS = [
   'EAS_CONTRACT_ADDRESS',
   'EAS_SCHEMA_UID',
   'EAS_RPC_URL',
+  // skills of issue 13 part B
+  'FETCH_ALLOWED_LOOPBACK',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -178,6 +180,7 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'HEARTBEAT_TICK_MS',
   'FILES_DIR',
   'CARD_MODE',
+  'FETCH_ALLOWED_LOOPBACK',
 ];
 
 /**

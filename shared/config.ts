@@ -284,6 +284,12 @@ const EnvSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex')
     .optional(),
   EAS_RPC_URL: z.url().optional(),
+  /**
+   * Skills of issue 13 part B (webhook, browser): user-supplied URLs go through the guarded fetch,
+   * which refuses loopback. Tests and the local stack list their loopback fakes here, exactly
+   * (`127.0.0.1:8080`, `[::1]:8080`); refused in AWS.
+   */
+  FETCH_ALLOWED_LOOPBACK: commaList.pipe(z.array(z.string().regex(/^(127\.0\.0\.1|\[::1\]):\d{1,5}$/, '127.0.0.1:<port> or [::1]:<port>'))),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -336,6 +342,9 @@ function parse(env: NodeJS.ProcessEnv) {
   const e = parsed.data;
   if (e.CARD_MODE === 'local' && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
     throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
+  }
+  if (e.FETCH_ALLOWED_LOOPBACK.length && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
+    throw new ConfigError('FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs');
   }
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
@@ -456,6 +465,8 @@ function parse(env: NodeJS.ProcessEnv) {
     /** Tests keep files in the temp folder, never in the developer's data folder. */
     files: { storage: e.FILE_STORAGE, dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')) },
     gateway: gatewaySettings(e),
+    /** The guarded fetch of user-supplied URLs (issue 13 part B). */
+    fetch: { allowedLoopback: e.FETCH_ALLOWED_LOOPBACK },
   };
 }
 
