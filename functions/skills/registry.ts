@@ -17,6 +17,7 @@ import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
 import { skill as venueFinder } from './skills/venue-finder';
 import { skill as browser } from './skills/browser';
+import { skill as webhook } from './skills/webhook';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -40,6 +41,7 @@ const modules: SkillModule[] = [
   venueFinder,
   festivalFinder,
   browser,
+  webhook,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

@@ -203,4 +203,7 @@ export const keys = {
   instanceSortKey: 'INSTANCE',
   /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
   localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
+  // --- skills of issue 13 part B: development (webhook) ---
+  /** webhook: one message the skill queued, by its Standard Webhooks id (a repeated id is not sent again). */
+  webhookSkillMessage: (userId: string, messageId: string): Key => ({ pk: userPk(userId), sk: `HOOKMSG#${messageId}` }),
 } as const;

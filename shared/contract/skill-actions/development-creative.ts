@@ -35,6 +35,9 @@ export const browserBodies = {
 
 export const browserActions: SkillActionBodies = { bodies: browserBodies, example: { action: 'fetch', url: 'https://example.com/news' } };
 
+/** A dotted event type of the user's naming (`show.announced`). */
+export const MESSAGE_EVENT_TYPE = /^[a-z][a-z0-9_-]{0,39}(\.[a-z0-9_-]{1,40}){1,4}$/;
+
 const EndpointId = z.string().regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)');
 /** The Standard Webhooks message id: stable across retries, so receivers can drop duplicates. */
 const MessageId = z.string().regex(/^msg_[A-Za-z0-9_-]{8,64}$/, 'msg_ followed by 8 to 64 letters, digits, _ or -');
@@ -49,10 +52,7 @@ export const webhookBodies = {
     .strictObject({
       action: z.literal('send'),
       endpointId: EndpointId,
-      type: z
-        .string()
-        .regex(/^[a-z][a-z0-9_-]{0,39}(\.[a-z0-9_-]{1,40}){0,4}$/, 'a dotted event type such as show.announced')
-        .describe('the event type receivers see'),
+      type: z.string().regex(MESSAGE_EVENT_TYPE, 'a dotted event type such as show.announced').describe('the event type receivers see'),
       payload: z.record(z.string().max(64), z.json()).describe('the event data (JSON object)'),
       id: MessageId.optional().describe('message id; repeating one does not send again (safe retries). Default: a new id'),
     })
