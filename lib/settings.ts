@@ -200,8 +200,8 @@ export const SECRET_SETTINGS: readonly string[] = [
   'GOOGLE_API_KEY',
 ];
 
-/** Functions that reach the model layer (shared/ai). */
-const AI_FUNCTIONS = ['ai', 'agent-chat', 'instance', 'gateway'] as const;
+/** Functions that reach the model layer (shared/ai); skills: the visual-synthesizer's image generation. */
+const AI_FUNCTIONS = ['ai', 'agent-chat', 'instance', 'gateway', 'skills'] as const;
 
 /** Every function, or every function behind the HTTP API (the request pipeline's settings). */
 export type RouteTarget = readonly string[] | 'all' | 'http';

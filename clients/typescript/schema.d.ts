@@ -19333,7 +19333,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    prompt?: string;
+                    /** @constant */
+                    action: "generate";
+                    /** @description what the image shows */
+                    prompt: string;
+                    /**
+                     * @default 1024x1024
+                     * @enum {string}
+                     */
+                    size?: "1024x1024" | "1024x1536" | "1536x1024";
+                    /** @description the look: synthwave, watercolour, 35 mm photo... */
                     style?: string;
                 };
             };

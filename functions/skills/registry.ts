@@ -18,6 +18,7 @@ import { skill as trackArchaeologist } from './skills/track-archaeologist';
 import { skill as venueFinder } from './skills/venue-finder';
 import { skill as browser } from './skills/browser';
 import { skill as webhook } from './skills/webhook';
+import { skill as visualSynthesizer } from './skills/visual-synthesizer';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -42,6 +43,7 @@ const modules: SkillModule[] = [
   festivalFinder,
   browser,
   webhook,
+  visualSynthesizer,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

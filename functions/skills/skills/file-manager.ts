@@ -18,7 +18,7 @@ import { action, type SkillModule } from '../skill-module';
  */
 const GB = 1024 ** 3;
 
-async function quotaBytes(userId: string): Promise<number> {
+export async function quotaBytes(userId: string): Promise<number> {
   const [user, subscription] = await Promise.all([getUser(userId), getSubscription(userId)]);
   const access = accessFrom({ userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false }, subscription);
   const planGb = access.limits ? Number.parseFloat(access.limits.memory) : 0;

@@ -71,3 +71,21 @@ export const webhookActions: SkillActionBodies = {
   bodies: webhookBodies,
   example: { action: 'send', endpointId: 'whe_AbCdEfGhIjKl', type: 'show.announced', payload: { city: 'Leeds' } },
 };
+
+export const IMAGE_SIZES = ['1024x1024', '1024x1536', '1536x1024'] as const;
+
+export const visualSynthesizerBodies = {
+  generate: z
+    .strictObject({
+      action: z.literal('generate'),
+      prompt: z.string().trim().min(1).max(2000).describe('what the image shows'),
+      style: z.string().trim().min(1).max(200).optional().describe('the look: synthwave, watercolour, 35 mm photo...'),
+      size: z.enum(IMAGE_SIZES).default('1024x1024'),
+    })
+    .describe("an image from the model layer's image generation (plan-gated, metered like chat), kept in the file-manager storage"),
+};
+
+export const visualSynthesizerActions: SkillActionBodies = {
+  bodies: visualSynthesizerBodies,
+  example: { prompt: 'Neon skyline over a crowded dance floor', style: 'synthwave' },
+};

@@ -8,7 +8,7 @@ import { royaltyTrackerActions } from './royalty-tracker';
 import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
 import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
-import { browserActions, webhookActions } from './development-creative';
+import { browserActions, visualSynthesizerActions, webhookActions } from './development-creative';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
@@ -48,4 +48,5 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
   browser: browserActions,
   webhook: webhookActions,
+  'visual-synthesizer': visualSynthesizerActions,
 };
