@@ -19334,7 +19334,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @constant */
-                    action: "generate";
+                    action?: "generate";
                     /** @description what the image shows */
                     prompt: string;
                     /**

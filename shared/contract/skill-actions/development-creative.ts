@@ -77,7 +77,8 @@ export const IMAGE_SIZES = ['1024x1024', '1024x1536', '1536x1024'] as const;
 export const visualSynthesizerBodies = {
   generate: z
     .strictObject({
-      action: z.literal('generate'),
+      // The spec's body is just prompt and style: the one action may go unnamed.
+      action: z.literal('generate').optional(),
       prompt: z.string().trim().min(1).max(2000).describe('what the image shows'),
       style: z.string().trim().min(1).max(200).optional().describe('the look: synthwave, watercolour, 35 mm photo...'),
       size: z.enum(IMAGE_SIZES).default('1024x1024'),
