@@ -11,6 +11,7 @@ import { captureEvents } from '../helpers/event-queue';
 import { startWebhookReceiver } from '../helpers/fake-webhook-receiver';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 import { sqsEvent, sqsRecord } from './agents-helpers';
+import { captureWrites } from '../helpers/capture-writes';
 
 let events: Awaited<ReturnType<typeof captureEvents>>;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -18,22 +19,6 @@ let internal: Awaited<ReturnType<typeof startCountingServer>>;
 const logLines: string[] = [];
 const seen: string[] = [];
 let restoreWrites: () => void;
-
-/** Keeps what the logger writes (JSON lines) to scan it for secrets at the end. */
-function captureWrites(): () => void {
-  const originals = { out: process.stdout.write, err: process.stderr.write };
-  const tap = ((chunk: unknown, ...rest: unknown[]) => {
-    logLines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-    (rest.find((r) => typeof r === 'function') as (() => void) | undefined)?.();
-    return true;
-  }) as typeof process.stdout.write;
-  process.stdout.write = tap;
-  process.stderr.write = tap;
-  return () => {
-    process.stdout.write = originals.out;
-    process.stderr.write = originals.err;
-  };
-}
 
 const run = async (userId: string, body: Record<string, unknown>) => {
   const out = await runSkill(skill, userId, body);
@@ -50,7 +35,7 @@ beforeAll(async () => {
   [events, receiver, internal] = await Promise.all([captureEvents(), startWebhookReceiver(), startCountingServer((_q, res) => res.end())]);
   reloadConfig({ FETCH_ALLOWED_LOOPBACK: new URL(receiver.url).host, LOG_LEVEL: 'DEBUG' });
   resetLogger();
-  restoreWrites = captureWrites();
+  restoreWrites = captureWrites(logLines);
 });
 
 afterAll(async () => {

@@ -1,14 +1,11 @@
-import { createHash } from 'node:crypto';
-import { fileStorage, objectKeyOf } from '../../../shared/adapters/file-storage';
 import { generateImages } from '../../../shared/ai/model-layer';
 import { isAdminEmail } from '../../../shared/auth/authenticate';
 import { visualSynthesizerBodies as bodies } from '../../../shared/contract/skill-actions/development-creative';
-import { addFile, StorageQuotaError, usedBytes, type StoredFile } from '../../../shared/db/skills/files';
-import { newRecordId } from '../../../shared/db/skills/records';
+import { usedBytes } from '../../../shared/db/skills/files';
 import { getUser } from '../../../shared/db/users';
 import { HttpError } from '../../../shared/http/errors';
 import { action, type SkillModule } from '../skill-module';
-import { quotaBytes } from './file-manager';
+import { quotaBytes, storeFile } from './file-manager';
 
 /**
  * `prompt` and `style` → one image from the model layer (shared/ai/images.ts: the plan gate, the
@@ -20,9 +17,6 @@ import { quotaBytes } from './file-manager';
 const FOLDER = 'visual-synthesizer';
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
-const quotaError = (current: number, limit: number, size?: number) =>
-  new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current, limit, ...(size === undefined ? {} : { size }) });
-
 export const skill: SkillModule = {
   name: 'visual-synthesizer',
   defaultAction: 'generate',
@@ -32,7 +26,7 @@ export const skill: SkillModule = {
       const used = await usedBytes(call.userId);
       // Refused before the model call, so a full storage costs no credits. No plan, no storage: the
       // model layer's plan gate answers that one (402).
-      if (limit > 0 && used >= limit) throw quotaError(used, limit);
+      if (limit > 0 && used >= limit) throw new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: used, limit });
       const user = await getUser(call.userId);
       const generated = await generateImages({
         account: { userId: call.userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false },
@@ -43,28 +37,11 @@ export const skill: SkillModule = {
       });
       const image = generated.images[0]!;
       const bytes = Buffer.from(image.bytes);
-      const fileId = newRecordId('file');
-      const file: StoredFile = {
-        fileId,
-        name: `${call.now.toISOString().replace(/[:.]/g, '-')}.${EXTENSIONS[image.mediaType] ?? 'bin'}`,
-        folder: FOLDER,
-        contentType: image.mediaType,
-        size: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        objectKey: objectKeyOf(call.userId, fileId),
-        uploadedAt: call.now.toISOString(),
-      };
-      await fileStorage().put(file.objectKey, bytes, file.contentType);
-      try {
-        await addFile(call.userId, file, limit);
-      } catch (err) {
-        await fileStorage().delete(file.objectKey);
-        if (err instanceof StorageQuotaError) throw quotaError(await usedBytes(call.userId), limit, file.size);
-        throw err;
-      }
+      const name = `${call.now.toISOString().replace(/[:.]/g, '-')}.${EXTENSIONS[image.mediaType] ?? 'bin'}`;
+      const file = await storeFile(call.userId, { name, folder: FOLDER, contentType: image.mediaType }, bytes, call.now, limit);
       return {
         image: {
-          fileId,
+          fileId: file.fileId,
           url: `data:${file.contentType};base64,${bytes.toString('base64')}`,
           contentType: file.contentType,
           size: file.size,
