@@ -153,6 +153,8 @@ export const KNOWN_SETTINGS = [
   'CHANNEL_WHATSAPP_API_URL',
   'CHANNEL_SLACK_API_URL',
   'CHANNEL_TIMEOUT_MS',
+  // skills of issue 13 part B
+  'FETCH_ALLOWED_LOOPBACK',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -194,6 +196,7 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'FILES_DIR',
   'CARD_MODE',
   'FILES_S3_ENDPOINT',
+  'FETCH_ALLOWED_LOOPBACK',
 ];
 
 /**
@@ -213,8 +216,8 @@ export const SECRET_SETTINGS: readonly string[] = [
   'GOOGLE_API_KEY',
 ];
 
-/** Functions that reach the model layer (shared/ai). */
-const AI_FUNCTIONS = ['ai', 'agent-chat', 'instance', 'gateway'] as const;
+/** Functions that reach the model layer (shared/ai); skills: the visual-synthesizer's image generation. */
+const AI_FUNCTIONS = ['ai', 'agent-chat', 'instance', 'gateway', 'skills'] as const;
 
 /** Every function, or every function behind the HTTP API (the request pipeline's settings). */
 export type RouteTarget = readonly string[] | 'all' | 'http';

@@ -310,6 +310,12 @@ const EnvSchema = z.object({
   CHANNEL_SLACK_API_URL: z.url().default('https://slack.com/api'),
   /** Bound on one call to a messaging app. */
   CHANNEL_TIMEOUT_MS: positiveInt(10_000),
+  /**
+   * Skills of issue 13 part B (webhook, browser): user-supplied URLs go through the guarded fetch,
+   * which refuses loopback. Tests and the local stack list their loopback fakes here, exactly
+   * (`127.0.0.1:8080`, `[::1]:8080`); refused in AWS.
+   */
+  FETCH_ALLOWED_LOOPBACK: commaList.pipe(z.array(z.string().regex(/^(127\.0\.0\.1|\[::1\]):\d{1,5}$/, '127.0.0.1:<port> or [::1]:<port>'))),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -364,6 +370,9 @@ function parse(env: NodeJS.ProcessEnv) {
     throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
   }
   if (e.FILE_STORAGE === 's3' && !e.FILES_BUCKET) throw new ConfigError('FILE_STORAGE=s3 needs FILES_BUCKET');
+  if (e.FETCH_ALLOWED_LOOPBACK.length && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
+    throw new ConfigError('FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs');
+  }
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
@@ -499,6 +508,8 @@ function parse(env: NodeJS.ProcessEnv) {
       slackUrl: e.CHANNEL_SLACK_API_URL,
       timeoutMs: e.CHANNEL_TIMEOUT_MS,
     },
+    /** The guarded fetch of user-supplied URLs (issue 13 part B). */
+    fetch: { allowedLoopback: e.FETCH_ALLOWED_LOOPBACK },
   };
 }
 

@@ -16584,12 +16584,19 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "fetch",
-                 *       "params": {
-                 *         "url": "https://example.com/news"
-                 *       }
+                 *       "url": "https://example.com/news"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "fetch";
+                    /**
+                     * @description longest text returned; a longer page is cut and `textTruncated` says so
+                     * @default 20000
+                     */
+                    maxChars?: number;
+                    url: string;
+                };
             };
         };
         responses: {
@@ -20602,7 +20609,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    prompt?: string;
+                    /** @constant */
+                    action?: "generate";
+                    /** @description what the image shows */
+                    prompt: string;
+                    /**
+                     * @default 1024x1024
+                     * @enum {string}
+                     */
+                    size?: "1024x1024" | "1024x1536" | "1536x1024";
+                    /** @description the look: synthwave, watercolour, 35 mm photo... */
                     style?: string;
                 };
             };
@@ -20726,15 +20742,44 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "send",
-                 *       "params": {
-                 *         "url": "https://hooks.example.com/tour",
-                 *         "payload": {
-                 *           "event": "show.announced"
-                 *         }
+                 *       "endpointId": "whe_AbCdEfGhIjKl",
+                 *       "type": "show.announced",
+                 *       "payload": {
+                 *         "city": "Leeds"
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "register";
+                    url: string;
+                } | {
+                    /** @constant */
+                    action: "list";
+                } | {
+                    /** @constant */
+                    action: "remove";
+                    endpointId: string;
+                } | {
+                    /** @constant */
+                    action: "send";
+                    endpointId: string;
+                    /** @description message id; repeating one does not send again (safe retries). Default: a new id */
+                    id?: string;
+                    /** @description the event data (JSON object) */
+                    payload: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /** @description the event type receivers see */
+                    type: string;
+                } | {
+                    /** @constant */
+                    action: "deliveries";
+                    cursor?: string;
+                    endpointId: string;
+                    /** @default 20 */
+                    limit?: number;
+                };
             };
         };
         responses: {

@@ -21,6 +21,9 @@ import { skill as communityBot } from './skills/community-bot';
 import { skill as businessMessaging } from './skills/business-messaging';
 import { skill as businessMessagingApi } from './skills/business-messaging-api';
 import { skill as teamChat } from './skills/team-chat';
+import { skill as browser } from './skills/browser';
+import { skill as webhook } from './skills/webhook';
+import { skill as visualSynthesizer } from './skills/visual-synthesizer';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -48,6 +51,9 @@ const modules: SkillModule[] = [
   businessMessaging,
   businessMessagingApi,
   teamChat,
+  browser,
+  webhook,
+  visualSynthesizer,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

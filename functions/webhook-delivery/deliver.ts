@@ -4,22 +4,30 @@ import * as z from 'zod';
 import { config } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { getGlobal, transact, tx } from '../../shared/db/tenant';
-import type { PlatformEvent } from '../../shared/events/emit';
+import type { MessageEventType, PlatformEvent } from '../../shared/events/emit';
+import { guardedFetch } from '../../shared/adapters/guarded-fetch';
+import { MESSAGE_EVENT_TYPE } from '../../shared/contract/skill-actions/development-creative';
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES } from '../../shared/contract/webhooks';
-import { endpointsForEvent, recordDeliveryAttempt } from '../../shared/db/user-webhooks';
+import { endpointForMessage, endpointsForEvent, recordDeliveryAttempt } from '../../shared/db/user-webhooks';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 /** As long as SQS keeps a message (4 days by default): a retry never finds its record expired. */
 const DELIVERY_RECORD_TTL_SECONDS = 4 * 24 * 3600;
 
-export const PlatformEventSchema = z.object({
-  id: z.string().min(1).max(100),
-  type: z.enum(['user.created', 'user.updated', 'user.deleted', ...ACCOUNT_EVENT_TYPES]),
-  timestamp: z.string(),
-  data: z.record(z.string(), z.unknown()),
-  accountId: z.string().min(1).max(128).optional(),
-});
+const PLATFORM_EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', ...ACCOUNT_EVENT_TYPES] as const;
+
+export const PlatformEventSchema = z
+  .object({
+    id: z.string().min(1).max(100),
+    type: z.union([z.enum(PLATFORM_EVENT_TYPES), z.custom<MessageEventType>((t) => typeof t === 'string' && MESSAGE_EVENT_TYPE.test(t))]),
+    timestamp: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    accountId: z.string().min(1).max(128).optional(),
+    endpointId: z.string().min(1).max(64).optional(),
+  })
+  // A type of the user's own naming only travels as a webhook skill message to one endpoint.
+  .refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || (e.accountId && e.endpointId), 'unknown event type');
 
 const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 /** Hosts only in logs: a receiver URL may carry a token in its path or query. */
@@ -39,30 +47,36 @@ export class DeliveryRefusedError extends Error {
   }
 }
 
+/**
+ * A URL a user typed for the webhook skill (a message addressed to one endpoint) goes through the
+ * guarded fetch in every stage: resolved once, pinned, public addresses only, no redirects.
+ * Operator and account endpoints keep the registration-time check, in AWS.
+ */
 export async function postSigned(url: string, event: PlatformEvent, signer: Webhook): Promise<number> {
-  if (config().stage === 'aws') await assertPublicHttpsUrl(url);
   const payload = JSON.stringify(wireEvent(event));
   const sentAt = new Date();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'agent-platform-webhooks/1',
-      'webhook-id': event.id,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': signer.sign(event.id, sentAt, payload),
-    },
-    body: payload,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-  });
-  await res.body?.cancel();
-  if (res.status < 200 || res.status >= 300) throw new DeliveryRefusedError(`${hostOf(url)} answered ${res.status}`, res.status);
-  return res.status;
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'agent-platform-webhooks/1',
+    'webhook-id': event.id,
+    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+    'webhook-signature': signer.sign(event.id, sentAt, payload),
+  };
+  let status: number;
+  if (event.endpointId) {
+    status = (await guardedFetch(url, { method: 'POST', headers, body: payload, maxRedirects: 0, maxBytes: 64 * 1024, timeoutMs: DELIVERY_TIMEOUT_MS })).status;
+  } else {
+    if (config().stage === 'aws') await assertPublicHttpsUrl(url);
+    const res = await fetch(url, { method: 'POST', headers, body: payload, redirect: 'manual', signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    await res.body?.cancel();
+    status = res.status;
+  }
+  if (status < 200 || status >= 300) throw new DeliveryRefusedError(`${hostOf(url)} answered ${status}`, status);
+  return status;
 }
 
-/** What receivers get: the event without the routing field (the account is in `data.userId`). */
-const wireEvent = ({ accountId: _routing, ...event }: PlatformEvent) => event;
+/** What receivers get: the event without the routing fields (the account is in `data.userId`). */
+const wireEvent = ({ accountId: _routing, endpointId: _endpoint, ...event }: PlatformEvent) => event;
 
 const alreadyDelivered = async (eventId: string, url: string) => !!(await getGlobal(keys.webhookDelivery(eventId, endpointHash(url)), true));
 
@@ -99,7 +113,7 @@ export async function deliverEvent(event: PlatformEvent, retry: boolean, attempt
  * that already took the event are skipped. Throws when any endpoint failed, so SQS retries.
  */
 async function deliverAccountEvent(userId: string, event: PlatformEvent, attempt: number): Promise<void> {
-  const endpoints = await endpointsForEvent(userId, event.type);
+  const endpoints = event.endpointId ? await endpointForMessage(userId, event.endpointId) : await endpointsForEvent(userId, event.type);
   const results = await Promise.allSettled(
     endpoints.map(async (endpoint) => {
       if (attempt > 1 && (await alreadyDelivered(event.id, endpoint.id))) return;

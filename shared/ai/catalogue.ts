@@ -39,6 +39,12 @@ export const CatalogueSchema = z.strictObject({
   /** Task type → the tag a model needs to serve it (POST /api/ai/models/select, chat auto-selection). */
   taskTags: z.record(z.string().regex(/^[a-z0-9_-]+$/), z.string().min(1)),
   models: z.array(CatalogueModel).min(1),
+  /**
+   * Image generation models (the visual-synthesizer skill), priced and gated like chat models: costs
+   * per million input (prompt) and output (image) tokens, `maxOutputTokens` the most one image costs.
+   * Apart from `models`, so chat never picks one.
+   */
+  imageModels: z.array(CatalogueModel).default([]),
 });
 export type Catalogue = z.infer<typeof CatalogueSchema>;
 
@@ -157,6 +163,21 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       vendorModelId: 'llama-3.3-70b-instruct',
     },
   ],
+  imageModels: [
+    {
+      id: 'openai/gpt-image-1',
+      name: 'GPT Image 1',
+      description: 'Images from a text prompt.',
+      tags: ['image'],
+      inputCost: 5,
+      outputCost: 40,
+      contextWindow: 32_000,
+      // A high-quality 1024x1024 image.
+      maxOutputTokens: 4_160,
+      minPlan: 'label',
+      vendorModelId: 'gpt-image-1',
+    },
+  ],
 };
 
 let cached: { source: string | undefined; catalogue: Catalogue } | undefined;
@@ -186,6 +207,11 @@ export const vendorOf = (modelId: string) => modelId.slice(0, modelId.indexOf('/
 export const findModel = (modelId: string) => catalogue().models.find((m) => m.id === modelId);
 
 const rank = (plan: CataloguePlan) => PLAN_ORDER.indexOf(plan);
+
+export const findImageModel = (modelId: string) => catalogue().imageModels.find((m) => m.id === modelId);
+
+/** Whether a plan (admins: `network`) reaches a model's `minPlan`. */
+export const planReaches = (plan: CataloguePlan, model: Pick<CatalogueModel, 'minPlan'>) => rank(model.minPlan) <= rank(plan);
 
 /** Model ids a plan may use (admins: `network`); none without a recognised plan. */
 export function modelsForPlan(plan: string | null | undefined): string[] {

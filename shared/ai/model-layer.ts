@@ -17,6 +17,7 @@ import { connectionFor, languageModel, type Connection } from './providers';
 
 export * from './errors';
 export { speechProvider } from './providers';
+export { generateImages, type ImageCallResult } from './images';
 export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from './catalogue';
 export type { AccountIdentity } from './access';
 

@@ -231,4 +231,7 @@ export const keys = {
   /** Per-agent log (issue 18): a runtime log line of the account's instance, sortable by time: `RTLOG#<ISO time>#<seq>#<random>`. */
   runtimeLogLine: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `RTLOG#${sortId}` }),
   runtimeLogPrefix: 'RTLOG#',
+  // --- skills of issue 13 part B: development (webhook) ---
+  /** webhook: one message the skill queued, by its Standard Webhooks id (a repeated id is not sent again). */
+  webhookSkillMessage: (userId: string, messageId: string): Key => ({ pk: userPk(userId), sk: `HOOKMSG#${messageId}` }),
 } as const;

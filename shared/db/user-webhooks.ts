@@ -95,14 +95,23 @@ export async function deleteUserWebhook(userId: string, endpointId: string): Pro
   }
 }
 
+type OpenedEndpoint = UserWebhookEndpoint & { secret: string };
+
+const opened = async (userId: string, e: StoredEndpoint): Promise<OpenedEndpoint> => ({
+  ...publicView(e),
+  secret: (await decrypt(e.secret, { userId, purpose: SECRET_PURPOSE })).toString('utf8'),
+});
+
 /** The endpoints that take an event of `type`, with their secrets opened for signing (delivery worker only). */
-export async function endpointsForEvent(userId: string, type: string): Promise<(UserWebhookEndpoint & { secret: string })[]> {
+export async function endpointsForEvent(userId: string, type: string): Promise<OpenedEndpoint[]> {
   const all = await tenant(userId).queryAll<StoredEndpoint>(keys.userWebhookPrefix, { consistent: true });
-  return Promise.all(
-    all
-      .filter((e) => takesEvent(e.events, type))
-      .map(async (e) => ({ ...publicView(e), secret: (await decrypt(e.secret, { userId, purpose: SECRET_PURPOSE })).toString('utf8') })),
-  );
+  return Promise.all(all.filter((e) => takesEvent(e.events, type)).map((e) => opened(userId, e)));
+}
+
+/** One endpoint a message was addressed to (the webhook skill), its secret opened; none once it was removed. */
+export async function endpointForMessage(userId: string, endpointId: string): Promise<OpenedEndpoint[]> {
+  const item = await tenant(userId).get<StoredEndpoint>(keys.userWebhook(userId, endpointId), true);
+  return item ? [await opened(userId, item)] : [];
 }
 
 export async function recordDeliveryAttempt(userId: string, endpointId: string, attempt: DeliveryAttempt): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sendJson } from '../adapters/queue';
 import { config } from '../config';
+import { DomainError } from '../errors';
 import type { ACCOUNT_EVENT_TYPES } from '../contract/webhooks';
 import { logger } from '../logger';
 
@@ -9,16 +10,21 @@ export type UserEventType = 'user.created' | 'user.updated' | 'user.deleted';
 /** Lifecycle events of an account's instance and agents, delivered to the account's own webhook endpoints. */
 export type LifecycleEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 
+/** An event the webhook skill sends for a user: any dotted type the user names (`show.announced`). */
+export type MessageEventType = `${string}.${string}`;
+
 export type PlatformEventType = UserEventType | LifecycleEventType;
 
 export interface PlatformEvent {
   /** Unique per event; the webhook `webhook-id`, so receivers can drop duplicates. */
   id: string;
-  type: PlatformEventType;
+  type: PlatformEventType | MessageEventType;
   timestamp: string;
   data: Record<string, unknown>;
   /** Set on account events: they go to this account's own endpoints, not the operator's. */
   accountId?: string;
+  /** Set on the webhook skill's messages: they go to this one endpoint of the account. */
+  endpointId?: string;
 }
 
 /**
@@ -32,6 +38,16 @@ export async function emitEvent(type: UserEventType, data: Record<string, unknow
 /** Queues an account event (already stored in the account's event log under the same id) for the account's endpoints. */
 export function emitAccountEvent(accountId: string, event: Omit<PlatformEvent, 'accountId'>): Promise<PlatformEvent> {
   return queueEvent({ ...event, accountId });
+}
+
+/**
+ * Queues a message of the webhook skill for one endpoint of the account. Unlike the platform's own
+ * events, a message that cannot be queued fails the call: the user asked for exactly this delivery.
+ */
+export async function queueEndpointMessage(accountId: string, endpointId: string, event: Omit<PlatformEvent, 'accountId' | 'endpointId'>): Promise<void> {
+  const queueUrl = config().eventsQueueUrl;
+  if (!queueUrl) throw new DomainError('unavailable', 'webhook deliveries are not configured (no events queue)', 'EVENTS_QUEUE_NOT_CONFIGURED');
+  await sendJson(queueUrl, { ...event, accountId, endpointId });
 }
 
 async function queueEvent(event: PlatformEvent): Promise<PlatformEvent> {

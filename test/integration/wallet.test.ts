@@ -13,6 +13,7 @@ import { getWalletKeyRecord } from '../../shared/db/wallets';
 import { resetLogger } from '../../shared/http/logger';
 import { call as apiCall, testSession, uniqueIp, type CallOptions, type TestSession } from '../helpers/api';
 import { startFakeJsonRpc, type FakeJsonRpc } from '../helpers/fake-json-rpc';
+import { captureWrites } from '../helpers/capture-writes';
 
 /**
  * Wallets (spec 4.9) against DynamoDB Local and a JSON-RPC fake on loopback. Every response body and
@@ -40,29 +41,12 @@ const BASE_CONFIG = {
   STAGE: 'test',
 };
 
-/** Captures (and keeps off the terminal) what the Powertools logger writes: JSON lines on stdout/stderr. */
-function captureWrites(): () => void {
-  const originals = { out: process.stdout.write, err: process.stderr.write };
-  const tap = ((chunk: unknown, ...rest: unknown[]) => {
-    logLines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-    const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-    done?.();
-    return true;
-  }) as typeof process.stdout.write;
-  process.stdout.write = tap;
-  process.stderr.write = tap;
-  return () => {
-    process.stdout.write = originals.out;
-    process.stderr.write = originals.err;
-  };
-}
-
 beforeAll(async () => {
   // The wallet reads the test network (l2-test, chain 84532).
   rpc = await startFakeJsonRpc({ chainId: 84532 });
   reloadConfig({ ...BASE_CONFIG, LOCAL_MASTER_KEY_FILE: path.join(dir, 'master.key'), WALLET_RPC_URL: rpc.url, LOG_LEVEL: 'DEBUG' });
   resetLogger();
-  restoreWrites = captureWrites();
+  restoreWrites = captureWrites(logLines);
 });
 
 afterEach(() => {

@@ -34,7 +34,7 @@ import { action, type SkillModule } from '../skill-module';
  */
 const GB = 1024 ** 3;
 
-async function quotaBytes(userId: string): Promise<number> {
+export async function quotaBytes(userId: string): Promise<number> {
   const [user, subscription] = await Promise.all([getUser(userId), getSubscription(userId)]);
   const access = accessFrom({ userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false }, subscription);
   const planGb = access.limits ? Number.parseFloat(access.limits.memory) : 0;
@@ -46,6 +46,39 @@ const PENDING_RECORD_GRACE_SECONDS = 86_400;
 
 const quotaReached = (current: number, limit: number, size: number) =>
   new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current, limit, size });
+
+/**
+ * Writes a file's bytes, then its record within the quota `limit` (429 STORAGE_QUOTA_EXCEEDED when
+ * it does not fit, the bytes removed again). Shared with skills that produce files (visual-synthesizer).
+ */
+export async function storeFile(
+  userId: string,
+  meta: Pick<StoredFile, 'name' | 'folder' | 'contentType'>,
+  bytes: Buffer,
+  now: Date,
+  limit: number,
+): Promise<StoredFile> {
+  const fileId = newRecordId('file');
+  const file: StoredFile = {
+    fileId,
+    ...meta,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    objectKey: objectKeyOf(userId, fileId),
+    uploadedAt: now.toISOString(),
+  };
+  await fileStorage().put(file.objectKey, bytes, file.contentType);
+  try {
+    await addFile(userId, file, limit);
+  } catch (err) {
+    await fileStorage().delete(file.objectKey);
+    if (err instanceof StorageQuotaError) {
+      throw quotaReached(await usedBytes(userId), limit, file.size);
+    }
+    throw err;
+  }
+  return file;
+}
 
 const view = (f: StoredFile) => ({
   fileId: f.fileId,
@@ -64,26 +97,13 @@ export const skill: SkillModule = {
       const bytes = Buffer.from(body.contentBase64, 'base64');
       if (bytes.length > FILE_UPLOAD_MAX_BYTES)
         throw badRequest(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
-      const limit = await quotaBytes(call.userId);
-      const fileId = newRecordId('file');
-      const file: StoredFile = {
-        fileId,
-        name: body.name,
-        folder: body.folder,
-        contentType: body.contentType,
-        size: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        objectKey: objectKeyOf(call.userId, fileId),
-        uploadedAt: call.now.toISOString(),
-      };
-      await fileStorage().put(file.objectKey, bytes, file.contentType);
-      try {
-        await addFile(call.userId, file, limit);
-      } catch (err) {
-        await fileStorage().delete(file.objectKey);
-        if (err instanceof StorageQuotaError) throw quotaReached(await usedBytes(call.userId), limit, file.size);
-        throw err;
-      }
+      const file = await storeFile(
+        call.userId,
+        { name: body.name, folder: body.folder, contentType: body.contentType },
+        bytes,
+        call.now,
+        await quotaBytes(call.userId),
+      );
       return { file: view(file) };
     }),
     upload_url: action(bodies.upload_url, async (call, body) => {

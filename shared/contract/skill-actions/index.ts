@@ -8,6 +8,7 @@ import { royaltyTrackerActions } from './royalty-tracker';
 import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
 import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
+import { browserActions, visualSynthesizerActions, webhookActions } from './development-creative';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 import { channelSkillActions } from './channels';
 
@@ -47,4 +48,7 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'festival-finder': { bodies: festivalFinderActions, example: { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 } },
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
   ...channelSkillActions,
+  browser: browserActions,
+  webhook: webhookActions,
+  'visual-synthesizer': visualSynthesizerActions,
 };

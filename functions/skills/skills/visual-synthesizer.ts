@@ -1,0 +1,62 @@
+import { generateImages } from '../../../shared/ai/model-layer';
+import { isAdminEmail } from '../../../shared/auth/authenticate';
+import { visualSynthesizerBodies as bodies } from '../../../shared/contract/skill-actions/development-creative';
+import { usedBytes } from '../../../shared/db/skills/files';
+import { getUser } from '../../../shared/db/users';
+import { HttpError } from '../../../shared/http/errors';
+import { action, type SkillModule } from '../skill-module';
+import { quotaBytes, storeFile } from './file-manager';
+
+/**
+ * `prompt` and `style` → one image from the model layer (shared/ai/images.ts: the plan gate, the
+ * provider, the usage record and the credits, as for chat). The image is kept as a file-manager
+ * file (folder `visual-synthesizer`, within the storage quota, listed and read back by
+ * file-manager) and returned as a `data:` URL of its bytes: no route serves stored files over
+ * HTTP yet, so a fetchable link waits for the object store's presigned URLs.
+ */
+const FOLDER = 'visual-synthesizer';
+const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+export const skill: SkillModule = {
+  name: 'visual-synthesizer',
+  defaultAction: 'generate',
+  actions: {
+    generate: action(bodies.generate, async (call, body) => {
+      const limit = await quotaBytes(call.userId);
+      const used = await usedBytes(call.userId);
+      // Refused before the model call, so a full storage costs no credits. No plan, no storage: the
+      // model layer's plan gate answers that one (402).
+      if (limit > 0 && used >= limit) throw new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: used, limit });
+      const user = await getUser(call.userId);
+      const generated = await generateImages({
+        account: { userId: call.userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false },
+        agentId: call.agentId,
+        prompt: body.style ? `${body.prompt}\n\nStyle: ${body.style}` : body.prompt,
+        size: body.size,
+        n: 1,
+      });
+      const image = generated.images[0]!;
+      const bytes = Buffer.from(image.bytes);
+      const name = `${call.now.toISOString().replace(/[:.]/g, '-')}.${EXTENSIONS[image.mediaType] ?? 'bin'}`;
+      const file = await storeFile(call.userId, { name, folder: FOLDER, contentType: image.mediaType }, bytes, call.now, limit);
+      return {
+        image: {
+          fileId: file.fileId,
+          url: `data:${file.contentType};base64,${bytes.toString('base64')}`,
+          contentType: file.contentType,
+          size: file.size,
+          sha256: file.sha256,
+          folder: FOLDER,
+          name: file.name,
+        },
+        prompt: body.prompt,
+        style: body.style ?? null,
+        size: body.size,
+        model: generated.model,
+        usage: generated.usage,
+        costUsd: generated.costUsd,
+        creditsCharged: generated.creditsCharged,
+      };
+    }),
+  },
+};

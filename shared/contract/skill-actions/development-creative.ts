@@ -1,0 +1,92 @@
+import * as z from 'zod';
+import type { SkillActionBodies } from './index';
+
+/**
+ * Skills of issue 13 part B: `webhook` and `browser` (development), `visual-synthesizer` (creative).
+ * Both development skills reach user-supplied URLs only through the guarded fetch
+ * (shared/adapters/guarded-fetch.ts): http(s), public addresses only, redirects re-checked.
+ */
+
+export const BROWSER_TEXT_DEFAULT_CHARS = 20_000;
+export const BROWSER_TEXT_MAX_CHARS = 100_000;
+export const BROWSER_MAX_LINKS = 200;
+
+const PageUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .regex(/^https?:\/\//i, 'an http(s) URL');
+
+export const browserBodies = {
+  fetch: z
+    .strictObject({
+      action: z.literal('fetch'),
+      url: PageUrl,
+      maxChars: z
+        .number()
+        .int()
+        .min(100)
+        .max(BROWSER_TEXT_MAX_CHARS)
+        .default(BROWSER_TEXT_DEFAULT_CHARS)
+        .describe('longest text returned; a longer page is cut and `textTruncated` says so'),
+    })
+    .describe(`the page's title, readable text (scripts and styles dropped) and links as absolute URLs (at most ${BROWSER_MAX_LINKS})`),
+};
+
+export const browserActions: SkillActionBodies = { bodies: browserBodies, example: { action: 'fetch', url: 'https://example.com/news' } };
+
+/** A dotted event type of the user's naming (`show.announced`). */
+export const MESSAGE_EVENT_TYPE = /^[a-z][a-z0-9_-]{0,39}(\.[a-z0-9_-]{1,40}){1,4}$/;
+
+const EndpointId = z.string().regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)');
+/** The Standard Webhooks message id: stable across retries, so receivers can drop duplicates. */
+const MessageId = z.string().regex(/^msg_[A-Za-z0-9_-]{8,64}$/, 'msg_ followed by 8 to 64 letters, digits, _ or -');
+
+export const webhookBodies = {
+  register: z
+    .strictObject({ action: z.literal('register'), url: PageUrl })
+    .describe('register an endpoint (the signing secret is shown once, here); the URL must reach the public internet'),
+  list: z.strictObject({ action: z.literal('list') }),
+  remove: z.strictObject({ action: z.literal('remove'), endpointId: EndpointId }),
+  send: z
+    .strictObject({
+      action: z.literal('send'),
+      endpointId: EndpointId,
+      type: z.string().regex(MESSAGE_EVENT_TYPE, 'a dotted event type such as show.announced').describe('the event type receivers see'),
+      payload: z.record(z.string().max(64), z.json()).describe('the event data (JSON object)'),
+      id: MessageId.optional().describe('message id; repeating one does not send again (safe retries). Default: a new id'),
+    })
+    .describe('queue one signed delivery (Standard Webhooks); failures are retried through the events queue'),
+  deliveries: z
+    .strictObject({
+      action: z.literal('deliveries'),
+      endpointId: EndpointId,
+      limit: z.number().int().min(1).max(100).default(20),
+      cursor: z.string().max(2048).optional(),
+    })
+    .describe('the delivery log of an endpoint, newest first: every attempt with its outcome'),
+};
+
+export const webhookActions: SkillActionBodies = {
+  bodies: webhookBodies,
+  example: { action: 'send', endpointId: 'whe_AbCdEfGhIjKl', type: 'show.announced', payload: { city: 'Leeds' } },
+};
+
+export const IMAGE_SIZES = ['1024x1024', '1024x1536', '1536x1024'] as const;
+
+export const visualSynthesizerBodies = {
+  generate: z
+    .strictObject({
+      // The spec's body is just prompt and style: the one action may go unnamed.
+      action: z.literal('generate').optional(),
+      prompt: z.string().trim().min(1).max(2000).describe('what the image shows'),
+      style: z.string().trim().min(1).max(200).optional().describe('the look: synthwave, watercolour, 35 mm photo...'),
+      size: z.enum(IMAGE_SIZES).default('1024x1024'),
+    })
+    .describe("an image from the model layer's image generation (plan-gated, metered like chat), kept in the file-manager storage"),
+};
+
+export const visualSynthesizerActions: SkillActionBodies = {
+  bodies: visualSynthesizerBodies,
+  example: { prompt: 'Neon skyline over a crowded dance floor', style: 'synthwave' },
+};
