@@ -5307,7 +5307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 422 */
+            /** @description Unprocessable request */
             422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15318,6 +15318,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -15362,7 +15364,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15406,6 +15408,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -15419,6 +15432,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15458,6 +15482,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -15489,7 +15515,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15533,6 +15559,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -15546,6 +15583,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15585,6 +15633,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -15617,7 +15667,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15661,6 +15711,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -15674,6 +15735,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15713,6 +15785,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -15745,7 +15819,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15789,6 +15863,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -15802,6 +15887,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15841,6 +15937,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -15925,7 +16023,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -15969,6 +16067,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -15982,6 +16091,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16021,6 +16141,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16053,7 +16175,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16097,6 +16219,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16110,6 +16243,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16149,6 +16293,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16181,7 +16327,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16225,6 +16371,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16238,6 +16395,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16277,6 +16445,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16324,7 +16494,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16368,6 +16538,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16381,6 +16562,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16420,6 +16612,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16473,7 +16667,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16517,6 +16711,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16530,6 +16735,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16569,6 +16785,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16602,7 +16820,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16646,6 +16864,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16659,6 +16888,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16698,6 +16938,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16751,7 +16993,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16795,6 +17037,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16808,6 +17061,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16847,6 +17111,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16908,7 +17174,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16952,6 +17218,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16965,6 +17242,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17004,6 +17292,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17042,7 +17332,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17086,6 +17376,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17099,6 +17400,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17284,6 +17596,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17345,7 +17659,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17389,6 +17703,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17402,6 +17727,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17441,6 +17777,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17525,7 +17863,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17569,6 +17907,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17582,6 +17931,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17621,6 +17981,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17685,7 +18047,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17729,6 +18091,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17742,6 +18115,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17877,6 +18261,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17943,7 +18329,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17987,6 +18373,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18000,6 +18397,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18039,6 +18447,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18100,7 +18510,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18144,6 +18554,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18157,6 +18578,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18196,6 +18628,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18245,7 +18679,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18289,6 +18723,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18302,6 +18747,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18341,6 +18797,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18378,7 +18836,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18422,6 +18880,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18435,6 +18904,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18474,6 +18954,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18506,7 +18988,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18550,6 +19032,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18563,6 +19056,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18602,6 +19106,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18674,7 +19180,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18718,6 +19224,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18731,6 +19248,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18770,6 +19298,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18813,7 +19343,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18857,6 +19387,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18870,6 +19411,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18909,6 +19461,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18937,7 +19491,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18981,6 +19535,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18994,6 +19559,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19033,6 +19609,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19073,7 +19651,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19117,6 +19695,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19130,6 +19719,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19311,6 +19911,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19343,7 +19945,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19387,6 +19989,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19400,6 +20013,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19439,6 +20063,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19473,7 +20099,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19517,6 +20143,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19530,6 +20167,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19569,6 +20217,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19640,7 +20290,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19684,6 +20334,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19697,6 +20358,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

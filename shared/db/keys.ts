@@ -203,4 +203,6 @@ export const keys = {
   instanceSortKey: 'INSTANCE',
   /** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
   localCheckout: (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' }),
+  /** Idempotency-Key (issue 13): the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
+  idempotencyRecord: (userId: string, operation: string, keySha256Hex: string): Key => ({ pk: userPk(userId), sk: `IDEMPOTENCY#${operation}#${keySha256Hex}` }),
 } as const;
