@@ -15339,16 +15339,40 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
-                    action: "list" | "get" | "create_escrow" | "release_funds" | "simulate_settlement";
-                    /** @description required for simulate_settlement */
-                    booking?: {
+                    /** @constant */
+                    action: "list";
+                } | {
+                    /** @constant */
+                    action: "get";
+                    bookingId: string;
+                } | {
+                    /** @constant */
+                    action: "create_escrow";
+                    booking: {
+                        /** @description percentage of the net revenue, 0..100 */
                         backend: number;
                         deposit: number;
                         guarantee: number;
+                        /** @description the show's net revenue (after costs); without it the backend earns nothing yet */
+                        netRevenue?: number;
                     };
-                    /** @description required for create_escrow and release_funds */
-                    bookingId?: string;
+                    bookingId: string;
+                } | {
+                    /** @constant */
+                    action: "release_funds";
+                    bookingId: string;
+                    netRevenue?: number;
+                } | {
+                    /** @constant */
+                    action: "simulate_settlement";
+                    booking: {
+                        /** @description percentage of the net revenue, 0..100 */
+                        backend: number;
+                        deposit: number;
+                        guarantee: number;
+                        /** @description the show's net revenue (after costs); without it the backend earns nothing yet */
+                        netRevenue?: number;
+                    };
                 };
             };
         };
@@ -16798,14 +16822,25 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "send",
-                 *       "params": {
-                 *         "to": "promoter@example.com",
-                 *         "subject": "Hold for 12 July",
-                 *         "body": "Can we confirm the hold?"
-                 *       }
+                 *       "to": "promoter@example.com",
+                 *       "subject": "Hold for 12 July",
+                 *       "body": "Can we confirm the hold?"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "send";
+                    body: string;
+                    subject: string;
+                    to: string | string[];
+                } | {
+                    /** @constant */
+                    action: "list";
+                    limit?: number;
+                } | {
+                    /** @constant */
+                    action: "usage";
+                };
             };
         };
         responses: {
@@ -18292,14 +18327,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
-                    action: "list_pending" | "create_split_rule" | "execute_split" | "get_balance" | "simulate";
-                    /** @description for simulate: payout per stream */
-                    rate?: number;
-                    /** @description required for execute_split */
-                    splitId?: string;
-                    /** @description required for create_split_rule: one recipient or a list of them */
-                    splits?: {
+                    /** @constant */
+                    action: "create_split_rule";
+                    splits: {
                         name?: string;
                         percentage: number;
                         recipientAddress: string;
@@ -18310,10 +18340,28 @@ export interface operations {
                         recipientAddress: string;
                         role?: string;
                     }[];
-                    /** @description for simulate */
-                    streams?: number;
-                    /** @description for create_split_rule */
+                    /** @description the smallest amount (payment token) an execution may split; default 0 */
                     threshold?: number;
+                } | {
+                    /** @constant */
+                    action: "list_pending";
+                } | {
+                    /** @constant */
+                    action: "get_balance";
+                } | {
+                    /** @constant */
+                    action: "execute_split";
+                    /** @description default: the wallet's whole balance */
+                    amount?: string;
+                    splitId: string;
+                } | {
+                    /** @constant */
+                    action: "simulate";
+                    /** @description payout per stream */
+                    rate: number;
+                    /** @description a rule to split the revenue by; without it only the revenue is computed */
+                    splitId?: string;
+                    streams: number;
                 };
             };
         };
@@ -19473,10 +19521,33 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "get_balance"
+                 *       "action": "send",
+                 *       "to": "0x1111111111111111111111111111111111111111",
+                 *       "amount": "25.50",
+                 *       "memo": "Deposit for 12 July"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBody"];
+                "application/json": {
+                    /** @constant */
+                    action: "send";
+                    amount: string;
+                    memo?: string;
+                    to: string;
+                } | {
+                    /** @constant */
+                    action: "get_balance";
+                } | {
+                    /** @constant */
+                    action: "set_daily_limit";
+                    amount: string;
+                } | {
+                    /** @constant */
+                    action: "status";
+                    hash: string;
+                } | {
+                    /** @constant */
+                    action: "list";
+                };
             };
         };
         responses: {
@@ -20084,7 +20155,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": components["schemas"]["DesignedSkillBody"];
             };
         };
         responses: {

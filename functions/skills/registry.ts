@@ -16,6 +16,7 @@ import { skill as guestlist } from './skills/guestlist';
 import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
 import { skill as venueFinder } from './skills/venue-finder';
+import { skill as bookingSettlement } from './skills/booking-settlement';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -38,6 +39,7 @@ const modules: SkillModule[] = [
   eventScheduler,
   venueFinder,
   festivalFinder,
+  bookingSettlement,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

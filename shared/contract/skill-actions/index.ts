@@ -8,6 +8,7 @@ import { royaltyTrackerActions } from './royalty-tracker';
 import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
 import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
+import { bookingSettlementActions, emailActions, instantSplitActions, usdcPaymentsActions } from './payments';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
@@ -44,5 +45,9 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   },
   'venue-finder': { bodies: venueFinderActions, example: { action: 'search', city: 'Manchester', type: 'club', capacity: 500, maxPrice: 2000 } },
   'festival-finder': { bodies: festivalFinderActions, example: { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 } },
+  'usdc-payments': usdcPaymentsActions,
+  'booking-settlement': bookingSettlementActions,
+  'instant-split': instantSplitActions,
+  email: emailActions,
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
 };
