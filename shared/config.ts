@@ -247,6 +247,11 @@ const EnvSchema = z.object({
   FILE_STORAGE: z.enum(['local']).default('local'),
   /** Folder of the local file storage; default $DATA_DIR/files. */
   FILES_DIR: z.string().optional(),
+  /** Skills of issue 13 part A. usdc-payments and instant-split: the stablecoin they send, `SYMBOL:0xcontract:decimals` (through WALLET_RPC_URL); unset = payments not configured. */
+  PAYMENT_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals')
+    .optional(),
   /**
    * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
    * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
@@ -449,14 +454,19 @@ function parse(env: NodeJS.ProcessEnv) {
     heartbeat: { tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY },
     metricsStorageQuotaMb: e.METRICS_STORAGE_QUOTA_MB,
     /** Skills of issue 12 part B. */
-    treasuryTokens: e.TREASURY_TOKENS.map((t) => {
-      const [symbol, address, decimals] = t.split(':');
-      return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
-    }),
+    treasuryTokens: e.TREASURY_TOKENS.map(tokenSetting),
+    /** Skills of issue 13 part A: the stablecoin usdc-payments and instant-split send. */
+    paymentToken: e.PAYMENT_TOKEN ? tokenSetting(e.PAYMENT_TOKEN) : undefined,
     /** Tests keep files in the temp folder, never in the developer's data folder. */
     files: { storage: e.FILE_STORAGE, dir: e.FILES_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-files') : join(e.DATA_DIR, 'files')) },
     gateway: gatewaySettings(e),
   };
+}
+
+/** `SYMBOL:0xcontract:decimals`, as the token settings give it. */
+function tokenSetting(value: string) {
+  const [symbol, address, decimals] = value.split(':');
+  return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
 }
 
 export type Config = ReturnType<typeof parse>;

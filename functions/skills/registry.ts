@@ -17,6 +17,7 @@ import { skill as setlistOracle } from './skills/setlist-oracle';
 import { skill as trackArchaeologist } from './skills/track-archaeologist';
 import { skill as venueFinder } from './skills/venue-finder';
 import { skill as bookingSettlement } from './skills/booking-settlement';
+import { skill as usdcPayments } from './skills/usdc-payments';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -40,6 +41,7 @@ const modules: SkillModule[] = [
   venueFinder,
   festivalFinder,
   bookingSettlement,
+  usdcPayments,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

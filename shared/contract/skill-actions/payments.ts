@@ -17,21 +17,24 @@ const Money = z
   .refine(SIX_DECIMALS, 'at most 6 decimal places');
 const TokenAmount = z
   .string()
-  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'a positive decimal amount such as 12.5 (at most 6 decimals)')
+  .regex(/^\d{1,9}(\.\d{1,6})?$/, 'a positive decimal amount such as 12.5 (at most 9 whole digits and 6 decimals)')
   .refine((s) => /[1-9]/.test(s), 'must be more than 0');
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte hex address');
 const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte transaction hash');
 const Label = z.string().trim().min(1).max(200);
 
 // --- usdc-payments ---
+/** The daily limit of an account that has not set one, in the payment token. */
+export const DEFAULT_DAILY_PAYMENT_LIMIT = '100';
+
 export const usdcPaymentsBodies = {
   send: z
     .strictObject({ action: z.literal('send'), to: Address, amount: TokenAmount, memo: z.string().trim().min(1).max(200).optional() })
     .describe("an ERC-20 transfer of the payment token from the account's wallet; answers the transfer with its hash, `pending` until confirmed"),
   get_balance: z.strictObject({ action: z.literal('get_balance') }).describe("the wallet's payment-token balance and what today's limit still allows"),
   set_daily_limit: z
-    .strictObject({ action: z.literal('set_daily_limit'), amount: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal amount (0 stops all sends)') })
-    .describe('the most the account may send per UTC day, in the payment token'),
+    .strictObject({ action: z.literal('set_daily_limit'), amount: z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'a decimal amount (0 stops all sends)') })
+    .describe(`the most the account may send per UTC day, in the payment token (default ${DEFAULT_DAILY_PAYMENT_LIMIT})`),
   status: z.strictObject({ action: z.literal('status'), hash: TxHash }).describe("reads the transfer's receipt and settles it: `confirmed` or `failed`"),
   list: z.strictObject({ action: z.literal('list') }).describe('every transfer, newest first; pending ones are checked against the chain first'),
 };
