@@ -18,6 +18,8 @@ import { skill as trackArchaeologist } from './skills/track-archaeologist';
 import { skill as venueFinder } from './skills/venue-finder';
 import { skill as bookingSettlement } from './skills/booking-settlement';
 import { skill as usdcPayments } from './skills/usdc-payments';
+import { skill as instantSplit } from './skills/instant-split';
+import { skill as email } from './skills/email';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -42,6 +44,8 @@ const modules: SkillModule[] = [
   festivalFinder,
   bookingSettlement,
   usdcPayments,
+  instantSplit,
+  email,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

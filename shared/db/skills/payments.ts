@@ -1,5 +1,6 @@
 import { keys } from '../keys';
 import { ConditionFailedError, tenant } from '../tenant';
+import { giveBack, reserveWithin, totalOf } from './daily-counter';
 
 /**
  * usdc-payments records in the user's partition. Amounts are micro-units of the payment token
@@ -29,7 +30,7 @@ export interface StablecoinTransfer extends Record<string, unknown> {
   blockNumber?: string;
 }
 
-export class DailyLimitExceededError extends Error {}
+export { DailyLimitExceededError } from './daily-counter';
 
 export async function getDailyLimitMicros(userId: string): Promise<number | undefined> {
   return (await tenant(userId).get<{ dailyLimitMicros: number }>(keys.paymentLimit(userId), true))?.dailyLimitMicros;
@@ -39,28 +40,13 @@ export async function setDailyLimitMicros(userId: string, micros: number, now: D
   await tenant(userId).put({ ...keys.paymentLimit(userId), dailyLimitMicros: micros, updatedAt: now.toISOString() });
 }
 
-export async function sentOnDay(userId: string, day: string): Promise<number> {
-  return (await tenant(userId).get<{ sentMicros: number }>(keys.paymentDay(userId, day), true))?.sentMicros ?? 0;
-}
+export const sentOnDay = (userId: string, day: string) => totalOf(userId, keys.paymentDay(userId, day), 'sentMicros');
 
 /** Adds `micros` to the day's total only if it stays within `limitMicros`. */
-export async function reserveDaily(userId: string, day: string, micros: number, limitMicros: number): Promise<void> {
-  if (micros > limitMicros) throw new DailyLimitExceededError('over the daily limit');
-  try {
-    await tenant(userId).update(
-      keys.paymentDay(userId, day),
-      { expression: 'ADD sentMicros :amount', values: { ':amount': micros } },
-      { expression: 'attribute_not_exists(sentMicros) OR sentMicros <= :room', values: { ':room': limitMicros - micros } },
-    );
-  } catch (err) {
-    if (err instanceof ConditionFailedError) throw new DailyLimitExceededError('over the daily limit');
-    throw err;
-  }
-}
+export const reserveDaily = (userId: string, day: string, micros: number, limitMicros: number) =>
+  reserveWithin(userId, keys.paymentDay(userId, day), 'sentMicros', micros, limitMicros);
 
-export async function releaseDaily(userId: string, day: string, micros: number): Promise<void> {
-  await tenant(userId).update(keys.paymentDay(userId, day), { expression: 'ADD sentMicros :minus', values: { ':minus': -micros } });
-}
+export const releaseDaily = (userId: string, day: string, micros: number) => giveBack(userId, keys.paymentDay(userId, day), 'sentMicros', micros);
 
 export async function recordTransfer(userId: string, transfer: StablecoinTransfer): Promise<void> {
   await tenant(userId).put({ ...keys.stablecoinTransfer(userId, transfer.hash), ...transfer }, { expression: 'attribute_not_exists(pk)' });
