@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../shared/contract';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { defaultQuery, fillPath, ownedResources } from './route-samples';
 
@@ -17,6 +19,14 @@ describe("another user's ids are answered as missing or forbidden, with no data"
   it.each(ownedIdRoutes.map((r) => [label(r), r] as const))('%s', async (_l, route) => {
     const owner = await testSession();
     const intruder = await testSession();
+    // A subscribed intruder, so paid routes answer on ownership rather than with 402.
+    await tenant(intruder.userId).put({
+      ...keys.subscription(intruder.userId),
+      status: 'active',
+      plan: 'solo',
+      eventCreated: Date.now(),
+      updatedAt: new Date().toISOString(),
+    });
     const owned = { userId: owner.userId, ...(await ownedResources[route.group]?.(owner)) };
     const res = await call(route.method, fillPath(route, owned) + defaultQuery(route, owned), {
       body: route.example,

@@ -82,3 +82,16 @@ ownedResources.metrics = async (owner) => {
   });
   return {};
 };
+
+// --- booking-settlement (issue 13 part A): an escrow of the owner, read by `get` ---
+ownedResources.skills = async (owner) => {
+  const bookingId = `bk${randomUUID().slice(0, 8)}`;
+  await tenant(owner.userId).put({
+    ...dbKeys.booking(owner.userId, bookingId),
+    bookingId,
+    status: 'pending',
+    escrow: { guarantee: '1.000000', backend: '0.000000', deposit: '0.000000' },
+    createdAt: new Date().toISOString(),
+  });
+  return { bookingId, action: 'get' };
+};

@@ -84,7 +84,7 @@ export async function closeExecution(userId: string, splitId: string, executionI
 
 /** Moves a leg from one status to the next with the given fields; false when it was not in `from` any more. */
 export async function advanceLeg(userId: string, leg: SplitLeg, from: LegStatus, to: LegStatus, fields: Record<string, unknown> = {}): Promise<boolean> {
-  const sets = Object.keys(fields).map((f, i) => `#f${i} = :f${i}`);
+  const sets = Object.keys(fields).map((_field, i) => `#f${i} = :f${i}`);
   const names = Object.fromEntries(Object.keys(fields).map((f, i) => [`#f${i}`, f]));
   const values = Object.fromEntries(Object.values(fields).map((v, i) => [`:f${i}`, v]));
   try {
