@@ -266,6 +266,11 @@ const EnvSchema = z.object({
   FILES_S3_ENDPOINT: z.url().optional(),
   /** How long a presigned upload URL of file-manager stays valid. */
   FILE_UPLOAD_URL_TTL_SECONDS: positiveInt(900),
+  /** Skills of issue 13 part A. usdc-payments and instant-split: the stablecoin they send, `SYMBOL:0xcontract:decimals` (through WALLET_RPC_URL); unset = payments not configured. */
+  PAYMENT_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/, 'SYMBOL:0xcontract:decimals')
+    .optional(),
   /**
    * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
    * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
@@ -487,10 +492,9 @@ function parse(env: NodeJS.ProcessEnv) {
     heartbeat: { tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY },
     metricsStorageQuotaMb: e.METRICS_STORAGE_QUOTA_MB,
     /** Skills of issue 12 part B. */
-    treasuryTokens: e.TREASURY_TOKENS.map((t) => {
-      const [symbol, address, decimals] = t.split(':');
-      return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
-    }),
+    treasuryTokens: e.TREASURY_TOKENS.map(tokenSetting),
+    /** Skills of issue 13 part A: the stablecoin usdc-payments and instant-split send. */
+    paymentToken: e.PAYMENT_TOKEN ? tokenSetting(e.PAYMENT_TOKEN) : undefined,
     /** Tests keep files in the temp folder, never in the developer's data folder. */
     files: {
       storage: e.FILE_STORAGE,
@@ -511,6 +515,12 @@ function parse(env: NodeJS.ProcessEnv) {
     /** The guarded fetch of user-supplied URLs (issue 13 part B). */
     fetch: { allowedLoopback: e.FETCH_ALLOWED_LOOPBACK },
   };
+}
+
+/** `SYMBOL:0xcontract:decimals`, as the token settings give it. */
+function tokenSetting(value: string) {
+  const [symbol, address, decimals] = value.split(':');
+  return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
 }
 
 export type Config = ReturnType<typeof parse>;

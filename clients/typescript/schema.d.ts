@@ -2972,22 +2972,6 @@ export interface components {
             /** @description the processor's price id */
             price: string;
         };
-        DesignedSkillBody: {
-            /** @description the operation the skill runs */
-            action: string;
-            /** @description the operation's arguments */
-            params?: {
-                [key: string]: components["schemas"]["JsonValue"];
-            };
-        };
-        DesignedSkillBodyInput: {
-            /** @description the operation the skill runs */
-            action: string;
-            /** @description the operation's arguments */
-            params?: {
-                [key: string]: components["schemas"]["JsonValue"];
-            };
-        };
         EndpointMetadata: {
             description: string;
             /** @description the path */
@@ -5726,7 +5710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 422 */
+            /** @description Unprocessable request */
             422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16433,6 +16417,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16452,16 +16438,40 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
-                    action: "list" | "get" | "create_escrow" | "release_funds" | "simulate_settlement";
-                    /** @description required for simulate_settlement */
-                    booking?: {
+                    /** @constant */
+                    action: "list";
+                } | {
+                    /** @constant */
+                    action: "get";
+                    bookingId: string;
+                } | {
+                    /** @constant */
+                    action: "create_escrow";
+                    booking: {
+                        /** @description percentage of the net revenue, 0..100 */
                         backend: number;
                         deposit: number;
                         guarantee: number;
+                        /** @description the show's net revenue (after costs); without it the backend earns nothing yet */
+                        netRevenue?: number;
                     };
-                    /** @description required for create_escrow and release_funds */
-                    bookingId?: string;
+                    bookingId: string;
+                } | {
+                    /** @constant */
+                    action: "release_funds";
+                    bookingId: string;
+                    netRevenue?: number;
+                } | {
+                    /** @constant */
+                    action: "simulate_settlement";
+                    booking: {
+                        /** @description percentage of the net revenue, 0..100 */
+                        backend: number;
+                        deposit: number;
+                        guarantee: number;
+                        /** @description the show's net revenue (after costs); without it the backend earns nothing yet */
+                        netRevenue?: number;
+                    };
                 };
             };
         };
@@ -16477,7 +16487,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16521,6 +16531,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16534,6 +16555,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16573,6 +16605,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16611,7 +16645,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16655,6 +16689,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16668,6 +16713,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16707,6 +16763,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16768,7 +16826,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16812,6 +16870,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16825,6 +16894,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16864,6 +16944,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16936,7 +17018,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16980,6 +17062,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16993,6 +17086,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17032,6 +17136,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17116,7 +17222,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17160,6 +17266,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17173,6 +17290,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17212,6 +17340,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17267,7 +17397,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17311,6 +17441,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17324,6 +17465,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17363,6 +17515,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17421,7 +17575,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17465,6 +17619,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17478,6 +17643,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17517,6 +17693,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17564,7 +17742,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17608,6 +17786,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17621,6 +17810,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17660,6 +17860,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17713,7 +17915,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17757,6 +17959,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17770,6 +17983,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17809,6 +18033,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17820,14 +18046,25 @@ export interface operations {
                 /**
                  * @example {
                  *       "action": "send",
-                 *       "params": {
-                 *         "to": "promoter@example.com",
-                 *         "subject": "Hold for 12 July",
-                 *         "body": "Can we confirm the hold?"
-                 *       }
+                 *       "to": "promoter@example.com",
+                 *       "subject": "Hold for 12 July",
+                 *       "body": "Can we confirm the hold?"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBodyInput"];
+                "application/json": {
+                    /** @constant */
+                    action: "send";
+                    body: string;
+                    subject: string;
+                    to: string | string[];
+                } | {
+                    /** @constant */
+                    action: "list";
+                    limit?: number;
+                } | {
+                    /** @constant */
+                    action: "usage";
+                };
             };
         };
         responses: {
@@ -17842,7 +18079,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -17886,6 +18123,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -17899,6 +18147,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -17938,6 +18197,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -17991,7 +18252,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18035,6 +18296,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18048,6 +18320,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18087,6 +18370,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18148,7 +18433,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18192,6 +18477,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18205,6 +18501,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18244,6 +18551,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18282,7 +18591,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18326,6 +18635,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18339,6 +18659,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18524,6 +18855,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18602,7 +18935,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18646,6 +18979,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18659,6 +19003,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18698,6 +19053,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18782,7 +19139,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18826,6 +19183,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18839,6 +19207,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -18878,6 +19257,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -18942,7 +19323,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -18986,6 +19367,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -18999,6 +19391,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19134,6 +19537,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19163,14 +19568,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
-                    action: "list_pending" | "create_split_rule" | "execute_split" | "get_balance" | "simulate";
-                    /** @description for simulate: payout per stream */
-                    rate?: number;
-                    /** @description required for execute_split */
-                    splitId?: string;
-                    /** @description required for create_split_rule: one recipient or a list of them */
-                    splits?: {
+                    /** @constant */
+                    action: "create_split_rule";
+                    splits: {
                         name?: string;
                         percentage: number;
                         recipientAddress: string;
@@ -19181,10 +19581,28 @@ export interface operations {
                         recipientAddress: string;
                         role?: string;
                     }[];
-                    /** @description for simulate */
-                    streams?: number;
-                    /** @description for create_split_rule */
+                    /** @description the smallest amount (payment token) an execution may split; default 0 */
                     threshold?: number;
+                } | {
+                    /** @constant */
+                    action: "list_pending";
+                } | {
+                    /** @constant */
+                    action: "get_balance";
+                } | {
+                    /** @constant */
+                    action: "execute_split";
+                    /** @description default: the wallet's whole balance */
+                    amount?: string;
+                    splitId: string;
+                } | {
+                    /** @constant */
+                    action: "simulate";
+                    /** @description payout per stream */
+                    rate: number;
+                    /** @description a rule to split the revenue by; without it only the revenue is computed */
+                    splitId?: string;
+                    streams: number;
                 };
             };
         };
@@ -19200,7 +19618,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19244,6 +19662,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19257,6 +19686,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19296,6 +19736,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19357,7 +19799,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19401,6 +19843,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19414,6 +19867,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19453,6 +19917,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19502,7 +19968,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19546,6 +20012,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19559,6 +20036,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19598,6 +20086,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19635,7 +20125,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19679,6 +20169,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19692,6 +20193,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19731,6 +20243,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19789,7 +20303,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19833,6 +20347,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19846,6 +20371,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19885,6 +20421,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19957,7 +20495,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -20001,6 +20539,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -20014,6 +20563,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -20053,6 +20613,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -20096,7 +20658,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -20140,6 +20702,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -20153,6 +20726,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -20192,6 +20776,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -20202,10 +20788,33 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "get_balance"
+                 *       "action": "send",
+                 *       "to": "0x1111111111111111111111111111111111111111",
+                 *       "amount": "25.50",
+                 *       "memo": "Deposit for 12 July"
                  *     }
                  */
-                "application/json": components["schemas"]["DesignedSkillBody"];
+                "application/json": {
+                    /** @constant */
+                    action: "send";
+                    amount: string;
+                    memo?: string;
+                    to: string;
+                } | {
+                    /** @constant */
+                    action: "get_balance";
+                } | {
+                    /** @constant */
+                    action: "set_daily_limit";
+                    amount: string;
+                } | {
+                    /** @constant */
+                    action: "status";
+                    hash: string;
+                } | {
+                    /** @constant */
+                    action: "list";
+                };
             };
         };
         responses: {
@@ -20220,7 +20829,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -20264,6 +20873,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -20277,6 +20897,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -20316,6 +20947,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -20356,7 +20989,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -20400,6 +21033,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -20413,6 +21057,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -20594,6 +21249,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -20635,7 +21292,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -20679,6 +21336,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -20692,6 +21360,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -20731,6 +21410,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -20794,7 +21475,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -20838,6 +21519,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -20851,6 +21543,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -20890,6 +21593,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -20961,7 +21666,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillSuccessBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -21005,6 +21710,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -21018,6 +21734,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -24,6 +24,10 @@ import { skill as teamChat } from './skills/team-chat';
 import { skill as browser } from './skills/browser';
 import { skill as webhook } from './skills/webhook';
 import { skill as visualSynthesizer } from './skills/visual-synthesizer';
+import { skill as bookingSettlement } from './skills/booking-settlement';
+import { skill as usdcPayments } from './skills/usdc-payments';
+import { skill as instantSplit } from './skills/instant-split';
+import { skill as email } from './skills/email';
 
 /**
  * The skills that have a module, one line each. A catalogue skill missing here answers 501
@@ -54,6 +58,10 @@ const modules: SkillModule[] = [
   browser,
   webhook,
   visualSynthesizer,
+  bookingSettlement,
+  usdcPayments,
+  instantSplit,
+  email,
 ];
 
 export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));

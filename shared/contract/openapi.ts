@@ -136,6 +136,7 @@ const STATUS_TEXT: Record<number, string> = {
   410: 'Gone',
   413: 'Payload too large',
   415: 'Unsupported media type',
+  422: 'Unprocessable request',
   429: 'Too many requests',
   500: 'Internal error',
   501: 'Not implemented',
@@ -177,6 +178,11 @@ function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
     if (UNSAFE_METHODS.has(route.method)) add(403, 'CSRF_INVALID');
   }
   if (route.rateLimit) add(429, 'RATE_LIMITED');
+  if (route.idempotent) {
+    add(400, 'INVALID_IDEMPOTENCY_KEY');
+    add(409, 'IDEMPOTENCY_IN_PROGRESS');
+    add(422, 'IDEMPOTENCY_KEY_REUSED');
+  }
   return codes;
 }
 
@@ -212,6 +218,9 @@ function declaredCodes(schema: unknown, components: Record<string, JsonSchema>):
 
 const SAME_ORIGIN_NOTE =
   "Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).";
+
+const IDEMPOTENCY_NOTE =
+  'Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key.';
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
 
@@ -279,6 +288,15 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
           required: false,
           description: 'Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key.',
           schema: { type: 'string' },
+        });
+      }
+      if (route.idempotent) {
+        parameters.push({
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: IDEMPOTENCY_NOTE,
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
         });
       }
       const operation: Record<string, unknown> = {

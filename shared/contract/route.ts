@@ -73,6 +73,12 @@ export interface RouteDefinition {
    * spec names another (the v1 gateway answers 400 `UNSUPPORTED_CONTENT_TYPE`).
    */
   nonJsonStatus?: 400;
+  /**
+   * The route honours an `Idempotency-Key` header (money moves, outbound messages): the pipeline
+   * keeps the first completed answer under the caller, operation and key for 24 h and replays it
+   * for a repeat; the same key with another body is refused, as is a repeat while the first runs.
+   */
+  idempotent?: boolean;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
   responses: Record<number, z.ZodType>;
 }

@@ -375,6 +375,8 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
     // The skill's module validates the body of the chosen action (the same schema, for both
     // session and runtime callers), so skills without a module yet still answer 501.
     handlerValidates: true,
+    // Skills move money and send messages on the caller's behalf: a retried call must not do it twice.
+    idempotent: true,
     example: Object.hasOwn(SKILL_ACTION_BODIES, skill.name) ? SKILL_ACTION_BODIES[skill.name]!.example : SKILL_EXAMPLES[skill.name],
     responses: skillResponses,
   };

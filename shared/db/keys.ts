@@ -234,4 +234,24 @@ export const keys = {
   // --- skills of issue 13 part B: development (webhook) ---
   /** webhook: one message the skill queued, by its Standard Webhooks id (a repeated id is not sent again). */
   webhookSkillMessage: (userId: string, messageId: string): Key => ({ pk: userPk(userId), sk: `HOOKMSG#${messageId}` }),
+  // --- skills of issue 13 part A: payments and email ---
+  /** usdc-payments: one transfer by its transaction hash, the account's daily limit, and what was sent on one UTC day. */
+  stablecoinTransfer: (userId: string, hash: string): Key => ({ pk: userPk(userId), sk: `PAYMENT#${hash.toLowerCase()}` }),
+  stablecoinTransferPrefix: 'PAYMENT#',
+  paymentLimit: (userId: string): Key => ({ pk: userPk(userId), sk: 'PAYMENTLIMIT' }),
+  paymentDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `PAYMENTDAY#${day}` }),
+  /** instant-split: a split rule, and each leg of an execution (sortable by rule and execution). booking-settlement uses `booking`. */
+  splitRule: (userId: string, splitId: string): Key => ({ pk: userPk(userId), sk: `SPLITRULE#${splitId}` }),
+  splitRulePrefix: 'SPLITRULE#',
+  splitLeg: (userId: string, splitId: string, executionId: string, recipient: string): Key => ({
+    pk: userPk(userId),
+    sk: `SPLITLEG#${splitId}#${executionId}#${recipient.toLowerCase()}`,
+  }),
+  splitLegPrefix: 'SPLITLEG#',
+  /** email: one audit record per message, sortable by time, and the count sent on one UTC day. */
+  emailAudit: (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `EMAILLOG#${sortId}` }),
+  emailAuditPrefix: 'EMAILLOG#',
+  emailDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `EMAILDAY#${day}` }),
+  /** Idempotency-Key (issue 13): the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
+  idempotencyRecord: (userId: string, operation: string, keySha256Hex: string): Key => ({ pk: userPk(userId), sk: `IDEMPOTENCY#${operation}#${keySha256Hex}` }),
 } as const;

@@ -5,6 +5,7 @@ import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthConte
 import { csrfTokenMatches } from '../auth/csrf';
 import { config } from '../config';
 import { isDatabaseUnavailable } from '../db/client';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
@@ -267,6 +268,55 @@ function prepare(routes: Map<string, RouteDefinition>): Middleware {
   };
 }
 
+/** Printable ASCII without spaces, as the IETF Idempotency-Key draft's clients send (UUIDs, ULIDs). */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** Answers above this are not kept (DynamoDB items stop at 400 KB); the key is released instead. */
+const MAX_STORED_ANSWER_BYTES = 300_000;
+
+/**
+ * Idempotency-Key for the routes that set `idempotent` (contract): the first completed answer is
+ * kept under the caller's partition, the operation and the key for 24 h and replayed for a repeat;
+ * another body under the same key is refused (422), as is a repeat while the first still runs (409).
+ * Failures keep nothing, so a retry with the same key runs again. Without the header nothing changes.
+ */
+async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>): Promise<ApiResult> {
+  const key = ctx.headers['idempotency-key'];
+  if (!ctx.route.idempotent || key === undefined || !ctx.auth) return run();
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new HttpError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', 'INVALID_IDEMPOTENCY_KEY');
+  }
+  const { userId } = ctx.auth;
+  const operation = ctx.route.operation;
+  const claim = await claimIdempotencyKey(userId, operation, key, ctx.rawBody);
+  if (claim.outcome === 'reused') {
+    throw new HttpError(422, 'this Idempotency-Key was used with a different request body', 'IDEMPOTENCY_KEY_REUSED');
+  }
+  if (claim.outcome === 'in-progress') {
+    throw new HttpError(409, 'a request with this Idempotency-Key is still being processed; retry later', 'IDEMPOTENCY_IN_PROGRESS');
+  }
+  if (claim.outcome === 'replay') {
+    const { statusCode, body, contentType } = claim.answer;
+    const headers = { ...baseHeaders(ctx.requestId), ...(contentType ? { 'content-type': contentType } : {}), 'idempotent-replayed': 'true' };
+    return { statusCode, headers, ...(body !== undefined ? { body } : {}) };
+  }
+  let result: ApiResult;
+  try {
+    result = await run();
+  } catch (err) {
+    await releaseIdempotencyKey(userId, operation, key);
+    throw err;
+  }
+  const status = result.statusCode ?? 200;
+  const body = typeof result.body === 'string' ? result.body : undefined;
+  // A streamed answer has no body to keep, so only JSON-like bodies (or a 204) are stored.
+  const storable = body !== undefined ? Buffer.byteLength(body) <= MAX_STORED_ANSWER_BYTES : status === 204;
+  if (status < 300 && !result.cookies && storable) {
+    const contentType = result.headers?.['content-type'];
+    await completeIdempotencyKey(userId, operation, key, { statusCode: status, body, contentType: typeof contentType === 'string' ? contentType : undefined });
+  } else await releaseIdempotencyKey(userId, operation, key);
+  return result;
+}
+
 /**
  * The one place middleware is composed. A group's handler file calls this with its contract and a
  * map of operation name → function; operations not yet built answer 501 through the same pipeline.
@@ -283,9 +333,11 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
       const ctx = preparedContexts.get(event)!;
       const operation = impl[ctx.route.operation];
       if (!operation) throw notImplemented();
-      const result = await operation(ctx);
-      if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
-      if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
-      return toResult(200, result, ctx.requestId);
+      return idempotently(ctx, async () => {
+        const result = await operation(ctx);
+        if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
+        if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
+        return toResult(200, result, ctx.requestId);
+      });
     });
 }

@@ -186,6 +186,14 @@ export interface LocalChain {
   transferWithMemo(account: PrivateKeyAccount, token: Hex, to: Hex, amount: bigint, memo: Hex): Promise<Hex>;
   /** Empty blocks, for confirmations. */
   mine(blocks: number): void;
+  /**
+   * `false` holds signed transactions in a mempool (no receipt, counted in the `pending` nonce) until
+   * `minePending()` executes them in order; `true` (the default) mines each one as it arrives.
+   */
+  autoMine: boolean;
+  minePending(): Promise<void>;
+  /** Transactions whose sender and nonce were seen, mined or pending: a resent one is `already known`. */
+  transactionCount(holder: Hex): number;
   blockNumber(): bigint;
   close(): Promise<void>;
 }
@@ -198,6 +206,9 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
   const evm = await createEVM();
   const mined = new Map<Hex, MinedTx>();
   const nonces = new Map<string, number>();
+  /** Next nonce per sender (lower-case), over mined and pending transactions: a lower one is refused. */
+  const nextNonce = new Map<string, number>();
+  const mempool: { raw: Hex; hash: Hex }[] = [];
   const hanging = new Set<ServerResponse>();
   let head = 1n;
   let queue: Promise<unknown> = Promise.resolve();
@@ -228,12 +239,23 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
     if (tx.chainId !== chainId) throw Object.assign(new Error('invalid chain id for signer'), { rpcCode: -32000 });
     if (!tx.to) throw Object.assign(new Error('contract creation is not supported here'), { rpcCode: -32000 });
     const hash = keccak256(raw);
-    if (mined.has(hash)) throw Object.assign(new Error('already known'), { rpcCode: -32000 });
+    if (mined.has(hash) || mempool.some((p) => p.hash === hash)) throw Object.assign(new Error('already known'), { rpcCode: -32000 });
     const from = (
       await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] })
     ).toLowerCase() as Hex;
+    const expected = nextNonce.get(from) ?? 0;
+    if ((tx.nonce ?? 0) < expected) throw Object.assign(new Error('nonce too low'), { rpcCode: -32000 });
+    nextNonce.set(from, (tx.nonce ?? 0) + 1);
+    if (!state.autoMine) {
+      mempool.push({ raw, hash });
+      return hash;
+    }
+    return execute(tx, hash, from);
+  }
+
+  async function execute(tx: ReturnType<typeof parseTransaction>, hash: Hex, from: Hex): Promise<Hex> {
     const out = await evm.runCall({
-      to: createAddressFromString(tx.to),
+      to: createAddressFromString(tx.to!),
       caller: createAddressFromString(from),
       data: hexToBytes(tx.data ?? '0x'),
       gasLimit: tx.gas ?? 1_000_000n,
@@ -324,6 +346,13 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
           const m = mined.get(String(params[0]).toLowerCase() as Hex);
           return { ...base, result: m ? txJson(m) : null };
         }
+        case 'eth_getTransactionCount':
+          return { ...base, result: numberToHex(nextNonce.get(String(params[0]).toLowerCase()) ?? 0) };
+        case 'eth_gasPrice':
+        case 'eth_maxPriorityFeePerGas':
+          return { ...base, result: '0x1' };
+        case 'eth_estimateGas':
+          return { ...base, result: numberToHex(100_000) };
         case 'eth_sendRawTransaction':
           return { ...base, result: await sendRaw(params[0] as Hex) };
         case 'eth_call': {
@@ -397,6 +426,18 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
     transferWithMemo: (account, token, to, amount, memo) =>
       state.send(account, token, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'transferWithMemo', args: [to, amount, memo] })),
     mine: (blocks) => void (head += BigInt(blocks)),
+    autoMine: true,
+    minePending: () =>
+      serially(async () => {
+        for (const { raw, hash } of mempool.splice(0)) {
+          const tx = parseTransaction(raw);
+          const from = (
+            await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]['serializedTransaction'] })
+          ).toLowerCase() as Hex;
+          await execute(tx, hash, from);
+        }
+      }),
+    transactionCount: (holder) => nextNonce.get(holder.toLowerCase()) ?? 0,
     blockNumber: () => head,
     close: async () => {
       for (const res of hanging) res.destroy();

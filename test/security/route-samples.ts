@@ -141,10 +141,21 @@ export const intruderSetup: Record<string, (intruder: TestSession) => Promise<vo
   skills: (intruder) => subscribe(intruder.userId),
 };
 
-/** A provisioned agent of the owner with a skill installed on it through the API. */
+/**
+ * A provisioned agent of the owner with a skill installed on it through the API, and an escrow of
+ * the owner (booking-settlement, issue 13 part A) that `get` would read.
+ */
 ownedResources.skills = async (owner) => {
   const { id: agentId } = await ownedResources.agents!(owner);
   const res = await call('POST', '/api/skills', { body: { skillId: 'setlist-oracle', agentId }, session: owner });
   if (res.status !== 200) throw new Error(`could not install a skill: ${res.status} ${res.text}`);
-  return { agentId: agentId!, skillId: 'setlist-oracle' };
+  const bookingId = `bk${randomUUID().slice(0, 8)}`;
+  await tenant(owner.userId).put({
+    ...dbKeys.booking(owner.userId, bookingId),
+    bookingId,
+    status: 'pending',
+    escrow: { guarantee: '1.000000', backend: '0.000000', deposit: '0.000000' },
+    createdAt: new Date().toISOString(),
+  });
+  return { agentId: agentId!, skillId: 'setlist-oracle', bookingId, action: 'get' };
 };

@@ -9,6 +9,7 @@ import { treasuryActions } from './treasury';
 import { workspaceSuiteActions } from './workspace-suite';
 import { eventSchedulerActions, eventTicketingActions, festivalFinderActions, guestlistActions, venueFinderActions } from './events';
 import { browserActions, visualSynthesizerActions, webhookActions } from './development-creative';
+import { bookingSettlementActions, emailActions, instantSplitActions, usdcPaymentsActions } from './payments';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 import { channelSkillActions } from './channels';
 
@@ -46,6 +47,10 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   },
   'venue-finder': { bodies: venueFinderActions, example: { action: 'search', city: 'Manchester', type: 'club', capacity: 500, maxPrice: 2000 } },
   'festival-finder': { bodies: festivalFinderActions, example: { action: 'search', genre: 'electronic', country: 'NL', maxPrice: 250 } },
+  'usdc-payments': usdcPaymentsActions,
+  'booking-settlement': bookingSettlementActions,
+  'instant-split': instantSplitActions,
+  email: emailActions,
   'demo-submitter': { bodies: demoSubmitterActions, example: { action: 'submit', title: 'Midnight Drive', artist: 'Nova Lane' } },
   ...channelSkillActions,
   browser: browserActions,

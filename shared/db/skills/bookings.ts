@@ -1,0 +1,65 @@
+import { keys } from '../keys';
+import { ConditionFailedError, tenant, tx } from '../tenant';
+import { transactRetrying } from '../transact-retry';
+
+/**
+ * booking-settlement's escrow ledger at `USER#<id> / BOOKING#<bookingId>` (the records the metrics
+ * summary counts: `pending` while the deposit is held, `completed` once released). Amounts are
+ * exact decimal strings. A release is one conditional write (`status = pending`), in the same
+ * transaction as the month's revenue, so however many releases race only one ever lands.
+ */
+export interface EscrowTerms {
+  guarantee: string;
+  backend: string;
+  deposit: string;
+}
+
+export interface BookingEscrow extends Record<string, unknown> {
+  bookingId: string;
+  status: 'pending' | 'completed';
+  escrow: EscrowTerms;
+  createdAt: string;
+  releasedAt?: string;
+  settlement?: Record<string, string>;
+}
+
+export class EscrowExistsError extends Error {}
+export class EscrowAlreadyReleasedError extends Error {}
+
+export async function createEscrow(userId: string, escrow: BookingEscrow): Promise<void> {
+  try {
+    await tenant(userId).put({ ...keys.booking(userId, escrow.bookingId), ...escrow }, { expression: 'attribute_not_exists(pk)' });
+  } catch (err) {
+    if (err instanceof ConditionFailedError) throw new EscrowExistsError('escrow exists');
+    throw err;
+  }
+}
+
+export const getEscrow = (userId: string, bookingId: string) => tenant(userId).get<BookingEscrow>(keys.booking(userId, bookingId), true);
+
+export const listEscrows = (userId: string) => tenant(userId).queryAll<BookingEscrow>(keys.bookingPrefix, { consistent: true });
+
+/** Marks the escrow released with its settlement and adds the payout to the month's revenue; once only. */
+export async function releaseEscrow(
+  userId: string,
+  bookingId: string,
+  release: { releasedAt: string; settlement: Record<string, string>; revenueMonth: string; revenueCents: number },
+): Promise<void> {
+  try {
+    await transactRetrying([
+      tx.update(
+        keys.booking(userId, bookingId),
+        {
+          expression: 'SET #status = :completed, releasedAt = :at, settlement = :settlement',
+          names: { '#status': 'status' },
+          values: { ':completed': 'completed', ':at': release.releasedAt, ':settlement': release.settlement },
+        },
+        { expression: '#status = :pending', values: { ':pending': 'pending' } },
+      ),
+      tx.update(keys.revenueMonth(userId, release.revenueMonth), { expression: 'ADD amountCents :cents', values: { ':cents': release.revenueCents } }),
+    ]);
+  } catch (err) {
+    if (err instanceof ConditionFailedError) throw new EscrowAlreadyReleasedError('already released');
+    throw err;
+  }
+}

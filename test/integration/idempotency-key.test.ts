@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { claimIdempotencyKey } from '../../shared/db/idempotency';
+import { keys } from '../../shared/db/keys';
+import { tenant } from '../../shared/db/tenant';
+import { call, testSession } from '../helpers/api';
+
+/** Idempotency-Key on the skill-call routes, through the real pipeline against DynamoDB Local. */
+async function subscriber() {
+  const session = await testSession();
+  await tenant(session.userId).put({
+    ...keys.subscription(session.userId),
+    status: 'active',
+    plan: 'solo',
+    eventCreated: Date.now(),
+    updatedAt: new Date().toISOString(),
+  });
+  return session;
+}
+
+const createNote = (session: Awaited<ReturnType<typeof subscriber>>, key: string | undefined, title: string) =>
+  call('POST', '/api/skills/notes-workspace', { session, body: { action: 'create_note', title }, headers: key ? { 'idempotency-key': key } : {} });
+
+const notesOf = async (userId: string) => (await tenant(userId).queryAll(keys.notePrefix, { consistent: true })).length;
+
+describe('Idempotency-Key on skill calls', () => {
+  it('replays the first answer for a repeated key and runs the action once', async () => {
+    const session = await subscriber();
+    const key = randomUUID();
+    const first = await createNote(session, key, 'Rider');
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await createNote(session, key, 'Rider');
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await notesOf(session.userId)).toBe(1);
+    // Without a key, or with another key, the action runs again.
+    expect((await createNote(session, undefined, 'Rider')).status).toBe(200);
+    expect((await createNote(session, randomUUID(), 'Rider')).status).toBe(200);
+    expect(await notesOf(session.userId)).toBe(3);
+  });
+
+  it('refuses the same key with a different body (422) and keeps keys per account', async () => {
+    const session = await subscriber();
+    const key = randomUUID();
+    expect((await createNote(session, key, 'Rider')).status).toBe(200);
+    const reused = await createNote(session, key, 'Stage plot');
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // Another account's identical key is its own.
+    const other = await subscriber();
+    expect((await createNote(other, key, 'Stage plot')).status).toBe(200);
+    expect(await notesOf(session.userId)).toBe(1);
+    expect(await notesOf(other.userId)).toBe(1);
+  });
+
+  it('answers 409 while a request with the key is in flight, and concurrent repeats run the action once', async () => {
+    const session = await subscriber();
+    const held = randomUUID();
+    const body = JSON.stringify({ action: 'create_note', title: 'Rider' });
+    expect((await claimIdempotencyKey(session.userId, 'skillNotesWorkspace', held, body)).outcome).toBe('claimed');
+    const busy = await createNote(session, held, 'Rider');
+    expect(busy.status).toBe(409);
+    expect(busy.body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect(await notesOf(session.userId)).toBe(0);
+
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => createNote(session, key, 'Rider')));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    expect(answers.filter((a) => a.status === 409).every((a) => a.body.code === 'IDEMPOTENCY_IN_PROGRESS')).toBe(true);
+    expect(await notesOf(session.userId)).toBe(1);
+    const noteIds = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.note.noteId ?? a.body.note.id));
+    expect(noteIds.size).toBe(1);
+  });
+
+  it('keeps nothing for a failed request, so the same key may be retried; a malformed key is refused', async () => {
+    const session = await subscriber();
+    const key = randomUUID();
+    const bad = await call('POST', '/api/skills/notes-workspace', { session, body: { action: 'create_note' }, headers: { 'idempotency-key': key } });
+    expect(bad.status).toBe(400);
+    expect((await createNote(session, key, 'Rider')).status).toBe(200);
+    const malformed = await createNote(session, 'has spaces in it', 'Rider');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('INVALID_IDEMPOTENCY_KEY');
+    expect(await notesOf(session.userId)).toBe(1);
+  });
+});
