@@ -1,6 +1,7 @@
 import { gatewayContract } from '../../shared/contract/gateway';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
+import { streamingEntry } from '../../shared/http/response-streaming';
 import { callGateway } from './call';
 import { corsHeaders, preflightHeaders } from './cors';
 
@@ -12,3 +13,6 @@ export const handler = createHandler(
   },
   { cors: (event) => corsHeaders(event.headers?.origin) },
 );
+
+/** The Function URL entry (response streaming): the same pipeline, its events written as they come. */
+export const streamHandler = streamingEntry(gatewayContract, handler);
