@@ -1,10 +1,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import http from 'node:http';
 import { allRoutes, routeKey, type ContractRoute } from '../shared/contract';
+import { matchRoutes } from '../shared/contract/router';
 import { allowStreaming, streamOf } from '../shared/http/streaming';
 import type { matchPage as MatchPage } from './local-pages';
 import { originOf } from './local-pages';
 import { withRequestLogger } from '../shared/logger';
+
+/** Every contract route (or the given ones) as API Gateway matches them. */
+export const createRouter = (routes: readonly ContractRoute[] = allRoutes) => matchRoutes(routes);
 
 /**
  * Turns plain HTTP requests into API Gateway v2 events for the same Lambda handlers that run in
@@ -12,55 +16,6 @@ import { withRequestLogger } from '../shared/logger';
  */
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
-
-interface CompiledRoute {
-  route: ContractRoute;
-  regex: RegExp;
-  paramNames: string[];
-  /** Literal segments win over parameters, as in API Gateway (`/api/agents/provision` over `/api/agents/{id}`). */
-  paramCount: number;
-}
-
-function compile(route: ContractRoute): CompiledRoute {
-  const paramNames: string[] = [];
-  const pattern = route.path
-    .split('/')
-    .map((seg) => {
-      const m = /^\{(\w+)\}$/.exec(seg);
-      if (!m) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      paramNames.push(m[1]!);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, regex: new RegExp(`^${pattern}/?$`), paramNames, paramCount: paramNames.length };
-}
-
-export function createRouter(routes: readonly ContractRoute[] = allRoutes) {
-  const compiled = routes.map(compile).sort((a, b) => a.paramCount - b.paramCount);
-  return (method: string, path: string) => {
-    let pathMatched = false;
-    for (const c of compiled) {
-      const m = c.regex.exec(path);
-      if (!m) continue;
-      pathMatched = true;
-      if (c.route.method !== method) continue;
-      const params: Record<string, string> = {};
-      c.paramNames.forEach((name, i) => {
-        params[name] = safeDecode(m[i + 1]!);
-      });
-      return { route: c.route, params };
-    }
-    return pathMatched ? ('method-not-allowed' as const) : undefined;
-  };
-}
-
-const safeDecode = (s: string) => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};
 
 const TEXT_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|text\/)/i;
 

@@ -106,8 +106,9 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
       "Every revision of the platform's own task family: approved images register new revisions.",
     );
 
-  for (const [name, fn] of parts.functions.byName) {
-    if (parts.functions.asynchronous.has(name)) continue;
+  const synchronous = [...parts.functions.byName].filter(([name]) => !parts.functions.asynchronous.has(name)).map(([, fn]) => fn);
+  // The streaming twins are invoked synchronously too, through their Function URLs.
+  for (const fn of [...synchronous, ...parts.functions.streaming.values()]) {
     ack(
       fn,
       'Serverless-LambdaDLQ',

@@ -130,10 +130,13 @@ export function applyGrants(functions: ReadonlyMap<string, IFunction>, targets: 
   for (const name of Object.keys(NEEDS)) {
     if (!functions.has(name)) throw new Error(`permissions table names an unknown function: ${name}`);
   }
-  for (const [name, fn] of functions) {
-    targets.table.grants.actions(fn, ...TABLE_ITEM_ACTIONS);
-    for (const need of needsOf(name)) grant(need, fn, targets);
-  }
+  for (const [name, fn] of functions) grantNeedsOf(name, fn, targets);
+}
+
+/** What the function `name` may do, granted to `fn` (also a second function serving the same group). */
+export function grantNeedsOf(name: string, fn: IFunction, targets: GrantTargets) {
+  targets.table.grants.actions(fn, ...TABLE_ITEM_ACTIONS);
+  for (const need of needsOf(name)) grant(need, fn, targets);
 }
 
 function grant(need: Need, fn: IFunction, t: GrantTargets) {

@@ -1,18 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { FunctionUrlAuthType, HttpMethod, type IFunction, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { Construct, Node } from 'constructs';
 import { contract } from '../shared/contract';
 import { Api } from './constructs/api';
 import { Compute } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
-import { Functions, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
+import { Functions, pascalCase, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
 import { Keys } from './constructs/keys';
 import { Monitoring } from './constructs/monitoring';
 import { FileBucket } from './constructs/file-bucket';
 import { Queues } from './constructs/queues';
 import { Secrets } from './constructs/secrets';
 import { acknowledgeByDesign } from './nag';
-import { applyGrants, needsOf, type Need } from './permissions';
+import { applyGrants, grantNeedsOf, needsOf, type Need } from './permissions';
 import { checkRoutes, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -189,7 +190,7 @@ export class PlatformStack extends Stack {
       return fn;
     });
 
-    applyGrants(functions.byName, {
+    const grantTargets = {
       table: data.table,
       provisioningQueue: queues.provisioning.queue,
       eventsQueue: queues.events.queue,
@@ -197,11 +198,14 @@ export class PlatformStack extends Stack {
       compute,
       emailIdentityArns: emailIdentityArns(this, settings, operator),
       filesBucket: files.bucket,
-    });
+    };
+    applyGrants(functions.byName, grantTargets);
+    for (const [group, fn] of functions.streaming) grantNeedsOf(group, fn, grantTargets);
 
     const monitoring = new Monitoring(this, 'Monitoring', {
       httpApi: api.httpApi,
-      functions: functions.byName,
+      // The streaming twins fail and throttle like any function: watched under their own names.
+      functions: new Map([...functions.byName, ...[...functions.streaming].map(([group, fn]) => [`${group}-streaming`, fn] as const)]),
       deadLetterQueues: {
         provisioning: queues.provisioning.deadLetterQueue,
         events: queues.events.deadLetterQueue,
@@ -215,5 +219,42 @@ export class PlatformStack extends Stack {
     acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring, filesBucket: files.bucket });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the platform API' });
+    this.addStreamingUrls(functions.streaming, streamingOrigins(settings, operator));
   }
+
+  /**
+   * API Gateway HTTP APIs buffer a function's answer, so the groups that stream server-sent events
+   * are also reachable at a Function URL in response-streaming mode. Auth NONE: the pipeline
+   * authenticates every request itself, exactly as behind API Gateway.
+   */
+  private addStreamingUrls(streaming: ReadonlyMap<string, IFunction>, allowedOrigins: string[]) {
+    for (const [group, fn] of streaming) {
+      const url = fn.addFunctionUrl({
+        authType: FunctionUrlAuthType.NONE,
+        invokeMode: InvokeMode.RESPONSE_STREAM,
+        ...(allowedOrigins.length && {
+          cors: {
+            allowedOrigins,
+            allowedMethods: [HttpMethod.ALL],
+            allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Plugin-Id', 'X-Payment-Method', 'X-CSRF-Token'],
+            exposedHeaders: ['Payment-Receipt', 'WWW-Authenticate', 'x-plugin-id', 'x-request-id'],
+          },
+        }),
+      });
+      new CfnOutput(this, `${pascalCase(group)}StreamingUrl`, {
+        value: url.url,
+        description: `Streams the ${group} routes' server-sent events as they come (same paths as the API URL, which buffers them)`,
+      });
+    }
+  }
+}
+
+/** Origins a browser may stream from: GATEWAY_ALLOWED_ORIGINS, else the app URL; none when neither is set. */
+function streamingOrigins(settings: PlatformSettings, operator: OperatorSettings): string[] {
+  const listed = (operator.plain.GATEWAY_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  if (listed.length) return listed;
+  return settings.appUrl ? [new URL(settings.appUrl).origin] : [];
 }

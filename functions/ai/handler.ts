@@ -4,6 +4,7 @@ import { aiContract } from '../../shared/contract/ai';
 import { notFound } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
+import { streamingEntry } from '../../shared/http/response-streaming';
 import { aiChat } from './chat';
 
 const now = () => new Date().toISOString();
@@ -38,3 +39,6 @@ export const handler = createHandler(aiContract, {
   estimateAiCost: async ({ body }) => ({ ...estimateCost(body.model, body.inputTokens, body.outputTokens), timestamp: now() }),
   aiChat: async ({ auth, body, headers }) => aiChat(auth, body, headers),
 });
+
+/** The Function URL entry (response streaming): the same pipeline, its events written as they come. */
+export const streamHandler = streamingEntry(aiContract, handler);

@@ -7,11 +7,10 @@ import { httpErrorOf } from '../../shared/http/domain-errors';
 import { HttpError } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 import type { OperationContext } from '../../shared/http/pipeline';
-import { reply, type Reply } from '../../shared/http/reply';
+import { reply, StreamReply, type Reply } from '../../shared/http/reply';
 import { issueChargeChallenge, mppEnabled, priceOf, redeemCharge } from '../../shared/mpp/charge';
 import { isPaymentAuthorization, MPP_SCHEME, parsePaymentAuthorization } from '../../shared/mpp/credential';
 import { ChainUnavailableError, PaymentRefusedError } from '../../shared/mpp/errors';
-import { corsHeaders } from './cors';
 import {
   isStreamingPlugin,
   parsePluginInput,
@@ -92,57 +91,71 @@ async function paymentRequired(plugin: GatewayPluginId, why: { code: string; mes
 
 type Payment = { method: 'card'; receipt: null } | { method: 'mpp'; receipt: string };
 
-/** A served plugin: its answer, and for a streamed call the text deltas as they came. */
-interface Served {
-  answer: PluginAnswer;
-  deltas?: string[];
-}
+/** A served plugin: its complete answer, or (streamed) its text deltas with the answer they add up to. */
+type PluginStream = Awaited<ReturnType<typeof streamPlugin>>;
+type Served = { answer: PluginAnswer } | { stream: PluginStream };
 
-const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-
-function success(plugin: GatewayPluginId, served: Served, payment: Payment): Reply {
-  const timestamp = new Date().toISOString();
+function success(plugin: GatewayPluginId, served: Served, payment: Payment): Reply | StreamReply {
   const headers: Record<string, string> = { 'x-plugin-id': plugin };
   if (payment.method === 'mpp') {
     // draft-httpauth-payment-00: base64url JSON receipt, never cached by shared caches.
-    const receipt = { status: 'success', method: MPP_SCHEME, reference: payment.receipt, timestamp };
+    const receipt = { status: 'success', method: MPP_SCHEME, reference: payment.receipt, timestamp: new Date().toISOString() };
     headers['payment-receipt'] = Buffer.from(JSON.stringify(receipt)).toString('base64url');
     headers['cache-control'] = 'private, no-store';
   }
-  const body = { ...served.answer.extra, plugin, message: served.answer.message, timestamp, payment };
-  if (!served.deltas) return reply.json(200, body, headers);
-  const events = served.deltas.map((text) => sse('delta', { text })).join('') + sse('done', body);
-  return reply.text(200, events, { ...headers, 'content-type': 'text/event-stream; charset=utf-8' });
+  const bodyOf = (answer: PluginAnswer) => ({ ...answer.extra, plugin, message: answer.message, timestamp: new Date().toISOString(), payment });
+  if ('answer' in served) return reply.json(200, bodyOf(served.answer), headers);
+  return new StreamReply(streamedEvents(served.stream, bodyOf), headers);
+}
+
+/**
+ * `delta` {text} per chunk as the model sends it, then `done` with the success body. The call was
+ * served (and an MPP payment spent) once the first chunk existed; a provider failure after that
+ * ends the stream with `error` {error: "internal", code, message} instead of `done`.
+ */
+async function* streamedEvents(stream: PluginStream, bodyOf: (a: PluginAnswer) => unknown) {
+  try {
+    for await (const text of stream.textStream) yield { event: 'delta', data: { text } };
+    yield { event: 'done', data: bodyOf(await stream.answer) };
+  } catch (err) {
+    const failure = pluginFailureOf(err);
+    yield { event: 'error', data: { error: failure.message, code: failure.code, ...failure.extra } };
+  }
 }
 
 /** The model layer's and the plugins' failures as the spec's gateway answers (500 `internal` with a code). */
-function pluginFailure(err: unknown): never {
-  if (err instanceof HttpError) throw err;
+function pluginFailureOf(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
   const mapped = httpErrorOf(err);
-  if (mapped && mapped.status !== 500) throw mapped;
-  if (mapped) throw new HttpError(500, 'internal', mapped.code, { message: mapped.message });
-  if (err instanceof PluginFailedError) throw new HttpError(500, 'internal', err.code, { message: err.message });
+  if (mapped && mapped.status !== 500) return mapped;
+  if (mapped) return new HttpError(500, 'internal', mapped.code, { message: mapped.message });
+  if (err instanceof PluginFailedError) return new HttpError(500, 'internal', err.code, { message: err.message });
   logger().warn('gateway plugin failed', { error: (err as Error)?.name });
-  throw new HttpError(500, 'internal', 'PLUGIN_FAILED', { message: 'the plugin failed; try again' });
+  return new HttpError(500, 'internal', 'PLUGIN_FAILED', { message: 'the plugin failed; try again' });
 }
 
+/**
+ * Runs the plugin. A streamed call returns once the model sent its first chunk (the model layer
+ * waits for it), so a failure before the first byte still throws here and leaves an MPP payment
+ * redeemable; from the first chunk on the call counts as served.
+ */
 async function serve(input: PluginInput, caller: PluginCaller, streamed: boolean): Promise<Served> {
   try {
     if (streamed && isStreamingPlugin(input)) {
-      const { textStream, answer } = await streamPlugin(input, caller);
-      const deltas: string[] = [];
-      for await (const text of textStream) deltas.push(text);
-      return { answer: await answer, deltas };
+      const stream = await streamPlugin(input, caller);
+      // Read through `streamedEvents`; a reader that goes away must not leave an unhandled rejection.
+      stream.answer.catch(() => {});
+      return { stream };
     }
     return { answer: await runPlugin(input, caller) };
   } catch (err) {
-    pluginFailure(err);
+    throw pluginFailureOf(err);
   }
 }
 
 const wantsStream = (ctx: CallContext) => /\btext\/event-stream\b/i.test(ctx.headers.accept ?? '');
 
-async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply> {
+async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply | StreamReply> {
   if (!isPaymentAuthorization(ctx.headers.authorization)) {
     return paymentRequired(plugin, { code: 'PAYMENT_REQUIRED', message: 'send an MPP credential in Authorization: Payment' });
   }
@@ -158,7 +171,7 @@ async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: Plugin
 }
 
 /** Card: a session (cookie, Bearer JWT or API key) whose stored account has an active subscription. */
-async function payByCard(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply> {
+async function payByCard(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply | StreamReply> {
   if (!ctx.auth) return paymentRequired(plugin, { code: 'PAYMENT_REQUIRED', message: 'sign in with an active subscription, or pay with MPP' });
   const access = await accountAccess(ctx.auth);
   if (!access.isAdmin && !access.subscriptionActive) {
@@ -167,19 +180,11 @@ async function payByCard(ctx: CallContext, plugin: GatewayPluginId, input: Plugi
   return success(plugin, await serve(input, { kind: 'account', auth: ctx.auth }, wantsStream(ctx)), { method: 'card', receipt: null });
 }
 
-export async function callGateway(ctx: CallContext): Promise<Reply> {
-  const cors = corsHeaders(ctx.headers.origin);
-  try {
-    requireJson(ctx);
-    const plugin = pluginOf(ctx);
-    const method = paymentMethodOf(ctx);
-    const { plugin: _named, ...fields } = ctx.body;
-    const input = parsePluginInput(plugin, fields);
-    const answer = method === 'mpp' ? await payByMpp(ctx, plugin, input) : await payByCard(ctx, plugin, input);
-    return reply.json(answer.status, answer.body, { ...answer.headers, ...cors });
-  } catch (err) {
-    const known = httpErrorOf(err);
-    if (known) throw new HttpError(known.status, known.message, known.code, known.extra, { ...known.headers, ...cors });
-    throw err;
-  }
+export async function callGateway(ctx: CallContext): Promise<Reply | StreamReply> {
+  requireJson(ctx);
+  const plugin = pluginOf(ctx);
+  const method = paymentMethodOf(ctx);
+  const { plugin: _named, ...fields } = ctx.body;
+  const input = parsePluginInput(plugin, fields);
+  return method === 'mpp' ? payByMpp(ctx, plugin, input) : payByCard(ctx, plugin, input);
 }

@@ -1,10 +1,18 @@
 import { gatewayContract } from '../../shared/contract/gateway';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
+import { streamingEntry } from '../../shared/http/response-streaming';
 import { callGateway } from './call';
-import { preflightHeaders } from './cors';
+import { corsHeaders, preflightHeaders } from './cors';
 
-export const handler = createHandler(gatewayContract, {
-  callGateway,
-  gatewayPreflight: async ({ headers }) => reply.noContent(preflightHeaders(headers.origin)),
-});
+export const handler = createHandler(
+  gatewayContract,
+  {
+    callGateway,
+    gatewayPreflight: async ({ headers }) => reply.noContent(preflightHeaders(headers.origin)),
+  },
+  { cors: (event) => corsHeaders(event.headers?.origin) },
+);
+
+/** The Function URL entry (response streaming): the same pipeline, its events written as they come. */
+export const streamHandler = streamingEntry(gatewayContract, handler);

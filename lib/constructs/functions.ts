@@ -64,6 +64,11 @@ export class Functions extends Construct {
   readonly byName: ReadonlyMap<string, NodejsFunction>;
   readonly http: ReadonlyMap<string, NodejsFunction>;
   /**
+   * The response-streaming twin of each contract group marked `streams`, keyed by group: the same
+   * bundle, settings and permissions, called at its `streamHandler` export through a Function URL.
+   */
+  readonly streaming: ReadonlyMap<string, NodejsFunction>;
+  /**
    * Where asynchronous invocations end when every retry failed: events EventBridge could not
    * deliver and events the heartbeat or task-events function failed on. Watched by an alarm.
    */
@@ -94,6 +99,19 @@ export class Functions extends Construct {
     };
 
     for (const group of props.contract) http.set(group.group, make({ name: group.group, timeout: HTTP_TIMEOUT }, true));
+    const streaming = new Map<string, NodejsFunction>();
+    for (const group of props.contract.filter((g) => g.streams)) {
+      const fn = new PlatformFunction(this, `${pascalCase(group.group)}Streaming`, {
+        name: group.group,
+        handlerExport: 'streamHandler',
+        streaming: true,
+        timeout: HTTP_TIMEOUT,
+        projectRoot: props.projectRoot,
+        environment: props.environmentOf({ name: group.group, http: true }),
+        network: props.networkOf(group.group),
+      }).fn;
+      streaming.set(group.group, fn);
+    }
     const worker = Object.fromEntries(WORKERS.map((w) => [w.name, make(w, false)]));
     const { provisioning, events } = props.queues;
 
@@ -120,8 +138,9 @@ export class Functions extends Construct {
 
     this.byName = byName;
     this.http = http;
+    this.streaming = streaming;
   }
 }
 
 /** `agent-chat` → `AgentChat`: construct ids, hence readable logical ids in the template. */
-const pascalCase = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
+export const pascalCase = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());

@@ -23,6 +23,8 @@ export interface PlatformFunctionProps {
   folder?: string;
   /** Export of handler.ts that Lambda calls; default `handler`. */
   handlerExport?: string;
+  /** The response-streaming twin of an HTTP function (its Function URL streams). */
+  streaming?: boolean;
   /** Repository root: holds functions/ and package-lock.json. */
   projectRoot: string;
   timeout: Duration;
@@ -60,7 +62,7 @@ export class PlatformFunction extends Construct {
     logGroup.grants.write(role);
     if (props.network) allowVpcAttachment(role);
     this.fn = new NodejsFunction(this, 'Function', {
-      description: functionDescription(props.name),
+      description: props.streaming ? streamingFunctionDescription(props.name) : functionDescription(props.name),
       entry: join(props.projectRoot, 'functions', props.folder ?? props.name, 'handler.ts'),
       handler: props.handlerExport ?? 'handler',
       projectRoot: props.projectRoot,
@@ -110,3 +112,4 @@ function allowVpcAttachment(role: Role) {
 
 /** How a function is labelled in the console, and how tests find it in the template. */
 export const functionDescription = (name: string) => `agent platform: ${name}`;
+export const streamingFunctionDescription = (name: string) => `agent platform: ${name} (response streaming)`;

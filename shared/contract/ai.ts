@@ -69,6 +69,7 @@ export const aiContract = defineGroup({
   group: 'ai',
   description: 'Unified AI model layer: provider health, model listing and selection, plan-gated chat, cost estimates (spec 4.11).',
   dynamoOnly: false,
+  streams: true,
   routes: [
     {
       operation: 'getAiHealth',

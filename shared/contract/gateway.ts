@@ -87,6 +87,7 @@ export const gatewayContract = defineGroup({
   group: 'gateway',
   description: 'v1 gateway: routes a request to a plugin, paid by card subscription or by an MPP on-chain payment (spec 4.12).',
   dynamoOnly: false,
+  streams: true,
   routes: [
     {
       operation: 'callGateway',

@@ -89,6 +89,11 @@ export interface RouteGroup {
   description: string;
   /** Groups that talk only to DynamoDB get the tighter bundle budget (docs/architecture.md §11). */
   dynamoOnly: boolean;
+  /**
+   * Some routes answer server-sent events: the group's function also gets a `streamHandler` export
+   * (shared/http/response-streaming.ts) behind a Function URL in response-streaming mode.
+   */
+  streams?: boolean;
   routes: readonly RouteDefinition[];
 }
 

@@ -182,6 +182,24 @@ function parseWith<S extends z.ZodType | undefined>(schema: S, value: unknown, w
   return out.data;
 }
 
+/** Headers a group adds to every answer, errors raised before its handler included (CORS). */
+export type AnswerHeaders = (event: ApiEvent) => Record<string, string>;
+
+export interface HandlerOptions {
+  /**
+   * A group-level CORS policy: its headers go on every answer of the group, so a browser can also
+   * read the 401, 415, 429 and 400 the pipeline gives before the handler runs.
+   */
+  cors?: AnswerHeaders;
+}
+
+const answerHeaders = (headersOf: AnswerHeaders): Middleware => {
+  const add = (request: PipelineRequest) => {
+    if (request.response) request.response.headers = { ...request.response.headers, ...headersOf(request.event) };
+  };
+  return { after: add, onError: add };
+};
+
 /** Body size cap, JSON parse, auth, CSRF, rate limit and validation, in that order (docs/architecture.md §4). */
 function prepare(routes: Map<string, RouteDefinition>): Middleware {
   return {
@@ -321,12 +339,15 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
  * The one place middleware is composed. A group's handler file calls this with its contract and a
  * map of operation name → function; operations not yet built answer 501 through the same pipeline.
  */
-export function createHandler<G extends RouteGroup>(group: G, operations: NoInfer<Operations<G>>) {
+export function createHandler<G extends RouteGroup>(group: G, operations: NoInfer<Operations<G>>, options: HandlerOptions = {}) {
   const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
+  // Registered before the error responder, so its onError runs after the error became an answer.
+  const policies = options.cors ? [answerHeaders(options.cors)] : [];
   return middy<ApiEvent, ApiResult, Error, Context, PipelineState>()
     .use(requestLogging())
+    .use(policies)
     .use(errorResponder())
     .use(prepare(routes))
     .handler(async (event: ApiEvent): Promise<ApiResult> => {

@@ -43,6 +43,13 @@ export interface FakeModelServer {
   audioRequests: { path: string; fields: Record<string, string> }[];
   /** Answers this many requests with a tool call to the named tool first (for multi-step tests). */
   toolCall: { name: string; input: Record<string, unknown> } | undefined;
+  /**
+   * A streamed answer waits for this before its last text chunk (a slow model), and breaks the
+   * connection instead when it rejects (a provider failing mid-stream). Unset: no pause.
+   */
+  beforeLastChunk: (() => Promise<void>) | undefined;
+  /** When the last text chunk of the latest streamed answer was written. */
+  lastChunkSentAt: number | undefined;
   close(): Promise<void>;
 }
 
@@ -65,6 +72,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     failWith: undefined,
     hang: false,
     toolCall: undefined,
+    beforeLastChunk: undefined,
+    lastChunkSentAt: undefined,
     audioRequests: [],
     close: () =>
       new Promise<void>((resolve) => {
@@ -72,7 +81,27 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         server.close(() => resolve());
       }),
   };
+  /** Writes the answer in 8-character pieces, pausing before the last; false when the connection was broken instead. */
+  const streamPieces = async (res: http.ServerResponse, content: string, write: (piece: string) => void) => {
+    const pieces = content.match(/.{1,8}/gs) ?? [];
+    for (const [i, piece] of pieces.entries()) {
+      if (i === pieces.length - 1 && fake.beforeLastChunk) {
+        try {
+          await fake.beforeLastChunk();
+        } catch {
+          // What was written reaches the client first, then the connection breaks.
+          await new Promise((flushed) => res.write('', flushed));
+          res.destroy();
+          return false;
+        }
+      }
+      write(piece);
+    }
+    fake.lastChunkSentAt = performance.now();
+    return true;
+  };
   const server = http.createServer(async (req, res) => {
+    const eachPiece = (content: string, write: (piece: string) => void) => streamPieces(res, content, write);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const send = (status: number, body: unknown) => {
@@ -143,7 +172,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       const event = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...(data as object) })}\n\n`);
       event('message_start', { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: promptTokens, output_tokens: 1 } } });
       event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-      for (const piece of content.match(/.{1,8}/gs) ?? []) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+      if (!(await eachPiece(content, (piece) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } })))) return;
       event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: completionTokens } });
       event('message_stop', {});
@@ -187,7 +216,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         `data: ${JSON.stringify({ id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model, choices, ...extra })}\n\n`,
       );
     chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
-    for (const piece of content.match(/.{1,8}/gs) ?? []) chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]);
+    if (!(await eachPiece(content, (piece) => chunk([{ index: 0, delta: { content: piece }, finish_reason: null }])))) return;
     chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]);
     if (body.stream_options?.include_usage) chunk([], { usage });
     res.write('data: [DONE]\n\n');

@@ -4,7 +4,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '../../lib/constructs/functions';
 import { MAX_RECEIVE_COUNT } from '../../lib/constructs/queues';
-import { functionDescription } from '../../lib/constructs/platform-function';
+import { functionDescription, streamingFunctionDescription } from '../../lib/constructs/platform-function';
 import { NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '../../lib/permissions';
 import { readSettings } from '../../lib/platform-stack';
 import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
@@ -17,6 +17,8 @@ const t = inspect(template);
 const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
 const httpNames = contract.map((g) => g.group);
+const streamingGroups = contract.filter((g) => g.streams).map((g) => g.group);
+const streamingId = (group: string) => t.logicalIdOf('AWS::Lambda::Function', (p) => p.Description === streamingFunctionDescription(group));
 const allNames = [...httpNames, ...WORKER_NAMES];
 const isReadOnly = (action: string) => /^[a-z0-9-]+:(Get|List|Describe)[A-Za-z]*$/.test(action);
 const has = (name: string, need: Need) => needsOf(name).includes(need);
@@ -24,7 +26,7 @@ const refId = (value: Json) => (value['Fn::GetAtt'] ?? [value.Ref])[0] as string
 
 describe('functions', () => {
   it('declares one function per contract group plus every worker', () => {
-    template.resourceCountIs('AWS::Lambda::Function', contract.length + WORKERS.length);
+    template.resourceCountIs('AWS::Lambda::Function', contract.length + WORKERS.length + streamingGroups.length);
     expect(WORKER_NAMES).toEqual(['provisioner', 'provisioner-dlq', 'heartbeat', 'task-events', 'webhook-delivery']);
     for (const name of allNames) functionId(name);
   });
@@ -105,7 +107,8 @@ describe('functions', () => {
     custom.hasResourceProperties('AWS::ECS::TaskDefinition', {
       ContainerDefinitions: [Match.objectLike({ Image: 'example/runtime:1' })],
     });
-  });
+    // A second synth of the whole stack, with the streaming twins: slow on a loaded machine.
+  }, 90_000);
 
   it('refuses bad or missing stack settings at synth', () => {
     const node = (context: Record<string, unknown>) => testApp({ ...cdkContext, ...context }).node;
@@ -157,6 +160,34 @@ describe('api', () => {
       AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
     });
     template.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('response streaming', () => {
+  it('marks exactly the ai and gateway groups as streaming', () => {
+    expect(streamingGroups.sort()).toEqual(['ai', 'gateway']);
+  });
+
+  it('gives each streaming group a twin at its streamHandler export, with the same settings and role rights', () => {
+    for (const group of streamingGroups) {
+      const twin = resources[streamingId(group)]!.Properties;
+      expect(twin.Handler).toBe('index.streamHandler');
+      expect(twin.Timeout).toBe(HTTP_TIMEOUT.toSeconds());
+      expect(twin.Environment.Variables).toEqual(environmentOf(group));
+      const twinActions = actionsOfRole(twin.Role['Fn::GetAtt'][0]).sort();
+      expect(twinActions).toEqual(actionsOfRole(roleIdOf(group)).sort());
+    }
+  });
+
+  it('puts a Function URL in RESPONSE_STREAM mode on the streaming twins only, and outputs each URL', () => {
+    const urls = ofType('AWS::Lambda::Url');
+    expect(urls).toHaveLength(streamingGroups.length);
+    const targets = urls.map(([, u]) => refId(u.Properties.TargetFunctionArn));
+    expect(targets.sort()).toEqual(streamingGroups.map(streamingId).sort());
+    for (const [, u] of urls) expect(u.Properties).toMatchObject({ AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM' });
+    for (const group of httpNames) expect(targets).not.toContain(functionId(group));
+    template.hasOutput('AiStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FunctionsAiStreaming'), 'FunctionUrl'] } });
+    template.hasOutput('GatewayStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FunctionsGatewayStreaming'), 'FunctionUrl'] } });
   });
 });
 

@@ -1,12 +1,10 @@
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { loadGroupHandler } from '../../bin/handlers';
-import { createLocalServer } from '../../bin/local-server';
 import { catalogue } from '../../shared/ai/catalogue';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, fakePromptTokens } from '../helpers/fake-model-server';
 import { useFakeModelProviders } from '../helpers/model-providers';
-import { subscribe } from './agents-helpers';
+import { readWhileModelIsSlow } from '../helpers/sse-timing';
+import { startPlatform, subscribe } from './agents-helpers';
 
 const bed = useFakeModelProviders();
 
@@ -170,24 +168,29 @@ describe('AI routes: chat', () => {
     expect(frames.at(-1)).toMatchObject({ event: 'done', data: { usage: { completionTokens: fakeAnswerTo('stream please').length } } });
   });
 
-  it('the local server streams the events over HTTP as they come', async () => {
+  it('the local server sends the first event over HTTP before the model sent its last chunk', async () => {
     const session = await subscriber('solo');
-    const server = createLocalServer(loadGroupHandler, () => undefined);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const platform = await startPlatform();
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/ai/chat`, {
+      const { res, frames, firstDeltaAt, lastChunkSentAt } = await readWhileModelIsSlow(bed.model, `${platform.url}/api/ai/chat`, {
         method: 'POST',
         headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({ messages: [{ role: 'user', content: 'over http' }], model: 'anthropic/claude-3-5-haiku' }),
       });
       expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(res.headers.get('transfer-encoding')).toBe('chunked');
-      const frames = framesOf(await res.text());
-      expect(frames.filter((f) => f.event === 'delta').length).toBeGreaterThan(1);
+      expect(firstDeltaAt).toBeDefined();
+      expect(lastChunkSentAt).toBeDefined();
+      expect(firstDeltaAt!).toBeLessThan(lastChunkSentAt!);
+      expect(
+        frames
+          .filter((f) => f.event === 'delta')
+          .map((f) => f.data.content)
+          .join(''),
+      ).toBe(fakeAnswerTo('over http'));
       expect(frames.at(-1)!.event).toBe('done');
     } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await platform.close();
     }
   });
 });

@@ -8,7 +8,8 @@ import { testSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { useFakeModelProviders } from '../helpers/model-providers';
 import { putTestAgent } from '../security/route-samples';
-import { subscribe } from './agents-helpers';
+import { readWhileModelIsSlow, sseFramesOf } from '../helpers/sse-timing';
+import { startPlatform, subscribe } from './agents-helpers';
 import { challenge, credentialOf, gateway, PATH_USD, useGatewayChain } from './gateway-helpers';
 
 /** The gateway end to end: paid on the local chain or by card, answered by the model layer through a fake provider. */
@@ -98,6 +99,64 @@ describe('MPP-paid calls', () => {
       data: { plugin: 'generate-text', message: fakeAnswerTo(prompt), payment: { method: 'mpp', receipt: hash } },
     });
     expect(models.model.requests.at(-1)!.body.stream).toBe(true);
+  });
+
+  it('over a real HTTP connection the first delta reaches the client before the model sent its last chunk', async () => {
+    const { nonce, hash } = await paid();
+    const prompt = `live ${randomUUID()}`;
+    const platform = await startPlatform();
+    try {
+      const { res, frames, firstDeltaAt, lastChunkSentAt } = await readWhileModelIsSlow(models.model, `${platform.url}/api/v1/gateway`, {
+        method: 'POST',
+        headers: { ...asPayment(hash, nonce), 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ prompt }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('payment-receipt')).toBeTruthy();
+      expect(firstDeltaAt).toBeDefined();
+      expect(lastChunkSentAt).toBeDefined();
+      expect(firstDeltaAt!).toBeLessThan(lastChunkSentAt!);
+      expect(
+        frames
+          .filter((f) => f.event === 'delta')
+          .map((f) => f.data.text)
+          .join(''),
+      ).toBe(fakeAnswerTo(prompt));
+      expect(frames.at(-1)).toMatchObject({ event: 'done', data: { message: fakeAnswerTo(prompt), payment: { method: 'mpp', receipt: hash } } });
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('a stream that fails before its first chunk leaves the payment redeemable; one that breaks mid-stream is served and spent', async () => {
+    const { nonce, hash } = await paid();
+    const prompt = `stream retry ${randomUUID()}`;
+    const streamed = { headers: { ...asPayment(hash, nonce), accept: 'text/event-stream' } };
+    models.model.failWith = 500;
+    try {
+      const failed = await gateway({ prompt }, streamed);
+      expect(failed.status).toBe(500);
+      expect(failed.body).toMatchObject({ error: 'internal', code: 'PROVIDER_ERROR' });
+    } finally {
+      models.model.failWith = undefined;
+    }
+    expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'paid', txHash: hash });
+
+    models.model.beforeLastChunk = () => Promise.reject(new Error('connection lost'));
+    try {
+      const broken = await gateway({ prompt }, streamed);
+      expect(broken.status).toBe(200);
+      const frames = sseFramesOf(broken.text!);
+      expect(frames[0]!.event).toBe('delta');
+      expect(frames.at(-1)).toMatchObject({ event: 'error', data: { error: 'internal', code: expect.any(String) } });
+      expect(frames.some((f) => f.event === 'done')).toBe(false);
+    } finally {
+      models.model.beforeLastChunk = undefined;
+    }
+    expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'served' });
+    const again = await gateway({ prompt }, streamed);
+    expect(again.status).toBe(402);
+    expect(again.body.code).toBe('ALREADY_USED');
   });
 
   it('agent: several model steps with account-free tools only for a payer', async () => {

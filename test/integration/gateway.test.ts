@@ -137,6 +137,36 @@ describe('preflight and CORS', () => {
     expect(post.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
   });
 
+  it('errors the pipeline raises before the handler (401, 400, 429) carry the CORS headers too', async () => {
+    reloadConfig({ ...bed.settings, GATEWAY_ALLOWED_ORIGINS: 'https://app.example.com', RATE_LIMITS: '{"gateway":{"limit":1,"windowSeconds":3600}}' });
+    const origin = { origin: 'https://app.example.com' };
+    const readable = (res: Awaited<ReturnType<typeof call>>) => {
+      expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
+      expect(res.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
+    };
+    const badToken = await call('POST', '/api/v1/gateway', { body: {}, bearer: 'not-a-token', headers: origin, ip: uniqueIp() });
+    expect(badToken.status).toBe(401);
+    readable(badToken);
+    const notJson = await call('POST', '/api/v1/gateway', { rawBody: 'prompt=hi', headers: { ...origin, 'content-type': 'text/plain' }, ip: uniqueIp() });
+    expect(notJson.status).toBe(400);
+    readable(notJson);
+    const brokenJson = await call('POST', '/api/v1/gateway', {
+      rawBody: '{"prompt":',
+      headers: { ...origin, 'content-type': 'application/json' },
+      ip: uniqueIp(),
+    });
+    expect(brokenJson.status).toBe(400);
+    readable(brokenJson);
+    const ip = uniqueIp();
+    await call('POST', '/api/v1/gateway', { body: { prompt: 'hi' }, headers: origin, ip });
+    const limited = await call('POST', '/api/v1/gateway', { body: { prompt: 'hi' }, headers: origin, ip });
+    expect(limited.status).toBe(429);
+    readable(limited);
+    const elsewhere = await call('POST', '/api/v1/gateway', { body: {}, bearer: 'not-a-token', headers: { origin: 'https://evil.example' }, ip: uniqueIp() });
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('names no other origin', async () => {
     reloadConfig({ ...bed.settings, GATEWAY_ALLOWED_ORIGINS: 'https://app.example.com' });
     const res = await call('OPTIONS', '/api/v1/gateway', { headers: { origin: 'https://evil.example' } });
