@@ -59,6 +59,7 @@ export const KNOWN_SETTINGS = [
   'BOT_CHECK_VERIFY_URL',
   'BOT_CHECK_SECRET',
   'FORGOT_PASSWORD_MIN_MS',
+  'SIGN_IN_CAPPED_DELAY_MS',
   'WEBHOOK_ENDPOINTS',
   'WEBHOOK_SECRET',
   'CARD_SECRET_KEY',
@@ -223,6 +224,7 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   REFERRAL_CREDITS: ['accounts'],
   REFERRAL_CAP: ['accounts'],
   FORGOT_PASSWORD_MIN_MS: ['accounts'],
+  SIGN_IN_CAPPED_DELAY_MS: ['accounts'],
   // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
   CHAIN_RPC_: ['accounts', 'social', 'agents'],
   // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)

@@ -98,6 +98,8 @@ const EnvSchema = z.object({
   BOT_CHECK_SECRET: z.string().optional(),
   /** Forgot-password answers take at least this long, known email or not, so timing reveals nothing. */
   FORGOT_PASSWORD_MIN_MS: z.coerce.number().int().min(0).default(300),
+  /** Sign-in from an unfamiliar address while the account's failure cap is reached waits this long when bot detection is off. */
+  SIGN_IN_CAPPED_DELAY_MS: z.coerce.number().int().min(0).max(30000).default(3000),
   /** Webhook receivers (spec 6): comma-separated URLs; every event is POSTed to each. Unset = no delivery. */
   WEBHOOK_ENDPOINTS: commaList.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
@@ -305,8 +307,13 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   signIn: { limit: 60, windowSeconds: 600, by: 'ip' },
   // Unauthenticated routes that each cost a call to the chain RPC (token gating).
   chainRead: { limit: 120, windowSeconds: 600, by: 'ip' },
-  /** Sign-in attempts per account (subject `account:<email>`), whatever the address: stops password guessing spread over many IPs. */
-  signInAccount: { limit: 10, windowSeconds: 600, by: 'user' },
+  /**
+   * Failed sign-ins (issue 9 defect 6; only failures count). `signInAddress`: per account and client address; past it that
+   * address gets 429 for the account. `signInAccount`: per account across all addresses; past it an address the owner has not
+   * signed in from must pass the bot check (or waits SIGN_IN_CAPPED_DELAY_MS when bot detection is off), never a refusal.
+   */
+  signInAddress: { limit: 5, windowSeconds: 900, by: 'user' },
+  signInAccount: { limit: 20, windowSeconds: 900, by: 'user' },
   /** Reset emails per address (subject `account:<email>`); past it the answer stays the same and no email is sent, so nobody can flood an inbox. */
   forgotPasswordAccount: { limit: 3, windowSeconds: 3600, by: 'user' },
   /** Email verification (issue 9): link attempts per address, and resends per account (each one is an email). */
@@ -393,6 +400,7 @@ function parse(env: NodeJS.ProcessEnv) {
     email: { from: e.EMAIL_FROM, outboxDir: e.OUTBOX_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-outbox') : join(e.DATA_DIR, 'outbox')) },
     botCheck: { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET },
     forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
+    signInCappedDelayMs: e.SIGN_IN_CAPPED_DELAY_MS,
     webhooks: { endpoints: e.WEBHOOK_ENDPOINTS, secret: e.WEBHOOK_SECRET },
     card: cardSettings(e),
     oauth: {

@@ -111,6 +111,8 @@ export const keys = {
   webauthnCredentialPrefix: 'WEBAUTHN#',
   /** A WebAuthn challenge in flight (registration or an agent verification); single use, short TTL. */
   webauthnChallenge: (userId: string, purpose: string): Key => ({ pk: userPk(userId), sk: `WEBAUTHNCHALLENGE#${purpose}` }),
+  /** Sign-in limiting (issue 9 defect 6): the client addresses this account recently signed in from, which the per-account failure cap never slows. */
+  knownSignInAddresses: (userId: string): Key => ({ pk: userPk(userId), sk: 'SIGNINADDRESSES' }),
   // --- skills of issue 12 part B (functions/skills/skills/*): one block per skill family ---
   /** calendar: one event of the user's calendar. */
   calendarEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `CALEVENT#${eventId}` }),
