@@ -141,6 +141,11 @@ export const KNOWN_SETTINGS = [
   'EAS_CONTRACT_ADDRESS',
   'EAS_SCHEMA_UID',
   'EAS_RPC_URL',
+  'COINBASE_VERIFICATION_INDEXER',
+  'COINBASE_VERIFICATION_ATTESTER',
+  'COINBASE_VERIFICATION_SCHEMA_UID',
+  'ENS_RPC_URL',
+  'ENS_UNIVERSAL_RESOLVER',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -229,6 +234,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   CHAIN_RPC_: ['accounts', 'social', 'agents'],
   // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)
   EAS_: ['agents'],
+  // agent verification: Coinbase Verifications (EAS on Base) and ENS names
+  COINBASE_VERIFICATION_: ['agents'],
+  ENS_: ['agents'],
   SOCIAL_: ['social'],
   GATING_: ['social'],
   // the deletion worker (provisioner) cancels the card subscription of a deleted account

@@ -28,6 +28,8 @@ const bool = (fallback: boolean) =>
     .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
+const bytes32Hex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex');
 
 /** An empty variable (`X=` in an env file) reads as unset. */
 const optionalText = z
@@ -286,6 +288,17 @@ const EnvSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex')
     .optional(),
   EAS_RPC_URL: z.url().optional(),
+  /**
+   * `coinbase` agent verification (issue 18): the wallet must hold Coinbase's "Verified Account" attestation on Base, found
+   * through Coinbase's attestation indexer and read from EAS (EAS_CONTRACT_ADDRESS, EAS_RPC_URL). Defaults: Base mainnet
+   * (github.com/coinbase/verifications).
+   */
+  COINBASE_VERIFICATION_INDEXER: evmAddress.default('0x2c7eE1E5f416dfF40054c27A62f7B357C4E8619C'),
+  COINBASE_VERIFICATION_ATTESTER: evmAddress.default('0x357458739F90461b99789350868CD7CF330Dd7EE'),
+  COINBASE_VERIFICATION_SCHEMA_UID: bytes32Hex.default('0xf8b05c79f090979bf4a80270aba232dff11a10d9ca55c4f88de95317970f0de9'),
+  /** `ens` agent verification: the name must resolve to the signing wallet on this chain (Ethereum mainnet) through the ENS Universal Resolver. Unset → 503 ENS_NOT_CONFIGURED. */
+  ENS_RPC_URL: z.url().optional(),
+  ENS_UNIVERSAL_RESOLVER: evmAddress.default('0xeeeeeeee14d718c2b47d9923deab1335e144eeee'),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -424,6 +437,12 @@ function parse(env: NodeJS.ProcessEnv) {
     },
     chain: { rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS },
     eas: { contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`, schemaUid: e.EAS_SCHEMA_UID, rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL },
+    coinbaseVerification: {
+      indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
+      attester: e.COINBASE_VERIFICATION_ATTESTER as `0x${string}`,
+      schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
+    },
+    ens: { rpcUrl: e.ENS_RPC_URL, universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}` },
     social: { jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host },
     gating: {
       tokenAddress: e.GATING_TOKEN_ADDRESS,

@@ -1,3 +1,4 @@
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { agentsContract } from '../../shared/contract/agents';
 import { gone } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
@@ -6,6 +7,7 @@ import { provisionAgent } from './provision';
 import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
 import { agentStats } from './stats';
 import { readVerification, removeVerification, verify } from './verify';
+import { passkeyAssertionOptions, passkeyRegistrationOptions, registerPasskey } from './webauthn';
 
 const deprecated = (replacement: string) => async () => {
   throw gone(`deprecated: use ${replacement}`, { replacement });
@@ -31,6 +33,9 @@ export const handler = createHandler(agentsContract, {
   getAgentVerification: async ({ auth, params }) => readVerification(auth, params.id),
   verifyAgent: async ({ auth, params, body }) => verify(auth, params.id, body),
   removeAgentVerification: async ({ auth, params }) => removeVerification(auth, params.id),
+  passkeyRegistrationOptions: async ({ auth, params }) => passkeyRegistrationOptions(auth, params.id),
+  registerPasskey: async ({ auth, params, body }) => reply.created(await registerPasskey(auth, params.id, body.response as RegistrationResponseJSON)),
+  passkeyAssertionOptions: async ({ auth, params }) => passkeyAssertionOptions(auth, params.id),
   createAgentDeprecated: deprecated('POST /api/agents/provision'),
   updateAgentDeprecated: deprecated('PUT /api/agents/{id}/config'),
   deleteAgentDeprecated: deprecated('POST /api/instance/{userId}/stop'),
