@@ -63,6 +63,7 @@ export const KNOWN_SETTINGS = [
   'BOT_CHECK_VERIFY_URL',
   'BOT_CHECK_SECRET',
   'FORGOT_PASSWORD_MIN_MS',
+  'SIGN_IN_CAPPED_DELAY_MS',
   'WEBHOOK_ENDPOINTS',
   'WEBHOOK_SECRET',
   'CARD_SECRET_KEY',
@@ -157,6 +158,11 @@ export const KNOWN_SETTINGS = [
   'CHANNEL_TIMEOUT_MS',
   // skills of issue 13 part B
   'FETCH_ALLOWED_LOOPBACK',
+  'COINBASE_VERIFICATION_INDEXER',
+  'COINBASE_VERIFICATION_ATTESTER',
+  'COINBASE_VERIFICATION_SCHEMA_UID',
+  'ENS_RPC_URL',
+  'ENS_UNIVERSAL_RESOLVER',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -249,10 +255,14 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   REFERRAL_CREDITS: ['accounts'],
   REFERRAL_CAP: ['accounts'],
   FORGOT_PASSWORD_MIN_MS: ['accounts'],
+  SIGN_IN_CAPPED_DELAY_MS: ['accounts'],
   // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
   CHAIN_RPC_: ['accounts', 'social', 'agents'],
   // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)
   EAS_: ['agents'],
+  // agent verification: Coinbase Verifications (EAS on Base) and ENS names
+  COINBASE_VERIFICATION_: ['agents'],
+  ENS_: ['agents'],
   SOCIAL_: ['social'],
   GATING_: ['social'],
   // the deletion worker (provisioner) cancels the card subscription of a deleted account

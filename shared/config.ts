@@ -28,6 +28,8 @@ const bool = (fallback: boolean) =>
     .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
+const bytes32Hex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex');
 
 /** An empty variable (`X=` in an env file) reads as unset. */
 const optionalText = z
@@ -108,6 +110,8 @@ const EnvSchema = z.object({
   BOT_CHECK_SECRET: z.string().optional(),
   /** Forgot-password answers take at least this long, known email or not, so timing reveals nothing. */
   FORGOT_PASSWORD_MIN_MS: z.coerce.number().int().min(0).default(300),
+  /** Sign-in from an unfamiliar address while the account's failure cap is reached waits this long when bot detection is off. */
+  SIGN_IN_CAPPED_DELAY_MS: z.coerce.number().int().min(0).max(30000).default(3000),
   /** Webhook receivers (spec 6): comma-separated URLs; every event is POSTed to each. Unset = no delivery. */
   WEBHOOK_ENDPOINTS: commaList.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
@@ -321,6 +325,17 @@ const EnvSchema = z.object({
    * (`127.0.0.1:8080`, `[::1]:8080`); refused in AWS.
    */
   FETCH_ALLOWED_LOOPBACK: commaList.pipe(z.array(z.string().regex(/^(127\.0\.0\.1|\[::1\]):\d{1,5}$/, '127.0.0.1:<port> or [::1]:<port>'))),
+  /**
+   * `coinbase` agent verification (issue 18): the wallet must hold Coinbase's "Verified Account" attestation on Base, found
+   * through Coinbase's attestation indexer and read from EAS (EAS_CONTRACT_ADDRESS, EAS_RPC_URL). Defaults: Base mainnet
+   * (github.com/coinbase/verifications).
+   */
+  COINBASE_VERIFICATION_INDEXER: evmAddress.default('0x2c7eE1E5f416dfF40054c27A62f7B357C4E8619C'),
+  COINBASE_VERIFICATION_ATTESTER: evmAddress.default('0x357458739F90461b99789350868CD7CF330Dd7EE'),
+  COINBASE_VERIFICATION_SCHEMA_UID: bytes32Hex.default('0xf8b05c79f090979bf4a80270aba232dff11a10d9ca55c4f88de95317970f0de9'),
+  /** `ens` agent verification: the name must resolve to the signing wallet on this chain (Ethereum mainnet) through the ENS Universal Resolver. Unset → 503 ENS_NOT_CONFIGURED. */
+  ENS_RPC_URL: z.url().optional(),
+  ENS_UNIVERSAL_RESOLVER: evmAddress.default('0xeeeeeeee14d718c2b47d9923deab1335e144eeee'),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -342,8 +357,13 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   signIn: { limit: 60, windowSeconds: 600, by: 'ip' },
   // Unauthenticated routes that each cost a call to the chain RPC (token gating).
   chainRead: { limit: 120, windowSeconds: 600, by: 'ip' },
-  /** Sign-in attempts per account (subject `account:<email>`), whatever the address: stops password guessing spread over many IPs. */
-  signInAccount: { limit: 10, windowSeconds: 600, by: 'user' },
+  /**
+   * Failed sign-ins (issue 9 defect 6; only failures count). `signInAddress`: per account and client address; past it that
+   * address gets 429 for the account. `signInAccount`: per account across all addresses; past it an address the owner has not
+   * signed in from must pass the bot check (or waits SIGN_IN_CAPPED_DELAY_MS when bot detection is off), never a refusal.
+   */
+  signInAddress: { limit: 5, windowSeconds: 900, by: 'user' },
+  signInAccount: { limit: 20, windowSeconds: 900, by: 'user' },
   /** Reset emails per address (subject `account:<email>`); past it the answer stays the same and no email is sent, so nobody can flood an inbox. */
   forgotPasswordAccount: { limit: 3, windowSeconds: 3600, by: 'user' },
   /** Email verification (issue 9): link attempts per address, and resends per account (each one is an email). */
@@ -436,6 +456,7 @@ function parse(env: NodeJS.ProcessEnv) {
     email: { from: e.EMAIL_FROM, outboxDir: e.OUTBOX_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-outbox') : join(e.DATA_DIR, 'outbox')) },
     botCheck: { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET },
     forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
+    signInCappedDelayMs: e.SIGN_IN_CAPPED_DELAY_MS,
     webhooks: { endpoints: e.WEBHOOK_ENDPOINTS, secret: e.WEBHOOK_SECRET },
     card: cardSettings(e),
     oauth: {
@@ -459,6 +480,12 @@ function parse(env: NodeJS.ProcessEnv) {
     },
     chain: { rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS },
     eas: { contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`, schemaUid: e.EAS_SCHEMA_UID, rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL },
+    coinbaseVerification: {
+      indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
+      attester: e.COINBASE_VERIFICATION_ATTESTER as `0x${string}`,
+      schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
+    },
+    ens: { rpcUrl: e.ENS_RPC_URL, universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}` },
     social: { jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host },
     gating: {
       tokenAddress: e.GATING_TOKEN_ADDRESS,

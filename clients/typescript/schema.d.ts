@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an owned agent with an EAS attestation or a wallet / passkey signature.
-         * @description `attestationUid` and `walletAddress` are required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing). Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191 (personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given; else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`. For `eas` the attestation is read from the EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`), carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and have `walletAddress` as recipient (422 `ATTESTATION_RECIPIENT_MISMATCH`); a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`. `webauthn` is refused with 422 `WEBAUTHN_UNAVAILABLE` until passkey registration exists. `metadata.checked` says which proof was checked. Re-verifying replaces the previous record.
+         * @description `attestationUid` and `walletAddress` are required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing). Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191 (personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given; else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`; then for `coinbase` the signer must hold Coinbase's Verified Account attestation on Base (looked up in Coinbase's attestation indexer, then read from EAS and checked like `eas` below, plus the Coinbase attester: 422 `COINBASE_NOT_VERIFIED` when there is none, 422 `ATTESTATION_ATTESTER_MISMATCH`), and for `ens` `ensName` must resolve to the signer through the ENS Universal Resolver (422 `ENS_NAME_MISMATCH`; 503 `ENS_NOT_CONFIGURED` without an ENS RPC). For `eas` the attestation is read from the EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`), carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and have `walletAddress` as recipient (422 `ATTESTATION_RECIPIENT_MISMATCH`); a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`. For `webauthn` the `signature` is the JSON of the passkey assertion (PublicKeyCredential.toJSON()) over the challenge of `POST /api/agents/{id}/webauthn/verify-options`: the challenge is single use (422 `WEBAUTHN_CHALLENGE_MISSING` when there is none), the passkey must be one the account registered (422 `UNKNOWN_PASSKEY`) and the signature must verify (400 `VERIFICATION_FAILED`); its counter is then moved forward. `metadata.checked` says which proof was checked. Re-verifying replaces the previous record.
          *
          *     Rate limit scope: `agents`.
          */
@@ -252,6 +252,72 @@ export interface paths {
          * @description Rate limit scope: `agents`.
          */
         delete: operations["removeAgentVerification"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/webauthn/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish registering a passkey: send the JSON of the created credential (PublicKeyCredential.toJSON()).
+         * @description The attestation is checked with the pending challenge, the origin and the relying party id; the challenge is consumed whatever the outcome. 400 `VERIFICATION_FAILED` when the response does not verify, 422 `WEBAUTHN_CHALLENGE_MISSING` without a pending challenge, 409 `PASSKEY_EXISTS` for a credential already registered.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/webauthn/register-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey (WebAuthn) that can verify agents: answers the creation options for navigator.credentials.create().
+         * @description The passkey belongs to the account (any of its agents can later be verified with it); the agent id only scopes the request to an owned agent. The options carry a single-use challenge valid for 5 minutes; asking again replaces it. The relying party is the platform web origin (`APP_URL`).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/webauthn/verify-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start verifying an agent with a passkey: answers the request options for navigator.credentials.get().
+         * @description Lists the account's passkeys as allowed credentials and carries a single-use challenge for this agent, valid for 5 minutes. Then `POST /api/agents/{id}/verify` with `verificationType: "webauthn"` and `signature` = the JSON of the assertion. 422 `NO_PASSKEY` before any passkey is registered.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["passkeyAssertionOptions"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -428,7 +494,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password; answers the public profile and sets the session cookie.
-         * @description On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. A wrong password and an unknown email give the same 401 body (`{error: "Invalid email or password", code: "INVALID_CREDENTIALS"}`) after the same hashing work, so the answer never reveals whether an account exists. Accounts without a password (OAuth or wallet only) answer the same 401. Attempts are limited per client address (scope `signIn`) and per account whatever the address (scope `signInAccount`, counted on every attempt): 429 with `Retry-After`.
+         * @description On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`. A wrong password and an unknown email give the same 401 body (`{error: "Invalid email or password", code: "INVALID_CREDENTIALS"}`) after the same hashing work, so the answer never reveals whether an account exists. Accounts without a password (OAuth or wallet only) answer the same 401. Attempts are limited per client address whatever the account (scope `signIn`): 429 with `Retry-After`. Only failed attempts count against an account: per account and client address (scope `signInAddress`, default 5 per 15 minutes) the next attempt from that address answers 429 with `Retry-After` before any password is checked, and a successful sign-in clears that address's count. Per account across all addresses (scope `signInAccount`, default 20 per 15 minutes) the account is never locked: an address the owner signed in from successfully in the last 90 days goes on as usual, any other address must send a solved bot-check token in `x-bot-check-token` (403 `BOT_CHECK_REQUIRED` without one, 403 `BOT_DETECTED` for a refused one) when bot detection is on, or gets its answer after a delay (`SIGN_IN_CAPPED_DELAY_MS`) when it is off.
          *
          *     Rate limit scope: `signIn`.
          *
@@ -3701,6 +3767,8 @@ export interface components {
         VerifyAgentBody: {
             /** @description required for `eas`: the UID of the attestation about this agent */
             attestationUid?: string;
+            /** @description required for `ens`: the name that must resolve to the signing wallet */
+            ensName?: string;
             /** @description required for `coinbase`, `ens` and `webauthn` */
             signature?: string;
             /** @enum {string} */
@@ -5818,6 +5886,396 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "response": {
+                 *         "id": "q2Fh6kR0yJ8wX5mZ1nB3cA",
+                 *         "rawId": "q2Fh6kR0yJ8wX5mZ1nB3cA",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVgA"
+                 *         },
+                 *         "clientExtensionResults": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    response: {
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            attestationObject: string;
+                            clientDataJSON: string;
+                            transports?: string[];
+                        };
+                        /** @constant */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        createdAt: string;
+                        credentialId: string;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request */
+            422: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description base64url, single use, 5 minutes */
+                        challenge: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyAssertionOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description base64url, single use, 5 minutes */
+                        challenge: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

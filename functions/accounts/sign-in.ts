@@ -1,32 +1,56 @@
+import { setTimeout } from 'node:timers/promises';
+import { BOT_CHECK_HEADER, botCheckEnabled, requireHuman } from '../../shared/adapters/bot-check';
 import { checkPassword } from '../../shared/auth/passwords';
 import { startSession, endSessionCookies } from '../../shared/auth/sign-in';
 import { evictCredentials } from '../../shared/auth/evict';
 import { csrfTokenFor } from '../../shared/auth/csrf';
 import { config } from '../../shared/config';
+import { knownSignInAddresses, recordSignInFailure, recordSignInSuccess, signInFailures } from '../../shared/db/sign-in-attempts';
 import { accountView, findUserIdByEmail, getUser, normaliseEmail } from '../../shared/db/users';
 import { CSRF_COOKIE, serializeCookie, SESSION_MAX_AGE_SECONDS } from '../../shared/http/cookies';
 import { badRequest, HttpError } from '../../shared/http/errors';
-import { consumeRateLimit } from '../../shared/http/rate-limit';
 import { reply } from '../../shared/http/reply';
 import type { AccountsCtx } from './types';
 
 const invalidCredentials = () => new HttpError(401, 'Invalid email or password', 'INVALID_CREDENTIALS');
 
 /**
- * Email and password sign-in. Besides the per-address limit of the route, attempts are counted per
- * account, so guessing one account's password from many addresses is stopped too. Unknown
- * accounts, accounts without a password and wrong passwords all do the same hashing work and get
- * the same 401.
+ * Email and password sign-in. Unknown accounts, accounts without a password and wrong passwords all
+ * do the same hashing work and get the same 401. Only failures are counted (after the password
+ * check): per account and address, where the limit answers 429 before any password is checked, and
+ * per account across all addresses, where the cap slows an unfamiliar address with the bot check
+ * (or a delay) instead of refusing, so guessing from many addresses never locks the owner out of
+ * an address they signed in from before.
  */
 export async function signInWithCredentials(ctx: AccountsCtx<'signInWithCredentials'>) {
   const email = normaliseEmail(ctx.body.email);
-  await consumeRateLimit('signInAccount', `account:${email}`);
+  const now = Date.now();
   const userId = await findUserIdByEmail(email);
+  const [failures, known] = await Promise.all([signInFailures(email, ctx.ip, now), userId ? knownSignInAddresses(userId, now) : []]);
+  if (failures.address.count >= failures.address.limit) {
+    const retryAfter = Math.max(1, Math.ceil((failures.address.windowEnd - now) / 1000));
+    throw new HttpError(429, 'too many failed sign-ins from this address', 'RATE_LIMITED', { retryAfter }, { 'retry-after': String(retryAfter) });
+  }
+  const familiar = known.some((a) => a.ip === ctx.ip);
+  if (!familiar && failures.account.count >= failures.account.limit) await slowDown(ctx);
   const user = userId ? await getUser(userId, true) : undefined;
   const ok = await checkPassword(user?.passwordHash, ctx.body.password);
-  if (!user || !ok) throw invalidCredentials();
+  if (!user || !ok) {
+    await recordSignInFailure(email, ctx.ip, now);
+    throw invalidCredentials();
+  }
+  await recordSignInSuccess(user.userId, email, ctx.ip, known, now);
   const session = await startSession(user);
   return reply.json(200, { user: accountView(user) }, {}, session.cookies);
+}
+
+/** Past the account's failure cap: a solved bot check when bot detection is on, otherwise a wait. */
+async function slowDown(ctx: AccountsCtx<'signInWithCredentials'>) {
+  if (!botCheckEnabled()) return setTimeout(config().signInCappedDelayMs);
+  if (!ctx.headers[BOT_CHECK_HEADER]?.trim()) {
+    throw new HttpError(403, `too many failed sign-ins for this account: solve the bot check and send its token in ${BOT_CHECK_HEADER}`, 'BOT_CHECK_REQUIRED');
+  }
+  await requireHuman(ctx.headers, ctx.ip);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { agentsContract } from '../../shared/contract/agents';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
@@ -7,6 +8,7 @@ import { provisionAgent } from './provision';
 import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
 import { agentStats } from './stats';
 import { readVerification, removeVerification, verify } from './verify';
+import { passkeyAssertionOptions, passkeyRegistrationOptions, registerPasskey } from './webauthn';
 
 export const handler = createHandler(agentsContract, {
   listAgents: async ({ auth }) => {
@@ -34,4 +36,7 @@ export const handler = createHandler(agentsContract, {
   deleteAgentDeprecated: async ({ auth, params }) =>
     reply.json(200, await removeAgent(auth, params.id), deprecationHeaders(`/api/instance/${auth.userId}/stop`)),
   getAgentLogs: async ({ auth, params, query, headers }) => agentLogs(auth, params.id, query, headers.accept),
+  passkeyRegistrationOptions: async ({ auth, params }) => passkeyRegistrationOptions(auth, params.id),
+  registerPasskey: async ({ auth, params, body }) => reply.created(await registerPasskey(auth, params.id, body.response as RegistrationResponseJSON)),
+  passkeyAssertionOptions: async ({ auth, params }) => passkeyAssertionOptions(auth, params.id),
 });

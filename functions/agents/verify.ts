@@ -1,12 +1,15 @@
 import { getAddress, isHex, recoverMessageAddress, type Hex } from 'viem';
+import { normalize } from 'viem/ens';
 import type * as z from 'zod';
-import { readAttestation, type Attestation } from '../../shared/adapters/eas';
+import { readAttestation, readIndexedAttestationUid, type Attestation } from '../../shared/adapters/eas';
+import { resolveEnsName } from '../../shared/adapters/ens';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
 import type { VerifyAgentBody } from '../../shared/contract/agents';
 import { setAgentVerification, type AgentVerificationRecord } from '../../shared/db/agents';
 import { badRequest, HttpError, notFound } from '../../shared/http/errors';
 import { ownAgent } from './read';
+import { provePasskey } from './webauthn';
 
 /** The message a wallet signs (EIP-191 personal_sign) to verify an agent; bound to the agent id. */
 export const verificationMessage = (agentId: string) => `Verify agent ${agentId} on the agent platform`;
@@ -35,15 +38,15 @@ async function walletSigner(agentId: string, signature: string, walletAddress: s
 
 const unproven = (message: string, code: string) => new HttpError(422, message, code);
 
-/** Reads the attestation on chain and refuses anything that does not prove `recipient` holds it under the configured schema. */
-async function checkedAttestation(uid: Hex, recipient: string): Promise<Attestation> {
-  const { schemaUid, rpcUrl, contractAddress } = config().eas;
-  if (!schemaUid || !rpcUrl) throw new HttpError(503, 'EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
+/** Reads the attestation on chain and refuses anything that does not prove `recipient` holds it under `expected.schemaUid` (and from `expected.attester` when given). */
+async function checkedAttestation(uid: Hex, recipient: string, expected: { schemaUid: string; attester?: string }): Promise<Attestation> {
+  const { rpcUrl, contractAddress } = config().eas;
+  const { schemaUid } = expected;
   let attestation: Attestation;
   try {
-    attestation = await readAttestation({ rpcUrl, timeoutMs: config().chain.rpcTimeoutMs, contract: contractAddress, uid });
+    attestation = await readAttestation({ rpcUrl: rpcUrl!, timeoutMs: config().chain.rpcTimeoutMs, contract: contractAddress, uid });
   } catch {
-    throw new HttpError(503, 'the attestation cannot be read from the chain right now; try again', 'CHAIN_UNAVAILABLE');
+    throw chainUnavailable();
   }
   if (BigInt(attestation.uid) === 0n || attestation.uid.toLowerCase() !== uid.toLowerCase())
     throw unproven(`attestation ${uid} does not exist`, 'ATTESTATION_NOT_FOUND');
@@ -54,32 +57,97 @@ async function checkedAttestation(uid: Hex, recipient: string): Promise<Attestat
     throw unproven(`the attestation is not of schema ${schemaUid}`, 'ATTESTATION_SCHEMA_MISMATCH');
   if (getAddress(attestation.recipient) !== getAddress(recipient))
     throw unproven(`the attestation's recipient is not ${getAddress(recipient)}`, 'ATTESTATION_RECIPIENT_MISMATCH');
+  if (expected.attester && getAddress(attestation.attester) !== getAddress(expected.attester))
+    throw unproven(`the attestation is not by ${getAddress(expected.attester)}`, 'ATTESTATION_ATTESTER_MISMATCH');
   return attestation;
+}
+
+const chainUnavailable = () => new HttpError(503, 'the chain cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
+
+async function easProof(uid: Hex, walletAddress: string) {
+  const { schemaUid, rpcUrl } = config().eas;
+  if (!schemaUid || !rpcUrl) throw new HttpError(503, 'EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
+  const attestation = await checkedAttestation(uid, walletAddress, { schemaUid });
+  return {
+    attestationUid: uid,
+    verifierAddress: getAddress(walletAddress),
+    metadata: { checked: 'eas-attestation', schema: attestation.schema, attester: getAddress(attestation.attester), attestedAt: attestedAt(attestation) },
+  };
+}
+
+const attestedAt = (attestation: Attestation) => new Date(Number(attestation.time) * 1000).toISOString();
+
+/** The signing wallet must hold Coinbase's "Verified Account" attestation: found through Coinbase's indexer, then checked on EAS like any other. */
+async function coinbaseProof(agentId: string, signature: string, walletAddress: string | undefined) {
+  const signer = await walletSigner(agentId, signature, walletAddress);
+  const { rpcUrl } = config().eas;
+  const { indexer, attester, schemaUid } = config().coinbaseVerification;
+  if (!rpcUrl) throw new HttpError(503, 'coinbase verification is not configured on this platform (no Base RPC)', 'COINBASE_NOT_CONFIGURED');
+  let uid: Hex;
+  try {
+    uid = await readIndexedAttestationUid({ rpcUrl, timeoutMs: config().chain.rpcTimeoutMs, indexer, recipient: signer as Hex, schemaUid });
+  } catch {
+    throw chainUnavailable();
+  }
+  if (BigInt(uid) === 0n) throw unproven(`${signer} holds no Coinbase Verified Account attestation`, 'COINBASE_NOT_VERIFIED');
+  const attestation = await checkedAttestation(uid, signer, { schemaUid, attester });
+  return {
+    attestationUid: uid,
+    verifierAddress: signer,
+    metadata: {
+      checked: 'coinbase-verified-account',
+      schema: schemaUid,
+      attester: getAddress(attester),
+      attestedAt: attestedAt(attestation),
+      message: verificationMessage(agentId),
+      signature,
+    },
+  };
+}
+
+/** The ENS name must resolve to the signing wallet. */
+async function ensProof(agentId: string, signature: string, walletAddress: string | undefined, ensName: string) {
+  const signer = await walletSigner(agentId, signature, walletAddress);
+  const { rpcUrl, universalResolver } = config().ens;
+  if (!rpcUrl) throw new HttpError(503, 'ENS verification is not configured on this platform', 'ENS_NOT_CONFIGURED');
+  let name: string;
+  try {
+    name = normalize(ensName);
+  } catch {
+    throw failed(`${ensName} is not a valid ENS name`);
+  }
+  let resolved: string | null;
+  try {
+    resolved = await resolveEnsName({ rpcUrl, timeoutMs: config().chain.rpcTimeoutMs, universalResolver, name });
+  } catch {
+    throw chainUnavailable();
+  }
+  if (!resolved || getAddress(resolved) !== signer) throw unproven(`${name} does not resolve to ${signer}`, 'ENS_NAME_MISMATCH');
+  return { attestationUid: null, verifierAddress: signer, metadata: { checked: 'ens-name', ensName: name, message: verificationMessage(agentId), signature } };
 }
 
 export async function verify(auth: AuthContext, agentId: string, body: z.infer<typeof VerifyAgentBody>) {
   await ownAgent(auth, agentId);
   if (body.verificationType === 'webauthn') {
-    // No passkey registration exists yet to verify an assertion against; an unchecked assertion proves nothing.
-    throw unproven('webauthn verification is not available yet: there is no registered passkey to check the assertion against', 'WEBAUTHN_UNAVAILABLE');
+    const passkey = await provePasskey(auth, agentId, body.signature!);
+    return storeVerification(auth, agentId, {
+      verificationType: 'webauthn',
+      attestationUid: null,
+      verifierAddress: null,
+      verifiedAt: new Date().toISOString(),
+      metadata: { checked: 'webauthn-assertion', credentialId: passkey.credentialId, counter: passkey.counter },
+    });
   }
-  const walletChecked = body.verificationType === 'coinbase' || body.verificationType === 'ens';
-  const attestation = body.verificationType === 'eas' ? await checkedAttestation(body.attestationUid as Hex, body.walletAddress!) : null;
-  const verifierAddress = walletChecked ? await walletSigner(agentId, body.signature!, body.walletAddress) : getAddress(body.walletAddress!);
-  const record: AgentVerificationRecord = {
-    verificationType: body.verificationType,
-    attestationUid: body.attestationUid ?? null,
-    verifierAddress,
-    verifiedAt: new Date().toISOString(),
-    metadata: attestation
-      ? {
-          checked: 'eas-attestation',
-          schema: attestation.schema,
-          attester: getAddress(attestation.attester),
-          attestedAt: new Date(Number(attestation.time) * 1000).toISOString(),
-        }
-      : { checked: 'eip191-signature', message: verificationMessage(agentId), signature: body.signature },
-  };
+  const proof =
+    body.verificationType === 'eas'
+      ? await easProof(body.attestationUid as Hex, body.walletAddress!)
+      : body.verificationType === 'coinbase'
+        ? await coinbaseProof(agentId, body.signature!, body.walletAddress)
+        : await ensProof(agentId, body.signature!, body.walletAddress, body.ensName!);
+  return storeVerification(auth, agentId, { verificationType: body.verificationType, verifiedAt: new Date().toISOString(), ...proof });
+}
+
+async function storeVerification(auth: AuthContext, agentId: string, record: AgentVerificationRecord) {
   if (!(await setAgentVerification(auth.userId, agentId, record))) throw notFound('agent not found');
   return {
     success: true as const,

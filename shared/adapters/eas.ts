@@ -47,3 +47,27 @@ export interface Attestation {
 export async function readAttestation(opts: { rpcUrl: string; timeoutMs: number; contract: Hex; uid: Hex }): Promise<Attestation> {
   return readContract(chainClient(opts.rpcUrl, opts.timeoutMs), { address: opts.contract, abi: easAbi, functionName: 'getAttestation', args: [opts.uid] });
 }
+
+/** Coinbase Verifications' attestation indexer (github.com/coinbase/verifications, IAttestationIndexer): the latest attestation UID of a recipient under a schema. */
+export const attestationIndexerAbi = [
+  {
+    type: 'function',
+    name: 'getAttestationUid',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'recipient', type: 'address' },
+      { name: 'schemaUid', type: 'bytes32' },
+    ],
+    outputs: [{ name: '', type: 'bytes32' }],
+  },
+] as const;
+
+/** The indexed attestation UID (all zeros when there is none); throws when the RPC cannot answer. */
+export async function readIndexedAttestationUid(opts: { rpcUrl: string; timeoutMs: number; indexer: Hex; recipient: Hex; schemaUid: Hex }): Promise<Hex> {
+  return readContract(chainClient(opts.rpcUrl, opts.timeoutMs), {
+    address: opts.indexer,
+    abi: attestationIndexerAbi,
+    functionName: 'getAttestationUid',
+    args: [opts.recipient, opts.schemaUid],
+  });
+}

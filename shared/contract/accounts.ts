@@ -147,7 +147,11 @@ export const accountsContract = defineGroup({
       description:
         `${SESSION_COOKIE_NOTE} A wrong password and an unknown email give the same 401 body (\`{error: "Invalid email or password", code: "INVALID_CREDENTIALS"}\`) ` +
         'after the same hashing work, so the answer never reveals whether an account exists. Accounts without a password (OAuth or wallet only) answer the same 401. ' +
-        'Attempts are limited per client address (scope `signIn`) and per account whatever the address (scope `signInAccount`, counted on every attempt): 429 with `Retry-After`.',
+        'Attempts are limited per client address whatever the account (scope `signIn`): 429 with `Retry-After`. Only failed attempts count against an account: ' +
+        'per account and client address (scope `signInAddress`, default 5 per 15 minutes) the next attempt from that address answers 429 with `Retry-After` before any password is checked, ' +
+        "and a successful sign-in clears that address's count. Per account across all addresses (scope `signInAccount`, default 20 per 15 minutes) the account is never locked: " +
+        'an address the owner signed in from successfully in the last 90 days goes on as usual, any other address must send a solved bot-check token in `x-bot-check-token` ' +
+        '(403 `BOT_CHECK_REQUIRED` without one, 403 `BOT_DETECTED` for a refused one) when bot detection is on, or gets its answer after a delay (`SIGN_IN_CAPPED_DELAY_MS`) when it is off.',
       body: z.strictObject({ email: Email, password: ExistingPassword }),
       example: { email: 'ada@example.com', password: 'correct horse battery' },
       responses: { 200: SignedInBody, ...commonErrorResponses },

@@ -40,7 +40,9 @@ export const keys = {
   nonce: (nonce: string): Key => ({ pk: `NONCE#${nonce}`, sk: 'NONCE' }),
   txHash: (hash: string): Key => ({ pk: `TXHASH#${hash.toLowerCase()}`, sk: 'TXHASH' }),
   /** One GCRA state per scope and subject (shared/db/rate-limits.ts). */
-  rateLimit: (scope: string, subject: string): Key => ({ pk: `RL#${scope}#${subject}`, sk: 'GCRA' }),
+  rateLimit: (scope: string, subject: string): Key => ({ pk: `RL#${scope}#${subject}`, sk: 'WINDOW' }),
+  /** Failed sign-ins per window (shared/db/sign-in-attempts.ts): read before, counted after the password check. */
+  signInFailures: (scope: string, subject: string, windowStart: number): Key => ({ pk: `SIGNINFAIL#${scope}#${subject}`, sk: String(windowStart) }),
   counter: (name: string): Key => ({ pk: 'COUNTER', sk: name }),
   /** Never written: `GET /api/health` reads it to see that the table answers. */
   healthProbe: (): Key => ({ pk: 'HEALTH', sk: 'PROBE' }),
@@ -114,6 +116,8 @@ export const keys = {
   webauthnCredentialPrefix: 'WEBAUTHN#',
   /** A WebAuthn challenge in flight (registration or an agent verification); single use, short TTL. */
   webauthnChallenge: (userId: string, purpose: string): Key => ({ pk: userPk(userId), sk: `WEBAUTHNCHALLENGE#${purpose}` }),
+  /** Sign-in limiting (issue 9 defect 6): the client addresses this account recently signed in from, which the per-account failure cap never slows. */
+  knownSignInAddresses: (userId: string): Key => ({ pk: userPk(userId), sk: 'SIGNINADDRESSES' }),
   // --- skills of issue 12 part B (functions/skills/skills/*): one block per skill family ---
   /** calendar: one event of the user's calendar. */
   calendarEvent: (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `CALEVENT#${eventId}` }),

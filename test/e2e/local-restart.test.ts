@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { keys } from '../../shared/db/keys';
 import { testSession, type TestSession } from '../helpers/api';
-import { startLocalStack, type LocalStack, stopLocalStack } from '../helpers/local-stack';
+import { startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
@@ -15,16 +15,6 @@ import { TEST_JWT_SECRET } from '../helpers/worker-setup';
  * was running runs again, on the same websocket URL; a runtime process that dies is marked `error`
  * by the next heartbeat tick.
  */
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Opens the agent's websocket with the token in the subprotocol and returns its first frame. */
 function firstFrame(url: string, token: string): Promise<any> {

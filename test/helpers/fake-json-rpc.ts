@@ -2,8 +2,8 @@ import { createEVM, type EVM } from '@ethereumjs/evm';
 import { createAddressFromString } from '@ethereumjs/util';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bytesToHex, decodeFunctionData, encodeAbiParameters, encodeFunctionResult, erc20Abi, hexToBytes, type Hex } from 'viem';
-import { easAbi, type Attestation } from '../../shared/adapters/eas';
+import { bytesToHex, decodeFunctionData, encodeAbiParameters, encodeFunctionResult, erc20Abi, hexToBytes, namehash, parseAbi, type Hex } from 'viem';
+import { attestationIndexerAbi, easAbi, type Attestation } from '../../shared/adapters/eas';
 
 /**
  * A JSON-RPC 2.0 chain endpoint on loopback (single and batch requests, hex quantities, standard
@@ -21,6 +21,10 @@ export interface FakeJsonRpc {
   setTokenBalance(token: string, holder: string, amount: bigint): void;
   /** Makes `contract` an EAS contract whose `getAttestation(uid)` answers this attestation (unknown UIDs: all zeros, as EAS does). */
   setAttestation(contract: string, attestation: Attestation): void;
+  /** Makes `indexer` a Coinbase attestation indexer whose `getAttestationUid(recipient, schemaUid)` answers `uid` (unknown pairs: zero). */
+  setIndexedAttestation(indexer: string, recipient: string, schemaUid: string, uid: Hex): void;
+  /** Makes `resolver` an ENS Universal Resolver where `name` resolves to `address` (unknown names: the zero address, as an unset record). */
+  setEnsAddress(resolver: string, name: string, address: Hex): void;
   mode: 'ok' | 'http-error' | 'hang';
   /** Methods received, in order. */
   calls: string[];
@@ -38,6 +42,9 @@ interface RpcRequest {
 
 type Answer = { result: unknown } | { error: { code: number; message: string; data?: string } };
 
+const universalResolverAbi = parseAbi(['function resolveWithGateways(bytes name, bytes data, string[] gateways) view returns (bytes, address)']);
+const addrAbi = parseAbi(['function addr(bytes32 node) view returns (address)']);
+
 const REVERT: Answer = { error: { code: 3, message: 'execution reverted', data: '0x' } };
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
@@ -46,6 +53,8 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
   const balances = new Map<string, Map<string, bigint>>();
   const nativeBalances = new Map<string, bigint>();
   const attestations = new Map<string, Map<string, Attestation>>();
+  const indexed = new Map<string, Map<string, Hex>>();
+  const ensNames = new Map<string, Map<string, Hex>>();
   const hanging = new Set<ServerResponse>();
   const state: FakeJsonRpc = {
     url: '',
@@ -63,6 +72,16 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
       byUid.set(attestation.uid.toLowerCase(), attestation);
       attestations.set(contract.toLowerCase(), byUid);
     },
+    setIndexedAttestation(indexer, recipient, schemaUid, uid) {
+      const byKey = indexed.get(indexer.toLowerCase()) ?? new Map<string, Hex>();
+      byKey.set(`${recipient.toLowerCase()}|${schemaUid.toLowerCase()}`, uid);
+      indexed.set(indexer.toLowerCase(), byKey);
+    },
+    setEnsAddress(resolver, name, address) {
+      const byNode = ensNames.get(resolver.toLowerCase()) ?? new Map<string, Hex>();
+      byNode.set(namehash(name), address);
+      ensNames.set(resolver.toLowerCase(), byNode);
+    },
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
@@ -75,6 +94,10 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
     const data = (tx?.data ?? tx?.input) as `0x${string}` | undefined;
     const easAttestations = tx?.to ? attestations.get(tx.to.toLowerCase()) : undefined;
     if (easAttestations && data) return easCall(easAttestations, data);
+    const indexer = tx?.to ? indexed.get(tx.to.toLowerCase()) : undefined;
+    if (indexer && data) return indexerCall(indexer, data);
+    const resolver = tx?.to ? ensNames.get(tx.to.toLowerCase()) : undefined;
+    if (resolver && data) return universalResolverCall(resolver, data);
     const holders = tx?.to ? balances.get(tx.to.toLowerCase()) : undefined;
     if (!holders || !data) return REVERT;
     let call;
@@ -111,6 +134,29 @@ export async function startFakeJsonRpc(opts: { chainId?: number; blockNumber?: b
     };
     // The return value as the contract's ABI encoder writes it: one dynamic tuple.
     return { result: encodeAbiParameters(easAbi[0].outputs, [a]) };
+  }
+
+  function indexerCall(byKey: Map<string, Hex>, data: Hex): Answer {
+    try {
+      const [recipient, schemaUid] = decodeFunctionData({ abi: attestationIndexerAbi, data }).args;
+      const uid = byKey.get(`${recipient.toLowerCase()}|${schemaUid.toLowerCase()}`) ?? (`0x${'0'.repeat(64)}` as Hex);
+      return { result: encodeFunctionResult({ abi: attestationIndexerAbi, functionName: 'getAttestationUid', result: uid }) };
+    } catch {
+      return REVERT;
+    }
+  }
+
+  /** `resolveWithGateways(name, addr(node), gateways)` as the Universal Resolver answers it: the resolver's ABI-encoded answer and the resolver address. */
+  function universalResolverCall(byNode: Map<string, Hex>, data: Hex): Answer {
+    try {
+      const [, call] = decodeFunctionData({ abi: universalResolverAbi, data }).args;
+      const [node] = decodeFunctionData({ abi: addrAbi, data: call }).args;
+      const address = byNode.get(node) ?? (`0x${'0'.repeat(40)}` as Hex);
+      const answer = encodeFunctionResult({ abi: addrAbi, functionName: 'addr', result: address });
+      return { result: encodeFunctionResult({ abi: universalResolverAbi, functionName: 'resolveWithGateways', result: [answer, `0x${'11'.repeat(20)}`] }) };
+    } catch {
+      return REVERT;
+    }
   }
 
   function answer(req: RpcRequest) {

@@ -101,3 +101,14 @@ export async function stopLocalStack(stack: LocalStack | undefined, dataDir: str
   }
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+/** Polls `probe` every 200 ms until it gives a value, for state a running stack reaches on its own. */
+export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

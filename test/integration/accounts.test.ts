@@ -12,6 +12,7 @@ import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
 import { call, uniqueIp } from '../helpers/api';
+import { startFakeBotCheck } from '../helpers/fake-bot-check';
 import { cookieValue, register, sessionFrom, signIn, signUp, uniqueEmail, verificationTokenFor, verifyEmailOf } from './accounts-helpers';
 
 const outbox = mkdtempSync(path.join(tmpdir(), 'accounts-outbox-'));
@@ -20,6 +21,9 @@ const baseline = {
   FORGOT_PASSWORD_MIN_MS: '0',
   RATE_LIMITS: undefined,
   REFERRAL_CREDITS: undefined,
+  BOT_CHECK_VERIFY_URL: undefined,
+  BOT_CHECK_SECRET: undefined,
+  SIGN_IN_CAPPED_DELAY_MS: undefined,
   EVENTS_QUEUE_URL: process.env.EVENTS_QUEUE_URL,
 };
 
@@ -202,22 +206,98 @@ describe('POST /api/auth/callback/credentials', () => {
     expect(unknown.body).toEqual(wrong.body);
     expect(wrong.cookies).toEqual([]);
   });
+});
 
-  it('limits attempts per account whatever the address', async () => {
-    reloadConfig({ ...baseline, RATE_LIMITS: JSON.stringify({ signInAccount: { limit: 3 } }) });
+describe('sign-in limiting slows guessing without locking the owner out (issue 9 defect 6)', () => {
+  const limits = (address: number, account: number, extra: Record<string, string | undefined> = {}) =>
+    reloadConfig({ ...baseline, RATE_LIMITS: JSON.stringify({ signInAddress: { limit: address }, signInAccount: { limit: account } }), ...extra });
+  const signInWithToken = (email: string, password: string, ip: string, token?: string) =>
+    call('POST', '/api/auth/callback/credentials', { body: { email, password }, ip, headers: token ? { 'x-bot-check-token': token } : {} });
+  let botCheck: Awaited<ReturnType<typeof startFakeBotCheck>>;
+  beforeAll(async () => {
+    botCheck = await startFakeBotCheck({ secret: 'sign-in-bot-secret', validTokens: ['human-token'] });
+  });
+  afterAll(async () => {
+    await botCheck.close();
+  });
+
+  it("the owner signs in from a known address after an attacker's many failures from other addresses", async () => {
+    limits(2, 3, { SIGN_IN_CAPPED_DELAY_MS: '0' });
     const email = uniqueEmail();
     await register(email);
-    for (let i = 0; i < 3; i++) expect((await signIn(email, 'guess-' + i, uniqueIp())).status).toBe(401);
-    const blocked = await signIn(email, 'correct horse battery', uniqueIp());
-    expect(blocked.status).toBe(429);
-    expect(blocked.body.code).toBe('RATE_LIMITED');
-    // Another account from the same kind of fresh address is not affected.
+    const home = uniqueIp();
+    expect((await signIn(email, 'correct horse battery', home)).status).toBe(200);
+    for (let i = 0; i < 6; i++) expect((await signIn(email, `guess-${i}`, uniqueIp())).status).toBe(401);
+    const owner = await signIn(email, 'correct horse battery', home);
+    expect(owner.status, owner.text).toBe(200);
+    expect(owner.body.user.email).toBe(email);
+  });
+
+  it('past the account cap an unknown address must pass the bot check, and passes with a valid token', async () => {
+    const email = uniqueEmail();
+    await register(email);
     const other = uniqueEmail();
     await register(other);
+    limits(3, 4, { BOT_CHECK_VERIFY_URL: botCheck.url, BOT_CHECK_SECRET: 'sign-in-bot-secret' });
+    for (let i = 0; i < 4; i++) expect((await signIn(email, `guess-${i}`, uniqueIp())).status).toBe(401);
+    const stranger = uniqueIp();
+    const challenged = await signIn(email, 'correct horse battery', stranger);
+    expect(challenged.status).toBe(403);
+    expect(challenged.body.code).toBe('BOT_CHECK_REQUIRED');
+    expect(challenged.cookies).toEqual([]);
+    const refused = await signInWithToken(email, 'correct horse battery', stranger, 'scripted');
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('BOT_DETECTED');
+    const human = await signInWithToken(email, 'correct horse battery', stranger, 'human-token');
+    expect(human.status, human.text).toBe(200);
+    expect(botCheck.requests.at(-1)).toMatchObject({ response: 'human-token', remoteip: stranger });
+    // The same person guessing wrong with a valid token still gets the ordinary 401, and another account is not affected.
+    expect((await signInWithToken(email, 'wrong password', uniqueIp(), 'human-token')).status).toBe(401);
     expect((await signIn(other, 'correct horse battery', uniqueIp())).status).toBe(200);
   });
 
-  it('limits attempts per client address', async () => {
+  it('past the account cap with bot detection off, an unknown address waits instead of being refused', async () => {
+    limits(3, 2, { SIGN_IN_CAPPED_DELAY_MS: '1200' });
+    const email = uniqueEmail();
+    await register(email);
+    for (let i = 0; i < 2; i++) expect((await signIn(email, `guess-${i}`, uniqueIp())).status).toBe(401);
+    const started = Date.now();
+    const slowed = await signIn(email, 'correct horse battery', uniqueIp());
+    expect(slowed.status, slowed.text).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
+  });
+
+  it('limits failures per account and address with 429 before any password check; other addresses and accounts are unaffected', async () => {
+    limits(2, 100);
+    const email = uniqueEmail();
+    await register(email);
+    const ip = uniqueIp();
+    expect((await signIn(email, 'guess-1', ip)).status).toBe(401);
+    expect((await signIn(email, 'guess-2', ip)).status).toBe(401);
+    const blocked = await signIn(email, 'correct horse battery', ip);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.code).toBe('RATE_LIMITED');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await signIn(email, 'correct horse battery', uniqueIp())).status).toBe(200);
+    const other = uniqueEmail();
+    await register(other);
+    expect((await signIn(other, 'correct horse battery', ip)).status).toBe(200);
+  });
+
+  it("only failures count, and a success resets the caller's own counter", async () => {
+    limits(3, 100);
+    const email = uniqueEmail();
+    await register(email);
+    const ip = uniqueIp();
+    for (let i = 0; i < 4; i++) expect((await signIn(email, 'correct horse battery', ip)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await signIn(email, `guess-${i}`, ip)).status).toBe(401);
+    expect((await signIn(email, 'correct horse battery', ip)).status).toBe(200);
+    // Without the reset these would be the third and fourth failures in the window: the fourth attempt would answer 429.
+    for (let i = 0; i < 2; i++) expect((await signIn(email, `again-${i}`, ip)).status).toBe(401);
+    expect((await signIn(email, 'correct horse battery', ip)).status).toBe(200);
+  });
+
+  it('limits attempts per client address whatever the account (route scope signIn)', async () => {
     reloadConfig({ ...baseline, RATE_LIMITS: JSON.stringify({ signIn: { limit: 2 } }) });
     const ip = uniqueIp();
     const statuses = [];

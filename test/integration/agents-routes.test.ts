@@ -1,13 +1,14 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Hex } from 'viem';
+import { encodeAbiParameters, type Hex } from 'viem';
 import { verificationMessage } from '../../functions/agents/verify';
 import type { Attestation } from '../../shared/adapters/eas';
-import { reloadConfig } from '../../shared/config';
+import { config, reloadConfig } from '../../shared/config';
 import { handler } from '../../functions/provisioner/handler';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { startFakeJsonRpc } from '../helpers/fake-json-rpc';
+import { otherP256Key, SoftwarePasskey } from '../helpers/software-passkey';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const EAS_CONTRACT = '0x4200000000000000000000000000000000000021';
@@ -235,55 +236,190 @@ describe('agent verification', () => {
     }
   });
 
-  it('webauthn: an assertion is refused, never stored as verified, while no passkey can be registered', async () => {
+  it('webauthn: a registered passkey verifies the agent with a real assertion; forged, replayed and unknown ones are refused', async () => {
     const { user, agentId } = await agentOf();
-    const res = await call('POST', `/api/agents/${agentId}/verify`, {
+    const app = new URL(config().appUrl);
+    const passkey = new SoftwarePasskey(app.hostname, app.origin);
+    const verifyWith = (assertion: unknown) =>
+      call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'webauthn', signature: JSON.stringify(assertion) } });
+    const verifyOptions = async () => {
+      const res = await call('POST', `/api/agents/${agentId}/webauthn/verify-options`, { session: user });
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    const stillUnverified = async () => expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+
+    const none = await call('POST', `/api/agents/${agentId}/webauthn/verify-options`, { session: user });
+    expect([none.status, none.body.code]).toEqual([422, 'NO_PASSKEY']);
+
+    // Registration: without a pending challenge, with a response over another challenge, then for real.
+    expect(
+      (await call('POST', `/api/agents/${agentId}/webauthn/register`, { session: user, body: { response: passkey.register('bm8tY2hhbGxlbmdl') } })).body.code,
+    ).toBe('WEBAUTHN_CHALLENGE_MISSING');
+    const creation = await call('POST', `/api/agents/${agentId}/webauthn/register-options`, { session: user });
+    expect(creation.status, creation.text).toBe(200);
+    expect(creation.body).toMatchObject({ rp: { id: app.hostname }, attestation: 'none' });
+    const registered = await call('POST', `/api/agents/${agentId}/webauthn/register`, {
       session: user,
-      body: { verificationType: 'webauthn', signature: 'MEUCIQDany-assertion' },
+      body: { response: passkey.register(creation.body.challenge) },
     });
-    expect([res.status, res.body.code]).toEqual([422, 'WEBAUTHN_UNAVAILABLE']);
-    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.body.credentialId).toBe(passkey.id);
+    const again = await call('POST', `/api/agents/${agentId}/webauthn/register`, {
+      session: user,
+      body: { response: passkey.register(creation.body.challenge) },
+    });
+    expect([again.status, again.body.code]).toEqual([422, 'WEBAUTHN_CHALLENGE_MISSING']);
+
+    // A wrong signature: the assertion is signed by another key.
+    const forged = await verifyWith(passkey.assert((await verifyOptions()).challenge, { signWith: otherP256Key() }));
+    expect([forged.status, forged.body.code]).toEqual([400, 'VERIFICATION_FAILED']);
+    await stillUnverified();
+    // An assertion from another origin (phishing site).
+    const phished = await verifyWith(passkey.assert((await verifyOptions()).challenge, { origin: 'https://evil.example' }));
+    expect(phished.status).toBe(400);
+    // A passkey the account never registered.
+    const stranger = new SoftwarePasskey(app.hostname, app.origin);
+    const unknown = await verifyWith(stranger.assert((await verifyOptions()).challenge));
+    expect([unknown.status, unknown.body.code]).toEqual([422, 'UNKNOWN_PASSKEY']);
+    // An assertion over a challenge the server did not issue.
+    await verifyOptions();
+    const madeUp = await verifyWith(passkey.assert('c29tZS1vdGhlci1jaGFsbGVuZ2U'));
+    expect([madeUp.status, madeUp.body.code]).toEqual([400, 'VERIFICATION_FAILED']);
+    await stillUnverified();
+
+    const options = await verifyOptions();
+    expect(options.allowCredentials).toEqual([expect.objectContaining({ id: passkey.id })]);
+    const assertion = passkey.assert(options.challenge);
+    const ok = await verifyWith(assertion);
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ success: true, verified: true, verificationType: 'webauthn', attestationUid: null });
+    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
+      verified: true,
+      verificationType: 'webauthn',
+      verifierAddress: null,
+      metadata: { checked: 'webauthn-assertion', credentialId: passkey.id, counter: passkey.counter },
+    });
+    // The same assertion again: its challenge was used up.
+    expect((await call('DELETE', `/api/agents/${agentId}/verify`, { session: user })).status).toBe(200);
+    const replayed = await verifyWith(assertion);
+    expect([replayed.status, replayed.body.code]).toEqual([422, 'WEBAUTHN_CHALLENGE_MISSING']);
+    await stillUnverified();
   });
 
-  it('checks a wallet signature offline (EIP-191 over the documented message) before recording it', async () => {
-    const { user, agentId } = await agentOf();
-    const wallet = privateKeyToAccount(generatePrivateKey());
-    const signature = await wallet.signMessage({ message: verificationMessage(agentId) });
-    const ok = await call('POST', `/api/agents/${agentId}/verify`, {
-      session: user,
-      body: { verificationType: 'coinbase', walletAddress: wallet.address, signature },
-    });
-    expect(ok.status).toBe(200);
-    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
-      verificationType: 'coinbase',
-      verifierAddress: wallet.address,
-    });
+  it('coinbase: the signing wallet must hold the Coinbase Verified Account attestation on EAS; a fresh key no longer passes', async () => {
+    const rpc = await startFakeJsonRpc();
+    try {
+      const { user, agentId } = await agentOf();
+      const cb = config().coinbaseVerification;
+      const wallet = privateKeyToAccount(generatePrivateKey());
+      const signature = await wallet.signMessage({ message: verificationMessage(agentId) });
+      const post = (body: Record<string, unknown>) =>
+        call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'coinbase', ...body } });
+      const zero = `0x${'00'.repeat(32)}` as Hex;
+      const attestation = (uid: Hex, over: Partial<Attestation> = {}): Attestation => ({
+        uid,
+        schema: cb.schemaUid,
+        time: 1_700_000_000n,
+        expirationTime: 0n,
+        revocationTime: 0n,
+        refUID: zero,
+        recipient: wallet.address,
+        attester: cb.attester,
+        revocable: true,
+        data: encodeAbiParameters([{ type: 'bool' }], [true]),
+        ...over,
+      });
 
-    const other = privateKeyToAccount(generatePrivateKey());
-    const wrongSigner = await call('POST', `/api/agents/${agentId}/verify`, {
-      session: user,
-      body: { verificationType: 'ens', walletAddress: other.address, signature },
-    });
-    expect(wrongSigner.status).toBe(400);
-    expect(wrongSigner.body.code).toBe('VERIFICATION_FAILED');
-    const otherAgent = await wallet.signMessage({ message: verificationMessage('agt_another') });
-    expect(
-      (
-        await call('POST', `/api/agents/${agentId}/verify`, {
-          session: user,
-          body: { verificationType: 'coinbase', walletAddress: wallet.address, signature: otherAgent },
-        })
-      ).status,
-    ).toBe(400);
-    expect(
-      (await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'coinbase', signature: '0xnothex' } })).body.code,
-    ).toBe('VERIFICATION_FAILED');
-    // The failed attempts left the earlier record alone.
-    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verifierAddress).toBe(wallet.address);
+      const unconfigured = await post({ walletAddress: wallet.address, signature });
+      expect([unconfigured.status, unconfigured.body.code]).toEqual([503, 'COINBASE_NOT_CONFIGURED']);
+      reloadConfig({ EAS_RPC_URL: rpc.url, EAS_CONTRACT_ADDRESS: EAS_CONTRACT });
+      // The indexer knows somebody else; for the fresh key it answers the zero UID, as the real one does.
+      rpc.setIndexedAttestation(cb.indexer, privateKeyToAccount(generatePrivateKey()).address, cb.schemaUid, `0x${'01'.repeat(32)}`);
+      // A valid signature by a fresh key that Coinbase never attested: refused.
+      const fresh = await post({ walletAddress: wallet.address, signature });
+      expect([fresh.status, fresh.body.code]).toEqual([422, 'COINBASE_NOT_VERIFIED']);
+      // Indexed, but issued by someone else, or revoked.
+      const forgedUid = `0x${'ab'.repeat(32)}` as Hex;
+      rpc.setIndexedAttestation(cb.indexer, wallet.address, cb.schemaUid, forgedUid);
+      rpc.setAttestation(EAS_CONTRACT, attestation(forgedUid, { attester: privateKeyToAccount(generatePrivateKey()).address }));
+      expect((await post({ walletAddress: wallet.address, signature })).body.code).toBe('ATTESTATION_ATTESTER_MISMATCH');
+      const revokedUid = `0x${'cd'.repeat(32)}` as Hex;
+      rpc.setIndexedAttestation(cb.indexer, wallet.address, cb.schemaUid, revokedUid);
+      rpc.setAttestation(EAS_CONTRACT, attestation(revokedUid, { revocationTime: 1_700_000_500n }));
+      expect((await post({ walletAddress: wallet.address, signature })).body.code).toBe('ATTESTATION_REVOKED');
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
 
-    const recovered = await call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'ens', signature } });
-    expect(recovered.status).toBe(200);
-    expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verifierAddress).toBe(wallet.address);
+      const liveUid = `0x${'ef'.repeat(32)}` as Hex;
+      rpc.setIndexedAttestation(cb.indexer, wallet.address, cb.schemaUid, liveUid);
+      rpc.setAttestation(EAS_CONTRACT, attestation(liveUid));
+      // The signature must still be the wallet's own over this agent.
+      const other = privateKeyToAccount(generatePrivateKey());
+      const wrongSigner = await post({ walletAddress: other.address, signature });
+      expect([wrongSigner.status, wrongSigner.body.code]).toEqual([400, 'VERIFICATION_FAILED']);
+      const otherAgent = await wallet.signMessage({ message: verificationMessage('agt_another') });
+      expect((await post({ walletAddress: wallet.address, signature: otherAgent })).status).toBe(400);
+
+      const ok = await post({ walletAddress: wallet.address, signature });
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.body).toMatchObject({ verified: true, verificationType: 'coinbase', attestationUid: liveUid });
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
+        verificationType: 'coinbase',
+        verifierAddress: wallet.address,
+        metadata: { checked: 'coinbase-verified-account', schema: cb.schemaUid, attester: cb.attester },
+      });
+      // The indexer was asked about the signer under the Verified Account schema.
+      const indexerCall = rpc.requests.find((r) => r.method === 'eth_call' && (r.params[0] as { to: string }).to.toLowerCase() === cb.indexer.toLowerCase());
+      expect(indexerCall).toBeDefined();
+
+      rpc.mode = 'http-error';
+      expect((await post({ walletAddress: wallet.address, signature })).body.code).toBe('CHAIN_UNAVAILABLE');
+    } finally {
+      reloadConfig({ EAS_RPC_URL: undefined, EAS_CONTRACT_ADDRESS: undefined });
+      await rpc.close();
+    }
+  });
+
+  it('ens: the name must resolve to the signing wallet through the Universal Resolver; a fresh key no longer passes', async () => {
+    const rpc = await startFakeJsonRpc({ chainId: 1 });
+    try {
+      const { user, agentId } = await agentOf();
+      const resolver = config().ens.universalResolver;
+      const wallet = privateKeyToAccount(generatePrivateKey());
+      const signature = await wallet.signMessage({ message: verificationMessage(agentId) });
+      const post = (body: Record<string, unknown>) =>
+        call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'ens', ...body } });
+
+      const unconfigured = await post({ signature, ensName: 'nova.eth' });
+      expect([unconfigured.status, unconfigured.body.code]).toEqual([503, 'ENS_NOT_CONFIGURED']);
+      reloadConfig({ ENS_RPC_URL: rpc.url });
+      expect((await post({ signature })).status).toBe(400);
+      // A fresh key signing for a name it does not own, or a name that resolves nowhere.
+      rpc.setEnsAddress(resolver, 'nova.eth', privateKeyToAccount(generatePrivateKey()).address);
+      const notOwner = await post({ signature, ensName: 'nova.eth' });
+      expect([notOwner.status, notOwner.body.code]).toEqual([422, 'ENS_NAME_MISMATCH']);
+      expect((await post({ signature, ensName: 'unset.eth' })).body.code).toBe('ENS_NAME_MISMATCH');
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+
+      rpc.setEnsAddress(resolver, 'mine.eth', wallet.address);
+      const other = privateKeyToAccount(generatePrivateKey());
+      expect((await post({ signature: await other.signMessage({ message: verificationMessage(agentId) }), ensName: 'mine.eth' })).body.code).toBe(
+        'ENS_NAME_MISMATCH',
+      );
+      const ok = await post({ signature, ensName: 'Mine.eth' });
+      expect(ok.status, ok.text).toBe(200);
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({
+        verificationType: 'ens',
+        verifierAddress: wallet.address,
+        metadata: { checked: 'ens-name', ensName: 'mine.eth' },
+      });
+
+      rpc.mode = 'http-error';
+      expect((await post({ signature, ensName: 'mine.eth' })).body.code).toBe('CHAIN_UNAVAILABLE');
+    } finally {
+      reloadConfig({ ENS_RPC_URL: undefined });
+      await rpc.close();
+    }
   });
 
   it('requires attestationUid for eas and a signature for the others', async () => {

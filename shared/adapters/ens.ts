@@ -1,0 +1,13 @@
+import type { Hex } from 'viem';
+import { getEnsAddress } from 'viem/actions';
+import { normalize } from 'viem/ens';
+import { chainClient } from './chain';
+
+/**
+ * The address an ENS name resolves to (ENSIP-10 through the Universal Resolver), or null when it
+ * resolves to nothing. Throws on a name that does not normalise (the caller says 400) or an RPC
+ * that cannot answer (503).
+ */
+export async function resolveEnsName(opts: { rpcUrl: string; timeoutMs: number; universalResolver: Hex; name: string }): Promise<Hex | null> {
+  return getEnsAddress(chainClient(opts.rpcUrl, opts.timeoutMs), { name: normalize(opts.name), universalResolverAddress: opts.universalResolver });
+}
