@@ -423,7 +423,8 @@ describe('compute and network', () => {
   it('puts exactly the functions that talk to instances in the private subnets, behind the functions security group', () => {
     const inVpc = allNames.filter((n) => functionProps(n).VpcConfig);
     expect(inVpc.sort()).toEqual(allNames.filter((n) => has(n, 'reachInstances')).sort());
-    expect(inVpc.sort()).toEqual(['accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'provisioner', 'settings', 'skills', 'task-events']);
+    // memory pushes writes to the running agent at once (issue 18).
+    expect(inVpc.sort()).toEqual(['accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'memory', 'provisioner', 'settings', 'skills', 'task-events']);
     for (const name of inVpc) {
       const vpc = functionProps(name).VpcConfig;
       expect(vpc.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [functionsSg, 'GroupId'] }]);
@@ -623,6 +624,7 @@ describe('least privilege', () => {
       'agents',
       'heartbeat',
       'instance',
+      'memory',
       'provision',
       'provisioner',
       'provisioner-dlq',
