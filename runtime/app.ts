@@ -120,11 +120,13 @@ export function createRuntime(opts: RuntimeOptions) {
   async function answer(
     agent: AgentState,
     content: string,
+    /** A conversation thread's own messages (a chat session); without it, the agent's whole history. */
+    thread?: ChatMessage[],
   ): Promise<
     | { ok: true; content: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }
     | { ok: false; code: string; error: string }
   > {
-    const history: ChatMessage[] = agent.messages.map(({ role, content: c }) => ({ role, content: c }));
+    const history: ChatMessage[] = thread ?? agent.messages.map(({ role, content: c }) => ({ role, content: c }));
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(agent) }, ...history, { role: 'user', content }];
     const started = performance.now();
     try {
@@ -137,7 +139,8 @@ export function createRuntime(opts: RuntimeOptions) {
       await opts.platform
         .report(agent.id, exchange, { responseMs: Math.round(performance.now() - started) })
         .catch((err) => log('could not store an exchange', { error: String(err) }));
-      agent.messages = [...agent.messages, ...exchange].slice(-historyLimit);
+      // A thread's exchange belongs to that thread: the agent-wide context stays as it was.
+      if (!thread) agent.messages = [...agent.messages, ...exchange].slice(-historyLimit);
       return { ok: true as const, content: reply, usage: out.usage };
     } catch (err) {
       const e = err instanceof PlatformError ? err : new PlatformError('the agent failed to answer', 500, 'RUNTIME_ERROR');
@@ -318,20 +321,35 @@ export function createRuntime(opts: RuntimeOptions) {
   }
 
   /** The platform's `/api/chat` and `/api/agent` chat: one exchange, answered through the platform's model layer. */
+  /** A thread the platform sends with a message: plain user/assistant turns, within the history limit; null when malformed. */
+  function threadOf(value: unknown): ChatMessage[] | null {
+    if (!Array.isArray(value) || value.length > historyLimit) return null;
+    const turns: ChatMessage[] = [];
+    for (const m of value as { role?: unknown; content?: unknown }[]) {
+      if ((m?.role !== 'user' && m?.role !== 'assistant') || typeof m.content !== 'string' || m.content.length > MAX_MESSAGE_CHARS) return null;
+      turns.push({ role: m.role, content: m.content });
+    }
+    return turns;
+  }
+
   async function chatOverHttp(req: http.IncomingMessage, res: http.ServerResponse, agentId: string) {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     let content: unknown;
+    let thread: unknown;
     try {
-      content = JSON.parse(Buffer.concat(chunks).toString()).content;
+      ({ content, thread } = JSON.parse(Buffer.concat(chunks).toString()));
     } catch {
       content = undefined;
     }
     if (typeof content !== 'string' || !content.trim() || content.length > MAX_MESSAGE_CHARS)
-      return json(res, 400, { error: 'send {"content": "..."}', code: 'BAD_MESSAGE' });
+      return json(res, 400, { error: 'send {"content": "...", "thread"?: [{role, content}]}', code: 'BAD_MESSAGE' });
+    const threadMessages = thread === undefined ? undefined : threadOf(thread);
+    if (threadMessages === null)
+      return json(res, 400, { error: `thread: at most ${historyLimit} {role: user|assistant, content} messages`, code: 'BAD_THREAD' });
     const agent = await agentFor(agentId);
     if (!agent) return json(res, 404, { error: 'no such agent', code: 'AGENT_NOT_FOUND' });
-    const result = await enqueue(agentId, () => answer(agent, content));
+    const result = await enqueue(agentId, () => answer(agent, content, threadMessages));
     if (result.ok) return json(res, 200, { content: result.content, usage: result.usage });
     return json(res, 502, { error: result.error, code: result.code });
   }

@@ -112,16 +112,22 @@ async function newestAgentId(userId: string): Promise<string> {
   return newest.id;
 }
 
+/** A session's newest turns sent as the context of its next message (the runtime's history limit). */
+const SESSION_CONTEXT_MESSAGES = 50;
+
 /**
- * The message goes through POST /api/chat's path (running instance, model layer, agent history);
- * the exchange is then added to the session, which is opened only once the agent has answered.
+ * The message goes through POST /api/chat's path (running instance, model layer), with the
+ * session's own earlier turns as the context: each session is its own conversation, and a new one
+ * starts fresh. The exchange is then added to the session, opened only once the agent has answered.
  */
 async function chat(auth: AuthContext, body: { agentId?: string; sessionId?: string; message: string }) {
   const existing = body.sessionId ? await getChatSession(auth.userId, body.sessionId) : undefined;
   if (body.sessionId && !existing) throw notFound('no such session');
   if (existing && body.agentId && body.agentId !== existing.agentId) throw badRequest('the session belongs to another agent', 'SESSION_AGENT_MISMATCH');
   const agentId = existing?.agentId ?? body.agentId ?? (await newestAgentId(auth.userId));
-  const exchange = await sendChatMessage(auth, agentId, body.message);
+  const earlier = existing ? await sessionMessages(auth.userId, existing.id, SESSION_CONTEXT_MESSAGES) : [];
+  const thread = earlier.flatMap(({ role, content }) => (role === 'system' ? [] : [{ role, content }]));
+  const exchange = await sendChatMessage(auth, agentId, body.message, thread);
   const target = existing ?? (await createChatSession(auth.userId, agentId, titleFrom(body.message)));
   if (!target || !(await appendSessionMessages(auth.userId, target.id, [exchange.message, exchange.reply]))) throw notFound('no such session');
   return { sessionId: target.id, message: exchange.reply, usage: exchange.usage };

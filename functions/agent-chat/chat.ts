@@ -28,7 +28,7 @@ const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number; total_
  * One message to the agent's runtime on the account's running instance (409 when it is not
  * running); its answer and usage. Also how inbound channel messages reach the agent.
  */
-export async function askAgent(userId: string, agentId: string, message: string) {
+export async function askAgent(userId: string, agentId: string, message: string, thread?: { role: 'user' | 'assistant'; content: string }[]) {
   const [agent, instance] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
   if (!agent) throw notFound('no such agent');
   const endpoint = instance?.handle?.endpoint;
@@ -39,7 +39,7 @@ export async function askAgent(userId: string, agentId: string, message: string)
   try {
     answer = await runtimeRequest(endpoint, await gatewayToken(userId), `/agents/${encodeURIComponent(agentId)}/chat`, {
       method: 'POST',
-      body: { content: message },
+      body: { content: message, ...(thread ? { thread } : {}) },
       timeoutMs: config().model.timeoutMs + 5_000,
     });
   } catch (err) {
@@ -53,12 +53,13 @@ export async function askAgent(userId: string, agentId: string, message: string)
   return { content: body.content, usage: body.usage };
 }
 
-export async function sendChatMessage(auth: AuthContext, agentId: string, message: string) {
+/** `thread`: a chat session's earlier turns, which then replace the agent's whole history as the context. */
+export async function sendChatMessage(auth: AuthContext, agentId: string, message: string, thread?: { role: 'user' | 'assistant'; content: string }[]) {
   const [agent, access] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth)]);
   if (!agent) throw notFound('no such agent');
   requireActiveSubscription(access);
   const sentAt = new Date().toISOString();
-  const body = await askAgent(auth.userId, agentId, message);
+  const body = await askAgent(auth.userId, agentId, message, thread);
   // The runtime stored the exchange; the two newest messages are this one and its reply.
   const { messages } = await messagesBefore(auth.userId, agentId, 2);
   const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sentAt) ?? {

@@ -219,10 +219,16 @@ describe('chat', () => {
     expect((await call('GET', `/api/chat?agentId=${agentId}`, { session: user })).body.messages).toHaveLength(4);
     const usage = await tenant(user.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
     expect(usage).toEqual([expect.objectContaining({ agentId, calls: 2 })]);
+    // Each session is its own conversation: the second message was sent with the first exchange as
+    // its context; a new session starts fresh, without the other session's turns.
+    const modelTurns = (i: number) =>
+      (bed.model.requests.at(i)!.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role !== 'system');
+    expect(modelTurns(-1).map((m) => m.content)).toEqual(['Draft a setlist for Friday', fakeAnswerTo('Draft a setlist for Friday'), 'and one for Saturday']);
     // Without agentId or sessionId: the caller's newest agent, in a new session.
     const third = await post(user, { action: 'chat', message: 'hello' });
     expect(third.status).toBe(200);
     expect(third.body.sessionId).not.toBe(sessionId);
+    expect(modelTurns(-1).map((m) => m.content)).toEqual(['hello']);
 
     // The running instance reloads and holds the credential (its names are all it shows).
     expect((await post(user, { action: 'set-credential', agentId, name: 'VENUE_API_KEY', value: 'venue-secret-0123456789' })).status).toBe(200);
