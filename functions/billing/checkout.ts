@@ -37,9 +37,21 @@ export async function startStorageCheckout(auth: AuthContext, storageGb: number)
   return createStorageCheckout(buyer, storageGb);
 }
 
-/** Gateway card payments ride on a subscription: with one in force there is nothing to buy. */
-export async function gatewayCheckoutTarget(auth: AuthContext, plugin: string, plan: PlanName): Promise<string> {
+/**
+ * Gateway card payments ride on a subscription of an account: the gateway only accepts card payment
+ * with a session (spec 4.12), so a subscription bought without one could never pay for a call (and
+ * the card webhook could not tie it to anyone). A caller without a session (the 402 challenge reaches
+ * machines and browsers alike) is therefore sent to the app's billing page, which signs them in or up
+ * before the subscription checkout; with one in force there is nothing to buy.
+ */
+export async function gatewayCheckoutTarget(auth: AuthContext | undefined, plugin: string, plan: PlanName): Promise<string> {
+  const billingPage = (params: Record<string, string>) => {
+    const url = new URL('/settings/billing', config().appUrl);
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    return url.href;
+  };
+  if (!auth) return billingPage({ plugin, plan });
   const { buyer, access } = await buyerOf(auth);
-  if (access.isAdmin || access.subscriptionActive) return new URL(`/settings/billing?plugin=${encodeURIComponent(plugin)}`, config().appUrl).href;
+  if (access.isAdmin || access.subscriptionActive) return billingPage({ plugin });
   return (await createSubscriptionCheckout(buyer, plan, { plugin })).url;
 }

@@ -282,11 +282,14 @@ export const billingContract = defineGroup({
       operation: 'createGatewayCardPayment',
       method: 'GET',
       path: '/api/v1/payments/card/create',
-      auth: 'session',
+      auth: 'optional',
       summary: 'The `checkoutUrl` of a gateway 402 challenge: 303 to a card subscription checkout that pays for gateway calls.',
       description:
-        'Gateway calls paid by card need an active subscription (spec 4.12). Without one: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
-        'with one: 303 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
+        'Gateway calls paid by card need a session whose account has an active subscription (spec 4.12), so a card payment always belongs to an account. ' +
+        'With a session and no subscription: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
+        'with one in force: 303 straight back to the app (`/settings/billing?plugin=<id>`). ' +
+        'Without a session (the 402 challenge reaches callers without an account): 303 to the app (`/settings/billing?plugin=<id>&plan=<plan>`), which signs the caller in or up before the same subscription checkout; ' +
+        'no one-off per-call card checkout is offered, as a payment without an account could not be redeemed by the gateway. An unknown plugin is 400. ' +
         CARD_FAILURES,
       query: z.object({ plugin: GatewayPluginIdSchema, plan: PlanName.default('label') }),
       responses: { 303: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },

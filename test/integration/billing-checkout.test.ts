@@ -195,7 +195,21 @@ describe('GET /api/v1/payments/card/create?plugin=', () => {
     expect(stripe.requests).toHaveLength(0);
   });
 
-  it('answers 400 for an unknown plugin', async () => {
+  it('303s a caller without a session to the app, which signs them in before the subscription checkout', async () => {
+    const res = await call('GET', '/api/v1/payments/card/create?plugin=generate-text&plan=solo');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('http://127.0.0.1:3000/settings/billing?plugin=generate-text&plan=solo');
+    expect(stripe.requests).toHaveLength(0);
+  });
+
+  it('names the smallest plan for a caller without a session by default', async () => {
+    const res = await call('GET', '/api/v1/payments/card/create?plugin=tts');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('http://127.0.0.1:3000/settings/billing?plugin=tts&plan=label');
+  });
+
+  it('answers 400 for an unknown plugin, with or without a session', async () => {
+    expect((await call('GET', '/api/v1/payments/card/create?plugin=nope')).status).toBe(400);
     const res = await call('GET', '/api/v1/payments/card/create?plugin=nope', { session: await account() });
     expect(res.status).toBe(400);
   });
