@@ -69,8 +69,9 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // billing and the provisioner share shared/db/metrics.ts (plan-change counts, account deletion), which holds the DescribeTable read.
   billing: ['dataKey', 'describeTable'],
   metrics: ['describeTable'],
-  // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner.
-  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'describeTable'],
+  // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner
+  // and removes the account's file-manager objects.
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'describeTable', 'fileBucket'],
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
   'task-events': ['dataKey', 'reachInstances', 'sendEvents'],

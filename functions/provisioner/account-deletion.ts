@@ -1,4 +1,5 @@
 import { cancelSubscription } from '../../shared/adapters/card';
+import { fileStorage, objectKeyOf, pendingObjectKeyOf } from '../../shared/adapters/file-storage';
 import { launcher, requestProvisioning } from '../../shared/adapters/launcher';
 import { completeAccountDeletion, deletionMarker, recordDeletionStep } from '../../shared/accounts/deletion';
 import { ACTIVE_STATUSES, getSubscription } from '../../shared/billing/entitlements';
@@ -36,8 +37,23 @@ export async function runAccountDeletion(userId: string): Promise<void> {
     logger().info('account deletion cancelled the card subscription', { userId, subscriptionId: sub.subscriptionId, status });
   }
 
+  await deleteStoredFiles(userId);
+
   marker = (await deletionMarker(userId))!;
   await completeAccountDeletion(userId, marker);
+}
+
+/**
+ * The file-manager's bytes live outside the table: every object of the account goes, confirmed or
+ * still pending. Listing again on a retry makes the step idempotent without a marker.
+ */
+async function deleteStoredFiles(userId: string): Promise<void> {
+  const storage = fileStorage();
+  // The trailing slash keeps `u_1/` from also matching `u_10/` in a bucket listing.
+  const prefixes = [objectKeyOf(userId, ''), pendingObjectKeyOf(userId, '')];
+  const objectKeys = (await Promise.all(prefixes.map((prefix) => storage.list(prefix)))).flat();
+  for (const objectKey of objectKeys) await storage.delete(objectKey);
+  if (objectKeys.length) logger().info('account deletion removed stored files', { userId, files: objectKeys.length });
 }
 
 /** From the DLQ: a deletion is never given up; it goes back on the queue for another round of retries. */

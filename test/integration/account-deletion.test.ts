@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as provisioner } from '../../functions/provisioner/handler';
 import { readOutbox } from '../../shared/adapters/email';
+import { fileStorage, objectKeyOf, pendingObjectKeyOf } from '../../shared/adapters/file-storage';
 import { deletedAccountRecord, deletionMarker } from '../../shared/accounts/deletion';
 import { reloadConfig } from '../../shared/config';
 import { listInstalledSkills, skillQuotaUsed } from '../../shared/db/installed-skills';
@@ -12,6 +13,8 @@ import { tenant } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';
 import { call, uniqueIp } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, startFakeStripe, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe';
+import { runSkill } from '../helpers/skill-call';
+import { skill as fileManager } from '../../functions/skills/skills/file-manager';
 import { signUp } from './accounts-helpers';
 import { drain, sqsEvent, sqsRecord, useAgentsTestBed } from './agents-helpers';
 
@@ -60,6 +63,19 @@ describe('account deletion ends everything the account owns', () => {
   it('stops the instance process, cancels the card subscription, revokes sessions and keys, then deletes the data and sends the final email', async () => {
     const { user, subscription, agentId, apiKey } = await subscriberWithRunningAgent();
     const downloads = await downloadsOf('setlist-oracle');
+    // File-manager objects: a confirmed upload, an upload by URL never confirmed, and a neighbour
+    // whose id merely starts with this one's (a prefix listing must not reach it).
+    const uploaded = await runSkill(fileManager, user.userId, {
+      action: 'upload',
+      name: 'rider.txt',
+      contentBase64: Buffer.from('2x CDJ-3000\n').toString('base64'),
+    });
+    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
+    const storage = fileStorage();
+    await storage.put(pendingObjectKeyOf(user.userId, 'f_unconfirmed'), Buffer.from('half'), 'text/plain');
+    const neighbour = objectKeyOf(`${user.userId}0`, 'f_kept');
+    await storage.put(neighbour, Buffer.from('not theirs'), 'text/plain');
+    expect(await storage.list(objectKeyOf(user.userId, ''))).toEqual([objectKeyOf(user.userId, uploaded.body.file.fileId)]);
     const res = await call('DELETE', '/api/settings', { session: user, body: { password: user.password } });
     expect(res.status, res.text).toBe(202);
     expect(res.body).toEqual({ success: true, status: 'deleting' });
@@ -73,6 +89,9 @@ describe('account deletion ends everything the account owns', () => {
     expect(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toBe(true);
     expect(await getUser(user.userId, true)).toBeUndefined();
     expect((await tenant(user.userId).queryAll('', { consistent: true })).map((i) => i.sk)).toEqual([keys.sessionGate(user.userId).sk]);
+    expect(await storage.list(objectKeyOf(user.userId, ''))).toEqual([]);
+    expect(await storage.list(pendingObjectKeyOf(user.userId, ''))).toEqual([]);
+    expect((await storage.get(neighbour))?.toString()).toBe('not theirs');
     // The agents go with the account, and so do their installed skills and per-agent skill counters;
     // the catalogue's `downloads` counts installs ever made, as after an uninstall.
     expect(await listInstalledSkills(user.userId, agentId, true)).toEqual([]);
