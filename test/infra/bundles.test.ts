@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER } from '../../lib/bundling';
+import { z } from 'zod';
+import { CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER, ZOD_V3, ZOD_WITHOUT_LOCALES } from '../../lib/bundling';
 import { WORKERS } from '../../lib/constructs/functions';
 import { CDK_BUNDLING } from '../../lib/constructs/platform-function';
 import { NEEDS, type Need } from '../../lib/permissions';
@@ -67,8 +68,24 @@ describe('bundling settings', () => {
       externalModules: [],
       mainFields: LAMBDA_BUNDLE.mainFields,
       banner: LAMBDA_BUNDLE.banner.js,
-      esbuildArgs: { [`--alias:${REPLACED_CREDENTIAL_PROVIDER}`]: CREDENTIALS_SHIM },
+      esbuildArgs: {
+        [`--alias:${REPLACED_CREDENTIAL_PROVIDER}`]: CREDENTIALS_SHIM,
+        '--alias:zod': ZOD_WITHOUT_LOCALES,
+        '--alias:zod/v4': ZOD_WITHOUT_LOCALES,
+        '--alias:zod/v3': ZOD_V3,
+      },
     });
+    expect(existsSync(ZOD_WITHOUT_LOCALES) && existsSync(ZOD_V3)).toBe(true);
+  });
+
+  it("keeps only zod's English locale in every bundle", () => {
+    for (const folder of folders) {
+      const { inputs } = bundleOf(folder);
+      expect(
+        inputs.filter((i) => /zod\/v4\/locales\/(?!(en|index)\.js$)/.test(i)),
+        folder,
+      ).toEqual([]);
+    }
   });
 
   it('leaves the SDK default credential chain out of every bundle', () => {
@@ -80,6 +97,33 @@ describe('bundling settings', () => {
       ).toEqual([]);
       expect(inputs.some((i) => i.endsWith('shared/aws/lambda-credentials.ts')) || !inputs.some((i) => i.includes('@aws-sdk/client-')), folder).toBe(true);
     }
+  });
+});
+
+describe('zod in a bundle', () => {
+  it('validates and words its errors exactly as the full zod does', async () => {
+    const probe = `
+      import { z } from 'zod/v4';
+      import zod, { z as fromRoot } from 'zod';
+      export const schema = z.object({ name: z.string().min(2), email: z.email(), tags: z.array(z.enum(['a', 'b'])) }).strict();
+      export const sameZ = zod === fromRoot && fromRoot.object === z.object;
+      export const locales = Object.keys(z.locales);`;
+    const file = path.join(outdir, 'zod-probe.mjs');
+    await build({
+      ...LAMBDA_BUNDLE,
+      sourcemap: false,
+      stdin: { contents: probe, resolveDir: ROOT, loader: 'ts' },
+      outfile: file,
+      absWorkingDir: ROOT,
+      logLevel: 'silent',
+    });
+    const bundled = await import(file);
+    const full = z.object({ name: z.string().min(2), email: z.email(), tags: z.array(z.enum(['a', 'b'])) }).strict();
+    const input = { name: 'x', email: 'nope', tags: ['c'], extra: 1 };
+    expect(bundled.schema.safeParse(input).error.issues).toEqual(full.safeParse(input).error!.issues);
+    expect(bundled.schema.parse({ name: 'xy', email: 'a@example.com', tags: ['a'] })).toEqual({ name: 'xy', email: 'a@example.com', tags: ['a'] });
+    expect(bundled.sameZ).toBe(true);
+    expect(bundled.locales).toEqual(['en']);
   });
 });
 

@@ -1,0 +1,1 @@
+export { default as en } from '../../node_modules/zod/v4/locales/en.js';
