@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpVerified, startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
+import { signUpVerified, startLocalStack, type LocalStack, stopLocalStack, until, bearerApi } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
@@ -17,14 +17,10 @@ describe('a skill installed on a running agent, over the local stack', () => {
   let base: string;
   let owner: { userId: string; token: string };
 
-  const api = async (method: string, pathname: string, body?: unknown) => {
-    const res = await fetch(`${base}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${owner.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const api = bearerApi(
+    () => base,
+    () => owner.token,
+  );
 
   beforeAll(async () => {
     stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: email });

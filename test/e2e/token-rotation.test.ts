@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { signUpVerified, startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
+import { signUpVerified, startLocalStack, type LocalStack, stopLocalStack, until, bearerApi } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
@@ -32,14 +32,10 @@ describe('gateway-token rotation reaches a running runtime over the local stack'
   let base: string;
   let owner: { userId: string; token: string };
 
-  const api = async (method: string, pathname: string, body?: unknown) => {
-    const res = await fetch(`${base}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${owner.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const api = bearerApi(
+    () => base,
+    () => owner.token,
+  );
 
   beforeAll(async () => {
     stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: email });

@@ -126,3 +126,16 @@ export async function accountSession(opts: Parameters<typeof testSession>[0] = {
   });
   return session;
 }
+
+/** A signed-in user with an active card subscription stored as the card webhook stores it (skills and paid routes). */
+export async function subscribedSession(plan = 'solo', opts: Parameters<typeof testSession>[0] = {}): Promise<TestSession> {
+  const session = await testSession(opts);
+  await tenant(session.userId).put({
+    ...keys.subscription(session.userId),
+    status: 'active',
+    plan,
+    eventCreated: Date.now(),
+    updatedAt: new Date().toISOString(),
+  });
+  return session;
+}

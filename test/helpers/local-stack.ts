@@ -112,3 +112,18 @@ export async function until<T>(probe: () => Promise<T | undefined>, what: string
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/**
+ * JSON calls to a running stack as a signed-in user (Bearer). Getters, because the e2e suites learn
+ * the base URL and the token in `beforeAll`.
+ */
+export const bearerApi =
+  (base: () => string, token: () => string) =>
+  async (method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${base()}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };

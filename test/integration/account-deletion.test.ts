@@ -93,10 +93,11 @@ describe('account deletion ends everything the account owns', () => {
     expect(await storage.list(pendingObjectKeyOf(user.userId, ''))).toEqual([]);
     expect((await storage.get(neighbour))?.toString()).toBe('not theirs');
     // The agents go with the account, and so do their installed skills and per-agent skill counters;
-    // the catalogue's `downloads` counts installs ever made, as after an uninstall.
+    // the catalogue's `downloads` counts installs ever made, as after an uninstall: it never goes
+    // down (other test files install the same skill meanwhile, so it may go up).
     expect(await listInstalledSkills(user.userId, agentId, true)).toEqual([]);
     expect(await skillQuotaUsed(user.userId, agentId)).toBe(0);
-    expect(await downloadsOf('setlist-oracle')).toBe(downloads);
+    expect(await downloadsOf('setlist-oracle')).toBeGreaterThanOrEqual(downloads ?? 0);
     expect(await deletedAccountRecord(user.userId)).toMatchObject({
       subscriptionId: subscription,
       subscriptionCancelled: { status: 'canceled' },

@@ -2,21 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { claimIdempotencyKey } from '../../shared/db/idempotency';
 import { keys } from '../../shared/db/keys';
+import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession } from '../helpers/api';
 
 /** Idempotency-Key on the skill-call routes, through the real pipeline against DynamoDB Local. */
-async function subscriber() {
-  const session = await testSession();
-  await tenant(session.userId).put({
-    ...keys.subscription(session.userId),
-    status: 'active',
-    plan: 'solo',
-    eventCreated: Date.now(),
-    updatedAt: new Date().toISOString(),
-  });
-  return session;
-}
+const subscriber = () => subscribedSession();
 
 const createNote = (session: Awaited<ReturnType<typeof subscriber>>, key: string | undefined, title: string) =>
   call('POST', '/api/skills/notes-workspace', { session, body: { action: 'create_note', title }, headers: key ? { 'idempotency-key': key } : {} });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/booking-settlement';
 import { keys } from '../../shared/db/keys';
+import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession } from '../helpers/api';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const BOOKING = { guarantee: 1500, backend: 70, deposit: 500 };
@@ -96,14 +96,7 @@ describe('booking-settlement', () => {
   });
 
   it('answers GET with the read-only actions and refuses changes over GET', async () => {
-    const session = await testSession();
-    await tenant(session.userId).put({
-      ...keys.subscription(session.userId),
-      status: 'active',
-      plan: 'solo',
-      eventCreated: Date.now(),
-      updatedAt: new Date().toISOString(),
-    });
+    const session = await subscribedSession();
     const sim = await call('GET', '/api/skills/booking-settlement?action=simulate_settlement&guarantee=1500&backend=70&deposit=500', { session });
     expect(sim.status).toBe(200);
     expect(sim.body.settlement.balanceDue).toBe('1000.000000');

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/instant-split';
 import { keys } from '../../shared/db/keys';
+import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession } from '../helpers/api';
 import { leaksKey, newRecipient, startPaymentsChain, type PaymentsChain } from '../helpers/payments-chain';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
@@ -120,14 +120,7 @@ describe('instant-split', () => {
   });
 
   it('answers GET with the read-only actions', async () => {
-    const session = await testSession();
-    await tenant(session.userId).put({
-      ...keys.subscription(session.userId),
-      status: 'active',
-      plan: 'solo',
-      eventCreated: Date.now(),
-      updatedAt: new Date().toISOString(),
-    });
+    const session = await subscribedSession();
     const sim = await call('GET', '/api/skills/instant-split?action=simulate&streams=1000&rate=0.004', { session });
     expect(sim.body).toMatchObject({ success: true, revenue: '4.000000' });
     expect((await call('GET', '/api/skills/instant-split', { session })).body).toMatchObject({ success: true, count: 0 });

@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import { call, testSession } from '../helpers/api';
+import { call, subscribedSession, testSession } from '../helpers/api';
 import { putTestAgent } from '../security/route-samples';
 
 /** The part-B skills over the real HTTP pipeline: a subscriber's session, a valid call and an invalid body each. */
-async function subscriber() {
-  const session = await testSession();
-  await tenant(session.userId).put({
-    ...keys.subscription(session.userId),
-    status: 'active',
-    plan: 'solo',
-    eventCreated: Date.now(),
-    updatedAt: new Date().toISOString(),
-  });
-  return session;
-}
+const subscriber = () => subscribedSession();
 
 describe('record-keeping skills over HTTP', () => {
   it('answer {success: true, ...} to a valid body and 400 with the issues to an invalid one', async () => {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/usdc-payments';
 import { keys } from '../../shared/db/keys';
+import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
-import { call, testSession } from '../helpers/api';
 import { leaksKey, newRecipient, startPaymentsChain, type PaymentsChain } from '../helpers/payments-chain';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
@@ -92,14 +92,7 @@ describe('usdc-payments on the local chain', () => {
   });
 
   it('an Idempotency-Key retry over HTTP replays the answer and pays once', async () => {
-    const session = await testSession();
-    await tenant(session.userId).put({
-      ...keys.subscription(session.userId),
-      status: 'active',
-      plan: 'solo',
-      eventCreated: Date.now(),
-      updatedAt: new Date().toISOString(),
-    });
+    const session = await subscribedSession();
     const { address } = await env.fundedWallet(session.userId, USDC(50));
     const to = newRecipient();
     const headers = { 'idempotency-key': randomUUID() };
