@@ -113,11 +113,19 @@ describe('GET /api/agents/{id}/logs: the per-agent log', () => {
       { stream: 'stderr', line: JSON.stringify({ level: 'INFO', message: 'mine', agentId }), level: 'INFO', agentId },
     ]);
 
-    const all = await call('GET', `/api/agents/${agentId}/logs?limit=200`, { session: user });
+    const readLog = () => call('GET', `/api/agents/${agentId}/logs?limit=200`, { session: user });
+    const runtimeLines = (res: Awaited<ReturnType<typeof readLog>>): string[] =>
+      (res.body.entries ?? []).filter((e: { kind: string }) => e.kind === 'runtime').map((e: { line: string }) => e.line as string);
+    // The launcher stores the runtime's output in batches (after a short flush timer): wait for its start line.
+    let all = await readLog();
+    for (let tries = 0; tries < 50 && !runtimeLines(all).some((l) => l.includes('state loaded')); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      all = await readLog();
+    }
     expect(all.status).toBe(200);
     const kinds = new Set(all.body.entries.map((e: { kind: string }) => e.kind));
     expect(kinds).toEqual(new Set(['runtime', 'lifecycle', 'message']));
-    const lines = all.body.entries.filter((e: { kind: string }) => e.kind === 'runtime').map((e: { line: string }) => e.line);
+    const lines = runtimeLines(all);
     expect(lines.some((l: string) => l.includes('"mine"'))).toBe(true);
     expect(lines).not.toContain('for another agent');
     // The launcher captured the runtime's own output (it logs "state loaded; ready" once it started).
