@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { validationError } from '../../shared/http/pipeline';
-import { notImplemented } from '../../shared/http/errors';
 import type { SkillName } from '../../shared/contract/skills';
 import { skillRegistry } from './registry';
 import type { SkillCall } from './skill-module';
@@ -9,12 +8,10 @@ const ActionField = z.looseObject({ action: z.string().optional() });
 
 /**
  * Runs one skill action: the body's `action` picks it, its strict schema validates the body (400
- * with the issues), and the answer is `{success: true, ...data}`. A catalogue skill without a
- * module answers 501.
+ * with the issues), and the answer is `{success: true, ...data}`.
  */
 export async function runSkill(name: SkillName, call: SkillCall, body: unknown) {
-  const skill = skillRegistry.get(name);
-  if (!skill) throw notImplemented();
+  const skill = skillRegistry[name];
   const actionNames = Object.keys(skill.actions);
   const chosen = ActionField.safeParse(body ?? {});
   const actionName = (chosen.success ? chosen.data.action : undefined) ?? skill.defaultAction;

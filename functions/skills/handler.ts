@@ -3,17 +3,13 @@ import { accountAccess, requireActiveSubscription } from '../../shared/billing/e
 import { SKILL_CATALOGUE, type skillGetRoutes, skillOperation, skillsContract, type SkillName } from '../../shared/contract/skills';
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
-import { skillRegistry } from './registry';
 import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
-import { notImplemented } from '../../shared/http/errors';
 import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
 import { CHANNEL_APPS } from '../../shared/adapters/channels';
 import { receiveInbound } from './channel-inbound';
 
 /** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
 async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
-  // A skill without a module says so to everyone, before any account check.
-  if (!skillRegistry.has(name)) throw notImplemented();
   requireActiveSubscription(await accountAccess(auth));
   return runSkill(name, { userId: auth.userId, requestId, now: new Date() }, body);
 }

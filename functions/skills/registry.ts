@@ -30,38 +30,36 @@ import { skill as instantSplit } from './skills/instant-split';
 import { skill as email } from './skills/email';
 
 /**
- * The skills that have a module, one line each. A catalogue skill missing here answers 501
- * through the pipeline's not-implemented path.
+ * Every catalogue skill's module, keyed by its name: a Record over SkillName, so a catalogue skill
+ * without a module (or a module under the wrong name) does not compile.
  */
-const modules: SkillModule[] = [
-  groupieManager,
-  royaltyTracker,
-  notesWorkspace,
-  calendar,
-  workspaceSuite,
-  djStreaming,
-  treasury,
-  fileManager,
-  trackArchaeologist,
-  setlistOracle,
-  demoSubmitter,
-  eventTicketing,
-  guestlist,
-  eventScheduler,
-  venueFinder,
-  festivalFinder,
-  chatBot,
-  communityBot,
-  businessMessaging,
-  businessMessagingApi,
-  teamChat,
-  browser,
-  webhook,
-  visualSynthesizer,
-  bookingSettlement,
-  usdcPayments,
-  instantSplit,
-  email,
-];
-
-export const skillRegistry: ReadonlyMap<SkillName, SkillModule> = new Map(modules.map((m) => [m.name, m]));
+export const skillRegistry: Readonly<Record<SkillName, SkillModule>> = {
+  calendar: calendar,
+  'dj-streaming': djStreaming,
+  'file-manager': fileManager,
+  'groupie-manager': groupieManager,
+  'notes-workspace': notesWorkspace,
+  'royalty-tracker': royaltyTracker,
+  treasury: treasury,
+  'workspace-suite': workspaceSuite,
+  'demo-submitter': demoSubmitter,
+  'event-scheduler': eventScheduler,
+  'event-ticketing': eventTicketing,
+  'festival-finder': festivalFinder,
+  guestlist: guestlist,
+  'setlist-oracle': setlistOracle,
+  'track-archaeologist': trackArchaeologist,
+  'venue-finder': venueFinder,
+  'chat-bot': chatBot,
+  'community-bot': communityBot,
+  'business-messaging': businessMessaging,
+  'business-messaging-api': businessMessagingApi,
+  'team-chat': teamChat,
+  browser: browser,
+  webhook: webhook,
+  'visual-synthesizer': visualSynthesizer,
+  'booking-settlement': bookingSettlement,
+  'usdc-payments': usdcPayments,
+  'instant-split': instantSplit,
+  email: email,
+};

@@ -127,15 +127,23 @@ export async function accountSession(opts: Parameters<typeof testSession>[0] = {
   return session;
 }
 
-/** A signed-in user with an active card subscription stored as the card webhook stores it (skills and paid routes). */
-export async function subscribedSession(plan = 'solo', opts: Parameters<typeof testSession>[0] = {}): Promise<TestSession> {
-  const session = await testSession(opts);
-  await tenant(session.userId).put({
-    ...keys.subscription(session.userId),
+/** An active card subscription stored as the card webhook stores it; its id (what `POST /api/provision` must name). */
+export async function storeActiveSubscription(userId: string, plan = 'solo'): Promise<string> {
+  const subscriptionId = `sub_${randomUUID().replaceAll('-', '')}`;
+  await tenant(userId).put({
+    ...keys.subscription(userId),
     status: 'active',
     plan,
+    subscriptionId,
     eventCreated: Date.now(),
     updatedAt: new Date().toISOString(),
   });
+  return subscriptionId;
+}
+
+/** A signed-in user with an active card subscription (skills and paid routes). */
+export async function subscribedSession(plan = 'solo', opts: Parameters<typeof testSession>[0] = {}): Promise<TestSession> {
+  const session = await testSession(opts);
+  await storeActiveSubscription(session.userId, plan);
   return session;
 }

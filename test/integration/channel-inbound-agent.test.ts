@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as provisioner } from '../../functions/provisioner/handler';
 import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
-import { accountSession, call, uniqueIp } from '../helpers/api';
+import { accountSession, call, uniqueIp, storeActiveSubscription } from '../helpers/api';
 import { startFakeChannels } from '../helpers/fake-channels';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { drain, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
@@ -24,15 +23,7 @@ afterAll(async () => {
 describe('an inbound message reaches the running agent and its reply goes back out through the app', () => {
   it('Telegram: the agent provisioned with the chat-bot token answers, the reply is sent to the same chat and both are recorded', async () => {
     const user = await accountSession();
-    const subscriptionId = `sub_${randomUUID().replaceAll('-', '')}`;
-    await tenant(user.userId).put({
-      ...keys.subscription(user.userId),
-      status: 'active',
-      plan: 'solo',
-      subscriptionId,
-      eventCreated: Date.now(),
-      updatedAt: new Date().toISOString(),
-    });
+    const subscriptionId = await storeActiveSubscription(user.userId);
     const res = await call('POST', '/api/provision', {
       session: user,
       ip: uniqueIp(),

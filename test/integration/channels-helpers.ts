@@ -5,7 +5,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
 import { resetLogger } from '../../shared/http/logger';
-import { call, testSession, uniqueIp, type CallOptions, type TestSession } from '../helpers/api';
+import { call, testSession, uniqueIp, type CallOptions, type TestSession, storeActiveSubscription } from '../helpers/api';
 import { startFakeChannels } from '../helpers/fake-channels';
 import { privateQueue } from './agents-helpers';
 
@@ -71,15 +71,7 @@ export function useChannelsBed() {
   async function provisionedUser(tokens: { chatBotToken?: string; communityBotToken?: string; businessMessagingToken?: string }) {
     const email = `chan-${randomUUID().slice(0, 8)}@example.com`;
     const user = await createUser({ email, name: 'Nova Lane' });
-    const subscriptionId = `sub_${randomUUID().replaceAll('-', '')}`;
-    await tenant(user.userId).put({
-      ...keys.subscription(user.userId),
-      status: 'active',
-      plan: 'solo',
-      subscriptionId,
-      eventCreated: Date.now(),
-      updatedAt: new Date().toISOString(),
-    });
+    const subscriptionId = await storeActiveSubscription(user.userId);
     const session = await testSession({ userId: user.userId, email });
     const res = await request('POST', '/api/provision', {
       session,

@@ -5,7 +5,7 @@ import { decrypt, type EnvelopeRecord } from '../../shared/crypto/envelope';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
-import { call, testSession, uniqueIp } from '../helpers/api';
+import { call, testSession, uniqueIp, storeActiveSubscription } from '../helpers/api';
 import { privateQueue } from './agents-helpers';
 
 /** The live stream of POST /api/provision read back by its owner, and its key rotated. */
@@ -17,15 +17,7 @@ afterAll(() => reloadConfig({ PROVISIONING_QUEUE_URL: savedQueue }));
 async function provisionedWithChannels() {
   const email = `dj-${randomUUID().slice(0, 8)}@example.com`;
   const user = await createUser({ email, name: 'DJ Nova' });
-  const subscriptionId = `sub_${randomUUID().replaceAll('-', '')}`;
-  await tenant(user.userId).put({
-    ...keys.subscription(user.userId),
-    status: 'active',
-    plan: 'solo',
-    subscriptionId,
-    eventCreated: Date.now(),
-    updatedAt: new Date().toISOString(),
-  });
+  const subscriptionId = await storeActiveSubscription(user.userId);
   const session = await testSession({ userId: user.userId, email });
   const res = await call('POST', '/api/provision', {
     body: { chatBotToken: '7412589630:AAHk3vQm9xZ2pLr8TnWc5yBd1FgE4sJuO6a', plan: 'solo', cardSubscriptionId: subscriptionId },
