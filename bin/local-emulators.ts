@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { buildApp as buildFauxqs } from 'fauxqs';
 import { createTableInput, TABLE } from '../shared/db/table';
+import { buildPersistentFauxqs } from './local-queue-store';
 
 /**
  * The emulators behind `npm start` and `npm test`: DynamoDB Local (Java, from the npm package) and
@@ -120,7 +121,11 @@ function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined): 
   );
 }
 
-export async function startEmulators(opts: { dataDir?: string; tableName: string; dynamoPort?: number }): Promise<Emulators> {
+/**
+ * `queueDataDir`: where the SQS emulator keeps its queues and messages (SQLite), so queued and
+ * delayed messages outlive a restart; without it they live in memory.
+ */
+export async function startEmulators(opts: { dataDir?: string; queueDataDir?: string; tableName: string; dynamoPort?: number }): Promise<Emulators> {
   const dynamoPort = opts.dynamoPort || (await freePort());
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir);
@@ -131,7 +136,9 @@ export async function startEmulators(opts: { dataDir?: string; tableName: string
   const dynamoEndpoint = `http://${LOOPBACK}:${dynamoPort}`;
   const ddb = new DynamoDBClient({ endpoint: dynamoEndpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
   // fauxqs's own startFauxqs listens on 0.0.0.0 whatever host it is given; its app listens where told.
-  const fauxqs = buildFauxqs({ logger: false, host: LOOPBACK });
+  const fauxqs = opts.queueDataDir
+    ? await buildPersistentFauxqs({ host: LOOPBACK, dataDir: opts.queueDataDir })
+    : buildFauxqs({ logger: false, host: LOOPBACK });
   try {
     await waitForDynamo(ddb, child, () => stderr.trim(), 60_000);
     await ensureTable(ddb, opts.tableName);

@@ -42,6 +42,7 @@ async function main() {
   progress('starting DynamoDB Local and the SQS emulator…');
   const emulators = await startEmulators({
     dataDir: path.join(dataDir, 'dynamodb'),
+    queueDataDir: path.join(dataDir, 'queues'),
     tableName: process.env.TABLE_NAME ?? 'agent-platform',
     dynamoPort: settings.DYNAMODB_LOCAL_PORT,
   });

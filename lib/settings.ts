@@ -66,6 +66,8 @@ export const KNOWN_SETTINGS = [
   'SIGN_IN_CAPPED_DELAY_MS',
   'WEBHOOK_ENDPOINTS',
   'WEBHOOK_SECRET',
+  'WEBHOOK_RETRY_SCHEDULE_MS',
+  'WEBHOOK_DISABLE_AFTER_MS',
   'CARD_SECRET_KEY',
   'CARD_WEBHOOK_SECRET',
   'CARD_WEBHOOK_TOLERANCE_SECONDS',
@@ -251,7 +253,7 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   // accounts: sign-up, password reset, OAuth, bot check, wallet sign-in
   OAUTH_: ['accounts'],
   BOT_CHECK_: ['accounts'],
-  EMAIL_FROM: ['accounts', 'settings', 'provisioner'],
+  EMAIL_FROM: ['accounts', 'settings', 'provisioner', 'webhook-delivery'],
   REFERRAL_CREDITS: ['accounts'],
   REFERRAL_CAP: ['accounts'],
   FORGOT_PASSWORD_MIN_MS: ['accounts'],

@@ -120,6 +120,29 @@ const EnvSchema = z.object({
     .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64')
     .optional(),
   /**
+   * Waits before each retry of a failed webhook delivery, in ms, comma-separated (issue 20): the
+   * default is the Standard Webhooks schedule, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts
+   * over 27.6 hours). Tests shorten it; in AWS the schedule must cover at least 24 hours.
+   */
+  WEBHOOK_RETRY_SCHEDULE_MS: commaList.pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\d+$/, 'milliseconds')
+          .transform(Number)
+          .pipe(
+            z
+              .number()
+              .int()
+              .max(7 * 24 * 3600_000),
+          ),
+      )
+      .max(30),
+  ),
+  /** An account endpoint whose deliveries failed without a success for this long is disabled and its owner mailed (3 days; at least a day in AWS). */
+  WEBHOOK_DISABLE_AFTER_MS: positiveInt(3 * 24 * 3600_000),
+  /**
    * Card payments (spec 2.16, 4.14) through the processor's official SDK. Unset secret key or price
    * → the checkout routes answer 503 CARD_NOT_CONFIGURED; unset webhook secret → the webhook does.
    */
@@ -398,6 +421,7 @@ function parse(env: NodeJS.ProcessEnv) {
   if (e.FETCH_ALLOWED_LOOPBACK.length && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
     throw new ConfigError('FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs');
   }
+  checkWebhookRetries(e, env);
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
@@ -457,7 +481,12 @@ function parse(env: NodeJS.ProcessEnv) {
     botCheck: { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET },
     forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
     signInCappedDelayMs: e.SIGN_IN_CAPPED_DELAY_MS,
-    webhooks: { endpoints: e.WEBHOOK_ENDPOINTS, secret: e.WEBHOOK_SECRET },
+    webhooks: {
+      endpoints: e.WEBHOOK_ENDPOINTS,
+      secret: e.WEBHOOK_SECRET,
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS.length ? e.WEBHOOK_RETRY_SCHEDULE_MS : DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+    },
     card: cardSettings(e),
     oauth: {
       timeoutMs: e.OAUTH_TIMEOUT_MS,
@@ -542,6 +571,20 @@ function parse(env: NodeJS.ProcessEnv) {
     /** The guarded fetch of user-supplied URLs (issue 13 part B). */
     fetch: { allowedLoopback: e.FETCH_ALLOWED_LOOPBACK },
   };
+}
+
+/** Standard Webhooks' retry schedule (as Svix runs it): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const DAY_MS = 24 * 3600_000;
+
+/** A shortened schedule or disable window is for tests and the local stack: in AWS it would drop events after a short outage. */
+function checkWebhookRetries(e: z.output<typeof EnvSchema>, env: NodeJS.ProcessEnv) {
+  if (e.STAGE !== 'aws' && env.AWS_LAMBDA_FUNCTION_NAME === undefined) return;
+  const total = e.WEBHOOK_RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
+  if (e.WEBHOOK_RETRY_SCHEDULE_MS.length && total < DAY_MS) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must cover at least 24 hours in AWS (it covers ${Math.round(total / 60_000)} minutes)`);
+  }
+  if (e.WEBHOOK_DISABLE_AFTER_MS < DAY_MS) throw new ConfigError('WEBHOOK_DISABLE_AFTER_MS must be at least a day (86400000) in AWS');
 }
 
 /** `SYMBOL:0xcontract:decimals`, as the token settings give it. */

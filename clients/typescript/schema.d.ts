@@ -2749,7 +2749,11 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Enable or disable a webhook endpoint.
+         * @description `{"enabled": true}` turns on an endpoint that was disabled (by its owner, or after 3 days of failed deliveries) and clears its failure streak; events from then on are sent to it (earlier ones can be sent again with the redeliver route). `{"enabled": false}` stops deliveries.
+         */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/api/webhooks/endpoints/{id}/deliveries": {
@@ -2763,6 +2767,26 @@ export interface paths {
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/deliveries/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one event to one endpoint again, with the same `webhook-id`.
+         * @description Queues one new attempt, outside the automatic schedule, whether the event was delivered or not; its outcome lands in the delivery log with `manual: true`. 404 when the endpoint or the event (one this endpoint was sent in the last 30 days) is not the caller's; 409 `ENDPOINT_DISABLED` for a disabled endpoint (enable it first).
+         */
+        post: operations["redeliverWebhookEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -23374,8 +23398,18 @@ export interface operations {
                         endpoints: {
                             /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
+                            disabledAt?: string;
+                            disabledReason?: string;
+                            /** @description false once disabled: after failing without a success for 3 days, or by its owner; nothing is sent to it */
+                            enabled: boolean;
                             /** @description the event types sent to it; `instance.*` and `agent.*` select a family */
                             events: string[];
+                            /**
+                             * Format: date-time
+                             * @description the first failed attempt since the last success
+                             */
+                            failingSince?: string;
                             id: string;
                             url: string;
                         }[];
@@ -23485,8 +23519,18 @@ export interface operations {
                         endpoint: {
                             /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
+                            disabledAt?: string;
+                            disabledReason?: string;
+                            /** @description false once disabled: after failing without a success for 3 days, or by its owner; nothing is sent to it */
+                            enabled: boolean;
                             /** @description the event types sent to it; `instance.*` and `agent.*` select a family */
                             events: string[];
+                            /**
+                             * Format: date-time
+                             * @description the first failed attempt since the last success
+                             */
+                            failingSince?: string;
                             id: string;
                             url: string;
                         };
@@ -23670,6 +23714,153 @@ export interface operations {
             };
         };
     };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            disabledAt?: string;
+                            disabledReason?: string;
+                            /** @description false once disabled: after failing without a success for 3 days, or by its owner; nothing is sent to it */
+                            enabled: boolean;
+                            /** @description the event types sent to it; `instance.*` and `agent.*` select a family */
+                            events: string[];
+                            /**
+                             * Format: date-time
+                             * @description the first failed attempt since the last success
+                             */
+                            failingSince?: string;
+                            id: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -23700,8 +23891,17 @@ export interface operations {
                             at: string;
                             /** @description 1 for the first try, more for the retries */
                             attempt: number;
+                            /** @description how long the attempt took */
+                            durationMs?: number;
                             error?: string;
                             eventId: string;
+                            /** @description true for a redelivery the owner asked for */
+                            manual?: boolean;
+                            /**
+                             * Format: date-time
+                             * @description when the next automatic attempt is due; absent after a success or the last attempt
+                             */
+                            nextAttemptAt?: string;
                             /** @enum {string} */
                             outcome: "delivered" | "failed";
                             /** @description what the endpoint answered, when it answered */
@@ -23746,6 +23946,118 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                eventId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId: string;
+                        eventId: string;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -2,18 +2,27 @@ import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import * as z from 'zod';
 import { config } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
-import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import type { MessageEventType, PlatformEvent } from '../../shared/events/emit';
 import { guardedFetch } from '../../shared/adapters/guarded-fetch';
+import { sendJson } from '../../shared/adapters/queue';
 import { MESSAGE_EVENT_TYPE } from '../../shared/contract/skill-actions/development-creative';
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES } from '../../shared/contract/webhooks';
-import { endpointForMessage, endpointsForEvent, recordDeliveryAttempt } from '../../shared/db/user-webhooks';
+import {
+  endpointForMessage,
+  endpointsForEvent,
+  noteEndpointFailure,
+  noteEndpointSuccess,
+  recordDeliveryAttempt,
+  type UserWebhookEndpoint,
+} from '../../shared/db/user-webhooks';
+import { type DeliveryTarget, readDeliveryState, recordAttemptOutcome } from '../../shared/db/webhook-deliveries';
+import { logger } from '../../shared/http/logger';
+import { mailEndpointDisabled } from './disabled-notice';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
-/** As long as SQS keeps a message (4 days by default): a retry never finds its record expired. */
-const DELIVERY_RECORD_TTL_SECONDS = 4 * 24 * 3600;
+/** SQS's longest message delay: a longer wait is chained through several messages. */
+const MAX_SQS_DELAY_SECONDS = 900;
 
 const PLATFORM_EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', ...ACCOUNT_EVENT_TYPES] as const;
 
@@ -25,9 +34,21 @@ export const PlatformEventSchema = z
     data: z.record(z.string(), z.unknown()),
     accountId: z.string().min(1).max(128).optional(),
     endpointId: z.string().min(1).max(64).optional(),
+    delivery: z
+      .strictObject({
+        target: z.string().min(1).max(64),
+        step: z.number().int().min(1).max(100),
+        dueAt: z.iso.datetime(),
+        manual: z.boolean().optional(),
+      })
+      .optional(),
   })
   // A type of the user's own naming only travels as a webhook skill message to one endpoint.
   .refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || (e.accountId && e.endpointId), 'unknown event type');
+
+export type DeliveryDirective = NonNullable<z.infer<typeof PlatformEventSchema>['delivery']>;
+/** A queued event, possibly addressed to one endpoint for a retry or a redelivery. */
+export type QueuedEvent = PlatformEvent & { delivery?: DeliveryDirective };
 
 const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 /** Hosts only in logs: a receiver URL may carry a token in its path or query. */
@@ -76,65 +97,163 @@ export async function postSigned(url: string, event: PlatformEvent, signer: Webh
 }
 
 /** What receivers get: the event without the routing fields (the account is in `data.userId`). */
-const wireEvent = ({ accountId: _routing, endpointId: _endpoint, ...event }: PlatformEvent) => event;
+const wireEvent = ({ accountId: _routing, endpointId: _endpoint, ...event }: PlatformEvent & { delivery?: unknown }) => {
+  const { delivery: _delivery, ...wire } = event;
+  return wire;
+};
 
-const alreadyDelivered = async (eventId: string, url: string) => !!(await getGlobal(keys.webhookDelivery(eventId, endpointHash(url)), true));
+/** The event as it was first queued, without a retry's addressing. */
+const withoutDirective = ({ delivery: _delivery, ...event }: QueuedEvent): PlatformEvent => event;
 
-async function recordDelivery(eventId: string, url: string): Promise<void> {
-  const expiresAt = Math.floor(Date.now() / 1000) + DELIVERY_RECORD_TTL_SECONDS;
-  await transact([tx.put({ ...keys.webhookDelivery(eventId, endpointHash(url)), deliveredAt: new Date().toISOString(), expiresAt })]);
+/**
+ * Queues an event again for `dueAt`. SQS delays a message 15 minutes at most, so a later retry
+ * arrives early and is queued again for the rest (see the handler): the chain costs one message
+ * per 15 minutes of waiting, and a crash between links loses nothing that SQS holds.
+ */
+export async function requeueFor(message: QueuedEvent, dueAt: string): Promise<void> {
+  const queueUrl = config().eventsQueueUrl;
+  if (!queueUrl) throw new Error('EVENTS_QUEUE_URL is not set: a delivery cannot be retried');
+  const delaySeconds = Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil((Date.parse(dueAt) - Date.now()) / 1000)));
+  await sendJson(queueUrl, message, { delaySeconds });
+}
+
+interface AttemptReport {
+  attempt: number;
+  delivered: boolean;
+  statusCode?: number;
+  error?: string;
+  at: Date;
+  durationMs: number;
+  nextAttemptAt?: string;
+  manual: boolean;
+}
+
+interface Destination {
+  state: DeliveryTarget;
+  /** How a retry names this destination (`delivery.target`). */
+  retryTarget: string;
+  send(): Promise<number>;
+  /** Account endpoints keep the event for a redelivery. */
+  keepsEvent: boolean;
+  after(report: AttemptReport): Promise<void>;
 }
 
 /**
- * Sends one event to every configured endpoint. On a redelivery (`retry`) the endpoints that
- * already took the event are skipped, so one failing receiver does not flood the others with
- * duplicates. Throws when any endpoint failed, listing the hosts.
+ * One attempt at one destination. The automatic attempts follow the retry schedule (step 1 is the
+ * first try, step n+1 comes `WEBHOOK_RETRY_SCHEDULE_MS[n-1]` after step n fails); a step already
+ * recorded, or an event already delivered there, is skipped, so a duplicate SQS delivery sends
+ * nothing twice. The next step is queued before the outcome is stored: a crash in between repeats
+ * this step's attempt (receivers drop it by its `webhook-id`) rather than lose the schedule.
  */
-export async function deliverEvent(event: PlatformEvent, retry: boolean, attempt = retry ? 2 : 1): Promise<void> {
-  if (event.accountId) return deliverAccountEvent(event.accountId, event, attempt);
+async function attemptAt(event: QueuedEvent, destination: Destination): Promise<void> {
+  const manual = event.delivery?.manual === true;
+  const step = manual ? undefined : (event.delivery?.step ?? 1);
+  const state = await readDeliveryState(destination.state);
+  if (step !== undefined && (state?.status === 'delivered' || (state?.lastStep ?? 0) >= step)) return;
+  const at = new Date();
+  const started = performance.now();
+  let statusCode: number | undefined;
+  let error: string | undefined;
+  try {
+    statusCode = await destination.send();
+  } catch (err) {
+    statusCode = err instanceof DeliveryRefusedError ? err.statusCode : undefined;
+    error = (err as Error).message.slice(0, 300);
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const delivered = error === undefined;
+  const original = withoutDirective(event);
+  let nextAttemptAt: string | undefined;
+  const delay = step === undefined ? undefined : config().webhooks.retryScheduleMs[step - 1];
+  if (!delivered && step !== undefined && delay !== undefined) {
+    nextAttemptAt = new Date(Date.now() + delay).toISOString();
+    await requeueFor({ ...original, delivery: { target: destination.retryTarget, step: step + 1, dueAt: nextAttemptAt } }, nextAttemptAt);
+  }
+  await recordAttemptOutcome(destination.state, {
+    delivered,
+    at,
+    step,
+    nextAttemptAt,
+    eventJson: destination.keepsEvent ? JSON.stringify(original) : undefined,
+  });
+  await destination.after({ attempt: (state?.attempts ?? 0) + 1, delivered, statusCode, error, at, durationMs, nextAttemptAt, manual });
+}
+
+/** Runs every attempt; throws (so SQS retries the message) only when one could not be carried out or recorded. */
+async function attemptAll(event: QueuedEvent, destinations: Destination[], names: string[]): Promise<void> {
+  const results = await Promise.allSettled(destinations.map((d) => attemptAt(event, d)));
+  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${(r.reason as Error)?.message}`] : []));
+  if (failed.length) throw new Error(`webhook delivery could not be carried out for ${failed.join('; ')}`);
+}
+
+/**
+ * Sends one event to its endpoints: the operator's (WEBHOOK_ENDPOINTS) for user events, the
+ * account's own for account events and webhook skill messages, or the one endpoint a retry or a
+ * redelivery names. A receiver that fails gets its next attempt queued on the schedule.
+ */
+export async function deliverEvent(event: QueuedEvent): Promise<void> {
+  if (event.accountId) return deliverAccountEvent(event.accountId, event);
   const { endpoints, secret } = config().webhooks;
-  if (!endpoints.length) return;
+  const targets = event.delivery ? endpoints.filter((url) => endpointHash(url) === event.delivery!.target) : endpoints;
+  if (!targets.length) return;
   if (!secret) throw new Error('WEBHOOK_ENDPOINTS is set but WEBHOOK_SECRET is not');
   const signer = new Webhook(secret);
-  const results = await Promise.allSettled(
-    endpoints.map(async (url) => {
-      if (retry && (await alreadyDelivered(event.id, url))) return;
-      await postSigned(url, event, signer);
-      await recordDelivery(event.id, url);
+  const destinations = targets.map(
+    (url): Destination => ({
+      state: { urlHash: endpointHash(url), eventId: event.id },
+      retryTarget: endpointHash(url),
+      send: () => postSigned(url, event, signer),
+      keepsEvent: false,
+      after: async (report) => {
+        if (!report.delivered) logger().warn('webhook not delivered', { host: hostOf(url), eventId: event.id, ...report, at: report.at.toISOString() });
+      },
     }),
   );
-  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${hostOf(endpoints[i]!)}: ${(r.reason as Error)?.message}`] : []));
-  if (failed.length) throw new Error(`webhook delivery failed for ${failed.join('; ')}`);
+  await attemptAll(event, destinations, targets.map(hostOf));
 }
 
 /**
- * An account event goes to the endpoints that account registered for its type, each signed with
- * its own secret. Every attempt lands in the endpoint's delivery log; on a retry the endpoints
- * that already took the event are skipped. Throws when any endpoint failed, so SQS retries.
+ * An account event goes to the enabled endpoints that account registered for its type, each
+ * signed with its own secret; every attempt lands in the endpoint's delivery log, and a streak of
+ * failures as long as WEBHOOK_DISABLE_AFTER_MS disables the endpoint and mails its owner once.
  */
-async function deliverAccountEvent(userId: string, event: PlatformEvent, attempt: number): Promise<void> {
-  const endpoints = event.endpointId ? await endpointForMessage(userId, event.endpointId) : await endpointsForEvent(userId, event.type);
-  const results = await Promise.allSettled(
-    endpoints.map(async (endpoint) => {
-      if (attempt > 1 && (await alreadyDelivered(event.id, endpoint.id))) return;
-      const logged = { eventId: event.id, type: event.type, attempt };
-      try {
-        const statusCode = await postSigned(endpoint.url, event, new Webhook(endpoint.secret));
-        await recordDelivery(event.id, endpoint.id);
-        await recordDeliveryAttempt(userId, endpoint.id, { ...logged, outcome: 'delivered', statusCode, at: new Date().toISOString() });
-      } catch (err) {
-        const statusCode = err instanceof DeliveryRefusedError ? err.statusCode : undefined;
-        await recordDeliveryAttempt(userId, endpoint.id, {
-          ...logged,
-          outcome: 'failed',
-          statusCode,
-          error: (err as Error).message.slice(0, 300),
-          at: new Date().toISOString(),
-        });
-        throw err;
-      }
+async function deliverAccountEvent(userId: string, event: QueuedEvent): Promise<void> {
+  const addressed = event.delivery?.target ?? event.endpointId;
+  const endpoints = addressed ? await endpointForMessage(userId, addressed) : await endpointsForEvent(userId, event.type);
+  const destinations = endpoints.map(
+    (endpoint): Destination => ({
+      state: { userId, endpointId: endpoint.id, eventId: event.id },
+      retryTarget: endpoint.id,
+      send: () => postSigned(endpoint.url, event, new Webhook(endpoint.secret)),
+      keepsEvent: true,
+      after: (report) => afterAccountAttempt(userId, endpoint, event, report),
     }),
   );
-  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${endpoints[i]!.id}: ${(r.reason as Error)?.message}`] : []));
-  if (failed.length) throw new Error(`account webhook delivery failed for ${failed.join('; ')}`);
+  await attemptAll(
+    event,
+    destinations,
+    endpoints.map((e) => e.id),
+  );
+}
+
+async function afterAccountAttempt(userId: string, endpoint: UserWebhookEndpoint, event: PlatformEvent, report: AttemptReport): Promise<void> {
+  await recordDeliveryAttempt(userId, endpoint.id, {
+    eventId: event.id,
+    type: event.type,
+    attempt: report.attempt,
+    outcome: report.delivered ? 'delivered' : 'failed',
+    statusCode: report.statusCode,
+    error: report.error,
+    at: report.at.toISOString(),
+    durationMs: report.durationMs,
+    nextAttemptAt: report.nextAttemptAt,
+    manual: report.manual || undefined,
+  });
+  if (report.delivered) {
+    if (endpoint.failingSince) await noteEndpointSuccess(userId, endpoint.id);
+    return;
+  }
+  if (await noteEndpointFailure(userId, endpoint.id, report.at, config().webhooks.disableAfterMs)) {
+    await mailEndpointDisabled(userId, endpoint, config().webhooks.disableAfterMs);
+  }
 }

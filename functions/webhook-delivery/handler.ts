@@ -1,13 +1,18 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/http/logger';
-import { deliverEvent, PlatformEventSchema } from './deliver';
+import { deliverEvent, PlatformEventSchema, requeueFor } from './deliver';
+
+/** SQS delays in whole seconds; a retry this close to its time is sent now rather than queued again. */
+const DUE_TOLERANCE_MS = 250;
 
 /**
- * Consumer of the events queue (spec 6): each message is one platform event, POSTed signed to
- * every configured endpoint. A record that could not be delivered everywhere is reported in
- * `batchItemFailures`: SQS makes it visible again after the visibility timeout (the backoff) and
- * moves it to the dead-letter queue after the redrive count. The request that emitted the event
- * only enqueued it, so a failing receiver never slows or fails it.
+ * Consumer of the events queue (spec 6): each message is one platform event, POSTed signed to its
+ * endpoints. A receiver that fails is not SQS's concern: its next attempt is queued as its own
+ * message on the retry schedule (deliver.ts), and a message that arrives before its time (a wait
+ * longer than SQS's 15-minute delay) is queued again for the rest. A record is reported in
+ * `batchItemFailures` only when the work could not be done (the table or the queue failed): SQS
+ * retries it and, after the redrive count, moves it to the dead-letter queue, which has an alarm
+ * and a replay command (`npm run replay-dlq`).
  */
 async function handleRecord(record: SQSRecord): Promise<void> {
   let body: unknown;
@@ -17,8 +22,11 @@ async function handleRecord(record: SQSRecord): Promise<void> {
     throw new Error('message is not JSON');
   }
   const event = PlatformEventSchema.parse(body);
-  const attempt = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-  await deliverEvent(event, attempt > 1, attempt);
+  if (event.delivery && Date.parse(event.delivery.dueAt) - Date.now() > DUE_TOLERANCE_MS) {
+    await requeueFor(event, event.delivery.dueAt);
+    return;
+  }
+  await deliverEvent(event);
 }
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -26,7 +34,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const batchItemFailures = outcomes.flatMap((o, i) => {
     if (o.status === 'fulfilled') return [];
     const record = event.Records[i]!;
-    logger().warn('webhook event not delivered; SQS will retry', { messageId: record.messageId, error: (o.reason as Error)?.message });
+    logger().warn('webhook event not handled; SQS will retry', { messageId: record.messageId, error: (o.reason as Error)?.message });
     return [{ itemIdentifier: record.messageId }];
   });
   return { batchItemFailures };

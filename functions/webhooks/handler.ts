@@ -8,8 +8,11 @@ import {
   getUserWebhook,
   listDeliveryAttempts,
   listUserWebhooks,
+  setUserWebhookEnabled,
 } from '../../shared/db/user-webhooks';
-import { badRequest, notFound } from '../../shared/http/errors';
+import { readDeliveryState } from '../../shared/db/webhook-deliveries';
+import { type PlatformEvent, queueRedelivery } from '../../shared/events/emit';
+import { badRequest, conflict, notFound } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
 
@@ -44,8 +47,22 @@ export const handler = createHandler(webhooksContract, {
     if (!(await deleteUserWebhook(auth.userId, params.id))) throw endpointNotFound();
     return { success: true as const };
   },
+  updateWebhookEndpoint: async ({ auth, params, body }) => {
+    const endpoint = await setUserWebhookEnabled(auth.userId, params.id, body.enabled);
+    if (!endpoint) throw endpointNotFound();
+    return { endpoint };
+  },
   listWebhookDeliveries: async ({ auth, params, query }) => {
     if (!(await getUserWebhook(auth.userId, params.id))) throw endpointNotFound();
     return listDeliveryAttempts(auth.userId, params.id, query.limit, query.cursor);
+  },
+  redeliverWebhookEvent: async ({ auth, params }) => {
+    const endpoint = await getUserWebhook(auth.userId, params.id);
+    if (!endpoint) throw endpointNotFound();
+    const state = await readDeliveryState({ userId: auth.userId, endpointId: params.id, eventId: params.eventId });
+    if (!state?.eventJson) throw notFound('no delivery of this event to this endpoint');
+    if (!endpoint.enabled) throw conflict('this endpoint is disabled: enable it first (PATCH with {"enabled": true})', 'ENDPOINT_DISABLED');
+    await queueRedelivery(JSON.parse(state.eventJson) as PlatformEvent, params.id);
+    return reply.json(202, { success: true as const, endpointId: params.id, eventId: params.eventId });
   },
 });

@@ -24,6 +24,10 @@ export const WebhookEndpointRecord = z.object({
   url: z.string(),
   events: z.array(z.string()).describe('the event types sent to it; `instance.*` and `agent.*` select a family'),
   createdAt: IsoDate,
+  enabled: z.boolean().describe('false once disabled: after failing without a success for 3 days, or by its owner; nothing is sent to it'),
+  disabledAt: IsoDate.optional(),
+  disabledReason: z.string().optional(),
+  failingSince: IsoDate.optional().describe('the first failed attempt since the last success'),
 });
 
 const EventFilter = z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*'])]);
@@ -49,9 +53,16 @@ export const WebhookDeliveryRecord = z.object({
   statusCode: z.number().int().optional().describe('what the endpoint answered, when it answered'),
   error: z.string().optional(),
   at: IsoDate,
+  durationMs: z.number().int().optional().describe('how long the attempt took'),
+  nextAttemptAt: IsoDate.optional().describe('when the next automatic attempt is due; absent after a success or the last attempt'),
+  manual: z.boolean().optional().describe('true for a redelivery the owner asked for'),
 });
 
 const IdParams = z.strictObject({ id: ResourceId });
+const DeliveryParams = z.strictObject({ id: ResourceId, eventId: ResourceId });
+
+/** The retry schedule as documented (WEBHOOK_RETRY_SCHEDULE_MS changes it). */
+const RETRY_SCHEDULE_TEXT = 'at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure (8 attempts over about 27.6 hours)';
 
 export const webhooksContract = defineGroup({
   group: 'webhooks',
@@ -59,7 +70,8 @@ export const webhooksContract = defineGroup({
     "The account's own webhook endpoints: lifecycle events of its instance and agents (`instance.*`, `agent.*`, listed at",
     '`GET /api/instance/{userId}/events`) are POSTed to each, signed the Standard Webhooks way (`webhook-id` = the event id,',
     "`webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>` with the endpoint's `whsec_` secret, shown once at registration).",
-    "A failed delivery (no 2xx within 5 s) is retried with backoff through the events queue; every attempt is in the endpoint's delivery log.",
+    `A failed delivery (no 2xx within 5 s) is retried with the same \`webhook-id\` ${RETRY_SCHEDULE_TEXT}; every attempt is in the endpoint's delivery log.`,
+    'An endpoint whose deliveries fail without a success for 3 days is disabled and its owner gets one email; `PATCH` it with `{"enabled": true}` to turn it back on.',
     `At most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} endpoints per account. An endpoint id that is not the caller's answers 404.`,
   ].join(' '),
   dynamoOnly: false,
@@ -97,6 +109,20 @@ export const webhooksContract = defineGroup({
       responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
     },
     {
+      operation: 'updateWebhookEndpoint',
+      method: 'PATCH',
+      path: '/api/webhooks/endpoints/{id}',
+      auth: 'session',
+      summary: 'Enable or disable a webhook endpoint.',
+      description:
+        '`{"enabled": true}` turns on an endpoint that was disabled (by its owner, or after 3 days of failed deliveries) and clears its failure streak; ' +
+        'events from then on are sent to it (earlier ones can be sent again with the redeliver route). `{"enabled": false}` stops deliveries.',
+      params: IdParams,
+      body: z.strictObject({ enabled: z.boolean() }),
+      example: { enabled: true },
+      responses: { ...commonErrorResponses, 200: z.object({ endpoint: WebhookEndpointRecord }), 400: ValidationErrorBody, 404: ErrorBody },
+    },
+    {
       operation: 'listWebhookDeliveries',
       method: 'GET',
       path: '/api/webhooks/endpoints/{id}/deliveries',
@@ -108,6 +134,23 @@ export const webhooksContract = defineGroup({
         cursor: z.string().max(2048).optional().describe('the `cursor` of the previous page'),
       }),
       responses: { ...commonErrorResponses, 200: z.object({ deliveries: z.array(WebhookDeliveryRecord), cursor: z.string().nullable() }), 404: ErrorBody },
+    },
+    {
+      operation: 'redeliverWebhookEvent',
+      method: 'POST',
+      path: '/api/webhooks/endpoints/{id}/deliveries/{eventId}/redeliver',
+      auth: 'session',
+      summary: 'Send one event to one endpoint again, with the same `webhook-id`.',
+      description:
+        'Queues one new attempt, outside the automatic schedule, whether the event was delivered or not; its outcome lands in the delivery log with `manual: true`. ' +
+        "404 when the endpoint or the event (one this endpoint was sent in the last 30 days) is not the caller's; 409 `ENDPOINT_DISABLED` for a disabled endpoint (enable it first).",
+      params: DeliveryParams,
+      responses: {
+        ...commonErrorResponses,
+        202: z.object({ success: z.literal(true), endpointId: z.string(), eventId: z.string() }),
+        404: ErrorBody,
+        409: ErrorBody,
+      },
     },
   ],
 });

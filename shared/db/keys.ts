@@ -176,6 +176,8 @@ export const keys = {
   userWebhookCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'USERHOOKCOUNT' }),
   userWebhookDelivery: (userId: string, endpointId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `HOOKLOG#${endpointId}#${sortId}` }),
   userWebhookDeliveryPrefix: (endpointId: string) => `HOOKLOG#${endpointId}#`,
+  /** Where one event stands at one of the account's endpoints (attempts, next retry, the event for a manual redelivery). */
+  userWebhookDeliveryState: (userId: string, endpointId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `HOOKSTATE#${endpointId}#${eventId}` }),
   /** Account deletion in progress: what is done so far, so the worker's retries resume where they stopped. */
   accountDeletion: (userId: string): Key => ({ pk: userPk(userId), sk: 'DELETION' }),
   /** What a finished deletion did outside the platform (the card subscription it cancelled), kept after the partition is gone. */

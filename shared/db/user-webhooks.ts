@@ -18,9 +18,21 @@ export interface UserWebhookEndpoint {
   url: string;
   events: string[];
   createdAt: string;
+  /** False once disabled (after failing for the whole disable window, or by its owner): nothing is sent to it. */
+  enabled: boolean;
+  disabledAt?: string;
+  disabledReason?: string;
+  /** The first failure since the last success; cleared by a success. */
+  failingSince?: string;
 }
 
-interface StoredEndpoint extends UserWebhookEndpoint, Record<string, unknown> {
+interface EndpointState {
+  disabledAt?: string;
+  disabledReason?: string;
+  failingSince?: string;
+}
+
+interface StoredEndpoint extends Omit<UserWebhookEndpoint, 'enabled'>, EndpointState, Record<string, unknown> {
   secret: EnvelopeRecord;
 }
 
@@ -32,11 +44,32 @@ export interface DeliveryAttempt {
   statusCode?: number;
   error?: string;
   at: string;
+  durationMs?: number;
+  /** When the next automatic attempt is due; absent after a success or the last attempt. */
+  nextAttemptAt?: string;
+  /** An attempt the owner asked for (POST .../redeliver). */
+  manual?: boolean;
 }
 
 export class EndpointLimitError extends Error {}
 
-const publicView = ({ id, url, events, createdAt }: UserWebhookEndpoint): UserWebhookEndpoint => ({ id, url, events, createdAt });
+const publicView = ({
+  id,
+  url,
+  events,
+  createdAt,
+  disabledAt,
+  disabledReason,
+  failingSince,
+}: Omit<UserWebhookEndpoint, 'enabled'> & EndpointState): UserWebhookEndpoint => ({
+  id,
+  url,
+  events,
+  createdAt,
+  enabled: !disabledAt,
+  ...(disabledAt ? { disabledAt, disabledReason } : {}),
+  ...(failingSince ? { failingSince } : {}),
+});
 
 /** Whether an endpoint registered for `filters` takes an event of `type` (`instance.*` selects a family). */
 export const takesEvent = (filters: string[], type: string) => filters.some((f) => f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
@@ -48,7 +81,7 @@ export async function createUserWebhook(
   cap: number,
 ): Promise<{ endpoint: UserWebhookEndpoint; secret: string }> {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const endpoint: UserWebhookEndpoint = { id: `whe_${randomBytes(9).toString('base64url')}`, url, events, createdAt: new Date().toISOString() };
+  const endpoint = { id: `whe_${randomBytes(9).toString('base64url')}`, url, events, createdAt: new Date().toISOString() };
   try {
     await transactRetrying([
       tx.put(
@@ -65,7 +98,7 @@ export async function createUserWebhook(
     if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new EndpointLimitError('webhook endpoint limit reached');
     throw err;
   }
-  return { endpoint, secret };
+  return { endpoint: publicView(endpoint), secret };
 }
 
 export async function listUserWebhooks(userId: string): Promise<UserWebhookEndpoint[]> {
@@ -102,16 +135,75 @@ const opened = async (userId: string, e: StoredEndpoint): Promise<OpenedEndpoint
   secret: (await decrypt(e.secret, { userId, purpose: SECRET_PURPOSE })).toString('utf8'),
 });
 
-/** The endpoints that take an event of `type`, with their secrets opened for signing (delivery worker only). */
+/** The enabled endpoints that take an event of `type`, with their secrets opened for signing (delivery worker only). */
 export async function endpointsForEvent(userId: string, type: string): Promise<OpenedEndpoint[]> {
   const all = await tenant(userId).queryAll<StoredEndpoint>(keys.userWebhookPrefix, { consistent: true });
-  return Promise.all(all.filter((e) => takesEvent(e.events, type)).map((e) => opened(userId, e)));
+  return Promise.all(all.filter((e) => !e.disabledAt && takesEvent(e.events, type)).map((e) => opened(userId, e)));
 }
 
-/** One endpoint a message was addressed to (the webhook skill), its secret opened; none once it was removed. */
+/** One endpoint a message or a retry was addressed to, its secret opened; none once it was removed or disabled. */
 export async function endpointForMessage(userId: string, endpointId: string): Promise<OpenedEndpoint[]> {
   const item = await tenant(userId).get<StoredEndpoint>(keys.userWebhook(userId, endpointId), true);
-  return item ? [await opened(userId, item)] : [];
+  return item && !item.disabledAt ? [await opened(userId, item)] : [];
+}
+
+const OWNER_DISABLED = 'disabled by its owner';
+
+/** Enables (clearing the failure streak) or disables an endpoint of the account; undefined when it is not the account's. */
+export async function setUserWebhookEnabled(userId: string, endpointId: string, enabled: boolean): Promise<UserWebhookEndpoint | undefined> {
+  const update = enabled
+    ? { expression: 'REMOVE disabledAt, disabledReason, failingSince' }
+    : { expression: 'SET disabledAt = :now, disabledReason = :reason', values: { ':now': new Date().toISOString(), ':reason': OWNER_DISABLED } };
+  try {
+    return publicView(await tenant(userId).update<StoredEndpoint>(keys.userWebhook(userId, endpointId), update, { expression: 'attribute_exists(pk)' }));
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return undefined;
+    throw err;
+  }
+}
+
+/** A success ends the endpoint's failure streak. */
+export async function noteEndpointSuccess(userId: string, endpointId: string): Promise<void> {
+  try {
+    await tenant(userId).update(keys.userWebhook(userId, endpointId), { expression: 'REMOVE failingSince' }, { expression: 'attribute_exists(failingSince)' });
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
+}
+
+/**
+ * A failure starts the endpoint's streak or extends it. When the streak has lasted `disableAfterMs`
+ * the endpoint is disabled; true only for the one call that disabled it, so its owner is told once.
+ */
+export async function noteEndpointFailure(userId: string, endpointId: string, now: Date, disableAfterMs: number): Promise<boolean> {
+  const key = keys.userWebhook(userId, endpointId);
+  let item: StoredEndpoint;
+  try {
+    item = await tenant(userId).update<StoredEndpoint>(
+      key,
+      { expression: 'SET failingSince = if_not_exists(failingSince, :now)', values: { ':now': now.toISOString() } },
+      { expression: 'attribute_exists(pk)' },
+    );
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+  if (item.disabledAt || now.getTime() - Date.parse(item.failingSince!) < disableAfterMs) return false;
+  const hours = Math.round(disableAfterMs / 360_000) / 10;
+  try {
+    await tenant(userId).update(
+      key,
+      {
+        expression: 'SET disabledAt = :now, disabledReason = :reason',
+        values: { ':now': now.toISOString(), ':reason': `every delivery failed for ${hours} hours` },
+      },
+      { expression: 'attribute_not_exists(disabledAt) AND failingSince = :since', values: { ':since': item.failingSince } },
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
 }
 
 export async function recordDeliveryAttempt(userId: string, endpointId: string, attempt: DeliveryAttempt): Promise<void> {

@@ -50,6 +50,16 @@ export async function queueEndpointMessage(accountId: string, endpointId: string
   await sendJson(queueUrl, { ...event, accountId, endpointId });
 }
 
+/**
+ * Queues the owner's redelivery of one event to one of the account's endpoints: one attempt now,
+ * outside the automatic retry schedule, with the event's own id (the `webhook-id`).
+ */
+export async function queueRedelivery(event: PlatformEvent, endpointId: string): Promise<void> {
+  const queueUrl = config().eventsQueueUrl;
+  if (!queueUrl) throw new DomainError('unavailable', 'webhook deliveries are not configured (no events queue)', 'EVENTS_QUEUE_NOT_CONFIGURED');
+  await sendJson(queueUrl, { ...event, delivery: { target: endpointId, step: 1, dueAt: new Date().toISOString(), manual: true } });
+}
+
 async function queueEvent(event: PlatformEvent): Promise<PlatformEvent> {
   const { type } = event;
   const queueUrl = config().eventsQueueUrl;
