@@ -253,6 +253,15 @@ async function afterAccountAttempt(userId: string, endpoint: UserWebhookEndpoint
     if (endpoint.failingSince) await noteEndpointSuccess(userId, endpoint.id);
     return;
   }
+  logger().info('account webhook not delivered', {
+    userId,
+    endpointId: endpoint.id,
+    eventId: event.id,
+    attempt: report.attempt,
+    statusCode: report.statusCode,
+    error: report.error,
+    nextAttemptAt: report.nextAttemptAt,
+  });
   if (await noteEndpointFailure(userId, endpoint.id, report.at, config().webhooks.disableAfterMs)) {
     await mailEndpointDisabled(userId, endpoint, config().webhooks.disableAfterMs);
   }

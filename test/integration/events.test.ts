@@ -5,6 +5,7 @@ import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, ReceiveMe
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DELIVERY_TIMEOUT_MS } from '../../functions/webhook-delivery/deliver';
 import { handler } from '../../functions/webhook-delivery/handler';
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
 import { sqs } from '../../shared/adapters/queue';
@@ -27,15 +28,22 @@ beforeAll(async () => {
 afterEach(() => {
   receiver.received.length = 0;
   receiver.setStatus(204);
-  reloadConfig({ STAGE: 'test', EVENTS_QUEUE_URL: sharedQueue, WEBHOOK_ENDPOINTS: undefined, WEBHOOK_SECRET: undefined });
+  reloadConfig({ STAGE: 'test', EVENTS_QUEUE_URL: sharedQueue, WEBHOOK_ENDPOINTS: undefined, WEBHOOK_SECRET: undefined, WEBHOOK_RETRY_SCHEDULE_MS: undefined });
 });
 afterAll(async () => {
   await receiver.close();
   await sqs().send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
 });
 
+/** Retries are due at once here, so a drained retry can be handed straight to the handler. */
 const configure = (endpoints: string[]) =>
-  reloadConfig({ EVENTS_QUEUE_URL: queueUrl, WEBHOOK_ENDPOINTS: endpoints.join(','), WEBHOOK_SECRET: SECRET, FORGOT_PASSWORD_MIN_MS: '0' });
+  reloadConfig({
+    EVENTS_QUEUE_URL: queueUrl,
+    WEBHOOK_ENDPOINTS: endpoints.join(','),
+    WEBHOOK_SECRET: SECRET,
+    WEBHOOK_RETRY_SCHEDULE_MS: '0,0',
+    FORGOT_PASSWORD_MIN_MS: '0',
+  });
 
 /**
  * Everything on this file's queue right now, as the SQS event source would hand it to the Lambda.
@@ -123,40 +131,62 @@ describe('webhook events (spec 6)', () => {
     expect(batch.Records.map((r) => JSON.parse(r.body).data.changes)).toEqual([['notifications']]);
   });
 
-  it('reports a record whose endpoint fails in batchItemFailures, and skips the endpoints that already took it on retry', async () => {
+  it('queues a retry, with the same webhook-id, for the endpoint that failed only; a repeated message sends nothing twice', async () => {
     const failing = await startWebhookReceiver({ status: 500 });
     try {
       configure([receiver.url, failing.url]);
       await signUp();
       const batch = await drain();
       expect(batch.Records).toHaveLength(1);
-      const id = batch.Records[0]!.messageId;
-      expect(await handler(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: id }] });
+      expect(await handler(batch)).toEqual({ batchItemFailures: [] });
       expect(receiver.received).toHaveLength(1);
       expect(failing.received).toHaveLength(1);
 
-      // SQS redelivers it; the receiver recovered in the meantime.
+      // SQS hands the same message over again (at-least-once): neither endpoint gets it twice.
+      expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+      expect([receiver.received.length, failing.received.length]).toEqual([1, 1]);
+
+      // The retry is its own message, addressed to the failing endpoint; the receiver recovered meanwhile.
+      const retry = await drain();
+      expect(retry.Records.map((r) => JSON.parse(r.body).delivery)).toEqual([expect.objectContaining({ step: 2 })]);
       failing.setStatus(200);
-      const retry = { Records: [sqsRecord(batch.Records[0]!.body, id, '2')] };
       expect(await handler(retry)).toEqual({ batchItemFailures: [] });
       expect(receiver.received).toHaveLength(1);
       expect(failing.received).toHaveLength(2);
       expect(verified(failing.received[1]!).id).toBe(verified(receiver.received[0]!).id);
+      expect((await drain()).Records).toHaveLength(0);
     } finally {
       await failing.close();
     }
   });
 
-  it('reports an endpoint that never answers after the bounded timeout', async () => {
+  it('gives up on an endpoint that never answers after the bounded timeout and queues its next attempt', async () => {
     const hanging = createServer(() => undefined);
     await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
     try {
       configure([`http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`]);
       const record = sqsRecord(JSON.stringify({ id: 'evt_hang', type: 'user.updated', timestamp: new Date().toISOString(), data: {} }));
-      expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+      const started = Date.now();
+      expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+      expect(Date.now() - started).toBeLessThan(DELIVERY_TIMEOUT_MS + 2000);
+      expect((await drain()).Records.map((r) => JSON.parse(r.body))).toEqual([
+        expect.objectContaining({ id: 'evt_hang', delivery: expect.objectContaining({ step: 2 }) }),
+      ]);
     } finally {
       hanging.closeAllConnections();
       hanging.close();
+    }
+  });
+
+  it('reports the record to SQS when a failed delivery cannot be scheduled again (no events queue)', async () => {
+    const failing = await startWebhookReceiver({ status: 503 });
+    try {
+      configure([failing.url]);
+      reloadConfig({ EVENTS_QUEUE_URL: undefined });
+      const record = sqsRecord(JSON.stringify({ id: `evt_${randomUUID().slice(0, 8)}`, type: 'user.created', timestamp: new Date().toISOString(), data: {} }));
+      expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    } finally {
+      await failing.close();
     }
   });
 
@@ -179,9 +209,12 @@ describe('webhook events (spec 6)', () => {
 
   it('refuses loopback and plain-http endpoints in AWS', async () => {
     configure([receiver.url]);
-    reloadConfig({ STAGE: 'aws' });
+    // A shortened retry schedule is refused in AWS, so the default one applies.
+    expect(() => reloadConfig({ STAGE: 'aws' })).toThrow(/WEBHOOK_RETRY_SCHEDULE_MS must cover at least 24 hours/);
+    reloadConfig({ STAGE: 'aws', WEBHOOK_RETRY_SCHEDULE_MS: undefined });
     const record = sqsRecord(JSON.stringify({ id: 'evt_aws', type: 'user.created', timestamp: new Date().toISOString(), data: {} }));
-    expect((await handler({ Records: [record] })).batchItemFailures).toHaveLength(1);
+    // Refused like any failing receiver: never posted, its next attempt queued (5 s later).
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([]);
     expect(receiver.received).toHaveLength(0);
   });
 });

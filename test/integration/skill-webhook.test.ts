@@ -33,7 +33,8 @@ const delivery = (event: PlatformEvent, receiveCount: number): SQSRecord => ({
 
 beforeAll(async () => {
   [events, receiver, internal] = await Promise.all([captureEvents(), startWebhookReceiver(), startCountingServer((_q, res) => res.end())]);
-  reloadConfig({ FETCH_ALLOWED_LOOPBACK: new URL(receiver.url).host, LOG_LEVEL: 'DEBUG' });
+  // Retries due at once, so the queued retry can be handed straight to the worker.
+  reloadConfig({ FETCH_ALLOWED_LOOPBACK: new URL(receiver.url).host, LOG_LEVEL: 'DEBUG', WEBHOOK_RETRY_SCHEDULE_MS: '0' });
   resetLogger();
   restoreWrites = captureWrites(logLines);
 });
@@ -72,7 +73,7 @@ describe('webhook', () => {
       new Webhook(`whsec_${Buffer.from('not-the-endpoint-secret-00').toString('base64')}`).verify(got.body, got.headers as Record<string, string>),
     ).toThrow();
 
-    // A failing receiver: SQS gets the record back, the attempt is logged; the redelivery succeeds with the same id.
+    // A failing receiver: the attempt is logged and a retry queued for that endpoint; it succeeds with the same id.
     receiver.setStatus(503);
     const second = await run(userId, {
       action: 'send',
@@ -83,9 +84,14 @@ describe('webhook', () => {
     });
     expect(second.body.message.messageId).toBe('msg_tour-leeds-0001');
     const [retried] = (await events.drain()).filter((e) => e.accountId === userId);
-    expect((await webhookDelivery(sqsEvent(delivery(retried!, 1)))).batchItemFailures).toHaveLength(1);
+    expect((await webhookDelivery(sqsEvent(delivery(retried!, 1)))).batchItemFailures).toEqual([]);
+    const [next, ...more] = (await events.drain()).filter((e) => e.accountId === userId);
+    expect(more).toEqual([]);
+    expect(next).toMatchObject({ id: 'msg_tour-leeds-0001', endpointId: endpoint.endpointId, delivery: { target: endpoint.endpointId, step: 2 } });
     receiver.setStatus(204);
-    expect((await webhookDelivery(sqsEvent(delivery(retried!, 2)))).batchItemFailures).toEqual([]);
+    expect((await webhookDelivery(sqsEvent(delivery(next!, 1)))).batchItemFailures).toEqual([]);
+    // The last step of the schedule was that one: nothing more is queued.
+    expect((await events.drain()).filter((e) => e.accountId === userId)).toEqual([]);
     const attempts = receiver.received.slice(1);
     expect(attempts.map((r) => r.headers['webhook-id'])).toEqual(['msg_tour-leeds-0001', 'msg_tour-leeds-0001']);
     expect(new Webhook(secret).verify(attempts[1]!.body, attempts[1]!.headers as Record<string, string>)).toMatchObject({ data: { tier: 'vip' } });

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as provisioner } from '../../functions/provisioner/handler';
 import { handler as webhookDelivery } from '../../functions/webhook-delivery/handler';
+import { reloadConfig } from '../../shared/config';
 import type { PlatformEvent } from '../../shared/events/emit';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';
@@ -16,8 +17,11 @@ let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
   [events, receiver] = await Promise.all([captureEvents(), startWebhookReceiver()]);
+  // Retries due at once, so a queued retry can be handed straight to the worker.
+  reloadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '0,0' });
 });
 afterAll(async () => {
+  reloadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: undefined });
   await Promise.all([events.stop(), receiver.close()]);
 });
 
@@ -58,24 +62,29 @@ describe('account webhook endpoints', () => {
     const log = await call('GET', `/api/instance/${user.userId}/events`, { session: user, ip: uniqueIp() });
     expect(log.body.events.find((e: any) => e.type === 'instance.running').id).toBe(verified.id);
 
-    // A failing receiver: the record is reported for an SQS retry, the attempt is logged, the retry delivers.
+    // A failing receiver: the attempt is logged and a retry of each event queued for the endpoint; the retry delivers.
     receiver.setStatus(500);
     await call('POST', `/api/instance/${user.userId}/stop`, { session: user, ip: uniqueIp() });
     const stopEvents = (await events.drain()).filter((e) => e.accountId === user.userId);
     expect(stopEvents.map((e) => e.type)).toEqual(['instance.requested', 'instance.stopped']);
     const failed = await webhookDelivery(sqsEvent(...stopEvents.map((e) => deliveryRecord(e))));
-    expect(failed.batchItemFailures).toHaveLength(2);
+    expect(failed.batchItemFailures).toEqual([]);
+    const retries = (await events.drain()).filter((e) => e.accountId === user.userId) as (PlatformEvent & { delivery?: { target: string; step: number } })[];
+    expect(retries.map((e) => [e.id, e.delivery?.target, e.delivery?.step]).sort()).toEqual(stopEvents.map((e) => [e.id, endpoint.id, 2]).sort());
     receiver.setStatus(204);
-    expect((await webhookDelivery(sqsEvent(...stopEvents.map((e) => deliveryRecord(e, 2))))).batchItemFailures).toEqual([]);
+    expect((await webhookDelivery(sqsEvent(...retries.map((e) => deliveryRecord(e))))).batchItemFailures).toEqual([]);
     const deliveries = (await call('GET', `/api/webhooks/endpoints/${endpoint.id}/deliveries?limit=100`, { session: user })).body.deliveries;
     const stopped = deliveries.filter((d: any) => d.eventId === stopEvents[1]!.id);
     expect(stopped).toEqual([
-      expect.objectContaining({ type: 'instance.stopped', attempt: 2, outcome: 'delivered', statusCode: 204 }),
-      expect.objectContaining({ type: 'instance.stopped', attempt: 1, outcome: 'failed', statusCode: 500 }),
+      expect.objectContaining({ type: 'instance.stopped', attempt: 2, outcome: 'delivered', statusCode: 204, durationMs: expect.any(Number) }),
+      expect.objectContaining({ type: 'instance.stopped', attempt: 1, outcome: 'failed', statusCode: 500, nextAttemptAt: expect.any(String) }),
     ]);
-    // A third delivery of a delivered event skips the endpoint that already took it.
+    expect(stopped[0].nextAttemptAt).toBeUndefined();
+    // The success ended the failure streak the endpoint showed.
+    expect((await call('GET', '/api/webhooks/endpoints', { session: user })).body.endpoints[0]).toEqual({ ...endpoint, enabled: true });
+    // The same messages again (SQS delivers at least once) skip the endpoint that already took them.
     const before = receiver.received.length;
-    await webhookDelivery(sqsEvent(deliveryRecord(stopEvents[1]!, 3)));
+    await webhookDelivery(sqsEvent(...[...stopEvents, ...retries].map((e) => deliveryRecord(e, 2))));
     expect(receiver.received).toHaveLength(before);
     await drain(bed.queueUrl);
   });
