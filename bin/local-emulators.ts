@@ -73,7 +73,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string) {
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }));
 }
 
-async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 3) {
+export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 3) {
   const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl!;
   const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '30' } }))).QueueUrl!;

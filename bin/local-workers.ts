@@ -62,7 +62,7 @@ const toRecord = (queueUrl: string, m: Message): SQSRecord => ({
 });
 
 /** ReceiveMessage long-poll → handler({Records}) → delete what is not in batchItemFailures. */
-function pollQueue(queueUrl: string, handle: (event: SQSEvent) => Promise<SQSBatchResponse>) {
+export function pollQueue(queueUrl: string, handle: (event: SQSEvent) => Promise<SQSBatchResponse>) {
   const abort = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;

@@ -11,6 +11,7 @@ import { config, ConfigError, localSettings, reloadConfig } from '../shared/conf
 import { resetQueueClient } from '../shared/adapters/queue';
 import { resetDbClient } from '../shared/db/client';
 import { logger } from '../shared/http/logger';
+import { LOCAL_SQS_ENDPOINT_FILE } from './dead-letters';
 import { loadGroupHandler } from './handlers';
 import { startEmulators } from './local-emulators';
 import { matchPage } from './local-pages';
@@ -47,6 +48,7 @@ async function main() {
     dynamoPort: settings.DYNAMODB_LOCAL_PORT,
   });
   progress(`DynamoDB Local at ${emulators.dynamoEndpoint}, SQS at ${emulators.sqsEndpoint}`);
+  writeFileSync(path.join(dataDir, LOCAL_SQS_ENDPOINT_FILE), `${emulators.sqsEndpoint}\n`);
 
   const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error), matchPage);
   try {

@@ -24,12 +24,21 @@ export async function startWebhookReceiver(opts: { status?: number } = {}) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     setStatus: (status: number) => {
       state.status = status;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
+    /** An outage: the port refuses connections until `up()`. */
+    down: close,
+    /** Back on the same port, so the registered URL works again. */
+    up: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
   };
 }
