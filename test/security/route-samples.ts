@@ -159,3 +159,18 @@ ownedResources.skills = async (owner) => {
   });
   return { agentId: agentId!, skillId: 'setlist-oracle', bookingId, action: 'get' };
 };
+
+// --- account webhook endpoints (issue 20: delivery log, enable/disable, redelivery) ---
+/** An endpoint of the owner with one event on record for it, so redelivery and the log have real ids to leak. */
+ownedResources.webhooks = async (owner) => {
+  const res = await call('POST', '/api/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/owned-hook', events: ['instance.*'] }, session: owner });
+  if (res.status !== 201) throw new Error(`could not register a webhook endpoint: ${res.status} ${res.text}`);
+  const { recordAttemptOutcome } = await import('../../shared/db/webhook-deliveries');
+  const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+  const event = { id: eventId, type: 'instance.running', timestamp: new Date().toISOString(), data: { userId: owner.userId }, accountId: owner.userId };
+  await recordAttemptOutcome(
+    { userId: owner.userId, endpointId: res.body.endpoint.id, eventId },
+    { delivered: true, at: new Date(), step: 1, eventJson: JSON.stringify(event) },
+  );
+  return { id: res.body.endpoint.id, eventId };
+};
