@@ -79,8 +79,9 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // file-manager keeps file bytes in the files bucket.
   skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket'],
   // User endpoints' signing secrets are envelope-encrypted.
-  'webhook-delivery': ['dataKey'],
-  webhooks: ['dataKey'],
+  // Retries and redeliveries are queued on the events queue; a disabled endpoint's owner is mailed.
+  'webhook-delivery': ['dataKey', 'sendEvents', 'sendEmail'],
+  webhooks: ['dataKey', 'sendEvents'],
   // The model layer decrypts a user's own provider key (BYOK); agent chat reaches the running instance.
   ai: ['dataKey'],
   gateway: ['dataKey'],

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import * as z from 'zod';
 import { config } from '../../shared/config';
-import type { MessageEventType, PlatformEvent } from '../../shared/events/emit';
+import { type MessageEventType, type PlatformEvent, queueDelivery } from '../../shared/events/emit';
 import { guardedFetch } from '../../shared/adapters/guarded-fetch';
-import { sendJson } from '../../shared/adapters/queue';
 import { MESSAGE_EVENT_TYPE } from '../../shared/contract/skill-actions/development-creative';
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES } from '../../shared/contract/webhooks';
@@ -21,8 +20,6 @@ import { logger } from '../../shared/http/logger';
 import { mailEndpointDisabled } from './disabled-notice';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
-/** SQS's longest message delay: a longer wait is chained through several messages. */
-const MAX_SQS_DELAY_SECONDS = 900;
 
 const PLATFORM_EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', ...ACCOUNT_EVENT_TYPES] as const;
 
@@ -45,10 +42,6 @@ export const PlatformEventSchema = z
   })
   // A type of the user's own naming only travels as a webhook skill message to one endpoint.
   .refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || (e.accountId && e.endpointId), 'unknown event type');
-
-export type DeliveryDirective = NonNullable<z.infer<typeof PlatformEventSchema>['delivery']>;
-/** A queued event, possibly addressed to one endpoint for a retry or a redelivery. */
-export type QueuedEvent = PlatformEvent & { delivery?: DeliveryDirective };
 
 const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 /** Hosts only in logs: a receiver URL may carry a token in its path or query. */
@@ -97,25 +90,10 @@ export async function postSigned(url: string, event: PlatformEvent, signer: Webh
 }
 
 /** What receivers get: the event without the routing fields (the account is in `data.userId`). */
-const wireEvent = ({ accountId: _routing, endpointId: _endpoint, ...event }: PlatformEvent & { delivery?: unknown }) => {
-  const { delivery: _delivery, ...wire } = event;
-  return wire;
-};
+const wireEvent = ({ accountId: _routing, endpointId: _endpoint, delivery: _delivery, ...event }: PlatformEvent) => event;
 
 /** The event as it was first queued, without a retry's addressing. */
-const withoutDirective = ({ delivery: _delivery, ...event }: QueuedEvent): PlatformEvent => event;
-
-/**
- * Queues an event again for `dueAt`. SQS delays a message 15 minutes at most, so a later retry
- * arrives early and is queued again for the rest (see the handler): the chain costs one message
- * per 15 minutes of waiting, and a crash between links loses nothing that SQS holds.
- */
-export async function requeueFor(message: QueuedEvent, dueAt: string): Promise<void> {
-  const queueUrl = config().eventsQueueUrl;
-  if (!queueUrl) throw new Error('EVENTS_QUEUE_URL is not set: a delivery cannot be retried');
-  const delaySeconds = Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil((Date.parse(dueAt) - Date.now()) / 1000)));
-  await sendJson(queueUrl, message, { delaySeconds });
-}
+const withoutDirective = ({ delivery: _delivery, ...event }: PlatformEvent): PlatformEvent => event;
 
 interface AttemptReport {
   attempt: number;
@@ -145,7 +123,7 @@ interface Destination {
  * nothing twice. The next step is queued before the outcome is stored: a crash in between repeats
  * this step's attempt (receivers drop it by its `webhook-id`) rather than lose the schedule.
  */
-async function attemptAt(event: QueuedEvent, destination: Destination): Promise<void> {
+async function attemptAt(event: PlatformEvent, destination: Destination): Promise<void> {
   const manual = event.delivery?.manual === true;
   const step = manual ? undefined : (event.delivery?.step ?? 1);
   const state = await readDeliveryState(destination.state);
@@ -167,7 +145,7 @@ async function attemptAt(event: QueuedEvent, destination: Destination): Promise<
   const delay = step === undefined ? undefined : config().webhooks.retryScheduleMs[step - 1];
   if (!delivered && step !== undefined && delay !== undefined) {
     nextAttemptAt = new Date(Date.now() + delay).toISOString();
-    await requeueFor({ ...original, delivery: { target: destination.retryTarget, step: step + 1, dueAt: nextAttemptAt } }, nextAttemptAt);
+    await queueDelivery({ ...original, delivery: { target: destination.retryTarget, step: step + 1, dueAt: nextAttemptAt } });
   }
   await recordAttemptOutcome(destination.state, {
     delivered,
@@ -180,7 +158,7 @@ async function attemptAt(event: QueuedEvent, destination: Destination): Promise<
 }
 
 /** Runs every attempt; throws (so SQS retries the message) only when one could not be carried out or recorded. */
-async function attemptAll(event: QueuedEvent, destinations: Destination[], names: string[]): Promise<void> {
+async function attemptAll(event: PlatformEvent, destinations: Destination[], names: string[]): Promise<void> {
   const results = await Promise.allSettled(destinations.map((d) => attemptAt(event, d)));
   const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${(r.reason as Error)?.message}`] : []));
   if (failed.length) throw new Error(`webhook delivery could not be carried out for ${failed.join('; ')}`);
@@ -191,7 +169,7 @@ async function attemptAll(event: QueuedEvent, destinations: Destination[], names
  * account's own for account events and webhook skill messages, or the one endpoint a retry or a
  * redelivery names. A receiver that fails gets its next attempt queued on the schedule.
  */
-export async function deliverEvent(event: QueuedEvent): Promise<void> {
+export async function deliverEvent(event: PlatformEvent): Promise<void> {
   if (event.accountId) return deliverAccountEvent(event.accountId, event);
   const { endpoints, secret } = config().webhooks;
   const targets = event.delivery ? endpoints.filter((url) => endpointHash(url) === event.delivery!.target) : endpoints;
@@ -217,7 +195,7 @@ export async function deliverEvent(event: QueuedEvent): Promise<void> {
  * signed with its own secret; every attempt lands in the endpoint's delivery log, and a streak of
  * failures as long as WEBHOOK_DISABLE_AFTER_MS disables the endpoint and mails its owner once.
  */
-async function deliverAccountEvent(userId: string, event: QueuedEvent): Promise<void> {
+async function deliverAccountEvent(userId: string, event: PlatformEvent): Promise<void> {
   const addressed = event.delivery?.target ?? event.endpointId;
   const endpoints = addressed ? await endpointForMessage(userId, addressed) : await endpointsForEvent(userId, event.type);
   const destinations = endpoints.map(

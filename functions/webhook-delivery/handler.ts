@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/http/logger';
-import { deliverEvent, PlatformEventSchema, requeueFor } from './deliver';
+import { queueDelivery } from '../../shared/events/emit';
+import { deliverEvent, PlatformEventSchema } from './deliver';
 
 /** SQS delays in whole seconds; a retry this close to its time is sent now rather than queued again. */
 const DUE_TOLERANCE_MS = 250;
@@ -23,7 +24,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   }
   const event = PlatformEventSchema.parse(body);
   if (event.delivery && Date.parse(event.delivery.dueAt) - Date.now() > DUE_TOLERANCE_MS) {
-    await requeueFor(event, event.delivery.dueAt);
+    await queueDelivery({ ...event, delivery: event.delivery });
     return;
   }
   await deliverEvent(event);

@@ -25,7 +25,22 @@ export interface PlatformEvent {
   accountId?: string;
   /** Set on the webhook skill's messages: they go to this one endpoint of the account. */
   endpointId?: string;
+  /** Set on a retry or a redelivery: the one endpoint it is for, and when (never sent to receivers). */
+  delivery?: DeliveryDirective;
 }
+
+export interface DeliveryDirective {
+  /** An account endpoint's id, or the hash of an operator endpoint's URL. */
+  target: string;
+  /** The step of the retry schedule (1 = the first attempt). */
+  step: number;
+  dueAt: string;
+  /** A redelivery the owner asked for: one attempt, outside the schedule. */
+  manual?: boolean;
+}
+
+/** SQS's longest message delay: a longer wait is chained through several messages (see the delivery worker). */
+const MAX_SQS_DELAY_SECONDS = 900;
 
 /**
  * Queues a webhook event for delivery (spec section 6). Delivery happens elsewhere, with retries
@@ -51,13 +66,23 @@ export async function queueEndpointMessage(accountId: string, endpointId: string
 }
 
 /**
+ * Queues an event for `delivery.dueAt` (a retry or a redelivery). SQS delays a message 15 minutes
+ * at most, so a later one arrives early and the worker queues it again for the rest: one message
+ * per 15 minutes of waiting, and a crash between links loses nothing SQS holds.
+ */
+export async function queueDelivery(event: PlatformEvent & { delivery: DeliveryDirective }): Promise<void> {
+  const queueUrl = config().eventsQueueUrl;
+  if (!queueUrl) throw new DomainError('unavailable', 'webhook deliveries are not configured (no events queue)', 'EVENTS_QUEUE_NOT_CONFIGURED');
+  const delaySeconds = Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil((Date.parse(event.delivery.dueAt) - Date.now()) / 1000)));
+  await sendJson(queueUrl, event, { delaySeconds });
+}
+
+/**
  * Queues the owner's redelivery of one event to one of the account's endpoints: one attempt now,
  * outside the automatic retry schedule, with the event's own id (the `webhook-id`).
  */
-export async function queueRedelivery(event: PlatformEvent, endpointId: string): Promise<void> {
-  const queueUrl = config().eventsQueueUrl;
-  if (!queueUrl) throw new DomainError('unavailable', 'webhook deliveries are not configured (no events queue)', 'EVENTS_QUEUE_NOT_CONFIGURED');
-  await sendJson(queueUrl, { ...event, delivery: { target: endpointId, step: 1, dueAt: new Date().toISOString(), manual: true } });
+export function queueRedelivery(event: PlatformEvent, endpointId: string): Promise<void> {
+  return queueDelivery({ ...event, delivery: { target: endpointId, step: 1, dueAt: new Date().toISOString(), manual: true } });
 }
 
 async function queueEvent(event: PlatformEvent): Promise<PlatformEvent> {

@@ -632,6 +632,9 @@ describe('least privilege', () => {
       'skills',
       'social',
       'task-events',
+      // Webhook retries and the owner's redeliveries go back onto the events queue (issue 20).
+      'webhook-delivery',
+      'webhooks',
     ]);
   });
 
