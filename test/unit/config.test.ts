@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, reloadConfig } from '../../shared/config';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
-afterEach(() => reloadConfig({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMITS: undefined, ADMIN_EMAILS: 'admin@example.com' }));
+afterEach(() =>
+  reloadConfig({
+    STAGE: 'test',
+    JWT_SECRET: TEST_JWT_SECRET,
+    RATE_LIMITS: undefined,
+    ADMIN_EMAILS: 'admin@example.com',
+    WEBHOOK_RETRY_SCHEDULE_MS: undefined,
+    WEBHOOK_DISABLE_AFTER_MS: undefined,
+  }),
+);
 
 describe('config', () => {
   it('refuses a JWT secret shorter than 32 bytes', () => {
@@ -22,5 +31,18 @@ describe('config', () => {
     expect(c.rateLimits.register).toEqual({ limit: 5, windowSeconds: 600, by: 'ip' });
     expect(() => reloadConfig({ RATE_LIMITS: '{bad' })).toThrow('RATE_LIMITS must be JSON');
     expect(() => reloadConfig({ RATE_LIMITS: JSON.stringify({ register: { limit: -1 } }) })).toThrow(ConfigError);
+  });
+
+  it('retries webhooks over more than 24 hours by default, and refuses a shorter schedule or disable window in AWS only', () => {
+    const defaults = reloadConfig({}).webhooks;
+    expect(defaults.retryScheduleMs.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(defaults.disableAfterMs).toBe(3 * 24 * 3600_000);
+    expect(reloadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '100, 200' }).webhooks.retryScheduleMs).toEqual([100, 200]);
+    expect(() => reloadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '100,-5' })).toThrow(ConfigError);
+    expect(() => reloadConfig({ STAGE: 'aws', WEBHOOK_RETRY_SCHEDULE_MS: '100,200' })).toThrow(/must cover at least 24 hours/);
+    expect(() => reloadConfig({ STAGE: 'aws', WEBHOOK_RETRY_SCHEDULE_MS: undefined, WEBHOOK_DISABLE_AFTER_MS: '1000' })).toThrow(/at least a day/);
+    expect(
+      reloadConfig({ STAGE: 'aws', WEBHOOK_RETRY_SCHEDULE_MS: '43200000,43200000', WEBHOOK_DISABLE_AFTER_MS: undefined }).webhooks.retryScheduleMs,
+    ).toHaveLength(2);
   });
 });
