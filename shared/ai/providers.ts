@@ -1,10 +1,10 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { config } from '../config';
 import { vendorOf, type CatalogueModel } from './catalogue';
+import { openAIWire, type OpenAIWire } from './openai-wire';
 
 /**
  * Which provider serves a catalogue model, through the AI SDK. A direct provider of the model's
@@ -75,7 +75,7 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
 export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): LanguageModel {
   switch (c.kind) {
     case 'openai':
-      return createOpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
+      return openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
     case 'anthropic':
       return createAnthropic({ baseURL: c.baseUrl, apiKey: c.apiKey })(model.vendorModelId);
     case 'google':
@@ -91,10 +91,10 @@ export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'
  * The OpenAI-wire provider for speech (tts) and transcription (stt): the platform's OpenAI key when
  * set, else the aggregator. Undefined when neither is configured.
  */
-export function speechProvider(): { name: string; provider: OpenAIProvider } | undefined {
+export function speechProvider(): { name: string; provider: OpenAIWire } | undefined {
   const c = platformConnections().find((x) => x.kind === 'openai') ?? platformConnections().find((x) => x.kind === 'compatible');
   if (!c) return undefined;
-  return { name: c.name, provider: createOpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
+  return { name: c.name, provider: openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
 }
 
 /** The cheap request that tells whether a connection answers: its model listing. */
