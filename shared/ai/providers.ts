@@ -1,5 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { randomUUID } from 'node:crypto';
+import { GoogleGenerativeAILanguageModel } from '@ai-sdk/google/internal';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { config } from '../config';
@@ -71,6 +72,21 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
   return direct ?? platform.find((c) => c.kind === 'compatible');
 }
 
+/**
+ * Gemini through the class @ai-sdk/google's provider makes (same provider name, URL and key header),
+ * from the package's `internal` entry: the provider object also holds embedding, image and tool code
+ * that no bundle could then drop (~55 KB). Without the provider's list of URLs Gemini fetches itself,
+ * a file part given by URL is downloaded by the SDK and sent inline; the platform sends text only.
+ */
+function googleModel(modelId: string, c: Connection): LanguageModel {
+  return new GoogleGenerativeAILanguageModel(modelId, {
+    provider: 'google.generative-ai',
+    baseURL: c.baseUrl.replace(/\/+$/, ''),
+    headers: () => ({ 'x-goog-api-key': c.apiKey }),
+    generateId: randomUUID,
+  });
+}
+
 /** The AI SDK language model for a catalogue model over a connection. */
 export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): LanguageModel {
   switch (c.kind) {
@@ -79,7 +95,7 @@ export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'
     case 'anthropic':
       return createAnthropic({ baseURL: c.baseUrl, apiKey: c.apiKey })(model.vendorModelId);
     case 'google':
-      return createGoogleGenerativeAI({ baseURL: c.baseUrl, apiKey: c.apiKey })(model.vendorModelId);
+      return googleModel(model.vendorModelId, c);
     case 'compatible':
       return createOpenAICompatible({ name: c.name, baseURL: c.baseUrl, apiKey: c.apiKey, includeUsage: true }).chatModel(
         c.name === 'mistral' ? model.vendorModelId : model.id,
