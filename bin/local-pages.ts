@@ -98,13 +98,33 @@ const billingReturnPage = ({ url }: PageRequest): PageAnswer => {
   );
 };
 
+/** The return page of a one-off gateway checkout: the receipt token is in the fragment, which only the browser sees. */
+const gatewayReceiptPage = ({ url }: PageRequest): PageAnswer => {
+  if (url.searchParams.get('checkout') !== 'success') return html(200, 'Gateway call', '<p>Checkout cancelled: nothing was charged.</p>');
+  const plugin = url.searchParams.get('plugin') ?? 'generate-text';
+  return html(
+    200,
+    'Gateway call paid',
+    `<p>Your receipt token pays one <code>${escapeHtml(plugin)}</code> call within 24 hours, once:</p>
+<p><code id="receipt"></code></p>
+<p><code>curl -X POST /api/v1/gateway -H 'content-type: application/json' -H 'authorization: Bearer &lt;token&gt;' -d '{"plugin":"${escapeHtml(plugin)}",…}'</code></p>
+<script>document.getElementById('receipt').textContent = new URLSearchParams(location.hash.slice(1)).get('receipt') || '(no receipt in this link)';</script>`,
+  );
+};
+
+const describeCheckout = (session: NonNullable<Awaited<ReturnType<typeof describeLocalCheckout>>>) => {
+  if (session.mode === 'subscription') return `the ${session.metadata.plan ?? ''} plan (subscription)`;
+  const price = session.amountTotal !== undefined ? ` at ${(session.amountTotal / 100).toFixed(2)} ${session.currency?.toUpperCase() ?? ''}` : '';
+  return session.metadata.kind === 'gateway-call' ? `one ${session.metadata.plugin} gateway call${price}` : `${session.metadata.kind ?? 'a purchase'}${price}`;
+};
+
 const localCardOff = () => html(404, 'Local card mode is off', '<p>Start the local stack with <code>CARD_MODE=local</code> to use this page.</p>');
 
 async function checkoutPage({ params }: PageRequest): Promise<PageAnswer> {
   if (config().card.mode !== 'local') return localCardOff();
   const session = await describeLocalCheckout(params[0]!);
   if (!session) return html(404, 'Checkout not found', '<p>This checkout does not exist, has expired or was already completed.</p>');
-  const what = session.mode === 'subscription' ? `the ${session.metadata.plan ?? ''} plan (subscription)` : `${session.metadata.kind ?? 'a purchase'}`;
+  const what = describeCheckout(session);
   return html(
     200,
     'Local checkout',
@@ -133,6 +153,7 @@ const PAGES: Page[] = [
   { method: 'GET', path: /^\/$/, answer: index },
   { method: 'GET', path: /^\/reset-password\/?$/, answer: resetPasswordPage },
   { method: 'GET', path: /^\/settings\/billing\/?$/, answer: billingReturnPage },
+  { method: 'GET', path: /^\/gateway\/receipt\/?$/, answer: gatewayReceiptPage },
   { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },

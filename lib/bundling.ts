@@ -33,11 +33,19 @@ export const REPLACED_CREDENTIAL_PROVIDER = '@aws-sdk/credential-provider-node';
  * esbuild's alias rewrites package paths only, not zod's own relative `../locales/index.js`, so the
  * bundles swap the package entry instead: shared/zod-lean re-exports zod's API with `locales`
  * (and `core.locales`) holding `en` alone. Measured: ai 1591 KB → 1336 KB, gateway 1675 KB → 1419 KB.
- * An alias of `zod` also captures its subpaths, hence `zod/v3` (used by @ai-sdk/provider-utils)
- * mapped back to the real file. Like the credentials shim, bundles only; tests run the real zod.
+ * An alias of `zod` also captures its subpaths, hence its own entry for `zod/v3` (below). Like the
+ * credentials shim, bundles only; tests run the real zod.
  */
 export const ZOD_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/index.ts', import.meta.url));
-export const ZOD_V3 = fileURLToPath(new URL('../node_modules/zod/v3/index.js', import.meta.url));
+
+/**
+ * Two more swaps for the functions that call models (ai, gateway, agent chat): `zod/v3`, of which the
+ * AI SDK uses one enum (shared/bundle-stubs/zod-v3-kinds.ts, ~57 KB off), and `@ai-sdk/gateway`, the
+ * default provider for bare string model ids, which this platform never passes (shared/bundle-stubs/
+ * ai-gateway.ts, ~63 KB off). Bundles only, like the zod alias: tests run the real packages.
+ */
+export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds.ts', import.meta.url));
+export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
 /** The esbuild settings of every function bundle; callers add entryPoints and outfile. */
 export const LAMBDA_BUNDLE = {
@@ -59,5 +67,6 @@ export const LAMBDA_BUNDLE = {
     zod: ZOD_WITHOUT_LOCALES,
     'zod/v4': ZOD_WITHOUT_LOCALES,
     'zod/v3': ZOD_V3,
+    '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },
 } satisfies BuildOptions;

@@ -149,6 +149,8 @@ export const KNOWN_SETTINGS = [
   'MPP_RPC_TIMEOUT_MS',
   'GATEWAY_PRICES',
   'GATEWAY_ALLOWED_ORIGINS',
+  'GATEWAY_CARD_PRICES',
+  'GATEWAY_CARD_RATE',
   'EAS_CONTRACT_ADDRESS',
   'EAS_SCHEMA_UID',
   'EAS_RPC_URL',
@@ -297,6 +299,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   // v1 gateway (issue 11): machine payments, prices and CORS origins
   MPP_: ['gateway'],
   GATEWAY_: ['gateway'],
+  // the one-off card checkout of a gateway call (billing) is priced from the gateway's prices
+  GATEWAY_PRICES: ['gateway', 'billing'],
+  GATEWAY_CARD_: ['gateway', 'billing'],
   // channel skills (issue 13 part C): the skills send and receive, the heartbeat delivers due posts
   CHANNEL_: ['skills', 'heartbeat'],
 };

@@ -322,6 +322,17 @@ const EnvSchema = z.object({
   /** Comma-separated origins browsers may call the gateway from (CORS); default the origin of APP_URL. `*` allows any. */
   GATEWAY_ALLOWED_ORIGINS: csv,
   /**
+   * One-off card payment of a gateway call (issue 11): JSON plugin → price in minor units of the card
+   * billing currency (GBP pence), e.g. {"agent":120}; unlisted plugins are priced from GATEWAY_PRICES
+   * × GATEWAY_CARD_RATE, rounded up to a whole penny and at least the processor's minimum charge.
+   */
+  GATEWAY_CARD_PRICES: optionalText,
+  /** Billing-currency units charged per payment-token unit (a decimal, at most 6 decimals); 1 never charges less than the token price. */
+  GATEWAY_CARD_RATE: z
+    .string()
+    .regex(/^\d+(\.\d{1,6})?$/, 'a decimal rate with at most 6 decimals')
+    .default('1'),
+  /**
    * Agent verification with EAS (issue 9): the attestation is read from this EAS contract (default the
    * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
    * or RPC → `eas` verification answers 503 EAS_NOT_CONFIGURED.
@@ -667,6 +678,10 @@ function cardSettings(e: z.output<typeof EnvSchema>) {
 export const DEFAULT_GATEWAY_PRICES = { 'generate-text': '0.01', agent: '0.05', tts: '0.02', stt: '0.02' } as const;
 const GatewayPrice = z.union([z.string(), z.number().transform(String)]).pipe(z.string().regex(/^\d+(\.\d{1,6})?$/, 'a decimal price with at most 6 decimals'));
 const GatewayPrices = z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), GatewayPrice);
+/** Card checkouts are priced in GBP (spec 2.16), whatever currency the plan table lists; Stripe's smallest GBP charge is 30p. */
+export const CARD_CURRENCY = 'gbp';
+export const CARD_MINIMUM_CHARGE_MINOR = 30;
+const GatewayCardPrices = z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), z.number().int().min(CARD_MINIMUM_CHARGE_MINOR).max(100_000_000));
 
 /** v1 gateway (issue 11): prices, CORS origins and the MPP chain settings. */
 function gatewaySettings(e: z.output<typeof EnvSchema>) {
@@ -674,6 +689,7 @@ function gatewaySettings(e: z.output<typeof EnvSchema>) {
   return {
     prices,
     allowedOrigins: e.GATEWAY_ALLOWED_ORIGINS.length ? e.GATEWAY_ALLOWED_ORIGINS : [new URL(e.APP_URL).origin],
+    card: { prices: jsonSetting('GATEWAY_CARD_PRICES', e.GATEWAY_CARD_PRICES, GatewayCardPrices) ?? {}, rate: e.GATEWAY_CARD_RATE },
     mpp: {
       chainId: e.MPP_CHAIN_ID,
       rpcUrl: e.MPP_RPC_URL,

@@ -1,8 +1,17 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { createCreditsCheckout, createStorageCheckout, createSubscriptionCheckout, type CheckoutSession } from '../../shared/adapters/card';
+import {
+  createCreditsCheckout,
+  createGatewayCallCheckout,
+  createStorageCheckout,
+  createSubscriptionCheckout,
+  type CheckoutSession,
+} from '../../shared/adapters/card';
 import { accessFrom, freePlanRefused, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
+import { gatewayCardPrice } from '../../shared/billing/gateway-card';
 import type { PlanName } from '../../shared/billing/plans';
 import { config } from '../../shared/config';
+import type { GatewayPluginId } from '../../shared/contract/gateway';
+import { gatewayReceiptHash, newGatewayReceiptToken } from '../../shared/db/gateway-receipts';
 import { conflict } from '../../shared/http/errors';
 
 /** Who pays: the account, its email for the receipt, and its processor customer when it has one. */
@@ -37,21 +46,39 @@ export async function startStorageCheckout(auth: AuthContext, storageGb: number)
   return createStorageCheckout(buyer, storageGb);
 }
 
+/** Where a one-off gateway payment returns: the receipt token rides in the fragment, which browsers never send to a server. */
+export const GATEWAY_RECEIPT_PAGE = '/gateway/receipt';
+
 /**
- * Gateway card payments ride on a subscription of an account: the gateway only accepts card payment
- * with a session (spec 4.12), so a subscription bought without one could never pay for a call (and
- * the card webhook could not tie it to anyone). A caller without a session (the 402 challenge reaches
- * machines and browsers alike) is therefore sent to the app's billing page, which signs them in or up
- * before the subscription checkout; with one in force there is nothing to buy.
+ * One gateway call paid by card without an account (the 402 challenge reaches machines and browsers
+ * alike): a payment-mode checkout at the call's card price. The receipt token is made here, only its
+ * hash goes to the processor (metadata), and the token comes back to the payer in the success URL's
+ * fragment; the webhook makes the receipt redeemable (`Authorization: Bearer gwr_…` on the gateway).
  */
-export async function gatewayCheckoutTarget(auth: AuthContext | undefined, plugin: string, plan: PlanName): Promise<string> {
-  const billingPage = (params: Record<string, string>) => {
-    const url = new URL('/settings/billing', config().appUrl);
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    return url.href;
-  };
-  if (!auth) return billingPage({ plugin, plan });
+async function gatewayCallCheckout(plugin: GatewayPluginId): Promise<CheckoutSession> {
+  const token = newGatewayReceiptToken();
+  const page = (params: Record<string, string>) => `${new URL(GATEWAY_RECEIPT_PAGE, config().appUrl).href}?${new URLSearchParams(params)}`;
+  return createGatewayCallCheckout({
+    plugin,
+    price: gatewayCardPrice(plugin),
+    receiptHash: gatewayReceiptHash(token),
+    successUrl: `${page({ plugin, checkout: 'success' })}#receipt=${token}`,
+    cancelUrl: page({ plugin, checkout: 'cancelled' }),
+  });
+}
+
+/**
+ * The `checkoutUrl` of a gateway 402: without a session, a one-off checkout for one call; with a
+ * session and no subscription, the subscription checkout (card calls of an account ride on its
+ * subscription, spec 4.12); with one in force there is nothing to buy: back to the app.
+ */
+export async function gatewayCheckoutTarget(auth: AuthContext | undefined, plugin: GatewayPluginId, plan: PlanName): Promise<string> {
+  if (!auth) return (await gatewayCallCheckout(plugin)).url;
   const { buyer, access } = await buyerOf(auth);
-  if (access.isAdmin || access.subscriptionActive) return billingPage({ plugin });
+  if (access.isAdmin || access.subscriptionActive) {
+    const billingPage = new URL('/settings/billing', config().appUrl);
+    billingPage.searchParams.set('plugin', plugin);
+    return billingPage.href;
+  }
   return (await createSubscriptionCheckout(buyer, plan, { plugin })).url;
 }

@@ -1,8 +1,10 @@
 import { getAddress } from 'viem';
 import { accountAccess } from '../../shared/billing/entitlements';
+import { gatewayCardPrice, redeemGatewayReceipt } from '../../shared/billing/gateway-card';
 import { config } from '../../shared/config';
-import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, type GatewayPluginId } from '../../shared/contract/gateway';
+import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, isGatewayPluginId, type GatewayPluginId } from '../../shared/contract/gateway';
 import type { gatewayContract } from '../../shared/contract/gateway';
+import { isGatewayReceiptToken } from '../../shared/db/gateway-receipts';
 import { httpErrorOf } from '../../shared/http/domain-errors';
 import { HttpError } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
@@ -24,14 +26,9 @@ import {
 
 type CallContext = OperationContext<(typeof gatewayContract)['routes'][0]>;
 
-/** The fiat side of a plugin's price, as the card checkout shows it. */
-const CARD_CURRENCY = 'usd';
-
-const isPlugin = (id: string): id is GatewayPluginId => (GATEWAY_PLUGIN_IDS as readonly string[]).includes(id);
-
 function pluginOf(ctx: CallContext): GatewayPluginId {
   const requested = ctx.headers['x-plugin-id']?.trim() || ctx.body.plugin || DEFAULT_GATEWAY_PLUGIN;
-  if (!isPlugin(requested))
+  if (!isGatewayPluginId(requested))
     throw new HttpError(502, 'no_plugin', undefined, { message: `no plugin named "${requested.slice(0, 64)}"; plugins: ${GATEWAY_PLUGIN_IDS.join(', ')}` });
   return requested;
 }
@@ -58,7 +55,8 @@ const MPP_UNAVAILABLE = 'machine payments (MPP) are not available on this server
 /** The 402 of spec 4.12, with a fresh nonce stored for this plugin's price whenever MPP is on. */
 async function paymentRequired(plugin: GatewayPluginId, why: { code: string; message: string }): Promise<Reply> {
   const amount = priceOf(plugin);
-  const card = { checkoutUrl: `/api/v1/payments/card/create?plugin=${encodeURIComponent(plugin)}`, amount: Number(amount), currency: CARD_CURRENCY };
+  const cardPrice = gatewayCardPrice(plugin);
+  const card = { checkoutUrl: `/api/v1/payments/card/create?plugin=${encodeURIComponent(plugin)}`, amount: cardPrice.amount, currency: cardPrice.currency };
   const base = { error: 'payment_required', code: why.code, message: why.message };
   if (!mppEnabled()) {
     const mpp = {
@@ -170,8 +168,27 @@ async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: Plugin
   }
 }
 
-/** Card: a session (cookie, Bearer JWT or API key) whose stored account has an active subscription. */
+/** `Authorization: Bearer gwr_…`: a prepaid card receipt, which the auth pipeline passes over. */
+function receiptTokenOf(ctx: CallContext): string | undefined {
+  const token = /^bearer\s+(\S+)\s*$/i.exec(ctx.headers.authorization ?? '')?.[1];
+  return token && isGatewayReceiptToken(token) ? token : undefined;
+}
+
+/** One call paid by a one-off card checkout: the receipt is spent once, and stays redeemable if the plugin fails. */
+async function payByReceipt(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput, token: string): Promise<Reply | StreamReply> {
+  try {
+    const served = await redeemGatewayReceipt(token, plugin, (paidBy) => serve(input, { kind: 'payer', ...paidBy }, wantsStream(ctx)));
+    return success(plugin, served, { method: 'card', receipt: null });
+  } catch (err) {
+    if (err instanceof PaymentRefusedError) return paymentRequired(plugin, { code: err.code, message: err.message });
+    throw err;
+  }
+}
+
+/** Card: a prepaid receipt, or a session (cookie, Bearer JWT or API key) whose stored account has an active subscription. */
 async function payByCard(ctx: CallContext, plugin: GatewayPluginId, input: PluginInput): Promise<Reply | StreamReply> {
+  const receiptToken = receiptTokenOf(ctx);
+  if (receiptToken) return payByReceipt(ctx, plugin, input, receiptToken);
   if (!ctx.auth) return paymentRequired(plugin, { code: 'PAYMENT_REQUIRED', message: 'sign in with an active subscription, or pay with MPP' });
   const access = await accountAccess(ctx.auth);
   if (!access.isAdmin && !access.subscriptionActive) {

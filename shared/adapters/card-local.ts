@@ -19,15 +19,19 @@ const newId = (prefix: string) => `${prefix}_local_${randomBytes(12).toString('h
 const customerOf = (userId: string) => `cus_local_${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
 
 export async function createLocalSession(params: Stripe.Checkout.SessionCreateParams): Promise<{ sessionId: string; url: string }> {
-  const userId = params.client_reference_id;
-  if (!userId) throw new Error('a local checkout needs the buyer (client_reference_id)');
+  const userId = params.client_reference_id ?? undefined;
   const sessionId = newId('cs');
+  const line = params.line_items?.[0];
   await saveLocalCheckout({
     sessionId,
     mode: params.mode === 'subscription' ? 'subscription' : 'payment',
     userId,
     customerId: typeof params.customer === 'string' ? params.customer : undefined,
     metadata: Object.fromEntries(Object.entries(params.metadata ?? {}).map(([k, v]) => [k, String(v)])),
+    // A one-off price (a gateway call) is shown on the page and carried by the event, as the processor does.
+    ...(line?.price_data?.unit_amount !== undefined
+      ? { amountTotal: line.price_data.unit_amount * (line.quantity ?? 1), currency: line.price_data.currency }
+      : {}),
     successUrl: params.success_url ?? config().card.successUrl,
     cancelUrl: params.cancel_url ?? config().card.cancelUrl,
     createdAt: Math.floor(Date.now() / 1000),
@@ -51,11 +55,13 @@ function completedEvent(session: LocalCheckoutRecord, now: number) {
         object: 'checkout.session',
         mode: session.mode,
         created: session.createdAt,
-        client_reference_id: session.userId,
+        client_reference_id: session.userId ?? null,
         payment_status: 'paid',
         status: 'complete',
         metadata: session.metadata,
-        customer: session.customerId ?? customerOf(session.userId),
+        ...(session.amountTotal !== undefined ? { amount_total: session.amountTotal, currency: session.currency } : {}),
+        // A buyer without an account (a gateway call) is a guest: no customer.
+        customer: session.customerId ?? (session.userId ? customerOf(session.userId) : null),
         subscription: session.mode === 'subscription' ? newId('sub') : null,
       },
     },

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { config, type Config } from '../config';
+import { CARD_CURRENCY, config, type Config } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../logger';
 
@@ -10,10 +10,7 @@ import { logger } from '../logger';
  * answer 503 CARD_NOT_CONFIGURED, except in the local stack's CARD_MODE=local (card-local.ts).
  */
 
-/** The spec prices checkout in GBP (2.16), whatever currency the plan table lists. */
-export const CHECKOUT_CURRENCY = 'gbp';
-
-export type CheckoutKind = 'subscription' | 'credits' | 'storage';
+export type CheckoutKind = 'subscription' | 'credits' | 'storage' | 'gateway-call';
 
 export interface CheckoutSession {
   sessionId: string;
@@ -75,7 +72,7 @@ async function createSession(params: Stripe.Checkout.SessionCreateParams): Promi
   let session: Stripe.Checkout.Session;
   try {
     session = await client().checkout.sessions.create({
-      currency: CHECKOUT_CURRENCY,
+      currency: CARD_CURRENCY,
       success_url: c.successUrl,
       cancel_url: c.cancelUrl,
       ...params,
@@ -140,6 +137,34 @@ export function createStorageCheckout(buyer: Buyer, storageGb: number): Promise<
     client_reference_id: buyer.userId,
     ...customerFields(buyer),
     metadata: { userId: buyer.userId, kind: 'storage' satisfies CheckoutKind, storageGb: String(storageGb) },
+  });
+}
+
+/** One gateway call, paid once at its card price (shared/billing/gateway-card.ts) by a caller without an account. */
+export interface GatewayCallPurchase {
+  plugin: string;
+  price: { minor: number; currency: string };
+  /** SHA-256 of the receipt token the payer is given; the webhook stores the receipt under it. */
+  receiptHash: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** A one-off checkout in payment mode at the call's price; the card webhook turns it into a prepaid receipt (metadata `kind` `gateway-call`). */
+export function createGatewayCallCheckout(call: GatewayCallPurchase): Promise<CheckoutSession> {
+  if (!canCharge()) throw cardNotConfigured();
+  return createSession({
+    mode: 'payment',
+    currency: call.price.currency,
+    line_items: [
+      {
+        price_data: { currency: call.price.currency, unit_amount: call.price.minor, product_data: { name: `One ${call.plugin} call (v1 gateway)` } },
+        quantity: 1,
+      },
+    ],
+    metadata: { kind: 'gateway-call' satisfies CheckoutKind, plugin: call.plugin, receipt: call.receiptHash },
+    success_url: call.successUrl,
+    cancel_url: call.cancelUrl,
   });
 }
 

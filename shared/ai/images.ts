@@ -1,4 +1,3 @@
-import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateImage, type ImageModel } from 'ai';
 import { config } from '../config';
@@ -8,6 +7,7 @@ import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } 
 import { ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, release, reserve, settle } from './metering';
 import type { AccountIdentity } from './access';
+import { openAIWire } from './openai-wire';
 import { connectionFor, type Connection } from './providers';
 
 /**
@@ -43,7 +43,7 @@ export interface ImageCallResult {
 }
 
 function imageModel(model: CatalogueModel, c: Connection): ImageModel | undefined {
-  if (c.kind === 'openai') return createOpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey }).image(model.vendorModelId);
+  if (c.kind === 'openai') return openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).image(model.vendorModelId);
   if (c.kind === 'compatible') return createOpenAICompatible({ name: c.name, baseURL: c.baseUrl, apiKey: c.apiKey }).imageModel(model.id);
   return undefined;
 }

@@ -1,10 +1,11 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
+import { randomUUID } from 'node:crypto';
+import { GoogleGenerativeAILanguageModel } from '@ai-sdk/google/internal';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { config } from '../config';
 import { vendorOf, type CatalogueModel } from './catalogue';
+import { openAIWire, type OpenAIWire } from './openai-wire';
 
 /**
  * Which provider serves a catalogue model, through the AI SDK. A direct provider of the model's
@@ -71,15 +72,30 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
   return direct ?? platform.find((c) => c.kind === 'compatible');
 }
 
+/**
+ * Gemini through the class @ai-sdk/google's provider makes (same provider name, URL and key header),
+ * from the package's `internal` entry: the provider object also holds embedding, image and tool code
+ * that no bundle could then drop (~55 KB). Without the provider's list of URLs Gemini fetches itself,
+ * a file part given by URL is downloaded by the SDK and sent inline; the platform sends text only.
+ */
+function googleModel(modelId: string, c: Connection): LanguageModel {
+  return new GoogleGenerativeAILanguageModel(modelId, {
+    provider: 'google.generative-ai',
+    baseURL: c.baseUrl.replace(/\/+$/, ''),
+    headers: () => ({ 'x-goog-api-key': c.apiKey }),
+    generateId: randomUUID,
+  });
+}
+
 /** The AI SDK language model for a catalogue model over a connection. */
 export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): LanguageModel {
   switch (c.kind) {
     case 'openai':
-      return createOpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
+      return openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
     case 'anthropic':
       return createAnthropic({ baseURL: c.baseUrl, apiKey: c.apiKey })(model.vendorModelId);
     case 'google':
-      return createGoogleGenerativeAI({ baseURL: c.baseUrl, apiKey: c.apiKey })(model.vendorModelId);
+      return googleModel(model.vendorModelId, c);
     case 'compatible':
       return createOpenAICompatible({ name: c.name, baseURL: c.baseUrl, apiKey: c.apiKey, includeUsage: true }).chatModel(
         c.name === 'mistral' ? model.vendorModelId : model.id,
@@ -91,10 +107,10 @@ export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'
  * The OpenAI-wire provider for speech (tts) and transcription (stt): the platform's OpenAI key when
  * set, else the aggregator. Undefined when neither is configured.
  */
-export function speechProvider(): { name: string; provider: OpenAIProvider } | undefined {
+export function speechProvider(): { name: string; provider: OpenAIWire } | undefined {
   const c = platformConnections().find((x) => x.kind === 'openai') ?? platformConnections().find((x) => x.kind === 'compatible');
   if (!c) return undefined;
-  return { name: c.name, provider: createOpenAI({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
+  return { name: c.name, provider: openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
 }
 
 /** The cheap request that tells whether a connection answers: its model listing. */

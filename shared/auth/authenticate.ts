@@ -1,5 +1,6 @@
 import { config } from '../config';
 import { touchApiKeyLastUsed } from '../db/api-keys';
+import { isGatewayReceiptToken } from '../db/gateway-receipts';
 import { keys } from '../db/keys';
 import { getUser } from '../db/users';
 import { getGlobal } from '../db/tenant';
@@ -97,13 +98,15 @@ async function sessionContext(claims: SessionClaims, via: 'cookie' | 'bearer'): 
  * Resolves the caller from `Authorization: Bearer <jwt|sk_key>` or the session cookie.
  * Returns undefined when no credential of ours was presented (the route decides whether that is
  * fine); throws AuthFailureError for a credential that does not hold.
- * `Authorization: Payment ...` (MPP) is not ours to judge: it is passed over here.
+ * `Authorization: Payment ...` (MPP) and `Bearer gwr_...` (a gateway card receipt) are not ours to judge: they are passed over here.
  */
 export async function authenticate(authorization: string | undefined, sessionCookie: string | undefined): Promise<AuthContext | undefined> {
   try {
     if (authorization && /^bearer\s/i.test(authorization)) {
       const token = authorization.replace(/^bearer\s+/i, '').trim();
       if (!token) throw new AuthFailureError('TOKEN_INVALID', 'empty bearer token');
+      // A prepaid gateway card receipt is a payment, not a session: the gateway judges it.
+      if (isGatewayReceiptToken(token)) return undefined;
       if (looksLikeApiKey(token)) {
         // Consistent read: a deleted key must stop working on the very next request, in AWS too.
         const found = await getGlobal<ApiKeyLookup & Record<string, unknown>>(keys.apiKeyHash(hashApiKey(token)), true);

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import type { CardEvent } from '../adapters/card';
 import { config } from '../config';
+import { isGatewayPluginId } from '../contract/gateway';
+import { GATEWAY_RECEIPT_HASH, gatewayReceiptItem } from '../db/gateway-receipts';
 import { keys } from '../db/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
@@ -54,6 +56,8 @@ const CheckoutSession = z.looseObject({
   metadata: Metadata.optional(),
   subscription: z.unknown().optional(),
   customer: z.unknown().optional(),
+  amount_total: z.number().int().nullish(),
+  currency: z.string().nullish(),
 });
 
 const Subscription = z.looseObject({
@@ -135,7 +139,13 @@ const failed = (err: ConditionFailedError, index: number) => err.reasons[index] 
  * Runs the event's effect together with its event record. `explain` names the outcome of a refused
  * condition at each index after the record (index 0), e.g. a stale subscription write.
  */
-async function applyOnce(event: CardEvent, userId: string, effect: TransactItem[], explain: Record<number, EventOutcome>, now: Date): Promise<EventOutcome> {
+async function applyOnce(
+  event: CardEvent,
+  userId: string | undefined,
+  effect: TransactItem[],
+  explain: Record<number, EventOutcome>,
+  now: Date,
+): Promise<EventOutcome> {
   try {
     await transactRetrying([eventRecord(event, userId, 'applied', now), ...effect]);
     return 'applied';
@@ -160,6 +170,7 @@ async function onCheckoutPaid(event: CardEvent, now: Date): Promise<EventOutcome
   if (!parsed.success) return recordOnly(event, undefined, 'ignored', now);
   const session = parsed.data;
   const metadata = session.metadata ?? {};
+  if (metadata.kind === 'gateway-call') return onGatewayCallPaid(event, session, now);
   const userId = session.client_reference_id ?? metadata.userId;
   if (!userId || !USER_ID.test(userId) || (metadata.userId && metadata.userId !== userId)) {
     logger().warn('card checkout without a usable user id ignored', { eventId: event.id });
@@ -192,6 +203,26 @@ async function onCheckoutPaid(event: CardEvent, now: Date): Promise<EventOutcome
   const plan = isPlanName(metadata.plan) ? metadata.plan : undefined;
   if (kind !== 'subscription' || !subscriptionId || !paid) return recordOnly(event, userId, 'ignored', now);
   return applySubscription(event, { userId, subscriptionId, status: 'active', plan, customerId }, now, customerLink(customerId, userId));
+}
+
+/**
+ * A one-off gateway call paid by a caller without an account: the prepaid single-use receipt under
+ * the hash the checkout carried (shared/db/gateway-receipts.ts). The receipt is keyed by that hash,
+ * so a second event of the same session (completed, then async succeeded) stores nothing twice.
+ */
+async function onGatewayCallPaid(event: CardEvent, session: z.output<typeof CheckoutSession>, now: Date): Promise<EventOutcome> {
+  const metadata = session.metadata ?? {};
+  const paid = session.payment_status === 'paid';
+  const plugin = metadata.plugin;
+  const receiptHash = metadata.receipt;
+  if (!paid || !plugin || !isGatewayPluginId(plugin) || !receiptHash || !GATEWAY_RECEIPT_HASH.test(receiptHash)) {
+    return recordOnly(event, undefined, 'ignored', now);
+  }
+  const receipt = gatewayReceiptItem(
+    { receiptHash, plugin, sessionId: session.id, amountMinor: session.amount_total ?? undefined, currency: session.currency ?? undefined },
+    now,
+  );
+  return applyOnce(event, undefined, [receipt], { 1: 'duplicate' }, now);
 }
 
 /** The plan of a recurring price, for subscriptions changed at the processor without our metadata. */

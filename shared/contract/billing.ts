@@ -283,13 +283,15 @@ export const billingContract = defineGroup({
       method: 'GET',
       path: '/api/v1/payments/card/create',
       auth: 'optional',
-      summary: 'The `checkoutUrl` of a gateway 402 challenge: 303 to a card subscription checkout that pays for gateway calls.',
+      summary:
+        "The `checkoutUrl` of a gateway 402 challenge: 303 to a one-off card checkout for one call at the plugin's price, or to the subscription checkout.",
       description:
-        'Gateway calls paid by card need a session whose account has an active subscription (spec 4.12), so a card payment always belongs to an account. ' +
+        'Without a session (the 402 reaches callers without an account): 303 to a one-off checkout in payment mode for one call of `plugin` at its card price ' +
+        '(`GATEWAY_CARD_PRICES` in pence, else the token price of `GATEWAY_PRICES` × `GATEWAY_CARD_RATE` rounded up to a penny, at least 30p; GBP, the billing currency). ' +
+        'After payment the processor returns the payer to `/gateway/receipt?plugin=<id>&checkout=success#receipt=gwr_…`: the fragment holds the receipt token. ' +
+        'Once the card webhook confirms the payment, `POST /api/v1/gateway` with `Authorization: Bearer gwr_…` pays one call of that plugin (valid 24 h, single use). ' +
         'With a session and no subscription: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
-        'with one in force: 303 straight back to the app (`/settings/billing?plugin=<id>`). ' +
-        'Without a session (the 402 challenge reaches callers without an account): 303 to the app (`/settings/billing?plugin=<id>&plan=<plan>`), which signs the caller in or up before the same subscription checkout; ' +
-        'no one-off per-call card checkout is offered, as a payment without an account could not be redeemed by the gateway. An unknown plugin is 400. ' +
+        'with one in force: 303 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
         CARD_FAILURES,
       query: z.object({ plugin: GatewayPluginIdSchema, plan: PlanName.default('label') }),
       responses: { 303: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
@@ -328,7 +330,8 @@ export const billingContract = defineGroup({
         'and nothing is processed (503 `CARD_NOT_CONFIGURED` when no secret is configured). Each event id takes effect once (a redelivery answers 200 without effect), ' +
         'and an event older than the stored state never overwrites it, so deliveries may come in any order:\n' +
         '- `checkout.session.completed` / `checkout.session.async_payment_succeeded`, once paid: a subscription checkout activates `metadata.plan` for `client_reference_id` with the subscription id; ' +
-        'a credit pack (`metadata.kind` `credits`) adds its credits with one ledger entry per session; a storage checkout adds its GB.\n' +
+        'a credit pack (`metadata.kind` `credits`) adds its credits with one ledger entry per session; a storage checkout adds its GB; ' +
+        'a one-off gateway call (`metadata.kind` `gateway-call`, no account) stores a prepaid single-use receipt for `metadata.plugin` under `metadata.receipt` (the SHA-256 of its token), redeemable for 24 h.\n' +
         '- `customer.subscription.created` / `.updated` / `.deleted`: status (active when `active` or `trialing`), plan (`metadata.plan`, else the plan of the price), billing period and cancel-at-period-end, for `metadata.userId` ' +
         '(else the account of the customer). A cancellation of an older subscription does not end a newer active one.\n' +
         "Other event types, and events for unknown accounts, are acknowledged and ignored. The event is the processor's own format, so its body is open.",

@@ -13,6 +13,7 @@ export type GatewayPluginId = (typeof GATEWAY_PLUGINS)[number]['id'];
 export const GATEWAY_PLUGIN_IDS = GATEWAY_PLUGINS.map((p) => p.id) as [GatewayPluginId, ...GatewayPluginId[]];
 export const GatewayPluginIdSchema = z.enum(GATEWAY_PLUGIN_IDS);
 export const DEFAULT_GATEWAY_PLUGIN: GatewayPluginId = 'generate-text';
+export const isGatewayPluginId = (id: string): id is GatewayPluginId => (GATEWAY_PLUGIN_IDS as readonly string[]).includes(id);
 
 export const GATEWAY_PAYMENT_METHODS = ['card', 'mpp'] as const;
 export const GatewayPaymentMethod = z.enum(GATEWAY_PAYMENT_METHODS);
@@ -53,6 +54,7 @@ export const GATEWAY_PAYMENT_CODES = [
   'WRONG_TOKEN',
   'WRONG_RECIPIENT',
   'AMOUNT_TOO_LOW',
+  'UNKNOWN_RECEIPT',
 ] as const;
 
 const DecimalAmount = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount');
@@ -76,8 +78,13 @@ export const GatewayPaymentRequiredBody = z.strictObject({
   }),
   card: z.strictObject({
     checkoutUrl: z.string().describe('card checkout for this plugin, `/api/v1/payments/card/create?plugin=<id>`'),
-    amount: z.number().nonnegative(),
-    currency: z.string(),
+    amount: z
+      .number()
+      .nonnegative()
+      .describe(
+        'price of one call paid by a one-off card checkout, in `currency` units (GATEWAY_CARD_PRICES, else the token price × GATEWAY_CARD_RATE rounded up to a penny, at least 0.30)',
+      ),
+    currency: z.string().describe('card billing currency, `gbp`'),
   }),
 });
 
@@ -102,6 +109,8 @@ export const gatewayContract = defineGroup({
         'Every field of the body except `plugin` is forwarded to the plugin as is. The body must be `application/json` (else 400 `UNSUPPORTED_CONTENT_TYPE`).',
         'Payment method: `X-Payment-Method` (`card` or `mpp`), else `mpp` when `Authorization: Payment <credential>` is sent, else `card`.',
         'Card payment needs a session (cookie, Bearer JWT or API key) whose stored account has an active subscription (admins exempt); `receipt` is null.',
+        'Without an account, one call can be prepaid by card: the `card.checkoutUrl` of the 402 leads to a one-off checkout at `card.amount` `card.currency`, which returns a receipt token `gwr_…`; send it as `Authorization: Bearer gwr_…` (card payment; `payment` is `{method: "card", receipt: null}`).',
+        'The receipt pays one call of its plugin within 24 h of payment and is spent atomically (parallel copies succeed once); a plugin failure leaves it redeemable until one call is served. Refused: 402 with `code` `UNKNOWN_RECEIPT` (not issued, or the payment not confirmed yet), `WRONG_PLUGIN`, `EXPIRED` or `ALREADY_USED`.',
         'Without payment the answer is 402 with the challenge body (a fresh single-use nonce, stored with its plugin, price, token, recipient and chain) and a `WWW-Authenticate: Payment amount=<amount>, currency=<currency>, recipient=<recipient>` header.',
         'MPP (push mode): pay `amount` of the `currency` token to `recipient` on chain `MPP_CHAIN_ID`, then send `Authorization: Payment {"scheme":"tempo","transaction":"<tx hash>","challengeNonce":"<nonce>"}` (the JSON, or the same base64url-encoded; the drafts\' `{challenge:{id},payload:{type:"hash",hash}}` is accepted too).',
         'The nonce must be ours, unexpired, unused and for this plugin; the receipt must be successful, on the configured chain, with `MPP_CONFIRMATIONS` confirmations, and hold a `Transfer` or `TransferWithMemo` log of the token to the recipient for at least the price in base units; the hash must be unused.',

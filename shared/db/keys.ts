@@ -210,6 +210,8 @@ export const keys = {
   festivalPartition: 'FESTIVALCATALOGUE',
   /** v1 gateway (issue 11): an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
   mppChallenge: (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' }),
+  /** v1 gateway (issue 11): a prepaid single-use card receipt for one call, by the SHA-256 (hex) of its token. */
+  gatewayReceipt: (sha256Hex: string): Key => ({ pk: `GWRECEIPT#${sha256Hex}`, sk: 'GWRECEIPT' }),
   /** Local stack (issue 17): the sort key of every account's instance item, for its start-up reconcile scan. */
   instanceSortKey: 'INSTANCE',
   /**

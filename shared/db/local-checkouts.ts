@@ -6,8 +6,12 @@ import { keys } from './keys';
 export interface LocalCheckoutRecord {
   sessionId: string;
   mode: 'subscription' | 'payment';
-  userId: string;
+  /** None for a buyer without an account (a one-off gateway call). */
+  userId?: string;
   customerId?: string;
+  /** A one-off price in minor units, and its currency. */
+  amountTotal?: number;
+  currency?: string;
   metadata: Record<string, string>;
   successUrl: string;
   cancelUrl: string;

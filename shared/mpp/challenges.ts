@@ -1,7 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
+import { newLease, takeServeLease } from '../db/serve-lease';
 import { ConditionFailedError, tx } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 import { PaymentRefusedError } from './errors';
@@ -12,8 +13,8 @@ import { PaymentRefusedError } from './errors';
  *   open ──(payment proven; nonce consumed + TXHASH recorded in ONE transaction)──► paid ──(plugin served)──► served
  *
  * A `paid` challenge whose plugin failed keeps its payment: the same credential may claim it again
- * until one serve succeeds. Each serve holds a lease, so parallel retries never serve twice, and a
- * serve that died (a crashed container) frees the challenge when its lease runs out.
+ * until one serve succeeds, under the serve lease of shared/db/serve-lease.ts. The TXHASH record is
+ * kept for good.
  */
 
 export interface ChallengeBinding {
@@ -40,10 +41,6 @@ export interface ChallengeRecord extends ChallengeBinding {
   leaseId?: string;
 }
 
-/** Lambda's longest run: a serve still holding its lease past this has died. */
-export const SERVE_LEASE_MS = 15 * 60_000;
-/** Served challenges are kept a week for support questions; the TXHASH record is kept for good. */
-const SERVED_RETENTION_SECONDS = 7 * 24 * 3600;
 /** TTL is late (up to days), so expiry is always checked on read too; this is only clean-up. */
 const TTL_GRACE_SECONDS = 3600;
 
@@ -85,7 +82,7 @@ const alreadyUsed = () => new PaymentRefusedError('ALREADY_USED', 'this payment 
  * parallel submissions, exactly one gets the lease; the others are refused ALREADY_USED.
  */
 export async function consumeChallenge(challenge: ChallengeRecord, txHash: string, payer: string, now = Date.now()): Promise<string> {
-  const leaseId = randomUUID();
+  const { leaseId, leaseUntil } = newLease(now);
   try {
     await transactRetrying([
       tx.update(
@@ -97,7 +94,7 @@ export async function consumeChallenge(challenge: ChallengeRecord, txHash: strin
             ':paid': 'paid',
             ':hash': txHash,
             ':payer': payer,
-            ':lease': now + SERVE_LEASE_MS,
+            ':lease': leaseUntil,
             ':leaseId': leaseId,
             ':paidAt': new Date(now).toISOString(),
           },
@@ -126,53 +123,11 @@ export async function consumeChallenge(challenge: ChallengeRecord, txHash: strin
 
 /** A paid challenge whose earlier serve failed (or died): the same credential takes a fresh lease. */
 export async function reclaimPaidChallenge(challenge: ChallengeRecord, txHash: string, now = Date.now()): Promise<string> {
-  const leaseId = randomUUID();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.mppChallenge(challenge.nonce),
-        UpdateExpression: 'SET leaseUntil = :lease, leaseId = :leaseId',
-        ConditionExpression: '#status = :paid AND txHash = :hash AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':paid': 'paid', ':hash': txHash, ':lease': now + SERVE_LEASE_MS, ':leaseId': leaseId, ':now': now },
-      }),
-    );
-  } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') throw alreadyUsed();
-    throw err;
-  }
+  const leaseId = await takeServeLease(
+    keys.mppChallenge(challenge.nonce),
+    { expression: '#status = :paid AND txHash = :hash', names: { '#status': 'status' }, values: { ':paid': 'paid', ':hash': txHash } },
+    now,
+  );
+  if (!leaseId) throw alreadyUsed();
   return leaseId;
-}
-
-/** The plugin answered: the challenge is done for good. Only the lease holder may close it. */
-export async function markServed(nonce: string, leaseId: string, now = Date.now()): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.mppChallenge(nonce),
-      UpdateExpression: 'SET #status = :served, servedAt = :at, expiresAt = :ttl REMOVE leaseUntil, leaseId',
-      ConditionExpression: 'leaseId = :leaseId',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':served': 'served',
-        ':at': new Date(now).toISOString(),
-        ':ttl': seconds(now) + SERVED_RETENTION_SECONDS,
-        ':leaseId': leaseId,
-      },
-    }),
-  );
-}
-
-/** The plugin failed: give the lease back so the same credential can be served on a retry. */
-export async function releaseLease(nonce: string, leaseId: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.mppChallenge(nonce),
-      UpdateExpression: 'REMOVE leaseUntil, leaseId',
-      ConditionExpression: 'leaseId = :leaseId',
-      ExpressionAttributeValues: { ':leaseId': leaseId },
-    }),
-  );
 }

@@ -1,23 +1,12 @@
 import { parseUnits, type Hex } from 'viem';
 import { config } from '../config';
-import { logger } from '../logger';
-import {
-  consumeChallenge,
-  issueChallenge,
-  markServed,
-  readChallenge,
-  reclaimPaidChallenge,
-  releaseLease,
-  txHashUsed,
-  type ChallengeBinding,
-  type ChallengeRecord,
-} from './challenges';
+import { TIP20_DECIMALS } from '../billing/gateway-card';
+import { keys } from '../db/keys';
+import { serveUnderLease } from '../db/serve-lease';
+import { consumeChallenge, issueChallenge, readChallenge, reclaimPaidChallenge, txHashUsed, type ChallengeBinding, type ChallengeRecord } from './challenges';
 import type { MppCredential } from './credential';
 import { PaymentRefusedError } from './errors';
 import { verifyPayment } from './verify';
-
-/** TIP-20 tokens have 6 decimals (draft-tempo-charge-00). */
-export const TIP20_DECIMALS = 6;
 
 const mppSettings = () => config().gateway.mpp;
 
@@ -80,13 +69,5 @@ export async function redeemCharge<T>(credential: MppCredential, plugin: string,
     leaseId = await consumeChallenge(challenge, credential.transaction, payer);
   }
 
-  let result: T;
-  try {
-    result = await serve({ reference: credential.transaction, payer });
-  } catch (err) {
-    await releaseLease(challenge.nonce, leaseId).catch((e: Error) => logger().warn('could not release an MPP serve lease', { error: e.name }));
-    throw err;
-  }
-  await markServed(challenge.nonce, leaseId).catch((e: Error) => logger().error('could not mark an MPP challenge served', { error: e.name }));
-  return result;
+  return serveUnderLease(keys.mppChallenge(challenge.nonce), leaseId, 'MPP challenge', () => serve({ reference: credential.transaction, payer }));
 }

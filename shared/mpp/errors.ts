@@ -15,7 +15,9 @@ export type RefusalCode =
   | 'NOT_CONFIRMED'
   | 'WRONG_TOKEN'
   | 'WRONG_RECIPIENT'
-  | 'AMOUNT_TOO_LOW';
+  | 'AMOUNT_TOO_LOW'
+  /** A prepaid card receipt (gateway card path) that was never issued, or whose payment is not confirmed yet. */
+  | 'UNKNOWN_RECEIPT';
 
 export class PaymentRefusedError extends Error {
   constructor(

@@ -31,8 +31,12 @@ export interface RecordedRequest {
   form: Record<string, unknown>;
 }
 
+export type FakeCheckoutSession = ReturnType<typeof checkoutSession>;
+
 export interface FakeStripe {
   secretKey: string;
+  /** Every checkout session created, by id. */
+  sessions: Map<string, FakeCheckoutSession>;
   port: number;
   requests: RecordedRequest[];
   /** Settings that point the platform's SDK here (pass to reloadConfig). */
@@ -66,6 +70,13 @@ export function parseStripeForm(body: string): Record<string, unknown> {
 
 const stripeId = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
 
+/** What the processor totals from `line_items[n][price_data]` (ad-hoc prices); null for catalogue price ids, which it does not know here. */
+function amountTotal(form: Record<string, any>): number | null {
+  const lines = (form.line_items ?? []) as { price_data?: { unit_amount?: string }; quantity?: string }[];
+  if (!lines.length || lines.some((l) => l.price_data?.unit_amount === undefined)) return null;
+  return lines.reduce((sum, l) => sum + Number(l.price_data!.unit_amount) * Number(l.quantity ?? 1), 0);
+}
+
 function checkoutSession(form: Record<string, any>) {
   const id = stripeId('cs');
   const created = Math.floor(Date.now() / 1000);
@@ -77,6 +88,7 @@ function checkoutSession(form: Record<string, any>) {
     status: 'open',
     payment_status: 'unpaid',
     currency: form.currency ?? null,
+    amount_total: amountTotal(form),
     client_reference_id: form.client_reference_id ?? null,
     customer: form.customer ?? null,
     customer_email: form.customer_email ?? null,
@@ -128,6 +140,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];
   let failure: { status: number; type: string } | undefined;
   const subscriptions = new Map<string, FakeSubscription>();
+  const sessions = new Map<string, FakeCheckoutSession>();
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -148,7 +161,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (req.method === 'POST' && path === '/v1/checkout/sessions') {
         if (req.headers['content-type'] !== 'application/x-www-form-urlencoded')
           return send(res, 400, stripeError('invalid_request_error', 'form body expected'));
-        return send(res, 200, checkoutSession(form));
+        const session = checkoutSession(form);
+        sessions.set(session.id, session);
+        return send(res, 200, session);
       }
       const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
       if (subscriptionPath) {
@@ -184,6 +199,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const port = (server.address() as AddressInfo).port;
   return {
     secretKey,
+    sessions,
     port,
     requests,
     env: { CARD_SECRET_KEY: secretKey, CARD_API_HOST: '127.0.0.1', CARD_API_PORT: String(port), CARD_API_PROTOCOL: 'http' },
@@ -263,6 +279,11 @@ export function checkoutCompleted(
     },
     opts,
   );
+}
+
+/** `checkout.session.completed` for a session this fake created, paid, as the processor sends it. */
+export function sessionCompleted(session: FakeCheckoutSession, opts: EventOptions & { paymentStatus?: string } = {}) {
+  return event('checkout.session.completed', { ...session, status: 'complete', payment_status: opts.paymentStatus ?? 'paid' }, opts);
 }
 
 export function subscriptionEvent(

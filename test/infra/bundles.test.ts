@@ -9,7 +9,9 @@ import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER, ZOD_V3, ZOD_WITHOUT_LOCALES } from '../../lib/bundling';
+import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
+import { AI_DEFAULT_PROVIDER, CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER, ZOD_V3, ZOD_WITHOUT_LOCALES } from '../../lib/bundling';
+import { ZodFirstPartyTypeKind as standInTypeNames } from '../../shared/bundle-stubs/zod-v3-kinds';
 import { WORKERS } from '../../lib/constructs/functions';
 import { CDK_BUNDLING } from '../../lib/constructs/platform-function';
 import { NEEDS, type Need } from '../../lib/permissions';
@@ -73,9 +75,21 @@ describe('bundling settings', () => {
         '--alias:zod': ZOD_WITHOUT_LOCALES,
         '--alias:zod/v4': ZOD_WITHOUT_LOCALES,
         '--alias:zod/v3': ZOD_V3,
+        '--alias:@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
       },
     });
-    expect(existsSync(ZOD_WITHOUT_LOCALES) && existsSync(ZOD_V3)).toBe(true);
+    expect(existsSync(ZOD_WITHOUT_LOCALES) && existsSync(ZOD_V3) && existsSync(AI_DEFAULT_PROVIDER)).toBe(true);
+  });
+
+  it("leaves zod 3 and the AI SDK's default provider out of every bundle; the zod/v3 stand-in has zod 3's own type names", () => {
+    expect({ ...standInTypeNames }).toEqual({ ...zod3TypeNames });
+    for (const folder of folders) {
+      const { inputs } = bundleOf(folder);
+      expect(
+        inputs.filter((i) => /node_modules\/(zod\/v3\/|@ai-sdk\/gateway\/|@vercel\/oidc\/)/.test(i)),
+        folder,
+      ).toEqual([]);
+    }
   });
 
   it("keeps only zod's English locale in every bundle", () => {

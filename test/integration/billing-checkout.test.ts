@@ -195,17 +195,12 @@ describe('GET /api/v1/payments/card/create?plugin=', () => {
     expect(stripe.requests).toHaveLength(0);
   });
 
-  it('303s a caller without a session to the app, which signs them in before the subscription checkout', async () => {
+  it('303s a caller without a session to a one-off payment checkout for one call (the plan does not apply)', async () => {
     const res = await call('GET', '/api/v1/payments/card/create?plugin=generate-text&plan=solo');
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('http://127.0.0.1:3000/settings/billing?plugin=generate-text&plan=solo');
-    expect(stripe.requests).toHaveLength(0);
-  });
-
-  it('names the smallest plan for a caller without a session by default', async () => {
-    const res = await call('GET', '/api/v1/payments/card/create?plugin=tts');
-    expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('http://127.0.0.1:3000/settings/billing?plugin=tts&plan=label');
+    expect(res.headers.location).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+    expect(lastSession().form).toMatchObject({ mode: 'payment', metadata: { kind: 'gateway-call', plugin: 'generate-text' } });
+    expect(lastSession().form.line_items).toEqual([{ price_data: expect.objectContaining({ currency: 'gbp', unit_amount: '30' }), quantity: '1' }]);
   });
 
   it('answers 400 for an unknown plugin, with or without a session', async () => {

@@ -42,7 +42,8 @@ describe('the 402 challenge', () => {
         nonce: expect.any(String),
         expiresAt: expect.any(Number),
       },
-      card: { checkoutUrl: '/api/v1/payments/card/create?plugin=tts', amount: 0.02, currency: 'usd' },
+      // 0.02 token at the default rate is 2p, under the processor's 30p minimum.
+      card: { checkoutUrl: '/api/v1/payments/card/create?plugin=tts', amount: 0.3, currency: 'gbp' },
     });
     expect(res.body.mpp.expiresAt).toBeGreaterThanOrEqual(before + 300_000);
     expect(res.body.mpp.expiresAt).toBeLessThanOrEqual(Date.now() + 300_000);
