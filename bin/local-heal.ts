@@ -1,0 +1,29 @@
+import { localLauncher } from '../shared/adapters/launcher-local';
+import { config } from '../shared/config';
+import { logger } from '../shared/http/logger';
+import { relaunchAfterExit } from '../shared/lifecycle/relaunch';
+import { redriveStranded } from '../shared/lifecycle/stranded';
+
+/**
+ * Issue 20 in the local stack. What ECS task-state events do in AWS, the runtime's `exit` does
+ * here: a runtime that ends on its own is relaunched (shared/lifecycle/relaunch.ts). And at start,
+ * when no worker of the previous run can still be alive, the work it left in `provisioning` is
+ * driven again at once (shared/lifecycle/stranded.ts) instead of after the usual wait.
+ */
+export async function startLocalHealing(startedAt: Date): Promise<{ stop(): void }> {
+  if (config().launcher === 'local') {
+    localLauncher().onUnexpectedExit((exit) => {
+      relaunchAfterExit({ userId: exit.userId, generation: exit.generation, handleId: exit.handle.id, reason: exit.reason }).catch((err: Error) =>
+        logger().error('relaunching an instance that exited failed', { userId: exit.userId, error: err }),
+      );
+    });
+  }
+  const stranded = await redriveStranded({ olderThan: startedAt, workersDeadBefore: startedAt });
+  if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled)
+    logger().info('work stranded by the previous run driven again', { ...stranded });
+  return {
+    stop() {
+      if (config().launcher === 'local') localLauncher().onUnexpectedExit(undefined);
+    },
+  };
+}
