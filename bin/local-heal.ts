@@ -1,7 +1,7 @@
 import { localLauncher } from '../shared/adapters/launcher-local';
 import { config } from '../shared/config';
 import { logger } from '../shared/http/logger';
-import { relaunchAfterExit } from '../shared/lifecycle/relaunch';
+import { relaunchAfterExit, type RelaunchResult } from '../shared/lifecycle/relaunch';
 import { redriveStranded } from '../shared/lifecycle/stranded';
 
 /**
@@ -11,13 +11,7 @@ import { redriveStranded } from '../shared/lifecycle/stranded';
  * driven again at once (shared/lifecycle/stranded.ts) instead of after the usual wait.
  */
 export async function startLocalHealing(startedAt: Date): Promise<{ stop(): void }> {
-  if (config().launcher === 'local') {
-    localLauncher().onUnexpectedExit((exit) => {
-      relaunchAfterExit({ userId: exit.userId, generation: exit.generation, handleId: exit.handle.id, reason: exit.reason }).catch((err: Error) =>
-        logger().error('relaunching an instance that exited failed', { userId: exit.userId, error: err }),
-      );
-    });
-  }
+  if (config().launcher === 'local') healLocalExits();
   const stranded = await redriveStranded({ olderThan: startedAt, workersDeadBefore: startedAt });
   if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled)
     logger().info('work stranded by the previous run driven again', { ...stranded });
@@ -26,4 +20,13 @@ export async function startLocalHealing(startedAt: Date): Promise<{ stop(): void
       if (config().launcher === 'local') localLauncher().onUnexpectedExit(undefined);
     },
   };
+}
+
+/** Every runtime this process's launcher started that ends on its own is relaunched; `settled` reports each outcome (tests). */
+export function healLocalExits(settled?: (outcome: Promise<RelaunchResult>) => void): void {
+  localLauncher().onUnexpectedExit((exit) => {
+    const outcome = relaunchAfterExit({ userId: exit.userId, generation: exit.generation, handleId: exit.handle.id, reason: exit.reason });
+    outcome.catch((err: Error) => logger().error('relaunching an instance that exited failed', { userId: exit.userId, error: err }));
+    settled?.(outcome);
+  });
 }

@@ -345,8 +345,8 @@ const EnvSchema = z.object({
   INSTANCE_RELAUNCH_BACKOFF_SECONDS: commaList
     .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().max(900))))
     .transform((list) => (list.length ? list : [1, 5, 30, 120, 300])),
-  /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again. */
-  PROVISIONING_REDRIVE_AFTER_SECONDS: positiveInt(180),
+  /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off. */
+  PROVISIONING_REDRIVE_AFTER_SECONDS: z.coerce.number().int().min(0).default(180),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };

@@ -101,8 +101,10 @@ async function redriveAgent(ref: PendingAgentRef, now: Date, deadBefore?: Date):
 
 export async function redriveStranded(opts: RedriveOptions = {}): Promise<RedriveResult> {
   const now = opts.now ?? new Date();
-  const olderThan = opts.olderThan ?? new Date(now.getTime() - config().provisioningRedriveAfterMs);
   const result: RedriveResult = { launchesTakenOver: 0, agentsRequeued: 0, agentsSettled: 0 };
+  const after = config().provisioningRedriveAfterMs;
+  if (!opts.olderThan && !after) return result;
+  const olderThan = opts.olderThan ?? new Date(now.getTime() - after);
   // One account's failure never stops the others; what is left is tried again on the next run.
   for (const instance of await instancesProvisioningSince(olderThan)) {
     try {
