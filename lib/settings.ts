@@ -167,6 +167,8 @@ export const KNOWN_SETTINGS = [
   'INSTANCE_RELAUNCHES_PER_HOUR',
   'INSTANCE_RELAUNCH_BACKOFF_SECONDS',
   'PROVISIONING_REDRIVE_AFTER_SECONDS',
+  'ECS_ENDPOINT',
+  'KMS_ENDPOINT',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -209,6 +211,8 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'CARD_MODE',
   'FILES_S3_ENDPOINT',
   'FETCH_ALLOWED_LOOPBACK',
+  'ECS_ENDPOINT',
+  'KMS_ENDPOINT',
 ];
 
 /**

@@ -345,6 +345,9 @@ const EnvSchema = z.object({
   INSTANCE_RELAUNCH_BACKOFF_SECONDS: commaList
     .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().max(900))))
     .transform((list) => (list.length ? list : [1, 5, 30, 120, 300])),
+  /** Another ECS / KMS endpoint than AWS's (a loopback fake in tests); the credentials are the local ones then. */
+  ECS_ENDPOINT: z.url().optional(),
+  KMS_ENDPOINT: z.url().optional(),
   /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off. */
   PROVISIONING_REDRIVE_AFTER_SECONDS: z.coerce.number().int().min(0).default(180),
 });
@@ -555,6 +558,11 @@ function parse(env: NodeJS.ProcessEnv) {
     /** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
     healing: { relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR, backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS },
     provisioningRedriveAfterMs: e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000,
+    /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
+    awsFakes: {
+      ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+      kms: e.KMS_ENDPOINT ? { endpoint: e.KMS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+    },
   };
 }
 
