@@ -14,7 +14,7 @@ export async function startLocalHealing(startedAt: Date): Promise<{ stop(): void
   if (config().launcher === 'local') healLocalExits();
   const stranded = await redriveStranded({ olderThan: startedAt, workersDeadBefore: startedAt });
   if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled)
-    logger().info('work stranded by the previous run driven again', { ...stranded });
+    logger().warn('work stranded by the previous run driven again', { ...stranded });
   return {
     stop() {
       if (config().launcher === 'local') localLauncher().onUnexpectedExit(undefined);
@@ -25,6 +25,8 @@ export async function startLocalHealing(startedAt: Date): Promise<{ stop(): void
 /** Every runtime this process's launcher started that ends on its own is relaunched; `settled` reports each outcome (tests). */
 export function healLocalExits(settled?: (outcome: Promise<RelaunchResult>) => void): void {
   localLauncher().onUnexpectedExit((exit) => {
+    // Ctrl-C reaches the runtimes too (the terminal's process group): that is the stack stopping, not a crash.
+    if (exit.reason === 'signal SIGINT') return;
     const outcome = relaunchAfterExit({ userId: exit.userId, generation: exit.generation, handleId: exit.handle.id, reason: exit.reason });
     outcome.catch((err: Error) => logger().error('relaunching an instance that exited failed', { userId: exit.userId, error: err }));
     settled?.(outcome);
