@@ -33,7 +33,7 @@ export type RelaunchResult =
 export async function relaunchAfterExit(exit: UnexpectedExit, now = new Date()): Promise<RelaunchResult> {
   const { userId, generation } = exit;
   const snap = await getInstance(userId, true);
-  if (!snap || snap.status !== 'running' || snap.generation !== generation || snap.handle?.id !== exit.handleId) return { outcome: 'ignored' };
+  if (snap?.status !== 'running' || snap.generation !== generation || snap.handle?.id !== exit.handleId) return { outcome: 'ignored' };
   const { relaunchesPerHour, backoffSeconds } = config().healing;
   const recent = (snap.relaunchesAt ?? []).filter((at) => at > now.getTime() - HOUR_MS);
 
