@@ -75,7 +75,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
   // Both relaunch or re-drive work through the provisioning queue (issue 20).
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
-  'task-events': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
+  'task-events': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning', 'sendEmail'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
   // file-manager keeps file bytes in the files bucket.
   skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket'],

@@ -166,9 +166,9 @@ export const KNOWN_SETTINGS = [
   // issue 20: instances that heal, no stranded provisioning
   'INSTANCE_RELAUNCHES_PER_HOUR',
   'INSTANCE_RELAUNCH_BACKOFF_SECONDS',
-  'PROVISIONING_REDRIVE_AFTER_SECONDS',
   'ECS_ENDPOINT',
   'KMS_ENDPOINT',
+  'PROVISIONING_REDRIVE_AFTER_SECONDS',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */

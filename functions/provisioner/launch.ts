@@ -30,7 +30,7 @@ import { recordLifecycleEvent } from '../../shared/db/lifecycle-events';
 import { agentJobId } from '../../shared/db/provision-jobs';
 import { logger } from '../../shared/http/logger';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
-import { mailLaunchFailure } from './failure-notice';
+import { mailLaunchFailure } from '../../shared/lifecycle/failure-notice';
 
 type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
 type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;

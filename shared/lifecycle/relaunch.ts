@@ -2,6 +2,7 @@ import { requestProvisioning } from '../adapters/launcher';
 import { config } from '../config';
 import { getInstance, settleLaunch, settlePendingAgents, transitionInstance } from '../db/instances';
 import { logger } from '../logger';
+import { mailLaunchFailure } from './failure-notice';
 
 /**
  * Instances that heal (issue 20): a running instance whose process or task ended without anyone
@@ -42,6 +43,7 @@ export async function relaunchAfterExit(exit: UnexpectedExit, now = new Date()):
     if (!(await settleLaunch(userId, generation, { status: 'error', reason }, now, 'self-heal'))) return { outcome: 'ignored' };
     logger().warn('instance exited too often; left in error', { userId, generation, exit: exit.reason });
     await settlePendingAgents(userId, reason);
+    await mailLaunchFailure(userId, generation, reason, 'exits');
     return { outcome: 'gave-up', reason };
   }
 

@@ -33,7 +33,7 @@ async function provisionerRuns() {
   return messages;
 }
 
-describe('provisioning stranded by a crash', () => {
+describe('provisioning stranded by a crash', { timeout: 60_000 }, () => {
   it('an agent written whose queue message never went out is queued again and runs; its quota stays exact', async () => {
     const { user, agent } = await strandedAgent();
     const pass = await redriveStranded(WINDOW);

@@ -51,7 +51,8 @@ async function kill(userId: string): Promise<{ pid: number; generation: number; 
   return { pid, generation: instance.generation, at };
 }
 
-describe('a runtime killed from outside', () => {
+// Each case launches real runtime processes (about a second each when idle, far more on a loaded two-core machine).
+describe('a runtime killed from outside', { timeout: 120_000 }, () => {
   it('is noticed within seconds, relaunched and running again, with a lifecycle event giving the signal', async () => {
     const { user } = await runningAgent(bed);
     const killed = await kill(user.userId);

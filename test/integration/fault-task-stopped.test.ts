@@ -118,7 +118,7 @@ async function runningOnEcs(): Promise<TestSession> {
   return user;
 }
 
-describe('an ECS task that stops under a running instance', () => {
+describe('an ECS task that stops under a running instance', { timeout: 60_000 }, () => {
   it('is relaunched through RunTask with the stoppedReason recorded; past the hourly bound the instance is error with it', async () => {
     const user = await runningOnEcs();
     const { instance, task } = await taskStops(user);
