@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healLocalExits } from '../../bin/local-heal';
 import { handler } from '../../functions/provisioner/handler';
+import { readOutbox } from '../../shared/adapters/email';
 import { localLauncher } from '../../shared/adapters/launcher-local';
 import { getInstance } from '../../shared/db/instances';
 import { listLifecycleEvents, type LifecycleEvent } from '../../shared/db/lifecycle-events';
@@ -99,6 +100,9 @@ describe('a runtime killed from outside', { timeout: 120_000 }, () => {
     const agent = (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent;
     expect(agent).toMatchObject({ status: 'error', failureReason: failed.lastError });
     expect((await eventsOf(user.userId)).at(-1)).toMatchObject({ type: 'instance.error', cause: 'self-heal', reason: failed.lastError });
+    const mails = (await readOutbox(user.email)).filter((m) => m.subject === 'Your agent stopped and was not relaunched');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).toContain('signal SIGKILL');
 
     // The owner's start gives it a fresh budget: it runs, and a kill is healed again.
     expect((await call('POST', `/api/instance/${user.userId}/start`, { session: user, ip: uniqueIp() })).status).toBe(200);
