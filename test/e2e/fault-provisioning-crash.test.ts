@@ -82,7 +82,9 @@ describe('the stack killed during concurrent provisions', () => {
     console.info(
       `fault-provisioning-crash: ${accepted.length} of ${CONCURRENT} accepted before the kill, ${settled.length} in the table, ` +
         `${lost.length} accepted but lost by DynamoDB Local; all settled ${settleMs} ms after the restart was ready ` +
-        `(${settled.filter((a) => a.status === 'running').length} running, ${settled.filter((a) => a.status === 'error').length} error)`,
+        `(${settled.filter((a) => a.status === 'running').length} running, ${settled.filter((a) => a.status === 'error').length} error); ` +
+        `at start: ${/relaunching \d+ instance\(s\)/.exec(stack.output().stderr)?.[0] ?? 'no instance relaunched'}, ` +
+        `stranded work: ${/work stranded by the previous run driven again.*$/m.exec(stack.output().stdout + stack.output().stderr)?.[0] ?? 'none driven again'}`,
     );
     expect(lost.length).toBeLessThanOrEqual(1);
     expect(settleMs).toBeLessThan(SETTLE_BOUND_MS);
