@@ -3,6 +3,7 @@ import { localLauncher } from '../shared/adapters/launcher-local';
 import { IllegalTransitionError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '../shared/db/instances';
 import { instancesRecordedLive } from '../shared/db/local-instances';
 import { logger } from '../shared/http/logger';
+import { relaunchAfterExit } from '../shared/lifecycle/relaunch';
 
 /**
  * Makes the stored instance records match the processes this local stack runs. The runtimes die
@@ -11,8 +12,9 @@ import { logger } from '../shared/http/logger';
  * - `relaunch` (on start): every such instance goes through the normal lifecycle again (a
  *   restart, or a start after its interrupted launch is settled as failed) and the provisioner
  *   launches it, on the same port as before (launcher-local.ts), so its URLs keep working.
- * - `mark-dead` (each heartbeat tick): a `running` instance whose process has exited is marked
- *   `error`, as the ECS task state event does in AWS; a launch in flight is the provisioner's.
+ * - `mark-dead` (each heartbeat tick): a `running` instance whose process has exited and whose
+ *   exit went unnoticed is relaunched (shared/lifecycle/relaunch.ts), as the ECS task state event
+ *   does in AWS; a launch in flight is the provisioner's.
  */
 
 export type ReconcileMode = 'relaunch' | 'mark-dead';
@@ -52,6 +54,14 @@ async function relaunch(instance: InstanceRecord): Promise<boolean> {
   return true;
 }
 
+/** A dead process the exit listener missed is relaunched like any unexpected exit; without a handle to match, it is `error`. */
+async function healOrMarkDead(instance: InstanceRecord): Promise<boolean> {
+  const { userId, generation, handle } = instance;
+  const reason = 'the instance process is not running';
+  if (handle && (await relaunchAfterExit({ userId, generation, handleId: handle.id, reason })).outcome !== 'ignored') return true;
+  return !!(await settleLaunch(userId, generation, { status: 'error', reason }));
+}
+
 export async function reconcileLocalInstances(mode: ReconcileMode): Promise<ReconcileResult> {
   const result: ReconcileResult = { checked: 0, relaunched: 0, markedDead: 0 };
   for (const instance of await instancesRecordedLive()) {
@@ -61,7 +71,7 @@ export async function reconcileLocalInstances(mode: ReconcileMode): Promise<Reco
       if (await processAlive(instance)) continue;
       if (mode === 'relaunch') {
         if (await relaunch(instance)) result.relaunched += 1;
-      } else if (await settleLaunch(instance.userId, instance.generation, { status: 'error', reason: 'the instance process is not running' })) {
+      } else if (await healOrMarkDead(instance)) {
         result.markedDead += 1;
         logger().warn('local instance found dead', { userId: instance.userId, generation: instance.generation });
       }

@@ -12,11 +12,13 @@ import { sqs } from '../shared/adapters/queue';
 import { config } from '../shared/config';
 import { logger } from '../shared/http/logger';
 import type { Emulators } from './local-emulators';
+import { startLocalHealing } from './local-heal';
 import { reconcileLocalInstances } from './local-reconcile';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 export async function startLocalWorkers(emulators: Emulators) {
+  const startedAt = new Date();
   const provisioner = (await import('../functions/provisioner/handler')) as { handler: SqsHandler; dlqHandler: SqsHandler };
   const webhookDelivery = (await import('../functions/webhook-delivery/handler')) as { handler: SqsHandler };
   const pollers = [
@@ -27,10 +29,12 @@ export async function startLocalWorkers(emulators: Emulators) {
   const heartbeat = heartbeatTimer(config().heartbeat.tickMs);
   const reconciled = await reconcileLocalInstances('relaunch');
   if (reconciled.relaunched) logger().info('relaunching the instances that were running before the stack stopped', { ...reconciled });
+  const healing = await startLocalHealing(startedAt);
   return {
     reconciled,
     /** Stops polling, the heartbeat timer, then the runtime processes this stack started. */
     async stop() {
+      healing.stop();
       await Promise.all([...pollers.map((p) => p.stop()), heartbeat.stop()]);
       if (config().launcher === 'local') await localLauncher().stopAll();
     },

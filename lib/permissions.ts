@@ -73,8 +73,9 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // and removes the account's file-manager objects.
   provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'describeTable', 'fileBucket'],
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
-  heartbeat: ['dataKey', 'reachInstances', 'sendEvents'],
-  'task-events': ['dataKey', 'reachInstances', 'sendEvents'],
+  // Both relaunch or re-drive work through the provisioning queue (issue 20).
+  heartbeat: ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
+  'task-events': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning', 'sendEmail'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
   // file-manager keeps file bytes in the files bucket.
   skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket'],

@@ -167,6 +167,12 @@ export const KNOWN_SETTINGS = [
   'COINBASE_VERIFICATION_SCHEMA_UID',
   'ENS_RPC_URL',
   'ENS_UNIVERSAL_RESOLVER',
+  // issue 20: instances that heal, no stranded provisioning
+  'INSTANCE_RELAUNCHES_PER_HOUR',
+  'INSTANCE_RELAUNCH_BACKOFF_SECONDS',
+  'ECS_ENDPOINT',
+  'KMS_ENDPOINT',
+  'PROVISIONING_REDRIVE_AFTER_SECONDS',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -209,6 +215,8 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'CARD_MODE',
   'FILES_S3_ENDPOINT',
   'FETCH_ALLOWED_LOOPBACK',
+  'ECS_ENDPOINT',
+  'KMS_ENDPOINT',
 ];
 
 /**
@@ -304,6 +312,10 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   GATEWAY_CARD_: ['gateway', 'billing'],
   // channel skills (issue 13 part C): the skills send and receive, the heartbeat delivers due posts
   CHANNEL_: ['skills', 'heartbeat'],
+  // issue 20: the task-state events relaunch a task that stopped; the heartbeat re-drives stranded provisioning
+  INSTANCE_RELAUNCH_: ['task-events'],
+  INSTANCE_RELAUNCHES_PER_HOUR: ['task-events'],
+  PROVISIONING_REDRIVE_AFTER_SECONDS: ['heartbeat'],
 };
 
 /** The routing entry of a setting: its own, else its longest matching prefix. */

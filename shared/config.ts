@@ -370,6 +370,20 @@ const EnvSchema = z.object({
   /** `ens` agent verification: the name must resolve to the signing wallet on this chain (Ethereum mainnet) through the ENS Universal Resolver. Unset → 503 ENS_NOT_CONFIGURED. */
   ENS_RPC_URL: z.url().optional(),
   ENS_UNIVERSAL_RESOLVER: evmAddress.default('0xeeeeeeee14d718c2b47d9923deab1335e144eeee'),
+  /**
+   * Healing (issue 20): an instance that exits unexpectedly is relaunched after these pauses, one per
+   * consecutive relaunch (the last repeats; at most 900, SQS's longest delay), at most
+   * INSTANCE_RELAUNCHES_PER_HOUR times in an hour; past that it is `error` with the exit's reason.
+   */
+  INSTANCE_RELAUNCHES_PER_HOUR: positiveInt(5),
+  INSTANCE_RELAUNCH_BACKOFF_SECONDS: commaList
+    .pipe(z.array(z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().max(900))))
+    .transform((list) => (list.length ? list : [1, 5, 30, 120, 300])),
+  /** Another ECS / KMS endpoint than AWS's (a loopback fake in tests); the credentials are the local ones then. */
+  ECS_ENDPOINT: z.url().optional(),
+  KMS_ENDPOINT: z.url().optional(),
+  /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off. */
+  PROVISIONING_REDRIVE_AFTER_SECONDS: z.coerce.number().int().min(0).default(180),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -581,6 +595,14 @@ function parse(env: NodeJS.ProcessEnv) {
     },
     /** The guarded fetch of user-supplied URLs (issue 13 part B). */
     fetch: { allowedLoopback: e.FETCH_ALLOWED_LOOPBACK },
+    /** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
+    healing: { relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR, backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS },
+    provisioningRedriveAfterMs: e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000,
+    /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
+    awsFakes: {
+      ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+      kms: e.KMS_ENDPOINT ? { endpoint: e.KMS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+    },
   };
 }
 

@@ -3337,7 +3337,7 @@ export interface components {
             agentId?: string;
             /** Format: date-time */
             at: string;
-            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter` or `account-deletion` */
+            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit) or `reconciler` (stranded work taken over) */
             cause: string;
             generation?: number;
             id: string;

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { countStuckInProvisioning } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
+import { redriveStranded } from '../../shared/lifecycle/stranded';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 import { deliverDuePosts, type PostDeliveryResult } from './scheduled-posts';
 import { runHeartbeat, type SweepResult } from './sweep';
@@ -26,6 +27,9 @@ export const handler = async (_event?: unknown, context?: Pick<Context, 'getRema
     [PLATFORM_METRICS.heartbeatUnhealthy]: result.markedUnhealthy,
     [PLATFORM_METRICS.stuckProvisioning]: stuck,
   });
+  // Issue 20: agents and launches left in `provisioning` by a crash are driven again.
+  const stranded = await redriveStranded();
+  if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled) logger().warn('stranded provisioning driven again', { ...stranded });
   // event-scheduler posts that came due go out on their channels with the same tick.
   const posts = await deliverDuePosts();
   if (posts.due) logger().info('scheduled posts delivered', { ...posts });

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ProvisioningMessage } from '../../shared/adapters/launcher';
 import { logger } from '../../shared/http/logger';
-import { claimJob, completeJob, releaseJob } from './jobs';
+import { claimJob, completeJob, releaseJob } from '../../shared/db/provision-jobs';
 import { requeueAccountDeletion, runAccountDeletion } from './account-deletion';
 import { giveUp, jobIdOf, noteLaunchAttemptError, runAgentJob, runLifecycleJob } from './launch';
 

@@ -27,15 +27,16 @@ import {
   type LaunchHandle,
 } from '../../shared/db/instances';
 import { recordLifecycleEvent } from '../../shared/db/lifecycle-events';
+import { agentJobId } from '../../shared/db/provision-jobs';
 import { logger } from '../../shared/http/logger';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
-import { mailLaunchFailure } from './failure-notice';
+import { mailLaunchFailure } from '../../shared/lifecycle/failure-notice';
 
 type AgentMessage = Extract<ProvisioningMessage, { kind: 'agent' }>;
 type LifecycleMessage = Extract<ProvisioningMessage, { kind: 'lifecycle' }>;
 type LaunchMessage = AgentMessage | LifecycleMessage;
 
-export const jobIdOf = (m: LaunchMessage) => (m.kind === 'agent' ? `agent-${m.agentId}` : `gen-${m.generation}`);
+export const jobIdOf = (m: LaunchMessage) => (m.kind === 'agent' ? agentJobId(m.agentId) : `gen-${m.generation}`);
 
 type Health = { ok: true; handle: LaunchHandle } | { ok: false; reason: string; superseded?: true };
 

@@ -2,14 +2,17 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { isHealthy, RUNTIME_PORT } from '../../shared/adapters/launcher';
 import { gatewayToken, getInstance, settleLaunch, settlePendingAgents } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
+import { relaunchAfterExit } from '../../shared/lifecycle/relaunch';
 
 /**
  * ECS task state changes (EventBridge), the AWS side of readiness: the provisioner launched the
  * task with `group: agent-platform:<userId>` and `startedBy: gen-<generation>`.
  * - RUNNING for the current launch → one health probe; healthy → `running` (the provisioner's own
  *   polling may get there first; whichever lands second finds nothing to do).
- * - STOPPED for the instance's current task → `error` (it never started, or it died); agents
- *   waiting for it fail and get their quota back.
+ * - STOPPED for the current task of a running instance → relaunched (shared/lifecycle/relaunch.ts:
+ *   backoff, a bound per hour, then `error` with the stoppedReason).
+ * - STOPPED for the task of a launch under way → `error` (it never started); agents waiting for it
+ *   fail and get their quota back.
  */
 
 export interface TaskStateDetail {
@@ -53,7 +56,14 @@ export const handler = async (event: EventBridgeEvent<'ECS Task State Change', T
     return;
   }
 
-  if (detail.lastStatus === 'STOPPED' && (instance.status === 'provisioning' || instance.status === 'running') && instance.handle?.id === detail.taskArn) {
+  if (detail.lastStatus === 'STOPPED' && instance.status === 'running' && instance.handle?.id === detail.taskArn) {
+    // A task that ran and stopped without the owner asking is relaunched (with backoff, bounded per hour).
+    const exit = detail.stoppedReason ? `the task stopped: ${detail.stoppedReason}` : 'the task stopped';
+    await relaunchAfterExit({ userId: task.userId, generation: task.generation, handleId: detail.taskArn, reason: exit });
+    return;
+  }
+
+  if (detail.lastStatus === 'STOPPED' && instance.status === 'provisioning' && instance.handle?.id === detail.taskArn) {
     const reason = `the task stopped${detail.stoppedReason ? `: ${detail.stoppedReason}` : ''}`;
     if (await settleLaunch(task.userId, task.generation, { status: 'error', reason })) {
       logger().warn('instance task stopped', { userId: task.userId, generation: task.generation, reason });

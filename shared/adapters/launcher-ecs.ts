@@ -32,8 +32,8 @@ export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
 
 let ecsClient: ECSClient | undefined;
 let kmsClient: KMSClient | undefined;
-const ecs = () => (ecsClient ??= new ECSClient({ region: config().region, maxAttempts: 3 }));
-const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3 }));
+const ecs = () => (ecsClient ??= new ECSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.ecs }));
+const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms }));
 
 /** Task definitions registered for approved images other than the default, per container image. */
 const taskDefinitions = new Map<string, Promise<string>>();

@@ -34,8 +34,18 @@ interface Running {
   handle: LaunchHandle;
 }
 
+/** A runtime process that ended without `stop` asking it to (a crash, an outside kill). */
+export interface LocalExit {
+  userId: string;
+  generation: number;
+  handle: LaunchHandle;
+  /** `exit code 1`, `signal SIGKILL`. */
+  reason: string;
+}
+
 class LocalLauncher implements Launcher {
   readonly name = 'local' as const;
+  private exitListener?: (exit: LocalExit) => void;
   /** By idempotency key: a repeated launch gets the same process. */
   private readonly launches = new Map<string, Promise<Running>>();
   private readonly byPid = new Map<string, Running>();
@@ -83,8 +93,14 @@ class LocalLauncher implements Launcher {
       });
       child.once('error', (err) => fail(err.message));
       child.once('exit', (code, signal) => {
+        // stop() forgets a process before signalling it, so one still known here ended on its own.
+        const known = this.byPid.get(String(child.pid));
         this.byPid.delete(String(child.pid));
         fail(`exited with ${signal ?? code}`);
+        if (known?.child === child) {
+          const reason = signal ? `signal ${signal}` : `exit code ${code}`;
+          this.exitListener?.({ userId: spec.userId, generation: spec.generation, handle: known.handle, reason });
+        }
       });
       child.stdout!.on('data', (d: Buffer) => {
         stdout += d.toString();
@@ -117,6 +133,11 @@ class LocalLauncher implements Launcher {
     this.byPid.delete(handle.id);
     logger().info('stopping local instance', { pid: handle.id, reason });
     await stopChild(running.child);
+  }
+
+  /** Told of every started instance that ends on its own, within moments of its exit (the local stand-in for ECS's STOPPED event). */
+  onUnexpectedExit(listener: ((exit: LocalExit) => void) | undefined): void {
+    this.exitListener = listener;
   }
 
   /** The local stack's shutdown: every instance it started. */

@@ -73,10 +73,10 @@ export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
 export class QueueNotConfiguredError extends Error {}
 
 /** Queues work for the provisioner; throws when the queue is not configured or SQS refuses. */
-export async function requestProvisioning(message: ProvisioningMessage): Promise<void> {
+export async function requestProvisioning(message: ProvisioningMessage, opts: { delaySeconds?: number } = {}): Promise<void> {
   const url = config().provisioningQueueUrl;
   if (!url) throw new QueueNotConfiguredError('PROVISIONING_QUEUE_URL is not set');
-  await sendJson(url, message);
+  await sendJson(url, message, opts);
 }
 
 let override: Launcher | undefined;

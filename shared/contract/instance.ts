@@ -188,7 +188,11 @@ export const LifecycleEventRecord = z.object({
       '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
     ),
   at: IsoDate,
-  cause: z.string().describe('`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter` or `account-deletion`'),
+  cause: z
+    .string()
+    .describe(
+      '`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit) or `reconciler` (stranded work taken over)',
+    ),
   operationId: z.string().optional(),
   op: z.string().optional().describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`'),
   generation: z.number().int().optional(),

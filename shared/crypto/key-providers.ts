@@ -72,7 +72,7 @@ export function openGcm(key: Buffer, sealed: { iv: Buffer; tag: Buffer; cipherte
 }
 
 let kmsClient: KMSClient | undefined;
-const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3 }));
+const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms }));
 
 /** KMS errors that mean "this blob or context is not valid", as opposed to an outage. */
 const KMS_REFUSALS = new Set(['InvalidCiphertextException', 'IncorrectKeyException', 'InvalidKeyUsageException']);

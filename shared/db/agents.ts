@@ -152,8 +152,10 @@ export async function createAgent(
 ): Promise<AgentRecord> {
   const at = (opts.now ?? new Date()).toISOString();
   const agent: AgentRecord = { id: opts.id ?? newAgentId(), ...input, phase: 'provisioning', createdAt: at, updatedAt: at, messageCount: 0 };
+  // Listed in the sparse provisioning index until it is ready or failed, so the stranded-work reconciler finds it without a scan.
+  const listed = { gsi1pk: keys.provisioningAgentsPartition, gsi1sk: keys.provisioningAgentSince(at, userId, agent.id) };
   const items = present([
-    tx.put({ ...keys.agent(userId, agent.id), ...agent }, { expression: 'attribute_not_exists(pk)' }),
+    tx.put({ ...keys.agent(userId, agent.id), ...agent, ...listed }, { expression: 'attribute_not_exists(pk)' }),
     tx.update(
       keys.agentQuota(userId),
       { expression: 'ADD #count :one SET updatedAt = :at', names: { '#count': 'count' }, values: { ':one': 1, ':at': at } },
@@ -205,7 +207,7 @@ export async function markAgentReady(userId: string, agentId: string, instanceSt
       present([
         tx.update(
           keys.agent(userId, agentId),
-          { expression: 'SET phase = :ready, readyAt = :at, updatedAt = :at', values: { ':ready': 'ready', ':at': at } },
+          { expression: 'SET phase = :ready, readyAt = :at, updatedAt = :at REMOVE gsi1pk, gsi1sk', values: { ':ready': 'ready', ':at': at } },
           { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
         ),
         tx.update(
@@ -232,7 +234,7 @@ export async function failAgent(userId: string, agentId: string, reason: string,
         tx.update(
           keys.agent(userId, agentId),
           {
-            expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at',
+            expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at REMOVE gsi1pk, gsi1sk',
             values: { ':error': 'error', ':at': at, ':reason': reason },
           },
           { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
@@ -412,4 +414,28 @@ export async function markHistoryReset(userId: string, agentId: string, now = ne
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
   }
+}
+
+/** An agent accepted and still waiting for its launch, as the provisioning index lists it. */
+export interface PendingAgentRef {
+  userId: string;
+  agentId: string;
+  createdAt: string;
+}
+
+/**
+ * Agents in phase `provisioning` accepted before `acceptedBefore` (the stranded-work reconciler).
+ * Reads the sparse index only, so the cost follows the launches under way, never the table.
+ */
+export async function agentsPendingSince(acceptedBefore: Date): Promise<PendingAgentRef[]> {
+  const items = await queryEvery<{ pk: string; id: string; createdAt: string }>({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :before',
+    ExpressionAttributeValues: { ':p': keys.provisioningAgentsPartition, ':before': acceptedBefore.toISOString() },
+    ProjectionExpression: 'pk, id, createdAt',
+  });
+  return items.flatMap((item) => {
+    const userId = keys.userIdOfPartition(item.pk);
+    return userId ? [{ userId, agentId: item.id, createdAt: item.createdAt }] : [];
+  });
 }

@@ -88,6 +88,8 @@ export interface InstanceRecord extends Record<string, unknown> {
   /** The last error a launch attempt of this generation threw; the give-up reason quotes it. */
   lastLaunchAttemptError?: string;
   rolledBack?: boolean;
+  /** Epoch ms of the platform's own relaunches after unexpected exits within the last hour (the hourly bound). */
+  relaunchesAt?: number[];
 }
 
 export class NoInstanceError extends Error {}
@@ -256,23 +258,49 @@ export interface TransitionResult {
 export async function transitionInstance(
   userId: string,
   op: InstanceOp,
-  opts: { jobOwner?: (generation: number) => string; set?: (snap: InstanceRecord) => Record<string, unknown>; cause?: EventCause } = {},
+  opts: {
+    jobOwner?: (generation: number) => string;
+    set?: (snap: InstanceRecord) => Record<string, unknown>;
+    cause?: EventCause;
+    /**
+     * The platform acting on what it saw (a dead process, a stuck launch): the transition applies only
+     * while the instance is still at that generation and status, so anything that moved it since
+     * (the owner's stop, a newer launch) wins and nothing is written (`changed: false`).
+     */
+    expect?: { generation: number; status: InstanceStatus };
+    /** Why the platform acts (an exit code, a stuck launch): an `instance.unhealthy` event with it precedes the request, which carries it too. */
+    reason?: string;
+  } = {},
   now = new Date(),
 ): Promise<TransitionResult> {
   const cause = opts.cause ?? 'user';
   for (let attempt = 1; ; attempt += 1) {
     const snap = await getInstance(userId, true);
     if (!snap) throw new NoInstanceError('no instance');
+    if (opts.expect && (snap.generation !== opts.expect.generation || snap.status !== opts.expect.status)) return { before: snap, after: snap, changed: false };
     const to = TRANSITIONS[op][snap.status];
     if (!to) throw new IllegalTransitionError(snap.status, op);
     if (to === 'same') return { before: snap, after: snap, changed: false };
     const operationId = newOperationId();
     const set: Record<string, unknown> = { op, operationId, ...opts.set?.(snap) };
     const remove = ['lastError', 'rolledBack', 'lastLaunchAttemptError'];
+    // The owner's own operation gives the instance a fresh relaunch budget (shared/lifecycle/relaunch.ts).
+    if (cause === 'user') remove.push('relaunchesAt');
     if (opts.jobOwner) set.jobOwner = opts.jobOwner(snap.generation + 1);
     else remove.push('jobOwner');
     const generation = snap.generation + 1;
     const events: LifecycleEventInput[] = [];
+    if (opts.reason && snap.status === 'running') {
+      events.push({
+        type: 'instance.unhealthy',
+        cause,
+        op: snap.op,
+        operationId: snap.operationId,
+        generation: snap.generation,
+        status: 'running',
+        reason: opts.reason,
+      });
+    }
     if (snap.status === 'provisioning') {
       events.push({
         type: 'instance.superseded',
@@ -293,6 +321,7 @@ export async function transitionInstance(
       status: to,
       image: set.image as string | undefined,
       runtimeVersion: set.runtimeVersion as string | undefined,
+      reason: opts.reason,
     });
     if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to });
     try {
@@ -551,4 +580,24 @@ export async function countStuckInProvisioning(enteredBefore: Date): Promise<num
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return count;
+}
+
+/** The instances in `provisioning` since before `enteredBefore` (the stranded-work reconciler), from the sparse listing. */
+export async function instancesProvisioningSince(enteredBefore: Date): Promise<InstanceRecord[]> {
+  const found: InstanceRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :before',
+        ExpressionAttributeValues: { ':p': keys.provisioningPartition, ':before': enteredBefore.toISOString() },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...((out.Items ?? []) as InstanceRecord[]));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return found;
 }

@@ -106,6 +106,11 @@ export const keys = {
   /** Monitoring (issue 15): gsi1 partition of the instances now in `provisioning`, sorted by when they entered it (sparse). */
   provisioningPartition: 'INSTANCES#PROVISIONING',
   provisioningSince: (isoTimestamp: string, userId: string) => `${isoTimestamp}#${userId}`,
+  /** Issue 20: gsi1 partition of the agents still in phase `provisioning`, sorted by when they were accepted (sparse), for the stranded-work reconciler. */
+  provisioningAgentsPartition: 'AGENTS#PROVISIONING',
+  provisioningAgentSince: (isoTimestamp: string, userId: string, agentId: string) => `${isoTimestamp}#${userId}#${agentId}`,
+  /** The user id of a `USER#<id>` partition key read back from an index. */
+  userIdOfPartition: (pk: string) => (pk.startsWith('USER#') ? pk.slice('USER#'.length) : undefined),
   /** Email verification (issue 9): the global look-up by SHA-256 of the emailed token, and the account's current token (only the latest link works). */
   emailVerifyToken: (sha256Hex: string): Key => ({ pk: `EMAILVERIFY#${sha256Hex}`, sk: 'EMAILVERIFY' }),
   emailVerification: (userId: string): Key => ({ pk: userPk(userId), sk: 'EMAILVERIFY' }),

@@ -13,7 +13,7 @@ import { tenant, tx, type TransactItem } from './tenant';
 const EVENT_TTL_SECONDS = 90 * 24 * 3600;
 
 /** Who caused a transition: the account owner over the API, or the platform itself. */
-export type EventCause = 'user' | 'provisioner' | 'health-check' | 'heartbeat' | 'dead-letter' | 'account-deletion';
+export type EventCause = 'user' | 'provisioner' | 'health-check' | 'heartbeat' | 'dead-letter' | 'account-deletion' | 'self-heal' | 'reconciler';
 
 export interface LifecycleEventInput {
   type: LifecycleEventType;

@@ -20,6 +20,9 @@ reloadConfig({
   APP_URL: 'http://127.0.0.1:3000',
   ADMIN_EMAILS: 'admin@example.com',
   TESTER_EMAILS: 'tester@example.com',
+  // The stranded-work reconciler acts on every account of the table the test files share, so the
+  // heartbeat runs it only in the fault tests that turn it on (test/*/fault-provisioning-crash.test.ts).
+  PROVISIONING_REDRIVE_AFTER_SECONDS: '0',
 });
 resetDbClient();
 resetQueueClient();

@@ -1,7 +1,7 @@
-import { sendEmail } from '../../shared/adapters/email';
-import { claimFailureNotice } from '../../shared/db/instances';
-import { getUser } from '../../shared/db/users';
-import { logger } from '../../shared/http/logger';
+import { sendEmail } from '../adapters/email';
+import { claimFailureNotice } from '../db/instances';
+import { getUser } from '../db/users';
+import { logger } from '../logger';
 
 /**
  * Tells the owner, once per launch (generation), that their agent could not start and why: the
@@ -9,16 +9,24 @@ import { logger } from '../../shared/http/logger';
  * as it is now. A failed send is logged and not retried: the reason stays on the agent and the
  * instance and in the event log.
  */
-export async function mailLaunchFailure(userId: string, generation: number, reason: string): Promise<void> {
+const WORDING = {
+  launch: { subject: 'Your agent could not start', what: 'Your agent instance failed to start.' },
+  exits: {
+    subject: 'Your agent stopped and was not relaunched',
+    what: 'Your agent instance kept exiting; the platform relaunched it as often as it may within an hour.',
+  },
+};
+
+export async function mailLaunchFailure(userId: string, generation: number, reason: string, situation: keyof typeof WORDING = 'launch'): Promise<void> {
   if (!(await claimFailureNotice(userId, generation))) return;
   const user = await getUser(userId);
   if (!user?.email) return;
   try {
     await sendEmail({
       to: user.email,
-      subject: 'Your agent could not start',
+      subject: WORDING[situation].subject,
       text:
-        `Your agent instance failed to start.\n\nReason: ${reason}\n\n` +
+        `${WORDING[situation].what}\n\nReason: ${reason}\n\n` +
         'Nothing was lost: your agents, memory and settings are kept. Start it again with POST /api/instance/<your user id>/start; ' +
         'the event log (GET /api/instance/<your user id>/events) has the details.',
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from '../../shared/db/keys';
-import { ConditionFailedError, tenant } from '../../shared/db/tenant';
+import { keys } from './keys';
+import { ConditionFailedError, tenant } from './tenant';
 
 /**
  * Idempotency records of the provisioner, one per unit of work (`agent-<agentId>`,
@@ -14,6 +14,9 @@ const LEASE_MS = 150_000;
 /** Done records are kept a week: SQS redelivers within its retention, far shorter. */
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
 
+/** The unit of work of one agent's first launch (its queue message of kind `agent`). */
+export const agentJobId = (agentId: string) => `agent-${agentId}`;
+
 export type Claim = { state: 'claimed'; token: string } | { state: 'done' } | { state: 'busy' };
 
 export async function claimJob(userId: string, jobId: string, now = Date.now()): Promise<Claim> {
@@ -25,6 +28,7 @@ export async function claimJob(userId: string, jobId: string, now = Date.now()):
         ...keys.provisionJob(userId, jobId),
         state: 'running',
         claimToken: token,
+        claimedAt: now,
         leaseUntil: now + LEASE_MS,
         expiresAt: Math.floor(now / 1000) + DONE_TTL_SECONDS,
       },
@@ -47,7 +51,7 @@ export async function completeJob(userId: string, jobId: string, token: string):
     await tenant(userId).update(
       keys.provisionJob(userId, jobId),
       {
-        expression: 'SET #state = :done, doneAt = :at REMOVE claimToken, leaseUntil',
+        expression: 'SET #state = :done, doneAt = :at REMOVE claimToken, leaseUntil, claimedAt',
         names: { '#state': 'state' },
         values: { ':done': 'done', ':at': new Date().toISOString() },
       },
@@ -65,4 +69,18 @@ export async function releaseJob(userId: string, jobId: string, token: string): 
   } catch (err) {
     if (!(err instanceof ConditionFailedError)) throw err;
   }
+}
+
+export type JobState = { state: 'none' } | { state: 'done' } | { state: 'claimed'; token: string; claimedAt: number; leaseUntil: number };
+
+/** Where one unit of work stands (the stranded-work reconciler decides from it whether a worker still holds it). */
+export async function jobState(userId: string, jobId: string): Promise<JobState> {
+  const item = await tenant(userId).get<{ state?: string; claimToken?: string; claimedAt?: number; leaseUntil?: number }>(
+    keys.provisionJob(userId, jobId),
+    true,
+  );
+  if (!item) return { state: 'none' };
+  if (item.state === 'done') return { state: 'done' };
+  const leaseUntil = Number(item.leaseUntil ?? 0);
+  return { state: 'claimed', token: String(item.claimToken ?? ''), leaseUntil, claimedAt: Number(item.claimedAt ?? leaseUntil - LEASE_MS) };
 }
