@@ -362,7 +362,7 @@ export interface paths {
          * Chat completion through the model layer, limited to the models of the caller's plan.
          * @description Identity, plan and subscription come from the stored account of the authenticated caller. The `x-user-plan`, `x-user-email` and `x-card-subscription-id` headers of the spec are checked against that account and never grant anything: a plan or email that does not match, or a subscription id that is not the account's active one, is refused. No plan on the account answers 402 `PLAN_REQUIRED`, no active subscription 402 `SUBSCRIPTION_REQUIRED`; a model outside the plan answers 403 `MODEL_RESTRICTED` with `allowedModels`. Admin accounts (the configured admin list) get `network`-level model access whatever their plan.
          *
-         *     A contradicting header answers 403 `HEADER_MISMATCH`. Without `model`, the model is auto-selected from `taskType` (see `POST /api/ai/models/select`). `temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS 500 `PROVIDER_TIMEOUT`.
+         *     A contradicting header answers 403 `HEADER_MISMATCH`. Without `model`, the model is auto-selected from `taskType` (see `POST /api/ai/models/select`). `temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS (or 1 s before the request's deadline, REQUEST_DEADLINE_MS) 500 `PROVIDER_TIMEOUT`.
          *
          *     Spending: each plan includes model spend per billing period (`includedCredits` of the catalogue); past it, each call is debited from the credit balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`.
          *
@@ -736,7 +736,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a decentralised-social identity token and, with `address`, check token gating; answers a session token and a refresh token.
-         * @description `fidToken` is a JWT of the social identity provider, verified against its JWKS (signature with an asymmetric algorithm, issuer, audience = this application, expiry); its `sub` is the fid. A missing or empty `fidToken` answers 401 `FID_TOKEN_REQUIRED`, one that does not verify 401 `FID_TOKEN_INVALID`; any other bad field (for example a malformed `address`) answers 400 `VALIDATION_ERROR`, which is why the handler validates the body itself. With `address` the wallet must hold at least `minBalance` of the gating token on l2-main: otherwise 403 `TOKEN_GATING_FAILED` with `required` and `minBalance` (the address is not proven to belong to the fid: gating is a balance check, as in the spec). Without `address` (or with gating off) `tokenGated` is false and `accessLevel` `basic`. The fid signs in to its platform account: the first verification creates one with the derived email `fid-<fid>@social.local` (and emits `user.created`). `sessionToken` is the base64 of a platform session JWT (decode it and send it as `Authorization: Bearer`) valid for `expiresIn` = 86400 seconds; `refreshToken` (32 random bytes, base64; only its hash is stored, valid 30 days, single use) gets a new one from `POST /api/auth/social/refresh`. 503 `SOCIAL_NOT_CONFIGURED` when the provider JWKS or issuer is not configured, 503 `SOCIAL_PROVIDER_UNAVAILABLE` when its JWKS cannot be fetched; 500 `CHAIN_UNAVAILABLE` when the balance cannot be read.
+         * @description `fidToken` is a JWT of the social identity provider, verified against its JWKS (signature with an asymmetric algorithm, issuer, audience = this application, expiry); its `sub` is the fid. A missing or empty `fidToken` answers 401 `FID_TOKEN_REQUIRED`, one that does not verify 401 `FID_TOKEN_INVALID`; any other bad field (for example a malformed `address`) answers 400 `VALIDATION_ERROR`, which is why the handler validates the body itself. With `address` the wallet must hold at least `minBalance` of the gating token on l2-main: otherwise 403 `TOKEN_GATING_FAILED` with `required` and `minBalance` (the address is not proven to belong to the fid: gating is a balance check, as in the spec). Without `address` (or with gating off) `tokenGated` is false and `accessLevel` `basic`. The fid signs in to its platform account: the first verification creates one with the derived email `fid-<fid>@social.local` (and emits `user.created`). `sessionToken` is the base64 of a platform session JWT (decode it and send it as `Authorization: Bearer`) valid for `expiresIn` = 86400 seconds; `refreshToken` (32 random bytes, base64; only its hash is stored, valid 30 days, single use) gets a new one from `POST /api/auth/social/refresh`. 503 `SOCIAL_NOT_CONFIGURED` when the provider JWKS or issuer is not configured, 503 `SOCIAL_PROVIDER_UNAVAILABLE` when its JWKS cannot be fetched; 503 `CHAIN_UNAVAILABLE` when the balance cannot be read (RPC down, too slow, or past the request deadline).
          *
          *     Rate limit scope: `signIn`.
          */
@@ -756,7 +756,7 @@ export interface paths {
         };
         /**
          * Token-gating status of a wallet, with the gating token and chain details.
-         * @description `rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 500 `CHAIN_UNAVAILABLE` when the chain cannot be read.
+         * @description `rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 503 `CHAIN_UNAVAILABLE` when the chain cannot be read.
          *
          *     Rate limit scope: `chainRead`.
          */
@@ -764,7 +764,7 @@ export interface paths {
         put?: never;
         /**
          * Check whether a wallet holds enough of the gating token.
-         * @description A public read of the on-chain balance on l2-main; `fid` is echoed back and does not prove ownership of `address`. `hasAccess` is true when gating is disabled or the balance is at least `minBalance`. 500 `CHAIN_UNAVAILABLE` when the chain cannot be read (RPC down or too slow).
+         * @description A public read of the on-chain balance on l2-main; `fid` is echoed back and does not prove ownership of `address`. `hasAccess` is true when gating is disabled or the balance is at least `minBalance`. 503 `CHAIN_UNAVAILABLE` when the chain cannot be read (RPC down, too slow, or past the request deadline).
          *
          *     Rate limit scope: `chainRead`.
          */
@@ -3956,6 +3956,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postAgentAction: {
@@ -4196,6 +4218,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAgents: {
@@ -4271,6 +4315,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4452,6 +4518,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listInstalledSkills: {
@@ -4540,6 +4628,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4645,6 +4755,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAgent: {
@@ -4732,6 +4864,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -4889,6 +5043,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAgentDeprecated: {
@@ -4996,6 +5172,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAgentConfig: {
@@ -5092,6 +5290,28 @@ export interface operations {
             };
             /** @description Backend unavailable */
             502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5259,6 +5479,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAgentLogs: {
@@ -5352,6 +5594,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5474,6 +5738,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAgentStats: {
@@ -5566,6 +5852,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAgentVerification: {
@@ -5649,6 +5957,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5813,8 +6143,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -5910,6 +6251,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6098,6 +6461,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     passkeyRegistrationOptions: {
@@ -6189,6 +6574,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6309,6 +6716,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listProvisionedAgents: {
@@ -6384,6 +6813,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6579,6 +7030,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     aiChat: {
@@ -6748,6 +7221,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     estimateAiCost: {
@@ -6883,6 +7378,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAiHealth: {
@@ -6970,7 +7487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable. Codes: `AI_NOT_CONFIGURED`. */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`, `AI_NOT_CONFIGURED`. */
             503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6985,6 +7502,17 @@ export interface operations {
                         /** @constant */
                         status: "error";
                     };
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7064,6 +7592,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7162,6 +7712,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7306,6 +7878,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     codehostOAuthCallback: {
@@ -7400,8 +7994,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7520,6 +8125,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7659,8 +8286,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7764,8 +8402,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7847,6 +8496,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -7972,6 +8643,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSiweNonce: {
@@ -8047,6 +8740,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8138,8 +8853,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8231,8 +8957,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8368,6 +9105,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     signOut: {
@@ -8487,6 +9246,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSocialRefreshInfo: {
@@ -8557,6 +9338,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8689,6 +9492,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSocialVerifyInfo: {
@@ -8759,6 +9584,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -8911,8 +9758,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9012,6 +9870,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9141,6 +10021,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9283,6 +10185,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     resendVerificationEmail: {
@@ -9356,6 +10280,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9457,6 +10403,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9710,8 +10678,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9836,8 +10815,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -9939,8 +10929,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10051,8 +11052,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10208,8 +11220,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10338,6 +11361,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     channelInboundSlack: {
@@ -10443,6 +11488,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10562,6 +11629,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10704,6 +11793,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getChatMessages: {
@@ -10796,6 +11907,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10977,6 +12110,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLegacyCheckout: {
@@ -11055,6 +12210,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11166,6 +12343,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCredits: {
@@ -11256,6 +12455,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getHealth: {
@@ -11289,7 +12510,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthFailureBody"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -11298,6 +12519,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthFailureBody"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11380,6 +12612,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11516,6 +12770,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     resetHeartbeat: {
@@ -11593,6 +12869,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11681,6 +12979,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listInfraMcpExamples: {
@@ -11751,6 +13071,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11839,6 +13181,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInfraMcpHealth: {
@@ -11909,6 +13273,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11997,6 +13383,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInfraMcpSetup: {
@@ -12076,6 +13484,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listInfraMcpTools: {
@@ -12146,6 +13576,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12271,6 +13723,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInstance: {
@@ -12379,6 +13853,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listInstanceEvents: {
@@ -12459,6 +13955,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -12574,6 +14092,28 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     resetInstanceMemory: {
@@ -12678,6 +14218,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12796,6 +14358,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12959,6 +14543,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     runtimeSkillCall: {
@@ -13080,6 +14686,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13247,8 +14875,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13399,6 +15038,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRuntimeState: {
@@ -13477,6 +15138,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13604,6 +15287,28 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInstanceStats: {
@@ -13698,6 +15403,28 @@ export interface operations {
             };
             /** @description Backend unavailable */
             502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -13825,6 +15552,28 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInstanceToken: {
@@ -13930,6 +15679,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     rotateInstanceToken: {
@@ -14021,6 +15792,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14185,6 +15978,28 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -14257,6 +16072,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14392,6 +16229,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApiKey: {
@@ -14475,6 +16334,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14579,6 +16460,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMemory: {
@@ -14669,6 +16572,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14850,6 +16775,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPlatformMetrics: {
@@ -14931,6 +16878,28 @@ export interface operations {
                         error: "Failed to fetch metrics";
                         metrics: Record<string, never>;
                     };
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15018,6 +16987,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15119,6 +17110,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMetricsSummary: {
@@ -15211,6 +17224,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOpenApi: {
@@ -15240,6 +17275,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15403,6 +17460,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProvisionedStream: {
@@ -15487,6 +17566,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15594,6 +17695,28 @@ export interface operations {
             };
             /** @description Backend unavailable */
             502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15745,6 +17868,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSettings: {
@@ -15826,6 +17971,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -15972,6 +18139,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16134,6 +18323,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchSettings: {
@@ -16256,6 +18467,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16396,6 +18629,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSkills: {
@@ -16475,6 +18730,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16637,6 +18914,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     rateSkill: {
@@ -16772,6 +19071,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillBookingSettlementGet: {
@@ -16869,13 +19190,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillBookingSettlement: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17057,13 +19400,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillBrowser: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17215,13 +19580,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillBusinessMessaging: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17396,13 +19783,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillBusinessMessagingApi: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17588,13 +19997,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillCalendar: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17792,13 +20223,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillChatBot: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17967,13 +20420,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillCommunityBot: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -18145,13 +20620,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillDemoSubmitter: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -18312,13 +20809,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillDjStreaming: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -18485,13 +21004,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillEmail: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -18649,13 +21190,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillEventScheduler: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -18822,13 +21385,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillEventTicketing: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19003,13 +21588,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillFestivalFinder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19152,6 +21759,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -19307,13 +21936,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillFileManager: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19505,13 +22156,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillGroupieManager: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19709,13 +22382,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillGuestlist: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19893,6 +22588,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillInstantSplitGet: {
@@ -19989,13 +22706,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillInstantSplit: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -20188,13 +22927,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillNotesWorkspace: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -20369,13 +23130,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillRoyaltyTracker: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -20538,13 +23321,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillSetlistOracle: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -20695,13 +23500,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillTeamChat: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -20873,13 +23700,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillTrackArchaeologist: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -21065,13 +23914,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillTreasury: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -21228,13 +24099,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillUsdcPayments: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -21399,13 +24292,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillVenueFinder: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -21559,6 +24474,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     importVenues: {
@@ -21701,13 +24638,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillVisualSynthesizer: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -21862,13 +24821,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -22045,13 +25026,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     skillWorkspaceSuite: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -22236,6 +25239,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     callGateway: {
@@ -22376,8 +25401,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -22409,6 +25445,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -22511,8 +25569,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -22592,6 +25661,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -22749,6 +25840,28 @@ export interface operations {
                     }) | components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletAddress: {
@@ -22837,6 +25950,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -22982,6 +26117,28 @@ export interface operations {
                     }) | components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getHostedWalletInfo: {
@@ -23058,6 +26215,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -23205,6 +26384,28 @@ export interface operations {
                     }) | components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cardWebhook: {
@@ -23340,8 +26541,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
             503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -23430,6 +26642,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -23573,6 +26807,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhookEndpoint: {
@@ -23659,6 +26915,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -23770,6 +27048,28 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
