@@ -6850,6 +6850,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -6913,7 +6915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -6963,6 +6965,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -6976,6 +6989,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -10440,6 +10464,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -10541,7 +10567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -10596,7 +10622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict. Codes: `PLAN_LIMIT_EXCEEDED`. */
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`, `PLAN_LIMIT_EXCEEDED`. */
             409: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -10634,6 +10660,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -11080,6 +11117,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -11119,7 +11158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -11163,6 +11202,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -11176,6 +11226,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -14120,6 +14181,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -14141,7 +14204,7 @@ export interface operations {
                     "application/json": components["schemas"]["BackendActionBody"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -14183,6 +14246,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LifecycleFailureBody"];
+                };
+            };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
@@ -16109,6 +16194,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16143,7 +16230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `KEY_LIMIT`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`, `KEY_LIMIT`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16183,6 +16270,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -16196,6 +16294,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -16609,6 +16718,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -16667,7 +16778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `MEMORY_VALUE_TOO_LARGE`, `MEMORY_TOO_MANY_KEYS`, `MEMORY_BULK_TOO_LARGE`, `MEMORY_EMPTY`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`, `MEMORY_VALUE_TOO_LARGE`, `MEMORY_TOO_MANY_KEYS`, `MEMORY_BULK_TOO_LARGE`, `MEMORY_EMPTY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16718,7 +16829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
             409: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -16742,6 +16853,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -4,6 +4,7 @@ import type * as z from 'zod';
 import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthContext } from '../auth/authenticate';
 import { csrfTokenMatches } from '../auth/csrf';
 import { config } from '../config';
+import type { EnvelopeRecord } from '../crypto/envelope';
 import { isDatabaseUnavailable } from '../db/client';
 import { deadlineSignal, withDeadline } from '../deadline';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency';
@@ -192,6 +193,16 @@ export interface HandlerOptions {
    * read the 401, 415, 429 and 400 the pipeline gives before the handler runs.
    */
   cors?: AnswerHeaders;
+  /**
+   * Seals the answers of `secretAnswer` routes before they are kept for Idempotency-Key replay.
+   * Given by the groups that have such routes, so only their functions bundle the key client.
+   */
+  answerSealer?: AnswerSealer;
+}
+
+export interface AnswerSealer {
+  seal(userId: string, body: string): Promise<EnvelopeRecord>;
+  open(userId: string, sealed: EnvelopeRecord): Promise<string>;
 }
 
 const answerHeaders = (headersOf: AnswerHeaders): Middleware => {
@@ -329,7 +340,7 @@ const MAX_STORED_ANSWER_BYTES = 300_000;
  * another body under the same key is refused (422), as is a repeat while the first still runs (409).
  * Failures keep nothing, so a retry with the same key runs again. Without the header nothing changes.
  */
-async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>): Promise<ApiResult> {
+async function idempotently(ctx: OperationContext, sealer: AnswerSealer | undefined, run: () => Promise<ApiResult>): Promise<ApiResult> {
   const key = ctx.headers['idempotency-key'];
   if (!ctx.route.idempotent || key === undefined || !ctx.auth) return run();
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
@@ -345,7 +356,8 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
     throw new HttpError(409, 'a request with this Idempotency-Key is still being processed; retry later', 'IDEMPOTENCY_IN_PROGRESS');
   }
   if (claim.outcome === 'replay') {
-    const { statusCode, body, contentType } = claim.answer;
+    const { statusCode, sealedBody, contentType } = claim.answer;
+    const body = sealedBody && sealer ? await sealer.open(userId, sealedBody) : claim.answer.body;
     const headers = { ...baseHeaders(ctx.requestId), ...(contentType ? { 'content-type': contentType } : {}), 'idempotent-replayed': 'true' };
     return { statusCode, headers, ...(body !== undefined ? { body } : {}) };
   }
@@ -362,7 +374,12 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
   const storable = body !== undefined ? Buffer.byteLength(body) <= MAX_STORED_ANSWER_BYTES : status === 204;
   if (status < 300 && !result.cookies && storable) {
     const contentType = result.headers?.['content-type'];
-    await completeIdempotencyKey(userId, operation, key, { statusCode: status, body, contentType: typeof contentType === 'string' ? contentType : undefined });
+    const kept = ctx.route.secretAnswer && body !== undefined ? { sealedBody: await sealer!.seal(userId, body) } : { body };
+    await completeIdempotencyKey(userId, operation, key, {
+      statusCode: status,
+      ...kept,
+      contentType: typeof contentType === 'string' ? contentType : undefined,
+    });
   } else await releaseIdempotencyKey(userId, operation, key);
   return result;
 }
@@ -373,6 +390,8 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
  */
 export function createHandler<G extends RouteGroup>(group: G, operations: NoInfer<Operations<G>>, options: HandlerOptions = {}) {
   const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
+  const unsealed = group.routes.find((r) => r.idempotent && r.secretAnswer && !options.answerSealer);
+  if (unsealed) throw new Error(`${unsealed.operation} keeps a secret answer for replay: give createHandler an answerSealer`);
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
   // Registered before the error responder, so its onError runs after the error became an answer.
@@ -387,7 +406,7 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
       const operation = impl[ctx.route.operation];
       if (!operation) throw notImplemented();
       return beforeDeadline(
-        idempotently(ctx, async () => {
+        idempotently(ctx, options.answerSealer, async () => {
           const result = await operation(ctx);
           if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
           if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
