@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { buildApp as buildFauxqs } from 'fauxqs';
+import { localChildSpawned } from '../shared/adapters/local-children';
 import { createTableInput, TABLE } from '../shared/db/table';
 
 /**
@@ -100,12 +101,14 @@ function dynamoDbLocalHome(): string {
  * DynamoDB Local through bin/LoopbackDynamoDBLocal.java, which binds its Jetty connector to
  * 127.0.0.1 (DynamoDB Local alone listens on every interface and has no option to change that).
  */
-function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined): ChildProcess {
+function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined, maxHeapMb: number): ChildProcess {
   const home = dynamoDbLocalHome();
   const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
   return spawn(
     'java',
     [
+      // A heap cap, so a table that grows cannot take the machine's memory (DYNAMODB_LOCAL_MAX_HEAP_MB).
+      `-Xmx${maxHeapMb}m`,
       `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
       '-cp',
       path.join(home, 'DynamoDBLocal.jar'),
@@ -120,10 +123,14 @@ function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined): 
   );
 }
 
-export async function startEmulators(opts: { dataDir?: string; tableName: string; dynamoPort?: number }): Promise<Emulators> {
+/** DynamoDB Local's heap cap unless the caller gives one. */
+export const DEFAULT_DYNAMODB_LOCAL_MAX_HEAP_MB = 512;
+
+export async function startEmulators(opts: { dataDir?: string; tableName: string; dynamoPort?: number; maxHeapMb?: number }): Promise<Emulators> {
   const dynamoPort = opts.dynamoPort || (await freePort());
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir);
+  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir, opts.maxHeapMb ?? DEFAULT_DYNAMODB_LOCAL_MAX_HEAP_MB);
+  localChildSpawned(child, 'dynamodb-local');
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-2000);

@@ -584,6 +584,8 @@ export function localSettings(env: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('127.0.0.1'),
       DATA_DIR: z.string().default('.data'),
       DYNAMODB_LOCAL_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+      /** DynamoDB Local's JVM heap cap (-Xmx), in MiB. */
+      DYNAMODB_LOCAL_MAX_HEAP_MB: z.coerce.number().int().min(64).default(512),
     })
     .parse(env);
 }
