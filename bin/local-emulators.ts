@@ -101,14 +101,15 @@ function dynamoDbLocalHome(): string {
  * DynamoDB Local through bin/LoopbackDynamoDBLocal.java, which binds its Jetty connector to
  * 127.0.0.1 (DynamoDB Local alone listens on every interface and has no option to change that).
  */
-function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined, maxHeapMb: number): ChildProcess {
+function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined, maxHeapMb: number | undefined): ChildProcess {
   const home = dynamoDbLocalHome();
   const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
   return spawn(
     'java',
     [
-      // A heap cap, so a table that grows cannot take the machine's memory (DYNAMODB_LOCAL_MAX_HEAP_MB).
-      `-Xmx${maxHeapMb}m`,
+      // `npm start` caps the heap (DYNAMODB_LOCAL_MAX_HEAP_MB), so a growing table cannot take the machine's
+      // memory; the test suite's in-memory table keeps the JVM's default.
+      ...(maxHeapMb ? [`-Xmx${maxHeapMb}m`] : []),
       `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
       '-cp',
       path.join(home, 'DynamoDBLocal.jar'),
@@ -123,13 +124,10 @@ function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined, m
   );
 }
 
-/** DynamoDB Local's heap cap unless the caller gives one. */
-export const DEFAULT_DYNAMODB_LOCAL_MAX_HEAP_MB = 512;
-
 export async function startEmulators(opts: { dataDir?: string; tableName: string; dynamoPort?: number; maxHeapMb?: number }): Promise<Emulators> {
   const dynamoPort = opts.dynamoPort || (await freePort());
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir, opts.maxHeapMb ?? DEFAULT_DYNAMODB_LOCAL_MAX_HEAP_MB);
+  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir, opts.maxHeapMb);
   localChildSpawned(child, 'dynamodb-local');
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {

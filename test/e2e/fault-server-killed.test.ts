@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,8 @@ describe('the local stack leaves no process behind', () => {
     expect(stack.output().stderr).toContain(`stopped a runtime process (pid ${leftoverPid}) left by an earlier crash`);
 
     const jvm = readPidRecords(pidDir).find((r) => r.record.kind === 'dynamodb-local')!.record;
+    // The heap cap (DYNAMODB_LOCAL_MAX_HEAP_MB, default 512) is on the JVM's command line.
+    if (existsSync('/proc')) expect(readFileSync(`/proc/${jvm.pid}/cmdline`, 'utf8').split('\0')).toContain('-Xmx512m');
     const killedAt = Date.now();
     process.kill(jvm.pid, 'SIGKILL');
     expect(await stack.exited()).toBe(1);
