@@ -18,10 +18,17 @@ const pidDir = path.join(dataDir, 'pids');
 const env = { DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: 'admin@example.com' };
 let stack: LocalStack | undefined;
 
+/** Running: a zombie (dead, waiting for whoever adopted it to reap it) does not count. */
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  if (!existsSync('/proc')) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }
