@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config, reloadConfig } from '../../shared/config';
 import { resetDbClient } from '../../shared/db/client';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
-import { startPausableProxy } from '../helpers/pausable-proxy';
-import { TEST_DB_REQUEST_TIMEOUT_MS } from '../helpers/test-budgets';
+import { restoreDatabase, startPausableProxy } from '../helpers/pausable-proxy';
 
 /**
  * Issue 20, fault 4: authentication and the rate-limit write run inside the request's deadline.
@@ -39,14 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   proxy.resume();
-  reloadConfig({
-    DYNAMODB_ENDPOINT: realEndpoint,
-    DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS,
-    DYNAMODB_CONNECT_TIMEOUT_MS: undefined,
-    DYNAMODB_MAX_ATTEMPTS: undefined,
-    REQUEST_DEADLINE_MS: undefined,
-  });
-  resetDbClient();
+  restoreDatabase(realEndpoint, ['REQUEST_DEADLINE_MS']);
   await proxy.close();
 });
 
