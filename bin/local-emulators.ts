@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { buildApp as buildFauxqs } from 'fauxqs';
+import { localChildSpawned } from '../shared/adapters/local-children';
 import { createTableInput, TABLE } from '../shared/db/table';
 import { buildPersistentFauxqs } from './local-queue-store';
 
@@ -101,12 +102,15 @@ function dynamoDbLocalHome(): string {
  * DynamoDB Local through bin/LoopbackDynamoDBLocal.java, which binds its Jetty connector to
  * 127.0.0.1 (DynamoDB Local alone listens on every interface and has no option to change that).
  */
-function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined): ChildProcess {
+function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined, maxHeapMb: number | undefined): ChildProcess {
   const home = dynamoDbLocalHome();
   const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
   return spawn(
     'java',
     [
+      // `npm start` caps the heap (DYNAMODB_LOCAL_MAX_HEAP_MB), so a growing table cannot take the machine's
+      // memory; the test suite's in-memory table keeps the JVM's default.
+      ...(maxHeapMb ? [`-Xmx${maxHeapMb}m`] : []),
       `-Djava.library.path=${path.join(home, 'DynamoDBLocal_lib')}`,
       '-cp',
       path.join(home, 'DynamoDBLocal.jar'),
@@ -125,10 +129,17 @@ function spawnLoopbackDynamoDbLocal(port: number, dataDir: string | undefined): 
  * `queueDataDir`: where the SQS emulator keeps its queues and messages (SQLite), so queued and
  * delayed messages outlive a restart; without it they live in memory.
  */
-export async function startEmulators(opts: { dataDir?: string; queueDataDir?: string; tableName: string; dynamoPort?: number }): Promise<Emulators> {
+export async function startEmulators(opts: {
+  dataDir?: string;
+  queueDataDir?: string;
+  tableName: string;
+  dynamoPort?: number;
+  maxHeapMb?: number;
+}): Promise<Emulators> {
   const dynamoPort = opts.dynamoPort || (await freePort());
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir);
+  const child = spawnLoopbackDynamoDbLocal(dynamoPort, opts.dataDir, opts.maxHeapMb);
+  localChildSpawned(child, 'dynamodb-local');
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-2000);

@@ -17,6 +17,7 @@ import { startEmulators } from './local-emulators';
 import { matchPage } from './local-pages';
 import { createLocalServer } from './local-server';
 import { startLocalWorkers } from './local-workers';
+import { superviseLocalChildren } from './local-supervision';
 
 const progress = (msg: string) => process.stderr.write(`[local] ${msg}\n`);
 
@@ -36,6 +37,8 @@ async function main() {
   const settings = localSettings();
   const dataDir = path.resolve(settings.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
+  // Before anything is spawned: reaps what a crash left, and no child outlives this process.
+  const supervision = superviseLocalChildren(dataDir, progress);
   const jwtSecret = ensureSecret(dataDir, 'JWT_SECRET', 'jwt-secret');
   // Validate the operator's settings before starting anything (a short JWT_SECRET refuses to start).
   reloadConfig({ JWT_SECRET: jwtSecret, STAGE: 'local' });
@@ -46,6 +49,7 @@ async function main() {
     queueDataDir: path.join(dataDir, 'queues'),
     tableName: process.env.TABLE_NAME ?? 'agent-platform',
     dynamoPort: settings.DYNAMODB_LOCAL_PORT,
+    maxHeapMb: settings.DYNAMODB_LOCAL_MAX_HEAP_MB,
   });
   progress(`DynamoDB Local at ${emulators.dynamoEndpoint}, SQS at ${emulators.sqsEndpoint}`);
   writeFileSync(path.join(dataDir, LOCAL_SQS_ENDPOINT_FILE), `${emulators.sqsEndpoint}\n`);
@@ -87,19 +91,22 @@ async function main() {
   if (workers.reconciled.relaunched) progress(`relaunching ${workers.reconciled.relaunched} instance(s) that were running before the last stop…`);
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
+    supervision.stopping();
     progress(`${signal}: stopping…`);
     await workers.stop();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await emulators.stop();
     progress('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // Exit rather than restart the database: see the README's "What a local crash can lose".
+  supervision.onDatabaseDeath((why) => void stop(`${why}; the stack cannot work without it, so it stops. Start it again with npm start`, 1));
 
   process.stdout.write(`ready: ${baseUrl}\n`);
 }

@@ -89,6 +89,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances', 'sendEvents'],
+  // A new API key kept for Idempotency-Key replay is sealed with the data key (shared/http/pipeline.ts).
+  keys: ['dataKey'],
 };
 
 export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];

@@ -27,6 +27,7 @@ export const KNOWN_SETTINGS = [
   'DYNAMODB_REQUEST_TIMEOUT_MS',
   'DYNAMODB_MAX_ATTEMPTS',
   'HEALTH_PROBE_CACHE_MS',
+  'REQUEST_DEADLINE_MS',
   'SQS_ENDPOINT',
   'PROVISIONING_QUEUE_URL',
   'EVENTS_QUEUE_URL',
@@ -254,6 +255,8 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   DYNAMODB_REQUEST_TIMEOUT_MS: 'all',
   DYNAMODB_MAX_ATTEMPTS: 'all',
   HEALTH_PROBE_CACHE_MS: ['platform'],
+  // shared/http/pipeline.ts: the deadline of every API request
+  REQUEST_DEADLINE_MS: 'http',
   // shared/http/pipeline.ts, shared/auth (sessions, CSRF, cookies)
   JWT_ISSUER: 'http',
   JWT_AUDIENCE: 'http',

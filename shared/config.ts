@@ -54,6 +54,12 @@ const EnvSchema = z.object({
   DYNAMODB_MAX_ATTEMPTS: positiveInt(2),
   /** How long `GET /api/health` reuses its last database probe. */
   HEALTH_PROBE_CACHE_MS: z.coerce.number().int().min(0).default(5000),
+  /**
+   * How long one API request may take, authentication and rate limiting included (issue 20): past
+   * it the answer is 504 DEADLINE_EXCEEDED. Also capped by the function's own remaining time, and
+   * outside calls (model, chain, card, email) end a margin before it so they answer with their code.
+   */
+  REQUEST_DEADLINE_MS: positiveInt(28_000),
   SQS_ENDPOINT: z.url().optional(),
   PROVISIONING_QUEUE_URL: z.string().optional(),
   EVENTS_QUEUE_URL: z.string().optional(),
@@ -472,6 +478,7 @@ function parse(env: NodeJS.ProcessEnv) {
     tableName: e.TABLE_NAME,
     dynamoEndpoint: e.DYNAMODB_ENDPOINT,
     healthProbeCacheMs: e.HEALTH_PROBE_CACHE_MS,
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     dynamoBudget: { connectTimeoutMs: e.DYNAMODB_CONNECT_TIMEOUT_MS, requestTimeoutMs: e.DYNAMODB_REQUEST_TIMEOUT_MS, maxAttempts: e.DYNAMODB_MAX_ATTEMPTS },
     sqsEndpoint: e.SQS_ENDPOINT,
     provisioningQueueUrl: e.PROVISIONING_QUEUE_URL,
@@ -653,6 +660,8 @@ export function localSettings(env: NodeJS.ProcessEnv = process.env) {
       HOST: z.string().default('127.0.0.1'),
       DATA_DIR: z.string().default('.data'),
       DYNAMODB_LOCAL_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+      /** DynamoDB Local's JVM heap cap (-Xmx), in MiB. */
+      DYNAMODB_LOCAL_MAX_HEAP_MB: z.coerce.number().int().min(64).default(512),
     })
     .parse(env);
 }

@@ -19,7 +19,8 @@ export interface GatingResult {
   contractAddress: `0x${string}` | null;
 }
 
-const chainUnavailable = () => new HttpError(500, 'the token balance cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
+// 503 as every other chain read (wallet sign-in, agent verification): the RPC's outage, retryable, not our bug.
+const chainUnavailable = () => new HttpError(503, 'the token balance cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
 
 /** An RPC of another network would answer balances of the wrong token; its id is asked once per container. */
 const checkedRpcs = new Set<string>();

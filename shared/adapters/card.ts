@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { CARD_CURRENCY, config, type Config } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../logger';
+import { outsideCallBudgetMs } from '../deadline';
 
 /**
  * The card processor (Stripe) behind one small interface: hosted checkout sessions and webhook
@@ -48,6 +49,21 @@ function client(): Stripe {
   return stripe;
 }
 
+/** What stripe-node may sleep before its one retry (0.5 s with jitter), with room to spare. */
+const RETRY_BACKOFF_ALLOWANCE_MS = 1000;
+
+/**
+ * Per-call bounds: CARD_TIMEOUT_MS per attempt and one retry while the request's deadline leaves
+ * room for both (shared/deadline.ts); otherwise one attempt in the time that is left, so a hung
+ * processor answers CARD_PROCESSOR_ERROR before the function is cut off.
+ */
+function bounded(): Stripe.RequestOptions {
+  const perAttempt = config().card.timeoutMs;
+  const withRetry = 2 * perAttempt + RETRY_BACKOFF_ALLOWANCE_MS;
+  const budget = outsideCallBudgetMs(withRetry);
+  return budget >= withRetry ? { timeout: perAttempt, maxNetworkRetries: 1 } : { timeout: budget, maxNetworkRetries: 0 };
+}
+
 /** A processor failure is the processor's, not ours: 502 with its request id in the log only. */
 function processorFailure(err: unknown): never {
   if (err instanceof DomainError) throw err;
@@ -71,12 +87,15 @@ async function createSession(params: Stripe.Checkout.SessionCreateParams): Promi
   if (c.mode === 'local') return (await import('./card-local')).createLocalSession({ success_url: c.successUrl, cancel_url: c.cancelUrl, ...params });
   let session: Stripe.Checkout.Session;
   try {
-    session = await client().checkout.sessions.create({
-      currency: CARD_CURRENCY,
-      success_url: c.successUrl,
-      cancel_url: c.cancelUrl,
-      ...params,
-    });
+    session = await client().checkout.sessions.create(
+      {
+        currency: CARD_CURRENCY,
+        success_url: c.successUrl,
+        cancel_url: c.cancelUrl,
+        ...params,
+      },
+      bounded(),
+    );
   } catch (err) {
     processorFailure(err);
   }
@@ -225,14 +244,18 @@ export interface SubscriptionChangeResult {
 export async function changePlan(subscriptionId: string, plan: string): Promise<SubscriptionChangeResult> {
   const price = planPriceId(plan);
   try {
-    const current = await client().subscriptions.retrieve(subscriptionId);
+    const current = await client().subscriptions.retrieve(subscriptionId, undefined, bounded());
     const item = current.items.data[0];
     if (!item) throw new DomainError('conflict', 'the subscription has no item to change', 'SUBSCRIPTION_UNCHANGEABLE');
-    const updated = await client().subscriptions.update(subscriptionId, {
-      items: [{ id: item.id, price }],
-      proration_behavior: 'create_prorations',
-      metadata: { ...current.metadata, plan },
-    });
+    const updated = await client().subscriptions.update(
+      subscriptionId,
+      {
+        items: [{ id: item.id, price }],
+        proration_behavior: 'create_prorations',
+        metadata: { ...current.metadata, plan },
+      },
+      bounded(),
+    );
     return { subscriptionId: updated.id, status: updated.status, priceId: price };
   } catch (err) {
     processorFailure(err);
@@ -242,7 +265,7 @@ export async function changePlan(subscriptionId: string, plan: string): Promise<
 /** The processor's hosted billing portal for a customer: update the card, see invoices, cancel. */
 export async function createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
   try {
-    const session = await client().billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+    const session = await client().billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }, bounded());
     return { url: session.url };
   } catch (err) {
     processorFailure(err);
@@ -252,7 +275,7 @@ export async function createPortalSession(customerId: string, returnUrl: string)
 /** Cancels at once (account deletion); cancelling one that is already cancelled or gone is not an error. */
 export async function cancelSubscription(subscriptionId: string): Promise<{ status: string }> {
   try {
-    return { status: (await client().subscriptions.cancel(subscriptionId)).status };
+    return { status: (await client().subscriptions.cancel(subscriptionId, undefined, bounded())).status };
   } catch (err) {
     if (err instanceof Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === 'resource_missing')) return { status: 'canceled' };
     processorFailure(err);

@@ -1,4 +1,5 @@
 import { createClient, http, type Client } from 'viem';
+import { outsideCallSignal } from '../deadline';
 
 /**
  * Chain RPC through viem clients, one per RPC URL per container. Every call is bounded:
@@ -10,6 +11,17 @@ export const CHAIN_TIMEOUT_MS = 3000;
 const bareClients = new Map<string, Client>();
 
 /**
+ * The clients live per container, but each call ends before the deadline of the request that
+ * makes it (shared/deadline.ts), so a hung RPC answers CHAIN_UNAVAILABLE while there is time to.
+ */
+const fetchWithinDeadline =
+  (timeoutMs: number) =>
+  (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const bound = outsideCallSignal(timeoutMs);
+    return fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, bound]) : bound });
+  };
+
+/**
  * A bounded transport without viem's public actions attached: callers
  * import only the actions they use from `viem/actions` (`call(chainClient(url), ...)`), which keeps
  * ~240 KB of unused actions out of the function bundle (docs/architecture.md §11).
@@ -18,7 +30,7 @@ export function chainClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): Clien
   const key = `${rpcUrl}|${timeoutMs}`;
   let c = bareClients.get(key);
   if (!c) {
-    c = createClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
+    c = createClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, fetchFn: fetchWithinDeadline(timeoutMs) }) });
     bareClients.set(key, c);
   }
   return c;

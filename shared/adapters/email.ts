@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '../config';
 import { logger } from '../logger';
+import { outsideCallSignal } from '../deadline';
 
 /**
  * Outgoing email. In AWS (STAGE=aws) through SES v2; in the local stack and tests each message is
@@ -27,6 +28,9 @@ export interface OutboxEntry extends EmailMessage {
 /** The email service refused the message itself (a bad address), as opposed to being unavailable. */
 export class EmailRejectedError extends Error {}
 
+/** One send, retries included; bounded further by the request's deadline (shared/deadline.ts). */
+const SES_TIMEOUT_MS = 5000;
+
 let ses: SESv2Client | undefined;
 const sesClient = () => (ses ??= new SESv2Client({ region: config().region, maxAttempts: 3 }));
 
@@ -46,6 +50,7 @@ async function sendWithSes(message: EmailMessage, from: string): Promise<string>
           },
         },
       }),
+      { abortSignal: outsideCallSignal(SES_TIMEOUT_MS) },
     );
     return out.MessageId ?? '';
   } catch (err) {

@@ -5,6 +5,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { isBlockedAddress } from './url-guard';
+import { outsideCallSignal } from '../deadline';
 
 /**
  * The one way the platform fetches a URL a user gave it (the browser and webhook skills). Each
@@ -147,7 +148,7 @@ export async function guardedFetch(raw: string, req: GuardedRequest = {}): Promi
   const maxBytes = req.maxBytes ?? GUARDED_FETCH_DEFAULTS.maxBytes;
   const timeoutMs = req.timeoutMs ?? GUARDED_FETCH_DEFAULTS.timeoutMs;
   const maxRedirects = req.maxRedirects ?? GUARDED_FETCH_DEFAULTS.maxRedirects;
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = outsideCallSignal(timeoutMs);
   let current: string | URL = raw;
   let hopRequest = req;
   for (let hop = 0; ; hop++) {

@@ -8,6 +8,7 @@ import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { logger } from '../logger';
 import { LaunchError, type Launcher, type LaunchSpec, type Located } from './launcher';
+import { localChildSpawned } from './local-children';
 
 /**
  * The local stack's "ECS": each instance is a child process running `runtime/server.ts` under the
@@ -79,6 +80,7 @@ class LocalLauncher implements Launcher {
     const memoryArgs = spec.memoryMiB ? [`--max-old-space-size=${spec.memoryMiB}`] : [];
     if (spec.memoryMiB) env.MEMORY_LIMIT_BYTES = String(spec.memoryMiB * 1024 * 1024);
     const child = spawn(process.execPath, [...memoryArgs, '--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    localChildSpawned(child, 'runtime');
     return new Promise<Running>((resolve, reject) => {
       let stdout = '';
       let stderr = '';

@@ -9,6 +9,7 @@ import { billingPeriod, estimateCredits, release, reserve, settle } from './mete
 import type { AccountIdentity } from './access';
 import { openAIWire } from './openai-wire';
 import { connectionFor, type Connection } from './providers';
+import { outsideCallSignal } from '../deadline';
 
 /**
  * Image generation through the model layer: the same plan gate, provider choice (direct OpenAI
@@ -83,7 +84,7 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
     credits: estimateCredits(model, promptTokens, model.maxOutputTokens * n),
     free: connection.byok || gate.access.isAdmin,
   });
-  const timeout = AbortSignal.timeout(config().model.timeoutMs);
+  const timeout = outsideCallSignal(config().model.timeoutMs);
   let out: Awaited<ReturnType<typeof generateImage>>;
   try {
     out = await generateImage({ model: sdkModel, prompt: input.prompt, n, size: input.size, maxRetries: 0, abortSignal: timeout });

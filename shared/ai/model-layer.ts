@@ -6,6 +6,7 @@ import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from './
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
 import { connectionFor, languageModel, type Connection } from './providers';
+import { outsideCallSignal } from '../deadline';
 
 /**
  * THE model layer: every model call of the platform (the AI routes, agent chat through the runtime,
@@ -176,7 +177,8 @@ function callOptions(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
 }
 
 function timeoutSignal(input: ModelCallInput) {
-  const timeout = AbortSignal.timeout(config().model.timeoutMs);
+  // MODEL_API_TIMEOUT_MS, but never past the request's deadline: a timeout answered with its code, not cut off.
+  const timeout = outsideCallSignal(config().model.timeoutMs);
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 

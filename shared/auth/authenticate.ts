@@ -1,4 +1,5 @@
 import { config } from '../config';
+import { isDatabaseUnavailable } from '../db/client';
 import { touchApiKeyLastUsed } from '../db/api-keys';
 import { isGatewayReceiptToken } from '../db/gateway-receipts';
 import { keys } from '../db/keys';
@@ -121,6 +122,8 @@ export async function authenticate(authorization: string | undefined, sessionCoo
     return undefined;
   } catch (err) {
     if (err instanceof AuthFailureError) throw err;
+    // A table that did not answer in time is the platform's outage, not a failed sign-in: 503 upstream.
+    if (isDatabaseUnavailable(err)) throw err;
     if (err instanceof TokenInvalidError) throw new AuthFailureError('TOKEN_INVALID', 'invalid or expired token');
     if (err instanceof AuthConfigError) throw new AuthFailureError('AUTH_ERROR', 'authentication is not configured');
     throw new AuthFailureError('AUTH_ERROR', 'authentication failed unexpectedly');

@@ -164,6 +164,8 @@ export const billingContract = defineGroup({
       method: 'POST',
       path: '/api/billing',
       auth: 'session',
+      // Checkout, credit purchases and plan changes: a retry gets the same checkout session, not a second one.
+      idempotent: true,
       summary: 'Billing actions: start a plan checkout, enable or disable a BYOK provider key, read usage, buy credits.',
       description:
         '- `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (use `change-plan`; the plan changes only when the card webhook confirms payment).\n' +
@@ -267,6 +269,8 @@ export const billingContract = defineGroup({
       method: 'POST',
       path: '/api/card/storage-upgrade',
       auth: 'session',
+      // A retried upgrade gets the same checkout session.
+      idempotent: true,
       summary: 'Start a one-off checkout for extra agent storage on top of the plan.',
       description:
         'Answers `{url, sessionId}` of a checkout for `storageGb` GB; the storage is added to the account (`extraStorageGb` of `GET /api/billing`) when the card webhook confirms payment. ' +

@@ -304,6 +304,8 @@ export const instanceContract = defineGroup({
       method: 'POST',
       path: '/api/instance/{userId}/reset-memory',
       auth: 'session',
+      // A retried reset does not relaunch the instance a second time.
+      idempotent: true,
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
       summary:

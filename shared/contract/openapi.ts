@@ -160,7 +160,8 @@ const SECURITY: Record<string, unknown[]> = {
  * from the route's auth mode, body and rate limit (shared/http/pipeline.ts), whatever the handler does.
  */
 function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
-  const codes: Record<number, string[]> = { 500: ['INTERNAL'] };
+  // Every route runs under the request deadline and reads the table (shared/http/pipeline.ts).
+  const codes: Record<number, string[]> = { 500: ['INTERNAL'], 503: ['BACKEND_UNAVAILABLE'], 504: ['DEADLINE_EXCEEDED'] };
   const add = (status: number, ...values: string[]) => (codes[status] ??= []).push(...values);
   if (route.body || route.rawBody) add(413, 'PAYLOAD_TOO_LARGE');
   if (route.body && !route.rawBody) {
@@ -220,7 +221,7 @@ const SAME_ORIGIN_NOTE =
   "Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).";
 
 const IDEMPOTENCY_NOTE =
-  'Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key.';
+  'Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer.';
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
 

@@ -79,6 +79,11 @@ export interface RouteDefinition {
    * for a repeat; the same key with another body is refused, as is a repeat while the first runs.
    */
   idempotent?: boolean;
+  /**
+   * With `idempotent`: the answer carries a secret shown once (a new API key), so the copy kept for
+   * replay is envelope-encrypted (shared/crypto/envelope.ts), never stored in the clear.
+   */
+  secretAnswer?: boolean;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
   responses: Record<number, z.ZodType>;
 }

@@ -67,7 +67,7 @@ export const socialContract = defineGroup({
         'The fid signs in to its platform account: the first verification creates one with the derived email `fid-<fid>@social.local` (and emits `user.created`). ' +
         '`sessionToken` is the base64 of a platform session JWT (decode it and send it as `Authorization: Bearer`) valid for `expiresIn` = 86400 seconds; ' +
         '`refreshToken` (32 random bytes, base64; only its hash is stored, valid 30 days, single use) gets a new one from `POST /api/auth/social/refresh`. ' +
-        '503 `SOCIAL_NOT_CONFIGURED` when the provider JWKS or issuer is not configured, 503 `SOCIAL_PROVIDER_UNAVAILABLE` when its JWKS cannot be fetched; 500 `CHAIN_UNAVAILABLE` when the balance cannot be read.',
+        '503 `SOCIAL_NOT_CONFIGURED` when the provider JWKS or issuer is not configured, 503 `SOCIAL_PROVIDER_UNAVAILABLE` when its JWKS cannot be fetched; 503 `CHAIN_UNAVAILABLE` when the balance cannot be read (RPC down, too slow, or past the request deadline).',
       body: z.strictObject({
         fidToken: z.string().min(1).max(8192).describe('identity token (JWT) issued by the social provider'),
         address: EvmAddress.optional().describe('wallet to check for token gating'),
@@ -139,7 +139,7 @@ export const socialContract = defineGroup({
       summary: 'Check whether a wallet holds enough of the gating token.',
       description:
         'A public read of the on-chain balance on l2-main; `fid` is echoed back and does not prove ownership of `address`. `hasAccess` is true when gating is disabled or the balance is at least `minBalance`. ' +
-        '500 `CHAIN_UNAVAILABLE` when the chain cannot be read (RPC down or too slow).',
+        '503 `CHAIN_UNAVAILABLE` when the chain cannot be read (RPC down, too slow, or past the request deadline).',
       body: z.strictObject({ fid: Fid, address: EvmAddress }),
       example: { fid: '12345', address: '0x5B38Da6a701c568545dCfcB03FcB875f56beddC4' },
       responses: {
@@ -152,6 +152,7 @@ export const socialContract = defineGroup({
           timestamp: IsoDate,
         }),
         ...commonErrorResponses,
+        503: ErrorBody,
       },
     },
     {
@@ -162,7 +163,7 @@ export const socialContract = defineGroup({
       rateLimit: 'chainRead',
       summary: 'Token-gating status of a wallet, with the gating token and chain details.',
       description:
-        '`rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 500 `CHAIN_UNAVAILABLE` when the chain cannot be read.',
+        '`rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 503 `CHAIN_UNAVAILABLE` when the chain cannot be read.',
       query: z.object({ address: EvmAddress }),
       responses: {
         200: z.object({
@@ -173,6 +174,7 @@ export const socialContract = defineGroup({
           rpcEndpoint: z.url().describe('public RPC URL, no credentials'),
         }),
         ...commonErrorResponses,
+        503: ErrorBody,
       },
     },
   ],

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { EnvelopeRecord } from '../crypto/envelope';
 import { keys } from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
@@ -16,6 +17,8 @@ export const IDEMPOTENCY_LOCK_SECONDS = 120;
 export interface StoredAnswer {
   statusCode: number;
   body?: string;
+  /** In place of `body` when the answer holds a secret (the route's `secretAnswer`). */
+  sealedBody?: EnvelopeRecord;
   contentType?: string;
 }
 

@@ -4,7 +4,9 @@ import type * as z from 'zod';
 import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthContext } from '../auth/authenticate';
 import { csrfTokenMatches } from '../auth/csrf';
 import { config } from '../config';
+import type { EnvelopeRecord } from '../crypto/envelope';
 import { isDatabaseUnavailable } from '../db/client';
+import { deadlineSignal, withDeadline } from '../deadline';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
@@ -191,6 +193,16 @@ export interface HandlerOptions {
    * read the 401, 415, 429 and 400 the pipeline gives before the handler runs.
    */
   cors?: AnswerHeaders;
+  /**
+   * Seals the answers of `secretAnswer` routes before they are kept for Idempotency-Key replay.
+   * Given by the groups that have such routes, so only their functions bundle the key client.
+   */
+  answerSealer?: AnswerSealer;
+}
+
+export interface AnswerSealer {
+  seal(userId: string, body: string): Promise<EnvelopeRecord>;
+  open(userId: string, sealed: EnvelopeRecord): Promise<string>;
 }
 
 const answerHeaders = (headersOf: AnswerHeaders): Middleware => {
@@ -203,87 +215,118 @@ const answerHeaders = (headersOf: AnswerHeaders): Middleware => {
 /** Body size cap, JSON parse, auth, CSRF, rate limit and validation, in that order (docs/architecture.md §4). */
 function prepare(routes: Map<string, RouteDefinition>): Middleware {
   return {
-    before: async (request: PipelineRequest) => {
-      const event = request.event;
-      const route = routes.get(event.routeKey);
-      if (!route) throw new HttpError(404, 'no such route', 'NOT_FOUND');
-      request.internal.route = route;
-      const headers = event.headers ?? {};
-      const cookies = readCookies(event);
-      const ip = event.requestContext?.http?.sourceIp ?? 'unknown';
-
-      const raw = bodyText(event);
-      if (Buffer.byteLength(raw) > config().maxBodyBytes) throw new HttpError(413, 'request body too large', 'PAYLOAD_TOO_LARGE');
-      if (route.sameOriginOnly) {
-        const why = crossSiteReason(headers, config().appUrl);
-        if (why) throw new HttpError(403, `cross-site request refused: ${why}`, 'CROSS_SITE_REQUEST');
-      }
-      let parsedBody: unknown;
-      if (route.body && !route.rawBody) {
-        // Only JSON is read as JSON: a `text/plain` body is what a cross-site form can send without a preflight.
-        if (raw.trim() !== '' && !isJsonContentType(headers['content-type'])) {
-          const spec400 = route.nonJsonStatus === 400;
-          throw new HttpError(
-            spec400 ? 400 : 415,
-            'the request body must be sent as Content-Type: application/json',
-            spec400 ? 'UNSUPPORTED_CONTENT_TYPE' : 'UNSUPPORTED_MEDIA_TYPE',
-          );
-        }
-        if (jsonNestingExceeds(raw)) throw new HttpError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
-        try {
-          parsedBody = raw.trim() === '' ? {} : JSON.parse(raw);
-        } catch {
-          throw new HttpError(400, 'request body is not valid JSON', 'INVALID_JSON');
-        }
-      }
-
-      let auth: AuthContext | undefined;
-      if (route.auth !== 'none') {
-        try {
-          auth = await authenticate(headers.authorization, cookies[SESSION_COOKIE]);
-        } catch (err) {
-          if (!(err instanceof AuthFailureError)) throw err;
-          if (err.code === 'AUTH_ERROR') throw new HttpError(500, err.message, 'AUTH_ERROR');
-          throw new HttpError(401, err.message, err.code);
-        }
-        if (!auth && route.auth !== 'optional') {
-          const why = hasForeignAuthorization(headers.authorization) ? 'Authorization must use the Bearer scheme' : 'authentication required';
-          throw new HttpError(401, why, 'AUTH_REQUIRED');
-        }
-        if (route.auth === 'admin' && !auth!.isAdmin) throw new HttpError(403, 'admin access required', 'ADMIN_REQUIRED');
-        if (auth?.via === 'cookie' && UNSAFE_METHODS.has(route.method)) {
-          if (!csrfTokenMatches(auth.sessionId!, cookies[CSRF_COOKIE], headers['x-csrf-token'])) {
-            throw new HttpError(403, 'missing or invalid CSRF token', 'CSRF_INVALID');
-          }
-        }
-      }
-
-      if (route.rateLimit) {
-        const rule = config().rateLimits[route.rateLimit]!;
-        await consumeRateLimit(route.rateLimit, rateLimitSubject(rule, ip, auth?.userId));
-      }
-
-      const params = parseWith(route.params, event.pathParameters ?? {}, 'params');
-      const query = parseWith(route.query, event.queryStringParameters ?? {}, 'query');
-      const body = route.handlerValidates || route.rawBody ? parsedBody : parseWith(route.body, parsedBody, 'body');
-
-      const ctx = {
-        route,
-        params,
-        query,
-        body,
-        rawBody: raw,
-        headers,
-        cookies,
-        ip,
-        auth,
-        requestId: requestIdOf(event),
-        event,
-      } as OperationContext;
-      request.internal.ctx = ctx;
-      preparedContexts.set(event, ctx);
-    },
+    before: (request: PipelineRequest) => beforeDeadline(prepareRequest(routes, request)),
   };
+}
+
+async function prepareRequest(routes: Map<string, RouteDefinition>, request: PipelineRequest): Promise<void> {
+  const event = request.event;
+  const route = routes.get(event.routeKey);
+  if (!route) throw new HttpError(404, 'no such route', 'NOT_FOUND');
+  request.internal.route = route;
+  const headers = event.headers ?? {};
+  const cookies = readCookies(event);
+  const ip = event.requestContext?.http?.sourceIp ?? 'unknown';
+
+  const raw = bodyText(event);
+  if (Buffer.byteLength(raw) > config().maxBodyBytes) throw new HttpError(413, 'request body too large', 'PAYLOAD_TOO_LARGE');
+  if (route.sameOriginOnly) {
+    const why = crossSiteReason(headers, config().appUrl);
+    if (why) throw new HttpError(403, `cross-site request refused: ${why}`, 'CROSS_SITE_REQUEST');
+  }
+  let parsedBody: unknown;
+  if (route.body && !route.rawBody) {
+    // Only JSON is read as JSON: a `text/plain` body is what a cross-site form can send without a preflight.
+    if (raw.trim() !== '' && !isJsonContentType(headers['content-type'])) {
+      const spec400 = route.nonJsonStatus === 400;
+      throw new HttpError(
+        spec400 ? 400 : 415,
+        'the request body must be sent as Content-Type: application/json',
+        spec400 ? 'UNSUPPORTED_CONTENT_TYPE' : 'UNSUPPORTED_MEDIA_TYPE',
+      );
+    }
+    if (jsonNestingExceeds(raw)) throw new HttpError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
+    try {
+      parsedBody = raw.trim() === '' ? {} : JSON.parse(raw);
+    } catch {
+      throw new HttpError(400, 'request body is not valid JSON', 'INVALID_JSON');
+    }
+  }
+
+  let auth: AuthContext | undefined;
+  if (route.auth !== 'none') {
+    try {
+      auth = await authenticate(headers.authorization, cookies[SESSION_COOKIE]);
+    } catch (err) {
+      if (!(err instanceof AuthFailureError)) throw err;
+      if (err.code === 'AUTH_ERROR') throw new HttpError(500, err.message, 'AUTH_ERROR');
+      throw new HttpError(401, err.message, err.code);
+    }
+    if (!auth && route.auth !== 'optional') {
+      const why = hasForeignAuthorization(headers.authorization) ? 'Authorization must use the Bearer scheme' : 'authentication required';
+      throw new HttpError(401, why, 'AUTH_REQUIRED');
+    }
+    if (route.auth === 'admin' && !auth!.isAdmin) throw new HttpError(403, 'admin access required', 'ADMIN_REQUIRED');
+    if (auth?.via === 'cookie' && UNSAFE_METHODS.has(route.method)) {
+      if (!csrfTokenMatches(auth.sessionId!, cookies[CSRF_COOKIE], headers['x-csrf-token'])) {
+        throw new HttpError(403, 'missing or invalid CSRF token', 'CSRF_INVALID');
+      }
+    }
+  }
+
+  if (route.rateLimit) {
+    const rule = config().rateLimits[route.rateLimit]!;
+    await consumeRateLimit(route.rateLimit, rateLimitSubject(rule, ip, auth?.userId));
+  }
+
+  const params = parseWith(route.params, event.pathParameters ?? {}, 'params');
+  const query = parseWith(route.query, event.queryStringParameters ?? {}, 'query');
+  const body = route.handlerValidates || route.rawBody ? parsedBody : parseWith(route.body, parsedBody, 'body');
+
+  const ctx = {
+    route,
+    params,
+    query,
+    body,
+    rawBody: raw,
+    headers,
+    cookies,
+    ip,
+    auth,
+    requestId: requestIdOf(event),
+    event,
+  } as OperationContext;
+  request.internal.ctx = ctx;
+  preparedContexts.set(event, ctx);
+}
+
+/** Time left to log and send the answer after the deadline, before the function itself is stopped. */
+const ANSWER_MARGIN_MS = 1000;
+
+/** The request's budget: REQUEST_DEADLINE_MS, never past the function's own remaining time less the margin. */
+function requestBudgetMs(context: Partial<Context> | undefined): number {
+  const functionLeft = context?.getRemainingTimeInMillis?.();
+  const configured = config().requestDeadlineMs;
+  return functionLeft === undefined ? configured : Math.min(configured, functionLeft - ANSWER_MARGIN_MS);
+}
+
+const deadlineExceeded = () => new HttpError(504, 'the request did not finish in time; retry it', 'DEADLINE_EXCEEDED');
+
+/**
+ * `work`, or 504 DEADLINE_EXCEEDED when the request's deadline passes first. The work itself goes on
+ * (a DynamoDB call is bounded by its own budget); a write under an Idempotency-Key still stores its
+ * answer, so the client's retry with the same key learns what happened.
+ */
+function beforeDeadline<T>(work: Promise<T>): Promise<T> {
+  const signal = deadlineSignal();
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(deadlineExceeded());
+  let onAbort: () => void = () => undefined;
+  const expired = new Promise<never>((_, reject) => {
+    onAbort = () => reject(deadlineExceeded());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, expired]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** Printable ASCII without spaces, as the IETF Idempotency-Key draft's clients send (UUIDs, ULIDs). */
@@ -297,7 +340,7 @@ const MAX_STORED_ANSWER_BYTES = 300_000;
  * another body under the same key is refused (422), as is a repeat while the first still runs (409).
  * Failures keep nothing, so a retry with the same key runs again. Without the header nothing changes.
  */
-async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>): Promise<ApiResult> {
+async function idempotently(ctx: OperationContext, sealer: AnswerSealer | undefined, run: () => Promise<ApiResult>): Promise<ApiResult> {
   const key = ctx.headers['idempotency-key'];
   if (!ctx.route.idempotent || key === undefined || !ctx.auth) return run();
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
@@ -313,7 +356,8 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
     throw new HttpError(409, 'a request with this Idempotency-Key is still being processed; retry later', 'IDEMPOTENCY_IN_PROGRESS');
   }
   if (claim.outcome === 'replay') {
-    const { statusCode, body, contentType } = claim.answer;
+    const { statusCode, sealedBody, contentType } = claim.answer;
+    const body = sealedBody && sealer ? await sealer.open(userId, sealedBody) : claim.answer.body;
     const headers = { ...baseHeaders(ctx.requestId), ...(contentType ? { 'content-type': contentType } : {}), 'idempotent-replayed': 'true' };
     return { statusCode, headers, ...(body !== undefined ? { body } : {}) };
   }
@@ -330,7 +374,12 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
   const storable = body !== undefined ? Buffer.byteLength(body) <= MAX_STORED_ANSWER_BYTES : status === 204;
   if (status < 300 && !result.cookies && storable) {
     const contentType = result.headers?.['content-type'];
-    await completeIdempotencyKey(userId, operation, key, { statusCode: status, body, contentType: typeof contentType === 'string' ? contentType : undefined });
+    const kept = ctx.route.secretAnswer && body !== undefined ? { sealedBody: await sealer!.seal(userId, body) } : { body };
+    await completeIdempotencyKey(userId, operation, key, {
+      statusCode: status,
+      ...kept,
+      contentType: typeof contentType === 'string' ? contentType : undefined,
+    });
   } else await releaseIdempotencyKey(userId, operation, key);
   return result;
 }
@@ -341,11 +390,13 @@ async function idempotently(ctx: OperationContext, run: () => Promise<ApiResult>
  */
 export function createHandler<G extends RouteGroup>(group: G, operations: NoInfer<Operations<G>>, options: HandlerOptions = {}) {
   const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
+  const unsealed = group.routes.find((r) => r.idempotent && r.secretAnswer && !options.answerSealer);
+  if (unsealed) throw new Error(`${unsealed.operation} keeps a secret answer for replay: give createHandler an answerSealer`);
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
   // Registered before the error responder, so its onError runs after the error became an answer.
   const policies = options.cors ? [answerHeaders(options.cors)] : [];
-  return middy<ApiEvent, ApiResult, Error, Context, PipelineState>()
+  const handler = middy<ApiEvent, ApiResult, Error, Context, PipelineState>()
     .use(requestLogging())
     .use(policies)
     .use(errorResponder())
@@ -354,11 +405,15 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
       const ctx = preparedContexts.get(event)!;
       const operation = impl[ctx.route.operation];
       if (!operation) throw notImplemented();
-      return idempotently(ctx, async () => {
-        const result = await operation(ctx);
-        if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
-        if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
-        return toResult(200, result, ctx.requestId);
-      });
+      return beforeDeadline(
+        idempotently(ctx, options.answerSealer, async () => {
+          const result = await operation(ctx);
+          if (result instanceof Reply) return toResult(result.status, result.body, ctx.requestId, result.headers, result.cookies);
+          if (result instanceof StreamReply) return streamResult(result, event, ctx.requestId);
+          return toResult(200, result, ctx.requestId);
+        }),
+      );
     });
+  // The deadline wraps the whole chain, so authentication and the rate-limit write run inside it too.
+  return (event: ApiEvent, context: Context): Promise<ApiResult> => withDeadline(requestBudgetMs(context), () => handler(event, context));
 }

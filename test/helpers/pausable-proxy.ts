@@ -1,4 +1,7 @@
 import net from 'node:net';
+import { reloadConfig } from '../../shared/config';
+import { resetDbClient } from '../../shared/db/client';
+import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -53,4 +56,19 @@ export async function startPausableProxy(target: URL) {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * After a fault test: the table's real endpoint and the test budget again, and the settings the
+ * test changed besides (named here) back to their defaults.
+ */
+export function restoreDatabase(realEndpoint: string, alsoReset: string[] = []) {
+  reloadConfig({
+    DYNAMODB_ENDPOINT: realEndpoint,
+    DYNAMODB_CONNECT_TIMEOUT_MS: undefined,
+    DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS,
+    DYNAMODB_MAX_ATTEMPTS: undefined,
+    ...Object.fromEntries(alsoReset.map((k) => [k, undefined])),
+  });
+  resetDbClient();
 }

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config, reloadConfig } from '../../shared/config';
 import { resetDbClient } from '../../shared/db/client';
 import { accountSession, call, type TestSession } from '../helpers/api';
-import { startPausableProxy } from '../helpers/pausable-proxy';
-import { TEST_DB_REQUEST_TIMEOUT_MS } from '../helpers/test-budgets';
+import { restoreDatabase, startPausableProxy } from '../helpers/pausable-proxy';
 
 /**
  * Issue 20, fault 4 and 5: a database that stops answering (paused, as a stalled or SIGSTOPped
@@ -24,14 +23,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  reloadConfig({
-    DYNAMODB_ENDPOINT: realEndpoint,
-    DYNAMODB_CONNECT_TIMEOUT_MS: undefined,
-    DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS,
-    DYNAMODB_MAX_ATTEMPTS: undefined,
-    HEALTH_PROBE_CACHE_MS: undefined,
-  });
-  resetDbClient();
+  restoreDatabase(realEndpoint, ['HEALTH_PROBE_CACHE_MS']);
   await proxy.close();
 });
 

@@ -103,10 +103,10 @@ describe('token gating on the ERC-20 balance (spec 4.2)', () => {
     expect((await call('GET', '/api/auth/token-gating/verify', { ip: uniqueIp() })).status).toBe(400);
   });
 
-  it('an RPC that is down or too slow answers 500 CHAIN_UNAVAILABLE, never a hang', async () => {
+  it('an RPC that is down or too slow answers 503 CHAIN_UNAVAILABLE, never a hang', async () => {
     gate(await refusedUrl());
     const down = await post({ fid: '1', address: holder });
-    expect(down.status).toBe(500);
+    expect(down.status).toBe(503);
     expect(down.body.code).toBe('CHAIN_UNAVAILABLE');
 
     const slow = await startFakeJsonRpc();
@@ -115,7 +115,7 @@ describe('token gating on the ERC-20 balance (spec 4.2)', () => {
       gate(slow.url);
       reloadConfig({ CHAIN_RPC_TIMEOUT_MS: '300' });
       const res = await get(holder);
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(503);
       expect(res.body.code).toBe('CHAIN_UNAVAILABLE');
     } finally {
       await slow.close();

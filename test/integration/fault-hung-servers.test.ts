@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { OUTSIDE_CALL_MARGIN_MS } from '../../shared/deadline';
+import { createUser } from '../../shared/db/users';
+import { call, testSession, uniqueIp, type CallResult } from '../helpers/api';
+import { startHungServer } from '../helpers/hung-server';
+import { useFakeModelProviders } from '../helpers/model-providers';
+import { subscribe } from './agents-helpers';
+
+/**
+ * Issue 20, fault 6: outside calls end inside the request's deadline. Each outside server here
+ * accepts the connection and never answers; the services' own timeouts are set far above the
+ * deadline, so only the deadline can bound them, and each route answers in time with its own code.
+ */
+const DEADLINE_MS = 4000;
+/** The outside call's share of the deadline; the rest is the request's own table reads and writes. */
+const OUTSIDE_BUDGET_MS = DEADLINE_MS - OUTSIDE_CALL_MARGIN_MS;
+const LONG_OUTSIDE_TIMEOUTS = { MODEL_API_TIMEOUT_MS: '60000', CHAIN_RPC_TIMEOUT_MS: '60000', CARD_TIMEOUT_MS: '60000' };
+
+const bed = useFakeModelProviders();
+/** One hung server per test, so no test reuses a connection another one opened. */
+let hung: Awaited<ReturnType<typeof startHungServer>>;
+const figures: Record<string, number> = {};
+
+beforeAll(async () => {
+  bed.apply({ REQUEST_DEADLINE_MS: String(DEADLINE_MS), ...LONG_OUTSIDE_TIMEOUTS });
+  // Loads each group's handler first, so the timings below are the requests' own, not module loading.
+  const warm = await testSession();
+  await Promise.all([
+    call('GET', '/api/ai/models'),
+    call('GET', `/api/auth/token-gating/verify?address=${privateKeyToAccount(generatePrivateKey()).address}`, { ip: uniqueIp() }),
+    call('GET', '/api/billing', { session: warm }),
+  ]);
+});
+beforeEach(async () => {
+  hung = await startHungServer();
+});
+afterEach(async () => {
+  await hung.close();
+});
+
+afterAll(async () => {
+  console.info(`answers under hung outside servers (ms, deadline ${DEADLINE_MS}):`, figures);
+  bed.apply({
+    REQUEST_DEADLINE_MS: undefined,
+    MODEL_API_TIMEOUT_MS: undefined,
+    CHAIN_RPC_TIMEOUT_MS: undefined,
+    CARD_TIMEOUT_MS: undefined,
+    GATING_TOKEN_ADDRESS: undefined,
+    GATING_RPC_URL: undefined,
+    CARD_SECRET_KEY: undefined,
+    CARD_API_HOST: undefined,
+    CARD_API_PORT: undefined,
+    CARD_API_PROTOCOL: undefined,
+    CARD_PRICES: undefined,
+  });
+});
+
+/** Runs one request against the hung server and checks it answered with `status`/`code` inside the deadline. */
+async function answersInTime(name: string, status: number, code: string, run: () => Promise<CallResult>) {
+  const before = hung.connections();
+  const started = Date.now();
+  const res = await run();
+  const ms = Date.now() - started;
+  figures[name] = ms;
+  expect([res.status, res.body?.code], name).toEqual([status, code]);
+  expect(typeof res.body.error).toBe('string');
+  expect(hung.connections(), `${name} called the hung server`).toBeGreaterThan(before);
+  // Held until the outside call's budget ran out, and answered before the deadline.
+  expect(ms).toBeGreaterThanOrEqual(OUTSIDE_BUDGET_MS - 1500);
+  expect(ms).toBeLessThan(DEADLINE_MS);
+}
+
+describe('hung outside servers answer within the deadline with their codes', () => {
+  it('model provider: chat answers 500 PROVIDER_TIMEOUT, not a bare internal error', async () => {
+    const session = await testSession();
+    await subscribe(session.userId, 'solo');
+    bed.apply({ MODEL_API_BASE_URL: hung.url, ANTHROPIC_BASE_URL: hung.url });
+    try {
+      await answersInTime('model chat', 500, 'PROVIDER_TIMEOUT', () =>
+        call('POST', '/api/ai/chat', { session, body: { messages: [{ role: 'user', content: 'hello' }] } }),
+      );
+    } finally {
+      bed.apply({ MODEL_API_BASE_URL: bed.model.baseUrl, ANTHROPIC_BASE_URL: bed.model.baseUrl });
+    }
+  });
+
+  it('chain RPC: token gating answers 503 CHAIN_UNAVAILABLE, both the check and the status read', async () => {
+    bed.apply({ GATING_TOKEN_ADDRESS: privateKeyToAccount(generatePrivateKey()).address, GATING_RPC_URL: hung.url });
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    await answersInTime('token gating POST', 503, 'CHAIN_UNAVAILABLE', () =>
+      call('POST', '/api/auth/token-gating/verify', { body: { fid: '1', address }, ip: uniqueIp() }),
+    );
+    await answersInTime('token gating GET', 503, 'CHAIN_UNAVAILABLE', () =>
+      call('GET', `/api/auth/token-gating/verify?address=${address}`, { ip: uniqueIp() }),
+    );
+  });
+
+  it('card processor: plan checkout, as an action and as a redirect, answers 502 CARD_PROCESSOR_ERROR', async () => {
+    bed.apply({
+      CARD_SECRET_KEY: 'sk_test_hung',
+      CARD_API_HOST: '127.0.0.1',
+      CARD_API_PORT: String(hung.port),
+      CARD_API_PROTOCOL: 'http',
+      CARD_PRICES: JSON.stringify({ solo: 'price_solo_m' }),
+    });
+    const user = await createUser({ email: `${randomUUID()}@example.com` });
+    const session = await testSession({ userId: user.userId, email: user.email });
+    await answersInTime('card checkout', 502, 'CARD_PROCESSOR_ERROR', () =>
+      call('POST', '/api/billing', { session, body: { action: 'create-checkout', plan: 'solo' } }),
+    );
+    await answersInTime('card checkout redirect', 502, 'CARD_PROCESSOR_ERROR', () => call('GET', '/api/card/checkout?plan=solo', { session }));
+  });
+});
