@@ -163,6 +163,9 @@ export const KNOWN_SETTINGS = [
   'COINBASE_VERIFICATION_SCHEMA_UID',
   'ENS_RPC_URL',
   'ENS_UNIVERSAL_RESOLVER',
+  // per-agent log in AWS (issue 18)
+  'RUNTIME_LOG_GROUP',
+  'CLOUDWATCH_LOGS_ENDPOINT',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -186,6 +189,7 @@ export const STACK_SETTINGS: Readonly<Record<string, string>> = {
   AGENT_DOMAIN: 'use the context key agentDomain',
   FILE_STORAGE: "always s3 in the stack, with the stack's files bucket",
   FILES_BUCKET: "the stack's files bucket",
+  RUNTIME_LOG_GROUP: "the runtime task's log group",
 };
 
 /** Meaningful only in the local stack and the tests (emulators, files, child processes, fake servers). */
@@ -205,6 +209,7 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'CARD_MODE',
   'FILES_S3_ENDPOINT',
   'FETCH_ALLOWED_LOOPBACK',
+  'CLOUDWATCH_LOGS_ENDPOINT',
 ];
 
 /**

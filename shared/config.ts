@@ -336,6 +336,10 @@ const EnvSchema = z.object({
   /** `ens` agent verification: the name must resolve to the signing wallet on this chain (Ethereum mainnet) through the ENS Universal Resolver. Unset → 503 ENS_NOT_CONFIGURED. */
   ENS_RPC_URL: z.url().optional(),
   ENS_UNIVERSAL_RESOLVER: evmAddress.default('0xeeeeeeee14d718c2b47d9923deab1335e144eeee'),
+  /** Per-agent log in AWS (issue 18): the CloudWatch Logs group the runtime tasks write to (the stack sets it); unset = the lines the local launcher keeps. */
+  RUNTIME_LOG_GROUP: z.string().min(1).max(512).optional(),
+  /** Another CloudWatch Logs endpoint, for a loopback fake in tests; default AWS's. */
+  CLOUDWATCH_LOGS_ENDPOINT: z.url().optional(),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -541,6 +545,8 @@ function parse(env: NodeJS.ProcessEnv) {
     },
     /** The guarded fetch of user-supplied URLs (issue 13 part B). */
     fetch: { allowedLoopback: e.FETCH_ALLOWED_LOOPBACK },
+    /** Where the per-agent log reads runtime output in AWS (issue 18). */
+    runtimeLogs: { group: e.RUNTIME_LOG_GROUP, endpoint: e.CLOUDWATCH_LOGS_ENDPOINT },
   };
 }
 
