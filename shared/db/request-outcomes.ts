@@ -81,8 +81,8 @@ export async function flushRequestOutcomes(now = Date.now()): Promise<void> {
           }),
         );
       } catch (err) {
+        // Kept, but not counted towards the next write: that waits REQUEST_FLUSH_MS or as many new answers, so a table in trouble is not asked again at once.
         add(minute, o);
-        pendingCount += o.total;
         failures.push(err);
       }
     }),

@@ -110,7 +110,8 @@ async function logAccess(request: PipelineRequest) {
   const status = request.response?.statusCode;
   logger().info('request', { status, ms: Math.round(ms * 100) / 100 });
   // The public uptime and success rate (shared/db/request-outcomes.ts): a write every so many answers, not one per request.
-  if (status !== undefined && noteRequestOutcome(status, ms)) {
+  // Never on a 503: the table is likely what failed, and the answer must not wait for it once more.
+  if (status !== undefined && noteRequestOutcome(status, ms) && status !== 503) {
     await flushRequestOutcomes().catch((err) => logger().warn('could not record request outcomes; kept for the next write', { error: (err as Error).name }));
   }
   logger().removeKeys(['requestId', 'route']);

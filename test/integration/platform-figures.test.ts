@@ -137,7 +137,7 @@ describe('platform uptime and success rate from the API answers', () => {
     expect(m.performance).toEqual({ averageResponseTime: 10, successRate: '71.43%', errorRate: '28.57%' });
   });
 
-  it('a failed write keeps its notes for the next one', async () => {
+  it('a failed write keeps its notes for the next one, which waits instead of asking the table again at once', async () => {
     const now = Date.parse('2033-08-01T08:00:00.000Z');
     noteRequestOutcome(200, 5, now);
     reloadConfig({ TABLE_NAME: `missing-${randomUUID().slice(0, 8)}` });
@@ -145,9 +145,10 @@ describe('platform uptime and success rate from the API answers', () => {
     await expect(flushRequestOutcomes(now)).rejects.toThrow();
     reloadConfig({ TABLE_NAME: table.name });
     resetDbClient();
-    noteRequestOutcome(500, 5, now);
+    expect(noteRequestOutcome(500, 5, now)).toBe(false);
+    expect(noteRequestOutcome(200, 5, now + 1000)).toBe(false);
     await flushRequestOutcomes(now);
-    expect([...(await requestOutcomesBetween(new Date(now), new Date(now))).values()]).toEqual([{ total: 2, failed: 1, msTotal: 10 }]);
+    expect([...(await requestOutcomesBetween(new Date(now), new Date(now))).values()]).toEqual([{ total: 3, failed: 1, msTotal: 15 }]);
   });
 });
 
