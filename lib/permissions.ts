@@ -49,7 +49,9 @@ export type Need =
    */
   | 'reachInstances'
   /** Objects of the files bucket (shared/adapters/file-storage-s3.ts): get, put (and copy), delete, list. */
-  | 'fileBucket';
+  | 'fileBucket'
+  /** logs:GetLogEvents on the runtime tasks' log group: the per-agent log (shared/adapters/runtime-logs-cloudwatch.ts). */
+  | 'readRuntimeLogs';
 
 /**
  * The single table of extra rights, function name → needs, kept to what each function's code calls
@@ -62,7 +64,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   accounts: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
-  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances'],
+  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances', 'readRuntimeLogs'],
   provision: ['sendProvisioning', 'dataKey', 'sendEvents'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
@@ -183,6 +185,10 @@ function grant(need: Need, fn: IFunction, t: GrantTargets) {
     case 'fileBucket':
       allow(['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], [t.filesBucket.arnForObjects('*')]);
       allow(['s3:ListBucket'], [t.filesBucket.bucketArn]);
+      return;
+    case 'readRuntimeLogs':
+      // The group's ARN ends in `:*`, which covers its streams (GetLogEvents is authorised on the stream).
+      allow(['logs:GetLogEvents'], [t.compute.runtimeLogGroup.logGroupArn]);
       return;
     case 'reachInstances':
       // Placement, not a grant: lib/platform-stack.ts puts these functions in the VPC (networkOf).

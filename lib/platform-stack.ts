@@ -161,6 +161,7 @@ export class PlatformStack extends Stack {
       },
       stopTasks: { ECS_CLUSTER_ARN: compute.cluster.clusterArn },
       fileBucket: { FILE_STORAGE: 's3', FILES_BUCKET: files.bucket.bucketName },
+      readRuntimeLogs: { RUNTIME_LOG_GROUP: compute.runtimeLogGroup.logGroupName },
     };
     // Runtimes reach the platform API by its own URL unless the operator routes them elsewhere.
     const settingDefaults = { RUNTIME_PLATFORM_URL: api.url };

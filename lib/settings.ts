@@ -174,6 +174,9 @@ export const KNOWN_SETTINGS = [
   'ECS_ENDPOINT',
   'KMS_ENDPOINT',
   'PROVISIONING_REDRIVE_AFTER_SECONDS',
+  // per-agent log in AWS (issue 18)
+  'RUNTIME_LOG_GROUP',
+  'CLOUDWATCH_LOGS_ENDPOINT',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -197,6 +200,7 @@ export const STACK_SETTINGS: Readonly<Record<string, string>> = {
   AGENT_DOMAIN: 'use the context key agentDomain',
   FILE_STORAGE: "always s3 in the stack, with the stack's files bucket",
   FILES_BUCKET: "the stack's files bucket",
+  RUNTIME_LOG_GROUP: "the runtime task's log group",
 };
 
 /** Meaningful only in the local stack and the tests (emulators, files, child processes, fake servers). */
@@ -218,6 +222,7 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'FETCH_ALLOWED_LOOPBACK',
   'ECS_ENDPOINT',
   'KMS_ENDPOINT',
+  'CLOUDWATCH_LOGS_ENDPOINT',
 ];
 
 /**

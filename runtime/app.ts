@@ -35,8 +35,15 @@ export interface RuntimeOptions {
   runtimeVersion: string;
   /** Messages of history kept per agent and sent to the model. */
   historyLimit?: number;
-  log?: (message: string, extra?: Record<string, unknown>) => void;
+  /**
+   * The runtime's own log lines (startup, chats handled, failures): JSON on stderr (runtime/server.ts),
+   * which the platform keeps as the per-agent log (the local launcher captures it, awslogs in AWS).
+   * `agentId` makes a line that agent's; never message content, memory or credentials.
+   */
+  log?: (message: string, extra?: LogFields) => void;
 }
+
+export type LogFields = Record<string, unknown> & { level?: 'INFO' | 'WARN' | 'ERROR'; agentId?: string };
 
 const MAX_MESSAGE_CHARS = 32_000;
 const MAX_MEMORY_CHARS = 16_000;
@@ -138,12 +145,14 @@ export function createRuntime(opts: RuntimeOptions) {
       ];
       await opts.platform
         .report(agent.id, exchange, { responseMs: Math.round(performance.now() - started) })
-        .catch((err) => log('could not store an exchange', { error: String(err) }));
+        .catch((err) => log('could not store an exchange', { level: 'WARN', agentId: agent.id, error: String(err).slice(0, 200) }));
       // A thread's exchange belongs to that thread: the agent-wide context stays as it was.
       if (!thread) agent.messages = [...agent.messages, ...exchange].slice(-historyLimit);
+      log('chat handled', { agentId: agent.id, ms: Math.round(performance.now() - started), thread: !!thread, tokens: out.usage?.total_tokens });
       return { ok: true as const, content: reply, usage: out.usage };
     } catch (err) {
       const e = err instanceof PlatformError ? err : new PlatformError('the agent failed to answer', 500, 'RUNTIME_ERROR');
+      log('chat failed', { level: 'ERROR', agentId: agent.id, code: e.code, error: e.message.slice(0, 200) });
       await opts.platform.report(agent.id, [{ role: 'user', content }], { failed: true }).catch(() => undefined);
       agent.messages = [...agent.messages, { role: 'user' as const, content }].slice(-historyLimit);
       return { ok: false as const, code: e.code, error: e.message };
@@ -193,7 +202,7 @@ export function createRuntime(opts: RuntimeOptions) {
         if (result.ok) send({ type: 'message', role: 'assistant', agentId, content: result.content, replyTo: frame.id });
         else send({ type: 'error', agentId, code: result.code, error: result.error, replyTo: frame.id });
       }).catch((err) => {
-        log('an exchange failed', { agentId, error: String(err).slice(0, 200) });
+        log('an exchange failed', { level: 'ERROR', agentId, error: String(err).slice(0, 200) });
         send({ type: 'error', agentId, code: 'RUNTIME_ERROR', error: 'the agent failed to answer', replyTo: frame.id });
       });
     });
@@ -317,6 +326,7 @@ export function createRuntime(opts: RuntimeOptions) {
     const base = change.replace !== undefined ? Object.entries(change.replace) : Object.entries(agent.memory);
     agent.memory = Object.fromEntries([...base, ...Object.entries(change.set ?? {})]);
     if (change.clearHistory === true) agent.messages = [];
+    log('memory change applied', { agentId, keys: Object.keys(agent.memory).length, historyCleared: change.clearHistory === true });
     return json(res, 200, { success: true, agentId, keys: Object.keys(agent.memory).length, messages: agent.messages.length });
   }
 
@@ -397,7 +407,7 @@ export function createRuntime(opts: RuntimeOptions) {
           await load();
           return;
         } catch (err) {
-          log('loading the state from the platform failed', { attempt: i, error: (err as Error).message });
+          log('loading the state from the platform failed', { level: 'WARN', attempt: i, error: (err as Error).message });
           if (i >= attempts) throw err;
           await new Promise((r) => setTimeout(r, pauseMs));
         }

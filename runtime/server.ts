@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createRuntime } from './app';
+import { createRuntime, type LogFields } from './app';
 import { platformClient } from './platform';
 import { BUILT_IN_VERSION } from './version';
 
@@ -11,8 +11,9 @@ import { BUILT_IN_VERSION } from './version';
  * Prints `listening <port>` on stdout once it accepts connections.
  */
 
-const log = (message: string, extra: Record<string, unknown> = {}) =>
-  process.stderr.write(`${JSON.stringify({ level: 'INFO', service: 'agent-runtime', message, ...extra, timestamp: new Date().toISOString() })}\n`);
+/** One JSON line per event on stderr: the launcher (locally) or awslogs (in AWS) hands it to the per-agent log. */
+const log = (message: string, { level = 'INFO', ...extra }: LogFields = {}) =>
+  process.stderr.write(`${JSON.stringify({ level, service: 'agent-runtime', message, ...extra, timestamp: new Date().toISOString() })}\n`);
 
 function required(name: string): string {
   const value = process.env[name];
@@ -56,9 +57,9 @@ async function main() {
 
   try {
     await runtime.start();
-    log('state loaded; ready');
+    log('state loaded; ready', { runtimeVersion: process.env.RUNTIME_VERSION || BUILT_IN_VERSION });
   } catch (err) {
-    log('could not load the state from the platform; exiting', { error: (err as Error).message });
+    log('could not load the state from the platform; exiting', { level: 'ERROR', error: (err as Error).message });
     process.exit(1);
   }
 }

@@ -390,6 +390,10 @@ const EnvSchema = z.object({
   KMS_ENDPOINT: z.url().optional(),
   /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off. */
   PROVISIONING_REDRIVE_AFTER_SECONDS: z.coerce.number().int().min(0).default(180),
+  /** Per-agent log in AWS (issue 18): the CloudWatch Logs group the runtime tasks write to (the stack sets it); unset = the lines the local launcher keeps. */
+  RUNTIME_LOG_GROUP: z.string().min(1).max(512).optional(),
+  /** Another CloudWatch Logs endpoint, for a loopback fake in tests; default AWS's. */
+  CLOUDWATCH_LOGS_ENDPOINT: z.url().optional(),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -610,6 +614,8 @@ function parse(env: NodeJS.ProcessEnv) {
       ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
       kms: e.KMS_ENDPOINT ? { endpoint: e.KMS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
     },
+    /** Where the per-agent log reads runtime output in AWS (issue 18). */
+    runtimeLogs: { group: e.RUNTIME_LOG_GROUP, endpoint: e.CLOUDWATCH_LOGS_ENDPOINT },
   };
 }
 

@@ -8,8 +8,11 @@ const view = (s: HeartbeatSettings): HeartbeatSettings => ({
   nextHeartbeat: s.nextHeartbeat ?? null,
 });
 
-const describe = (s: HeartbeatSettings) =>
-  s.enabled ? `Heartbeat every ${s.frequency}; next at ${s.nextHeartbeat}` : `Heartbeat is off (frequency ${s.frequency}); send enabled: true to start it`;
+function describe(s: HeartbeatSettings) {
+  if (!s.enabled) return `Heartbeat is off (frequency ${s.frequency}); send enabled: true to start it`;
+  if (!s.nextHeartbeat) return `Heartbeat every ${s.frequency}; the first one runs when your instance is running`;
+  return `Heartbeat every ${s.frequency}; next at ${s.nextHeartbeat}`;
+}
 
 export async function readHeartbeat(auth: AuthContext) {
   const settings = view((await getHeartbeat(auth.userId)) ?? defaultHeartbeat(auth.userId));

@@ -1,11 +1,16 @@
 import { config } from '../../shared/config';
 import { readPlatformCounters } from '../../shared/db/agents';
 import { sumDaily, tableSizeBytes, utcDay } from '../../shared/db/metrics';
+import { requestOutcomesBetween } from '../../shared/db/request-outcomes';
 
-/** Uptime and performance are taken over the heartbeat checks of this many days (samples live 35). */
+/** Agent uptime is taken over the heartbeat checks of this many days (samples live 35). */
 export const PERFORMANCE_WINDOW_DAYS = 30;
+/** The API's uptime and performance are taken over its answers of this many hours (one counter item a minute). */
+export const REQUEST_WINDOW_HOURS = 24;
+/** A minute in which more than this share of the answers were 5xx counts as down. */
+export const DOWN_MINUTE_FAILED_SHARE = 0.5;
 
-const HEARTBEAT_FIELDS = ['checks', 'reachable', 'healthy', 'messages', 'errors', 'responseMsTotal', 'answered'] as const;
+const HEARTBEAT_FIELDS = ['checks', 'healthy'] as const;
 
 const DAY_MS = 86_400_000;
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -29,17 +34,45 @@ async function messageFigures(now: Date) {
   return { today: total(today), thisWeek: total(week), thisMonth: total(month) };
 }
 
-async function heartbeatFigures(now: Date) {
+/** Share of the heartbeat checks of running instances that found them healthy. */
+async function averageAgentUptime(now: Date) {
   const from = utcDay(new Date(now.getTime() - (PERFORMANCE_WINDOW_DAYS - 1) * DAY_MS));
   const perDay = await sumDaily('heartbeat', HEARTBEAT_FIELDS, from, utcDay(now));
-  const t = Object.fromEntries(HEARTBEAT_FIELDS.map((f) => [f, 0])) as Record<(typeof HEARTBEAT_FIELDS)[number], number>;
-  for (const day of perDay.values()) for (const f of HEARTBEAT_FIELDS) t[f] += day[f];
+  let checks = 0;
+  let healthy = 0;
+  for (const day of perDay.values()) {
+    checks += day.checks;
+    healthy += day.healthy;
+  }
+  return share(healthy, checks);
+}
+
+/**
+ * From what the API answered (shared/db/request-outcomes.ts): uptime = the minutes with answers in
+ * which most were not 5xx, of all minutes with answers; success and error rate = non-5xx and 5xx
+ * answers of all answers; response time = the functions' mean time to answer.
+ */
+async function requestFigures(now: Date) {
+  const minutes = await requestOutcomesBetween(new Date(now.getTime() - REQUEST_WINDOW_HOURS * 3_600_000), now);
+  let total = 0;
+  let failed = 0;
+  let msTotal = 0;
+  let observed = 0;
+  let down = 0;
+  for (const m of minutes.values()) {
+    if (m.total <= 0) continue;
+    total += m.total;
+    failed += m.failed;
+    msTotal += m.msTotal;
+    observed += 1;
+    if (m.failed > m.total * DOWN_MINUTE_FAILED_SHARE) down += 1;
+  }
   return {
-    uptime: { platformUptime: share(t.reachable, t.checks), averageAgentUptime: share(t.healthy, t.checks) },
+    platformUptime: share(observed - down, observed),
     performance: {
-      averageResponseTime: t.answered > 0 ? Math.round(t.responseMsTotal / t.answered) : 0,
-      successRate: percentText(t.messages - t.errors, t.messages),
-      errorRate: percentText(t.errors, t.messages),
+      averageResponseTime: total > 0 ? Math.round(msTotal / total) : 0,
+      successRate: percentText(total - failed, total),
+      errorRate: percentText(failed, total),
     },
   };
 }
@@ -52,7 +85,13 @@ async function storageFigures() {
 
 /** Spec 4.10 `GET /api/metrics`: every figure from maintained counters and the table's own size. */
 export async function platformMetrics(now = new Date()) {
-  const [counters, messages, beats, storage] = await Promise.all([readPlatformCounters(), messageFigures(now), heartbeatFigures(now), storageFigures()]);
+  const [counters, messages, requests, agentUptime, storage] = await Promise.all([
+    readPlatformCounters(),
+    messageFigures(now),
+    requestFigures(now),
+    averageAgentUptime(now),
+    storageFigures(),
+  ]);
   const a = counters.agents;
   const clamp = (n: number) => Math.max(0, n);
   return {
@@ -65,8 +104,8 @@ export async function platformMetrics(now = new Date()) {
       },
       messages,
       deployments: { total: clamp(counters.deployments.total), successful: clamp(counters.deployments.successful), failed: clamp(counters.deployments.failed) },
-      uptime: beats.uptime,
-      performance: beats.performance,
+      uptime: { platformUptime: requests.platformUptime, averageAgentUptime: agentUptime },
+      performance: requests.performance,
       storage,
     },
     timestamp: now.toISOString(),
@@ -76,7 +115,8 @@ export async function platformMetrics(now = new Date()) {
 
 /**
  * The public endpoint's answer, shared for a few seconds per container: it is unauthenticated and
- * each computation reads a few hundred counter items, so a burst of callers must not multiply that.
+ * each computation reads a few hundred daily counter items and up to 1,440 minute items (about 18
+ * RCU), so a burst of callers must not multiply that.
  */
 export const PLATFORM_METRICS_CACHE_MS = 10_000;
 let cached: { at: number; value: Promise<Awaited<ReturnType<typeof platformMetrics>>> } | undefined;

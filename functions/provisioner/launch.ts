@@ -26,6 +26,7 @@ import {
   type InstanceRecord,
   type LaunchHandle,
 } from '../../shared/db/instances';
+import { startDefaultHeartbeat } from '../../shared/db/heartbeat';
 import { recordLifecycleEvent } from '../../shared/db/lifecycle-events';
 import { agentJobId } from '../../shared/db/provision-jobs';
 import { logger } from '../../shared/http/logger';
@@ -127,6 +128,7 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
       status: 'running',
       set: { handle: { ...attempt.health.handle, generation }, ...(rolledBack ? { rolledBack: true } : {}) },
     });
+    await startDefaultHeartbeat(userId);
     logger().info('instance running', { userId, generation, rolledBack });
     emitMetrics({ [PLATFORM_METRICS.provisionsSucceeded]: 1 });
   } else {

@@ -1,5 +1,6 @@
 import type { EventBridgeEvent } from 'aws-lambda';
 import { isHealthy, RUNTIME_PORT } from '../../shared/adapters/launcher';
+import { startDefaultHeartbeat } from '../../shared/db/heartbeat';
 import { gatewayToken, getInstance, settleLaunch, settlePendingAgents } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
 import { relaunchAfterExit } from '../../shared/lifecycle/relaunch';
@@ -50,6 +51,7 @@ export const handler = async (event: EventBridgeEvent<'ECS Task State Change', T
     if (!(await isHealthy(endpoint, await gatewayToken(task.userId)))) return;
     const handle = { ...(instance.handle ?? {}), launcher: 'ecs' as const, id: detail.taskArn, endpoint, generation: task.generation };
     if (await settleLaunch(task.userId, task.generation, { status: 'running', set: { handle } })) {
+      await startDefaultHeartbeat(task.userId);
       logger().info('instance running (task event)', { userId: task.userId, generation: task.generation });
       await settlePendingAgents(task.userId);
     }

@@ -59,6 +59,8 @@ export class Compute extends Construct {
   readonly securityGroup: SecurityGroup;
   /** The image the runtime container runs (RUNTIME_IMAGE of the functions, the default approved image). */
   readonly runtimeImageName: string;
+  /** Where the runtime tasks' stdout and stderr go (awslogs); the per-agent log reads it. */
+  readonly runtimeLogGroup: LogGroup;
   /** Carried by the functions that reach instances; the only source the tasks admit. */
   readonly functionsSecurityGroup: SecurityGroup;
   readonly functionSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
@@ -115,14 +117,16 @@ export class Compute extends Construct {
         conditions: { StringEquals: { 'kms:EncryptionContext:purpose': BOOTSTRAP_PURPOSE } },
       }),
     );
-    const logGroup = new LogGroup(this, 'RuntimeLogs', { retention: RetentionDays.ONE_MONTH });
+    this.runtimeLogGroup = new LogGroup(this, 'RuntimeLogs', { retention: RetentionDays.ONE_MONTH });
+    // Container name and stream prefix make the stream names the per-agent log reads
+    // (RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX in shared/adapters/runtime-logs-cloudwatch.ts; an infra test checks they agree).
     const container = this.taskDefinition.addContainer('runtime', {
       image: props.runtimeImage
         ? ContainerImage.fromRegistry(props.runtimeImage)
         : ContainerImage.fromAsset(props.projectRoot, { file: 'runtime/Dockerfile', platform: Platform.LINUX_ARM64 }),
       essential: true,
       portMappings: [{ containerPort: RUNTIME_PORT }],
-      logging: LogDrivers.awsLogs({ logGroup, streamPrefix: 'runtime' }),
+      logging: LogDrivers.awsLogs({ logGroup: this.runtimeLogGroup, streamPrefix: 'runtime' }),
     });
     this.runtimeImageName = container.imageName;
 

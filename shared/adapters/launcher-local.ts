@@ -7,7 +7,7 @@ import { config, inheritedEnv } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { logger } from '../logger';
-import { LaunchError, type Launcher, type LaunchSpec, type Located } from './launcher';
+import { LaunchError, type Launcher, type LaunchSpec, type Located, runtimeLineFields } from './launcher';
 import { localChildSpawned } from './local-children';
 
 /**
@@ -176,7 +176,7 @@ function captureOutput(child: ChildProcess, keep: NonNullable<LaunchSpec['keepLo
   for (const stream of ['stdout', 'stderr'] as const) {
     createInterface({ input: child[stream]! }).on('line', (line) => {
       if (!line.trim()) return;
-      pending.push({ stream, at: new Date().toISOString(), ...parsedLine(line) });
+      pending.push({ stream, at: new Date().toISOString(), ...runtimeLineFields(line) });
       if (pending.length >= LOG_FLUSH_LINES) flush();
       else timer ??= setTimeout(flush, LOG_FLUSH_MS);
     });
@@ -185,19 +185,6 @@ function captureOutput(child: ChildProcess, keep: NonNullable<LaunchSpec['keepLo
     if (timer) clearTimeout(timer);
     flush();
   });
-}
-
-function parsedLine(line: string): Pick<RuntimeLogLineInput, 'line' | 'level' | 'agentId'> {
-  try {
-    const parsed = JSON.parse(line) as { level?: unknown; agentId?: unknown };
-    return {
-      line,
-      level: typeof parsed.level === 'string' ? parsed.level : undefined,
-      agentId: typeof parsed.agentId === 'string' ? parsed.agentId : undefined,
-    };
-  } catch {
-    return { line };
-  }
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -48,6 +48,24 @@ export interface Launcher {
   stop(handle: LaunchHandle, reason: string): Promise<void>;
 }
 
+/**
+ * What a runtime output line says about itself: the runtime writes JSON lines ({level, message,
+ * agentId?}); a line naming an agent is that agent's, others (and lines that are not JSON) the
+ * instance's. The same whether the local launcher captured it or CloudWatch Logs kept it.
+ */
+export function runtimeLineFields(line: string): Pick<RuntimeLogLineInput, 'line' | 'level' | 'agentId'> {
+  try {
+    const parsed = JSON.parse(line) as { level?: unknown; agentId?: unknown };
+    return {
+      line,
+      level: typeof parsed?.level === 'string' ? parsed.level : undefined,
+      agentId: typeof parsed?.agentId === 'string' ? parsed.agentId : undefined,
+    };
+  } catch {
+    return { line };
+  }
+}
+
 /** The port the runtime listens on in a task (the CDK task definition maps the same). */
 export const RUNTIME_PORT = 8080;
 

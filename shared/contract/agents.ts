@@ -651,7 +651,8 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: "The owned agent's recent log, newest first: runtime log lines, lifecycle events and message exchanges.",
       description: [
-        "Merged from the instance's runtime log lines (reported by the runtime or captured by the launcher from its output; lines that name no agent belong",
+        "Merged from the instance's runtime log lines (the runtime's own JSON lines and its other output: in AWS read from the CloudWatch Logs stream of",
+        "the instance's current task, locally captured by the launcher; lines that name no agent belong",
         `to every agent of the instance; kept ${AGENT_LOG_RETENTION_DAYS} days), the lifecycle events of the agent and its instance, and its messages.`,
         '`cursor` continues where the previous page ended (null on the last page).',
         'With `Accept: text/event-stream` the answer is server-sent events: `entry` per log entry, oldest first (the newest `limit` entries), then, for',

@@ -90,7 +90,8 @@ export const HeartbeatFrequency = z
     return minutes !== undefined && minutes >= HEARTBEAT_MIN_MINUTES && minutes <= HEARTBEAT_MAX_MINUTES;
   }, 'must be between 5m and 30d');
 
-export const HEARTBEAT_DEFAULTS = { frequency: '3h', enabled: false } as const;
+/** On by default: a check every 3 hours costs a running instance a few reads and writes (docs/architecture.md, heartbeat). */
+export const HEARTBEAT_DEFAULTS = { frequency: '3h', enabled: true } as const;
 
 const HeartbeatSettings = z.strictObject({
   frequency: HeartbeatFrequency,
@@ -116,9 +117,11 @@ export const metricsContract = defineGroup({
       description:
         'Read from counters kept in the same writes that change agents and deployments (never a scan of agents). agents.active = running, ' +
         'failed = error, inactive = the rest (stopped, provisioning). messages: UTC day, ISO week (from Monday) and calendar month. ' +
-        'uptime and performance come from the heartbeat checks of the last 30 days: platformUptime = checks the instance answered at all, ' +
-        'averageAgentUptime = checks it answered healthy, response time and rates from the messages the agents processed; 0 / `0%` when ' +
-        'there were none. storage: the table size DynamoDB reports (refreshed by AWS about every six hours) against the configured quota.',
+        "platformUptime and performance come from the API's own answers of the last 24 hours, counted per minute by the functions: " +
+        'platformUptime = minutes in which most answers were not 5xx, of the minutes with answers; successRate / errorRate = answers that were ' +
+        'not / were 5xx; averageResponseTime = mean time the functions took to answer (ms). averageAgentUptime = heartbeat checks of the last ' +
+        '30 days that found the running instance healthy (the heartbeat is on by default, every 3h). 0 / `0%` when there were none. ' +
+        'storage: the table size DynamoDB reports (refreshed by AWS about every six hours) against the configured quota.',
       responses: {
         ...commonErrorResponses,
         200: PlatformMetricsBody,

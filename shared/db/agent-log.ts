@@ -63,12 +63,12 @@ export async function appendRuntimeLogLines(userId: string, lines: RuntimeLogLin
   );
 }
 
-interface Position {
+export interface Position {
   at: string;
   id: string;
 }
 
-const before = (a: Position, b: Position) => a.at < b.at || (a.at === b.at && a.id < b.id);
+export const before = (a: Position, b: Position) => a.at < b.at || (a.at === b.at && a.id < b.id);
 const newestFirst = (a: Position, b: Position) => (before(a, b) ? 1 : before(b, a) ? -1 : 0);
 
 export const encodeLogCursor = (p: Position) => Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
@@ -81,13 +81,15 @@ function decodeLogCursor(cursor: string): Position {
   throw new InvalidCursorError('invalid cursor');
 }
 
+/** One page of a store read newest first, and how to ask for the next (older) one; no `next` at the end. */
+export type PageBack<T> = (next: unknown) => Promise<{ items: T[]; next?: unknown }>;
+
 /**
  * Up to `limit` items of one store strictly before `from` (newest first) that `keep` accepts, plus
  * the ones sharing the last one's time, so merging stores never skips an entry at a page edge.
  */
-async function readBack<T>(
-  userId: string,
-  prefix: string,
+export async function collectBack<T>(
+  page: PageBack<T>,
   limit: number,
   from: Position | undefined,
   keep: (item: T) => boolean,
@@ -95,8 +97,29 @@ async function readBack<T>(
 ): Promise<T[]> {
   const found: T[] = [];
   const lastAt = () => position(found.at(-1)!).at;
-  let start: Record<string, unknown> | undefined;
+  let next: unknown;
   do {
+    const out = await page(next);
+    for (const item of out.items) {
+      if (from && !before(position(item), from)) continue;
+      if (!keep(item)) continue;
+      if (found.length >= limit && position(item).at !== lastAt()) return found;
+      found.push(item);
+    }
+    next = out.next;
+  } while (next !== undefined);
+  return found;
+}
+
+function readBack<T>(
+  userId: string,
+  prefix: string,
+  limit: number,
+  from: Position | undefined,
+  keep: (item: T) => boolean,
+  position: (item: T) => Position,
+): Promise<T[]> {
+  const page: PageBack<T> = async (start) => {
     const out = await db().send(
       new QueryCommand({
         TableName: tableName(),
@@ -104,19 +127,33 @@ async function readBack<T>(
         ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':from': prefix, ':to': `${prefix}${from ? from.at : ''}\uffff` },
         ScanIndexForward: false,
         Limit: Math.max(limit, 25),
-        ExclusiveStartKey: start,
+        ExclusiveStartKey: start as Record<string, unknown> | undefined,
       }),
     );
-    for (const item of (out.Items ?? []) as T[]) {
-      if (from && !before(position(item), from)) continue;
-      if (!keep(item)) continue;
-      if (found.length >= limit && position(item).at !== lastAt()) return found;
-      found.push(item);
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return found;
+    return { items: (out.Items ?? []) as T[], next: out.LastEvaluatedKey };
+  };
+  return collectBack(page, limit, from, keep, position);
 }
+
+/** A runtime log line as the per-agent log reads it, wherever it is kept. */
+export interface RuntimeLine extends Position {
+  stream: RuntimeLogLineInput['stream'];
+  line: string;
+  level: string | null;
+  agentId: string | null;
+}
+
+/**
+ * Where the instance's runtime lines are read from: up to `limit` lines strictly before `from`,
+ * newest first, that `keep` accepts (collectBack's contract). The table (`RTLOG#`, what the local
+ * launcher keeps) unless the caller reads another store (CloudWatch Logs in AWS).
+ */
+export type RuntimeLineReader = (limit: number, from: Position | undefined, keep: (line: RuntimeLine) => boolean) => Promise<RuntimeLine[]>;
+
+export const storedRuntimeLines =
+  (userId: string): RuntimeLineReader =>
+  (limit, from, keep) =>
+    readBack<RuntimeLine>(userId, keys.runtimeLogPrefix, limit, from, keep, (l) => l);
 
 /** One page of an agent's log, newest first; `cursor` is null on the last page. */
 export async function agentLogPage(
@@ -124,21 +161,14 @@ export async function agentLogPage(
   agentId: string,
   limit: number,
   cursor?: string,
+  runtimeLines: RuntimeLineReader = storedRuntimeLines(userId),
 ): Promise<{ entries: AgentLogEntry[]; cursor: string | null }> {
   const from = cursor ? decodeLogCursor(cursor) : undefined;
-  type Line = Position & { stream: RuntimeLogLineInput['stream']; line: string; level: string | null; agentId: string | null };
   type Message = { id: string; role: 'user' | 'assistant' | 'system'; content: string; createdAt: string };
   // One more than the page from each store tells whether an older page exists.
   const wanted = limit + 1;
   const [lines, events, messages] = await Promise.all([
-    readBack<Line>(
-      userId,
-      keys.runtimeLogPrefix,
-      wanted,
-      from,
-      (l) => !l.agentId || l.agentId === agentId,
-      (l) => l,
-    ),
+    runtimeLines(wanted, from, (l) => !l.agentId || l.agentId === agentId),
     readBack<LifecycleEvent>(
       userId,
       keys.lifecycleEventPrefix,

@@ -109,6 +109,24 @@ export async function saveHeartbeat(userId: string, change: HeartbeatChange, now
   }
 }
 
+/**
+ * The heartbeat is on by default (HEARTBEAT_DEFAULTS): when an account's instance starts running,
+ * an account with no settings of its own gets the defaults, due at once, so the sweep checks it from
+ * then on. Settings the account saved (switched off included) stay as they are. One conditional put.
+ */
+export async function startDefaultHeartbeat(userId: string, now = new Date()): Promise<boolean> {
+  if (!HEARTBEAT_DEFAULTS.enabled) return false;
+  const settings = applyChange(defaultHeartbeat(userId), {}, now);
+  const record: HeartbeatRecord = { userId, ...settings, lastUpdated: now.toISOString(), version: 1, ...dueIndexKeys(userId, settings) };
+  try {
+    await tenant(userId).put({ ...keys.heartbeat(userId), ...record }, { expression: 'attribute_not_exists(pk)' });
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
 /** One page of the heartbeats of a shard that are due at `now`, oldest due first. */
 export async function dueHeartbeats(shard: number, now: Date, limit: number, startKey?: Record<string, unknown>) {
   const out = await db().send(

@@ -7,7 +7,8 @@ import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, mark
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type LifecycleEventInput } from './lifecycle-events';
-import { ConditionFailedError, tenant, tx } from './tenant';
+import { deadInstanceCheck } from './metrics';
+import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 
 /**
@@ -197,6 +198,8 @@ interface Change {
   deployment?: 'total' | 'successful' | 'failed';
   /** Lifecycle events written in the same transaction, published once it commits. */
   events?: LifecycleEventInput[];
+  /** Other items written in the same transaction (platform figures). */
+  alongside?: TransactItem[];
 }
 
 /**
@@ -233,6 +236,7 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
       snap.status !== change.to && snap.readyAgents > 0 ? agentStatusMove(snap.status, change.to, snap.readyAgents) : undefined,
       change.deployment ? deploymentCount(change.deployment) : undefined,
       ...events.items,
+      ...(change.alongside ?? []),
     ]),
   );
   await events.publish();
@@ -371,6 +375,8 @@ export async function settleLaunch(
             to: 'error',
             set: { lastError: outcome.reason },
             deployment: snap.status === 'provisioning' ? 'failed' : undefined,
+            // The heartbeat records its own failed check with its sample.
+            alongside: snap.status === 'running' && cause !== 'heartbeat' ? [deadInstanceCheck(now)] : undefined,
             events: [
               ...(snap.status === 'running' ? [{ ...about, type: 'instance.unhealthy' as const, status: 'running', reason: outcome.reason }] : []),
               { ...about, type: 'instance.error', status: 'error', reason: outcome.reason },

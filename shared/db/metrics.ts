@@ -77,6 +77,13 @@ export async function recordSample(userId: string, sample: SampleInput): Promise
   ]);
 }
 
+/**
+ * A running instance found dead some other way than by its heartbeat (the ECS task stopped, the
+ * local process exited) counts as one failed check in the platform's daily heartbeat figures, so
+ * agent uptime falls with it: the transaction item to add to the write that marks it `error`.
+ */
+export const deadInstanceCheck = (now = new Date()): TransactItem => addUpdate(dailyKey('heartbeat', utcDay(now)), { checks: 1, reachable: 0, healthy: 0 });
+
 const stillLive = (now: Date) => (s: MetricSample) => Number(s.expiresAt ?? Infinity) > now.getTime() / 1000;
 
 /** The samples taken in [from, to], oldest first. */

@@ -8,6 +8,7 @@ import type { EnvelopeRecord } from '../crypto/envelope';
 import { isDatabaseUnavailable } from '../db/client';
 import { deadlineSignal, withDeadline } from '../deadline';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency';
+import { flushRequestOutcomes, noteRequestOutcome } from '../db/request-outcomes';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
 import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
@@ -106,9 +107,15 @@ const requestLogging = (): Middleware => ({
   onError: (request: PipelineRequest) => logAccess(request),
 });
 
-function logAccess(request: PipelineRequest) {
+async function logAccess(request: PipelineRequest) {
   const ms = performance.now() - (request.internal.startedAt ?? performance.now());
-  logger().info('request', { status: request.response?.statusCode, ms: Math.round(ms * 100) / 100 });
+  const status = request.response?.statusCode;
+  logger().info('request', { status, ms: Math.round(ms * 100) / 100 });
+  // The public uptime and success rate (shared/db/request-outcomes.ts): a write every so many answers, not one per request.
+  // Never on a 503: the table is likely what failed, and the answer must not wait for it once more.
+  if (status !== undefined && noteRequestOutcome(status, ms) && status !== 503) {
+    await flushRequestOutcomes().catch((err) => logger().warn('could not record request outcomes; kept for the next write', { error: (err as Error).name }));
+  }
   logger().removeKeys(['requestId', 'route']);
 }
 

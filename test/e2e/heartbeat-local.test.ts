@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../helpers/local-stack';
+import { startLocalStack, type LocalStack, until } from '../helpers/local-stack';
 import { testSession } from '../helpers/api';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
@@ -47,6 +47,25 @@ describe('npm start runs the heartbeat on its timer', () => {
     expect(heartbeat.lastHeartbeat).not.toBeNull();
     expect(Date.parse(heartbeat.lastHeartbeat)).toBeGreaterThanOrEqual(Date.parse(set.body.nextHeartbeat));
     expect(Date.parse(heartbeat.nextHeartbeat) - Date.parse(heartbeat.lastHeartbeat)).toBe(5 * 60_000);
+  });
+
+  it('a healthy local platform with traffic reports its API uptime and success rate from its answers, not 0', async () => {
+    const figures = await until(
+      async () => {
+        // A refused caller (401) is the API working too.
+        await fetch(`${base}/api/heartbeat`);
+        const res = await fetch(`${base}/api/metrics`);
+        expect(res.status).toBe(200);
+        const m = ((await res.json()) as any).metrics;
+        return m.uptime.platformUptime > 0 ? m : undefined;
+      },
+      'the public figures to count the traffic',
+      40_000,
+    );
+    expect(figures.uptime.platformUptime).toBe(100);
+    expect(figures.performance.successRate).toBe('100%');
+    expect(figures.performance.errorRate).toBe('0%');
+    expect(figures.performance.averageResponseTime).toBeGreaterThanOrEqual(0);
   });
 
   it('stops cleanly with the timer running', async () => {

@@ -200,6 +200,7 @@ describe('the NEEDS table against the code', () => {
     stopTasks: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/launcher-ecs.ts')),
     reachInstances: (b) => b.text.includes('instance unreachable'),
     fileBucket: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/file-storage-s3.ts')),
+    readRuntimeLogs: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/runtime-logs-cloudwatch.ts')),
   };
   const needsInCode = (folder: string) => {
     const b = bundleOf(folder);

@@ -8,6 +8,7 @@ import { functionDescription, streamingFunctionDescription } from '../../lib/con
 import { NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '../../lib/permissions';
 import { readSettings } from '../../lib/platform-stack';
 import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
+import { RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX } from '../../shared/adapters/runtime-logs-cloudwatch';
 import { allRoutes, contract, routeKey } from '../../shared/contract';
 import { TABLE } from '../../shared/db/table';
 import { asArray, cdkContext, inspect, synth, synthStack, testApp, type Json } from './synth';
@@ -73,6 +74,7 @@ describe('functions', () => {
       ['ECS_SUBNET_IDS', (n) => has(n, 'launchTasks')],
       ['ECS_SECURITY_GROUP_IDS', (n) => has(n, 'launchTasks')],
       ['ECS_CLUSTER_ARN', (n) => has(n, 'launchTasks') || has(n, 'stopTasks')],
+      ['RUNTIME_LOG_GROUP', (n) => has(n, 'readRuntimeLogs')],
     ];
     for (const name of allNames) {
       const env = environmentOf(name);
@@ -548,6 +550,17 @@ describe('least privilege', () => {
     ]);
   });
 
+  it("lets the per-agent log read the runtime tasks' log streams, named as the adapter names them", () => {
+    const [container] = taskDef[1].Properties.ContainerDefinitions;
+    expect(container.Name).toBe(RUNTIME_CONTAINER_NAME);
+    expect(container.LogConfiguration.Options['awslogs-stream-prefix']).toBe(RUNTIME_LOG_STREAM_PREFIX);
+    const groupId = container.LogConfiguration.Options['awslogs-group'].Ref as string;
+    expect(resources[groupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup' });
+    expect(has('agents', 'readRuntimeLogs')).toBe(true);
+    expect(environmentOf('agents').RUNTIME_LOG_GROUP).toEqual({ Ref: groupId });
+    expect(statementsWith('agents', 'logs:GetLogEvents').map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [groupId, 'Arn'] }]);
+  });
+
   it('keeps the agent runtime away from the table, the queues and the platform secrets', () => {
     for (const roleId of [taskRoleId, executionRoleId]) {
       expect(actionsOfRole(roleId).filter((a) => /^(dynamodb|secretsmanager|sqs|ses|ecs|iam):/.test(a))).toEqual([]);
@@ -589,6 +602,11 @@ describe('least privilege', () => {
         `${name} ses`,
       ).toBe(has(name, 'sendEmail'));
       expect(actions.includes('dynamodb:DescribeTable'), `${name} describe table`).toBe(has(name, 'describeTable'));
+      // Every function writes its own log group; reading another's is the per-agent log's need alone.
+      expect(
+        actions.filter((a) => /^logs:(Get|Filter|Describe|StartQuery)/.test(a)),
+        `${name} logs`,
+      ).toEqual(has(name, 'readRuntimeLogs') ? ['logs:GetLogEvents'] : []);
       expect(
         actions.filter((a) => a.startsWith('secretsmanager:')),
         name,

@@ -3,8 +3,10 @@ import { handler as provisioner } from '../../functions/provisioner/handler';
 import { AGENTS_SUNSET } from '../../shared/contract/agents';
 import { appendRuntimeLogLines } from '../../shared/db/agent-log';
 import { agentQuotaUsed } from '../../shared/db/agents';
+import { getHeartbeat } from '../../shared/db/heartbeat';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
-import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
+import { fakeAnswerTo } from '../helpers/fake-model-server';
+import { chat, drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
 
@@ -116,9 +118,13 @@ describe('GET /api/agents/{id}/logs: the per-agent log', () => {
     const readLog = () => call('GET', `/api/agents/${agentId}/logs?limit=200`, { session: user });
     const runtimeLines = (res: Awaited<ReturnType<typeof readLog>>): string[] =>
       (res.body.entries ?? []).filter((e: { kind: string }) => e.kind === 'runtime').map((e: { line: string }) => e.line as string);
-    // The launcher stores the runtime's output in batches (after a short flush timer): wait for its start line.
+    // A chat through the running runtime: the runtime reports it handled it, naming the agent (never the content).
+    const { websocketUrl } = (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent;
+    expect((await chat(`${websocketUrl}?token=${token}`, 'Is the 14th still free?')).type).toBe('message');
+    const chatHandled = (l: string) => l.includes('"chat handled"') && l.includes(`"agentId":"${agentId}"`);
+    // The launcher stores the runtime's output in batches (after a short flush timer): wait for its start line and the chat.
     let all = await readLog();
-    for (let tries = 0; tries < 50 && !runtimeLines(all).some((l) => l.includes('state loaded')); tries++) {
+    for (let tries = 0; tries < 50 && !(runtimeLines(all).some((l) => l.includes('state loaded')) && runtimeLines(all).some(chatHandled)); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       all = await readLog();
     }
@@ -128,9 +134,16 @@ describe('GET /api/agents/{id}/logs: the per-agent log', () => {
     const lines = runtimeLines(all);
     expect(lines.some((l: string) => l.includes('"mine"'))).toBe(true);
     expect(lines).not.toContain('for another agent');
-    // The launcher captured the runtime's own output (it logs "state loaded; ready" once it started).
+    // The launcher captured the runtime's own output (it logs "state loaded; ready" once it started, then each chat it handled).
     expect(lines.some((l: string) => l.includes('state loaded'))).toBe(true);
+    const handled = all.body.entries.find((e: { kind: string; line?: string }) => e.kind === 'runtime' && chatHandled(e.line!));
+    expect(handled).toMatchObject({ stream: 'stderr', level: 'INFO' });
+    expect(handled.line).not.toContain('Is the 14th still free?');
+    // The instance that started running got the heartbeat, which is on by default.
+    expect(await getHeartbeat(user.userId, true)).toMatchObject({ enabled: true, frequency: '3h' });
     expect(all.body.entries.filter((e: { kind: string }) => e.kind === 'message').map((e: { content: string }) => e.content)).toEqual([
+      fakeAnswerTo('Is the 14th still free?'),
+      'Is the 14th still free?',
       'June 14.',
       'Which dates are open?',
     ]);

@@ -5,12 +5,12 @@ import { call, testSession } from '../helpers/api';
 const post = (session: Awaited<ReturnType<typeof testSession>>, body: unknown) => call('POST', '/api/heartbeat', { session, body });
 
 describe('heartbeat settings (spec 4.10, 2.15)', () => {
-  it('answers the defaults before anything is saved: 3h, off, never run', async () => {
+  it('answers the defaults before anything is saved: 3h, on, never run (the first one once an instance runs)', async () => {
     const user = await testSession();
     const res = await call('GET', '/api/heartbeat', { session: user });
     expect(res.status).toBe(200);
-    expect(res.body.heartbeat).toEqual({ frequency: '3h', enabled: false, lastHeartbeat: null, nextHeartbeat: null });
-    expect(res.body.message).toMatch(/off/);
+    expect(res.body.heartbeat).toEqual({ frequency: '3h', enabled: true, lastHeartbeat: null, nextHeartbeat: null });
+    expect(res.body.message).toMatch(/when your instance is running/);
     expect(await getHeartbeat(user.userId)).toBeUndefined();
   });
 
@@ -94,7 +94,7 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     },
   );
 
-  it('DELETE resets to the defaults (off, 3h), leaves the due index and keeps lastHeartbeat as history', async () => {
+  it('DELETE resets to the defaults (on, 3h from the last heartbeat, never in the past) and keeps lastHeartbeat as history', async () => {
     const user = await testSession();
     await post(user, { frequency: '5m', enabled: true });
     const { tenant } = await import('../../shared/db/tenant');
@@ -107,9 +107,15 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     expect(res.body.success).toBe(true);
     expect(res.body.message).toMatch(/defaults/);
     const read = await call('GET', '/api/heartbeat', { session: user });
-    expect(read.body.heartbeat).toEqual({ frequency: '3h', enabled: false, lastHeartbeat: ran, nextHeartbeat: null });
+    expect(read.body.heartbeat).toMatchObject({ frequency: '3h', enabled: true, lastHeartbeat: ran });
+    // Three hours after 2024 is long past: due at once.
+    expect(Date.parse(read.body.heartbeat.nextHeartbeat)).toBeLessThanOrEqual(Date.now());
     const stored = await getHeartbeat(user.userId, true);
-    expect(stored!.gsi1pk).toBeUndefined();
+    expect(stored).toMatchObject({ gsi1sk: read.body.heartbeat.nextHeartbeat });
+
+    await post(user, { enabled: false });
+    await call('DELETE', '/api/heartbeat', { session: user });
+    expect((await getHeartbeat(user.userId, true))!.enabled).toBe(true);
   });
 
   it('needs a session, and each user sees only their own settings', async () => {
@@ -119,7 +125,7 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     const b = await testSession();
     await post(a, { frequency: '5m', enabled: true });
     const other = await call('GET', '/api/heartbeat', { session: b });
-    expect(other.body.heartbeat).toEqual({ frequency: '3h', enabled: false, lastHeartbeat: null, nextHeartbeat: null });
+    expect(other.body.heartbeat).toEqual({ frequency: '3h', enabled: true, lastHeartbeat: null, nextHeartbeat: null });
   });
 
   it('concurrent changes settle on one consistent record', async () => {

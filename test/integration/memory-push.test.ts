@@ -59,6 +59,8 @@ describe('memory reaches a running agent at once', () => {
     await chatWith(user, agentId, 'first question');
     await chatWith(user, agentId, 'second question');
     expect(lastPrompt().conversation).toEqual(['first question', fakeAnswerTo('first question'), 'second question']);
+    // The running process holds the key (pushed when written), so forgetting it below is a real change.
+    expect(lastPrompt().system).toContain('secret_fee: 5000');
 
     const reset = await call('POST', `/api/instance/${user.userId}/reset-memory`, { session: user, ip: uniqueIp() });
     expect(reset.status).toBe(200);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { handler as heartbeat, STUCK_PROVISIONING_MS } from '../../functions/heartbeat/handler';
 import { reloadConfig } from '../../shared/config';
 import { countStuckInProvisioning, ensureInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
 import { emitMetrics, METRICS_NAMESPACE, METRICS_SERVICE, onMetrics, PLATFORM_METRICS, type EmfDocument } from '../../shared/platform-metrics';
+import { isolatedTable } from './metrics-helpers';
 
 afterEach(() => {
   reloadConfig({ STAGE: 'test' });
@@ -79,6 +80,9 @@ describe('instances stuck in provisioning', () => {
   });
 
   it('the heartbeat emits the stuck count (zero included) with its check results on every run', async () => {
+    // A table of its own: the heartbeat is on by default, so the shared table holds every launched test account's due checks.
+    const table = await isolatedTable();
+    onTestFinished(() => table.drop());
     const userId = `u_stuck_${randomUUID()}`;
     await ensureInstance(
       userId,

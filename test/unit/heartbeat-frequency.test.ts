@@ -39,10 +39,16 @@ describe('heartbeat settings changes', () => {
     expect(applyChange(on, {}, now)).toEqual(on);
   });
 
-  it('switching off or resetting clears the next heartbeat and keeps the last one', () => {
+  it('switching off clears the next heartbeat, resetting switches the default back on; both keep the last one', () => {
     const on = { frequency: '1h', enabled: true, lastHeartbeat: '2030-06-01T11:00:00.000Z', nextHeartbeat: '2030-06-01T12:00:00.000Z' };
     expect(applyChange(on, { enabled: false }, now)).toEqual({ ...on, enabled: false, nextHeartbeat: null });
-    expect(applyChange(on, 'reset', now)).toEqual({ frequency: '3h', enabled: false, lastHeartbeat: on.lastHeartbeat, nextHeartbeat: null });
+    // The defaults are on, every 3h: counted from the last heartbeat.
+    expect(applyChange(on, 'reset', now)).toEqual({
+      frequency: '3h',
+      enabled: true,
+      lastHeartbeat: on.lastHeartbeat,
+      nextHeartbeat: '2030-06-01T14:00:00.000Z',
+    });
   });
 
   it('spreads users over every due shard, each always on the same one', () => {
