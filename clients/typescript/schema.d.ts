@@ -997,7 +997,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * WhatsApp Cloud API webhook verification: Meta's subscription check of business-messaging's inbound URL.
+         * @description Answers `hub.challenge` as `text/plain` when `hub.mode` is `subscribe` and `hub.verify_token` is the connection's verify token (given to or made by `connect`); 403 `VERIFY_TOKEN_MISMATCH` otherwise, also for an unknown hook.
+         */
+        get: operations["channelVerifyWhatsapp"];
         put?: never;
         /**
          * WhatsApp Cloud API webhook of business-messaging: incoming messages.
@@ -10573,6 +10577,92 @@ export interface operations {
             };
         };
     };
+    channelVerifyWhatsapp: {
+        parameters: {
+            query?: {
+                "hub.challenge"?: string;
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the hook id of the connection (from the skill `connect` answer `inboundUrl`) */
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     channelInboundWhatsapp: {
         parameters: {
             query?: never;
@@ -17253,6 +17343,8 @@ export interface operations {
                     phoneNumberId?: string;
                     /** @description the bot token; optional when `POST /api/provision` stored one */
                     token?: string;
+                    /** @description the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken` */
+                    verifyToken?: string;
                 } | {
                     /** @constant */
                     action: "send";
@@ -17438,6 +17530,8 @@ export interface operations {
                     phoneNumberId?: string;
                     /** @description the bot token; optional when `POST /api/provision` stored one */
                     token?: string;
+                    /** @description the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken` */
+                    verifyToken?: string;
                 } | {
                     /** @constant */
                     action: "send_template";

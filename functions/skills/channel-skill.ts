@@ -11,7 +11,10 @@ import {
   recordMessage,
   saveConnection,
   tokenSource,
+  accessForConnect,
+  newHookId,
 } from '../../shared/db/skills/channels';
+import { DomainError } from '../../shared/errors';
 import { badRequest, notFound } from '../../shared/http/errors';
 import type { SkillCall } from './skill-module';
 
@@ -42,7 +45,9 @@ function inboundVerification(c: ChannelConnection): string {
     case 'discord':
       return c.publicKey ? 'ready: Ed25519 signatures checked with the public key' : 'missing: connect with publicKey';
     case 'whatsapp':
-      return c.inboundSecret ? 'ready: X-Hub-Signature-256 checked with the app secret' : 'missing: connect with appSecret';
+      return c.inboundSecret
+        ? `ready: X-Hub-Signature-256 checked with the app secret; ${c.verifyToken ? "Meta's GET check answered with the verify token" : 'no verify token'}`
+        : 'missing: connect with appSecret';
     case 'slack':
       return c.inboundSecret ? 'ready: X-Slack-Signature checked with the signing secret' : 'missing: connect with signingSecret';
   }
@@ -71,34 +76,53 @@ export interface ConnectBody {
   businessAccountId?: string;
   appSecret?: string;
   signingSecret?: string;
+  verifyToken?: string;
 }
 
 export async function connectChannel(call: SkillCall, skill: ChannelSkillName, body: ConnectBody) {
   const app = CHANNEL_APP_OF[skill];
   if (body.agentId && !(await getAgent(call.userId, body.agentId))) throw notFound('no such agent');
   const existing = await getConnection(call.userId, app);
+  const hookId = existing?.hookId ?? newHookId();
+  const { verifyToken: givenVerifyToken, ...fields } = body;
+  // Meta's subscription check needs a verify token: the caller's own, else one made here and
+  // answered once (it is pasted into Meta's dashboard), never again.
+  const madeVerifyToken = app === 'whatsapp' && !givenVerifyToken && !existing?.verifyToken ? randomBytes(24).toString('hex') : undefined;
+  const verifyToken = givenVerifyToken ?? madeVerifyToken;
   // Telegram's webhook secret is made here and handed only to Telegram (setWebhook), never answered.
   const telegramSecret = app === 'telegram' ? randomBytes(32).toString('hex') : undefined;
-  const inboundSecret = telegramSecret ?? body.appSecret ?? body.signingSecret;
-  const saved = await saveConnection(
-    call.userId,
-    app,
-    {
-      agentId: body.agentId,
-      token: body.token,
-      inboundSecret,
-      defaultTarget: body.defaultTarget,
-      publicKey: body.publicKey?.toLowerCase(),
-      phoneNumberId: body.phoneNumberId,
-      businessAccountId: body.businessAccountId,
-    },
-    call.now,
-  );
+  const change = {
+    agentId: fields.agentId,
+    token: fields.token,
+    inboundSecret: telegramSecret ?? fields.appSecret ?? fields.signingSecret,
+    verifyToken,
+    defaultTarget: fields.defaultTarget,
+    publicKey: fields.publicKey?.toLowerCase(),
+    phoneNumberId: fields.phoneNumberId,
+    businessAccountId: fields.businessAccountId,
+  };
   if (telegramSecret) {
-    const access = await requireAccess(call.userId, app, saved);
-    await setTelegramWebhook(access, inboundUrl(app, saved.hookId), telegramSecret);
+    // Registered before anything is stored: a connection Telegram never took would look ready
+    // while no message could ever arrive.
+    const access = await accessForConnect(call.userId, app, existing, change);
+    try {
+      await setTelegramWebhook(access, inboundUrl(app, hookId), telegramSecret);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      throw new DomainError(
+        'upstreamFailed',
+        `Telegram did not take the webhook (${err.message}); the connection was not saved`,
+        'WEBHOOK_REGISTRATION_FAILED',
+      );
+    }
   }
-  return { connected: true, reconnected: !!existing, channel: await describe(call.userId, skill, saved) };
+  const saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId });
+  return {
+    connected: true,
+    reconnected: !!existing,
+    channel: await describe(call.userId, skill, saved),
+    ...(madeVerifyToken ? { verifyToken: madeVerifyToken } : {}),
+  };
 }
 
 async function requireAccess(userId: string, app: ChannelApp, connection?: ChannelConnection): Promise<ChannelAccess> {

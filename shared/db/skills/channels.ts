@@ -23,6 +23,7 @@ const PROVISIONED_FIELD: Record<ChannelApp, string | undefined> = {
 
 const TOKEN_PURPOSE = 'channel-token';
 const SECRET_PURPOSE = 'channel-inbound-secret';
+const VERIFY_PURPOSE = 'channel-verify-token';
 
 export interface ChannelConnection extends Record<string, unknown> {
   app: ChannelApp;
@@ -30,6 +31,8 @@ export interface ChannelConnection extends Record<string, unknown> {
   agentId: string | null;
   token?: EnvelopeRecord;
   inboundSecret?: EnvelopeRecord;
+  /** WhatsApp: the verify token Meta sends with its subscription check (GET `hub.verify_token`). */
+  verifyToken?: EnvelopeRecord;
   defaultTarget?: string;
   phoneNumberId?: string;
   businessAccountId?: string;
@@ -42,6 +45,7 @@ export interface ConnectionChange {
   agentId?: string;
   token?: string;
   inboundSecret?: string;
+  verifyToken?: string;
   defaultTarget?: string;
   phoneNumberId?: string;
   businessAccountId?: string;
@@ -73,22 +77,32 @@ export async function tokenSource(userId: string, app: ChannelApp, connection?: 
   return (await provisionedToken(userId, app, connection?.agentId)) ? 'provisioned' : null;
 }
 
-/** Stores or updates the app's connection (its hook made on first connect); secrets sealed. */
-export async function saveConnection(userId: string, app: ChannelApp, change: ConnectionChange, now: Date): Promise<ChannelConnection> {
-  const current = await getConnection(userId, app);
+export const newHookId = () => `hook_${randomBytes(16).toString('hex')}`;
+
+/**
+ * Stores or updates the app's connection (its hook made on first connect, or `hookId` when the
+ * caller registered one with the app before saving); secrets sealed.
+ */
+export async function saveConnection(
+  userId: string,
+  app: ChannelApp,
+  change: ConnectionChange,
+  now: Date,
+  opts: { current?: ChannelConnection; hookId?: string } = {},
+): Promise<ChannelConnection> {
+  const current = opts.current ?? (await getConnection(userId, app));
   const provisioned = change.token ? undefined : await provisionedToken(userId, app, change.agentId ?? current?.agentId);
-  if (!change.token && !current?.token && !provisioned) {
-    throw new DomainError('invalid', `no ${app} token was provisioned for this account: give one in \`token\``, 'CHANNEL_TOKEN_REQUIRED');
-  }
-  const { token, inboundSecret, agentId, ...plain } = change;
+  if (!change.token && !current?.token && !provisioned) throw tokenRequired(app);
+  const { token, inboundSecret, verifyToken, agentId, ...plain } = change;
   const next: ChannelConnection = {
-    ...(current ?? { app, hookId: `hook_${randomBytes(16).toString('hex')}`, connectedAt: now.toISOString() }),
+    ...(current ?? { app, hookId: opts.hookId ?? newHookId(), connectedAt: now.toISOString() }),
     ...Object.fromEntries(Object.entries(plain).filter(([, v]) => v !== undefined)),
     agentId: agentId ?? current?.agentId ?? provisioned?.agentId ?? null,
     updatedAt: now.toISOString(),
   } as ChannelConnection;
   if (token) next.token = await encrypt(token, { userId, purpose: TOKEN_PURPOSE });
   if (inboundSecret) next.inboundSecret = await encrypt(inboundSecret, { userId, purpose: SECRET_PURPOSE });
+  if (verifyToken) next.verifyToken = await encrypt(verifyToken, { userId, purpose: VERIFY_PURPOSE });
   const { pk: _pk, sk: _sk, ...item } = next as ChannelConnection & { pk?: string; sk?: string };
   const writes = [tx.put({ ...keys.channelConnection(userId, app), ...item })];
   if (!current) writes.push(tx.put({ ...keys.channelHook(next.hookId), userId, app }, { expression: 'attribute_not_exists(pk)' }));
@@ -109,6 +123,28 @@ export async function channelAccess(userId: string, app: ChannelApp, connection?
   if (!token) return undefined;
   return { token, phoneNumberId: conn?.phoneNumberId, businessAccountId: conn?.businessAccountId };
 }
+
+const tokenRequired = (app: ChannelApp) =>
+  new DomainError('invalid', `no ${app} token was provisioned for this account: give one in \`token\``, 'CHANNEL_TOKEN_REQUIRED');
+
+/**
+ * The access a connect would use, before anything is saved: the token given to it, else the
+ * stored or provisioned one of the agent it names. CHANNEL_TOKEN_REQUIRED when there is none.
+ */
+export async function accessForConnect(userId: string, app: ChannelApp, current: ChannelConnection | undefined, change: ConnectionChange) {
+  if (change.token)
+    return {
+      token: change.token,
+      phoneNumberId: change.phoneNumberId ?? current?.phoneNumberId,
+      businessAccountId: change.businessAccountId ?? current?.businessAccountId,
+    };
+  const access = await channelAccess(userId, app, { ...(current ?? ({ app } as ChannelConnection)), agentId: change.agentId ?? current?.agentId ?? null });
+  if (!access) throw tokenRequired(app);
+  return access;
+}
+
+export const verifyTokenOf = async (userId: string, connection: ChannelConnection) =>
+  connection.verifyToken ? open(userId, connection.verifyToken, VERIFY_PURPOSE) : undefined;
 
 export const inboundSecretOf = async (userId: string, connection: ChannelConnection) =>
   connection.inboundSecret ? open(userId, connection.inboundSecret, SECRET_PURPOSE) : undefined;
