@@ -258,4 +258,7 @@ export const keys = {
   emailDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `EMAILDAY#${day}` }),
   /** Idempotency-Key (issue 13): the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
   idempotencyRecord: (userId: string, operation: string, keySha256Hex: string): Key => ({ pk: userPk(userId), sk: `IDEMPOTENCY#${operation}#${keySha256Hex}` }),
+  // --- issue 13 follow-up: one wallet send at a time ---
+  /** usdc-payments, instant-split: the lease one send holds on the account's wallet from its nonce until its broadcast. */
+  walletSendLock: (userId: string): Key => ({ pk: userPk(userId), sk: 'WALLETSENDLOCK' }),
 } as const;
