@@ -99,6 +99,21 @@ describe('file-manager on S3 (a loopback S3 speaking the REST wire format)', () 
     expect((await runSkill(skill, userId, { action: 'confirm_upload', fileId: 'file_000000000000000000000000' })).status).toBe(404);
   });
 
+  it('a presigned GET answers the object to a plain fetch; another key, a changed URL or an expired one is refused', async () => {
+    const storage = fileStorage();
+    await storage.put('u_owner/file_img', Buffer.from('png-bytes'), 'image/png');
+    await storage.put('u_other/file_img', Buffer.from('not yours'), 'image/png');
+    const { url, expiresAt } = await storage.downloadUrl('u_owner/file_img', { contentType: 'image/png', now: new Date() });
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(3500_000);
+    const got = await fetch(url);
+    expect([got.status, got.headers.get('content-type'), Buffer.from(await got.arrayBuffer()).toString()]).toEqual([200, 'image/png', 'png-bytes']);
+    expect((await fetch(url.replace('u_owner', 'u_other'))).status).toBe(403);
+    expect((await fetch(url.replace(/X-Amz-Signature=[0-9a-f]/, 'X-Amz-Signature=x'))).status).toBe(403);
+    expect((await fetch(url.split('?')[0]!)).status).toBe(403);
+    const old = await storage.downloadUrl('u_owner/file_img', { contentType: 'image/png', now: new Date(Date.now() - 2 * 3600_000) });
+    expect((await fetch(old.url)).status).toBe(403);
+  });
+
   it('refuses a URL for more than the quota leaves, and bodies that break the action schema', async () => {
     const userId = newTestUserId(); // no plan: no storage
     const res = await runSkill(skill, userId, { action: 'upload_url', name: 'a.bin', size: 10 });
