@@ -1748,7 +1748,7 @@ export interface paths {
         };
         /**
          * The user's dashboard summary: revenue, bookings, fans, streams and skills.
-         * @description Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data. Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.
+         * @description Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data. Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is. `moneyMoved` and `messagesSent` (issue 13) come from monthly counters written in the same transaction as each confirmed transfer or split payment, released escrow, sent email, channel message and queued webhook message, so they always match a recount of those records.
          */
         get: operations["getMetricsSummary"];
         put?: never;
@@ -3359,6 +3359,29 @@ export interface components {
                     superfans: number;
                 };
                 total: number;
+            };
+            /** @description outbound messages the skills sent on the account’s behalf */
+            messagesSent: {
+                /** @description messages sent through a messaging app (chat-bot, community-bot, business-messaging…) */
+                channelMessages: number;
+                /** @description emails the email service accepted */
+                emails: number;
+                month: number;
+                total: number;
+                /** @description webhook skill messages queued for signed delivery */
+                webhookMessages: number;
+            };
+            /** @description money the skills moved on the account’s behalf (stablecoin amounts count as USD) */
+            moneyMoved: {
+                /** @description booking-settlement escrows released */
+                escrowReleases: number;
+                /** @description this calendar month (UTC), USD, e.g. `$1,250.00` */
+                month: string;
+                /** @description instant-split payments confirmed on chain (one per recipient) */
+                splitPayments: number;
+                total: string;
+                /** @description usdc-payments transfers confirmed on chain */
+                transfers: number;
             };
             revenue: {
                 change: string;

@@ -261,4 +261,8 @@ export const keys = {
   // --- issue 13 follow-up: one wallet send at a time ---
   /** usdc-payments, instant-split: the lease one send holds on the account's wallet from its nonce until its broadcast. */
   walletSendLock: (userId: string): Key => ({ pk: userPk(userId), sk: 'WALLETSENDLOCK' }),
+  // --- issue 13 follow-up: money moved and messages sent, per account and month ---
+  /** What the account's skills moved and sent in one UTC month (`yyyy-mm`), for the metrics summary. */
+  outboundMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `OUTBOUND#${month}` }),
+  outboundMonthPrefix: 'OUTBOUND#',
 } as const;

@@ -77,7 +77,14 @@ async function payLeg(call: SkillCall, leg: SplitLeg): Promise<SplitLeg> {
   if (current.status === 'pending') {
     const receipt = await receiptOf(current.hash as Hex);
     if (receipt.state !== 'pending') {
-      const settledHere = await advanceLeg(call.userId, current, 'pending', receipt.state, { settledAt: call.now.toISOString() });
+      const settledHere = await advanceLeg(
+        call.userId,
+        current,
+        'pending',
+        receipt.state,
+        { settledAt: call.now.toISOString() },
+        Number(toMicros(current.amount)),
+      );
       // A leg the chain refused paid nothing: its amount goes back to the day it was counted on, once.
       if (settledHere && receipt.state === 'failed') await releaseDaily(call.userId, current.createdAt.slice(0, 10), Number(toMicros(current.amount)));
       current = (await getSplitLeg(call.userId, current))!;

@@ -54,7 +54,7 @@ async function settle(call: SkillCall, transfer: StablecoinTransfer): Promise<St
   const receipt = await receiptOf(transfer.hash as Hex);
   if (receipt.state === 'pending') return transfer;
   const settledAt = call.now.toISOString();
-  if (await settleTransfer(call.userId, transfer.hash, receipt.state, settledAt, receipt.blockNumber)) {
+  if (await settleTransfer(call.userId, transfer.hash, receipt.state, settledAt, receipt.blockNumber, transfer.amountMicros)) {
     if (receipt.state === 'failed') await releaseDaily(call.userId, transfer.day, transfer.amountMicros);
   }
   return (await getTransfer(call.userId, transfer.hash)) ?? transfer;

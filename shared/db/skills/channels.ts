@@ -3,6 +3,7 @@ import type { ChannelAccess, ChannelApp } from '../../adapters/channels';
 import { decrypt, encrypt, type EnvelopeRecord } from '../../crypto/envelope';
 import { DomainError } from '../../errors';
 import { keys } from '../keys';
+import { outboundCountUpdate } from '../metrics';
 import { ConditionFailedError, getGlobal, tenant, transact, tx } from '../tenant';
 
 /**
@@ -179,10 +180,12 @@ export interface ChannelMessage {
  */
 export async function recordMessage(userId: string, message: ChannelMessage): Promise<boolean> {
   try {
-    await tenant(userId).put(
+    const put = tx.put(
       { ...keys.channelMessage(userId, message.app, `${message.at}#${message.messageId}`), ...message },
       { expression: 'attribute_not_exists(pk)' },
     );
+    // A message sent through the app counts as a message sent that month, with its record.
+    await transact(message.direction === 'out' ? [put, outboundCountUpdate(userId, message.at, { channelMessages: 1 })] : [put]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
