@@ -13,9 +13,15 @@ import {
   tokenSource,
   accessForConnect,
   newHookId,
+  ChannelConnectionLimitError,
+  reserveChannelMessage,
+  giveBackChannelMessage,
+  channelMessagesOn,
 } from '../../shared/db/skills/channels';
+import { DailyLimitExceededError } from '../../shared/db/skills/daily-counter';
+import { planAccess } from './plan-access';
 import { DomainError } from '../../shared/errors';
-import { badRequest, notFound } from '../../shared/http/errors';
+import { badRequest, HttpError, notFound } from '../../shared/http/errors';
 import type { SkillCall } from './skill-module';
 
 /**
@@ -116,7 +122,17 @@ export async function connectChannel(call: SkillCall, skill: ChannelSkillName, b
       );
     }
   }
-  const saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId });
+  const connectionLimit = (await planAccess(call.userId)).access.limits?.channelConnections ?? 0;
+  let saved: ChannelConnection;
+  try {
+    saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId, connectionLimit });
+  } catch (err) {
+    if (!(err instanceof ChannelConnectionLimitError)) throw err;
+    throw new HttpError(429, `the plan connects at most ${connectionLimit} messaging app${connectionLimit === 1 ? '' : 's'}`, 'CHANNEL_LIMIT', {
+      current: err.current,
+      limit: connectionLimit,
+    });
+  }
   return {
     connected: true,
     reconnected: !!existing,
@@ -140,10 +156,35 @@ export async function outbound(userId: string, skill: ChannelSkillName, to: stri
   return { app, connection, target, access: await requireAccess(userId, app, connection) };
 }
 
+/**
+ * Runs one send within the plan's daily channel messages (429 CHANNEL_DAILY_LIMIT past it); a send
+ * that fails gives its place back. The count is reserved by a conditional ADD, so racing sends
+ * cannot pass the limit together.
+ */
+export async function withinDailyChannelLimit<T>(userId: string, now: Date, send: () => Promise<T>): Promise<T> {
+  const limit = (await planAccess(userId)).access.limits?.channelMessagesPerDay ?? 0;
+  const day = now.toISOString().slice(0, 10);
+  try {
+    await reserveChannelMessage(userId, day, limit);
+  } catch (err) {
+    if (!(err instanceof DailyLimitExceededError)) throw err;
+    throw new HttpError(429, `the plan sends at most ${limit} channel messages a day`, 'CHANNEL_DAILY_LIMIT', {
+      current: await channelMessagesOn(userId, day),
+      limit,
+    });
+  }
+  try {
+    return await send();
+  } catch (err) {
+    await giveBackChannelMessage(userId, day);
+    throw err;
+  }
+}
+
 /** Sends text through the app and records it; `postId` keys a scheduled post's delivery. */
 export async function sendText(userId: string, skill: ChannelSkillName, to: string | undefined, text: string, now: Date, extra: { postId?: string } = {}) {
   const { app, target, access } = await outbound(userId, skill, to);
-  const sent = await sendChannelMessage(app, access, target, text);
+  const sent = await withinDailyChannelLimit(userId, now, () => sendChannelMessage(app, access, target, text));
   const message = {
     messageId: newMessageId(),
     app,

@@ -265,4 +265,8 @@ export const keys = {
   /** What the account's skills moved and sent in one UTC month (`yyyy-mm`), for the metrics summary. */
   outboundMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `OUTBOUND#${month}` }),
   outboundMonthPrefix: 'OUTBOUND#',
+  // --- issue 13 follow-up: per-plan channel limits ---
+  /** Channel skills: how many messaging apps the account has connected, and the messages sent on one UTC day. */
+  channelCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'CHANNELCOUNT' }),
+  channelDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `CHANNELDAY#${day}` }),
 } as const;

@@ -5,6 +5,7 @@ import { DomainError } from '../../errors';
 import { keys } from '../keys';
 import { outboundCountUpdate } from '../metrics';
 import { ConditionFailedError, getGlobal, tenant, transact, tx } from '../tenant';
+import { giveBack, reserveWithin, totalOf } from './daily-counter';
 
 /**
  * Channel skills: one connection per messaging app and account. A channel's token is the one
@@ -78,6 +79,20 @@ export async function tokenSource(userId: string, app: ChannelApp, connection?: 
   return (await provisionedToken(userId, app, connection?.agentId)) ? 'provisioned' : null;
 }
 
+/** The account's plan lets it connect no more messaging apps. */
+export class ChannelConnectionLimitError extends Error {
+  constructor(readonly current: number) {
+    super('channel connection limit reached');
+  }
+}
+
+export const connectedChannels = async (userId: string) =>
+  Number((await tenant(userId).get<{ connected?: number }>(keys.channelCount(userId), true))?.connected ?? 0);
+
+export const reserveChannelMessage = (userId: string, day: string, limit: number) => reserveWithin(userId, keys.channelDay(userId, day), 'sent', 1, limit);
+export const giveBackChannelMessage = (userId: string, day: string) => giveBack(userId, keys.channelDay(userId, day), 'sent', 1);
+export const channelMessagesOn = (userId: string, day: string) => totalOf(userId, keys.channelDay(userId, day), 'sent');
+
 export const newHookId = () => `hook_${randomBytes(16).toString('hex')}`;
 
 /**
@@ -89,7 +104,7 @@ export async function saveConnection(
   app: ChannelApp,
   change: ConnectionChange,
   now: Date,
-  opts: { current?: ChannelConnection; hookId?: string } = {},
+  opts: { current?: ChannelConnection; hookId?: string; connectionLimit?: number } = {},
 ): Promise<ChannelConnection> {
   const current = opts.current ?? (await getConnection(userId, app));
   const provisioned = change.token ? undefined : await provisionedToken(userId, app, change.agentId ?? current?.agentId);
@@ -105,9 +120,29 @@ export async function saveConnection(
   if (inboundSecret) next.inboundSecret = await encrypt(inboundSecret, { userId, purpose: SECRET_PURPOSE });
   if (verifyToken) next.verifyToken = await encrypt(verifyToken, { userId, purpose: VERIFY_PURPOSE });
   const { pk: _pk, sk: _sk, ...item } = next as ChannelConnection & { pk?: string; sk?: string };
-  const writes = [tx.put({ ...keys.channelConnection(userId, app), ...item })];
-  if (!current) writes.push(tx.put({ ...keys.channelHook(next.hookId), userId, app }, { expression: 'attribute_not_exists(pk)' }));
-  await transact(writes);
+  if (current) {
+    await transact([tx.put({ ...keys.channelConnection(userId, app), ...item })]);
+    return next;
+  }
+  // A new app: the connection, its hook and the account's count of connected apps, all or nothing;
+  // the count only grows within the plan's limit, so racing connects cannot pass it together.
+  const limit = opts.connectionLimit ?? Number.MAX_SAFE_INTEGER;
+  try {
+    await transact([
+      tx.put({ ...keys.channelConnection(userId, app), ...item }, { expression: 'attribute_not_exists(pk)' }),
+      tx.put({ ...keys.channelHook(next.hookId), userId, app }, { expression: 'attribute_not_exists(pk)' }),
+      tx.update(
+        keys.channelCount(userId),
+        { expression: 'ADD connected :one', values: { ':one': 1 } },
+        { expression: 'attribute_not_exists(connected) OR connected < :limit', values: { ':limit': limit } },
+      ),
+    ]);
+  } catch (err) {
+    if (err instanceof ConditionFailedError && err.reasons?.[2] === 'ConditionalCheckFailed')
+      throw new ChannelConnectionLimitError(await connectedChannels(userId));
+    if (err instanceof ConditionFailedError) throw new DomainError('conflict', `another connect of ${app} ran at the same time, try again`, 'CHANNEL_BUSY');
+    throw err;
+  }
   return next;
 }
 
