@@ -224,7 +224,7 @@ export async function receiveInbound(app: ChannelApp, hookId: string, rawBody: s
 export async function verifyWhatsappSubscription(hookId: string, query: { 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string }) {
   const mismatch = () => forbidden('the verify token does not match this connection', 'VERIFY_TOKEN_MISMATCH');
   const owner = await hookOwner(hookId);
-  if (!owner || owner.app !== 'whatsapp' || query['hub.mode'] !== 'subscribe') throw mismatch();
+  if (owner?.app !== 'whatsapp' || query['hub.mode'] !== 'subscribe') throw mismatch();
   const connection = await getConnection(owner.userId, 'whatsapp');
   const expected = connection && (await verifyTokenOf(owner.userId, connection));
   const given = query['hub.verify_token'];

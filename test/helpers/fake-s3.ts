@@ -101,13 +101,19 @@ export async function startFakeS3(opts: { bucket?: string; region?: string } = {
         );
       }
       if (!key) return error(res, 400, 'InvalidRequest', 'no key');
+      // A presigned URL is checked by its query signature and expiry; anything else must carry SigV4 credentials.
+      if (req.method !== 'DELETE') {
+        const verdict = url.searchParams.has('X-Amz-Signature')
+          ? await presignedSignatureValid(req, url, region)
+          : /^AWS4-HMAC-SHA256 Credential=/.test(String(req.headers.authorization))
+            ? 'ok'
+            : 'unsigned';
+        if (verdict === 'expired') return error(res, 403, 'AccessDenied', 'Request has expired');
+        if (verdict === 'unsigned') return error(res, 403, 'AccessDenied', 'Access Denied');
+        if (verdict === 'mismatch')
+          return error(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+      }
       if (req.method === 'PUT') {
-        if (url.searchParams.has('X-Amz-Signature')) {
-          const verdict = await presignedSignatureValid(req, url, region);
-          if (verdict === 'expired') return error(res, 403, 'AccessDenied', 'Request has expired');
-          if (verdict === 'mismatch')
-            return error(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
-        } else if (!/^AWS4-HMAC-SHA256 Credential=/.test(String(req.headers.authorization))) return error(res, 403, 'AccessDenied', 'unsigned');
         // S3 checks a CRC32 the request names (header or presigned query) against the body it receives.
         const crc = req.headers['x-amz-checksum-crc32'] ?? url.searchParams.get('x-amz-checksum-crc32');
         if (crc && crc !== crc32Base64(body)) return error(res, 400, 'BadDigest', 'The CRC32 you specified did not match the calculated checksum.');
@@ -129,13 +135,6 @@ export async function startFakeS3(opts: { bucket?: string; region?: string } = {
       }
       const found = objects.get(key);
       if (req.method === 'GET' || req.method === 'HEAD') {
-        // A presigned GET is checked as the presigned PUT is; anything else must carry SigV4 credentials.
-        if (url.searchParams.has('X-Amz-Signature')) {
-          const verdict = await presignedSignatureValid(req, url, region);
-          if (verdict === 'expired') return error(res, 403, 'AccessDenied', 'Request has expired');
-          if (verdict === 'mismatch')
-            return error(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
-        } else if (!/^AWS4-HMAC-SHA256 Credential=/.test(String(req.headers.authorization))) return error(res, 403, 'AccessDenied', 'Access Denied');
         if (!found) {
           if (req.method === 'HEAD') {
             res.writeHead(404);

@@ -1,7 +1,4 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalServer } from '../../bin/local-server';
-import { matchPage } from '../../bin/local-pages';
 import { skill } from '../../functions/skills/skills/file-manager';
 import { fileStorage } from '../../shared/adapters/file-storage';
 import { resetS3Client } from '../../shared/adapters/file-storage-s3';
@@ -9,6 +6,7 @@ import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3';
+import { startLocalPagesServer } from '../helpers/local-pages-server';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 async function subscriber() {
@@ -137,17 +135,8 @@ describe('file-manager uploads by URL on the local stack (the local server check
   let base: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    const server = createLocalServer(
-      async () => {
-        throw new Error('no API routes in this test');
-      },
-      () => undefined,
-      matchPage,
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ base, close } = await startLocalPagesServer());
     reloadConfig({ APP_URL: base });
-    close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   });
   afterAll(async () => {
     reloadConfig({ APP_URL: undefined });

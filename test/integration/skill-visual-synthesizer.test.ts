@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { matchPage } from '../../bin/local-pages';
-import { createLocalServer } from '../../bin/local-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { skill as fileManager } from '../../functions/skills/skills/file-manager';
 import { skill } from '../../functions/skills/skills/visual-synthesizer';
@@ -12,6 +9,7 @@ import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser, getUser } from '../../shared/db/users';
+import { startLocalPagesServer } from '../helpers/local-pages-server';
 import { FAKE_IMAGE_USAGE, fakeImageBytes, startFakeImageServer } from '../helpers/fake-image-server';
 import { runSkill } from '../helpers/skill-call';
 import { subscribe } from './agents-helpers';
@@ -23,20 +21,13 @@ let closeServer: () => Promise<void>;
 beforeAll(async () => {
   fake = await startFakeImageServer();
   // The local server's pages answer the signed download URLs of the local file storage.
-  const server = createLocalServer(
-    async () => {
-      throw new Error('no API routes in this test');
-    },
-    () => undefined,
-    matchPage,
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const pages = await startLocalPagesServer();
+  closeServer = pages.close;
   reloadConfig({
     OPENAI_API_KEY: 'sk-test-images',
     OPENAI_BASE_URL: fake.baseUrl,
     MODEL_API_BASE_URL: undefined,
-    APP_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    APP_URL: pages.base,
   });
 });
 afterAll(async () => {
