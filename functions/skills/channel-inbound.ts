@@ -23,7 +23,7 @@ import { badRequest, forbidden, HttpError, unauthorized } from '../../shared/htt
 import { reply } from '../../shared/http/reply';
 import { logger } from '../../shared/http/logger';
 import { askAgent } from '../agent-chat/chat';
-import type { ChannelSkillName } from './channel-skill';
+import { type ChannelSkillName, withinDailyChannelLimit } from './channel-skill';
 
 /**
  * A messaging app posts to `/api/channels/<app>/<hookId>`: the hook names the account, the app's
@@ -158,7 +158,8 @@ async function takeOne(app: ChannelApp, userId: string, connection: ChannelConne
     try {
       const access = await channelAccess(userId, app, connection);
       if (access) {
-        const sent = await sendChannelMessage(app, access, incoming.conversation, reply);
+        // An agent's reply is a message sent like any other: within the plan's daily channel messages.
+        const sent = await withinDailyChannelLimit(userId, now, () => sendChannelMessage(app, access, incoming.conversation, reply));
         replied = {
           messageId: newMessageId(),
           app,
