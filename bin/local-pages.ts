@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { completeLocalCheckout, describeLocalCheckout, LOCAL_CHECKOUT_PAGE } from '../shared/adapters/card-local';
-import { acceptLocalUpload, LOCAL_UPLOAD_PATH } from '../shared/adapters/file-storage';
+import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '../shared/adapters/file-storage';
 import { config } from '../shared/config';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '../shared/contract/skill-actions/file-manager';
 
@@ -25,7 +25,7 @@ export interface PageRequest {
 export interface PageAnswer {
   status: number;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 interface Page {
@@ -149,6 +149,17 @@ async function fileUpload({ url, raw, contentType }: PageRequest): Promise<PageA
   return result.status === 200 ? { status: 200 } : json(result.status, { error: result.error, code: result.code });
 }
 
+/** The signed download URL of a stored file (S3's presigned GET in AWS). */
+async function fileDownload({ url }: PageRequest): Promise<PageAnswer> {
+  const result = await serveLocalDownload(url.searchParams);
+  if (result.status !== 200) return json(result.status, { error: result.error, code: result.code });
+  return {
+    status: 200,
+    headers: { 'content-type': result.contentType || 'application/octet-stream', 'cache-control': 'private, max-age=300', 'x-content-type-options': 'nosniff' },
+    body: result.bytes,
+  };
+}
+
 const PAGES: Page[] = [
   { method: 'GET', path: /^\/$/, answer: index },
   { method: 'GET', path: /^\/reset-password\/?$/, answer: resetPasswordPage },
@@ -157,6 +168,7 @@ const PAGES: Page[] = [
   { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },
+  { method: 'GET', path: new RegExp(`^${LOCAL_DOWNLOAD_PATH}$`), answer: fileDownload },
 ];
 
 /** The page for this request, or undefined (the API routes take it). */

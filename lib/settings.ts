@@ -139,6 +139,7 @@ export const KNOWN_SETTINGS = [
   'FILES_BUCKET',
   'FILES_S3_ENDPOINT',
   'FILE_UPLOAD_URL_TTL_SECONDS',
+  'FILE_DOWNLOAD_URL_TTL_SECONDS',
   // skills of issue 13 part A
   'PAYMENT_TOKEN',
   'MPP_CHAIN_ID',
@@ -310,6 +311,7 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   WALLET_RPC_TIMEOUT_MS: ['wallet', 'skills'],
   TREASURY_TOKENS: ['skills'],
   FILE_UPLOAD_URL_TTL_SECONDS: ['skills'],
+  FILE_DOWNLOAD_URL_TTL_SECONDS: ['skills'],
   // skills of issue 13 part A: usdc-payments and instant-split send this token
   PAYMENT_TOKEN: ['skills'],
   // v1 gateway (issue 11): machine payments, prices and CORS origins

@@ -299,6 +299,8 @@ const EnvSchema = z.object({
   FILES_S3_ENDPOINT: z.url().optional(),
   /** How long a presigned upload URL of file-manager stays valid. */
   FILE_UPLOAD_URL_TTL_SECONDS: positiveInt(900),
+  /** How long a signed download URL of a stored file (visual-synthesizer's images) stays valid. */
+  FILE_DOWNLOAD_URL_TTL_SECONDS: positiveInt(3600),
   /** Skills of issue 13 part A. usdc-payments and instant-split: the stablecoin they send, `SYMBOL:0xcontract:decimals` (through WALLET_RPC_URL); unset = payments not configured. */
   PAYMENT_TOKEN: z
     .string()
@@ -594,6 +596,7 @@ function parse(env: NodeJS.ProcessEnv) {
       bucket: e.FILES_BUCKET,
       s3Endpoint: e.FILES_S3_ENDPOINT,
       uploadUrlTtlSeconds: e.FILE_UPLOAD_URL_TTL_SECONDS,
+      downloadUrlTtlSeconds: e.FILE_DOWNLOAD_URL_TTL_SECONDS,
     },
     gateway: gatewaySettings(e),
     /** Channel skills of issue 13 part C. */

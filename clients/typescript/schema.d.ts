@@ -997,7 +997,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * WhatsApp Cloud API webhook verification: Meta's subscription check of business-messaging's inbound URL.
+         * @description Answers `hub.challenge` as `text/plain` when `hub.mode` is `subscribe` and `hub.verify_token` is the connection's verify token (given to or made by `connect`); 403 `VERIFY_TOKEN_MISMATCH` otherwise, also for an unknown hook.
+         */
+        get: operations["channelVerifyWhatsapp"];
         put?: never;
         /**
          * WhatsApp Cloud API webhook of business-messaging: incoming messages.
@@ -1744,7 +1748,7 @@ export interface paths {
         };
         /**
          * The user's dashboard summary: revenue, bookings, fans, streams and skills.
-         * @description Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data. Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.
+         * @description Only the caller's own userId is answered (an admin may read any); another user's id is 404, never their data. Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is. `moneyMoved` and `messagesSent` (issue 13) come from monthly counters written in the same transaction as each confirmed transfer or split payment, released escrow, sent email, channel message and queued webhook message, so they always match a recount of those records.
          */
         get: operations["getMetricsSummary"];
         put?: never;
@@ -3381,6 +3385,29 @@ export interface components {
                     superfans: number;
                 };
                 total: number;
+            };
+            /** @description outbound messages the skills sent on the account’s behalf */
+            messagesSent: {
+                /** @description messages sent through a messaging app (chat-bot, community-bot, business-messaging…) */
+                channelMessages: number;
+                /** @description emails the email service accepted */
+                emails: number;
+                month: number;
+                total: number;
+                /** @description webhook skill messages queued for signed delivery */
+                webhookMessages: number;
+            };
+            /** @description money the skills moved on the account’s behalf (stablecoin amounts count as USD) */
+            moneyMoved: {
+                /** @description booking-settlement escrows released */
+                escrowReleases: number;
+                /** @description this calendar month (UTC), USD, e.g. `$1,250.00` */
+                month: string;
+                /** @description instant-split payments confirmed on chain (one per recipient) */
+                splitPayments: number;
+                total: string;
+                /** @description usdc-payments transfers confirmed on chain */
+                transfers: number;
             };
             revenue: {
                 change: string;
@@ -11749,6 +11776,92 @@ export interface operations {
             };
         };
     };
+    channelVerifyWhatsapp: {
+        parameters: {
+            query?: {
+                "hub.challenge"?: string;
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the hook id of the connection (from the skill `connect` answer `inboundUrl`) */
+                hookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     channelInboundWhatsapp: {
         parameters: {
             query?: never;
@@ -19788,6 +19901,8 @@ export interface operations {
                     phoneNumberId?: string;
                     /** @description the bot token; optional when `POST /api/provision` stored one */
                     token?: string;
+                    /** @description the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken` */
+                    verifyToken?: string;
                 } | {
                     /** @constant */
                     action: "send";
@@ -19995,6 +20110,8 @@ export interface operations {
                     phoneNumberId?: string;
                     /** @description the bot token; optional when `POST /api/provision` stored one */
                     token?: string;
+                    /** @description the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken` */
+                    verifyToken?: string;
                 } | {
                     /** @constant */
                     action: "send_template";

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { readSummaryRecords, type SummaryRecords } from '../../shared/db/metrics';
+import { type OutboundMonth, readOutboundMonths, readSummaryRecords, type SummaryRecords } from '../../shared/db/metrics';
 import { requireSelfOrAdmin } from './user-metrics';
 
 /** Fans seen within this many days count as active. */
@@ -18,7 +18,31 @@ export function growth(current: number, previous: number): string {
 const usd = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const inMonth = (iso: string | undefined, month: string) => !!iso && iso.slice(0, 7) === month;
 
-export function summarize(r: SummaryRecords, now: Date) {
+const usdFromMicros = (micros: number) => usd(Math.round(micros / 10_000));
+
+function outbound(months: OutboundMonth[], now: Date) {
+  const sum = (f: keyof Omit<OutboundMonth, 'month'>, list = months) => list.reduce((n, m) => n + m[f], 0);
+  const thisMonth = months.filter((m) => m.month === monthKey(now));
+  const messages = (list: OutboundMonth[]) => sum('emails', list) + sum('channelMessages', list) + sum('webhookMessages', list);
+  return {
+    moneyMoved: {
+      month: usdFromMicros(sum('movedMicros', thisMonth)),
+      total: usdFromMicros(sum('movedMicros')),
+      transfers: sum('transfers'),
+      splitPayments: sum('splitPayments'),
+      escrowReleases: sum('escrowReleases'),
+    },
+    messagesSent: {
+      month: messages(thisMonth),
+      total: messages(months),
+      emails: sum('emails'),
+      channelMessages: sum('channelMessages'),
+      webhookMessages: sum('webhookMessages'),
+    },
+  };
+}
+
+export function summarize(r: SummaryRecords, now: Date, months: OutboundMonth[]) {
   const thisMonth = monthKey(now);
   const lastMonth = previousMonthKey(now);
   const byMonth = <T extends { month: string }>(list: T[], month: string) => list.find((x) => x.month === month);
@@ -61,10 +85,12 @@ export function summarize(r: SummaryRecords, now: Date) {
         count(r.skills, (s) => inMonth(s.installedAt, lastMonth)),
       ),
     },
+    ...outbound(months, now),
   };
 }
 
 export async function metricsSummary(auth: AuthContext, userId: string, now = new Date()) {
   requireSelfOrAdmin(auth, userId);
-  return summarize(await readSummaryRecords(userId), now);
+  const [records, months] = await Promise.all([readSummaryRecords(userId), readOutboundMonths(userId)]);
+  return summarize(records, now, months);
 }

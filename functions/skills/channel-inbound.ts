@@ -1,6 +1,7 @@
 import {
   type ChannelApp,
   discordSignatureValid,
+  sameSecret,
   sendChannelMessage,
   slackSignatureValid,
   telegramSecretValid,
@@ -16,11 +17,13 @@ import {
   markInbound,
   newMessageId,
   recordMessage,
+  verifyTokenOf,
 } from '../../shared/db/skills/channels';
-import { badRequest, HttpError, unauthorized } from '../../shared/http/errors';
+import { badRequest, forbidden, HttpError, unauthorized } from '../../shared/http/errors';
+import { reply } from '../../shared/http/reply';
 import { logger } from '../../shared/http/logger';
 import { askAgent } from '../agent-chat/chat';
-import type { ChannelSkillName } from './channel-skill';
+import { type ChannelSkillName, withinDailyChannelLimit } from './channel-skill';
 
 /**
  * A messaging app posts to `/api/channels/<app>/<hookId>`: the hook names the account, the app's
@@ -155,7 +158,8 @@ async function takeOne(app: ChannelApp, userId: string, connection: ChannelConne
     try {
       const access = await channelAccess(userId, app, connection);
       if (access) {
-        const sent = await sendChannelMessage(app, access, incoming.conversation, reply);
+        // An agent's reply is a message sent like any other: within the plan's daily channel messages.
+        const sent = await withinDailyChannelLimit(userId, now, () => sendChannelMessage(app, access, incoming.conversation, reply));
         replied = {
           messageId: newMessageId(),
           app,
@@ -215,4 +219,16 @@ export async function receiveInbound(app: ChannelApp, hookId: string, rawBody: s
   let stored = 0;
   for (const m of messages) if (!(await takeOne(app, owner.userId, connection, m, now)).duplicate) stored += 1;
   return { ok: true, received: messages.length, stored };
+}
+
+/** Meta's GET check of a WhatsApp webhook URL: the challenge back when the connection's verify token matches. */
+export async function verifyWhatsappSubscription(hookId: string, query: { 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string }) {
+  const mismatch = () => forbidden('the verify token does not match this connection', 'VERIFY_TOKEN_MISMATCH');
+  const owner = await hookOwner(hookId);
+  if (owner?.app !== 'whatsapp' || query['hub.mode'] !== 'subscribe') throw mismatch();
+  const connection = await getConnection(owner.userId, 'whatsapp');
+  const expected = connection && (await verifyTokenOf(owner.userId, connection));
+  const given = query['hub.verify_token'];
+  if (!expected || !sameSecret(given, expected)) throw mismatch();
+  return reply.text(200, query['hub.challenge'] ?? '', { 'content-type': 'text/plain; charset=utf-8' });
 }

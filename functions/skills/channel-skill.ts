@@ -11,8 +11,17 @@ import {
   recordMessage,
   saveConnection,
   tokenSource,
+  accessForConnect,
+  newHookId,
+  ChannelConnectionLimitError,
+  reserveChannelMessage,
+  giveBackChannelMessage,
+  channelMessagesOn,
 } from '../../shared/db/skills/channels';
-import { badRequest, notFound } from '../../shared/http/errors';
+import { DailyLimitExceededError } from '../../shared/db/skills/daily-counter';
+import { planAccess } from './plan-access';
+import { DomainError } from '../../shared/errors';
+import { badRequest, HttpError, notFound } from '../../shared/http/errors';
 import type { SkillCall } from './skill-module';
 
 /**
@@ -42,7 +51,9 @@ function inboundVerification(c: ChannelConnection): string {
     case 'discord':
       return c.publicKey ? 'ready: Ed25519 signatures checked with the public key' : 'missing: connect with publicKey';
     case 'whatsapp':
-      return c.inboundSecret ? 'ready: X-Hub-Signature-256 checked with the app secret' : 'missing: connect with appSecret';
+      return c.inboundSecret
+        ? `ready: X-Hub-Signature-256 checked with the app secret; ${c.verifyToken ? "Meta's GET check answered with the verify token" : 'no verify token'}`
+        : 'missing: connect with appSecret';
     case 'slack':
       return c.inboundSecret ? 'ready: X-Slack-Signature checked with the signing secret' : 'missing: connect with signingSecret';
   }
@@ -71,34 +82,63 @@ export interface ConnectBody {
   businessAccountId?: string;
   appSecret?: string;
   signingSecret?: string;
+  verifyToken?: string;
 }
 
 export async function connectChannel(call: SkillCall, skill: ChannelSkillName, body: ConnectBody) {
   const app = CHANNEL_APP_OF[skill];
   if (body.agentId && !(await getAgent(call.userId, body.agentId))) throw notFound('no such agent');
   const existing = await getConnection(call.userId, app);
+  const hookId = existing?.hookId ?? newHookId();
+  const { verifyToken: givenVerifyToken, ...fields } = body;
+  // Meta's subscription check needs a verify token: the caller's own, else one made here and
+  // answered once (it is pasted into Meta's dashboard), never again.
+  const madeVerifyToken = app === 'whatsapp' && !givenVerifyToken && !existing?.verifyToken ? randomBytes(24).toString('hex') : undefined;
+  const verifyToken = givenVerifyToken ?? madeVerifyToken;
   // Telegram's webhook secret is made here and handed only to Telegram (setWebhook), never answered.
   const telegramSecret = app === 'telegram' ? randomBytes(32).toString('hex') : undefined;
-  const inboundSecret = telegramSecret ?? body.appSecret ?? body.signingSecret;
-  const saved = await saveConnection(
-    call.userId,
-    app,
-    {
-      agentId: body.agentId,
-      token: body.token,
-      inboundSecret,
-      defaultTarget: body.defaultTarget,
-      publicKey: body.publicKey?.toLowerCase(),
-      phoneNumberId: body.phoneNumberId,
-      businessAccountId: body.businessAccountId,
-    },
-    call.now,
-  );
+  const change = {
+    agentId: fields.agentId,
+    token: fields.token,
+    inboundSecret: telegramSecret ?? fields.appSecret ?? fields.signingSecret,
+    verifyToken,
+    defaultTarget: fields.defaultTarget,
+    publicKey: fields.publicKey?.toLowerCase(),
+    phoneNumberId: fields.phoneNumberId,
+    businessAccountId: fields.businessAccountId,
+  };
   if (telegramSecret) {
-    const access = await requireAccess(call.userId, app, saved);
-    await setTelegramWebhook(access, inboundUrl(app, saved.hookId), telegramSecret);
+    // Registered before anything is stored: a connection Telegram never took would look ready
+    // while no message could ever arrive.
+    const access = await accessForConnect(call.userId, app, existing, change);
+    try {
+      await setTelegramWebhook(access, inboundUrl(app, hookId), telegramSecret);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      throw new DomainError(
+        'upstreamFailed',
+        `Telegram did not take the webhook (${err.message}); the connection was not saved`,
+        'WEBHOOK_REGISTRATION_FAILED',
+      );
+    }
   }
-  return { connected: true, reconnected: !!existing, channel: await describe(call.userId, skill, saved) };
+  const connectionLimit = (await planAccess(call.userId)).access.limits?.channelConnections ?? 0;
+  let saved: ChannelConnection;
+  try {
+    saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId, connectionLimit });
+  } catch (err) {
+    if (!(err instanceof ChannelConnectionLimitError)) throw err;
+    throw new HttpError(429, `the plan connects at most ${connectionLimit} messaging app${connectionLimit === 1 ? '' : 's'}`, 'CHANNEL_LIMIT', {
+      current: err.current,
+      limit: connectionLimit,
+    });
+  }
+  return {
+    connected: true,
+    reconnected: !!existing,
+    channel: await describe(call.userId, skill, saved),
+    ...(madeVerifyToken ? { verifyToken: madeVerifyToken } : {}),
+  };
 }
 
 async function requireAccess(userId: string, app: ChannelApp, connection?: ChannelConnection): Promise<ChannelAccess> {
@@ -116,10 +156,35 @@ export async function outbound(userId: string, skill: ChannelSkillName, to: stri
   return { app, connection, target, access: await requireAccess(userId, app, connection) };
 }
 
+/**
+ * Runs one send within the plan's daily channel messages (429 CHANNEL_DAILY_LIMIT past it); a send
+ * that fails gives its place back. The count is reserved by a conditional ADD, so racing sends
+ * cannot pass the limit together.
+ */
+export async function withinDailyChannelLimit<T>(userId: string, now: Date, send: () => Promise<T>): Promise<T> {
+  const limit = (await planAccess(userId)).access.limits?.channelMessagesPerDay ?? 0;
+  const day = now.toISOString().slice(0, 10);
+  try {
+    await reserveChannelMessage(userId, day, limit);
+  } catch (err) {
+    if (!(err instanceof DailyLimitExceededError)) throw err;
+    throw new HttpError(429, `the plan sends at most ${limit} channel messages a day`, 'CHANNEL_DAILY_LIMIT', {
+      current: await channelMessagesOn(userId, day),
+      limit,
+    });
+  }
+  try {
+    return await send();
+  } catch (err) {
+    await giveBackChannelMessage(userId, day);
+    throw err;
+  }
+}
+
 /** Sends text through the app and records it; `postId` keys a scheduled post's delivery. */
 export async function sendText(userId: string, skill: ChannelSkillName, to: string | undefined, text: string, now: Date, extra: { postId?: string } = {}) {
   const { app, target, access } = await outbound(userId, skill, to);
-  const sent = await sendChannelMessage(app, access, target, text);
+  const sent = await withinDailyChannelLimit(userId, now, () => sendChannelMessage(app, access, target, text));
   const message = {
     messageId: newMessageId(),
     app,

@@ -6,7 +6,8 @@ import { runSkill } from './call';
 import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
 import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
 import { CHANNEL_APPS } from '../../shared/adapters/channels';
-import { receiveInbound } from './channel-inbound';
+import type { whatsappVerificationRoute } from '../../shared/contract/channel-inbound';
+import { receiveInbound, verifyWhatsappSubscription } from './channel-inbound';
 
 /** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
 async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
@@ -26,6 +27,10 @@ const channelInbound = Object.fromEntries(
   ]),
 );
 
+const channelVerification = {
+  channelVerifyWhatsapp: ({ params, query }: OperationContext<typeof whatsappVerificationRoute>) => verifyWhatsappSubscription(params.hookId, query),
+};
+
 /** GET carries the read-only actions' fields in the query; the simulation's booking is given flat. */
 function bookingSettlementGet({ auth, requestId, query }: OperationContext<(typeof skillGetRoutes)[0]>) {
   const { guarantee, backend, deposit, ...rest } = query;
@@ -39,6 +44,7 @@ const instantSplitGet = ({ auth, requestId, query }: OperationContext<(typeof sk
 export const handler = createHandler(skillsContract, {
   ...skillEndpoints,
   ...channelInbound,
+  ...channelVerification,
   skillBookingSettlementGet: bookingSettlementGet,
   skillInstantSplitGet: instantSplitGet,
   listSkills: ({ query }) => listSkills(query),

@@ -5,7 +5,10 @@ import { chainClient } from '../../shared/adapters/chain';
 import { config } from '../../shared/config';
 import { openWalletKey } from '../../shared/crypto/wallet-keys';
 import { getWalletKeyRecord, getWalletSummary } from '../../shared/db/wallets';
+import { DEFAULT_DAILY_PAYMENT_LIMIT } from '../../shared/contract/skill-actions/payments';
+import { DailyLimitExceededError, getDailyLimitMicros, reserveDaily, sentOnDay } from '../../shared/db/skills/payments';
 import { HttpError } from '../../shared/http/errors';
+import { fromMicros, toMicros } from './decimal';
 import { logger } from '../../shared/http/logger';
 
 /**
@@ -104,5 +107,27 @@ export async function receiptOf(hash: Hex): Promise<ReceiptState> {
   } catch (err) {
     if ((err as Error)?.name === 'TransactionReceiptNotFoundError') return { state: 'pending' };
     throw chainUnavailable(err);
+  }
+}
+
+// --- the daily limit every send from the wallet counts against (usdc-payments, instant-split) ---
+export const dayOf = (now: Date) => now.toISOString().slice(0, 10);
+
+export async function dailyLimitMicros(userId: string) {
+  return (await getDailyLimitMicros(userId)) ?? Number(toMicros(DEFAULT_DAILY_PAYMENT_LIMIT));
+}
+
+/** Reserves `micros` of the day's limit, or 400 DAILY_LIMIT_EXCEEDED with the limit and what was sent. */
+export async function reserveDailySend(userId: string, day: string, micros: number): Promise<void> {
+  const limit = await dailyLimitMicros(userId);
+  try {
+    await reserveDaily(userId, day, micros, limit);
+  } catch (err) {
+    if (!(err instanceof DailyLimitExceededError)) throw err;
+    const sent = await sentOnDay(userId, day);
+    throw new HttpError(400, 'this transfer would pass the daily limit', 'DAILY_LIMIT_EXCEEDED', {
+      dailyLimit: fromMicros(BigInt(limit)),
+      sentToday: fromMicros(BigInt(sent)),
+    });
   }
 }

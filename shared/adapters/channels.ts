@@ -169,8 +169,10 @@ export async function setTelegramWebhook(access: ChannelAccess, url: string, sec
 const sameBytes = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
 const hmacHex = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('hex');
 
+/** A shared secret as given back by the app (in constant time). */
+export const sameSecret = (given: string | undefined, secret: string) => !!given && sameBytes(Buffer.from(given), Buffer.from(secret));
 /** Telegram echoes the `secret_token` given to setWebhook in `X-Telegram-Bot-Api-Secret-Token`. */
-export const telegramSecretValid = (header: string | undefined, secret: string) => !!header && sameBytes(Buffer.from(header), Buffer.from(secret));
+export const telegramSecretValid = sameSecret;
 
 /** Meta signs the raw body with the app secret: `X-Hub-Signature-256: sha256=<hex>`. */
 export function whatsappSignatureValid(rawBody: string, header: string | undefined, appSecret: string): boolean {

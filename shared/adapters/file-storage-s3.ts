@@ -95,4 +95,12 @@ export const s3Storage: FileStorage = {
       expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString(),
     };
   },
+  async downloadUrl(objectKey, { contentType, now }) {
+    const expiresIn = config().files.downloadUrlTtlSeconds;
+    const url = await getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket(), Key: objectKey, ResponseContentType: contentType }), {
+      expiresIn,
+      signingDate: now,
+    });
+    return { url, expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString() };
+  },
 };

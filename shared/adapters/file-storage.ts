@@ -29,6 +29,8 @@ export interface FileStorage {
   list(prefix: string): Promise<string[]>;
   /** A URL accepting one PUT of exactly `size` bytes of `contentType` at `objectKey`, until it expires. */
   uploadTarget(objectKey: string, opts: { size: number; contentType: string; now: Date }): Promise<UploadTarget>;
+  /** A URL that answers one object's bytes to a plain GET until it expires: unguessable, signed, no session needed. */
+  downloadUrl(objectKey: string, opts: { contentType: string; now: Date }): Promise<{ url: string; expiresAt: string }>;
 }
 
 const PART = '[A-Za-z0-9_-]{1,80}';
@@ -48,11 +50,41 @@ const absent = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT
 /** The local server's route that takes the signed PUT (bin/local-pages.ts). */
 export const LOCAL_UPLOAD_PATH = '/local-files/upload';
 
-function uploadSignature(objectKey: string, expires: number, size: number, contentType: string): string {
+/** The local server's route that answers a signed download URL's GET (bin/local-pages.ts). */
+export const LOCAL_DOWNLOAD_PATH = '/local-files/download';
+
+function urlSignature(purpose: 'upload' | 'download', fields: (string | number)[]): string {
   const secret = config().jwt.secret;
-  if (!secret) throw new Error('JWT_SECRET is not set: local upload URLs cannot be signed');
-  const key = createHmac('sha256', secret).update('file-manager upload url').digest();
-  return createHmac('sha256', key).update(['PUT', objectKey, expires, size, contentType].join('\n')).digest('hex');
+  if (!secret) throw new Error('JWT_SECRET is not set: local file URLs cannot be signed');
+  const key = createHmac('sha256', secret).update(`file-manager ${purpose} url`).digest();
+  return createHmac('sha256', key).update(fields.join('\n')).digest('hex');
+}
+
+const uploadSignature = (objectKey: string, expires: number, size: number, contentType: string) =>
+  urlSignature('upload', ['PUT', objectKey, expires, size, contentType]);
+const downloadSignature = (objectKey: string, expires: number, contentType: string) => urlSignature('download', ['GET', objectKey, expires, contentType]);
+
+const sameHex = (given: string, expected: string) => {
+  const [a, b] = [Buffer.from(given, 'hex'), Buffer.from(expected, 'hex')];
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+export type LocalDownloadResult = { status: 200; bytes: Buffer; contentType: string } | { status: 400 | 403 | 404; error: string; code: string };
+
+/** Answers a GET of LOCAL_DOWNLOAD_PATH as S3 answers its presigned GET: signature, expiry, then the object. */
+export async function serveLocalDownload(query: URLSearchParams, now = new Date()): Promise<LocalDownloadResult> {
+  const objectKey = query.get('key') ?? '';
+  const expires = Number(query.get('expires'));
+  const contentType = query.get('type') ?? '';
+  if (objectKey.startsWith('pending/') || !OBJECT_KEY.test(objectKey) || !Number.isSafeInteger(expires)) {
+    return { status: 400, error: 'malformed download URL', code: 'BAD_DOWNLOAD_URL' };
+  }
+  if (!sameHex(query.get('signature') ?? '', downloadSignature(objectKey, expires, contentType)))
+    return { status: 403, error: 'signature does not match', code: 'SIGNATURE_MISMATCH' };
+  if (now.getTime() > expires * 1000) return { status: 403, error: 'download URL expired', code: 'URL_EXPIRED' };
+  const bytes = await localStorage.get(objectKey);
+  if (!bytes) return { status: 404, error: 'no such file', code: 'NOT_FOUND' };
+  return { status: 200, bytes, contentType };
 }
 
 export type LocalUploadResult = { status: 200 } | { status: 400 | 403 | 413; error: string; code: string };
@@ -66,12 +98,10 @@ export async function acceptLocalUpload(query: URLSearchParams, contentType: str
   const expires = Number(query.get('expires'));
   const size = Number(query.get('size'));
   const type = query.get('type') ?? '';
-  const given = Buffer.from(query.get('signature') ?? '', 'hex');
   if (!objectKey.startsWith('pending/') || !OBJECT_KEY.test(objectKey) || !Number.isSafeInteger(expires) || !Number.isSafeInteger(size)) {
     return { status: 400, error: 'malformed upload URL', code: 'BAD_UPLOAD_URL' };
   }
-  const expected = Buffer.from(uploadSignature(objectKey, expires, size, type), 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+  if (!sameHex(query.get('signature') ?? '', uploadSignature(objectKey, expires, size, type)))
     return { status: 403, error: 'signature does not match', code: 'SIGNATURE_MISMATCH' };
   if (now.getTime() > expires * 1000) return { status: 403, error: 'upload URL expired', code: 'URL_EXPIRED' };
   if (body.length !== size) return { status: body.length > size ? 413 : 400, error: `the body must be exactly ${size} bytes`, code: 'SIZE_MISMATCH' };
@@ -128,6 +158,14 @@ const localStorage: FileStorage = {
     for (const [k, v] of Object.entries({ key: objectKey, expires: String(expires), size: String(size), type: contentType })) url.searchParams.set(k, v);
     url.searchParams.set('signature', uploadSignature(objectKey, expires, size, contentType));
     return { url: url.href, method: 'PUT', headers: { 'content-type': contentType }, expiresAt: new Date(expires * 1000).toISOString() };
+  },
+  async downloadUrl(objectKey, { contentType, now }) {
+    localPath(objectKey);
+    const expires = Math.floor(now.getTime() / 1000) + config().files.downloadUrlTtlSeconds;
+    const url = new URL(LOCAL_DOWNLOAD_PATH, config().appUrl);
+    for (const [k, v] of Object.entries({ key: objectKey, expires: String(expires), type: contentType })) url.searchParams.set(k, v);
+    url.searchParams.set('signature', downloadSignature(objectKey, expires, contentType));
+    return { url: url.href, expiresAt: new Date(expires * 1000).toISOString() };
   },
 };
 

@@ -20,6 +20,13 @@ export interface PlanLimits {
   memory: string;
   /** Allowed model ids; `network` is every model. */
   models: readonly string[];
+  /**
+   * Channel skills (issue 13): how many messaging apps (Telegram, Discord, WhatsApp, Slack) the
+   * account may connect, and how many messages its channel skills may send a UTC day. Spec 2.16
+   * names neither; these follow the A2A column's steps, and `network` connects every app.
+   */
+  channelConnections: number;
+  channelMessagesPerDay: number;
 }
 
 /** Each plan's models as the versioned catalogue lists them (shared/ai/catalogue.ts); at run time the catalogue in force decides. */
@@ -30,8 +37,28 @@ const catalogueModels = (plan: PlanName) => {
 export const ALL_MODELS: readonly string[] = DEFAULT_CATALOGUE.models.map((m) => m.id);
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  label: { name: 'label', priceUsdPerMonth: 29, agents: 1, skills: 3, a2aMessagesPerDay: 100, memory: '8 GB', models: catalogueModels('label') },
-  solo: { name: 'solo', priceUsdPerMonth: 79, agents: 3, skills: 10, a2aMessagesPerDay: 500, memory: '2 GB', models: catalogueModels('solo') },
+  label: {
+    name: 'label',
+    priceUsdPerMonth: 29,
+    agents: 1,
+    skills: 3,
+    a2aMessagesPerDay: 100,
+    memory: '8 GB',
+    models: catalogueModels('label'),
+    channelConnections: 1,
+    channelMessagesPerDay: 100,
+  },
+  solo: {
+    name: 'solo',
+    priceUsdPerMonth: 79,
+    agents: 3,
+    skills: 10,
+    a2aMessagesPerDay: 500,
+    memory: '2 GB',
+    models: catalogueModels('solo'),
+    channelConnections: 2,
+    channelMessagesPerDay: 500,
+  },
   collective: {
     name: 'collective',
     priceUsdPerMonth: 199,
@@ -40,8 +67,20 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     a2aMessagesPerDay: 2000,
     memory: '4 GB',
     models: catalogueModels('collective'),
+    channelConnections: 3,
+    channelMessagesPerDay: 2000,
   },
-  network: { name: 'network', priceUsdPerMonth: 499, agents: 100, skills: 100, a2aMessagesPerDay: 10000, memory: '16 GB', models: ALL_MODELS },
+  network: {
+    name: 'network',
+    priceUsdPerMonth: 499,
+    agents: 100,
+    skills: 100,
+    a2aMessagesPerDay: 10000,
+    memory: '16 GB',
+    models: ALL_MODELS,
+    channelConnections: 4,
+    channelMessagesPerDay: 10000,
+  },
 };
 
 /** Admins are not limited by a plan; this is their "elevated" agent limit. */

@@ -91,3 +91,29 @@ export const channelInboundRoutes: RouteDefinition[] = [
     { type: 'event_callback', team_id: 'T0001', event: { type: 'message', user: 'U0123', text: 'hi', channel: 'C0123456789', ts: '1700000000.000100' } },
   ),
 ];
+
+/**
+ * Meta checks a WhatsApp webhook URL before it sends anything: a GET with `hub.mode=subscribe`,
+ * the verify token entered in its dashboard and a challenge to echo. The hook names the
+ * connection, whose own verify token must match.
+ */
+export const whatsappVerificationRoute = {
+  operation: 'channelVerifyWhatsapp',
+  method: 'GET',
+  path: '/api/channels/whatsapp/{hookId}',
+  auth: 'none',
+  summary: "WhatsApp Cloud API webhook verification: Meta's subscription check of business-messaging's inbound URL.",
+  description:
+    "Answers `hub.challenge` as `text/plain` when `hub.mode` is `subscribe` and `hub.verify_token` is the connection's verify token (given to or made by `connect`); 403 `VERIFY_TOKEN_MISMATCH` otherwise, also for an unknown hook.",
+  params: z.strictObject({ hookId: HookId }),
+  query: z.strictObject({
+    'hub.mode': z.string().max(32).optional(),
+    'hub.verify_token': z.string().max(512).optional(),
+    'hub.challenge': z.string().max(256).optional(),
+  }),
+  responses: {
+    ...commonErrorResponses,
+    200: z.string().describe('the challenge, as text/plain'),
+    403: ErrorBody.describe('wrong mode or verify token, or unknown hook'),
+  },
+} as const satisfies RouteDefinition;

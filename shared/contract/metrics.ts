@@ -66,6 +66,24 @@ export const MetricsSummaryBody = z.strictObject({
   }),
   streams: z.strictObject({ monthlyListeners: Count, monthlyStreams: Count, growth: Growth }),
   skills: z.strictObject({ active: Count, total: Count, growth: Growth }),
+  moneyMoved: z
+    .strictObject({
+      month: z.string().describe('this calendar month (UTC), USD, e.g. `$1,250.00`'),
+      total: z.string(),
+      transfers: Count.describe('usdc-payments transfers confirmed on chain'),
+      splitPayments: Count.describe('instant-split payments confirmed on chain (one per recipient)'),
+      escrowReleases: Count.describe('booking-settlement escrows released'),
+    })
+    .describe('money the skills moved on the account’s behalf (stablecoin amounts count as USD)'),
+  messagesSent: z
+    .strictObject({
+      month: Count,
+      total: Count,
+      emails: Count.describe('emails the email service accepted'),
+      channelMessages: Count.describe('messages sent through a messaging app (chat-bot, community-bot, business-messaging…)'),
+      webhookMessages: Count.describe('webhook skill messages queued for signed delivery'),
+    })
+    .describe('outbound messages the skills sent on the account’s behalf'),
 });
 
 /** Heartbeat frequency bounds: no more often than every 5 minutes (the schedule's own period), at least every 30 days. */
@@ -161,7 +179,8 @@ export const metricsContract = defineGroup({
         userIdNote +
         ' Counted from the records the account stores (installed skills, bookings, fans, monthly streams and revenue); zeros when there are none. ' +
         'Ticket sales (event-ticketing orders) are completed bookings; revenue is USD: royalty statements and USD ticket sales, each counted once. ' +
-        'Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is.',
+        'Growth and change compare this calendar month (UTC) with the previous one: `0%` when both are zero, `N/A` when only the previous is. ' +
+        '`moneyMoved` and `messagesSent` (issue 13) come from monthly counters written in the same transaction as each confirmed transfer or split payment, released escrow, sent email, channel message and queued webhook message, so they always match a recount of those records.',
       params: UserIdParams,
       responses: { 200: MetricsSummaryBody, 404: ErrorBody, ...commonErrorResponses },
     },

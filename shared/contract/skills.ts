@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { channelInboundRoutes } from './channel-inbound';
+import { channelInboundRoutes, whatsappVerificationRoute } from './channel-inbound';
 import { ResourceId } from './memory';
 import { SKILL_ACTION_BODIES } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
@@ -566,5 +566,6 @@ export const skillsContract = defineGroup({
     ...skillGetRoutes,
     ...installRoutes,
     ...channelInboundRoutes,
+    whatsappVerificationRoute,
   ],
 });

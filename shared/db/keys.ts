@@ -267,4 +267,15 @@ export const keys = {
   emailDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `EMAILDAY#${day}` }),
   /** Idempotency-Key (issue 13): the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
   idempotencyRecord: (userId: string, operation: string, keySha256Hex: string): Key => ({ pk: userPk(userId), sk: `IDEMPOTENCY#${operation}#${keySha256Hex}` }),
+  // --- issue 13 follow-up: one wallet send at a time ---
+  /** usdc-payments, instant-split: the lease one send holds on the account's wallet from its nonce until its broadcast. */
+  walletSendLock: (userId: string): Key => ({ pk: userPk(userId), sk: 'WALLETSENDLOCK' }),
+  // --- issue 13 follow-up: money moved and messages sent, per account and month ---
+  /** What the account's skills moved and sent in one UTC month (`yyyy-mm`), for the metrics summary. */
+  outboundMonth: (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `OUTBOUND#${month}` }),
+  outboundMonthPrefix: 'OUTBOUND#',
+  // --- issue 13 follow-up: per-plan channel limits ---
+  /** Channel skills: how many messaging apps the account has connected, and the messages sent on one UTC day. */
+  channelCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'CHANNELCOUNT' }),
+  channelDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `CHANNELDAY#${day}` }),
 } as const;

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import { type Key, keys } from './keys';
 import { queryEvery, tenant, transact, tx, type TransactItem } from './tenant';
 
 /**
@@ -44,7 +44,7 @@ export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
 const dailyKey = (family: 'messages' | 'heartbeat', day: string) => keys.counter(`${family}#${day}#${randomInt(DAILY_SHARDS)}`);
 
-function addUpdate(key: ReturnType<typeof dailyKey>, fields: Record<string, number>): TransactItem {
+function addUpdate(key: Key, fields: Record<string, number>): TransactItem {
   const entries = Object.entries(fields);
   const names = Object.fromEntries(entries.map(([f], i) => [`#f${i}`, f]));
   const values = Object.fromEntries(entries.map(([, v], i) => [`:f${i}`, v]));
@@ -141,6 +141,35 @@ export async function tableSizeBytes(now = Date.now()): Promise<number> {
 export const clearTableSizeCache = () => {
   sizeCache = undefined;
 };
+
+// --- money moved and messages sent (issue 13), per account and month ---------------------------
+
+/**
+ * `USER#<id> / OUTBOUND#<yyyy-mm>`: what the account's skills moved and sent that month, added in
+ * the same transaction as the record that proves it, so a recount of the records always matches:
+ * - transfers: usdc-payments transfers confirmed on chain (`PAYMENT#…` status confirmed);
+ * - splitPayments: instant-split legs confirmed on chain (`SPLITLEG#…` status confirmed);
+ * - escrowReleases: booking-settlement escrows released (`BOOKING#…` status completed);
+ * - movedMicros: the amounts of those three, in micro-units of USD (stablecoin or payout);
+ * - emails: emails the email adapter accepted (`EMAILLOG#…` status sent);
+ * - channelMessages: messages sent through a messaging app (`CHANNELMSG#…` direction out);
+ * - webhookMessages: messages the webhook skill queued for signed delivery (`HOOKMSG#…`).
+ */
+export const OUTBOUND_FIELDS = ['transfers', 'splitPayments', 'escrowReleases', 'movedMicros', 'emails', 'channelMessages', 'webhookMessages'] as const;
+export type OutboundField = (typeof OUTBOUND_FIELDS)[number];
+
+/** The transaction item that adds `fields` to the account's month of `at`. */
+export const outboundCountUpdate = (userId: string, at: Date | string, fields: Partial<Record<OutboundField, number>>): TransactItem =>
+  addUpdate(keys.outboundMonth(userId, (typeof at === 'string' ? at : at.toISOString()).slice(0, 7)), fields as Record<string, number>);
+
+export interface OutboundMonth extends Record<OutboundField, number> {
+  month: string;
+}
+
+export async function readOutboundMonths(userId: string): Promise<OutboundMonth[]> {
+  const items = await tenant(userId).queryAll<Record<string, unknown>>(keys.outboundMonthPrefix, { consistent: true });
+  return items.map((i) => ({ month: monthOf(i.sk), ...(Object.fromEntries(OUTBOUND_FIELDS.map((f) => [f, num(i[f])])) as Record<OutboundField, number>) }));
+}
 
 // --- the records the summary counts --------------------------------------------------------------
 

@@ -23,6 +23,8 @@ export interface ChannelCall {
  */
 export async function startFakeChannels(tokens: { telegram?: string; discord?: string; whatsapp?: string; slack?: string }) {
   const calls: ChannelCall[] = [];
+  /** Telegram refuses setWebhook as it does for a URL it cannot reach, while set. */
+  const refuse = { setWebhook: false };
   let counter = 1000;
   const templates = [
     { id: '1111', name: 'ticket_confirmation', language: 'en_GB', status: 'APPROVED', category: 'UTILITY' },
@@ -58,6 +60,8 @@ export async function startFakeChannels(tokens: { telegram?: string; discord?: s
               result: { message_id: Number(id), chat: { id: Number(body.chat_id), type: 'private' }, date: 1_700_000_000, text: body.text },
             });
           if (method === 'getMe') return send(200, { ok: true, result: { id: 7_000_001, is_bot: true, first_name: 'Stage Bot', username: 'stage_bot' } });
+          if (method === 'setWebhook' && refuse.setWebhook)
+            return send(400, { ok: false, error_code: 400, description: 'Bad Request: bad webhook: Failed to resolve host: Name or service not known' });
           if (method === 'setWebhook') return send(200, { ok: true, result: true, description: 'Webhook was set' });
           return send(404, { ok: false, error_code: 404, description: 'Not Found' });
         }
@@ -96,6 +100,7 @@ export async function startFakeChannels(tokens: { telegram?: string; discord?: s
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     calls,
+    refuse,
     /** The base-URL settings that point the channel adapters here. */
     settings: {
       CHANNEL_TELEGRAM_API_URL: `${base}/telegram`,

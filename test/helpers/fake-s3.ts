@@ -7,7 +7,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 /**
  * A loopback S3 speaking the REST wire format the SDK uses with a path-style endpoint:
  * PutObject (plain, CopyObject by `x-amz-copy-source`, and presigned PUTs), GetObject, HeadObject,
- * DeleteObject and ListObjectsV2. A presigned PUT is checked as S3 does: its SigV4 query signature
+ * DeleteObject and ListObjectsV2. A presigned PUT or GET is checked as S3 does: its SigV4 query signature
  * recomputed over the signed headers (so another size or type is refused), and its expiry.
  */
 export interface FakeS3 {
@@ -101,13 +101,19 @@ export async function startFakeS3(opts: { bucket?: string; region?: string } = {
         );
       }
       if (!key) return error(res, 400, 'InvalidRequest', 'no key');
+      // A presigned URL is checked by its query signature and expiry; anything else must carry SigV4 credentials.
+      if (req.method !== 'DELETE') {
+        const verdict = url.searchParams.has('X-Amz-Signature')
+          ? await presignedSignatureValid(req, url, region)
+          : /^AWS4-HMAC-SHA256 Credential=/.test(String(req.headers.authorization))
+            ? 'ok'
+            : 'unsigned';
+        if (verdict === 'expired') return error(res, 403, 'AccessDenied', 'Request has expired');
+        if (verdict === 'unsigned') return error(res, 403, 'AccessDenied', 'Access Denied');
+        if (verdict === 'mismatch')
+          return error(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+      }
       if (req.method === 'PUT') {
-        if (url.searchParams.has('X-Amz-Signature')) {
-          const verdict = await presignedSignatureValid(req, url, region);
-          if (verdict === 'expired') return error(res, 403, 'AccessDenied', 'Request has expired');
-          if (verdict === 'mismatch')
-            return error(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
-        } else if (!/^AWS4-HMAC-SHA256 Credential=/.test(String(req.headers.authorization))) return error(res, 403, 'AccessDenied', 'unsigned');
         // S3 checks a CRC32 the request names (header or presigned query) against the body it receives.
         const crc = req.headers['x-amz-checksum-crc32'] ?? url.searchParams.get('x-amz-checksum-crc32');
         if (crc && crc !== crc32Base64(body)) return error(res, 400, 'BadDigest', 'The CRC32 you specified did not match the calculated checksum.');
@@ -136,7 +142,7 @@ export async function startFakeS3(opts: { bucket?: string; region?: string } = {
           }
           return error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
         }
-        res.writeHead(200, { 'content-type': found.contentType, 'content-length': String(found.body.length) });
+        res.writeHead(200, { 'content-type': url.searchParams.get('response-content-type') ?? found.contentType, 'content-length': String(found.body.length) });
         return res.end(req.method === 'GET' ? found.body : undefined);
       }
       if (req.method === 'DELETE') {

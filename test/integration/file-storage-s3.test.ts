@@ -1,7 +1,4 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalServer } from '../../bin/local-server';
-import { matchPage } from '../../bin/local-pages';
 import { skill } from '../../functions/skills/skills/file-manager';
 import { fileStorage } from '../../shared/adapters/file-storage';
 import { resetS3Client } from '../../shared/adapters/file-storage-s3';
@@ -9,6 +6,7 @@ import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3';
+import { startLocalPagesServer } from '../helpers/local-pages-server';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 async function subscriber() {
@@ -99,6 +97,21 @@ describe('file-manager on S3 (a loopback S3 speaking the REST wire format)', () 
     expect((await runSkill(skill, userId, { action: 'confirm_upload', fileId: 'file_000000000000000000000000' })).status).toBe(404);
   });
 
+  it('a presigned GET answers the object to a plain fetch; another key, a changed URL or an expired one is refused', async () => {
+    const storage = fileStorage();
+    await storage.put('u_owner/file_img', Buffer.from('png-bytes'), 'image/png');
+    await storage.put('u_other/file_img', Buffer.from('not yours'), 'image/png');
+    const { url, expiresAt } = await storage.downloadUrl('u_owner/file_img', { contentType: 'image/png', now: new Date() });
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(3500_000);
+    const got = await fetch(url);
+    expect([got.status, got.headers.get('content-type'), Buffer.from(await got.arrayBuffer()).toString()]).toEqual([200, 'image/png', 'png-bytes']);
+    expect((await fetch(url.replace('u_owner', 'u_other'))).status).toBe(403);
+    expect((await fetch(url.replace(/X-Amz-Signature=[0-9a-f]/, 'X-Amz-Signature=x'))).status).toBe(403);
+    expect((await fetch(url.split('?')[0]!)).status).toBe(403);
+    const old = await storage.downloadUrl('u_owner/file_img', { contentType: 'image/png', now: new Date(Date.now() - 2 * 3600_000) });
+    expect((await fetch(old.url)).status).toBe(403);
+  });
+
   it('refuses a URL for more than the quota leaves, and bodies that break the action schema', async () => {
     const userId = newTestUserId(); // no plan: no storage
     const res = await runSkill(skill, userId, { action: 'upload_url', name: 'a.bin', size: 10 });
@@ -122,17 +135,8 @@ describe('file-manager uploads by URL on the local stack (the local server check
   let base: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    const server = createLocalServer(
-      async () => {
-        throw new Error('no API routes in this test');
-      },
-      () => undefined,
-      matchPage,
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ base, close } = await startLocalPagesServer());
     reloadConfig({ APP_URL: base });
-    close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   });
   afterAll(async () => {
     reloadConfig({ APP_URL: undefined });

@@ -89,6 +89,8 @@ describe('GET /api/metrics/:userId/summary', () => {
       fans: { total: 0, active: 0, growth: '0%', segmentation: { superfans: 0, casual: 0, new: 0 } },
       streams: { monthlyListeners: 0, monthlyStreams: 0, growth: '0%' },
       skills: { active: 0, total: 0, growth: '0%' },
+      moneyMoved: { month: '$0.00', total: '$0.00', transfers: 0, splitPayments: 0, escrowReleases: 0 },
+      messagesSent: { month: 0, total: 0, emails: 0, channelMessages: 0, webhookMessages: 0 },
     });
   });
 
@@ -125,6 +127,8 @@ describe('GET /api/metrics/:userId/summary', () => {
       fans: { total: 3, active: 1, growth: '+100%', segmentation: { superfans: 1, casual: 1, new: 1 } },
       streams: { monthlyListeners: 150, monthlyStreams: 500, growth: '+25%' },
       skills: { active: 2, total: 3, growth: '+100%' },
+      moneyMoved: { month: '$0.00', total: '$0.00', transfers: 0, splitPayments: 0, escrowReleases: 0 },
+      messagesSent: { month: 0, total: 0, emails: 0, channelMessages: 0, webhookMessages: 0 },
     });
   });
 

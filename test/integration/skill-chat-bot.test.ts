@@ -41,7 +41,7 @@ describe('chat-bot skill (Telegram Bot API)', () => {
     expect([none.status, none.body.code]).toEqual([400, 'CHANNEL_NOT_CONNECTED']);
     expect((await skill(user, 'chat-bot', { action: 'connect' })).body.code).toBe('CHANNEL_TOKEN_REQUIRED');
     const wrong = await skill(user, 'chat-bot', { action: 'connect', token: '999:wrong-token-value' });
-    expect([wrong.status, wrong.body.code]).toEqual([502, 'CHANNEL_ERROR']);
+    expect([wrong.status, wrong.body.code]).toEqual([502, 'WEBHOOK_REGISTRATION_FAILED']);
     const ok = await skillOk(user, 'chat-bot', { action: 'connect', token: TOKENS.telegram, defaultTarget: '42' });
     expect(ok.channel.tokenSource).toBe('connected');
     await skillOk(user, 'chat-bot', { action: 'send', text: 'hello' });
@@ -66,6 +66,28 @@ describe('chat-bot skill (Telegram Bot API)', () => {
     const other = await testSession();
     await subscribe(other.userId, 'solo');
     expect((await skillOk(other, 'chat-bot', { action: 'list_messages' })).messages).toEqual([]);
+  });
+
+  it('a webhook Telegram refuses saves nothing and answers 502 WEBHOOK_REGISTRATION_FAILED', async () => {
+    const user = await testSession();
+    await subscribe(user.userId, 'solo');
+    bed.fake.refuse.setWebhook = true;
+    try {
+      const refused = await skill(user, 'chat-bot', { action: 'connect', token: TOKENS.telegram, defaultTarget: '42' });
+      expect([refused.status, refused.body.code]).toEqual([502, 'WEBHOOK_REGISTRATION_FAILED']);
+      expect(refused.body.error).toContain('not saved');
+    } finally {
+      bed.fake.refuse.setWebhook = false;
+    }
+    // Nothing stored: no token to send with, no connection to describe.
+    const send = await skill(user, 'chat-bot', { action: 'send', text: 'hello' });
+    expect([send.status, send.body.code]).toEqual([400, 'NO_DESTINATION']);
+    expect((await skill(user, 'chat-bot', { action: 'channel_info' })).body.code).toBe('CHANNEL_NOT_CONNECTED');
+
+    // Once Telegram takes it, the same connect is saved with the hook it registered.
+    const ok = await skillOk(user, 'chat-bot', { action: 'connect', token: TOKENS.telegram, defaultTarget: '42' });
+    expect(ok.reconnected).toBe(false);
+    expect(telegramCalls('setWebhook').at(-1)!.body.url).toBe(ok.channel.inboundUrl);
   });
 
   it('no answer or log line carries the bot token or the webhook secret', () => {

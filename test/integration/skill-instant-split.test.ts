@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/instant-split';
+import { skill as payments } from '../../functions/skills/skills/usdc-payments';
 import { keys } from '../../shared/db/keys';
 import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
@@ -70,6 +71,7 @@ describe('instant-split', () => {
   it('executes a split on chain: each recipient paid once, exact balances, a retry never pays twice', async () => {
     const userId = newTestUserId();
     const { address, privateKey } = await env.fundedWallet(userId, 150_000_000n);
+    await runSkill(payments, userId, { action: 'set_daily_limit', amount: '1000' });
     const recipients = [newRecipient(), newRecipient(), newRecipient()];
     const splitId = (await runSkill(skill, userId, rule(recipients, [50, 30, 20], 10))).body.rule.splitId;
     expect((await runSkill(skill, userId, { action: 'execute_split', splitId, amount: '9.99' })).body.code).toBe('BELOW_THRESHOLD');
@@ -117,6 +119,25 @@ describe('instant-split', () => {
     expect(env.chain.transactionCount(address)).toBe(2);
     expect(await Promise.all(recipients.map((r) => env.balance(r)))).toEqual([7_500_000n, 2_500_000n]);
     expect(await env.balance(address)).toBe(0n);
+  });
+
+  it("counts against the wallet's daily limit, shared with usdc-payments sends", async () => {
+    const userId = newTestUserId();
+    const { address } = await env.fundedWallet(userId, 100_000_000n);
+    expect((await runSkill(payments, userId, { action: 'set_daily_limit', amount: '30' })).status).toBe(200);
+    const recipients = [newRecipient(), newRecipient()];
+    const splitId = (await runSkill(skill, userId, rule(recipients, [50, 50]))).body.rule.splitId;
+    const over = await runSkill(skill, userId, { action: 'execute_split', splitId, amount: '30.000001' });
+    expect([over.status, over.body]).toEqual([400, expect.objectContaining({ code: 'DAILY_LIMIT_EXCEEDED', dailyLimit: '30.000000', sentToday: '0.000000' })]);
+    expect(env.chain.transactionCount(address)).toBe(0);
+    expect((await runSkill(skill, userId, { action: 'execute_split', splitId, amount: '20' })).status).toBe(200);
+    // 20 of 30 is spent: a send of 10.01 passes the limit, 10 fits.
+    const send = (amount: string) => runSkill(payments, userId, { action: 'send', to: newRecipient(), amount });
+    expect((await send('10.01')).body).toMatchObject({ code: 'DAILY_LIMIT_EXCEEDED', sentToday: '20.000000' });
+    expect((await send('10')).status).toBe(200);
+    expect((await runSkill(skill, userId, { action: 'execute_split', splitId, amount: '1' })).body.code).toBe('DAILY_LIMIT_EXCEEDED');
+    expect(await Promise.all(recipients.map((r) => env.balance(r)))).toEqual([10_000_000n, 10_000_000n]);
+    expect(await env.balance(address)).toBe(70_000_000n);
   });
 
   it('answers GET with the read-only actions', async () => {

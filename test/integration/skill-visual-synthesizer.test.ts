@@ -9,19 +9,30 @@ import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser, getUser } from '../../shared/db/users';
+import { startLocalPagesServer } from '../helpers/local-pages-server';
 import { FAKE_IMAGE_USAGE, fakeImageBytes, startFakeImageServer } from '../helpers/fake-image-server';
 import { runSkill } from '../helpers/skill-call';
 import { subscribe } from './agents-helpers';
 
 let fake: Awaited<ReturnType<typeof startFakeImageServer>>;
 
+let closeServer: () => Promise<void>;
+
 beforeAll(async () => {
   fake = await startFakeImageServer();
-  reloadConfig({ OPENAI_API_KEY: 'sk-test-images', OPENAI_BASE_URL: fake.baseUrl, MODEL_API_BASE_URL: undefined });
+  // The local server's pages answer the signed download URLs of the local file storage.
+  const pages = await startLocalPagesServer();
+  closeServer = pages.close;
+  reloadConfig({
+    OPENAI_API_KEY: 'sk-test-images',
+    OPENAI_BASE_URL: fake.baseUrl,
+    MODEL_API_BASE_URL: undefined,
+    APP_URL: pages.base,
+  });
 });
 afterAll(async () => {
-  reloadConfig({ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined });
-  await fake.close();
+  reloadConfig({ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, APP_URL: undefined });
+  await Promise.all([fake.close(), closeServer()]);
 });
 beforeEach(() => fake.failWith(undefined));
 
@@ -52,7 +63,12 @@ describe('visual-synthesizer', () => {
 
     const expected = fakeImageBytes(sentPrompt);
     expect(body.image).toMatchObject({ contentType: 'image/png', size: expected.length, folder: 'visual-synthesizer' });
-    expect(body.image.url).toBe(`data:image/png;base64,${expected.toString('base64')}`);
+    // A URL fetched over HTTP with no session: the image's bytes, signed for this one file until it expires.
+    expect(body.image.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/local-files\/download\?/);
+    expect(Date.parse(body.image.urlExpiresAt)).toBeGreaterThan(Date.now());
+    const fetched = await fetch(body.image.url);
+    expect([fetched.status, fetched.headers.get('content-type')]).toEqual([200, 'image/png']);
+    expect(Buffer.from(await fetched.arrayBuffer())).toEqual(expected);
     expect(await fileStorage().get(objectKeyOf(userId, body.image.fileId))).toEqual(expected);
     const listed = await runSkill(fileManager, userId, { action: 'list', folder: 'visual-synthesizer' });
     expect(listed.body).toMatchObject({ count: 1, totalBytes: expected.length, files: [{ fileId: body.image.fileId }] });
@@ -69,6 +85,27 @@ describe('visual-synthesizer', () => {
     expect(usage!.costUsd as number).toBeCloseTo(COST_USD, 10);
     // Within the plan's included spend: the allowance carries the call's 43 credits.
     expect(await allowanceUsed(userId)).toBe(CREDITS);
+  });
+
+  it("another user's URL, a changed key, a forged signature or an expired URL reads nothing", async () => {
+    const [owner, other] = [await subscriber('solo'), await subscriber('solo')];
+    const mine = (await runSkill(skill, owner, { prompt: 'Cover art, owner' })).body.image;
+    const theirs = (await runSkill(skill, other, { prompt: 'Cover art, other' })).body.image;
+    expect((await fetch(theirs.url)).status).toBe(200);
+    // The other user's own signed URL, pointed at the owner's file: the signature covers the key.
+    const swapped = new URL(theirs.url);
+    swapped.searchParams.set('key', objectKeyOf(owner, mine.fileId));
+    const refused = await fetch(swapped);
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([403, 'SIGNATURE_MISMATCH']);
+    const forged = new URL(mine.url);
+    forged.searchParams.set('signature', '0'.repeat(64));
+    expect((await fetch(forged)).status).toBe(403);
+    const longer = new URL(mine.url);
+    longer.searchParams.set('expires', String(Number(longer.searchParams.get('expires')) + 3600));
+    expect((await fetch(longer)).status).toBe(403);
+    const old = (await runSkill(skill, owner, { prompt: 'Old art' }, { now: new Date(Date.now() - 2 * 3600_000) })).body.image;
+    const expired = await fetch(old.url);
+    expect([expired.status, ((await expired.json()) as { code: string }).code]).toEqual([403, 'URL_EXPIRED']);
   });
 
   it('past the included spend the credits pay for it; a provider failure gives the reservation back and stores nothing', async () => {

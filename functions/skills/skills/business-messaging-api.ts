@@ -1,7 +1,7 @@
 import { listWhatsappTemplates, sendWhatsappTemplate } from '../../../shared/adapters/channels';
 import { businessMessagingApiActions as bodies } from '../../../shared/contract/skill-actions/channels';
 import { newMessageId, recordMessage } from '../../../shared/db/skills/channels';
-import { connectChannel, listChannelMessages, outbound } from '../channel-skill';
+import { connectChannel, listChannelMessages, outbound, withinDailyChannelLimit } from '../channel-skill';
 import { action, type SkillModule } from '../skill-module';
 
 /**
@@ -16,7 +16,9 @@ export const skill: SkillModule = {
     connect: action(bodies.connect, (call, body) => connectChannel(call, 'business-messaging-api', body)),
     send_template: action(bodies.send_template, async (call, body) => {
       const { app, target, access } = await outbound(call.userId, 'business-messaging-api', body.to);
-      const sent = await sendWhatsappTemplate(access, target, { name: body.template, languageCode: body.languageCode, parameters: body.parameters });
+      const sent = await withinDailyChannelLimit(call.userId, call.now, () =>
+        sendWhatsappTemplate(access, target, { name: body.template, languageCode: body.languageCode, parameters: body.parameters }),
+      );
       const message = {
         messageId: newMessageId(),
         app,

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import { fileStorage, objectKeyOf, pendingObjectKeyOf } from '../../../shared/adapters/file-storage';
-import { isAdminEmail } from '../../../shared/auth/authenticate';
-import { accessFrom, getSubscription } from '../../../shared/billing/entitlements';
 import { fileManagerBodies as bodies, FILE_UPLOAD_MAX_BYTES, FILE_URL_UPLOAD_MAX_BYTES } from '../../../shared/contract/skill-actions/file-manager';
 import {
   addFile,
@@ -16,8 +14,8 @@ import {
   type StoredFile,
 } from '../../../shared/db/skills/files';
 import { newRecordId } from '../../../shared/db/skills/records';
-import { getUser } from '../../../shared/db/users';
 import { badRequest, conflict, HttpError, notFound } from '../../../shared/http/errors';
+import { planAccess } from '../plan-access';
 import { action, type SkillModule } from '../skill-module';
 
 /**
@@ -35,8 +33,7 @@ import { action, type SkillModule } from '../skill-module';
 const GB = 1024 ** 3;
 
 export async function quotaBytes(userId: string): Promise<number> {
-  const [user, subscription] = await Promise.all([getUser(userId), getSubscription(userId)]);
-  const access = accessFrom({ userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false }, subscription);
+  const { access, subscription } = await planAccess(userId);
   const planGb = access.limits ? Number.parseFloat(access.limits.memory) : 0;
   return Math.round((planGb + (access.limits ? (subscription?.extraStorageGb ?? 0) : 0)) * GB);
 }

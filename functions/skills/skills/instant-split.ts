@@ -18,7 +18,9 @@ import { conflict, HttpError, notFound } from '../../../shared/http/errors';
 import { fromMicros, toMicros } from '../decimal';
 import { MICROS, numberToMicros, splitShares } from '../settlement';
 import { action, type SkillCall, type SkillModule } from '../skill-module';
-import { accountWallet, broadcast, paymentSettings, receiptOf, signTransfer, tokenBalance } from '../wallet-transfer';
+import { accountWallet, broadcast, dayOf, paymentSettings, receiptOf, reserveDailySend, signTransfer, tokenBalance } from '../wallet-transfer';
+import { releaseDaily } from '../../../shared/db/skills/payments';
+import { withWalletSend } from '../../../shared/db/skills/wallet-lock';
 
 /**
  * Revenue splits paid from the account's wallet in the payment token. A rule's percentages total
@@ -54,21 +56,37 @@ async function requireRule(userId: string, splitId: string) {
 /** Takes one leg as far as it goes: sign (recorded), broadcast, then read its receipt. */
 async function payLeg(call: SkillCall, leg: SplitLeg): Promise<SplitLeg> {
   let current = leg;
-  if (current.status === 'prepared') {
-    const signed = await signTransfer(call.userId, current.recipientAddress as Hex, BigInt(current.units));
-    await advanceLeg(call.userId, current, 'prepared', 'signed', { hash: signed.hash, signedTransaction: signed.signedTransaction, nonce: signed.nonce });
-    // Whoever won the write, the recorded bytes are the ones that get sent.
-    current = (await getSplitLeg(call.userId, current))!;
-  }
-  if (current.status === 'signed') {
-    await broadcast(current.signedTransaction as Hex);
-    await advanceLeg(call.userId, current, 'signed', 'pending');
-    current = (await getSplitLeg(call.userId, current))!;
+  if (current.status === 'prepared' || current.status === 'signed') {
+    // From the nonce to the broadcast the wallet is this leg's alone (see wallet-lock.ts).
+    current = await withWalletSend(call.userId, async () => {
+      let held = (await getSplitLeg(call.userId, current))!;
+      if (held.status === 'prepared') {
+        const signed = await signTransfer(call.userId, held.recipientAddress as Hex, BigInt(held.units));
+        await advanceLeg(call.userId, held, 'prepared', 'signed', { hash: signed.hash, signedTransaction: signed.signedTransaction, nonce: signed.nonce });
+        // Whoever won the write, the recorded bytes are the ones that get sent.
+        held = (await getSplitLeg(call.userId, held))!;
+      }
+      if (held.status === 'signed') {
+        await broadcast(held.signedTransaction as Hex);
+        await advanceLeg(call.userId, held, 'signed', 'pending');
+        held = (await getSplitLeg(call.userId, held))!;
+      }
+      return held;
+    });
   }
   if (current.status === 'pending') {
     const receipt = await receiptOf(current.hash as Hex);
     if (receipt.state !== 'pending') {
-      await advanceLeg(call.userId, current, 'pending', receipt.state, { settledAt: call.now.toISOString() });
+      const settledHere = await advanceLeg(
+        call.userId,
+        current,
+        'pending',
+        receipt.state,
+        { settledAt: call.now.toISOString() },
+        Number(toMicros(current.amount)),
+      );
+      // A leg the chain refused paid nothing: its amount goes back to the day it was counted on, once.
+      if (settledHere && receipt.state === 'failed') await releaseDaily(call.userId, current.createdAt.slice(0, 10), Number(toMicros(current.amount)));
       current = (await getSplitLeg(call.userId, current))!;
     }
   }
@@ -107,6 +125,10 @@ async function startExecution(call: SkillCall, rule: SplitRule, amount: string |
     status: 'prepared',
     createdAt: call.now.toISOString(),
   }));
+  // The whole amount counts against the wallet's daily limit, as a usdc-payments send does.
+  const day = dayOf(call.now);
+  const micros = Number(toMicros(execution.amount));
+  await reserveDailySend(call.userId, day, micros);
   try {
     await openExecution(
       call.userId,
@@ -115,6 +137,8 @@ async function startExecution(call: SkillCall, rule: SplitRule, amount: string |
       legs.filter((l) => BigInt(l.units) > 0n),
     );
   } catch (err) {
+    // Another call opened the execution first (it counted its own amount), or nothing was opened.
+    await releaseDaily(call.userId, day, micros);
     if (!(err instanceof ExecutionOpenError)) throw err;
   }
 }

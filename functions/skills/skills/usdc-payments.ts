@@ -1,13 +1,10 @@
 import { formatUnits, getAddress, parseUnits, type Hex } from 'viem';
-import { usdcPaymentsBodies as bodies, DEFAULT_DAILY_PAYMENT_LIMIT } from '../../../shared/contract/skill-actions/payments';
+import { usdcPaymentsBodies as bodies } from '../../../shared/contract/skill-actions/payments';
 import {
-  DailyLimitExceededError,
-  getDailyLimitMicros,
   getTransfer,
   listTransfers,
   recordTransfer,
   releaseDaily,
-  reserveDaily,
   sentOnDay,
   setDailyLimitMicros,
   settleTransfer,
@@ -16,7 +13,19 @@ import {
 import { HttpError, notFound } from '../../../shared/http/errors';
 import { fromMicros, toMicros } from '../decimal';
 import { action, type SkillCall, type SkillModule } from '../skill-module';
-import { accountWallet, broadcast, paymentSettings, receiptOf, signTransfer, tokenBalance } from '../wallet-transfer';
+import {
+  accountWallet,
+  broadcast,
+  dailyLimitMicros,
+  dayOf,
+  paymentSettings,
+  receiptOf,
+  reserveDailySend,
+  signTransfer,
+  tokenBalance,
+} from '../wallet-transfer';
+import { withWalletSend } from '../../../shared/db/skills/wallet-lock';
+import { DomainError } from '../../../shared/errors';
 
 /**
  * Stablecoin payments from the account's wallet: balance checked first, then the day's limit
@@ -24,7 +33,6 @@ import { accountWallet, broadcast, paymentSettings, receiptOf, signTransfer, tok
  * and `list` read the receipt and settle it; a transfer that failed on chain gives its amount back
  * to the day's limit.
  */
-const dayOf = (now: Date) => now.toISOString().slice(0, 10);
 const LIST_SETTLE_MAX = 20;
 
 const view = (t: StablecoinTransfer) => ({
@@ -40,17 +48,13 @@ const view = (t: StablecoinTransfer) => ({
   blockNumber: t.blockNumber ?? null,
 });
 
-async function dailyLimitMicros(userId: string) {
-  return (await getDailyLimitMicros(userId)) ?? Number(toMicros(DEFAULT_DAILY_PAYMENT_LIMIT));
-}
-
 /** Reads the receipt of a pending transfer and records the outcome (once). */
 async function settle(call: SkillCall, transfer: StablecoinTransfer): Promise<StablecoinTransfer> {
   if (transfer.status !== 'pending') return transfer;
   const receipt = await receiptOf(transfer.hash as Hex);
   if (receipt.state === 'pending') return transfer;
   const settledAt = call.now.toISOString();
-  if (await settleTransfer(call.userId, transfer.hash, receipt.state, settledAt, receipt.blockNumber)) {
+  if (await settleTransfer(call.userId, transfer.hash, receipt.state, settledAt, receipt.blockNumber, transfer.amountMicros)) {
     if (receipt.state === 'failed') await releaseDaily(call.userId, transfer.day, transfer.amountMicros);
   }
   return (await getTransfer(call.userId, transfer.hash)) ?? transfer;
@@ -75,48 +79,43 @@ export const skill: SkillModule = {
       }
       const micros = Number(toMicros(body.amount));
       const day = dayOf(call.now);
-      const limit = await dailyLimitMicros(call.userId);
-      try {
-        await reserveDaily(call.userId, day, micros, limit);
-      } catch (err) {
-        if (err instanceof DailyLimitExceededError) {
-          const sent = await sentOnDay(call.userId, day);
-          throw new HttpError(400, 'this transfer would pass the daily limit', 'DAILY_LIMIT_EXCEEDED', {
-            dailyLimit: fromMicros(BigInt(limit)),
-            sentToday: fromMicros(BigInt(sent)),
-          });
+      await reserveDailySend(call.userId, day, micros);
+      // From the nonce to the broadcast the wallet is this send's alone (see wallet-lock.ts).
+      const transfer = await withWalletSend(call.userId, async () => {
+        let signedTransfer: StablecoinTransfer;
+        try {
+          const signed = await signTransfer(call.userId, getAddress(body.to), units);
+          signedTransfer = {
+            hash: signed.hash,
+            from: signed.from,
+            to: getAddress(body.to),
+            amount: formatUnits(units, token.decimals),
+            amountMicros: micros,
+            symbol: token.symbol,
+            ...(body.memo ? { memo: body.memo } : {}),
+            status: 'pending',
+            day,
+            nonce: signed.nonce,
+            signedTransaction: signed.signedTransaction,
+            createdAt: call.now.toISOString(),
+          };
+          await recordTransfer(call.userId, signedTransfer);
+        } catch (err) {
+          await releaseDaily(call.userId, day, micros);
+          throw err;
         }
+        try {
+          await broadcast(signedTransfer.signedTransaction as Hex);
+        } catch (err) {
+          if (await settleTransfer(call.userId, signedTransfer.hash, 'failed', call.now.toISOString())) await releaseDaily(call.userId, day, micros);
+          throw err;
+        }
+        return signedTransfer;
+      }).catch(async (err) => {
+        // Waited too long for the wallet: nothing was signed, so the day's reservation goes back.
+        if (err instanceof DomainError && err.code === 'WALLET_BUSY') await releaseDaily(call.userId, day, micros);
         throw err;
-      }
-      let transfer: StablecoinTransfer;
-      try {
-        const signed = await signTransfer(call.userId, getAddress(body.to), units);
-        transfer = {
-          hash: signed.hash,
-          from: signed.from,
-          to: getAddress(body.to),
-          amount: formatUnits(units, token.decimals),
-          amountMicros: micros,
-          symbol: token.symbol,
-          ...(body.memo ? { memo: body.memo } : {}),
-          status: 'pending',
-          day,
-          nonce: signed.nonce,
-          signedTransaction: signed.signedTransaction,
-          createdAt: call.now.toISOString(),
-        };
-        await recordTransfer(call.userId, transfer);
-      } catch (err) {
-        await releaseDaily(call.userId, day, micros);
-        throw err;
-      }
-      try {
-        await broadcast(transfer.signedTransaction as Hex);
-      } catch (err) {
-        // Nothing left: the record says failed and the day's limit gets the amount back.
-        if (await settleTransfer(call.userId, transfer.hash, 'failed', call.now.toISOString())) await releaseDaily(call.userId, day, micros);
-        throw err;
-      }
+      });
       return { transfer: view(transfer) };
     }),
     get_balance: action(bodies.get_balance, async (call) => {

@@ -1,3 +1,4 @@
+import { fileStorage } from '../../../shared/adapters/file-storage';
 import { generateImages } from '../../../shared/ai/model-layer';
 import { isAdminEmail } from '../../../shared/auth/authenticate';
 import { visualSynthesizerBodies as bodies } from '../../../shared/contract/skill-actions/development-creative';
@@ -11,8 +12,9 @@ import { quotaBytes, storeFile } from './file-manager';
  * `prompt` and `style` → one image from the model layer (shared/ai/images.ts: the plan gate, the
  * provider, the usage record and the credits, as for chat). The image is kept as a file-manager
  * file (folder `visual-synthesizer`, within the storage quota, listed and read back by
- * file-manager) and returned as a `data:` URL of its bytes: no route serves stored files over
- * HTTP yet, so a fetchable link waits for the object store's presigned URLs.
+ * file-manager) and returned as a signed, expiring download URL of the file storage (S3's
+ * presigned GET in AWS, the local server's signed route locally): unguessable, so only the one it
+ * was answered to can fetch it, and only until `expiresAt`.
  */
 const FOLDER = 'visual-synthesizer';
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
@@ -39,10 +41,12 @@ export const skill: SkillModule = {
       const bytes = Buffer.from(image.bytes);
       const name = `${call.now.toISOString().replace(/[:.]/g, '-')}.${EXTENSIONS[image.mediaType] ?? 'bin'}`;
       const file = await storeFile(call.userId, { name, folder: FOLDER, contentType: image.mediaType }, bytes, call.now, limit);
+      const download = await fileStorage().downloadUrl(file.objectKey, { contentType: file.contentType, now: call.now });
       return {
         image: {
           fileId: file.fileId,
-          url: `data:${file.contentType};base64,${bytes.toString('base64')}`,
+          url: download.url,
+          urlExpiresAt: download.expiresAt,
           contentType: file.contentType,
           size: file.size,
           sha256: file.sha256,

@@ -59,6 +59,9 @@ const whatsappConnect = z.strictObject({
   phoneNumberId: Target.optional().describe('the WhatsApp business phone number id messages are sent from'),
   businessAccountId: Target.optional().describe('the WhatsApp Business account whose templates are listed'),
   appSecret: Secret.optional().describe('the Meta app secret that signs webhooks (`X-Hub-Signature-256`)'),
+  verifyToken: Secret.optional().describe(
+    "the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken`",
+  ),
   defaultTarget: Target.optional().describe('phone number (E.164 digits) scheduled posts go to'),
 });
 

@@ -1,5 +1,6 @@
 import { keys } from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
+import { outboundCountUpdate } from '../metrics';
 import { transactRetrying } from '../transact-retry';
 
 /**
@@ -57,6 +58,7 @@ export async function releaseEscrow(
         { expression: '#status = :pending', values: { ':pending': 'pending' } },
       ),
       tx.update(keys.revenueMonth(userId, release.revenueMonth), { expression: 'ADD amountCents :cents', values: { ':cents': release.revenueCents } }),
+      outboundCountUpdate(userId, release.releasedAt, { escrowReleases: 1, movedMicros: release.revenueCents * 10_000 }),
     ]);
   } catch (err) {
     if (err instanceof ConditionFailedError) throw new EscrowAlreadyReleasedError('already released');

@@ -3,7 +3,9 @@ import type { ChannelAccess, ChannelApp } from '../../adapters/channels';
 import { decrypt, encrypt, type EnvelopeRecord } from '../../crypto/envelope';
 import { DomainError } from '../../errors';
 import { keys } from '../keys';
+import { outboundCountUpdate } from '../metrics';
 import { ConditionFailedError, getGlobal, tenant, transact, tx } from '../tenant';
+import { giveBack, reserveWithin, totalOf } from './daily-counter';
 
 /**
  * Channel skills: one connection per messaging app and account. A channel's token is the one
@@ -23,6 +25,7 @@ const PROVISIONED_FIELD: Record<ChannelApp, string | undefined> = {
 
 const TOKEN_PURPOSE = 'channel-token';
 const SECRET_PURPOSE = 'channel-inbound-secret';
+const VERIFY_PURPOSE = 'channel-verify-token';
 
 export interface ChannelConnection extends Record<string, unknown> {
   app: ChannelApp;
@@ -30,6 +33,8 @@ export interface ChannelConnection extends Record<string, unknown> {
   agentId: string | null;
   token?: EnvelopeRecord;
   inboundSecret?: EnvelopeRecord;
+  /** WhatsApp: the verify token Meta sends with its subscription check (GET `hub.verify_token`). */
+  verifyToken?: EnvelopeRecord;
   defaultTarget?: string;
   phoneNumberId?: string;
   businessAccountId?: string;
@@ -42,6 +47,7 @@ export interface ConnectionChange {
   agentId?: string;
   token?: string;
   inboundSecret?: string;
+  verifyToken?: string;
   defaultTarget?: string;
   phoneNumberId?: string;
   businessAccountId?: string;
@@ -73,26 +79,70 @@ export async function tokenSource(userId: string, app: ChannelApp, connection?: 
   return (await provisionedToken(userId, app, connection?.agentId)) ? 'provisioned' : null;
 }
 
-/** Stores or updates the app's connection (its hook made on first connect); secrets sealed. */
-export async function saveConnection(userId: string, app: ChannelApp, change: ConnectionChange, now: Date): Promise<ChannelConnection> {
-  const current = await getConnection(userId, app);
-  const provisioned = change.token ? undefined : await provisionedToken(userId, app, change.agentId ?? current?.agentId);
-  if (!change.token && !current?.token && !provisioned) {
-    throw new DomainError('invalid', `no ${app} token was provisioned for this account: give one in \`token\``, 'CHANNEL_TOKEN_REQUIRED');
+/** The account's plan lets it connect no more messaging apps. */
+export class ChannelConnectionLimitError extends Error {
+  constructor(readonly current: number) {
+    super('channel connection limit reached');
   }
-  const { token, inboundSecret, agentId, ...plain } = change;
+}
+
+export const connectedChannels = async (userId: string) =>
+  Number((await tenant(userId).get<{ connected?: number }>(keys.channelCount(userId), true))?.connected ?? 0);
+
+export const reserveChannelMessage = (userId: string, day: string, limit: number) => reserveWithin(userId, keys.channelDay(userId, day), 'sent', 1, limit);
+export const giveBackChannelMessage = (userId: string, day: string) => giveBack(userId, keys.channelDay(userId, day), 'sent', 1);
+export const channelMessagesOn = (userId: string, day: string) => totalOf(userId, keys.channelDay(userId, day), 'sent');
+
+export const newHookId = () => `hook_${randomBytes(16).toString('hex')}`;
+
+/**
+ * Stores or updates the app's connection (its hook made on first connect, or `hookId` when the
+ * caller registered one with the app before saving); secrets sealed.
+ */
+export async function saveConnection(
+  userId: string,
+  app: ChannelApp,
+  change: ConnectionChange,
+  now: Date,
+  opts: { current?: ChannelConnection; hookId?: string; connectionLimit?: number } = {},
+): Promise<ChannelConnection> {
+  const current = opts.current ?? (await getConnection(userId, app));
+  const provisioned = change.token ? undefined : await provisionedToken(userId, app, change.agentId ?? current?.agentId);
+  if (!change.token && !current?.token && !provisioned) throw tokenRequired(app);
+  const { token, inboundSecret, verifyToken, agentId, ...plain } = change;
   const next: ChannelConnection = {
-    ...(current ?? { app, hookId: `hook_${randomBytes(16).toString('hex')}`, connectedAt: now.toISOString() }),
+    ...(current ?? { app, hookId: opts.hookId ?? newHookId(), connectedAt: now.toISOString() }),
     ...Object.fromEntries(Object.entries(plain).filter(([, v]) => v !== undefined)),
     agentId: agentId ?? current?.agentId ?? provisioned?.agentId ?? null,
     updatedAt: now.toISOString(),
   } as ChannelConnection;
   if (token) next.token = await encrypt(token, { userId, purpose: TOKEN_PURPOSE });
   if (inboundSecret) next.inboundSecret = await encrypt(inboundSecret, { userId, purpose: SECRET_PURPOSE });
+  if (verifyToken) next.verifyToken = await encrypt(verifyToken, { userId, purpose: VERIFY_PURPOSE });
   const { pk: _pk, sk: _sk, ...item } = next as ChannelConnection & { pk?: string; sk?: string };
-  const writes = [tx.put({ ...keys.channelConnection(userId, app), ...item })];
-  if (!current) writes.push(tx.put({ ...keys.channelHook(next.hookId), userId, app }, { expression: 'attribute_not_exists(pk)' }));
-  await transact(writes);
+  if (current) {
+    await transact([tx.put({ ...keys.channelConnection(userId, app), ...item })]);
+    return next;
+  }
+  // A new app: the connection, its hook and the account's count of connected apps, all or nothing;
+  // the count only grows within the plan's limit, so racing connects cannot pass it together.
+  const limit = opts.connectionLimit ?? Number.MAX_SAFE_INTEGER;
+  try {
+    await transact([
+      tx.put({ ...keys.channelConnection(userId, app), ...item }, { expression: 'attribute_not_exists(pk)' }),
+      tx.put({ ...keys.channelHook(next.hookId), userId, app }, { expression: 'attribute_not_exists(pk)' }),
+      tx.update(
+        keys.channelCount(userId),
+        { expression: 'ADD connected :one', values: { ':one': 1 } },
+        { expression: 'attribute_not_exists(connected) OR connected < :limit', values: { ':limit': limit } },
+      ),
+    ]);
+  } catch (err) {
+    if (err instanceof ConditionFailedError && err.reasons?.[2] === 'ConditionalCheckFailed')
+      throw new ChannelConnectionLimitError(await connectedChannels(userId));
+    if (err instanceof ConditionFailedError) throw new DomainError('conflict', `another connect of ${app} ran at the same time, try again`, 'CHANNEL_BUSY');
+    throw err;
+  }
   return next;
 }
 
@@ -109,6 +159,28 @@ export async function channelAccess(userId: string, app: ChannelApp, connection?
   if (!token) return undefined;
   return { token, phoneNumberId: conn?.phoneNumberId, businessAccountId: conn?.businessAccountId };
 }
+
+const tokenRequired = (app: ChannelApp) =>
+  new DomainError('invalid', `no ${app} token was provisioned for this account: give one in \`token\``, 'CHANNEL_TOKEN_REQUIRED');
+
+/**
+ * The access a connect would use, before anything is saved: the token given to it, else the
+ * stored or provisioned one of the agent it names. CHANNEL_TOKEN_REQUIRED when there is none.
+ */
+export async function accessForConnect(userId: string, app: ChannelApp, current: ChannelConnection | undefined, change: ConnectionChange) {
+  if (change.token)
+    return {
+      token: change.token,
+      phoneNumberId: change.phoneNumberId ?? current?.phoneNumberId,
+      businessAccountId: change.businessAccountId ?? current?.businessAccountId,
+    };
+  const access = await channelAccess(userId, app, { ...(current ?? ({ app } as ChannelConnection)), agentId: change.agentId ?? current?.agentId ?? null });
+  if (!access) throw tokenRequired(app);
+  return access;
+}
+
+export const verifyTokenOf = async (userId: string, connection: ChannelConnection) =>
+  connection.verifyToken ? open(userId, connection.verifyToken, VERIFY_PURPOSE) : undefined;
 
 export const inboundSecretOf = async (userId: string, connection: ChannelConnection) =>
   connection.inboundSecret ? open(userId, connection.inboundSecret, SECRET_PURPOSE) : undefined;
@@ -143,10 +215,12 @@ export interface ChannelMessage {
  */
 export async function recordMessage(userId: string, message: ChannelMessage): Promise<boolean> {
   try {
-    await tenant(userId).put(
+    const put = tx.put(
       { ...keys.channelMessage(userId, message.app, `${message.at}#${message.messageId}`), ...message },
       { expression: 'attribute_not_exists(pk)' },
     );
+    // A message sent through the app counts as a message sent that month, with its record.
+    await transact(message.direction === 'out' ? [put, outboundCountUpdate(userId, message.at, { channelMessages: 1 })] : [put]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

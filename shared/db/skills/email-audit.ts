@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { keys } from '../keys';
-import { tenant } from '../tenant';
+import { outboundCountUpdate } from '../metrics';
+import { tenant, transact, tx } from '../tenant';
 import { giveBack, reserveWithin, totalOf } from './daily-counter';
 
 /**
@@ -35,12 +36,20 @@ export async function recordEmail(userId: string, audit: EmailAuditFields): Prom
   return record;
 }
 
-export async function markEmail(userId: string, messageId: string, status: EmailAudit['status'], providerMessageId?: string): Promise<void> {
-  await tenant(userId).update(keys.emailAudit(userId, messageId), {
-    expression: 'SET #status = :status, providerMessageId = :provider',
-    names: { '#status': 'status' },
-    values: { ':status': status, ':provider': providerMessageId ?? null },
-  });
+/** `sending` → how it went, once; a sent email counts as a message sent that month, in the same transaction. */
+export async function markEmail(userId: string, messageId: string, status: EmailAudit['status'], providerMessageId?: string, now = new Date()): Promise<void> {
+  await transact([
+    tx.update(
+      keys.emailAudit(userId, messageId),
+      {
+        expression: 'SET #status = :status, providerMessageId = :provider',
+        names: { '#status': 'status' },
+        values: { ':status': status, ':provider': providerMessageId ?? null },
+      },
+      { expression: '#status = :sending', values: { ':sending': 'sending' } },
+    ),
+    ...(status === 'sent' ? [outboundCountUpdate(userId, now, { emails: 1 })] : []),
+  ]);
 }
 
 export async function listEmails(userId: string, limit: number): Promise<EmailAudit[]> {

@@ -1,5 +1,6 @@
 import { keys } from '../keys';
-import { ConditionFailedError, tenant } from '../tenant';
+import { outboundCountUpdate } from '../metrics';
+import { ConditionFailedError, tenant, transact, tx } from '../tenant';
 import { giveBack, reserveWithin, totalOf } from './daily-counter';
 
 /**
@@ -56,18 +57,31 @@ export const getTransfer = (userId: string, hash: string) => tenant(userId).get<
 
 export const listTransfers = (userId: string) => tenant(userId).queryAll<StablecoinTransfer>(keys.stablecoinTransferPrefix, { consistent: true });
 
-/** pending → confirmed/failed, once: false when another caller settled it first. */
-export async function settleTransfer(userId: string, hash: string, status: 'confirmed' | 'failed', at: string, blockNumber?: string): Promise<boolean> {
+/**
+ * pending → confirmed/failed, once: false when another caller settled it first. A confirmed
+ * transfer of `amountMicros` counts as money moved that month, in the same transaction.
+ */
+export async function settleTransfer(
+  userId: string,
+  hash: string,
+  status: 'confirmed' | 'failed',
+  at: string,
+  blockNumber?: string,
+  amountMicros = 0,
+): Promise<boolean> {
   try {
-    await tenant(userId).update(
-      keys.stablecoinTransfer(userId, hash),
-      {
-        expression: 'SET #status = :status, settledAt = :at, blockNumber = :block',
-        names: { '#status': 'status' },
-        values: { ':status': status, ':at': at, ':block': blockNumber ?? null },
-      },
-      { expression: '#status = :pending', values: { ':pending': 'pending' } },
-    );
+    await transact([
+      tx.update(
+        keys.stablecoinTransfer(userId, hash),
+        {
+          expression: 'SET #status = :status, settledAt = :at, blockNumber = :block',
+          names: { '#status': 'status' },
+          values: { ':status': status, ':at': at, ':block': blockNumber ?? null },
+        },
+        { expression: '#status = :pending', values: { ':pending': 'pending' } },
+      ),
+      ...(status === 'confirmed' ? [outboundCountUpdate(userId, at, { transfers: 1, movedMicros: amountMicros })] : []),
+    ]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

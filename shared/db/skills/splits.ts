@@ -1,5 +1,6 @@
 import { keys } from '../keys';
-import { ConditionFailedError, tenant, tx } from '../tenant';
+import { outboundCountUpdate } from '../metrics';
+import { ConditionFailedError, tenant, transact, tx } from '../tenant';
 import { transactRetrying } from '../transact-retry';
 
 /**
@@ -83,20 +84,31 @@ export async function closeExecution(userId: string, splitId: string, executionI
 }
 
 /** Moves a leg from one status to the next with the given fields; false when it was not in `from` any more. */
-export async function advanceLeg(userId: string, leg: SplitLeg, from: LegStatus, to: LegStatus, fields: Record<string, unknown> = {}): Promise<boolean> {
+/** A leg that reaches `confirmed` counts as money moved (`movedMicros`, its amount) in the same transaction. */
+export async function advanceLeg(
+  userId: string,
+  leg: SplitLeg,
+  from: LegStatus,
+  to: LegStatus,
+  fields: Record<string, unknown> = {},
+  movedMicros = 0,
+): Promise<boolean> {
   const sets = Object.keys(fields).map((_field, i) => `#f${i} = :f${i}`);
   const names = Object.fromEntries(Object.keys(fields).map((f, i) => [`#f${i}`, f]));
   const values = Object.fromEntries(Object.values(fields).map((v, i) => [`:f${i}`, v]));
   try {
-    await tenant(userId).update(
-      keys.splitLeg(userId, leg.splitId, leg.executionId, leg.recipientAddress),
-      {
-        expression: `SET #status = :to${sets.length ? `, ${sets.join(', ')}` : ''}`,
-        names: { '#status': 'status', ...names },
-        values: { ':to': to, ...values },
-      },
-      { expression: '#status = :from', values: { ':from': from } },
-    );
+    await transact([
+      tx.update(
+        keys.splitLeg(userId, leg.splitId, leg.executionId, leg.recipientAddress),
+        {
+          expression: `SET #status = :to${sets.length ? `, ${sets.join(', ')}` : ''}`,
+          names: { '#status': 'status', ...names },
+          values: { ':to': to, ...values },
+        },
+        { expression: '#status = :from', values: { ':from': from } },
+      ),
+      ...(to === 'confirmed' ? [outboundCountUpdate(userId, new Date(), { splitPayments: 1, movedMicros })] : []),
+    ]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

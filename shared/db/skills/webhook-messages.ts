@@ -1,5 +1,6 @@
 import { keys } from '../keys';
-import { ConditionFailedError, tenant } from '../tenant';
+import { outboundCountUpdate } from '../metrics';
+import { ConditionFailedError, tenant, transact, tx } from '../tenant';
 
 /**
  * webhook skill: each message it queued, at `USER#<id> / HOOKMSG#<messageId>`, written before the
@@ -18,10 +19,17 @@ export interface WebhookMessage {
 /** False when a message with this id was already queued. */
 export async function recordWebhookMessage(userId: string, message: WebhookMessage): Promise<boolean> {
   try {
-    await tenant(userId).put(
-      { ...keys.webhookSkillMessage(userId, message.messageId), ...message, expiresAt: Math.floor(Date.parse(message.queuedAt) / 1000) + MESSAGE_TTL_SECONDS },
-      { expression: 'attribute_not_exists(pk)' },
-    );
+    await transact([
+      tx.put(
+        {
+          ...keys.webhookSkillMessage(userId, message.messageId),
+          ...message,
+          expiresAt: Math.floor(Date.parse(message.queuedAt) / 1000) + MESSAGE_TTL_SECONDS,
+        },
+        { expression: 'attribute_not_exists(pk)' },
+      ),
+      outboundCountUpdate(userId, message.queuedAt, { webhookMessages: 1 }),
+    ]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
@@ -36,5 +44,14 @@ export async function getWebhookMessage(userId: string, messageId: string): Prom
 
 /** Undoes the record of a message that could not be queued, so the same id can be sent again. */
 export async function forgetWebhookMessage(userId: string, messageId: string): Promise<void> {
-  await tenant(userId).delete(keys.webhookSkillMessage(userId, messageId));
+  const message = await getWebhookMessage(userId, messageId);
+  if (!message) return;
+  try {
+    await transact([
+      tx.delete(keys.webhookSkillMessage(userId, messageId), { expression: 'attribute_exists(pk)' }),
+      outboundCountUpdate(userId, message.queuedAt, { webhookMessages: -1 }),
+    ]);
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
 }
