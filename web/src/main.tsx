@@ -1,0 +1,102 @@
+import 'uplot/dist/uPlot.min.css';
+import './styles.css';
+import type { ComponentChildren } from 'preact';
+import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth';
+import { Dashboard } from './pages/dashboard';
+import { currentUrl, Link, matchPath, navigate } from './router';
+import { loadSession, me, signOut } from './state';
+
+interface Route {
+  path: string;
+  /** Reachable without a session (the emails' links, sign-in itself). */
+  public?: boolean;
+  render(params: Record<string, string>): ComponentChildren;
+}
+
+const ROUTES: Route[] = [
+  { path: '/sign-in', public: true, render: () => <SignIn /> },
+  { path: '/sign-up', public: true, render: () => <SignUp /> },
+  { path: '/verify-email', public: true, render: () => <VerifyEmail /> },
+  { path: '/reset-password', public: true, render: () => <ResetPassword /> },
+  { path: '/', render: () => <Dashboard /> },
+];
+
+const NAV = [{ href: '/', label: 'Agents' }];
+
+function Header() {
+  const path = currentUrl.value.pathname;
+  return (
+    <header class="top">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <Link href="/" class="brand">
+        Agent platform
+      </Link>
+      {me.value && (
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={path === item.href ? 'page' : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+            <li>
+              <button
+                type="button"
+                class="link"
+                onClick={async () => {
+                  await signOut();
+                  navigate('/sign-in');
+                }}
+              >
+                Sign out
+              </button>
+            </li>
+          </ul>
+        </nav>
+      )}
+    </header>
+  );
+}
+
+function App() {
+  const url = currentUrl.value;
+  useEffect(() => void loadSession(), []);
+  const found = ROUTES.map((route) => ({ route, params: matchPath(route.path, url.pathname) })).find((m) => m.params);
+  let page: ComponentChildren;
+  if (me.value === undefined) page = <p role="status">Loading…</p>;
+  else if (!found) page = <NotFound />;
+  else if (!found.route.public && !me.value) page = <Redirect to={`/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`} />;
+  else page = found.route.render(found.params!);
+  return (
+    <>
+      <Header />
+      <main id="main" key={url.pathname}>
+        {page}
+      </main>
+    </>
+  );
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, true), [to]);
+  return null;
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        <Link href="/">Back to your agents</Link>
+      </p>
+    </section>
+  );
+}
+
+render(<App />, document.getElementById('app')!);
