@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth';
+import { AgentPage } from './pages/agent';
 import { Dashboard } from './pages/dashboard';
 import { currentUrl, Link, matchPath, navigate } from './router';
 import { loadSession, me, signOut } from './state';
@@ -21,6 +22,7 @@ const ROUTES: Route[] = [
   { path: '/verify-email', public: true, render: () => <VerifyEmail /> },
   { path: '/reset-password', public: true, render: () => <ResetPassword /> },
   { path: '/', render: () => <Dashboard /> },
+  { path: '/agents/:id', render: (p) => <AgentPage id={p.id!} /> },
 ];
 
 const NAV = [{ href: '/', label: 'Agents' }];
