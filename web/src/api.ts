@@ -1,4 +1,4 @@
-import { createPlatformClient, type Schemas } from '../../clients/typescript';
+import { createPlatformClient, type operations, type Schemas } from '../../clients/typescript';
 
 /**
  * Every call goes through the typed client on this origin: the HttpOnly session cookie rides
@@ -7,6 +7,13 @@ import { createPlatformClient, type Schemas } from '../../clients/typescript';
  */
 export const api = createPlatformClient({ baseUrl: location.origin, credentials: 'same-origin' });
 export type { Schemas };
+
+/** The 200 (or 201) JSON answer of an operation of the typed client. */
+export type Answer<Op extends keyof operations> = operations[Op]['responses'] extends { 200: { content: { 'application/json': infer B } } }
+  ? B
+  : operations[Op]['responses'] extends { 201: { content: { 'application/json': infer B } } }
+    ? B
+    : never;
 
 let csrfToken: string | undefined;
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -5,7 +5,12 @@ import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth';
 import { AgentPage } from './pages/agent';
+import { BillingPage } from './pages/billing';
 import { Dashboard } from './pages/dashboard';
+import { ApiKeys } from './pages/keys';
+import { Marketplace } from './pages/marketplace';
+import { SettingsPage } from './pages/settings';
+import { WalletPage } from './pages/wallet';
 import { currentUrl, Link, matchPath, navigate } from './router';
 import { loadSession, me, signOut } from './state';
 
@@ -23,9 +28,22 @@ const ROUTES: Route[] = [
   { path: '/reset-password', public: true, render: () => <ResetPassword /> },
   { path: '/', render: () => <Dashboard /> },
   { path: '/agents/:id', render: (p) => <AgentPage id={p.id!} /> },
+  { path: '/marketplace', render: () => <Marketplace /> },
+  { path: '/keys', render: () => <ApiKeys /> },
+  // The path the card processor returns to after checkout and the portal (functions/billing).
+  { path: '/settings/billing', render: () => <BillingPage /> },
+  { path: '/wallet', render: () => <WalletPage /> },
+  { path: '/settings', render: () => <SettingsPage /> },
 ];
 
-const NAV = [{ href: '/', label: 'Agents' }];
+const NAV = [
+  { href: '/', label: 'Agents' },
+  { href: '/marketplace', label: 'Marketplace' },
+  { href: '/keys', label: 'API keys' },
+  { href: '/settings/billing', label: 'Billing' },
+  { href: '/wallet', label: 'Wallet' },
+  { href: '/settings', label: 'Settings' },
+];
 
 function Header() {
   const path = currentUrl.value.pathname;

@@ -225,7 +225,6 @@ function Chat() {
       <h2>Chat</h2>
       <ul class="chat" aria-live="polite" aria-label="Conversation">
         {messages.value.map((m, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: messages are only appended
           <li key={i} class={m.role}>
             <span class="visually-hidden">{m.role === 'user' ? 'You: ' : 'Answer: '}</span>
             {m.content}
