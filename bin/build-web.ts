@@ -4,10 +4,11 @@
  * pointing at them. `npm start` calls `ensureConsoleBuilt` so a fresh clone serves it without a step.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { gzipSync } from 'node:zlib';
+import { buildSync } from 'esbuild';
 
 export const WEB_ROOT = path.resolve(import.meta.dirname, '../web');
 export const CONSOLE_DIST = path.join(WEB_ROOT, 'dist');
@@ -23,15 +24,20 @@ export interface ConsoleBuild {
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.name === 'dist' ? [] : e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : [path.join(dir, e.name)],
+    e.name === 'dist' || e.name.startsWith('dist.') ? [] : e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : [path.join(dir, e.name)],
   );
 
-/** Builds the console into `outDir`; answers the initial files and their sizes. */
-export async function buildConsole(outDir = CONSOLE_DIST): Promise<ConsoleBuild> {
-  rmSync(outDir, { recursive: true, force: true });
-  const assets = path.join(outDir, ASSET_PREFIX);
+/**
+ * Builds the console into `outDir`; answers the initial files and their sizes. Synchronous (the CDK
+ * app builds it during synthesis too), and written beside the folder, then swapped in, so a server
+ * or a synthesis reading the folder never sees half a build.
+ */
+export function buildConsole(outDir = CONSOLE_DIST): ConsoleBuild {
+  const staging = `${outDir}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  const assets = path.join(staging, ASSET_PREFIX);
   mkdirSync(assets, { recursive: true });
-  const result = await build({
+  const result = buildSync({
     entryPoints: [path.join(WEB_ROOT, 'src/main.tsx')],
     bundle: true,
     minify: true,
@@ -46,16 +52,17 @@ export async function buildConsole(outDir = CONSOLE_DIST): Promise<ConsoleBuild>
     legalComments: 'none',
     logLevel: 'silent',
   });
-  const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(outDir, path.resolve(file)));
+  const outputs = Object.keys(result.metafile!.outputs).map((file) => path.relative(staging, path.resolve(file)));
   const js = outputs.find((f) => f.endsWith('.js'))!;
   const css = outputs.find((f) => f.endsWith('.css'));
   const template = readFileSync(path.join(WEB_ROOT, 'index.html'), 'utf8');
   const head = [css ? `<link rel="stylesheet" href="/${css}">` : '', `<script type="module" src="/${js}"></script>`].filter(Boolean).join('\n    ');
-  writeFileSync(path.join(outDir, 'index.html'), template.replace('<!-- assets -->', head));
-  const { gzipSync } = await import('node:zlib');
+  writeFileSync(path.join(staging, 'index.html'), template.replace('<!-- assets -->', head));
   const files = [js, ...(css ? [css] : [])];
-  const contents = files.map((f) => readFileSync(path.join(outDir, f)));
-  writeFileSync(path.join(outDir, 'build.json'), JSON.stringify({ source: sourceDigest(), files }));
+  const contents = files.map((f) => readFileSync(path.join(staging, f)));
+  writeFileSync(path.join(staging, 'build.json'), JSON.stringify({ source: sourceDigest(), files }));
+  rmSync(outDir, { recursive: true, force: true });
+  renameSync(staging, outDir);
   return {
     files,
     bytes: contents.reduce((n, c) => n + c.length, 0),
@@ -74,14 +81,14 @@ function sourceDigest(): string {
 }
 
 /** Builds the console when web/dist is missing or older than its sources; answers whether it built. */
-export async function ensureConsoleBuilt(outDir = CONSOLE_DIST): Promise<boolean> {
+export function ensureConsoleBuilt(outDir = CONSOLE_DIST): boolean {
   const stamp = path.join(outDir, 'build.json');
   if (existsSync(stamp) && (JSON.parse(readFileSync(stamp, 'utf8')) as { source: string }).source === sourceDigest()) return false;
-  await buildConsole(outDir);
+  buildConsole(outDir);
   return true;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const built = await buildConsole();
+  const built = buildConsole();
   process.stdout.write(`web console: ${built.files.join(', ')}: ${built.bytes} bytes, ${built.gzipBytes} gzipped\n`);
 }

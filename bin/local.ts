@@ -41,7 +41,7 @@ async function main() {
   reloadConfig({ JWT_SECRET: jwtSecret, STAGE: 'local' });
 
   // The web console served at `/`: built on the first start and whenever web/ changed (esbuild, well under a second).
-  if (await ensureConsoleBuilt()) progress('built the web console (web/dist)');
+  if (ensureConsoleBuilt()) progress('built the web console (web/dist)');
 
   progress('starting DynamoDB Local and the SQS emulator…');
   const emulators = await startEmulators({

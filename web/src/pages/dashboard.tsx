@@ -69,7 +69,7 @@ export function Dashboard() {
       ) : agents.value.length === 0 ? (
         <p>No agents yet: name one above and provision it.</p>
       ) : (
-        <table>
+        <table class="responsive">
           <caption class="visually-hidden">Agents and their status</caption>
           <thead>
             <tr>
