@@ -98,7 +98,22 @@ export function BillingPage() {
 }
 
 /** One uPlot chart: a series per model over the days of the period. */
-function DayChart({ title, days, models, figureOf }: { title: string; days: string[]; models: string[]; figureOf: (day: string, model: string) => number }) {
+function DayChart({
+  title,
+  days,
+  models,
+  period,
+  figureOf,
+  format = String,
+}: {
+  title: string;
+  days: string[];
+  models: string[];
+  /** The billing period: the x axis spans it, so one day of usage sits where it belongs. */
+  period: [string, string];
+  figureOf: (day: string, model: string) => number;
+  format?: (value: number) => string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current || days.length === 0) return;
@@ -110,8 +125,18 @@ function DayChart({ title, days, models, figureOf }: { title: string; days: stri
         title,
         width,
         height: 220,
-        scales: { x: { time: true, range: (_u, min, max) => [min - 43200, max + 43200] } },
-        series: [{}, ...models.map((m, i) => ({ label: m, stroke: PALETTE[i % PALETTE.length], width: 2, points: { show: true, size: 8 } }))],
+        scales: { x: { time: true, range: () => [Date.parse(period[0]) / 1000, Date.parse(period[1]) / 1000] } },
+        axes: [{}, { size: 70, values: (_u, splits) => splits.map(format) }],
+        series: [
+          {},
+          ...models.map((m, i) => ({
+            label: m,
+            stroke: PALETTE[i % PALETTE.length],
+            width: 2,
+            points: { show: true, size: 8 },
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
+          })),
+        ],
       },
       data,
       box.current,
@@ -124,6 +149,7 @@ function DayChart({ title, days, models, figureOf }: { title: string; days: stri
 function UsagePanel({ usage }: { usage: Usage }) {
   const days = [...new Set(usage.days.map((d) => d.day))];
   const models = [...new Set(usage.days.map((d) => d.model))];
+  const period: [string, string] = [usage.periodStart, usage.periodEnd];
   const cell = (day: string, model: string) => usage.days.find((d) => d.day === day && d.model === model);
   return (
     <div class="panel">
@@ -136,8 +162,15 @@ function UsagePanel({ usage }: { usage: Usage }) {
         <p>No model calls yet this period.</p>
       ) : (
         <>
-          <DayChart title="Tokens per day" days={days} models={models} figureOf={(d, m) => cell(d, m)?.totalTokens ?? 0} />
-          <DayChart title="Cost per day (USD)" days={days} models={models} figureOf={(d, m) => cell(d, m)?.costUsd ?? 0} />
+          <DayChart title="Tokens per day" days={days} models={models} period={period} figureOf={(d, m) => cell(d, m)?.totalTokens ?? 0} />
+          <DayChart
+            title="Cost per day (USD)"
+            days={days}
+            models={models}
+            period={period}
+            figureOf={(d, m) => cell(d, m)?.costUsd ?? 0}
+            format={(v) => (v === 0 ? '0' : v.toPrecision(2))}
+          />
         </>
       )}
       <table class="responsive">
