@@ -13,6 +13,7 @@ import { SettingsPage } from './pages/settings';
 import { WalletPage } from './pages/wallet';
 import { currentUrl, Link, matchPath, navigate } from './router';
 import { loadSession, me, signOut } from './state';
+import { NotFound } from './ui';
 
 interface Route {
   path: string;
@@ -106,17 +107,6 @@ function App() {
 function Redirect({ to }: { to: string }) {
   useEffect(() => navigate(to, true), [to]);
   return null;
-}
-
-function NotFound() {
-  return (
-    <section>
-      <h1>Page not found</h1>
-      <p>
-        <Link href="/">Back to your agents</Link>
-      </p>
-    </section>
-  );
 }
 
 render(<App />, document.getElementById('app')!);

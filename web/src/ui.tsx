@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
+import { Link } from './router';
 
 /** A page's heading, focused on navigation so screen readers announce the new page. */
 export function PageTitle({ children }: { children: ComponentChildren }) {
@@ -130,3 +131,15 @@ export function ActionButton({ onAction, children, class: className }: { onActio
 }
 
 export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** A page or record that is not there (another user's agent is not there either: the API answers 404). */
+export function NotFound({ title = 'Page not found' }: { title?: string }) {
+  return (
+    <section>
+      <PageTitle>{title}</PageTitle>
+      <p>
+        <Link href="/">Back to your agents</Link>
+      </p>
+    </section>
+  );
+}

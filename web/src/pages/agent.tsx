@@ -4,7 +4,7 @@ import { api, describeError, readEventStream, type Schemas } from '../api';
 import { followInstance } from '../live';
 import { Link } from '../router';
 import { me } from '../state';
-import { ActionButton, CopyButton, Field, formatDate, Notice, PageTitle, TextArea } from '../ui';
+import { ActionButton, CopyButton, Field, formatDate, NotFound, Notice, PageTitle, TextArea } from '../ui';
 import { StatusBadge } from './dashboard';
 
 const MEMORY_VALUE_MAX_BYTES = 100 * 1024;
@@ -27,15 +27,7 @@ export function AgentPage({ id }: { id: string }) {
   };
   useEffect(() => void refresh(), [id]);
   if (agent.value === undefined) return <p role="status">Loading…</p>;
-  if (agent.value === null)
-    return (
-      <section>
-        <PageTitle>Agent not found</PageTitle>
-        <p>
-          <Link href="/">Back to your agents</Link>
-        </p>
-      </section>
-    );
+  if (agent.value === null) return <NotFound title="Agent not found" />;
   const a = agent.value;
   return (
     <section>
