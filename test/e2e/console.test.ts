@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAnswerTo, type FakeModelServer, startFakeModelServer } from '../helpers/fake-model-server';
 import { type LocalStack, startLocalStack, stopLocalStack } from '../helpers/local-stack';
@@ -198,6 +199,33 @@ describe('web console in Chromium', () => {
     expect(await page.evaluate("fetch('/api/settings').then((r) => r.status)")).toBe(401);
     await page.goto('/reset-password?token=from-the-email');
     await audit('reset-password');
+  });
+
+  it('signs in with an injected EIP-1193 wallet (SIWE), and shows no OAuth button when no provider is configured', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const walletContext = await browser.newContext({ baseURL: base });
+    try {
+      // The wallet signs in the test process; the page sees a plain EIP-1193 provider with a lower-case address.
+      await walletContext.exposeFunction('testWalletSign', (hex: `0x${string}`) => account.signMessage({ message: { raw: hex } }));
+      await walletContext.addInitScript(`window.ethereum = { request: async ({ method, params }) =>
+        method === 'eth_requestAccounts' ? ['${account.address.toLowerCase()}'] :
+        method === 'personal_sign' ? window.testWalletSign(params[0]) : Promise.reject(new Error('unsupported: ' + method)) };`);
+      const walletPage = await walletContext.newPage();
+      walletPage.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      await walletPage.goto('/sign-in');
+      await walletPage.getByRole('button', { name: 'Sign in with a wallet' }).click();
+      await walletPage.getByRole('heading', { name: 'Your agents' }).waitFor();
+      const settings = (await walletPage.evaluate("fetch('/api/settings').then((r) => r.json())")) as { email: string };
+      expect(settings.email).toBe(`${account.address.toLowerCase()}@wallet.local`);
+      await walletPage.goto('/sign-in');
+      await walletPage.getByRole('button', { name: 'Sign in with a wallet' }).waitFor();
+      expect(await walletPage.getByRole('link', { name: /Sign in with the code host|Sign in with web identity/ }).count()).toBe(0);
+    } finally {
+      await walletContext.close();
+    }
   });
 
   it('no dialog opened, no CSP violation, and no page had a serious or critical axe violation', () => {
