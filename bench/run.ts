@@ -259,6 +259,23 @@ function reportWarmAndTracing() {
   );
 }
 
+// The web console's initial download (web/, issue 21): its JS + CSS gzipped, against its own budget.
+const WEB_CONSOLE_BUDGET_GZIP_KB = 100;
+const consoleBuild = (await import('../bin/build-web')).buildConsole(path.join(DIST, 'web-console'));
+const webConsole = {
+  files: consoleBuild.files,
+  bytes: consoleBuild.bytes,
+  gzipBytes: consoleBuild.gzipBytes,
+  gzipKb: round(consoleBuild.gzipBytes / KB, 1),
+  budgetGzipKb: WEB_CONSOLE_BUDGET_GZIP_KB,
+  ok: consoleBuild.gzipBytes <= WEB_CONSOLE_BUDGET_GZIP_KB * KB,
+};
+out.push(
+  '',
+  `Web console initial JS + CSS: ${webConsole.gzipKb} KB gzipped (${fmtBytes(webConsole.bytes)} minified) of a ${WEB_CONSOLE_BUDGET_GZIP_KB} KB budget` +
+    `${webConsole.ok ? '' : ' OVER BUDGET'} (${webConsole.files.join(', ')})`,
+);
+
 const warmOver = warm.filter((w) => !w.cpuOk);
 const durationS = (performance.now() - startedAt) / 1000;
 const loadAtEnd = os.loadavg()[0]!;
@@ -307,6 +324,7 @@ const results = {
   functions: rows,
   warm,
   tracing,
+  webConsole,
   summary: {
     functionsOverBudget: over.map((r) => r.name),
     warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`),

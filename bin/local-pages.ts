@@ -2,13 +2,13 @@ import type http from 'node:http';
 import { completeLocalCheckout, describeLocalCheckout, LOCAL_CHECKOUT_PAGE } from '../shared/adapters/card-local';
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '../shared/adapters/file-storage';
 import { config } from '../shared/config';
+import { serveConsole } from './local-console';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '../shared/contract/skill-actions/file-manager';
 
 /**
- * Pages the local server answers beside the API, for links the platform hands out that point at
- * the web application (the password-reset email, the checkout's return page), which the local
- * stack has no front end for, and the local card processor's checkout page. One table: a new link
- * (an email verification page, say) is one more entry.
+ * Pages the local server answers beside the API: the web console (web/, at `/` and every client
+ * route, which is where the emails' verification and reset links and the checkout's return page
+ * point), the JSON index at `/api`, and the local card processor's checkout page. One table.
  */
 
 export interface PageRequest {
@@ -20,6 +20,8 @@ export interface PageRequest {
   /** The body as received, and the request's content type (the file upload PUT). */
   raw: Buffer;
   contentType?: string;
+  /** The request's Accept header: `GET /` answers the JSON index to a client that asks for JSON. */
+  accept?: string;
 }
 
 export interface PageAnswer {
@@ -64,39 +66,6 @@ const index = (): PageAnswer =>
       ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' }
       : {}),
   });
-
-/** The emailed reset link: a form that sends the token and the new password to the API. */
-const resetPasswordPage = ({ url }: PageRequest): PageAnswer =>
-  html(
-    200,
-    'Choose a new password',
-    `<form id="reset"><input type="hidden" name="token" value="${escapeHtml(url.searchParams.get('token') ?? '')}">
-<label>New password <input type="password" name="password" minlength="6" required autocomplete="new-password"></label>
-<button type="submit">Set password</button></form>
-<p id="result" role="status"></p>
-<p>Without a browser: <code>curl -X POST /api/auth/reset-password -H 'content-type: application/json' -d '{"token":"…","password":"…"}'</code></p>
-<script>
-document.getElementById('reset').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  const res = await fetch('/api/auth/reset-password', { method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: form.get('token'), password: form.get('password') }) });
-  const body = await res.json().catch(() => ({}));
-  document.getElementById('result').textContent = res.ok ? 'Password changed: sign in with it.' : (body.error || 'failed: ' + res.status);
-});
-</script>`,
-  );
-
-const billingReturnPage = ({ url }: PageRequest): PageAnswer => {
-  const outcome = url.searchParams.get('checkout');
-  const text =
-    outcome === 'success' ? 'Payment received: your plan is active.' : outcome === 'cancelled' ? 'Checkout cancelled: nothing was charged.' : 'Billing';
-  return html(
-    200,
-    'Billing',
-    `<p>${escapeHtml(text)}</p><p>Your plan and subscription: <code>GET /api/billing</code>. Then provision an agent: <code>POST /api/agents/provision</code>.</p>`,
-  );
-};
 
 /** The return page of a one-off gateway checkout: the receipt token is in the fragment, which only the browser sees. */
 const gatewayReceiptPage = ({ url }: PageRequest): PageAnswer => {
@@ -161,15 +130,19 @@ async function fileDownload({ url }: PageRequest): Promise<PageAnswer> {
 }
 
 const PAGES: Page[] = [
-  { method: 'GET', path: /^\/$/, answer: index },
-  { method: 'GET', path: /^\/reset-password\/?$/, answer: resetPasswordPage },
-  { method: 'GET', path: /^\/settings\/billing\/?$/, answer: billingReturnPage },
+  { method: 'GET', path: /^\/api\/?$/, answer: index },
+  { method: 'GET', path: /^\/$/, answer: (req) => (wantsJson(req.accept) ? index() : serveConsole(req.url.pathname)) },
   { method: 'GET', path: /^\/gateway\/receipt\/?$/, answer: gatewayReceiptPage },
   { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },
   { method: 'GET', path: new RegExp(`^${LOCAL_DOWNLOAD_PATH}$`), answer: fileDownload },
+  // Last: every other GET outside the API and the local pages is the console's (assets, client routes).
+  { method: 'GET', path: /^\/(?!api\/|local-card\/|local-files\/)/, answer: (req) => serveConsole(req.url.pathname) },
 ];
+
+/** A client that asks for JSON and not HTML (curl -H 'accept: application/json', fetch from a script). */
+const wantsJson = (accept = '') => /application\/json/i.test(accept) && !/text\/html/i.test(accept);
 
 /** The page for this request, or undefined (the API routes take it). */
 export function matchPage(

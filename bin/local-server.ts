@@ -148,6 +148,7 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
           body: new URLSearchParams(body.toString('utf8')),
           raw: body,
           contentType: req.headers['content-type'],
+          accept: req.headers.accept,
           origin: originOf(req),
         });
         res.writeHead(answer.status, answer.headers);

@@ -11,6 +11,7 @@ import { config, ConfigError, localSettings, reloadConfig } from '../shared/conf
 import { resetQueueClient } from '../shared/adapters/queue';
 import { resetDbClient } from '../shared/db/client';
 import { logger } from '../shared/http/logger';
+import { ensureConsoleBuilt } from './build-web';
 import { LOCAL_SQS_ENDPOINT_FILE } from './dead-letters';
 import { loadGroupHandler } from './handlers';
 import { startEmulators } from './local-emulators';
@@ -42,6 +43,9 @@ async function main() {
   const jwtSecret = ensureSecret(dataDir, 'JWT_SECRET', 'jwt-secret');
   // Validate the operator's settings before starting anything (a short JWT_SECRET refuses to start).
   reloadConfig({ JWT_SECRET: jwtSecret, STAGE: 'local' });
+
+  // The web console served at `/`: built on the first start and whenever web/ changed (esbuild, well under a second).
+  if (ensureConsoleBuilt()) progress('built the web console (web/dist)');
 
   progress('starting DynamoDB Local and the SQS emulator…');
   const emulators = await startEmulators({

@@ -112,6 +112,9 @@ export function emailIdentityArns(stack: Stack, settings: PlatformSettings, oper
 
 /** The whole platform of docs/architecture.md §1 in one stack. */
 export class PlatformStack extends Stack {
+  /** The HTTP API, which the web console's distribution (lib/constructs/web-console.ts) also serves under /api/*. */
+  readonly api: Api;
+
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
     const settings = readSettings(this.node);
@@ -134,6 +137,7 @@ export class PlatformStack extends Stack {
       interfaceEndpoints: settings.awsInterfaceEndpoints,
     });
     const api = new Api(this, 'Api');
+    this.api = api;
     const files = new FileBucket(this, 'Files');
 
     /** What every function reads. */

@@ -3766,6 +3766,19 @@ export interface components {
                 /** @description number of `usage` ledger entries this period */
                 usageEntries: number;
             };
+            /** @description per day and model, oldest first (days without calls are absent) */
+            days: {
+                calls: number;
+                completionTokens: number;
+                costUsd: number;
+                /** @description credits charged (0 for allowance, BYOK and admin calls) */
+                credits: number;
+                /** @description `yyyy-mm-dd`, UTC */
+                day: string;
+                model: string;
+                promptTokens: number;
+                totalTokens: number;
+            }[];
             limits: components["schemas"]["PlanLimits"];
             /** @description per model */
             models: {

@@ -53,6 +53,8 @@ export async function modelUsageReport(userId: string, period: { start: string; 
   const total = zero();
   const byModel = new Map<string, Totals>();
   const byAgent = new Map<string, Totals & { a2aMessages: number }>();
+  // Per day and model, for charts over the period (the web console's usage chart).
+  const byDayAndModel = new Map<string, Totals & { day: string; model: string }>();
   const agentTotals = (agentId: string) => {
     if (!byAgent.has(agentId)) byAgent.set(agentId, { ...zero(), a2aMessages: 0 });
     return byAgent.get(agentId)!;
@@ -62,6 +64,10 @@ export async function modelUsageReport(userId: string, period: { start: string; 
     if (!byModel.has(item.model)) byModel.set(item.model, zero());
     add(byModel.get(item.model)!, item);
     add(agentTotals(item.agentId ?? '-'), item);
+    const day = item.sk.slice(keys.modelUsagePrefix.length, keys.modelUsagePrefix.length + 10);
+    const dayKey = `${day}#${item.model}`;
+    if (!byDayAndModel.has(dayKey)) byDayAndModel.set(dayKey, { ...zero(), day, model: item.model });
+    add(byDayAndModel.get(dayKey)!, item);
   }
   let a2aMessages = 0;
   for (const item of a2a) {
@@ -77,5 +83,6 @@ export async function modelUsageReport(userId: string, period: { start: string; 
     a2aMessages,
     models: [...byModel].map(([model, t]) => ({ model, ...roundUsd(t) })),
     agents: [...byAgent].map(([agentId, t]) => ({ agentId: agentId === '-' ? null : agentId, ...roundUsd(t) })),
+    days: [...byDayAndModel.values()].sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model)).map(roundUsd),
   };
 }

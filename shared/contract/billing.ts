@@ -90,6 +90,9 @@ export const Usage = z.object({
       UsageTotals.extend({ agentId: z.string().nullable().describe('null: calls made outside any agent (POST /api/ai/chat)'), a2aMessages: z.number().int() }),
     )
     .describe('per agent'),
+  days: z
+    .array(UsageTotals.extend({ day: z.string().describe('`yyyy-mm-dd`, UTC'), model: z.string() }))
+    .describe('per day and model, oldest first (days without calls are absent)'),
 });
 
 const BillingAction = z.discriminatedUnion('action', [

@@ -35,11 +35,16 @@ describe('npm start with CARD_MODE=local', () => {
 
   afterAll(() => stopLocalStack(stack, dataDir));
 
-  it('GET / points at the API description and says how to subscribe locally', async () => {
-    const index = await api('GET', '/');
+  it('GET /api (and GET / asked for JSON) points at the API description and says how to subscribe locally; GET / in a browser is the console', async () => {
+    const index = await api('GET', '/api');
     expect(index.status).toBe(200);
     expect(index.body).toMatchObject({ openapi: '/api/openapi.json', cardMode: 'local' });
     expect(index.body.subscribe).toContain('/api/card/checkout');
+    const asJson = await fetch(`${base}/`, { headers: { accept: 'application/json' } });
+    expect(await asJson.json()).toEqual(index.body);
+    const asPage = await fetch(`${base}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(asPage.headers.get('content-type')).toContain('text/html');
+    expect(await asPage.text()).toContain('/assets/console-');
   });
 
   it('a new user gets a 402 that says how to subscribe', async () => {
@@ -70,7 +75,10 @@ describe('npm start with CARD_MODE=local', () => {
     const paid = await fetch(checkoutPage, { method: 'POST', redirect: 'manual' });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toMatch(/\/settings\/billing\?checkout=success&session_id=cs_local_/);
-    expect((await fetch(paid.headers.get('location')!)).status).toBe(200);
+    // The console's billing page (test/e2e/console.test.ts follows the same return in a browser).
+    const returned = await fetch(paid.headers.get('location')!);
+    expect(returned.status).toBe(200);
+    expect(returned.headers.get('content-type')).toContain('text/html');
 
     const billing = await api('GET', '/api/billing');
     expect(billing.status).toBe(200);
@@ -89,13 +97,12 @@ describe('npm start with CARD_MODE=local', () => {
     expect(res.status).toBe(400);
   });
 
-  it('serves the page the password-reset email links to, and says when an instance path id is not a user id', async () => {
+  it('serves the console page the password-reset email links to, and says when an instance path id is not a user id', async () => {
     const page = await fetch(`${base}/reset-password?token=tok_from_the_email`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
-    const html = await page.text();
-    expect(html).toContain('value="tok_from_the_email"');
-    expect(html).toContain('/api/auth/reset-password');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await page.text()).toContain('/assets/console-');
     const notAnId = await api('GET', '/api/instance/me/token');
     expect(notAnId.status).toBe(403);
     expect(notAnId.body.error).toContain('"me" is not a user id');

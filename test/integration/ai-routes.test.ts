@@ -209,5 +209,12 @@ describe('AI routes: usage', () => {
     expect(u.agents).toEqual([expect.objectContaining({ agentId: null, calls: 2, totalTokens: u.tokens.total })]);
     expect(u.costUsd).toBeGreaterThan(0);
     expect(u.allowance.usedCredits).toBeGreaterThan(0);
+    // Per day and model (the console's usage chart): today's two calls, one per model, adding up to the period.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(u.days.map((d: { day: string; model: string; calls: number }) => [d.day, d.model, d.calls])).toEqual([
+      [today, 'anthropic/claude-3-5-haiku', 1],
+      [today, 'openai/gpt-4o-mini', 1],
+    ]);
+    expect(u.days.reduce((sum: number, d: { totalTokens: number }) => sum + d.totalTokens, 0)).toBe(u.tokens.total);
   });
 });

@@ -1,0 +1,237 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeAnswerTo, type FakeModelServer, startFakeModelServer } from '../helpers/fake-model-server';
+import { type LocalStack, startLocalStack, stopLocalStack } from '../helpers/local-stack';
+import { launchChromium, seriousViolations } from './console-browser';
+
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core) against `npm start`
+ * with a fake model provider and the local card processor: a new user goes from sign-up to a
+ * running agent, a streamed chat, an API key and the usage chart, then signs out. Along the way:
+ * untrusted text stays text (no dialog ever opens), axe-core finds no serious or critical
+ * violation on any page, and the CSP reports no violation.
+ */
+/** Waits of the page for state the stack reaches on its own (expect.poll's default is 1 s). */
+const POLL = { timeout: 15_000, interval: 100 };
+
+describe('web console in Chromium', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-console-e2e-'));
+  const email = 'console-user@example.com';
+  const password = 'correct-horse-battery';
+  const xssName = '<img src=x onerror=alert(1)>';
+  const chatText = '<script>alert(2)</script> hello';
+  let model: FakeModelServer;
+  let stack: LocalStack;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const dialogs: string[] = [];
+  const cspViolations: string[] = [];
+  const audited: Record<string, unknown[]> = {};
+
+  /** axe on the page as it is now; every page of the journey is audited. */
+  const audit = async (name: string) => {
+    await page.locator('main h1').first().waitFor();
+    audited[name] = await seriousViolations(page);
+  };
+
+  beforeAll(async () => {
+    // Fails (never skips) with a clear message when no Chromium is installed.
+    browser = await launchChromium();
+    model = await startFakeModelServer();
+    stack = startLocalStack({ DATA_DIR: dataDir, CARD_MODE: 'local', MODEL_API_BASE_URL: model.baseUrl, MODEL_API_KEY: 'sk-console-e2e' });
+    base = await stack.ready;
+    context = await browser.newContext({ baseURL: base, viewport: { width: 1200, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await model?.close();
+    await stopLocalStack(stack, dataDir);
+  });
+
+  it('serves the console at / with its security headers and the SPA fallback', async () => {
+    const res = await fetch(`${base}/agents/some-client-route`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = /src="(\/assets\/console-[A-Z0-9]+\.js)"/.exec(html)![1]!;
+    const asset = await fetch(`${base}${script}`);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${base}/assets/console-NOPE.js`)).status).toBe(404);
+    const index = await fetch(`${base}/api`);
+    expect(await index.json()).toMatchObject({ openapi: '/api/openapi.json' });
+  });
+
+  it('a new user signs up, confirms the address from the outbox and is refused provisioning in words until subscribed', async () => {
+    await page.goto('/');
+    await page.waitForURL(/\/sign-in\?next=/);
+    await audit('sign-in');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await audit('sign-up');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Your agents' }).waitFor();
+
+    const outbox = path.join(dataDir, 'outbox');
+    const mail = readdirSync(outbox)
+      .map((f) => readFileSync(path.join(outbox, f), 'utf8'))
+      .find((m) => m.includes(email) && m.includes('/verify-email?'))!;
+    const link = /(http[^\s"\\]+\/verify-email\?token=[\w-]+)/.exec(mail)![1]!;
+    expect(new URL(link).origin).toBe(base);
+    await page.goto(link);
+    await page.getByRole('status').filter({ hasText: 'Your email address is confirmed.' }).waitFor();
+    await audit('verify-email');
+
+    await page.getByRole('link', { name: 'Go to your agents' }).click();
+    await page.getByLabel('New agent name').fill('too early');
+    await page.getByRole('button', { name: 'Provision agent' }).click();
+    await page.getByRole('alert').filter({ hasText: 'needs an active subscription' }).waitFor();
+    await audit('dashboard');
+  });
+
+  it('subscribes through the local checkout and comes back to the billing page with the plan active', async () => {
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await audit('billing');
+    await page.getByRole('button', { name: /^solo:/ }).click();
+    await page.waitForURL(/\/local-card\/checkout\/cs_local_/);
+    await page.getByRole('button', { name: 'Pay (local test)' }).click();
+    await page.waitForURL(/\/settings\/billing\?checkout=success/);
+    await page.getByTestId('plan').filter({ hasText: 'solo (active)' }).waitFor();
+  });
+
+  it('provisions an agent named with markup and sees it become running without a reload; the name stays text', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    // Set in this document: a reload would lose it.
+    await page.evaluate('window.sameDocument = true');
+    await page.getByLabel('New agent name').fill(xssName);
+    await page.getByRole('button', { name: 'Provision agent' }).click();
+    const row = page.getByRole('row').filter({ hasText: xssName });
+    await row.waitFor();
+    await row.getByText('running', { exact: true }).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate('window.sameDocument')).toBe(true);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await row.getByRole('link').textContent()).toBe(xssName);
+  });
+
+  it('the agent page streams a chat answer in, and model output with <script> renders as text', async () => {
+    let release!: () => void;
+    const lastChunk = new Promise<void>((r) => (release = r));
+    model.beforeLastChunk = () => lastChunk;
+    await page.getByRole('link', { name: xssName }).click();
+    await page.getByRole('heading', { name: xssName }).waitFor();
+    await audit('agent');
+    await page.getByLabel('Message').fill(chatText);
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.locator('.chat li.assistant');
+    const full = fakeAnswerTo(chatText);
+    // Part of the answer is on screen while the model still holds its last piece: it streams.
+    await expect.poll(async () => ((await answer.textContent()) ?? '').replace('Answer: ', ''), POLL).toMatch(/^fake answer/);
+    const partial = ((await answer.textContent()) ?? '').replace('Answer: ', '');
+    expect(partial.length).toBeLessThan(full.length);
+    release();
+    model.beforeLastChunk = undefined;
+    await expect.poll(async () => ((await answer.textContent()) ?? '').replace('Answer: ', ''), POLL).toBe(full);
+    expect(await page.locator('main script').count()).toBe(0);
+    // The live log shows the instance's story over the event stream.
+    await page.locator('.log li').first().waitFor({ timeout: 15_000 });
+  });
+
+  it('creates an API key that is shown once', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('ci');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByTestId('new-key').textContent(), POLL).toMatch(/^sk_/);
+    await audit('keys');
+  });
+
+  it('shows the tokens of the chat in the usage chart', async () => {
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await expect.poll(async () => Number(await page.getByTestId('total-tokens').textContent()), POLL).toBeGreaterThan(0);
+    expect(await page.locator('.chart canvas').count()).toBe(2);
+    const tokensCell = page
+      .getByRole('row')
+      .filter({ hasText: new Date().toISOString().slice(0, 10) })
+      .locator('td')
+      .nth(3);
+    expect(Number(await tokensCell.textContent())).toBeGreaterThan(0);
+    await audit('billing with usage');
+  });
+
+  it('the other pages pass axe, and the dashboard fits a phone screen', async () => {
+    for (const [link, name] of [
+      ['Marketplace', 'marketplace'],
+      ['Wallet', 'wallet'],
+      ['Settings', 'settings'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await audit(name);
+    }
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await audit('dashboard (phone)');
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.setViewportSize({ width: 1200, height: 900 });
+  });
+
+  it('signs out: the session is gone', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in/);
+    expect(await page.evaluate("fetch('/api/settings').then((r) => r.status)")).toBe(401);
+    await page.goto('/reset-password?token=from-the-email');
+    await audit('reset-password');
+  });
+
+  it('signs in with an injected EIP-1193 wallet (SIWE), and shows no OAuth button when no provider is configured', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const walletContext = await browser.newContext({ baseURL: base });
+    try {
+      // The wallet signs in the test process; the page sees a plain EIP-1193 provider with a lower-case address.
+      await walletContext.exposeFunction('testWalletSign', (hex: `0x${string}`) => account.signMessage({ message: { raw: hex } }));
+      await walletContext.addInitScript(`window.ethereum = { request: async ({ method, params }) =>
+        method === 'eth_requestAccounts' ? ['${account.address.toLowerCase()}'] :
+        method === 'personal_sign' ? window.testWalletSign(params[0]) : Promise.reject(new Error('unsupported: ' + method)) };`);
+      const walletPage = await walletContext.newPage();
+      walletPage.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      await walletPage.goto('/sign-in');
+      await walletPage.getByRole('button', { name: 'Sign in with a wallet' }).click();
+      await walletPage.getByRole('heading', { name: 'Your agents' }).waitFor();
+      const settings = (await walletPage.evaluate("fetch('/api/settings').then((r) => r.json())")) as { email: string };
+      expect(settings.email).toBe(`${account.address.toLowerCase()}@wallet.local`);
+      await walletPage.goto('/sign-in');
+      await walletPage.getByRole('button', { name: 'Sign in with a wallet' }).waitFor();
+      expect(await walletPage.getByRole('link', { name: /Sign in with the code host|Sign in with web identity/ }).count()).toBe(0);
+    } finally {
+      await walletContext.close();
+    }
+  });
+
+  it('no dialog opened, no CSP violation, and no page had a serious or critical axe violation', () => {
+    expect(dialogs).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    expect(Object.keys(audited).length).toBeGreaterThanOrEqual(12);
+    expect(Object.entries(audited).filter(([, v]) => v.length > 0)).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+import { createPlatformClient, type operations, type Schemas } from '../../clients/typescript';
+
+/**
+ * Every call goes through the typed client on this origin: the HttpOnly session cookie rides
+ * along, and writes carry the CSRF token from GET /api/auth/csrf (kept in memory only, never in
+ * storage, like the session itself).
+ */
+export const api = createPlatformClient({ baseUrl: location.origin, credentials: 'same-origin' });
+export type { Schemas };
+
+/** The 200 (or 201) JSON answer of an operation of the typed client. */
+export type Answer<Op extends keyof operations> = operations[Op]['responses'] extends { 200: { content: { 'application/json': infer B } } }
+  ? B
+  : operations[Op]['responses'] extends { 201: { content: { 'application/json': infer B } } }
+    ? B
+    : never;
+
+let csrfToken: string | undefined;
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Writes made before a session exists: no CSRF token to send (and none to fetch). */
+const SESSIONLESS = new Set([
+  '/api/auth/csrf',
+  '/api/register',
+  '/api/auth/callback/credentials',
+  '/api/auth/callback/wallet',
+  '/api/auth/forgot-password',
+  '/api/auth/reset-password',
+  '/api/auth/verify-email',
+]);
+
+export async function refreshCsrf(): Promise<void> {
+  const { data } = await api.GET('/api/auth/csrf');
+  csrfToken = data?.csrfToken;
+}
+
+export const forgetCsrf = () => {
+  csrfToken = undefined;
+};
+
+api.use({
+  async onRequest({ request }) {
+    if (!UNSAFE.has(request.method) || SESSIONLESS.has(new URL(request.url).pathname)) return request;
+    if (!csrfToken) await refreshCsrf();
+    if (csrfToken) request.headers.set('x-csrf-token', csrfToken);
+    return request;
+  },
+});
+
+export interface ApiError {
+  error?: string;
+  code?: string;
+  current?: unknown;
+  limit?: unknown;
+  [k: string]: unknown;
+}
+
+/** The API's `{error, code}` as a sentence for people. */
+export function describeError(status: number | undefined, body: unknown): string {
+  const e = (body ?? {}) as ApiError;
+  if (status === 402) return 'This needs an active subscription. Choose a plan on the Billing page, then try again.';
+  if (status === 429 && typeof e.current === 'number' && typeof e.limit === 'number')
+    return `Your plan allows ${e.limit} agent${e.limit === 1 ? '' : 's'} and you have ${e.current} of ${e.limit}. Upgrade on the Billing page or remove one.`;
+  if (status === 429) return 'Too many requests: wait a moment and try again.';
+  if (status === 401) return 'Your session has ended: sign in again.';
+  const detail = e.error ?? `the server answered ${status ?? 'nothing'}`;
+  return e.code ? `${detail} (${e.code})` : detail;
+}
+
+/** Reads a server-sent event stream, calling `onEvent` per event as it arrives. */
+export async function readEventStream(body: ReadableStream<Uint8Array>, onEvent: (event: string, data: string) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, '\n');
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length) onEvent(event, data.join('\n'));
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}

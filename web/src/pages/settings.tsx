@@ -1,0 +1,174 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { type Answer, api, describeError } from '../api';
+import { loadSession, me } from '../state';
+import { ActionButton, CopyButton, Field, formatDate, Notice, PageTitle } from '../ui';
+
+type Note = { kind: 'ok' | 'error'; text: string } | undefined;
+const noteOf = (ok: boolean, status: number, error: unknown, success: string): Note =>
+  ok ? { kind: 'ok', text: success } : { kind: 'error', text: describeError(status, error) };
+
+const NOTIFICATIONS = [
+  { key: 'email', label: 'Account and security email' },
+  { key: 'agentStatus', label: 'Agent status changes' },
+  { key: 'billing', label: 'Receipts and billing' },
+  { key: 'productUpdates', label: 'Product updates' },
+] as const;
+
+export function SettingsPage() {
+  return (
+    <section>
+      <PageTitle>Settings</PageTitle>
+      <Profile />
+      <Password />
+      <Notifications />
+      <WebhookEndpoints />
+    </section>
+  );
+}
+
+function Profile() {
+  const name = useSignal(me.value?.name ?? '');
+  const email = useSignal(me.value?.email ?? '');
+  const note = useSignal<Note>(undefined);
+  return (
+    <form
+      class="panel"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const { response, error } = await api.POST('/api/settings', { body: { name: name.value, email: email.value } });
+        note.value = noteOf(
+          response.ok,
+          response.status,
+          error,
+          email.value !== me.value?.email ? 'Saved: confirm the new address from the email we sent.' : 'Saved.',
+        );
+        if (response.ok) await loadSession();
+      }}
+    >
+      <h2>Profile</h2>
+      <Field label="Name" autoComplete="name" value={name.value} onValue={(v) => (name.value = v)} />
+      <Field label="Email" type="email" autoComplete="email" required value={email.value} onValue={(v) => (email.value = v)} />
+      <button type="submit">Save profile</button>
+      <Notice kind={note.value?.kind} message={note.value?.text} />
+    </form>
+  );
+}
+
+function Password() {
+  const current = useSignal('');
+  const next = useSignal('');
+  const note = useSignal<Note>(undefined);
+  return (
+    <form
+      class="panel"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const { response, error } = await api.POST('/api/settings/password', { body: { currentPassword: current.value, newPassword: next.value } });
+        note.value = noteOf(response.ok, response.status, error, 'Password changed.');
+        if (response.ok) current.value = next.value = '';
+      }}
+    >
+      <h2>Password</h2>
+      <Field label="Current password" type="password" autoComplete="current-password" required value={current.value} onValue={(v) => (current.value = v)} />
+      <Field
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        minLength={8}
+        required
+        hint="At least 8 characters."
+        value={next.value}
+        onValue={(v) => (next.value = v)}
+      />
+      <button type="submit">Change password</button>
+      <Notice kind={note.value?.kind} message={note.value?.text} />
+    </form>
+  );
+}
+
+function Notifications() {
+  const note = useSignal<Note>(undefined);
+  const prefs = (me.value as { notifications?: Record<string, boolean> } | null)?.notifications ?? {};
+  return (
+    <fieldset class="panel">
+      <legend>Notifications</legend>
+      {NOTIFICATIONS.map(({ key, label }) => (
+        <div key={key} class="row">
+          <input
+            id={`notify-${key}`}
+            type="checkbox"
+            checked={prefs[key] ?? false}
+            onChange={async (e) => {
+              const { response, error } = await api.PATCH('/api/settings', { body: { notifications: { [key]: e.currentTarget.checked } } });
+              note.value = noteOf(response.ok, response.status, error, 'Preferences saved.');
+              await loadSession();
+            }}
+          />
+          <label for={`notify-${key}`}>{label}</label>
+        </div>
+      ))}
+      <Notice kind={note.value?.kind} message={note.value?.text} />
+    </fieldset>
+  );
+}
+
+function WebhookEndpoints() {
+  const endpoints = useSignal<Answer<'listWebhookEndpoints'>['endpoints']>([]);
+  const url = useSignal('');
+  const secret = useSignal<string | undefined>(undefined);
+  const note = useSignal<Note>(undefined);
+  const load = async () => {
+    endpoints.value = (await api.GET('/api/webhooks/endpoints')).data?.endpoints ?? [];
+  };
+  useEffect(() => void load(), []);
+  return (
+    <div class="panel">
+      <h2>Webhook endpoints</h2>
+      <p class="hint">Your agents' lifecycle events (instance.*, agent.*) are POSTed to these URLs, signed with the endpoint's secret.</p>
+      <form
+        class="inline-form"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const { data, error, response } = await api.POST('/api/webhooks/endpoints', { body: { url: url.value } });
+          note.value = noteOf(response.ok, response.status, error, 'Endpoint added.');
+          if (data) {
+            secret.value = data.secret;
+            url.value = '';
+            await load();
+          }
+        }}
+      >
+        <Field label="Endpoint URL" type="url" required placeholder="https://hooks.example.com/agents" value={url.value} onValue={(v) => (url.value = v)} />
+        <button type="submit">Add endpoint</button>
+      </form>
+      {secret.value && (
+        <div class="row" role="status">
+          <span>Signing secret (shown once):</span>
+          <code class="secret">{secret.value}</code>
+          <CopyButton value={secret.value} label="Copy secret" />
+        </div>
+      )}
+      <Notice kind={note.value?.kind} message={note.value?.text} />
+      <ul>
+        {endpoints.value.map((e) => (
+          <li key={e.id} class="row">
+            <code>{e.url}</code>
+            <span class="hint">
+              {e.events.join(', ')} · added {formatDate(e.createdAt)}
+            </span>
+            <ActionButton
+              class="danger"
+              onAction={async () => {
+                await api.DELETE('/api/webhooks/endpoints/{id}', { params: { path: { id: e.id } } });
+                await load();
+              }}
+            >
+              Remove <span class="visually-hidden">{e.url}</span>
+            </ActionButton>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
