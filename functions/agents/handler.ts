@@ -2,6 +2,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { agentsContract } from '../../shared/contract/agents';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
+import { accountBudget, agentBudget, setAccountBudget, setAgentBudget } from './budgets';
 import { deprecationHeaders, removeAgent } from './deprecated';
 import { agentLogs } from './logs';
 import { provisionAgent } from './provision';
@@ -39,4 +40,8 @@ export const handler = createHandler(agentsContract, {
   passkeyRegistrationOptions: async ({ auth, params }) => passkeyRegistrationOptions(auth, params.id),
   registerPasskey: async ({ auth, params, body }) => reply.created(await registerPasskey(auth, params.id, body.response as RegistrationResponseJSON)),
   passkeyAssertionOptions: async ({ auth, params }) => passkeyAssertionOptions(auth, params.id),
+  getAccountBudget: async ({ auth }) => accountBudget(auth.userId),
+  putAccountBudget: async ({ auth, body }) => setAccountBudget(auth.userId, body.monthlyCapUsd),
+  getAgentBudget: async ({ auth, params }) => agentBudget(auth.userId, params.id),
+  putAgentBudget: async ({ auth, params, body }) => setAgentBudget(auth.userId, params.id, body.monthlyCapUsd),
 });

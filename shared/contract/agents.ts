@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
 import { AgentMessage, AgentStatus } from './agent-records';
+import { budgetRoutes } from './autonomy';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
 
 // Defined apart so routes that only show agents and messages (agent chat) do not bundle this whole group.
@@ -680,5 +681,7 @@ export const agentsContract = defineGroup({
         404: ErrorBody,
       },
     },
+    // issue 22: budgets, schedules, export and import (shared/contract/autonomy.ts)
+    ...budgetRoutes,
   ],
 });

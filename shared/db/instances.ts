@@ -88,6 +88,8 @@ export interface InstanceRecord extends Record<string, unknown> {
   /** The last error a launch attempt of this generation threw; the give-up reason quotes it. */
   lastLaunchAttemptError?: string;
   rolledBack?: boolean;
+  /** Set when the platform stopped the instance on its own (`budget`); a stop the user asked for has none. */
+  stopReason?: string;
 }
 
 export class NoInstanceError extends Error {}
@@ -256,7 +258,13 @@ export interface TransitionResult {
 export async function transitionInstance(
   userId: string,
   op: InstanceOp,
-  opts: { jobOwner?: (generation: number) => string; set?: (snap: InstanceRecord) => Record<string, unknown>; cause?: EventCause } = {},
+  opts: {
+    jobOwner?: (generation: number) => string;
+    set?: (snap: InstanceRecord) => Record<string, unknown>;
+    cause?: EventCause;
+    /** Why the platform itself stopped the instance (`budget`): kept as `stopReason` until the next transition. */
+    reason?: string;
+  } = {},
   now = new Date(),
 ): Promise<TransitionResult> {
   const cause = opts.cause ?? 'user';
@@ -269,6 +277,8 @@ export async function transitionInstance(
     const operationId = newOperationId();
     const set: Record<string, unknown> = { op, operationId, ...opts.set?.(snap) };
     const remove = ['lastError', 'rolledBack', 'lastLaunchAttemptError'];
+    if (opts.reason) set.stopReason = opts.reason;
+    else remove.push('stopReason');
     if (opts.jobOwner) set.jobOwner = opts.jobOwner(snap.generation + 1);
     else remove.push('jobOwner');
     const generation = snap.generation + 1;
@@ -294,7 +304,7 @@ export async function transitionInstance(
       image: set.image as string | undefined,
       runtimeVersion: set.runtimeVersion as string | undefined,
     });
-    if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to });
+    if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to, reason: opts.reason });
     try {
       const after = await writeChange(userId, snap, { to, set, remove, deployment: to === 'provisioning' ? 'total' : undefined, events }, true, now);
       return { before: snap, after, changed: true };

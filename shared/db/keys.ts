@@ -258,4 +258,10 @@ export const keys = {
   emailDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `EMAILDAY#${day}` }),
   /** Idempotency-Key (issue 13): the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
   idempotencyRecord: (userId: string, operation: string, keySha256Hex: string): Key => ({ pk: userPk(userId), sk: `IDEMPOTENCY#${operation}#${keySha256Hex}` }),
+  // --- autonomous agents (issue 22): budgets, schedules ---
+  /** A monthly spending cap: `scope` is `ACCOUNT` or `AGENT#<agentId>`. */
+  budgetCap: (userId: string, scope: string): Key => ({ pk: userPk(userId), sk: `BUDGET#${scope}` }),
+  budgetCapPrefix: 'BUDGET#',
+  /** What one scope spent (and holds reserved) in one UTC month (`YYYY-MM`), with its alert marks. */
+  budgetSpend: (userId: string, month: string, scope: string): Key => ({ pk: userPk(userId), sk: `BUDGETSPEND#${month}#${scope}` }),
 } as const;
