@@ -231,6 +231,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An owned agent's scheduled prompts.
+         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["listAgentSchedules"];
+        put?: never;
+        /**
+         * Schedule a prompt for an owned agent (a UTC cron expression or a one-time `at`).
+         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000). 400 `INVALID_SCHEDULE` for a bad or never-running cron expression, an `at` in the past, or both or neither of `cron` and `at`; 404 for a session that is not this agent's.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["createAgentSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One schedule and its runs (kept 30 days), oldest first.
+         * @description Rate limit scope: `agents`.
+         */
+        get: operations["getAgentSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule; its past runs stay readable until they expire.
+         * @description Rate limit scope: `agents`.
+         */
+        delete: operations["deleteAgentSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume a schedule; a resumed cron schedule runs at its next slot from now, a one-time one at its time (or at once when that passed).
+         * @description Rate limit scope: `agents`.
+         */
+        patch: operations["updateAgentSchedule"];
+        trace?: never;
+    };
     "/api/agents/{id}/stats": {
         parameters: {
             query?: never;
@@ -5779,6 +5835,735 @@ export interface operations {
             };
             /** @description Backend unavailable */
             502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedules: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cron": "0 9 * * 1-5",
+                 *       "prompt": "Summarise yesterday's bookings."
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description a one-time run at this time; give `cron` or `at`
+                     */
+                    at?: string;
+                    /** @description `minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists); give `cron` or `at` */
+                    cron?: string;
+                    prompt: string;
+                    /** @description a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it */
+                    sessionId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedule: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                            reason?: string;
+                            /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                            runId: string;
+                            /**
+                             * Format: date-time
+                             * @description the due time the run served
+                             */
+                            slot: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "skipped" | "failed";
+                        }[];
+                        schedule: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessTrue"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paused": true
+                 *     }
+                 */
+                "application/json": {
+                    paused: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedule: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

@@ -7,6 +7,7 @@ import { deprecationHeaders, removeAgent } from './deprecated';
 import { agentLogs } from './logs';
 import { provisionAgent } from './provision';
 import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
+import { addSchedule, pauseOrResume, removeSchedule, scheduleDetail, schedulesOf } from './schedules';
 import { agentStats } from './stats';
 import { readVerification, removeVerification, verify } from './verify';
 import { passkeyAssertionOptions, passkeyRegistrationOptions, registerPasskey } from './webauthn';
@@ -44,4 +45,9 @@ export const handler = createHandler(agentsContract, {
   putAccountBudget: async ({ auth, body }) => setAccountBudget(auth.userId, body.monthlyCapUsd),
   getAgentBudget: async ({ auth, params }) => agentBudget(auth.userId, params.id),
   putAgentBudget: async ({ auth, params, body }) => setAgentBudget(auth.userId, params.id, body.monthlyCapUsd),
+  listAgentSchedules: async ({ auth, params }) => schedulesOf(auth.userId, params.id),
+  createAgentSchedule: async ({ auth, params, body }) => reply.created({ schedule: await addSchedule(auth, params.id, body) }),
+  getAgentSchedule: async ({ auth, params }) => scheduleDetail(auth.userId, params.id, params.scheduleId),
+  updateAgentSchedule: async ({ auth, params, body }) => pauseOrResume(auth.userId, params.id, params.scheduleId, body.paused),
+  deleteAgentSchedule: async ({ auth, params }) => removeSchedule(auth.userId, params.id, params.scheduleId),
 });

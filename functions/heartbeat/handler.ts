@@ -3,6 +3,7 @@ import { countStuckInProvisioning } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 import { deliverDuePosts, type PostDeliveryResult } from './scheduled-posts';
+import { runDueSchedules, type ScheduleRunResult } from './scheduled-prompts';
 import { runHeartbeat, type SweepResult } from './sweep';
 
 /** Time kept back from the Lambda's limit to finish the users already taken. */
@@ -15,7 +16,10 @@ const SAFETY_MS = 30_000;
 export const STUCK_PROVISIONING_MS = 45 * 60_000;
 
 /** Scheduled heartbeat (EventBridge rule in CDK, a timer in the local stack): see sweep.ts. */
-export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SweepResult & { posts: PostDeliveryResult }> => {
+export const handler = async (
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SweepResult & { posts: PostDeliveryResult; schedules: ScheduleRunResult }> => {
   const remaining = context?.getRemainingTimeInMillis?.();
   const result = await runHeartbeat({ deadline: remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS });
   logger().info('heartbeat run', { ...result });
@@ -29,5 +33,5 @@ export const handler = async (_event?: unknown, context?: Pick<Context, 'getRema
   // event-scheduler posts that came due go out on their channels with the same tick.
   const posts = await deliverDuePosts();
   if (posts.due) logger().info('scheduled posts delivered', { ...posts });
-  return { ...result, posts };
+  return { ...result, posts, schedules: await runDueSchedules() };
 };

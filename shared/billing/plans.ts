@@ -20,6 +20,9 @@ export interface PlanLimits {
   memory: string;
   /** Allowed model ids; `network` is every model. */
   models: readonly string[];
+  /** Scheduled prompts (issue 22): schedules per account, and runs per account per UTC day. */
+  schedules: number;
+  scheduledRunsPerDay: number;
 }
 
 /** Each plan's models as the versioned catalogue lists them (shared/ai/catalogue.ts); at run time the catalogue in force decides. */
@@ -30,8 +33,28 @@ const catalogueModels = (plan: PlanName) => {
 export const ALL_MODELS: readonly string[] = DEFAULT_CATALOGUE.models.map((m) => m.id);
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  label: { name: 'label', priceUsdPerMonth: 29, agents: 1, skills: 3, a2aMessagesPerDay: 100, memory: '8 GB', models: catalogueModels('label') },
-  solo: { name: 'solo', priceUsdPerMonth: 79, agents: 3, skills: 10, a2aMessagesPerDay: 500, memory: '2 GB', models: catalogueModels('solo') },
+  label: {
+    name: 'label',
+    priceUsdPerMonth: 29,
+    agents: 1,
+    skills: 3,
+    a2aMessagesPerDay: 100,
+    memory: '8 GB',
+    models: catalogueModels('label'),
+    schedules: 5,
+    scheduledRunsPerDay: 100,
+  },
+  solo: {
+    name: 'solo',
+    priceUsdPerMonth: 79,
+    agents: 3,
+    skills: 10,
+    a2aMessagesPerDay: 500,
+    memory: '2 GB',
+    models: catalogueModels('solo'),
+    schedules: 20,
+    scheduledRunsPerDay: 1_500,
+  },
   collective: {
     name: 'collective',
     priceUsdPerMonth: 199,
@@ -40,8 +63,20 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     a2aMessagesPerDay: 2000,
     memory: '4 GB',
     models: catalogueModels('collective'),
+    schedules: 50,
+    scheduledRunsPerDay: 5_000,
   },
-  network: { name: 'network', priceUsdPerMonth: 499, agents: 100, skills: 100, a2aMessagesPerDay: 10000, memory: '16 GB', models: ALL_MODELS },
+  network: {
+    name: 'network',
+    priceUsdPerMonth: 499,
+    agents: 100,
+    skills: 100,
+    a2aMessagesPerDay: 10000,
+    memory: '16 GB',
+    models: ALL_MODELS,
+    schedules: 200,
+    scheduledRunsPerDay: 20_000,
+  },
 };
 
 /** Admins are not limited by a plan; this is their "elevated" agent limit. */

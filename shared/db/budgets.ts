@@ -145,3 +145,10 @@ export async function claimBudgetAlert(
     throw err;
   }
 }
+
+/** Whether a cap of the account or of the agent is reached this month (scheduled runs are then skipped). */
+export async function budgetReached(userId: string, agentId: string, now = new Date()): Promise<boolean> {
+  const caps = await capsFor(userId, agentId);
+  const spends = await Promise.all(caps.map((cap) => getSpend(userId, cap.scope, now)));
+  return caps.some((cap, i) => spends[i]!.spentUsd >= cap.monthlyCapUsd);
+}
