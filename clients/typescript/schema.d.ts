@@ -187,6 +187,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an owned agent as a versioned JSON document.
+         * @description A versioned JSON document (`format` `agent-platform/agent`, `formatVersion` 1): name, model, configuration, memory, installed skills and their settings, schedules, and with `?history=true` the newest messages. Never a secret value: environment variables, agent credentials and skill settings that name a secret (key, token, secret, password, credential) are listed by name under `secrets` and must be entered again after an import. Session links of schedules are not carried over.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["exportAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/logs": {
         parameters: {
             query?: never;
@@ -399,6 +421,28 @@ export interface paths {
          *     Rate limit scope: `agents`.
          */
         post: operations["passkeyAssertionOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a new agent in the caller's account from an export document.
+         * @description A versioned JSON document (`format` `agent-platform/agent`, `formatVersion` 1): name, model, configuration, memory, installed skills and their settings, schedules, and with `?history=true` the newest messages. Never a secret value: environment variables, agent credentials and skill settings that name a secret (key, token, secret, password, credential) are listed by name under `secrets` and must be entered again after an import. Session links of schedules are not carried over. The import is checked before anything is written: the schema (400 `INVALID_EXPORT` with the issues), the body size (413 over `MAX_BODY_BYTES`), the version (400 `EXPORT_VERSION_UNSUPPORTED` for a newer one), that every skill exists (400 `UNKNOWN_SKILL`), and the plan's skill and schedule limits (429 `SKILL_LIMIT_REACHED`, `SCHEDULE_LIMIT_REACHED`). The agent is then created through provisioning (the plan's agent limit in the same transaction: 429 `AGENT_LIMIT_REACHED`; 402 without an active subscription) and its memory, skills and schedules are written to it.
+         *
+         *     Rate limit scope: `provision`.
+         */
+        post: operations["importAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5631,6 +5675,151 @@ export interface operations {
             };
         };
     };
+    exportAgent: {
+        parameters: {
+            query?: {
+                /** @description include the newest messages */
+                history?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description the agent configuration without secret values (`env` keeps names only, under `secrets.env`) */
+                            config: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
+                            model: string;
+                            name: string;
+                        };
+                        /** Format: date-time */
+                        exportedAt: string;
+                        /** @constant */
+                        format: "agent-platform/agent";
+                        /** @description 1 today; an import of a newer version answers 400 `EXPORT_VERSION_UNSUPPORTED` */
+                        formatVersion: number;
+                        /** @description with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history) */
+                        history?: {
+                            content: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            role: "user" | "assistant" | "system";
+                        }[];
+                        memory: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        schedules: {
+                            /** Format: date-time */
+                            at?: string;
+                            cron?: string;
+                            prompt: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                        }[];
+                        /** @description the NAMES of the secrets the agent used, never their values: enter them again after an import */
+                        secrets: {
+                            credentials: string[];
+                            env: string[];
+                            skillSettings: {
+                                field: string;
+                                skillId: string;
+                            }[];
+                        };
+                        skills: {
+                            config: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
+                            enabled: boolean;
+                            skillId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAgentLogs: {
         parameters: {
             query?: {
@@ -7399,6 +7588,247 @@ export interface operations {
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
             500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "format": "agent-platform/agent",
+                 *       "formatVersion": 1,
+                 *       "exportedAt": "2026-11-24T10:00:00.000Z",
+                 *       "agent": {
+                 *         "name": "Tour Booking Assistant",
+                 *         "model": "openai/gpt-4o-mini",
+                 *         "config": {
+                 *           "systemPrompt": "You book tours."
+                 *         }
+                 *       },
+                 *       "memory": {
+                 *         "venue": "Paradiso"
+                 *       },
+                 *       "skills": [
+                 *         {
+                 *           "skillId": "calendar",
+                 *           "enabled": true,
+                 *           "config": {}
+                 *         }
+                 *       ],
+                 *       "schedules": [
+                 *         {
+                 *           "cron": "0 9 * * 1-5",
+                 *           "prompt": "Summarise yesterday's bookings.",
+                 *           "status": "active"
+                 *         }
+                 *       ],
+                 *       "secrets": {
+                 *         "env": [],
+                 *         "credentials": [],
+                 *         "skillSettings": []
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    agent: {
+                        /** @description the agent configuration without secret values (`env` keeps names only, under `secrets.env`) */
+                        config: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        model: string;
+                        name: string;
+                    };
+                    /** Format: date-time */
+                    exportedAt: string;
+                    /** @constant */
+                    format: "agent-platform/agent";
+                    /** @description 1 today; an import of a newer version answers 400 `EXPORT_VERSION_UNSUPPORTED` */
+                    formatVersion: number;
+                    /** @description with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history) */
+                    history?: {
+                        content: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @enum {string} */
+                        role: "user" | "assistant" | "system";
+                    }[];
+                    memory: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    schedules: {
+                        /** Format: date-time */
+                        at?: string;
+                        cron?: string;
+                        prompt: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "done";
+                    }[];
+                    /** @description the NAMES of the secrets the agent used, never their values: enter them again after an import */
+                    secrets: {
+                        credentials: string[];
+                        env: string[];
+                        skillSettings: {
+                            field: string;
+                            skillId: string;
+                        }[];
+                    };
+                    skills: {
+                        config: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        enabled: boolean;
+                        skillId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: string;
+                            model: string;
+                            name: string;
+                            /** @constant */
+                            status: "provisioning";
+                        };
+                        imported: {
+                            memoryKeys: number;
+                            schedules: number;
+                            skills: number;
+                        };
+                        secretsToEnter: {
+                            credentials: string[];
+                            env: string[];
+                            skillSettings: {
+                                field: string;
+                                skillId: string;
+                            }[];
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

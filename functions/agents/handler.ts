@@ -5,6 +5,7 @@ import { reply } from '../../shared/http/reply';
 import { accountBudget, agentBudget, setAccountBudget, setAgentBudget } from './budgets';
 import { deprecationHeaders, removeAgent } from './deprecated';
 import { agentLogs } from './logs';
+import { exportAgent, importAgent } from './portability';
 import { provisionAgent } from './provision';
 import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
 import { addSchedule, pauseOrResume, removeSchedule, scheduleDetail, schedulesOf } from './schedules';
@@ -50,4 +51,6 @@ export const handler = createHandler(agentsContract, {
   getAgentSchedule: async ({ auth, params }) => scheduleDetail(auth.userId, params.id, params.scheduleId),
   updateAgentSchedule: async ({ auth, params, body }) => pauseOrResume(auth.userId, params.id, params.scheduleId, body.paused),
   deleteAgentSchedule: async ({ auth, params }) => removeSchedule(auth.userId, params.id, params.scheduleId),
+  exportAgent: async ({ auth, params, query }) => exportAgent(auth.userId, params.id, query.history === 'true'),
+  importAgent: async ({ auth, body }) => reply.created(await importAgent(auth, body)),
 });

@@ -60,8 +60,8 @@ export async function addSchedule(
   agentId: string,
   body: z.infer<typeof CreateScheduleBody> & { status?: ScheduleRecord['status'] },
 ): Promise<ScheduleRecord> {
-  const limits = requirePlan(await accountAccess(auth));
   await ownedAgent(auth.userId, agentId);
+  const limits = requirePlan(await accountAccess(auth));
   const nextRunAt = await checkSchedule(auth.userId, agentId, body);
   const status = body.status === 'paused' ? 'paused' : 'active';
   try {

@@ -204,3 +204,115 @@ export const scheduleRoutes = [
     responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
   },
 ] as const satisfies readonly RouteDefinition[];
+
+// --- export and import ---
+
+export const AGENT_EXPORT_FORMAT = 'agent-platform/agent';
+export const AGENT_EXPORT_VERSION = 1;
+export const AGENT_EXPORT_MAX_SCHEDULES = 200;
+export const AGENT_EXPORT_MAX_HISTORY = 1000;
+
+/** Any JSON value of a memory entry or a skill setting. */
+const JsonValue = z.json();
+
+export const AgentExport = z.strictObject({
+  format: z.literal(AGENT_EXPORT_FORMAT),
+  formatVersion: z.number().int().positive().describe(`${AGENT_EXPORT_VERSION} today; an import of a newer version answers 400 \`EXPORT_VERSION_UNSUPPORTED\``),
+  exportedAt: IsoDate,
+  agent: z.strictObject({
+    name: z.string().min(1).max(100),
+    model: z.string().min(1).max(128),
+    config: z.record(z.string(), JsonValue).describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)'),
+  }),
+  memory: z.record(z.string().max(256), JsonValue),
+  skills: z.array(z.strictObject({ skillId: ResourceId, enabled: z.boolean(), config: z.record(z.string(), JsonValue) })).max(100),
+  schedules: z
+    .array(
+      z.strictObject({
+        cron: z.string().max(100).optional(),
+        at: IsoDate.optional(),
+        prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
+        status: z.enum(['active', 'paused', 'done']),
+      }),
+    )
+    .max(AGENT_EXPORT_MAX_SCHEDULES),
+  secrets: z
+    .strictObject({
+      env: z.array(z.string().max(128)).max(100),
+      credentials: z.array(z.string().max(128)).max(100),
+      skillSettings: z.array(z.strictObject({ skillId: z.string().max(64), field: z.string().max(128) })).max(500),
+    })
+    .describe('the NAMES of the secrets the agent used, never their values: enter them again after an import'),
+  history: z
+    .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string(), createdAt: IsoDate }))
+    .max(AGENT_EXPORT_MAX_HISTORY)
+    .optional()
+    .describe('with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history)'),
+});
+
+const exportDescription = [
+  `A versioned JSON document (\`format\` \`${AGENT_EXPORT_FORMAT}\`, \`formatVersion\` ${AGENT_EXPORT_VERSION}): name, model, configuration, memory,`,
+  'installed skills and their settings, schedules, and with `?history=true` the newest messages. Never a secret value: environment',
+  'variables, agent credentials and skill settings that name a secret (key, token, secret, password, credential) are listed by name under',
+  '`secrets` and must be entered again after an import. Session links of schedules are not carried over.',
+].join(' ');
+
+export const portabilityRoutes = [
+  {
+    operation: 'exportAgent',
+    method: 'GET',
+    path: '/api/agents/{id}/export',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Export an owned agent as a versioned JSON document.',
+    description: exportDescription,
+    params: AgentIdParams,
+    query: z.strictObject({ history: z.enum(['true', 'false']).default('false').describe('include the newest messages') }),
+    responses: { ...commonErrorResponses, 200: AgentExport, 404: ErrorBody },
+  },
+  {
+    operation: 'importAgent',
+    method: 'POST',
+    path: '/api/agents/import',
+    auth: 'session',
+    rateLimit: 'provision',
+    summary: "Create a new agent in the caller's account from an export document.",
+    description: [
+      exportDescription,
+      'The import is checked before anything is written: the schema (400 `INVALID_EXPORT` with the issues), the body size (413 over',
+      '`MAX_BODY_BYTES`), the version (400 `EXPORT_VERSION_UNSUPPORTED` for a newer one), that every skill exists (400 `UNKNOWN_SKILL`),',
+      "and the plan's skill and schedule limits (429 `SKILL_LIMIT_REACHED`, `SCHEDULE_LIMIT_REACHED`). The agent is then created through",
+      "provisioning (the plan's agent limit in the same transaction: 429 `AGENT_LIMIT_REACHED`; 402 without an active subscription) and its",
+      'memory, skills and schedules are written to it.',
+    ].join(' '),
+    body: AgentExport,
+    handlerValidates: true,
+    example: {
+      format: AGENT_EXPORT_FORMAT,
+      formatVersion: AGENT_EXPORT_VERSION,
+      exportedAt: '2026-11-24T10:00:00.000Z',
+      agent: { name: 'Tour Booking Assistant', model: 'openai/gpt-4o-mini', config: { systemPrompt: 'You book tours.' } },
+      memory: { venue: 'Paradiso' },
+      skills: [{ skillId: 'calendar', enabled: true, config: {} }],
+      schedules: [{ cron: '0 9 * * 1-5', prompt: "Summarise yesterday's bookings.", status: 'active' }],
+      secrets: { env: [], credentials: [], skillSettings: [] },
+    },
+    responses: {
+      ...commonErrorResponses,
+      201: z.object({
+        success: z.literal(true),
+        agent: z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.literal('provisioning'), createdAt: IsoDate }),
+        imported: z.object({ memoryKeys: z.number().int(), skills: z.number().int(), schedules: z.number().int() }),
+        secretsToEnter: z.object({
+          env: z.array(z.string()),
+          credentials: z.array(z.string()),
+          skillSettings: z.array(z.object({ skillId: z.string(), field: z.string() })),
+        }),
+      }),
+      400: z.union([ValidationErrorBody, ErrorBody]),
+      402: ErrorBody,
+      429: ErrorBody,
+      502: ErrorBody,
+    },
+  },
+] as const satisfies readonly RouteDefinition[];
