@@ -157,6 +157,9 @@ describe('scheduled prompts: the sweeper', () => {
       expect(await answersIn(user.userId, agentId, prompt)).toHaveLength(0);
       const events = (await scheduleEvents(user.userId)).filter((e) => (e.details as { scheduleId?: string })?.scheduleId === s.id);
       expect(events.map((e) => [e.type, e.reason])).toEqual([['schedule.skipped', 'budget']]);
+      // A chat with the agent meets the same cap: 402, not a failure of the agent.
+      const chat = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'over the cap?' } });
+      expect([chat.status, chat.body.code]).toEqual([402, 'BUDGET_EXCEEDED']);
     } finally {
       await call('PUT', '/api/budget', { session: user, body: { monthlyCapUsd: null } });
       await call('DELETE', `/api/agents/${agentId}/schedules/${s.id}`, { session: user });
