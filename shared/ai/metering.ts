@@ -236,15 +236,9 @@ async function settleCharge(
  * Settles a reservation to the actual usage and records it (spend of the capped scopes included), in
  * one transaction, then runs the caps' alerts. Returns the credits charged (0 for allowance and free calls).
  */
-export async function settle(
-  r: Reservation,
-  model: CatalogueModel,
-  agentId: string | undefined,
-  usage: UsageCounts,
-  byok: boolean,
-  now = new Date(),
-): Promise<number> {
-  const charged = await settleCharge(r, model, agentId, usage, byok, now);
+export async function settle(...args: Parameters<typeof settleCharge>): Promise<number> {
+  const [r] = args;
+  const charged = await settleCharge(...args);
   if (r.caps?.length) await checkBudgets(r.userId, r.caps);
   return charged;
 }

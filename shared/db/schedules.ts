@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { dueInIndex } from './due-index';
 import { dueShardOf, HEARTBEAT_DUE_SHARDS } from './heartbeat';
 import { keys } from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
@@ -160,18 +159,7 @@ export async function deleteSchedule(userId: string, agentId: string, scheduleId
 }
 
 /** One page of the schedules of a shard due at `now`, oldest first. */
-export async function dueSchedules(shard: number, now: Date, limit: number): Promise<DueSchedule[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now',
-      ExpressionAttributeValues: { ':p': keys.scheduleDuePartition(shard), ':now': now.toISOString() },
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []) as DueSchedule[];
-}
+export const dueSchedules = (shard: number, now: Date, limit: number) => dueInIndex<DueSchedule>(keys.scheduleDuePartition(shard), now, limit);
 
 /**
  * Takes the run of one slot: `claimed` for exactly one sweeper (or again once a dead sweeper's lease

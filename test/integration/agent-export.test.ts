@@ -93,7 +93,9 @@ describe('agent export and import', () => {
         .sort((a, b) => a.prompt.localeCompare(b.prompt));
     expect(await schedulesOf(other.userId, copy)).toEqual(await schedulesOf(owner.userId, agentId));
     const again = await call('GET', `/api/agents/${copy}/export`, { session: other });
-    for (const part of ['agent', 'memory', 'skills', 'schedules'] as const) expect(again.body[part], part).toEqual(exported.body[part]);
+    const byPrompt = (list: { prompt: string }[]) => [...list].sort((a, b) => a.prompt.localeCompare(b.prompt));
+    for (const part of ['agent', 'memory', 'skills'] as const) expect(again.body[part], part).toEqual(exported.body[part]);
+    expect(byPrompt(again.body.schedules)).toEqual(byPrompt(exported.body.schedules));
     // The owner's agent is not the other account's to export.
     expect((await call('GET', `/api/agents/${agentId}/export`, { session: other })).status).toBe(404);
   });
