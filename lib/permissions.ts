@@ -64,12 +64,14 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   accounts: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
-  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances', 'readRuntimeLogs'],
+  // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are emailed.
+  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances', 'sendEmail', 'readRuntimeLogs'],
   provision: ['sendProvisioning', 'dataKey', 'sendEvents'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
-  // billing and the provisioner share shared/db/metrics.ts (plan-change counts, account deletion), which holds the DescribeTable read.
-  billing: ['dataKey', 'describeTable'],
+  // billing and the provisioner share shared/db/metrics.ts (plan-change counts, account deletion), which holds the DescribeTable read;
+  // billing reads the metering's billing period, which bundles the spending caps' alerts.
+  billing: ['dataKey', 'describeTable', 'sendEmail', 'sendEvents'],
   metrics: ['describeTable'],
   // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner
   // and removes the account's file-manager objects.
@@ -80,14 +82,15 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'task-events': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning', 'sendEmail'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
   // file-manager keeps file bytes in the files bucket.
-  skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket'],
+  skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket', 'sendProvisioning'],
   // User endpoints' signing secrets are envelope-encrypted.
   // Retries and redeliveries are queued on the events queue; a disabled endpoint's owner is mailed.
   'webhook-delivery': ['dataKey', 'sendEvents', 'sendEmail'],
   webhooks: ['dataKey', 'sendEvents'],
   // The model layer decrypts a user's own provider key (BYOK); agent chat reaches the running instance.
-  ai: ['dataKey'],
-  gateway: ['dataKey'],
+  // Every metered call runs the spending caps' kill switch (issue 22): events, emails, stopping the instance.
+  ai: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
+  gateway: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances', 'sendEvents'],

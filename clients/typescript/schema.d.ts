@@ -135,6 +135,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An owned agent's monthly spending cap and this month's spend.
+         * @description Rate limit scope: `agents`.
+         */
+        get: operations["getAgentBudget"];
+        /**
+         * Set or remove an owned agent's monthly spending cap.
+         * @description A monthly (UTC calendar month) spending cap over everything metered: model calls (AI routes, agent chat, the gateway charged to the account), image generation and metered skills, at catalogue price. At 80 % a `budget.warning` event (and webhook) and an email; at 100 % a `budget.exceeded` event and email, further metered calls answer 402 `BUDGET_EXCEEDED`, scheduled runs are skipped and recorded, and what the cap covers is paused: the account cap stops the instance with reason `budget`, an agent cap pauses the agent. Raising (or removing) the cap resumes it; a stop the user asked for is never undone. Each alert goes once per month per cap value. The admission check is one conditional write with the spend, so any number of concurrent calls overshoot the cap by less than one call's reservation (its prompt plus its output ceiling, at catalogue price).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        put: operations["putAgentBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/config": {
         parameters: {
             query?: never;
@@ -154,6 +180,28 @@ export interface paths {
          *     Rate limit scope: `agents`.
          */
         put: operations["updateAgentConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an owned agent as a versioned JSON document.
+         * @description A versioned JSON document (`format` `agent-platform/agent`, `formatVersion` 1): name, model, configuration, memory, installed skills and their settings, schedules, and with `?history=true` the newest messages. Never a secret value: environment variables, agent credentials and skill settings that name a secret (key, token, secret, password, credential) are listed by name under `secrets` and must be entered again after an import. Session links of schedules are not carried over.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["exportAgent"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -203,6 +251,62 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An owned agent's scheduled prompts.
+         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["listAgentSchedules"];
+        put?: never;
+        /**
+         * Schedule a prompt for an owned agent (a UTC cron expression or a one-time `at`).
+         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000). 400 `INVALID_SCHEDULE` for a bad or never-running cron expression, an `at` in the past, or both or neither of `cron` and `at`; 404 for a session that is not this agent's.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["createAgentSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One schedule and its runs (kept 30 days), oldest first.
+         * @description Rate limit scope: `agents`.
+         */
+        get: operations["getAgentSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule; its past runs stay readable until they expire.
+         * @description Rate limit scope: `agents`.
+         */
+        delete: operations["deleteAgentSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume a schedule; a resumed cron schedule runs at its next slot from now, a one-time one at its time (or at once when that passed).
+         * @description Rate limit scope: `agents`.
+         */
+        patch: operations["updateAgentSchedule"];
         trace?: never;
     };
     "/api/agents/{id}/stats": {
@@ -323,6 +427,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a new agent in the caller's account from an export document.
+         * @description A versioned JSON document (`format` `agent-platform/agent`, `formatVersion` 1): name, model, configuration, memory, installed skills and their settings, schedules, and with `?history=true` the newest messages. Never a secret value: environment variables, agent credentials and skill settings that name a secret (key, token, secret, password, credential) are listed by name under `secrets` and must be entered again after an import. Session links of schedules are not carried over. The import is checked before anything is written: the schema (400 `INVALID_EXPORT` with the issues), the body size (413 over `MAX_BODY_BYTES`), the version (400 `EXPORT_VERSION_UNSUPPORTED` for a newer one), that every skill exists (400 `UNKNOWN_SKILL`), and the plan's skill and schedule limits (429 `SKILL_LIMIT_REACHED`, `SCHEDULE_LIMIT_REACHED`). The agent is then created through provisioning (the plan's agent limit in the same transaction: 429 `AGENT_LIMIT_REACHED`; 402 without an active subscription) and its memory, skills and schedules are written to it.
+         *
+         *     Rate limit scope: `provision`.
+         */
+        post: operations["importAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/provision": {
         parameters: {
             query?: never;
@@ -364,7 +490,7 @@ export interface paths {
          *
          *     A contradicting header answers 403 `HEADER_MISMATCH`. Without `model`, the model is auto-selected from `taskType` (see `POST /api/ai/models/select`). `temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS (or 1 s before the request's deadline, REQUEST_DEADLINE_MS) 500 `PROVIDER_TIMEOUT`.
          *
-         *     Spending: each plan includes model spend per billing period (`includedCredits` of the catalogue); past it, each call is debited from the credit balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`.
+         *     Spending: each plan includes model spend per billing period (`includedCredits` of the catalogue); past it, each call is debited from the credit balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`; at a monthly spending cap (`PUT /api/budget`): 402 `BUDGET_EXCEEDED`.
          *
          *     Streaming: with `Accept: text/event-stream` the answer is server-sent events: `start` `{id, model, provider}`, then `delta` `{content}` per text piece, then `done` `{id, model, provider, finishReason, usage, timestamp}` (or `error` `{error, code}` when the provider fails mid-stream). The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body (see the README).
          */
@@ -850,6 +976,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's monthly spending cap and this month's spend.
+         * @description A monthly (UTC calendar month) spending cap over everything metered: model calls (AI routes, agent chat, the gateway charged to the account), image generation and metered skills, at catalogue price. At 80 % a `budget.warning` event (and webhook) and an email; at 100 % a `budget.exceeded` event and email, further metered calls answer 402 `BUDGET_EXCEEDED`, scheduled runs are skipped and recorded, and what the cap covers is paused: the account cap stops the instance with reason `budget`, an agent cap pauses the agent. Raising (or removing) the cap resumes it; a stop the user asked for is never undone. Each alert goes once per month per cap value. The admission check is one conditional write with the spend, so any number of concurrent calls overshoot the cap by less than one call's reservation (its prompt plus its output ceiling, at catalogue price).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["getAccountBudget"];
+        /**
+         * Set or remove the account's monthly spending cap.
+         * @description A monthly (UTC calendar month) spending cap over everything metered: model calls (AI routes, agent chat, the gateway charged to the account), image generation and metered skills, at catalogue price. At 80 % a `budget.warning` event (and webhook) and an email; at 100 % a `budget.exceeded` event and email, further metered calls answer 402 `BUDGET_EXCEEDED`, scheduled runs are skipped and recorded, and what the cap covers is paused: the account cap stops the instance with reason `budget`, an agent cap pauses the agent. Raising (or removing) the cap resumes it; a stop the user asked for is never undone. Each alert goes once per month per cap value. The admission check is one conditional write with the spend, so any number of concurrent calls overshoot the cap by less than one call's reservation (its prompt plus its output ceiling, at catalogue price).
+         *
+         *     Rate limit scope: `agents`.
+         */
+        put: operations["putAccountBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/card/checkout": {
         parameters: {
             query?: never;
@@ -1031,7 +1185,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to one of the caller's agents and get its reply.
-         * @description Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt); 404 when the agent is missing or not the caller's; 409 when the agent is not running; 502 when the agent does not answer.
+         * @description Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; 409 when the agent is not running; 502 when the agent does not answer.
          *
          *     Rate limit scope: `chat`.
          */
@@ -5262,6 +5416,266 @@ export interface operations {
             };
         };
     };
+    getAgentBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            agentId?: string;
+                            /** @description the UTC month the spend is counted in, `YYYY-MM` */
+                            month: string;
+                            /** @description null: no cap */
+                            monthlyCapUsd: number | null;
+                            /** @description what the cap covers is paused by the budget (the instance stopped, or the agent paused) */
+                            paused: boolean;
+                            /** @enum {string} */
+                            scope: "account" | "agent";
+                            /** @description catalogue cost of the metered calls of the month, calls in flight included */
+                            spentUsd: number;
+                            /**
+                             * @description `warning` from 80 % of the cap, `exceeded` at the cap
+                             * @enum {string}
+                             */
+                            status: "ok" | "warning" | "exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAgentBudget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "monthlyCapUsd": 5
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the cap in USD at catalogue price; null removes it */
+                    monthlyCapUsd: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            agentId?: string;
+                            /** @description the UTC month the spend is counted in, `YYYY-MM` */
+                            month: string;
+                            /** @description null: no cap */
+                            monthlyCapUsd: number | null;
+                            /** @description what the cap covers is paused by the budget (the instance stopped, or the agent paused) */
+                            paused: boolean;
+                            /** @enum {string} */
+                            scope: "account" | "agent";
+                            /** @description catalogue cost of the metered calls of the month, calls in flight included */
+                            spentUsd: number;
+                            /**
+                             * @description `warning` from 80 % of the cap, `exceeded` at the cap
+                             * @enum {string}
+                             */
+                            status: "ok" | "warning" | "exceeded";
+                        };
+                        resumed: boolean;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAgentConfig: {
         parameters: {
             query?: never;
@@ -5569,6 +5983,151 @@ export interface operations {
             };
         };
     };
+    exportAgent: {
+        parameters: {
+            query?: {
+                /** @description include the newest messages */
+                history?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description the agent configuration without secret values (`env` keeps names only, under `secrets.env`) */
+                            config: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
+                            model: string;
+                            name: string;
+                        };
+                        /** Format: date-time */
+                        exportedAt: string;
+                        /** @constant */
+                        format: "agent-platform/agent";
+                        /** @description 1 today; an import of a newer version answers 400 `EXPORT_VERSION_UNSUPPORTED` */
+                        formatVersion: number;
+                        /** @description with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history) */
+                        history?: {
+                            content: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            role: "user" | "assistant" | "system";
+                        }[];
+                        memory: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        schedules: {
+                            /** Format: date-time */
+                            at?: string;
+                            cron?: string;
+                            prompt: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                        }[];
+                        /** @description the NAMES of the secrets the agent used, never their values: enter them again after an import */
+                        secrets: {
+                            credentials: string[];
+                            env: string[];
+                            skillSettings: {
+                                field: string;
+                                skillId: string;
+                            }[];
+                        };
+                        skills: {
+                            config: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
+                            enabled: boolean;
+                            skillId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAgentLogs: {
         parameters: {
             query?: {
@@ -5817,6 +6376,735 @@ export interface operations {
             };
             /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
             504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedules: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cron": "0 9 * * 1-5",
+                 *       "prompt": "Summarise yesterday's bookings."
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description a one-time run at this time; give `cron` or `at`
+                     */
+                    at?: string;
+                    /** @description `minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists); give `cron` or `at` */
+                    cron?: string;
+                    prompt: string;
+                    /** @description a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it */
+                    sessionId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedule: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                            reason?: string;
+                            /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                            runId: string;
+                            /**
+                             * Format: date-time
+                             * @description the due time the run served
+                             */
+                            slot: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "skipped" | "failed";
+                        }[];
+                        schedule: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessTrue"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paused": true
+                 *     }
+                 */
+                "application/json": {
+                    paused: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        schedule: {
+                            agentId: string;
+                            /**
+                             * Format: date-time
+                             * @description one-time run
+                             */
+                            at?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description five-field cron expression, UTC */
+                            cron?: string;
+                            id: string;
+                            lastRun?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                reason?: string;
+                                /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
+                                runId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description the due time the run served
+                                 */
+                                slot: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "skipped" | "failed";
+                            };
+                            nextRunAt: string | null;
+                            prompt: string;
+                            sessionId?: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "done";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -6806,6 +8094,247 @@ export interface operations {
             };
         };
     };
+    importAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "format": "agent-platform/agent",
+                 *       "formatVersion": 1,
+                 *       "exportedAt": "2026-11-24T10:00:00.000Z",
+                 *       "agent": {
+                 *         "name": "Tour Booking Assistant",
+                 *         "model": "openai/gpt-4o-mini",
+                 *         "config": {
+                 *           "systemPrompt": "You book tours."
+                 *         }
+                 *       },
+                 *       "memory": {
+                 *         "venue": "Paradiso"
+                 *       },
+                 *       "skills": [
+                 *         {
+                 *           "skillId": "calendar",
+                 *           "enabled": true,
+                 *           "config": {}
+                 *         }
+                 *       ],
+                 *       "schedules": [
+                 *         {
+                 *           "cron": "0 9 * * 1-5",
+                 *           "prompt": "Summarise yesterday's bookings.",
+                 *           "status": "active"
+                 *         }
+                 *       ],
+                 *       "secrets": {
+                 *         "env": [],
+                 *         "credentials": [],
+                 *         "skillSettings": []
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    agent: {
+                        /** @description the agent configuration without secret values (`env` keeps names only, under `secrets.env`) */
+                        config: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        model: string;
+                        name: string;
+                    };
+                    /** Format: date-time */
+                    exportedAt: string;
+                    /** @constant */
+                    format: "agent-platform/agent";
+                    /** @description 1 today; an import of a newer version answers 400 `EXPORT_VERSION_UNSUPPORTED` */
+                    formatVersion: number;
+                    /** @description with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history) */
+                    history?: {
+                        content: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @enum {string} */
+                        role: "user" | "assistant" | "system";
+                    }[];
+                    memory: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    schedules: {
+                        /** Format: date-time */
+                        at?: string;
+                        cron?: string;
+                        prompt: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "done";
+                    }[];
+                    /** @description the NAMES of the secrets the agent used, never their values: enter them again after an import */
+                    secrets: {
+                        credentials: string[];
+                        env: string[];
+                        skillSettings: {
+                            field: string;
+                            skillId: string;
+                        }[];
+                    };
+                    skills: {
+                        config: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        enabled: boolean;
+                        skillId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: string;
+                            model: string;
+                            name: string;
+                            /** @constant */
+                            status: "provisioning";
+                        };
+                        imported: {
+                            memoryKeys: number;
+                            schedules: number;
+                            skills: number;
+                        };
+                        secretsToEnter: {
+                            credentials: string[];
+                            env: string[];
+                            skillSettings: {
+                                field: string;
+                                skillId: string;
+                            }[];
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listProvisionedAgents: {
         parameters: {
             query?: never;
@@ -7226,7 +8755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Payment or subscription required. Codes: `PLAN_REQUIRED`, `SUBSCRIPTION_REQUIRED`, `INSUFFICIENT_CREDITS`. */
+            /** @description Payment or subscription required. Codes: `PLAN_REQUIRED`, `SUBSCRIPTION_REQUIRED`, `INSUFFICIENT_CREDITS`, `BUDGET_EXCEEDED`. */
             402: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -7235,8 +8764,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatPaymentRequiredBody"] | {
-                        /** @constant */
-                        code: "INSUFFICIENT_CREDITS";
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_CREDITS" | "BUDGET_EXCEEDED";
                         error: string;
                         /** @constant */
                         success: false;
@@ -10794,6 +12323,240 @@ export interface operations {
             };
             /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
             504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            agentId?: string;
+                            /** @description the UTC month the spend is counted in, `YYYY-MM` */
+                            month: string;
+                            /** @description null: no cap */
+                            monthlyCapUsd: number | null;
+                            /** @description what the cap covers is paused by the budget (the instance stopped, or the agent paused) */
+                            paused: boolean;
+                            /** @enum {string} */
+                            scope: "account" | "agent";
+                            /** @description catalogue cost of the metered calls of the month, calls in flight included */
+                            spentUsd: number;
+                            /**
+                             * @description `warning` from 80 % of the cap, `exceeded` at the cap
+                             * @enum {string}
+                             */
+                            status: "ok" | "warning" | "exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAccountBudget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "monthlyCapUsd": 25
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the cap in USD at catalogue price; null removes it */
+                    monthlyCapUsd: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            agentId?: string;
+                            /** @description the UTC month the spend is counted in, `YYYY-MM` */
+                            month: string;
+                            /** @description null: no cap */
+                            monthlyCapUsd: number | null;
+                            /** @description what the cap covers is paused by the budget (the instance stopped, or the agent paused) */
+                            paused: boolean;
+                            /** @enum {string} */
+                            scope: "account" | "agent";
+                            /** @description catalogue cost of the metered calls of the month, calls in flight included */
+                            spentUsd: number;
+                            /**
+                             * @description `warning` from 80 % of the cap, `exceeded` at the cap
+                             * @enum {string}
+                             */
+                            status: "ok" | "warning" | "exceeded";
+                        };
+                        resumed: boolean;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;
@@ -26985,7 +28748,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description default: every account event */
-                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error") | ("instance.*" | "agent.*"))[];
+                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*"))[];
                     /**
                      * Format: uri
                      * @description where events are POSTed; in AWS it must be https and resolve to a public address

@@ -48,7 +48,9 @@ export async function askAgent(userId: string, agentId: string, message: string,
   }
   const body = answer.body as { content?: string; usage?: Parameters<typeof usageOf>[0]; error?: string; code?: string } | undefined;
   if (answer.status !== 200 || typeof body?.content !== 'string') {
-    throw new HttpError(502, body?.error ?? 'the agent did not answer', body?.code ?? 'BACKEND_UNAVAILABLE');
+    // A spending cap the agent's model call hit is the caller's to lift, not a failure of the agent.
+    const status = body?.code === 'BUDGET_EXCEEDED' ? 402 : 502;
+    throw new HttpError(status, body?.error ?? 'the agent did not answer', body?.code ?? 'BACKEND_UNAVAILABLE');
   }
   return { content: body.content, usage: body.usage };
 }

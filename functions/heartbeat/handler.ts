@@ -4,6 +4,7 @@ import { logger } from '../../shared/http/logger';
 import { redriveStranded } from '../../shared/lifecycle/stranded';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 import { deliverDuePosts, type PostDeliveryResult } from './scheduled-posts';
+import { runDueSchedules, type ScheduleRunResult } from './scheduled-prompts';
 import { runHeartbeat, type SweepResult } from './sweep';
 
 /** Time kept back from the Lambda's limit to finish the users already taken. */
@@ -16,7 +17,10 @@ const SAFETY_MS = 30_000;
 export const STUCK_PROVISIONING_MS = 45 * 60_000;
 
 /** Scheduled heartbeat (EventBridge rule in CDK, a timer in the local stack): see sweep.ts. */
-export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SweepResult & { posts: PostDeliveryResult }> => {
+export const handler = async (
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SweepResult & { posts: PostDeliveryResult; schedules: ScheduleRunResult }> => {
   const remaining = context?.getRemainingTimeInMillis?.();
   const result = await runHeartbeat({ deadline: remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS });
   logger().info('heartbeat run', { ...result });
@@ -33,5 +37,5 @@ export const handler = async (_event?: unknown, context?: Pick<Context, 'getRema
   // event-scheduler posts that came due go out on their channels with the same tick.
   const posts = await deliverDuePosts();
   if (posts.due) logger().info('scheduled posts delivered', { ...posts });
-  return { ...result, posts };
+  return { ...result, posts, schedules: await runDueSchedules() };
 };

@@ -32,6 +32,13 @@ export class InsufficientCreditsAiError extends AiError {
   }
 }
 
+/** A monthly spending cap of the account or the calling agent is reached (issue 22). */
+export class BudgetExceededError extends AiError {
+  constructor(readonly scope: string) {
+    super('BUDGET_EXCEEDED', `the monthly spending cap of ${scope === 'ACCOUNT' ? 'the account' : 'this agent'} is reached; raise it to go on`);
+  }
+}
+
 /** The model id is not in the catalogue. */
 export class UnknownModelError extends AiError {
   constructor(readonly model: string) {

@@ -83,6 +83,8 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
     periodStart: billingPeriod(gate.subscription).start,
     credits: estimateCredits(model, promptTokens, model.maxOutputTokens * n),
     free: connection.byok || gate.access.isAdmin,
+    agentId: input.agentId,
+    budgetUsd: costUsd(model, promptTokens, model.maxOutputTokens * n),
   });
   const timeout = outsideCallSignal(config().model.timeoutMs);
   let out: Awaited<ReturnType<typeof generateImage>>;

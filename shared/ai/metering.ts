@@ -1,11 +1,13 @@
 import { adjustCredits, creditEntryId, InsufficientCreditsError } from '../billing/credits';
 import type { SubscriptionRecord } from '../billing/entitlements';
+import { ACCOUNT_SCOPE, agentScope, BudgetExceededDbError, type BudgetCap, capsFor, releaseBudget, reserveBudget, settleSpendItems } from '../db/budgets';
 import { keys } from '../db/keys';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 import { getUser } from '../db/users';
 import { catalogue, costUsd, creditsFor, type CataloguePlan, type CatalogueModel } from './catalogue';
-import { InsufficientCreditsAiError } from './errors';
+import { checkBudgets } from './budget-guard';
+import { BudgetExceededError, InsufficientCreditsAiError } from './errors';
 
 /**
  * Metering and the spending rule.
@@ -24,6 +26,12 @@ import { InsufficientCreditsAiError } from './errors';
  * actual cost in the same transaction as the usage item: the difference is refunded, or the extra
  * taken only as far as the balance goes, so the ledger never goes negative. A call admitted under
  * the allowance is charged to it in full, even when it ends a little past it.
+ *
+ * Spending caps (shared/db/budgets.ts, issue 22): before the credits, the call's most possible cost
+ * (`budgetUsd`) is added to the month's spend of the account and of the calling agent under the
+ * condition that each capped scope is still below its cap (402 BUDGET_EXCEEDED otherwise); the
+ * settlement moves each scope's spend to the actual cost in the usage item's transaction. Every
+ * account call counts, BYOK and admin calls included: the cap is about what the agents spend.
  */
 
 /** Output tokens reserved for when the caller sets no `max_tokens`. */
@@ -37,6 +45,9 @@ export interface Reservation {
   credits: number;
   entryId?: string;
   periodStart?: string;
+  /** The spend scopes the call counts for, with what was reserved on each (0 where no cap applies). */
+  budget?: { scope: string; reservedUsd: number }[];
+  caps?: BudgetCap[];
 }
 
 export interface UsageCounts {
@@ -94,13 +105,48 @@ async function reserveCredits(userId: string, credits: number): Promise<Reservat
   throw new InsufficientCreditsAiError();
 }
 
-/** Reserves a call's estimated credits; `free` callers (BYOK, admins) reserve nothing. */
-export async function reserve(input: { userId: string; plan: CataloguePlan; periodStart: string; credits: number; free: boolean }): Promise<Reservation> {
-  if (input.free) return { userId: input.userId, source: 'none', credits: 0 };
-  if (await reserveAllowance(input.userId, input.plan, input.periodStart, input.credits)) {
-    return { userId: input.userId, source: 'allowance', credits: input.credits, periodStart: input.periodStart };
+/** Admits a call under the caps of the account and the calling agent; refusal also pulls the kill switch. */
+async function admitBudget(userId: string, agentId: string | undefined, budgetUsd: number): Promise<Pick<Reservation, 'budget' | 'caps'>> {
+  const caps = await capsFor(userId, agentId);
+  try {
+    await reserveBudget(userId, caps, budgetUsd);
+  } catch (err) {
+    if (!(err instanceof BudgetExceededDbError)) throw err;
+    await checkBudgets(
+      userId,
+      caps.filter((c) => c.scope === err.scope),
+    );
+    throw new BudgetExceededError(err.scope);
   }
-  return reserveCredits(input.userId, input.credits);
+  const capped = new Set(caps.map((c) => c.scope));
+  const scopes = [ACCOUNT_SCOPE, ...(agentId ? [agentScope(agentId)] : [])];
+  return { caps, budget: scopes.map((scope) => ({ scope, reservedUsd: capped.has(scope) ? budgetUsd : 0 })) };
+}
+
+/**
+ * Reserves a call's estimated credits; `free` callers (BYOK, admins) reserve none. `budgetUsd`: the
+ * most the call may cost at catalogue price, held against the spending caps.
+ */
+export async function reserve(input: {
+  userId: string;
+  plan: CataloguePlan;
+  periodStart: string;
+  credits: number;
+  free: boolean;
+  agentId?: string;
+  budgetUsd: number;
+}): Promise<Reservation> {
+  const budget = await admitBudget(input.userId, input.agentId, input.budgetUsd);
+  try {
+    if (input.free) return { userId: input.userId, source: 'none', credits: 0, ...budget };
+    if (await reserveAllowance(input.userId, input.plan, input.periodStart, input.credits)) {
+      return { userId: input.userId, source: 'allowance', credits: input.credits, periodStart: input.periodStart, ...budget };
+    }
+    return { ...(await reserveCredits(input.userId, input.credits)), ...budget };
+  } catch (err) {
+    await releaseBudget(input.userId, budget.budget ?? []);
+    throw err;
+  }
 }
 
 function usageItem(
@@ -133,11 +179,7 @@ function usageItem(
   });
 }
 
-/**
- * Settles a reservation to the actual usage and records it, in one transaction. Returns the
- * credits charged (0 for allowance and free calls).
- */
-export async function settle(
+async function settleCharge(
   r: Reservation,
   model: CatalogueModel,
   agentId: string | undefined,
@@ -148,19 +190,20 @@ export async function settle(
   const actual = creditsFor(costUsd(model, usage.promptTokens, usage.completionTokens));
   const usageKey = keys.modelUsage(r.userId, utcDay(now), agentId, model.id);
   const extra = { ...(agentId ? { agentId } : {}), ...(byok ? { byok: true } : {}) };
+  const spend = settleSpendItems(r.userId, r.budget ?? [], costUsd(model, usage.promptTokens, usage.completionTokens), now);
   if (r.source === 'none') {
-    await transactRetrying([usageItem(usageKey, model, usage, 0, extra, now)]);
+    await transactRetrying([usageItem(usageKey, model, usage, 0, extra, now), ...spend]);
     return 0;
   }
   if (r.source === 'allowance') {
     const allowance = tx.update(keys.modelAllowance(r.userId, r.periodStart!), { expression: 'SET used = used + :d', values: { ':d': actual - r.credits } });
-    await transactRetrying([usageItem(usageKey, model, usage, 0, extra, now), ...(actual !== r.credits ? [allowance] : [])]);
+    await transactRetrying([usageItem(usageKey, model, usage, 0, extra, now), ...spend, ...(actual !== r.credits ? [allowance] : [])]);
     return 0;
   }
   let charged = actual;
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const refund = r.credits - charged;
-    const items = [usageItem(usageKey, model, usage, charged, extra, now)];
+    const items = [usageItem(usageKey, model, usage, charged, extra, now), ...spend];
     if (refund !== 0) {
       items.push(
         tx.update(
@@ -189,8 +232,20 @@ export async function settle(
   throw new Error('settling a model call kept conflicting');
 }
 
+/**
+ * Settles a reservation to the actual usage and records it (spend of the capped scopes included), in
+ * one transaction, then runs the caps' alerts. Returns the credits charged (0 for allowance and free calls).
+ */
+export async function settle(...args: Parameters<typeof settleCharge>): Promise<number> {
+  const [r] = args;
+  const charged = await settleCharge(...args);
+  if (r.caps?.length) await checkBudgets(r.userId, r.caps);
+  return charged;
+}
+
 /** Gives a reservation back when the call never happened (provider failure before any output). */
 export async function release(r: Reservation): Promise<void> {
+  await releaseBudget(r.userId, r.budget ?? []);
   if (r.source === 'allowance') {
     await tenant(r.userId).update(keys.modelAllowance(r.userId, r.periodStart!), { expression: 'SET used = used - :r', values: { ':r': r.credits } });
   } else if (r.source === 'credits') {

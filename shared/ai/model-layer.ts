@@ -158,13 +158,18 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
       periodStart: billingPeriod(gate.subscription).start,
       credits: estimateCredits(model, promptTokens, input.maxTokens),
       free: connection.byok || gate.access.isAdmin,
+      agentId: input.caller.agentId,
+      // The most the call can cost: every step at the output ceiling the provider is given.
+      budgetUsd: costUsd(model, promptTokens, maxOutputTokens) * stepsOf(input),
     });
   }
   return { model, connection, gate, reservation, settings };
 }
 
+const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
+
 function callOptions(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
-  const steps = Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
+  const steps = stepsOf(input);
   return {
     model: languageModel(p.model, p.connection),
     messages: input.messages,

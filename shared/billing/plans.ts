@@ -27,6 +27,9 @@ export interface PlanLimits {
    */
   channelConnections: number;
   channelMessagesPerDay: number;
+  /** Scheduled prompts (issue 22): schedules per account, and runs per account per UTC day. */
+  schedules: number;
+  scheduledRunsPerDay: number;
 }
 
 /** Each plan's models as the versioned catalogue lists them (shared/ai/catalogue.ts); at run time the catalogue in force decides. */
@@ -47,6 +50,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     models: catalogueModels('label'),
     channelConnections: 1,
     channelMessagesPerDay: 100,
+    schedules: 5,
+    scheduledRunsPerDay: 100,
   },
   solo: {
     name: 'solo',
@@ -58,6 +63,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     models: catalogueModels('solo'),
     channelConnections: 2,
     channelMessagesPerDay: 500,
+    schedules: 20,
+    scheduledRunsPerDay: 1_500,
   },
   collective: {
     name: 'collective',
@@ -69,6 +76,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     models: catalogueModels('collective'),
     channelConnections: 3,
     channelMessagesPerDay: 2000,
+    schedules: 50,
+    scheduledRunsPerDay: 5_000,
   },
   network: {
     name: 'network',
@@ -80,6 +89,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     models: ALL_MODELS,
     channelConnections: 4,
     channelMessagesPerDay: 10000,
+    schedules: 200,
+    scheduledRunsPerDay: 20_000,
   },
 };
 

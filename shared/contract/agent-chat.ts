@@ -191,7 +191,7 @@ export const agentChatContract = defineGroup({
       rateLimit: 'chat',
       summary: "Send a message to one of the caller's agents and get its reply.",
       description:
-        "Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt); 404 when the agent is missing or not the caller's; " +
+        "Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; " +
         '409 when the agent is not running; 502 when the agent does not answer.',
       body: z.strictObject({ agentId: ResourceId, message: ChatText }),
       example: { agentId: 'agt_7Hk2mQ9xLp', message: 'Which venues in Berlin hold 300 people?' },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
 import { AgentMessage, AgentStatus } from './agent-records';
+import { budgetRoutes, portabilityRoutes, scheduleRoutes } from './autonomy';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
 
 // Defined apart so routes that only show agents and messages (agent chat) do not bundle this whole group.
@@ -683,5 +684,9 @@ export const agentsContract = defineGroup({
         404: ErrorBody,
       },
     },
+    // issue 22: budgets, schedules, export and import (shared/contract/autonomy.ts)
+    ...budgetRoutes,
+    ...scheduleRoutes,
+    ...portabilityRoutes,
   ],
 });

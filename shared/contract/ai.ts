@@ -143,7 +143,7 @@ export const aiContract = defineGroup({
         '`temperature` and `top_p` are clamped to what the model accepts and `max_tokens` to its output limit; a prompt over the context window answers 400 `CONTEXT_WINDOW_EXCEEDED`. ' +
         "A provider failure answers 500 `PROVIDER_ERROR`, a provider that does not answer within MODEL_API_TIMEOUT_MS (or 1 s before the request's deadline, REQUEST_DEADLINE_MS) 500 `PROVIDER_TIMEOUT`.\n\n" +
         'Spending: each plan includes model spend per billing period (`includedCredits` of the catalogue); past it, each call is debited from the credit ' +
-        'balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`.\n\n' +
+        'balance at catalogue price (1 credit = `creditUsd`, rounded up per call). BYOK calls and admin calls cost no credits. With both used up: 402 `INSUFFICIENT_CREDITS`; at a monthly spending cap (`PUT /api/budget`): 402 `BUDGET_EXCEEDED`.\n\n' +
         'Streaming: with `Accept: text/event-stream` the answer is server-sent events: `start` `{id, model, provider}`, then `delta` `{content}` per text piece, ' +
         'then `done` `{id, model, provider, finishReason, usage, timestamp}` (or `error` `{error, code}` when the provider fails mid-stream). ' +
         'The local stack streams them as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body (see the README).',
@@ -168,7 +168,10 @@ export const aiContract = defineGroup({
           timestamp: IsoDate,
         }),
         400: z.union([ValidationErrorBody, ErrorBody]).describe('invalid body, or a prompt over the context window (`CONTEXT_WINDOW_EXCEEDED`)'),
-        402: z.union([ChatPaymentRequiredBody, z.object({ success: z.literal(false), error: z.string(), code: z.literal('INSUFFICIENT_CREDITS') })]),
+        402: z.union([
+          ChatPaymentRequiredBody,
+          z.object({ success: z.literal(false), error: z.string(), code: z.enum(['INSUFFICIENT_CREDITS', 'BUDGET_EXCEEDED']) }),
+        ]),
         403: z.union([ModelRestrictedBody, ErrorBody]).describe('MODEL_RESTRICTED, or a refused header or CSRF token'),
         404: ErrorBody.describe('no models available'),
         500: ErrorBody.describe('provider error'),

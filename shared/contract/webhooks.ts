@@ -17,6 +17,13 @@ export const ACCOUNT_EVENT_TYPES = [
   'instance.rolled_back',
   'agent.running',
   'agent.error',
+  // issue 22: budgets and scheduled prompts
+  'agent.paused',
+  'agent.resumed',
+  'budget.warning',
+  'budget.exceeded',
+  'schedule.run',
+  'schedule.skipped',
 ] as const;
 
 export const WebhookEndpointRecord = z.object({
@@ -30,7 +37,7 @@ export const WebhookEndpointRecord = z.object({
   failingSince: IsoDate.optional().describe('the first failed attempt since the last success'),
 });
 
-const EventFilter = z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*'])]);
+const EventFilter = z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*', 'budget.*', 'schedule.*'])]);
 
 export const CreateWebhookEndpointBody = z.strictObject({
   url: z
@@ -40,7 +47,7 @@ export const CreateWebhookEndpointBody = z.strictObject({
   events: z
     .array(EventFilter)
     .min(1)
-    .max(ACCOUNT_EVENT_TYPES.length + 2)
+    .max(ACCOUNT_EVENT_TYPES.length + 4)
     .optional()
     .describe('default: every account event'),
 });

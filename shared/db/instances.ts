@@ -91,6 +91,8 @@ export interface InstanceRecord extends Record<string, unknown> {
   rolledBack?: boolean;
   /** Epoch ms of the platform's own relaunches after unexpected exits within the last hour (the hourly bound). */
   relaunchesAt?: number[];
+  /** Set when the platform stopped the instance on its own (`budget`); a stop the user asked for has none. */
+  stopReason?: string;
 }
 
 export class NoInstanceError extends Error {}
@@ -272,6 +274,8 @@ export async function transitionInstance(
      * (the owner's stop, a newer launch) wins and nothing is written (`changed: false`).
      */
     expect?: { generation: number; status: InstanceStatus };
+    /** Why the platform itself stopped the instance (`budget`): kept as `stopReason` until the next transition, so a stop the owner asked for (none) is never undone. */
+    stopReason?: string;
     /** Why the platform acts (an exit code, a stuck launch): an `instance.unhealthy` event with it precedes the request, which carries it too. */
     reason?: string;
   } = {},
@@ -290,6 +294,8 @@ export async function transitionInstance(
     const remove = ['lastError', 'rolledBack', 'lastLaunchAttemptError'];
     // The owner's own operation gives the instance a fresh relaunch budget (shared/lifecycle/relaunch.ts).
     if (cause === 'user') remove.push('relaunchesAt');
+    if (opts.stopReason) set.stopReason = opts.stopReason;
+    else remove.push('stopReason');
     if (opts.jobOwner) set.jobOwner = opts.jobOwner(snap.generation + 1);
     else remove.push('jobOwner');
     const generation = snap.generation + 1;
@@ -325,9 +331,9 @@ export async function transitionInstance(
       status: to,
       image: set.image as string | undefined,
       runtimeVersion: set.runtimeVersion as string | undefined,
-      reason: opts.reason,
+      reason: opts.reason ?? opts.stopReason,
     });
-    if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to });
+    if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to, reason: opts.reason ?? opts.stopReason });
     try {
       const after = await writeChange(userId, snap, { to, set, remove, deployment: to === 'provisioning' ? 'total' : undefined, events }, true, now);
       return { before: snap, after, changed: true };

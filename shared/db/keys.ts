@@ -278,4 +278,18 @@ export const keys = {
   /** Channel skills: how many messaging apps the account has connected, and the messages sent on one UTC day. */
   channelCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'CHANNELCOUNT' }),
   channelDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `CHANNELDAY#${day}` }),
+  // --- autonomous agents (issue 22): budgets, schedules ---
+  /** A monthly spending cap: `scope` is `ACCOUNT` or `AGENT#<agentId>`. */
+  budgetCap: (userId: string, scope: string): Key => ({ pk: userPk(userId), sk: `BUDGET#${scope}` }),
+  budgetCapPrefix: 'BUDGET#',
+  /** What one scope spent (and holds reserved) in one UTC month (`YYYY-MM`), with its alert marks. */
+  budgetSpend: (userId: string, month: string, scope: string): Key => ({ pk: userPk(userId), sk: `BUDGETSPEND#${month}#${scope}` }),
+  /** Scheduled prompts: one schedule of an agent, its runs by slot (the run id), the account's count and runs per UTC day, and the sharded due index (gsi1). */
+  schedule: (userId: string, agentId: string, scheduleId: string): Key => ({ pk: userPk(userId), sk: `SCHEDULE#${agentId}#${scheduleId}` }),
+  schedulePrefix: (agentId: string) => `SCHEDULE#${agentId}#`,
+  scheduleRun: (userId: string, scheduleId: string, slot: string): Key => ({ pk: userPk(userId), sk: `SCHEDRUN#${scheduleId}#${slot}` }),
+  scheduleRunPrefix: (scheduleId: string) => `SCHEDRUN#${scheduleId}#`,
+  scheduleCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'SCHEDCOUNT' }),
+  scheduleRunDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `SCHEDDAY#${day}` }),
+  scheduleDuePartition: (shard: number) => `SCHEDDUE#${shard}`,
 } as const;

@@ -13,7 +13,17 @@ import { tenant, tx, type TransactItem } from './tenant';
 const EVENT_TTL_SECONDS = 90 * 24 * 3600;
 
 /** Who caused a transition: the account owner over the API, or the platform itself. */
-export type EventCause = 'user' | 'provisioner' | 'health-check' | 'heartbeat' | 'dead-letter' | 'account-deletion' | 'self-heal' | 'reconciler';
+export type EventCause =
+  | 'user'
+  | 'provisioner'
+  | 'health-check'
+  | 'heartbeat'
+  | 'dead-letter'
+  | 'account-deletion'
+  | 'self-heal'
+  | 'reconciler'
+  | 'budget'
+  | 'schedule';
 
 export interface LifecycleEventInput {
   type: LifecycleEventType;
@@ -28,6 +38,8 @@ export interface LifecycleEventInput {
   agentId?: string;
   image?: string;
   runtimeVersion?: string;
+  /** Budget and schedule events: the scope, cap and spend, or the schedule and run. */
+  details?: Record<string, unknown>;
 }
 
 export interface LifecycleEvent extends LifecycleEventInput {

@@ -1,5 +1,6 @@
 import {
   AiError,
+  BudgetExceededError,
   InsufficientCreditsAiError,
   ModelRequestError,
   ModelRestrictedError,
@@ -19,7 +20,8 @@ import { HttpError } from './errors';
 export function aiErrorToHttp(err: unknown): HttpError | undefined {
   if (!(err instanceof AiError)) return undefined;
   const paid = { success: false };
-  if (err instanceof PlanRequiredError || err instanceof InsufficientCreditsAiError) return new HttpError(402, err.message, err.code, paid);
+  if (err instanceof PlanRequiredError || err instanceof InsufficientCreditsAiError || err instanceof BudgetExceededError)
+    return new HttpError(402, err.message, err.code, paid);
   if (err instanceof ModelRestrictedError) return new HttpError(403, err.message, err.code, { ...paid, allowedModels: [...err.allowedModels] });
   if (err instanceof UnknownModelError || err instanceof NoModelAvailableError) return new HttpError(404, err.message, err.code);
   if (err instanceof ModelRequestError) return new HttpError(400, err.message, err.code);

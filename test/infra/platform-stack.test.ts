@@ -636,10 +636,14 @@ describe('least privilege', () => {
       expect(sendTargets(name).sort(), name).toEqual(expected);
     }
     // Lifecycle events are stored and queued wherever an instance changes (issue 14).
+    // ai, billing and gateway bundle the metering, whose spending caps emit budget events (issue 22).
     expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual([
       'accounts',
       'agent-chat',
       'agents',
+      'ai',
+      'billing',
+      'gateway',
       'heartbeat',
       'instance',
       'memory',

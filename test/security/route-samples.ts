@@ -63,7 +63,10 @@ ownedResources.agents = async (owner) => {
   });
   const res = await call('POST', '/api/agents/provision', { body: { name: 'owned agent' }, session: owner });
   if (res.status !== 201) throw new Error(`could not provision an agent: ${res.status} ${res.text}`);
-  return { id: res.body.agent.id };
+  // issue 22: a schedule of the agent, for the schedule routes.
+  const scheduled = await call('POST', `/api/agents/${res.body.agent.id}/schedules`, { body: { cron: '0 9 * * *', prompt: 'owned schedule' }, session: owner });
+  if (scheduled.status !== 201) throw new Error(`could not schedule a prompt: ${scheduled.status} ${scheduled.text}`);
+  return { id: res.body.agent.id, scheduleId: scheduled.body.schedule.id };
 };
 
 // --- metrics (issue 6) ---

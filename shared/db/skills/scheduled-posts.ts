@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../client';
+import { dueInIndex } from '../due-index';
 import { dueShardOf, HEARTBEAT_DUE_SHARDS } from '../heartbeat';
 import { keys } from '../keys';
 import { ConditionFailedError, tenant } from '../tenant';
@@ -93,18 +92,7 @@ export async function cancelScheduledPost(userId: string, postId: string, now = 
 export type DuePost = ScheduledPost & Record<string, unknown> & { pk: string; sk: string; userId: string; gsi1sk: string };
 
 /** One page of the posts of a shard that are due at `now`, oldest first. */
-export async function duePosts(shard: number, now: Date, limit: number): Promise<DuePost[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :p AND gsi1sk <= :now',
-      ExpressionAttributeValues: { ':p': keys.scheduledPostDuePartition(shard), ':now': now.toISOString() },
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []) as DuePost[];
-}
+export const duePosts = (shard: number, now: Date, limit: number) => dueInIndex<DuePost>(keys.scheduledPostDuePartition(shard), now, limit);
 
 const postKey = (post: DuePost) => keys.scheduledPost(post.userId, post.sk.slice(keys.scheduledPostPrefix.length));
 

@@ -1,0 +1,318 @@
+import * as z from 'zod';
+import { ResourceId } from './memory';
+import { commonErrorResponses, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+
+/**
+ * Autonomous agents (issue 22): monthly spending caps with a kill switch, scheduled prompts, and
+ * agent export/import. Served by the agents group.
+ */
+
+const AgentIdParams = z.strictObject({ id: ResourceId });
+
+// --- budgets ---
+
+export const BUDGET_CAP_MAX_USD = 1_000_000;
+
+export const BudgetView = z.object({
+  scope: z.enum(['account', 'agent']),
+  agentId: z.string().optional(),
+  monthlyCapUsd: z.number().nullable().describe('null: no cap'),
+  month: z.string().describe('the UTC month the spend is counted in, `YYYY-MM`'),
+  spentUsd: z.number().describe('catalogue cost of the metered calls of the month, calls in flight included'),
+  status: z.enum(['ok', 'warning', 'exceeded']).describe('`warning` from 80 % of the cap, `exceeded` at the cap'),
+  paused: z.boolean().describe('what the cap covers is paused by the budget (the instance stopped, or the agent paused)'),
+});
+
+export const PutBudgetBody = z.strictObject({
+  monthlyCapUsd: z.number().positive().max(BUDGET_CAP_MAX_USD).nullable().describe('the cap in USD at catalogue price; null removes it'),
+});
+
+const budgetDescription = [
+  'A monthly (UTC calendar month) spending cap over everything metered: model calls (AI routes, agent chat, the gateway charged to the account),',
+  'image generation and metered skills, at catalogue price. At 80 % a `budget.warning` event (and webhook) and an email; at 100 % a `budget.exceeded`',
+  'event and email, further metered calls answer 402 `BUDGET_EXCEEDED`, scheduled runs are skipped and recorded, and what the cap covers is paused:',
+  'the account cap stops the instance with reason `budget`, an agent cap pauses the agent. Raising (or removing) the cap resumes it; a stop the user',
+  'asked for is never undone. Each alert goes once per month per cap value. The admission check is one conditional write with the spend,',
+  "so any number of concurrent calls overshoot the cap by less than one call's reservation (its prompt plus its output ceiling, at catalogue price).",
+].join(' ');
+
+export const budgetRoutes = [
+  {
+    operation: 'getAccountBudget',
+    method: 'GET',
+    path: '/api/budget',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "The account's monthly spending cap and this month's spend.",
+    description: budgetDescription,
+    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView }) },
+  },
+  {
+    operation: 'putAccountBudget',
+    method: 'PUT',
+    path: '/api/budget',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "Set or remove the account's monthly spending cap.",
+    description: budgetDescription,
+    body: PutBudgetBody,
+    example: { monthlyCapUsd: 25 },
+    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView, resumed: z.boolean() }), 400: ValidationErrorBody },
+  },
+  {
+    operation: 'getAgentBudget',
+    method: 'GET',
+    path: '/api/agents/{id}/budget',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "An owned agent's monthly spending cap and this month's spend.",
+    params: AgentIdParams,
+    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView }), 404: ErrorBody },
+  },
+  {
+    operation: 'putAgentBudget',
+    method: 'PUT',
+    path: '/api/agents/{id}/budget',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "Set or remove an owned agent's monthly spending cap.",
+    description: budgetDescription,
+    params: AgentIdParams,
+    body: PutBudgetBody,
+    example: { monthlyCapUsd: 5 },
+    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView, resumed: z.boolean() }), 400: ValidationErrorBody, 404: ErrorBody },
+  },
+] as const satisfies readonly RouteDefinition[];
+
+// --- scheduled prompts ---
+
+export const SCHEDULE_PROMPT_MAX_CHARS = 4000;
+
+const ScheduleParams = z.strictObject({ id: ResourceId, scheduleId: ResourceId });
+
+export const RunSummary = z.object({
+  runId: z.string().describe('the schedule id and the slot it served: `<scheduleId>#<slot>`'),
+  slot: IsoDate.describe('the due time the run served'),
+  status: z.enum(['running', 'succeeded', 'skipped', 'failed']),
+  reason: z
+    .string()
+    .optional()
+    .describe('skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code'),
+  at: IsoDate,
+});
+
+export const ScheduleView = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  cron: z.string().optional().describe('five-field cron expression, UTC'),
+  at: IsoDate.optional().describe('one-time run'),
+  prompt: z.string(),
+  sessionId: z.string().optional(),
+  status: z.enum(['active', 'paused', 'done']),
+  nextRunAt: IsoDate.nullable(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+  lastRun: RunSummary.optional(),
+});
+
+export const CreateScheduleBody = z.strictObject({
+  cron: z
+    .string()
+    .min(9)
+    .max(100)
+    .optional()
+    .describe('`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists); give `cron` or `at`'),
+  at: IsoDate.optional().describe('a one-time run at this time; give `cron` or `at`'),
+  prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
+  sessionId: ResourceId.optional().describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it'),
+});
+
+export const UpdateScheduleBody = z.strictObject({ paused: z.boolean() });
+
+const scheduleDescription = [
+  "Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in",
+  "the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is",
+  "recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day",
+  'are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a',
+  'conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of',
+  'the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account',
+  '(label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000).',
+].join(' ');
+
+export const scheduleRoutes = [
+  {
+    operation: 'listAgentSchedules',
+    method: 'GET',
+    path: '/api/agents/{id}/schedules',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "An owned agent's scheduled prompts.",
+    description: scheduleDescription,
+    params: AgentIdParams,
+    responses: { ...commonErrorResponses, 200: z.object({ schedules: z.array(ScheduleView) }), 404: ErrorBody },
+  },
+  {
+    operation: 'createAgentSchedule',
+    method: 'POST',
+    path: '/api/agents/{id}/schedules',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Schedule a prompt for an owned agent (a UTC cron expression or a one-time `at`).',
+    description: `${scheduleDescription} 400 \`INVALID_SCHEDULE\` for a bad or never-running cron expression, an \`at\` in the past, or both or neither of \`cron\` and \`at\`; 404 for a session that is not this agent's.`,
+    params: AgentIdParams,
+    body: CreateScheduleBody,
+    example: { cron: '0 9 * * 1-5', prompt: "Summarise yesterday's bookings." },
+    responses: {
+      ...commonErrorResponses,
+      201: z.object({ schedule: ScheduleView }),
+      400: z.union([ValidationErrorBody, ErrorBody]),
+      402: ErrorBody,
+      404: ErrorBody,
+      429: ErrorBody,
+    },
+  },
+  {
+    operation: 'getAgentSchedule',
+    method: 'GET',
+    path: '/api/agents/{id}/schedules/{scheduleId}',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'One schedule and its runs (kept 30 days), oldest first.',
+    params: ScheduleParams,
+    responses: { ...commonErrorResponses, 200: z.object({ schedule: ScheduleView, runs: z.array(RunSummary) }), 404: ErrorBody },
+  },
+  {
+    operation: 'updateAgentSchedule',
+    method: 'PATCH',
+    path: '/api/agents/{id}/schedules/{scheduleId}',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Pause or resume a schedule; a resumed cron schedule runs at its next slot from now, a one-time one at its time (or at once when that passed).',
+    params: ScheduleParams,
+    body: UpdateScheduleBody,
+    example: { paused: true },
+    responses: { ...commonErrorResponses, 200: z.object({ schedule: ScheduleView }), 400: ValidationErrorBody, 404: ErrorBody, 409: ErrorBody },
+  },
+  {
+    operation: 'deleteAgentSchedule',
+    method: 'DELETE',
+    path: '/api/agents/{id}/schedules/{scheduleId}',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Delete a schedule; its past runs stay readable until they expire.',
+    params: ScheduleParams,
+    responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
+  },
+] as const satisfies readonly RouteDefinition[];
+
+// --- export and import ---
+
+export const AGENT_EXPORT_FORMAT = 'agent-platform/agent';
+export const AGENT_EXPORT_VERSION = 1;
+export const AGENT_EXPORT_MAX_SCHEDULES = 200;
+export const AGENT_EXPORT_MAX_HISTORY = 1000;
+
+/** Any JSON value of a memory entry or a skill setting. */
+const JsonValue = z.json();
+
+export const AgentExport = z.strictObject({
+  format: z.literal(AGENT_EXPORT_FORMAT),
+  formatVersion: z.number().int().positive().describe(`${AGENT_EXPORT_VERSION} today; an import of a newer version answers 400 \`EXPORT_VERSION_UNSUPPORTED\``),
+  exportedAt: IsoDate,
+  agent: z.strictObject({
+    name: z.string().min(1).max(100),
+    model: z.string().min(1).max(128),
+    config: z.record(z.string(), JsonValue).describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)'),
+  }),
+  memory: z.record(z.string().max(256), JsonValue),
+  skills: z.array(z.strictObject({ skillId: ResourceId, enabled: z.boolean(), config: z.record(z.string(), JsonValue) })).max(100),
+  schedules: z
+    .array(
+      z.strictObject({
+        cron: z.string().max(100).optional(),
+        at: IsoDate.optional(),
+        prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
+        status: z.enum(['active', 'paused', 'done']),
+      }),
+    )
+    .max(AGENT_EXPORT_MAX_SCHEDULES),
+  secrets: z
+    .strictObject({
+      env: z.array(z.string().max(128)).max(100),
+      credentials: z.array(z.string().max(128)).max(100),
+      skillSettings: z.array(z.strictObject({ skillId: z.string().max(64), field: z.string().max(128) })).max(500),
+    })
+    .describe('the NAMES of the secrets the agent used, never their values: enter them again after an import'),
+  history: z
+    .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string(), createdAt: IsoDate }))
+    .max(AGENT_EXPORT_MAX_HISTORY)
+    .optional()
+    .describe('with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history)'),
+});
+
+const exportDescription = [
+  `A versioned JSON document (\`format\` \`${AGENT_EXPORT_FORMAT}\`, \`formatVersion\` ${AGENT_EXPORT_VERSION}): name, model, configuration, memory,`,
+  'installed skills and their settings, schedules, and with `?history=true` the newest messages. Never a secret value: environment',
+  'variables, agent credentials and skill settings that name a secret (key, token, secret, password, credential) are listed by name under',
+  '`secrets` and must be entered again after an import. Session links of schedules are not carried over.',
+].join(' ');
+
+export const portabilityRoutes = [
+  {
+    operation: 'exportAgent',
+    method: 'GET',
+    path: '/api/agents/{id}/export',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Export an owned agent as a versioned JSON document.',
+    description: exportDescription,
+    params: AgentIdParams,
+    query: z.strictObject({ history: z.enum(['true', 'false']).default('false').describe('include the newest messages') }),
+    responses: { ...commonErrorResponses, 200: AgentExport, 404: ErrorBody },
+  },
+  {
+    operation: 'importAgent',
+    method: 'POST',
+    path: '/api/agents/import',
+    auth: 'session',
+    rateLimit: 'provision',
+    summary: "Create a new agent in the caller's account from an export document.",
+    description: [
+      exportDescription,
+      'The import is checked before anything is written: the schema (400 `INVALID_EXPORT` with the issues), the body size (413 over',
+      '`MAX_BODY_BYTES`), the version (400 `EXPORT_VERSION_UNSUPPORTED` for a newer one), that every skill exists (400 `UNKNOWN_SKILL`),',
+      "and the plan's skill and schedule limits (429 `SKILL_LIMIT_REACHED`, `SCHEDULE_LIMIT_REACHED`). The agent is then created through",
+      "provisioning (the plan's agent limit in the same transaction: 429 `AGENT_LIMIT_REACHED`; 402 without an active subscription) and its",
+      'memory, skills and schedules are written to it.',
+    ].join(' '),
+    body: AgentExport,
+    handlerValidates: true,
+    example: {
+      format: AGENT_EXPORT_FORMAT,
+      formatVersion: AGENT_EXPORT_VERSION,
+      exportedAt: '2026-11-24T10:00:00.000Z',
+      agent: { name: 'Tour Booking Assistant', model: 'openai/gpt-4o-mini', config: { systemPrompt: 'You book tours.' } },
+      memory: { venue: 'Paradiso' },
+      skills: [{ skillId: 'calendar', enabled: true, config: {} }],
+      schedules: [{ cron: '0 9 * * 1-5', prompt: "Summarise yesterday's bookings.", status: 'active' }],
+      secrets: { env: [], credentials: [], skillSettings: [] },
+    },
+    responses: {
+      ...commonErrorResponses,
+      201: z.object({
+        success: z.literal(true),
+        agent: z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.literal('provisioning'), createdAt: IsoDate }),
+        imported: z.object({ memoryKeys: z.number().int(), skills: z.number().int(), schedules: z.number().int() }),
+        secretsToEnter: z.object({
+          env: z.array(z.string()),
+          credentials: z.array(z.string()),
+          skillSettings: z.array(z.object({ skillId: z.string(), field: z.string() })),
+        }),
+      }),
+      400: z.union([ValidationErrorBody, ErrorBody]),
+      402: ErrorBody,
+      429: ErrorBody,
+      502: ErrorBody,
+    },
+  },
+] as const satisfies readonly RouteDefinition[];
