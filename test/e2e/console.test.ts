@@ -201,6 +201,18 @@ describe('web console in Chromium', () => {
     await audit('reset-password');
   });
 
+  it('the gateway receipt page shows the token from the fragment, copies it and says how to use it, without a session', async () => {
+    const token = 'gwr_FragmentOnly_0123456789abcdef';
+    await page.goto('/gateway/receipt?plugin=generate-text&checkout=success#receipt=' + token);
+    await expect.poll(() => page.getByTestId('receipt').textContent(), POLL).toBe(token);
+    await expect.poll(() => page.locator('main').textContent(), POLL).toContain(`Authorization: Bearer ${token} on POST /api/v1/gateway`);
+    await page.getByRole('button', { name: 'Copy receipt token' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+    await audit('gateway receipt');
+    await page.goto('/gateway/receipt?plugin=generate-text&checkout=cancelled');
+    await page.getByRole('heading', { name: 'Gateway call not bought' }).waitFor();
+  });
+
   it('signs in with an injected EIP-1193 wallet (SIWE), and shows no OAuth button when no provider is configured', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const walletContext = await browser.newContext({ baseURL: base });
