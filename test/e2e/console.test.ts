@@ -223,6 +223,8 @@ describe('web console in Chromium', () => {
         method === 'eth_requestAccounts' ? ['${account.address.toLowerCase()}'] :
         method === 'personal_sign' ? window.testWalletSign(params[0]) : Promise.reject(new Error('unsupported: ' + method)) };`);
       const walletPage = await walletContext.newPage();
+      const apiCalls: string[] = [];
+      walletPage.on('request', (request) => apiCalls.push(new URL(request.url()).pathname));
       walletPage.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
@@ -235,6 +237,9 @@ describe('web console in Chromium', () => {
       await walletPage.goto('/sign-in');
       await walletPage.getByRole('button', { name: 'Sign in with a wallet' }).waitFor();
       expect(await walletPage.getByRole('link', { name: /Sign in with the code host|Sign in with web identity/ }).count()).toBe(0);
+      // The buttons come from the public provider list: loading the sign-in page starts no OAuth flow.
+      expect(apiCalls).toContain('/api/auth/providers');
+      expect(apiCalls.filter((p) => p.startsWith('/api/auth/oauth-'))).toEqual([]);
     } finally {
       await walletContext.close();
     }
