@@ -7,8 +7,9 @@ import { FILE_URL_UPLOAD_MAX_BYTES } from '../shared/contract/skill-actions/file
 
 /**
  * Pages the local server answers beside the API: the web console (web/, at `/` and every client
- * route, which is where the emails' verification and reset links and the checkout's return page
- * point), the JSON index at `/api`, and the local card processor's checkout page. One table.
+ * route, which is where the emails' verification and reset links, the checkout's return page and
+ * the gateway receipt page point), the JSON index at `/api`, and the local card processor's
+ * checkout page. One table.
  */
 
 export interface PageRequest {
@@ -67,20 +68,6 @@ const index = (): PageAnswer =>
       : {}),
   });
 
-/** The return page of a one-off gateway checkout: the receipt token is in the fragment, which only the browser sees. */
-const gatewayReceiptPage = ({ url }: PageRequest): PageAnswer => {
-  if (url.searchParams.get('checkout') !== 'success') return html(200, 'Gateway call', '<p>Checkout cancelled: nothing was charged.</p>');
-  const plugin = url.searchParams.get('plugin') ?? 'generate-text';
-  return html(
-    200,
-    'Gateway call paid',
-    `<p>Your receipt token pays one <code>${escapeHtml(plugin)}</code> call within 24 hours, once:</p>
-<p><code id="receipt"></code></p>
-<p><code>curl -X POST /api/v1/gateway -H 'content-type: application/json' -H 'authorization: Bearer &lt;token&gt;' -d '{"plugin":"${escapeHtml(plugin)}",…}'</code></p>
-<script>document.getElementById('receipt').textContent = new URLSearchParams(location.hash.slice(1)).get('receipt') || '(no receipt in this link)';</script>`,
-  );
-};
-
 const describeCheckout = (session: NonNullable<Awaited<ReturnType<typeof describeLocalCheckout>>>) => {
   if (session.mode === 'subscription') return `the ${session.metadata.plan ?? ''} plan (subscription)`;
   const price = session.amountTotal !== undefined ? ` at ${(session.amountTotal / 100).toFixed(2)} ${session.currency?.toUpperCase() ?? ''}` : '';
@@ -132,7 +119,6 @@ async function fileDownload({ url }: PageRequest): Promise<PageAnswer> {
 const PAGES: Page[] = [
   { method: 'GET', path: /^\/api\/?$/, answer: index },
   { method: 'GET', path: /^\/$/, answer: (req) => (wantsJson(req.accept) ? index() : serveConsole(req.url.pathname)) },
-  { method: 'GET', path: /^\/gateway\/receipt\/?$/, answer: gatewayReceiptPage },
   { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },

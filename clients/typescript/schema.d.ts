@@ -785,6 +785,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which OAuth sign-in providers are configured, so a sign-in page shows only their buttons.
+         * @description Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).
+         */
+        get: operations["listSignInProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/reset-password": {
         parameters: {
             query?: never;
@@ -10751,6 +10771,110 @@ export interface operations {
                 };
             };
             /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSignInProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the configured providers; start one at `GET /api/auth/oauth-<provider>` */
+                        oauthProviders: ("codehost" | "webid")[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
             429: {
                 headers: {
                     /** @description Seconds until the rate-limit window admits another request. */

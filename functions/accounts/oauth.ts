@@ -1,4 +1,4 @@
-import type { OAuthProviderName, ProviderProfile } from '../../shared/adapters/oauth-providers';
+import { type OAuthProviderName, oauthProvider, type ProviderProfile } from '../../shared/adapters/oauth-providers';
 import { signInWithIdentity, type ExternalIdentity } from '../../shared/auth/linked-identity';
 import { beginAuthorization, clearStateCookie, completeAuthorization, OAUTH_STATE_COOKIE } from '../../shared/auth/oauth';
 import { startSession } from '../../shared/auth/sign-in';
@@ -59,7 +59,16 @@ const callback = (provider: OAuthProviderName) => async (ctx: { query: { code?: 
   return reply.redirect(appLocation(outcome.callbackUrl), 302, [...session.cookies, clearStateCookie()]);
 };
 
+const OAUTH_PROVIDERS: OAuthProviderName[] = ['codehost', 'webid'];
+
+/** Sign-in pages load this on every visit: a few minutes of caching is harmless, configuration changes need a deploy. */
+const PROVIDERS_CACHE_CONTROL = 'public, max-age=300';
+
+const listSignInProviders = async () =>
+  reply.json(200, { oauthProviders: OAUTH_PROVIDERS.filter((name) => oauthProvider(name) !== undefined) }, { 'cache-control': PROVIDERS_CACHE_CONTROL });
+
 export const oauthOperations: AccountOps = {
+  listSignInProviders,
   startCodehostOAuth: start('codehost'),
   startWebidOAuth: start('webid'),
   codehostOAuthCallback: callback('codehost'),

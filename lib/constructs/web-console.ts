@@ -29,7 +29,7 @@ import { CONSOLE_SECURITY_HEADERS } from '../../bin/local-console';
  * CloudFront serves the built files from a private S3 bucket (origin access control; the bucket is
  * never public) and forwards `/api/*` to the HTTP API uncached. Every answer carries the same
  * security headers as the local server's (bin/local-console.ts), through a response headers policy.
- * Client routes (`/agents/…`, `/verify-email`, `/settings/billing`) are rewritten to index.html by a
+ * Client routes (`/agents/…`, `/verify-email`, `/settings/billing`, `/gateway/receipt`) are rewritten to index.html by a
  * CloudFront Function on the files' behaviour only, so the API's own 404s stay JSON.
  */
 export class WebConsole extends Construct {

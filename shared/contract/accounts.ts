@@ -156,6 +156,22 @@ export const accountsContract = defineGroup({
       example: { email: 'ada@example.com', password: 'correct horse battery' },
       responses: { 200: SignedInBody, ...commonErrorResponses },
     },
+    {
+      operation: 'listSignInProviders',
+      method: 'GET',
+      path: '/api/auth/providers',
+      auth: 'none',
+      summary: 'Which OAuth sign-in providers are configured, so a sign-in page shows only their buttons.',
+      description:
+        'Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. ' +
+        'A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).',
+      responses: {
+        200: z.object({
+          oauthProviders: z.array(z.enum(['codehost', 'webid'])).describe('the configured providers; start one at `GET /api/auth/oauth-<provider>`'),
+        }),
+        ...commonErrorResponses,
+      },
+    },
     oauthStart('startCodehostOAuth', 'codehost', 'code-hosting'),
     oauthStart('startWebidOAuth', 'webid', 'web-identity'),
     oauthCallback('codehostOAuthCallback', 'codehost', 'Code-hosting'),

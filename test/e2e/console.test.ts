@@ -131,7 +131,7 @@ describe('web console in Chromium', () => {
     expect(await page.evaluate('window.sameDocument')).toBe(true);
     expect(await page.locator('main img').count()).toBe(0);
     expect(await row.getByRole('link').textContent()).toBe(xssName);
-  });
+  }, 60_000);
 
   it('the agent page streams a chat answer in, and model output with <script> renders as text', async () => {
     let release!: () => void;
@@ -155,6 +155,44 @@ describe('web console in Chromium', () => {
     // The live log shows the instance's story over the event stream.
     await page.locator('.log li').first().waitFor({ timeout: 15_000 });
   });
+
+  it('the agent page stops and starts the instance, saves memory and shows a marketplace install, all without a reload', async () => {
+    await page.evaluate('window.sameDocument = true');
+    const status = page.locator('dd[aria-live] .badge');
+    const lifecycle = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Lifecycle' }) });
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await lifecycle.getByRole('status').filter({ hasText: 'stop: the instance is now stopped.' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => status.textContent(), POLL).toBe('stopped');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await lifecycle.getByRole('status').filter({ hasText: 'start: the instance is now running.' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => status.textContent(), POLL).toBe('running');
+
+    const memory = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Memory' }) });
+    await memory.getByLabel('Key', { exact: true }).fill('favourite');
+    await memory.getByLabel('Value (JSON)').fill('{"colour":"<b>blue</b>"}');
+    await memory.getByRole('button', { name: 'Save key' }).click();
+    await memory.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const saved = memory.getByRole('row').filter({ hasText: 'favourite' });
+    await expect.poll(() => saved.locator('td').nth(1).textContent(), POLL).toBe('{"colour":"<b>blue</b>"}');
+    expect(await memory.locator('b').count()).toBe(0);
+
+    await page.getByRole('link', { name: 'Marketplace', exact: true }).click();
+    const card = page.getByRole('list', { name: 'Skills' }).getByRole('listitem').first();
+    const skillName = (await card.getByRole('heading').textContent())!;
+    const catalogue = (await page.evaluate("fetch('/api/skills').then((r) => r.json())")) as { skills: { id: string; name: string }[] };
+    const skillId = catalogue.skills.find((skill) => skill.name === skillName)!.id;
+    await card.getByRole('button', { name: `Install ${skillName}` }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${skillName} installed.` })
+      .waitFor();
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: xssName }).click();
+    const installed = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Installed skills' }) });
+    await installed.getByRole('listitem').filter({ hasText: skillId }).waitFor();
+    await expect.poll(() => installed.locator('p').first().textContent(), POLL).toMatch(/^1 of \d+ skills\./);
+    expect(await page.evaluate('window.sameDocument')).toBe(true);
+  }, 60_000);
 
   it('creates an API key that is shown once', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
@@ -201,6 +239,18 @@ describe('web console in Chromium', () => {
     await audit('reset-password');
   });
 
+  it('the gateway receipt page shows the token from the fragment, copies it and says how to use it, without a session', async () => {
+    const token = 'gwr_FragmentOnly_0123456789abcdef';
+    await page.goto('/gateway/receipt?plugin=generate-text&checkout=success#receipt=' + token);
+    await expect.poll(() => page.getByTestId('receipt').textContent(), POLL).toBe(token);
+    await expect.poll(() => page.locator('main').textContent(), POLL).toContain(`Authorization: Bearer ${token} on POST /api/v1/gateway`);
+    await page.getByRole('button', { name: 'Copy receipt token' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+    await audit('gateway receipt');
+    await page.goto('/gateway/receipt?plugin=generate-text&checkout=cancelled');
+    await page.getByRole('heading', { name: 'Gateway call not bought' }).waitFor();
+  });
+
   it('signs in with an injected EIP-1193 wallet (SIWE), and shows no OAuth button when no provider is configured', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const walletContext = await browser.newContext({ baseURL: base });
@@ -211,6 +261,8 @@ describe('web console in Chromium', () => {
         method === 'eth_requestAccounts' ? ['${account.address.toLowerCase()}'] :
         method === 'personal_sign' ? window.testWalletSign(params[0]) : Promise.reject(new Error('unsupported: ' + method)) };`);
       const walletPage = await walletContext.newPage();
+      const apiCalls: string[] = [];
+      walletPage.on('request', (request) => apiCalls.push(new URL(request.url()).pathname));
       walletPage.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
@@ -223,6 +275,9 @@ describe('web console in Chromium', () => {
       await walletPage.goto('/sign-in');
       await walletPage.getByRole('button', { name: 'Sign in with a wallet' }).waitFor();
       expect(await walletPage.getByRole('link', { name: /Sign in with the code host|Sign in with web identity/ }).count()).toBe(0);
+      // The buttons come from the public provider list: loading the sign-in page starts no OAuth flow.
+      expect(apiCalls).toContain('/api/auth/providers');
+      expect(apiCalls.filter((p) => p.startsWith('/api/auth/oauth-'))).toEqual([]);
     } finally {
       await walletContext.close();
     }

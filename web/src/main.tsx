@@ -7,6 +7,7 @@ import { ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth';
 import { AgentPage } from './pages/agent';
 import { BillingPage } from './pages/billing';
 import { Dashboard } from './pages/dashboard';
+import { GatewayReceipt } from './pages/gateway-receipt';
 import { ApiKeys } from './pages/keys';
 import { Marketplace } from './pages/marketplace';
 import { SettingsPage } from './pages/settings';
@@ -27,6 +28,8 @@ const ROUTES: Route[] = [
   { path: '/sign-up', public: true, render: () => <SignUp /> },
   { path: '/verify-email', public: true, render: () => <VerifyEmail /> },
   { path: '/reset-password', public: true, render: () => <ResetPassword /> },
+  // Where a one-off gateway card checkout returns (functions/billing/checkout.ts); the payer may have no account.
+  { path: '/gateway/receipt', public: true, render: () => <GatewayReceipt /> },
   { path: '/', render: () => <Dashboard /> },
   { path: '/agents/:id', render: (p) => <AgentPage id={p.id!} /> },
   { path: '/marketplace', render: () => <Marketplace /> },

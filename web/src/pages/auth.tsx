@@ -8,19 +8,15 @@ import { Field, Notice, PageTitle } from '../ui';
 
 const after = () => currentUrl.value.searchParams.get('next') ?? '/';
 
-/** Which OAuth providers are configured: their start route redirects (configured) or answers 503. */
+/** Which OAuth providers are configured: a public, cacheable answer that starts no flow. */
 function useOAuthProviders() {
-  const providers = useSignal<{ codehost: boolean; webid: boolean }>({ codehost: false, webid: false });
+  const providers = useSignal<string[]>([]);
   useEffect(() => {
-    const probe = async (path: '/api/auth/oauth-codehost' | '/api/auth/oauth-webid') => {
-      const { response } = await api.GET(path, { redirect: 'manual' }).catch(() => ({ response: undefined }));
-      return response?.type === 'opaqueredirect' || (response !== undefined && response.status >= 300 && response.status < 400);
-    };
-    void Promise.all([probe('/api/auth/oauth-codehost'), probe('/api/auth/oauth-webid')]).then(([codehost, webid]) => {
-      providers.value = { codehost, webid };
+    void api.GET('/api/auth/providers').then(({ data }) => {
+      providers.value = data?.oauthProviders ?? [];
     });
   }, []);
-  return providers.value;
+  return { codehost: providers.value.includes('codehost'), webid: providers.value.includes('webid') };
 }
 
 interface Eip1193Provider {
