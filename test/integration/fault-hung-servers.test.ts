@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { serializeErc6492Signature } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { readOutbox, resetEmailClient } from '../../shared/adapters/email';
@@ -18,7 +20,14 @@ import { subscribe } from './agents-helpers';
 const DEADLINE_MS = 4000;
 /** The outside call's share of the deadline; the rest is the request's own table reads and writes. */
 const OUTSIDE_BUDGET_MS = DEADLINE_MS - OUTSIDE_CALL_MARGIN_MS;
-const LONG_OUTSIDE_TIMEOUTS = { MODEL_API_TIMEOUT_MS: '60000', CHAIN_RPC_TIMEOUT_MS: '60000', CARD_TIMEOUT_MS: '60000' };
+const LONG_OUTSIDE_TIMEOUTS = {
+  MODEL_API_TIMEOUT_MS: '60000',
+  CHAIN_RPC_TIMEOUT_MS: '60000',
+  CARD_TIMEOUT_MS: '60000',
+  WALLET_RPC_TIMEOUT_MS: '60000',
+  MPP_RPC_TIMEOUT_MS: '60000',
+};
+const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
 const bed = useFakeModelProviders();
 /** One hung server per test, so no test reuses a connection another one opened. */
@@ -34,6 +43,8 @@ beforeAll(async () => {
     call('GET', `/api/auth/token-gating/verify?address=${privateKeyToAccount(generatePrivateKey()).address}`, { ip: uniqueIp() }),
     call('GET', '/api/billing', { session: warm }),
     call('POST', '/api/auth/forgot-password', { body: { email: `${randomUUID()}@example.com` }, ip: uniqueIp() }),
+    call('GET', '/api/wallet', { session: warm }),
+    call('POST', '/api/v1/gateway', { body: { prompt: 'warm' }, ip: uniqueIp() }),
   ]);
 });
 beforeEach(async () => {
@@ -50,6 +61,12 @@ afterAll(async () => {
     MODEL_API_TIMEOUT_MS: undefined,
     CHAIN_RPC_TIMEOUT_MS: undefined,
     CARD_TIMEOUT_MS: undefined,
+    WALLET_RPC_TIMEOUT_MS: undefined,
+    MPP_RPC_TIMEOUT_MS: undefined,
+    WALLET_RPC_URL: undefined,
+    CHAIN_RPC_URL: undefined,
+    MPP_RPC_URL: undefined,
+    MPP_RECIPIENT: undefined,
     GATING_TOKEN_ADDRESS: undefined,
     GATING_RPC_URL: undefined,
     CARD_SECRET_KEY: undefined,
@@ -141,5 +158,46 @@ describe('hung outside servers answer within the deadline with their codes', () 
       bed.apply({ SES_ENDPOINT: undefined });
       resetEmailClient();
     }
+  });
+
+  it('chain RPC: the wallet balance reads "unavailable" (200), inside the deadline', async () => {
+    const session = await testSession();
+    expect((await call('POST', '/api/wallet', { session, body: { action: 'create' } })).status).toBe(200);
+    bed.apply({ WALLET_RPC_URL: hung.url });
+    const res = await heldWithinBudget('wallet balance', () => call('GET', '/api/wallet', { session }));
+    expect([res.status, res.body.hasWallet, res.body.balance]).toEqual([200, true, 'unavailable']);
+  });
+
+  it('chain RPC: a smart-wallet (ERC-6492/1271) sign-in answers 503 CHAIN_UNAVAILABLE', async () => {
+    bed.apply({ CHAIN_RPC_URL: hung.url });
+    const { nonce } = (await call('GET', '/api/auth/nonce', { ip: uniqueIp() })).body;
+    const message = createSiweMessage({
+      address: newAddress(),
+      chainId: 8453,
+      domain: '127.0.0.1:3000',
+      uri: 'http://127.0.0.1:3000/signin',
+      version: '1',
+      nonce,
+      issuedAt: new Date(),
+    });
+    // A wallet not yet deployed: only the chain can say whether the owner's signature counts for it.
+    const signature = serializeErc6492Signature({
+      address: newAddress(),
+      data: '0xdeadbeef',
+      signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message }),
+    });
+    await answersInTime('SIWE smart wallet', 503, 'CHAIN_UNAVAILABLE', () =>
+      call('POST', '/api/auth/callback/wallet', { body: { message, signature }, ip: uniqueIp() }),
+    );
+  });
+
+  it('chain RPC: an MPP payment to the v1 gateway answers 503 CHAIN_UNAVAILABLE', async () => {
+    bed.apply({ MPP_RPC_URL: hung.url, MPP_RECIPIENT: newAddress() });
+    const offered = await call('POST', '/api/v1/gateway', { body: { prompt: 'hello' }, ip: uniqueIp() });
+    expect(offered.status).toBe(402);
+    const credential = JSON.stringify({ scheme: 'tempo', transaction: `0x${'ab'.repeat(32)}`, challengeNonce: offered.body.mpp.nonce });
+    await answersInTime('MPP gateway payment', 503, 'CHAIN_UNAVAILABLE', () =>
+      call('POST', '/api/v1/gateway', { body: { prompt: 'hello' }, headers: { authorization: `Payment ${credential}` }, ip: uniqueIp() }),
+    );
   });
 });
