@@ -178,6 +178,8 @@ export const KNOWN_SETTINGS = [
   // per-agent log in AWS (issue 18)
   'RUNTIME_LOG_GROUP',
   'CLOUDWATCH_LOGS_ENDPOINT',
+  // issue 20: the SES call bounded under a hung endpoint (tests)
+  'SES_ENDPOINT',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -224,6 +226,7 @@ export const LOCAL_ONLY_SETTINGS: readonly string[] = [
   'ECS_ENDPOINT',
   'KMS_ENDPOINT',
   'CLOUDWATCH_LOGS_ENDPOINT',
+  'SES_ENDPOINT',
 ];
 
 /**

@@ -396,6 +396,8 @@ const EnvSchema = z.object({
   RUNTIME_LOG_GROUP: z.string().min(1).max(512).optional(),
   /** Another CloudWatch Logs endpoint, for a loopback fake in tests; default AWS's. */
   CLOUDWATCH_LOGS_ENDPOINT: z.url().optional(),
+  /** Email through SES v2 at this endpoint outside AWS (a loopback fake in tests); refused in AWS, where SES is AWS's own. */
+  SES_ENDPOINT: z.url().optional(),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -459,6 +461,9 @@ function parse(env: NodeJS.ProcessEnv) {
     throw new ConfigError('FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs');
   }
   checkWebhookRetries(e, env);
+  if (e.SES_ENDPOINT && (e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined)) {
+    throw new ConfigError('SES_ENDPOINT is for tests and the local stack only: in AWS email goes to SES itself');
+  }
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
@@ -515,7 +520,11 @@ function parse(env: NodeJS.ProcessEnv) {
     referralCredits: e.REFERRAL_CREDITS,
     referralCap: e.REFERRAL_CAP,
     /** Tests write their mail to the temp folder, never into the developer's data folder. */
-    email: { from: e.EMAIL_FROM, outboxDir: e.OUTBOX_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-outbox') : join(e.DATA_DIR, 'outbox')) },
+    email: {
+      from: e.EMAIL_FROM,
+      sesEndpoint: e.SES_ENDPOINT,
+      outboxDir: e.OUTBOX_DIR ?? (e.STAGE === 'test' ? join(tmpdir(), 'agent-platform-test-outbox') : join(e.DATA_DIR, 'outbox')),
+    },
     botCheck: { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET },
     forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
     signInCappedDelayMs: e.SIGN_IN_CAPPED_DELAY_MS,

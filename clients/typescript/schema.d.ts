@@ -19737,6 +19737,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
             };
@@ -19770,7 +19772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvisionChannelsResponse"];
                 };
             };
-            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
             400: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -19820,6 +19822,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
             413: {
                 headers: {
@@ -19833,6 +19846,17 @@ export interface operations {
             };
             /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
                 headers: {
                     /** @description The request id, also in the server logs. */
                     "x-request-id"?: string;

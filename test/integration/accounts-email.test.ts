@@ -2,7 +2,7 @@ import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmailRejectedError, readOutbox, resetEmailClient, sendEmail } from '../../shared/adapters/email';
-import { reloadConfig } from '../../shared/config';
+import { ConfigError, reloadConfig } from '../../shared/config';
 import { uniqueEmail } from './accounts-helpers';
 
 // SES has no local emulator, so the AWS path is checked against a mocked client (docs/architecture.md §7).
@@ -11,7 +11,7 @@ const ses = mockClient(SESv2Client);
 afterEach(() => {
   ses.reset();
   resetEmailClient();
-  reloadConfig({ STAGE: 'test', EMAIL_FROM: undefined });
+  reloadConfig({ STAGE: 'test', EMAIL_FROM: undefined, SES_ENDPOINT: undefined, AWS_LAMBDA_FUNCTION_NAME: undefined });
 });
 
 describe('email adapter', () => {
@@ -40,5 +40,15 @@ describe('email adapter', () => {
     reloadConfig({ STAGE: 'aws' });
     ses.on(SendEmailCommand).rejects(Object.assign(new Error('bad address'), { name: 'BadRequestException' }));
     await expect(sendEmail({ to: uniqueEmail(), subject: 's', text: 't' })).rejects.toBeInstanceOf(EmailRejectedError);
+  });
+
+  it('SES_ENDPOINT sends through SES outside AWS (not the outbox), and is refused in AWS', async () => {
+    reloadConfig({ SES_ENDPOINT: 'http://127.0.0.1:9' });
+    ses.on(SendEmailCommand).resolves({ MessageId: 'ses-local' });
+    const to = uniqueEmail('ses-endpoint');
+    expect(await sendEmail({ to, subject: 'Hi', text: 't' })).toBe('ses-local');
+    expect(await readOutbox(to)).toEqual([]);
+    expect(() => reloadConfig({ SES_ENDPOINT: 'http://127.0.0.1:9', STAGE: 'aws' })).toThrow(ConfigError);
+    expect(() => reloadConfig({ SES_ENDPOINT: 'http://127.0.0.1:9', STAGE: 'test', AWS_LAMBDA_FUNCTION_NAME: 'accounts' })).toThrow('SES_ENDPOINT');
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { decrypt, type EnvelopeRecord } from '../../shared/crypto/envelope';
@@ -184,5 +184,64 @@ describe('POST /api/provision', () => {
       reloadConfig({ PROVISIONING_QUEUE_URL: queueUrl });
     }
     expect(await agentQuotaUsed(owner.userId)).toBe(0);
+  });
+});
+
+describe('POST /api/provision with an Idempotency-Key', () => {
+  it('the same key twice with an API key: one agent, one launch, the same answer replayed, its stream key sealed at rest', async () => {
+    const owner = await payingUser('solo');
+    const created = await call('POST', '/api/keys', { session: owner.session, body: { name: 'channel provisioning' } });
+    expect(created.status).toBe(201);
+    const apiKey: string = created.body.key;
+    await drain(queueUrl);
+    const idempotencyKey = randomUUID();
+    const send = () =>
+      call('POST', '/api/provision', {
+        body: { chatBotToken: CHAT_TOKEN, plan: 'solo', cardSubscriptionId: owner.subscriptionId },
+        bearer: apiKey,
+        headers: { 'idempotency-key': idempotencyKey },
+        ip: uniqueIp(),
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+
+    expect(await listAgents(owner.userId)).toHaveLength(1);
+    expect(await agentQuotaUsed(owner.userId)).toBe(1);
+    expect(await drain(queueUrl)).toHaveLength(1);
+    const kept = await tenant(owner.userId).get<Record<string, unknown>>(
+      keys.idempotencyRecord(owner.userId, 'provisionWithChannels', createHash('sha256').update(idempotencyKey).digest('hex')),
+      true,
+    );
+    expect(kept?.state).toBe('done');
+    expect(JSON.stringify(kept)).not.toContain(first.body.streamKey);
+  });
+
+  it('another body under the same key is refused (422) and provisions nothing more', async () => {
+    const owner = await payingUser('solo');
+    const idempotencyKey = randomUUID();
+    const send = (chatBotUserId: string) =>
+      provision(
+        { chatBotToken: CHAT_TOKEN, chatBotUserId, plan: 'solo', cardSubscriptionId: owner.subscriptionId },
+        { session: owner.session, headers: { 'idempotency-key': idempotencyKey } },
+      );
+    expect((await send('1')).status).toBe(200);
+    const other = await send('2');
+    expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+    expect(await listAgents(owner.userId)).toHaveLength(1);
+  });
+
+  it('without a sign-in the key changes nothing: 402 each time, never a replay, no agent for the named email', async () => {
+    const victim = await payingUser('solo');
+    const headers = { 'idempotency-key': randomUUID() };
+    const body = { chatBotToken: CHAT_TOKEN, plan: 'solo', email: victim.email, cardSubscriptionId: victim.subscriptionId };
+    const first = await provision(body, { headers });
+    const again = await provision(body, { headers });
+    for (const res of [first, again]) expect([res.status, res.body.code, res.headers['idempotent-replayed']]).toEqual([402, 'PAYMENT_REQUIRED', undefined]);
+    expect(await listAgents(victim.userId)).toEqual([]);
   });
 });
