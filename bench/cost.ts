@@ -25,12 +25,16 @@ export interface RequestUnits {
   writes: number;
 }
 
-const itemsOf = (input: unknown, field: 'TransactItems' | 'RequestItems') => {
-  const v = (input as Record<string, unknown> | undefined)?.[field];
-  if (Array.isArray(v)) return v.length;
-  if (v && typeof v === 'object') return Object.values(v).reduce((n: number, xs) => n + (Array.isArray(xs) ? xs.length : 0), 0);
-  return 0;
-};
+const transactItems = (input: unknown) => ((input as { TransactItems?: unknown[] } | undefined)?.TransactItems ?? []).length;
+
+const batchWriteItems = (input: unknown) =>
+  Object.values((input as { RequestItems?: Record<string, unknown[]> } | undefined)?.RequestItems ?? {}).reduce((n, xs) => n + xs.length, 0);
+
+const batchGetUnits = (input: unknown) =>
+  Object.values((input as { RequestItems?: Record<string, { Keys?: unknown[]; ConsistentRead?: boolean }> } | undefined)?.RequestItems ?? {}).reduce(
+    (n, table) => n + (table.Keys?.length ?? 0) * (table.ConsistentRead ? 1 : 0.5),
+    0,
+  );
 
 /**
  * On-demand request units of the commands, assuming what this platform stores: items up to 1 KB
@@ -49,10 +53,10 @@ export function requestUnits(commands: RecordedCommand[]): RequestUnits {
         reads += consistent ? 1 : 0.5;
         break;
       case 'BatchGetCommand':
-        reads += itemsOf(c.input, 'RequestItems');
+        reads += batchGetUnits(c.input);
         break;
       case 'TransactGetCommand':
-        reads += 2 * itemsOf(c.input, 'TransactItems');
+        reads += 2 * transactItems(c.input);
         break;
       case 'PutCommand':
       case 'UpdateCommand':
@@ -60,10 +64,10 @@ export function requestUnits(commands: RecordedCommand[]): RequestUnits {
         writes += 1;
         break;
       case 'BatchWriteCommand':
-        writes += itemsOf(c.input, 'RequestItems');
+        writes += batchWriteItems(c.input);
         break;
       case 'TransactWriteCommand':
-        writes += 2 * itemsOf(c.input, 'TransactItems');
+        writes += 2 * transactItems(c.input);
         break;
       default:
         throw new Error(`no request-unit rule for ${c.name}`);
