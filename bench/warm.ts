@@ -6,9 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { loadGroupHandler } from '../bin/handlers';
 import { startEmulators } from '../bin/local-emulators';
 import { createRouter, lambdaContext, toApiGatewayEvent } from '../bin/local-server';
-import { generateApiKey, hashApiKey } from '../shared/auth/api-keys';
 import { issueSessionToken } from '../shared/auth/jwt';
 import { reloadConfig } from '../shared/config';
+import { createApiKey } from '../shared/db/api-keys';
 import { db, resetDbClient, tableName } from '../shared/db/client';
 import { keys } from '../shared/db/keys';
 import { bundle, ROOT } from './bundle';
@@ -173,8 +173,15 @@ export async function measureWarm(
     const userId = 'u_bench';
     const email = 'bench@example.com';
     const { token } = await issueSessionToken({ userId, email, role: 'user' });
-    const apiKey = generateApiKey();
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.apiKeyHash(hashApiKey(apiKey)), userId, email, keyId: 'key_bench' } }));
+    // API-key requests are judged by the account as it is now, so the account record must exist (else 401).
+    const at = new Date().toISOString();
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.profile(userId), userId, email, name: email, plan: null, credits: 0, emailVerified: true, createdAt: at, updatedAt: at },
+      }),
+    );
+    const { key: apiKey } = await createApiKey(userId, email, 'bench', 10);
     // The memory write is conditioned on its agent existing; without one it measures the 404 path.
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.agent(userId, BENCH_AGENT_ID), agentId: BENCH_AGENT_ID, name: 'bench' } }));
 
