@@ -121,8 +121,23 @@ const rows: FunctionRow[] = targets.map((t) => {
 });
 
 // 3. Warm handler CPU, with the emulators up only now so Java does not disturb the init numbers.
-const { measureWarm, CPU_BUDGET } = await import('./warm');
-const warm = only ? [] : await measureWarm(progress);
+const { measureWarm, CPU_BUDGET, OVERHEAD_BUDGET } = await import('./warm');
+// `--no-throughput` leaves out the autocannon runs (about a minute) for a quicker warm-CPU check.
+const withThroughput = !process.argv.includes('--no-throughput');
+const measured = only ? { warm: [] } : await measureWarm(progress, { throughput: withThroughput });
+const warm = measured.warm;
+const throughput = measured.throughput;
+const { costPerMillion, PRICES_US_EAST_1 } = await import('./cost');
+const { LAMBDA_MEMORY_MB } = await import('../lib/function-sizing');
+const { THROUGHPUT_RATIO_TARGET } = await import('./throughput');
+const costs = warm.map((w) => ({
+  route: w.route,
+  credential: w.credential,
+  atCpuP50Ms: w.cpuP50Ms,
+  dbRequestUnits: w.dbRequestUnits,
+  kmsCallsPerRequest: w.kmsCallsPerRequest,
+  perMillionUsd: costPerMillion(w.cpuP50Ms, w.dbRequestUnits, w.kmsCallsPerRequest),
+}));
 
 // 3b. Tracing: Lambda active tracing (the stack's choice) against the Powertools Tracer's init.
 const { measureTracing } = await import('./tracing');
@@ -252,6 +267,121 @@ function reportWarmAndTracing() {
 
   out.push(
     '',
+    `Warm CPU above the floor (floor = the same DynamoDB commands through the bare document client, bundled like the baseline; ` +
+      `measured interleaved with the route, ${warm[0]?.iterations ?? 0} calls each; target overhead p50 <= ${OVERHEAD_BUDGET.p50Ms} ms, p99 <= ${OVERHEAD_BUDGET.p99Ms} ms)`,
+    '',
+  );
+  out.push(
+    table(
+      [
+        'route',
+        'credential',
+        'cpu p50 ms',
+        'cpu p99 ms',
+        'floor p50 ms',
+        'floor p99 ms',
+        'overhead p50 ms',
+        'overhead p99 ms',
+        'KMS calls/req',
+        'overhead ok',
+        '',
+      ],
+      warm.map((w) => [
+        w.route,
+        w.credential,
+        w.cpuP50Ms.toFixed(3),
+        w.cpuP99Ms.toFixed(3),
+        w.floor.cpuP50Ms.toFixed(3),
+        w.floor.cpuP99Ms.toFixed(3),
+        w.overheadP50Ms.toFixed(3),
+        w.overheadP99Ms.toFixed(3),
+        String(w.kmsCallsPerRequest),
+        w.overheadOk ? 'yes' : 'NO',
+        w.overheadOk ? '' : 'OVER TARGET',
+      ]),
+      [false, false, true, true, true, true, true, true, true, false, false],
+    ),
+  );
+
+  if (throughput) {
+    const t0 = throughput[0]!;
+    out.push(
+      '',
+      `Throughput (autocannon, ${t0.connections} connections, ${t0.durationSeconds} s after a ${t0.warmupSeconds} s warm-up, Bearer JWT; ` +
+        `platform = the local server with the real handlers, bare = node:http making the floor's DynamoDB calls; same DynamoDB Local; target ratio >= ${THROUGHPUT_RATIO_TARGET})`,
+      '',
+    );
+    out.push(
+      table(
+        ['route', 'platform req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'bare req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', 'ok', ''],
+        throughput.map((t) => [
+          t.route,
+          t.platform.requestsPerSecond.toFixed(0),
+          String(t.platform.latencyP50Ms),
+          String(t.platform.latencyP99Ms),
+          String(t.platform.non2xx + t.platform.errors),
+          t.bare.requestsPerSecond.toFixed(0),
+          String(t.bare.latencyP50Ms),
+          String(t.bare.latencyP99Ms),
+          String(t.bare.non2xx + t.bare.errors),
+          t.ratio.toFixed(2),
+          t.ratio >= THROUGHPUT_RATIO_TARGET ? 'yes' : 'NO',
+          t.ratio >= THROUGHPUT_RATIO_TARGET ? '' : 'UNDER TARGET',
+        ]),
+        [false, true, true, true, true, true, true, true, true, true, false, false],
+      ),
+    );
+  }
+
+  const p = PRICES_US_EAST_1;
+  const usd = (x: number) => `$${x.toFixed(4)}`;
+  out.push(
+    '',
+    `Cost per million requests, USD (Lambda arm64 ${LAMBDA_MEMORY_MB} MB billed at the measured cpu p50 rounded up to whole ms; DynamoDB on-demand units of the counted commands)`,
+    '',
+  );
+  out.push(
+    table(
+      [
+        'route',
+        'credential',
+        'API Gateway',
+        'Lambda requests',
+        'billed ms',
+        'Lambda duration',
+        'DynamoDB RRU',
+        'reads',
+        'DynamoDB WRU',
+        'writes',
+        'KMS',
+        'total',
+      ],
+      costs.map((c) => [
+        c.route,
+        c.credential,
+        usd(c.perMillionUsd.apiGateway),
+        usd(c.perMillionUsd.lambdaRequests),
+        String(c.perMillionUsd.billedMs),
+        usd(c.perMillionUsd.lambdaDuration),
+        String(c.dbRequestUnits.reads),
+        usd(c.perMillionUsd.dynamoReads),
+        String(c.dbRequestUnits.writes),
+        usd(c.perMillionUsd.dynamoWrites),
+        usd(c.perMillionUsd.kms),
+        usd(c.perMillionUsd.total),
+      ]),
+      [false, false, true, true, true, true, true, true, true, true, true, true],
+    ),
+  );
+  out.push(
+    `  Prices (${p.source}): API Gateway HTTP API $${p.apiGatewayHttpPerMillion.toFixed(2)}/million requests; Lambda $${p.lambdaRequestsPerMillion.toFixed(2)}/million requests + ` +
+      `$${p.lambdaArm64PerGbSecond}/GB-s (arm64); DynamoDB on-demand $${p.dynamoReadRequestUnitPerMillion}/million RRU, $${p.dynamoWriteRequestUnitPerMillion}/million WRU; ` +
+      `KMS $${p.kmsPerTenThousand}/10,000 requests.`,
+    '  Units assume items <= 1 KB written and <= 4 KB read; eventually consistent reads are 0.5 RRU. Lambda bills wall time, including the wait on DynamoDB this CPU figure leaves out.',
+  );
+
+  out.push(
+    '',
     `Tracing init (median of ${tracing.runs} fresh processes, trivial handler with CDK's bundle settings): Lambda active tracing ${tracing.none.initMedianMs.toFixed(2)} ms, ${tracing.none.bytes} B` +
       (tracing.powertools
         ? `; Powertools Tracer ${tracing.powertools.initMedianMs.toFixed(2)} ms, ${fmtBytes(tracing.powertools.bytes)} (+${tracing.addedInitMs!.toFixed(2)} ms init per cold start)`
@@ -292,6 +422,8 @@ out.push(
   '',
   `SUMMARY: ${over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
     `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
+    `${only ? '' : `${warm.filter((w) => !w.overheadOk).length}/${warm.length} warm routes over the overhead target; `}` +
+    `${throughput ? `throughput ratio ${throughput.map((t) => `${t.route} ${t.ratio.toFixed(2)}`).join(', ')}; ` : ''}` +
     `bench took ${durationS.toFixed(1)} s.`,
   '',
 );
@@ -307,7 +439,14 @@ const results = {
     loadAverage1m: { start: round(loadAtStart, 2), end: round(loadAtEnd, 2) },
     busy,
   },
-  budgets: { ...BUDGET, warmCpuP50Ms: CPU_BUDGET.p50Ms, warmCpuP99Ms: CPU_BUDGET.p99Ms },
+  budgets: {
+    ...BUDGET,
+    warmCpuP50Ms: CPU_BUDGET.p50Ms,
+    warmCpuP99Ms: CPU_BUDGET.p99Ms,
+    warmOverheadP50Ms: OVERHEAD_BUDGET.p50Ms,
+    warmOverheadP99Ms: OVERHEAD_BUDGET.p99Ms,
+    throughputRatio: THROUGHPUT_RATIO_TARGET,
+  },
   initMethod: {
     runsPerBundle: INIT_RUNS,
     statistic: 'median',
@@ -323,11 +462,15 @@ const results = {
   },
   functions: rows,
   warm,
+  throughput,
+  cost: { prices: PRICES_US_EAST_1, lambdaMemoryMb: LAMBDA_MEMORY_MB, perRoute: costs },
   tracing,
   webConsole,
   summary: {
     functionsOverBudget: over.map((r) => r.name),
     warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`),
+    warmRoutesOverOverheadTarget: warm.filter((w) => !w.overheadOk).map((w) => `${w.route} (${w.credential})`),
+    throughputRatios: throughput?.map((t) => `${t.route}: ${t.ratio}`),
     durationSeconds: round(durationS, 1),
   },
 };

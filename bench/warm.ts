@@ -1,13 +1,20 @@
+import { KMSClient } from '@aws-sdk/client-kms';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import path from 'node:path';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { loadGroupHandler } from '../bin/handlers';
 import { startEmulators } from '../bin/local-emulators';
 import { createRouter, lambdaContext, toApiGatewayEvent } from '../bin/local-server';
-import { generateApiKey, hashApiKey } from '../shared/auth/api-keys';
 import { issueSessionToken } from '../shared/auth/jwt';
 import { reloadConfig } from '../shared/config';
+import { createApiKey } from '../shared/db/api-keys';
 import { db, resetDbClient, tableName } from '../shared/db/client';
 import { keys } from '../shared/db/keys';
+import { bundle, ROOT } from './bundle';
+import { requestUnits, type RequestUnits } from './cost';
+import type { createFloorHandler, RecordedCommand } from './floor';
+import { measureThroughput, THROUGHPUT_CASES, type ThroughputResult } from './throughput';
 
 /**
  * Warm handler CPU: the real middy handlers, in process, against DynamoDB Local. DynamoDB Local is
@@ -37,6 +44,7 @@ interface WarmCase {
 const CASES: WarmCase[] = [
   { method: 'GET', path: '/api/infra-mcp/info', credential: 'none', why: 'public route (auth none)' },
   { method: 'GET', path: '/api/keys', credential: 'jwt', why: 'session route (Bearer JWT), no rate limit' },
+  { method: 'GET', path: '/api/agents', credential: 'jwt', why: 'session route (Bearer JWT) with a rate limit, listing the agents' },
   {
     method: 'POST',
     path: '/api/memory',
@@ -73,8 +81,21 @@ export interface WarmResult {
   callsWithExtraRoundTrips: number;
   /** The commands of the last measured call, in order. */
   dbCommands: string[];
+  /** On-demand request units of those commands (bench/cost.ts). */
+  dbRequestUnits: RequestUnits;
+  /** Median KMS calls per request over the measured calls (0 in steady state, DESIGN.md section 11). */
+  kmsCallsPerRequest: number;
   cpuOk: boolean;
+  /** The floor: the same DynamoDB commands through the bare document client, measured interleaved with the route. */
+  floor: { commands: string[]; cpuP50Ms: number; cpuP99Ms: number; wallP50Ms: number; wallP99Ms: number };
+  /** CPU above the floor: route percentile minus floor percentile. */
+  overheadP50Ms: number;
+  overheadP99Ms: number;
+  overheadOk: boolean;
 }
+
+/** Issue 16's target for the CPU a route spends above its floor. */
+export const OVERHEAD_BUDGET = { p50Ms: 0.3, p99Ms: 1 };
 
 const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-for-hs256-0123456789';
 const TABLE = 'bench';
@@ -83,7 +104,24 @@ const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 
-export async function measureWarm(progress: (msg: string) => void): Promise<WarmResult[]> {
+type FloorHandler = ReturnType<typeof createFloorHandler>;
+
+/** Lambda and the floor both run the SDK's per-call work; these are the CPU and wall time of one call. */
+async function timed<T>(call: () => Promise<T>) {
+  const t0 = process.threadCpuUsage();
+  const c0 = process.cpuUsage();
+  const w0 = performance.now();
+  const result = await call();
+  const wallMs = performance.now() - w0;
+  const d = process.cpuUsage(c0);
+  const td = process.threadCpuUsage(t0);
+  return { result, startedAt: w0, wallMs, cpuMs: (d.user + d.system) / 1000, mainThreadCpuMs: (td.user + td.system) / 1000 };
+}
+
+export async function measureWarm(
+  progress: (msg: string) => void,
+  options: { throughput: boolean } = { throughput: false },
+): Promise<{ warm: WarmResult[]; throughput?: ThroughputResult[] }> {
   progress('starting DynamoDB Local + SQS emulator…');
   const emulators = await startEmulators({ tableName: TABLE });
   try {
@@ -101,25 +139,49 @@ export async function measureWarm(progress: (msg: string) => void): Promise<Warm
       TESTER_EMAILS: 'tester@example.com',
       // Thousands of calls from one user would otherwise measure the 429 path after the first 100.
       RATE_LIMITS: JSON.stringify({ agents: { limit: 1_000_000_000 } }),
+      AWS_REGION: 'us-east-1',
     });
     resetDbClient();
 
     // Counting only: every DynamoDB call of the product goes through this one cached client.
     const client = db();
     let roundTrips = 0;
-    let commands: string[] = [];
+    let commands: RecordedCommand[] = [];
     const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
     (client as unknown as { send: (...args: unknown[]) => Promise<unknown> }).send = (...args: unknown[]) => {
       roundTrips += 1;
-      commands.push((args[0] as object | undefined)?.constructor?.name ?? 'unknown');
+      const command = args[0] as { input?: unknown } | undefined;
+      // Copied now: the floor replays these inputs, and the SDK's middleware may change them in place.
+      commands.push({ name: command?.constructor?.name ?? 'unknown', input: structuredClone(command?.input) });
       return send(...args);
     };
+    // Every KMS client of the product (key providers, launcher) is a KMSClient; none is expected warm.
+    let kmsCalls = 0;
+    const kmsSend = KMSClient.prototype.send;
+    KMSClient.prototype.send = function (this: KMSClient, ...args: Parameters<KMSClient['send']>) {
+      kmsCalls += 1;
+      return (kmsSend as (...a: unknown[]) => unknown).apply(this, args);
+    } as KMSClient['send'];
+
+    // The floor bundle has the baseline's settings and its own SDK copy, so the counting above never sees it.
+    const floorBundle = await bundle('floor', path.join(ROOT, 'bench', 'floor.ts'));
+    const floorModule = (await import(pathToFileURL(floorBundle.outfile).href)) as typeof import('./floor');
+    const floorFor = (recorded: RecordedCommand[]): FloorHandler =>
+      floorModule.createFloorHandler({ endpoint: emulators.dynamoEndpoint, region: 'us-east-1', commands: recorded });
+    const floors = new Map<string, { floor: FloorHandler; headers: Record<string, string>; body?: string }>();
 
     const userId = 'u_bench';
     const email = 'bench@example.com';
     const { token } = await issueSessionToken({ userId, email, role: 'user' });
-    const apiKey = generateApiKey();
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.apiKeyHash(hashApiKey(apiKey)), userId, email, keyId: 'key_bench' } }));
+    // API-key requests are judged by the account as it is now, so the account record must exist (else 401).
+    const at = new Date().toISOString();
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.profile(userId), userId, email, name: email, plan: null, credits: 0, emailVerified: true, createdAt: at, updatedAt: at },
+      }),
+    );
+    const { key: apiKey } = await createApiKey(userId, email, 'bench', 10);
     // The memory write is conditioned on its agent existing; without one it measures the 404 path.
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.agent(userId, BENCH_AGENT_ID), agentId: BENCH_AGENT_ID, name: 'bench' } }));
 
@@ -136,36 +198,63 @@ export async function measureWarm(progress: (msg: string) => void): Promise<Warm
       if (c.credential === 'apiKey') headers.authorization = `Bearer ${apiKey}`;
       const body = c.body === undefined ? undefined : JSON.stringify(c.body);
 
+      const invoke = () => {
+        // Building the event is API Gateway's work, so it stays outside the measured window.
+        const event = toApiGatewayEvent({ method: c.method, path: c.path, headers, body, route: match.route, params: match.params });
+        const context = lambdaContext(match.route.group, event.requestContext.requestId);
+        return () => handler(event, context);
+      };
+      // Warm the route alone first; the last warm-up call's commands (the steady state) become its floor.
+      for (let n = 0; n < WARMUPS; n++) {
+        commands = [];
+        await invoke()();
+      }
+      const recorded = commands;
+      const floor = floorFor(recorded);
+      for (let n = 0; n < WARMUPS; n++) await floor();
+      floors.set(`${label} ${c.credential}`, { floor, headers, body });
+
       const cpu: number[] = [];
       const mainCpu: number[] = [];
       const wall: number[] = [];
       const starts: number[] = [];
+      const floorCpu: number[] = [];
+      const floorWall: number[] = [];
       const gcs: PerformanceEntry[] = [];
       const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
       observer.observe({ entryTypes: ['gc'] });
       const trips: number[] = [];
+      const kms: number[] = [];
       const statuses: Record<string, number> = {};
-      for (let n = 0; n < WARMUPS + ITERATIONS; n++) {
-        // Building the event is API Gateway's work, so it stays outside the measured window.
-        const event = toApiGatewayEvent({ method: c.method, path: c.path, headers, body, route: match.route, params: match.params });
-        const context = lambdaContext(match.route.group, event.requestContext.requestId);
+      const measureRoute = async () => {
+        const call = invoke();
         const tripsBefore = roundTrips;
+        const kmsBefore = kmsCalls;
         commands = [];
-        const t0 = process.threadCpuUsage();
-        const c0 = process.cpuUsage();
-        const w0 = performance.now();
-        const res = await handler(event, context);
-        const w = performance.now() - w0;
-        const d = process.cpuUsage(c0);
-        const td = process.threadCpuUsage(t0);
-        if (n < WARMUPS) continue;
-        const status = String(res.statusCode ?? 200);
+        const m = await timed(call);
+        const status = String(m.result.statusCode ?? 200);
         statuses[status] = (statuses[status] ?? 0) + 1;
-        cpu.push((d.user + d.system) / 1000);
-        mainCpu.push((td.user + td.system) / 1000);
-        starts.push(w0);
-        wall.push(w);
+        cpu.push(m.cpuMs);
+        mainCpu.push(m.mainThreadCpuMs);
+        starts.push(m.startedAt);
+        wall.push(m.wallMs);
         trips.push(roundTrips - tripsBefore);
+        kms.push(kmsCalls - kmsBefore);
+      };
+      const measureFloor = async () => {
+        const m = await timed(floor);
+        floorCpu.push(m.cpuMs);
+        floorWall.push(m.wallMs);
+      };
+      // Interleaved, alternating which goes first, so drift on this shared machine lands on both.
+      for (let n = 0; n < ITERATIONS; n++) {
+        if (n % 2) {
+          await measureRoute();
+          await measureFloor();
+        } else {
+          await measureFloor();
+          await measureRoute();
+        }
       }
       // GC entries are delivered on a later turn of the event loop.
       await new Promise((r) => setTimeout(r, 50));
@@ -177,8 +266,13 @@ export async function measureWarm(progress: (msg: string) => void): Promise<Warm
       cpu.sort((a, b) => a - b);
       mainCpu.sort((a, b) => a - b);
       wall.sort((a, b) => a - b);
+      floorCpu.sort((a, b) => a - b);
+      floorWall.sort((a, b) => a - b);
+      kms.sort((a, b) => a - b);
       const cpuP50Ms = percentile(cpu, 0.5);
       const cpuP99Ms = percentile(cpu, 0.99);
+      const overheadP50Ms = cpuP50Ms - percentile(floorCpu, 0.5);
+      const overheadP99Ms = cpuP99Ms - percentile(floorCpu, 0.99);
       results.push({
         route: label,
         credential: c.credential,
@@ -199,11 +293,30 @@ export async function measureWarm(progress: (msg: string) => void): Promise<Warm
         dbRoundTripsPerRequest: steadyTrips,
         dbRoundTripsMax: trips[trips.length - 1]!,
         callsWithExtraRoundTrips: trips.filter((t) => t > steadyTrips).length,
-        dbCommands: commands,
+        dbCommands: commands.map((x) => x.name),
+        dbRequestUnits: requestUnits(commands),
+        kmsCallsPerRequest: percentile(kms, 0.5),
         cpuOk: cpuP50Ms <= CPU_BUDGET.p50Ms && cpuP99Ms <= CPU_BUDGET.p99Ms,
+        floor: {
+          commands: recorded.map((x) => x.name),
+          cpuP50Ms: r4(percentile(floorCpu, 0.5)),
+          cpuP99Ms: r4(percentile(floorCpu, 0.99)),
+          wallP50Ms: r4(percentile(floorWall, 0.5)),
+          wallP99Ms: r4(percentile(floorWall, 0.99)),
+        },
+        overheadP50Ms: r4(overheadP50Ms),
+        overheadP99Ms: r4(overheadP99Ms),
+        overheadOk: overheadP50Ms <= OVERHEAD_BUDGET.p50Ms && overheadP99Ms <= OVERHEAD_BUDGET.p99Ms,
       });
     }
-    return results;
+    KMSClient.prototype.send = kmsSend;
+    if (!options.throughput) return { warm: results };
+    const throughputCases = THROUGHPUT_CASES.map((t) => {
+      const f = floors.get(`${t.method} ${t.path} ${t.credential}`);
+      if (!f) throw new Error(`the throughput case ${t.method} ${t.path} (${t.credential}) has no warm case to take its floor from`);
+      return { ...t, ...f };
+    });
+    return { warm: results, throughput: await measureThroughput(throughputCases, progress) };
   } finally {
     resetDbClient();
     await emulators.stop();

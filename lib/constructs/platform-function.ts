@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLE } from '../bundling';
+import { LAMBDA_MEMORY_MB } from '../function-sizing';
 
 /** Where a function that talks to instances sits in the VPC. */
 export interface FunctionNetwork {
@@ -69,7 +70,7 @@ export class PlatformFunction extends Construct {
       depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: 1024,
+      memorySize: LAMBDA_MEMORY_MB,
       timeout: props.timeout,
       logGroup,
       role,
