@@ -570,46 +570,38 @@ export async function settlePendingAgents(userId: string, failureReason = 'the i
   return { joined, failed };
 }
 
+/** Pages of the sparse `provisioning` listing entered before `enteredBefore` (items, or only their count). */
+async function* provisioningSincePages(enteredBefore: Date, select?: 'COUNT') {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :before',
+        ExpressionAttributeValues: { ':p': keys.provisioningPartition, ':before': enteredBefore.toISOString() },
+        Select: select,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield out;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}
+
 /**
  * How many instances have been in `provisioning` since before `enteredBefore` (the heartbeat's
  * stuck-launch metric). Reads the sparse listing only, so the cost follows the launches under way.
  */
 export async function countStuckInProvisioning(enteredBefore: Date): Promise<number> {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :before',
-        ExpressionAttributeValues: { ':p': keys.provisioningPartition, ':before': enteredBefore.toISOString() },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of provisioningSincePages(enteredBefore, 'COUNT')) count += page.Count ?? 0;
   return count;
 }
 
 /** The instances in `provisioning` since before `enteredBefore` (the stranded-work reconciler), from the sparse listing. */
 export async function instancesProvisioningSince(enteredBefore: Date): Promise<InstanceRecord[]> {
   const found: InstanceRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :before',
-        ExpressionAttributeValues: { ':p': keys.provisioningPartition, ':before': enteredBefore.toISOString() },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    found.push(...((out.Items ?? []) as InstanceRecord[]));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of provisioningSincePages(enteredBefore)) found.push(...((page.Items ?? []) as InstanceRecord[]));
   return found;
 }
