@@ -4,6 +4,7 @@ import { logger } from '../../shared/http/logger';
 import { redriveStranded } from '../../shared/lifecycle/stranded';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 import { sweepsOf } from '../../shared/sweeps';
+import { type IdleStopResult, runIdleStops } from './idle-stop';
 import { deliverDuePosts, type PostDeliveryResult } from './scheduled-posts';
 import { runDueSchedules, type ScheduleRunResult } from './scheduled-prompts';
 import { runHeartbeat, type SweepResult } from './sweep';
@@ -20,17 +21,21 @@ export const STUCK_PROVISIONING_MS = 45 * 60_000;
 /**
  * Scheduled heartbeat (two EventBridge rules in CDK, a timer in the local stack; shared/sweeps.ts):
  * the 5-minute sweep checks health (sweep.ts), drives stranded launches and delivers channel posts;
- * the 1-minute sweep runs the due scheduled prompts.
+ * the 1-minute sweep runs the due scheduled prompts and stops idle instances (idle-stop.ts).
  */
 export const handler = async (
   event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<Partial<SweepResult & { posts: PostDeliveryResult }> & { schedules?: ScheduleRunResult }> => {
+): Promise<Partial<SweepResult & { posts: PostDeliveryResult }> & { schedules?: ScheduleRunResult; idle?: IdleStopResult }> => {
   const sweeps = sweepsOf(event);
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS;
   const checks = sweeps.fiveMinute ? await runFiveMinuteSweep(deadline) : {};
-  return { ...checks, ...(sweeps.minute ? { schedules: await runDueSchedules() } : {}) };
+  if (!sweeps.minute) return checks;
+  const schedules = await runDueSchedules();
+  const idle = await runIdleStops();
+  if (idle.stopped) logger().info('idle instances stopped', { ...idle });
+  return { ...checks, schedules, idle };
 };
 
 async function runFiveMinuteSweep(deadline: number | undefined): Promise<SweepResult & { posts: PostDeliveryResult }> {

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { getIdleWatch, recordActivity, forgetActivityMemo, setIdleStopMinutes } from '../../shared/db/idle-watch';
+import { getInstance } from '../../shared/db/instances';
+import { keys } from '../../shared/db/keys';
+import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
+import { tenant } from '../../shared/db/tenant';
+import { runIdleStops } from '../../functions/heartbeat/idle-stop';
+import { accountSession, storeActiveSubscription } from '../helpers/api';
+
+async function runningInstance(userId: string, at: Date) {
+  await tenant(userId).put({
+    ...keys.instance(userId),
+    userId,
+    status: 'running',
+    generation: 1,
+    op: 'launch',
+    subdomain: 'agent-test',
+    ownerEmail: `${userId}@example.com`,
+    image: 'local',
+    runtimeVersion: '1',
+    readyAgents: 0,
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+  });
+}
+
+const minutes = (from: Date, n: number) => new Date(from.getTime() + n * 60_000);
+
+async function idleAccount(idleStopMinutes: number | null, t0: Date) {
+  const { userId } = await accountSession();
+  await storeActiveSubscription(userId, 'label');
+  await runningInstance(userId, t0);
+  if (idleStopMinutes !== null) await setIdleStopMinutes(userId, idleStopMinutes, t0);
+  await recordActivity(userId, t0);
+  return userId;
+}
+
+describe('idle auto-stop (minute sweep, injected clock)', () => {
+  it('stops an instance idle past its setting with reason idle and an instance.stopped event; keeps an active one', async () => {
+    forgetActivityMemo();
+    const t0 = new Date(Date.UTC(2031, 0, 1, 10, 0));
+    const idle = await idleAccount(2, t0);
+    const active = await idleAccount(2, t0);
+    await recordActivity(active, minutes(t0, 1.5));
+
+    expect((await runIdleStops({ now: minutes(t0, 1) })).stopped).toBe(0);
+    expect((await getInstance(idle, true))?.status).toBe('running');
+
+    await runIdleStops({ now: minutes(t0, 2.5) });
+    expect(await getInstance(idle, true)).toMatchObject({ status: 'stopped', stopReason: 'idle' });
+    const stopped = (await listLifecycleEvents(idle, 20)).events.find((e) => e.type === 'instance.stopped');
+    expect(stopped).toMatchObject({ cause: 'idle', reason: 'idle' });
+    expect((await getInstance(active, true))?.status).toBe('running');
+
+    // The active one goes once its own activity is old enough; the stopped one is never started again.
+    await runIdleStops({ now: minutes(t0, 4) });
+    expect(await getInstance(active, true)).toMatchObject({ status: 'stopped', stopReason: 'idle' });
+    expect((await getInstance(idle, true))?.status).toBe('stopped');
+  });
+
+  it('0 = never, and without a setting the plan default applies', async () => {
+    forgetActivityMemo();
+    const t0 = new Date(Date.UTC(2031, 1, 1, 10, 0));
+    const never = await idleAccount(0, t0);
+    const byPlan = await idleAccount(null, t0);
+
+    await runIdleStops({ now: minutes(t0, 10) });
+    expect((await getInstance(never, true))?.status).toBe('running');
+    expect((await getIdleWatch(never))?.gsi1pk).toBeUndefined();
+    expect((await getInstance(byPlan, true))?.status).toBe('running');
+    expect((await getIdleWatch(byPlan))?.idleAfterMinutes).toBe(30);
+
+    await runIdleStops({ now: minutes(t0, 31) });
+    expect(await getInstance(byPlan, true)).toMatchObject({ status: 'stopped', stopReason: 'idle' });
+    expect((await getInstance(never, true))?.status).toBe('running');
+  });
+
+  it('activity writes at most once a minute', async () => {
+    forgetActivityMemo();
+    const t0 = new Date(Date.UTC(2031, 2, 1, 10, 0));
+    const userId = await idleAccount(5, t0);
+    await recordActivity(userId, minutes(t0, 0.5));
+    expect((await getIdleWatch(userId))?.lastActivityAt).toBe(t0.toISOString());
+    await recordActivity(userId, minutes(t0, 1.2));
+    expect((await getIdleWatch(userId))?.lastActivityAt).toBe(minutes(t0, 1.2).toISOString());
+  });
+});
