@@ -1,3 +1,4 @@
+import { logger } from '../logger';
 import { dueInIndex } from './due-index';
 import { dueShardOf, HEARTBEAT_DUE_SHARDS } from './heartbeat';
 import { keys } from './keys';
@@ -52,9 +53,10 @@ export async function recordActivity(userId: string, now = new Date()): Promise<
     if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
     memo.set(userId, { at: now.getTime(), minutes: after.idleAfterMinutes });
   } catch (err) {
-    // Another container wrote within the minute: that write counts.
-    if (!(err instanceof ConditionFailedError)) throw err;
-    memo.set(userId, { at: now.getTime(), minutes: seen?.minutes });
+    // Another container wrote within the minute: that write counts. Any other failure must not fail
+    // the message that caused it: the instance then stops at most one idle period early.
+    if (!(err instanceof ConditionFailedError)) logger().warn('activity not recorded', { userId, error: err as Error });
+    else memo.set(userId, { at: now.getTime(), minutes: seen?.minutes });
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getIdleWatch, recordActivity, forgetActivityMemo, setIdleStopMinutes } from '../../shared/db/idle-watch';
-import { getInstance } from '../../shared/db/instances';
+import { getInstance, settleLaunch } from '../../shared/db/instances';
 import { keys } from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { tenant } from '../../shared/db/tenant';
@@ -83,5 +83,17 @@ describe('idle auto-stop (minute sweep, injected clock)', () => {
     expect((await getIdleWatch(userId))?.lastActivityAt).toBe(t0.toISOString());
     await recordActivity(userId, minutes(t0, 1.2));
     expect((await getIdleWatch(userId))?.lastActivityAt).toBe(minutes(t0, 1.2).toISOString());
+  });
+});
+
+describe('idle auto-stop: a launch that reaches running is activity', () => {
+  it('arms the idle watch of the account when the launch settles running', async () => {
+    forgetActivityMemo();
+    const t0 = new Date(Date.UTC(2031, 3, 1, 10, 0));
+    const { userId } = await accountSession();
+    await runningInstance(userId, t0);
+    await tenant(userId).update(keys.instance(userId), { expression: 'SET #s = :p', names: { '#s': 'status' }, values: { ':p': 'provisioning' } });
+    expect(await settleLaunch(userId, 1, { status: 'running', set: {} }, t0)).toMatchObject({ status: 'running' });
+    expect(await getIdleWatch(userId)).toMatchObject({ lastActivityAt: t0.toISOString(), gsi1pk: expect.stringMatching(/^IDLEDUE#/) });
   });
 });
