@@ -1276,12 +1276,12 @@ export interface paths {
         put?: never;
         /**
          * Change the heartbeat frequency or switch it on or off; the next heartbeat is rescheduled.
-         * @description Fields left out keep their stored value (defaults: `3h`, disabled). Frequencies are `<n>m`, `<n>h` or `<n>d`, from 5m to 30d. Switching on makes the first heartbeat due at once; a new frequency while on reschedules to the last heartbeat plus the new frequency (at once if that is past). Each heartbeat checks the running instance, records a metrics sample and marks an unhealthy instance (and so its agents) `error`.
+         * @description Fields left out keep their stored value (defaults: `3h`, disabled). Frequencies are `<n>m`, `<n>h` or `<n>d`, from 5m to 30d. Switching on makes the first heartbeat due at once; a new frequency while on reschedules to the last heartbeat plus the new frequency (at once if that is past). Each heartbeat checks the running instance, records a metrics sample and marks an unhealthy instance (and so its agents) `error`. `idleStopMinutes` sets idle auto-stop (null: back to the plan default; 0: never): a running instance without a message, scheduled run, A2A message or skill call for that long is stopped with reason `idle`.
          */
         post: operations["updateHeartbeat"];
         /**
          * Reset the heartbeat settings to their defaults.
-         * @description Back to `3h`, disabled; lastHeartbeat is kept as history.
+         * @description Back to `3h`, disabled, idle auto-stop at the plan default; lastHeartbeat is kept as history.
          */
         delete: operations["resetHeartbeat"];
         options?: never;
@@ -14795,6 +14795,8 @@ export interface operations {
                         heartbeat: {
                             enabled: boolean;
                             frequency: string;
+                            /** @description idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never */
+                            idleStopMinutes: number | null;
                             /** @description null before the first heartbeat */
                             lastHeartbeat: string | null;
                             /** @description null while disabled */
@@ -14906,6 +14908,7 @@ export interface operations {
                 "application/json": {
                     enabled?: boolean;
                     frequency?: string;
+                    idleStopMinutes?: number | null;
                 };
             };
         };
@@ -14921,6 +14924,8 @@ export interface operations {
                     "application/json": {
                         enabled: boolean;
                         frequency: string;
+                        /** @description idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never */
+                        idleStopMinutes: number | null;
                         /** @description null before the first heartbeat */
                         lastHeartbeat: string | null;
                         /** Format: date-time */

@@ -5,7 +5,7 @@ import { keys } from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { tenant } from '../../shared/db/tenant';
 import { runIdleStops } from '../../functions/heartbeat/idle-stop';
-import { accountSession, storeActiveSubscription } from '../helpers/api';
+import { accountSession, call, storeActiveSubscription } from '../helpers/api';
 
 async function runningInstance(userId: string, at: Date) {
   await tenant(userId).put({
@@ -95,5 +95,19 @@ describe('idle auto-stop: a launch that reaches running is activity', () => {
     await tenant(userId).update(keys.instance(userId), { expression: 'SET #s = :p', names: { '#s': 'status' }, values: { ':p': 'provisioning' } });
     expect(await settleLaunch(userId, 1, { status: 'running', set: {} }, t0)).toMatchObject({ status: 'running' });
     expect(await getIdleWatch(userId)).toMatchObject({ lastActivityAt: t0.toISOString(), gsi1pk: expect.stringMatching(/^IDLEDUE#/) });
+  });
+});
+
+describe('idle auto-stop: the setting over POST /api/heartbeat', () => {
+  it('sets, reads, refuses out-of-range values and resets idleStopMinutes', async () => {
+    const session = await accountSession();
+    expect((await call('POST', '/api/heartbeat', { session, body: { idleStopMinutes: 15 } })).body).toMatchObject({ idleStopMinutes: 15 });
+    expect((await call('GET', '/api/heartbeat', { session })).body.heartbeat.idleStopMinutes).toBe(15);
+    expect((await getIdleWatch(session.userId))?.idleStopMinutes).toBe(15);
+    for (const bad of [-1, 1.5, 7 * 24 * 60 + 1, '15'])
+      expect((await call('POST', '/api/heartbeat', { session, body: { idleStopMinutes: bad } })).status, String(bad)).toBe(400);
+    expect((await call('POST', '/api/heartbeat', { session, body: { idleStopMinutes: 0 } })).body.idleStopMinutes).toBe(0);
+    expect((await call('DELETE', '/api/heartbeat', { session })).status).toBe(200);
+    expect((await call('GET', '/api/heartbeat', { session })).body.heartbeat.idleStopMinutes).toBeNull();
   });
 });
