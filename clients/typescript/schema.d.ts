@@ -3495,7 +3495,7 @@ export interface components {
             agentId?: string;
             /** Format: date-time */
             at: string;
-            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit) or `reconciler` (stranded work taken over) */
+            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`) */
             cause: string;
             generation?: number;
             id: string;
