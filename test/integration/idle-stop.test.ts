@@ -5,6 +5,7 @@ import { keys } from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { tenant } from '../../shared/db/tenant';
 import { runIdleStops } from '../../functions/heartbeat/idle-stop';
+import { captureEvents } from '../helpers/event-queue';
 import { accountSession, call, storeActiveSubscription } from '../helpers/api';
 
 async function runningInstance(userId: string, at: Date) {
@@ -46,7 +47,16 @@ describe('idle auto-stop (minute sweep, injected clock)', () => {
     expect((await runIdleStops({ now: minutes(t0, 1) })).stopped).toBe(0);
     expect((await getInstance(idle, true))?.status).toBe('running');
 
-    await runIdleStops({ now: minutes(t0, 2.5) });
+    const events = await captureEvents();
+    try {
+      await runIdleStops({ now: minutes(t0, 2.5) });
+      // The webhook's event: the account's instance.stopped, carrying the reason.
+      const queued = (await events.drain()).filter((e) => e.accountId === idle && e.type === 'instance.stopped');
+      expect(queued).toHaveLength(1);
+      expect(JSON.stringify(queued[0])).toContain('"idle"');
+    } finally {
+      await events.stop();
+    }
     expect(await getInstance(idle, true)).toMatchObject({ status: 'stopped', stopReason: 'idle' });
     const stopped = (await listLifecycleEvents(idle, 20)).events.find((e) => e.type === 'instance.stopped');
     expect(stopped).toMatchObject({ cause: 'idle', reason: 'idle' });
