@@ -262,7 +262,7 @@ export interface paths {
         };
         /**
          * An owned agent's scheduled prompts.
-         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000).
+         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, a 1-minute rule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000).
          *
          *     Rate limit scope: `agents`.
          */
@@ -270,7 +270,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a prompt for an owned agent (a UTC cron expression or a one-time `at`).
-         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000). 400 `INVALID_SCHEDULE` for a bad or never-running cron expression, an `at` in the past, or both or neither of `cron` and `at`; 404 for a session that is not this agent's.
+         * @description Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in the agent's history (and in the session, when the schedule names one) and a `schedule.run` event is recorded. A run that cannot happen is recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, a 1-minute rule in AWS). Per plan: schedules per account (label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000). 400 `INVALID_SCHEDULE` for a bad or never-running cron expression, an `at` in the past, or both or neither of `cron` and `at`; 404 for a session that is not this agent's.
          *
          *     Rate limit scope: `agents`.
          */
@@ -1296,12 +1296,12 @@ export interface paths {
         put?: never;
         /**
          * Change the heartbeat frequency or switch it on or off; the next heartbeat is rescheduled.
-         * @description Fields left out keep their stored value (defaults: `3h`, disabled). Frequencies are `<n>m`, `<n>h` or `<n>d`, from 5m to 30d. Switching on makes the first heartbeat due at once; a new frequency while on reschedules to the last heartbeat plus the new frequency (at once if that is past). Each heartbeat checks the running instance, records a metrics sample and marks an unhealthy instance (and so its agents) `error`.
+         * @description Fields left out keep their stored value (defaults: `3h`, disabled). Frequencies are `<n>m`, `<n>h` or `<n>d`, from 5m to 30d. Switching on makes the first heartbeat due at once; a new frequency while on reschedules to the last heartbeat plus the new frequency (at once if that is past). Each heartbeat checks the running instance, records a metrics sample and marks an unhealthy instance (and so its agents) `error`. `idleStopMinutes` sets idle auto-stop (null: back to the plan default; 0: never): a running instance without a message, scheduled run, A2A message or skill call for that long is stopped with reason `idle`.
          */
         post: operations["updateHeartbeat"];
         /**
          * Reset the heartbeat settings to their defaults.
-         * @description Back to `3h`, disabled; lastHeartbeat is kept as history.
+         * @description Back to `3h`, disabled, idle auto-stop at the plan default; lastHeartbeat is kept as history.
          */
         delete: operations["resetHeartbeat"];
         options?: never;
@@ -3515,7 +3515,7 @@ export interface components {
             agentId?: string;
             /** Format: date-time */
             at: string;
-            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit) or `reconciler` (stranded work taken over) */
+            /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`) */
             cause: string;
             generation?: number;
             id: string;
@@ -6649,7 +6649,7 @@ export interface operations {
                      * @description a one-time run at this time; give `cron` or `at`
                      */
                     at?: string;
-                    /** @description `minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists); give `cron` or `at` */
+                    /** @description `minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists, names such as `MON`, `L` and `#`); give `cron` or `at` */
                     cron?: string;
                     prompt: string;
                     /** @description a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it */
@@ -14919,6 +14919,8 @@ export interface operations {
                         heartbeat: {
                             enabled: boolean;
                             frequency: string;
+                            /** @description idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never */
+                            idleStopMinutes: number | null;
                             /** @description null before the first heartbeat */
                             lastHeartbeat: string | null;
                             /** @description null while disabled */
@@ -15030,6 +15032,7 @@ export interface operations {
                 "application/json": {
                     enabled?: boolean;
                     frequency?: string;
+                    idleStopMinutes?: number | null;
                 };
             };
         };
@@ -15045,6 +15048,8 @@ export interface operations {
                     "application/json": {
                         enabled: boolean;
                         frequency: string;
+                        /** @description idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never */
+                        idleStopMinutes: number | null;
                         /** @description null before the first heartbeat */
                         lastHeartbeat: string | null;
                         /** Format: date-time */

@@ -1,4 +1,5 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
+import { recordActivity } from '../../shared/db/idle-watch';
 import { runtimeRequest, RuntimeUnreachableError } from '../../shared/adapters/launcher';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
@@ -31,6 +32,8 @@ const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number; total_
 export async function askAgent(userId: string, agentId: string, message: string, thread?: { role: 'user' | 'assistant'; content: string }[]) {
   const [agent, instance] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
   if (!agent) throw notFound('no such agent');
+  // Chats, agent calls, channel messages and scheduled runs all come through here: idle auto-stop's activity.
+  await recordActivity(userId);
   const endpoint = instance?.handle?.endpoint;
   if (instance?.status !== 'running' || !endpoint || agent.phase !== 'ready') {
     throw conflict(`the agent is not running (instance ${instance?.status ?? 'not provisioned'}); start it first`, 'AGENT_NOT_RUNNING');

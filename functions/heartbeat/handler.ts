@@ -3,6 +3,8 @@ import { countStuckInProvisioning } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
 import { redriveStranded } from '../../shared/lifecycle/stranded';
 import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
+import { sweepsOf } from '../../shared/sweeps';
+import { type IdleStopResult, runIdleStops } from './idle-stop';
 import { deliverDuePosts, type PostDeliveryResult } from './scheduled-posts';
 import { runDueSchedules, type ScheduleRunResult } from './scheduled-prompts';
 import { runHeartbeat, type SweepResult } from './sweep';
@@ -16,13 +18,28 @@ const SAFETY_MS = 30_000;
  */
 export const STUCK_PROVISIONING_MS = 45 * 60_000;
 
-/** Scheduled heartbeat (EventBridge rule in CDK, a timer in the local stack): see sweep.ts. */
+/**
+ * Scheduled heartbeat (two EventBridge rules in CDK, a timer in the local stack; shared/sweeps.ts):
+ * the 5-minute sweep checks health (sweep.ts), drives stranded launches and delivers channel posts;
+ * the 1-minute sweep runs the due scheduled prompts and stops idle instances (idle-stop.ts).
+ */
 export const handler = async (
-  _event?: unknown,
+  event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<SweepResult & { posts: PostDeliveryResult; schedules: ScheduleRunResult }> => {
+): Promise<Partial<SweepResult & { posts: PostDeliveryResult }> & { schedules?: ScheduleRunResult; idle?: IdleStopResult }> => {
+  const sweeps = sweepsOf(event);
   const remaining = context?.getRemainingTimeInMillis?.();
-  const result = await runHeartbeat({ deadline: remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS });
+  const deadline = remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS;
+  const checks = sweeps.fiveMinute ? await runFiveMinuteSweep(deadline) : {};
+  if (!sweeps.minute) return checks;
+  const schedules = await runDueSchedules();
+  const idle = await runIdleStops();
+  if (idle.stopped) logger().info('idle instances stopped', { ...idle });
+  return { ...checks, schedules, idle };
+};
+
+async function runFiveMinuteSweep(deadline: number | undefined): Promise<SweepResult & { posts: PostDeliveryResult }> {
+  const result = await runHeartbeat({ deadline });
   logger().info('heartbeat run', { ...result });
   // Emitted on every run, zero included, so the stuck-launch alarm always has data to judge.
   const stuck = await countStuckInProvisioning(new Date(Date.now() - STUCK_PROVISIONING_MS));
@@ -37,5 +54,5 @@ export const handler = async (
   // event-scheduler posts that came due go out on their channels with the same tick.
   const posts = await deliverDuePosts();
   if (posts.due) logger().info('scheduled posts delivered', { ...posts });
-  return { ...result, posts, schedules: await runDueSchedules() };
-};
+  return { ...result, posts };
+}

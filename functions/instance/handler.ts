@@ -1,4 +1,5 @@
 import { instanceContract } from '../../shared/contract/instance';
+import { recordActivity } from '../../shared/db/idle-watch';
 import { rotateGatewayToken } from '../../shared/auth/evict';
 import { gatewayToken } from '../../shared/db/instances';
 import { createHandler } from '../../shared/http/pipeline';
@@ -34,6 +35,8 @@ export const handler = createHandler(instanceContract, {
   },
   reportRuntimeExchange: async ({ params, body, headers }) => {
     await requireRuntime(params.userId, headers.authorization);
+    // Messages over the agent's websocket reach the platform only as these reports.
+    await recordActivity(params.userId);
     return reportExchange(params.userId, body);
   },
   runtimeChatCompletion: async ({ params, body, headers }) => {
@@ -42,6 +45,7 @@ export const handler = createHandler(instanceContract, {
   },
   runtimeA2aMessage: async ({ params, body, headers }) => {
     await requireRuntime(params.userId, headers.authorization);
+    await recordActivity(params.userId);
     return sendA2aMessage(params.userId, body);
   },
 });

@@ -1,11 +1,13 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { defaultHeartbeat, getHeartbeat, saveHeartbeat, type HeartbeatSettings } from '../../shared/db/heartbeat';
+import { getIdleWatch, setIdleStopMinutes } from '../../shared/db/idle-watch';
 
-const view = (s: HeartbeatSettings): HeartbeatSettings => ({
+const view = (s: HeartbeatSettings, idleStopMinutes: number | undefined) => ({
   frequency: s.frequency,
   enabled: s.enabled,
   lastHeartbeat: s.lastHeartbeat ?? null,
   nextHeartbeat: s.nextHeartbeat ?? null,
+  idleStopMinutes: idleStopMinutes ?? null,
 });
 
 function describe(s: HeartbeatSettings) {
@@ -15,17 +17,20 @@ function describe(s: HeartbeatSettings) {
 }
 
 export async function readHeartbeat(auth: AuthContext) {
-  const settings = view((await getHeartbeat(auth.userId)) ?? defaultHeartbeat(auth.userId));
-  return { heartbeat: settings, message: describe(settings) };
+  const [saved, idle] = await Promise.all([getHeartbeat(auth.userId), getIdleWatch(auth.userId)]);
+  const settings = saved ?? defaultHeartbeat(auth.userId);
+  return { heartbeat: view(settings, idle?.idleStopMinutes), message: describe(settings) };
 }
 
-export async function updateHeartbeat(auth: AuthContext, body: { frequency?: string; enabled?: boolean }) {
-  const saved = await saveHeartbeat(auth.userId, body);
-  const settings = view(saved);
-  return { ...settings, lastUpdated: saved.lastUpdated, message: `Heartbeat settings saved. ${describe(settings)}` };
+export async function updateHeartbeat(auth: AuthContext, body: { frequency?: string; enabled?: boolean; idleStopMinutes?: number | null }) {
+  const { idleStopMinutes, ...heartbeat } = body;
+  if (idleStopMinutes !== undefined) await setIdleStopMinutes(auth.userId, idleStopMinutes);
+  const [saved, idle] = await Promise.all([saveHeartbeat(auth.userId, heartbeat), getIdleWatch(auth.userId)]);
+  return { ...view(saved, idle?.idleStopMinutes), lastUpdated: saved.lastUpdated, message: `Heartbeat settings saved. ${describe(saved)}` };
 }
 
 export async function resetHeartbeat(auth: AuthContext) {
   const saved = await saveHeartbeat(auth.userId, 'reset');
-  return { success: true as const, message: `Heartbeat settings reset to the defaults. ${describe(view(saved))}` };
+  if (await getIdleWatch(auth.userId)) await setIdleStopMinutes(auth.userId, null);
+  return { success: true as const, message: `Heartbeat settings reset to the defaults. ${describe(saved)}` };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { recordActivity } from '../../shared/db/idle-watch';
 import { validationError } from '../../shared/http/pipeline';
 import type { SkillName } from '../../shared/contract/skills';
 import { skillRegistry } from './registry';
@@ -23,6 +24,8 @@ export async function runSkill(name: SkillName, call: SkillCall, body: unknown) 
   const withAction = actionName === skill.defaultAction && typeof body === 'object' && body && !('action' in body) ? { ...body, action: actionName } : body;
   const parsed = action.body.safeParse(withAction);
   if (!parsed.success) throw validationError('body', parsed.error);
+  // An agent's own skill call keeps its instance from idling; the owner's calls over the API do not.
+  if (call.agentId) await recordActivity(call.userId, call.now);
   const data = await action.run(call, parsed.data);
   return { success: true as const, ...data };
 }

@@ -1,11 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteGroup } from '../../shared/contract';
+import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP } from '../../shared/sweeps';
 import type { FunctionIdentity } from '../settings';
 import { PlatformFunction, type FunctionNetwork } from './platform-function';
 import type { Queues } from './queues';
@@ -123,7 +124,13 @@ export class Functions extends Construct {
     new Rule(this, 'HeartbeatSchedule', {
       description: 'Agent platform: heartbeat sweep of due instances',
       schedule: Schedule.rate(Duration.minutes(5)),
-      targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters })],
+      targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(FIVE_MINUTE_SWEEP) })],
+    });
+    // Per-minute schedules run on time without running the health checks 5x as often (docs/architecture.md §12).
+    new Rule(this, 'MinuteSweepSchedule', {
+      description: 'Agent platform: scheduled prompts and idle auto-stop, every minute',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(MINUTE_SWEEP) })],
     });
 
     new Rule(this, 'TaskStateChanges', {

@@ -30,6 +30,11 @@ export interface PlanLimits {
   /** Scheduled prompts (issue 22): schedules per account, and runs per account per UTC day. */
   schedules: number;
   scheduledRunsPerDay: number;
+  /**
+   * Idle auto-stop (issue 22): minutes without activity after which the sweeper stops the instance,
+   * unless the owner set their own (`PUT /api/heartbeat`); 0 = never. Higher plans idle longer.
+   */
+  idleStopMinutes: number;
 }
 
 /** Each plan's models as the versioned catalogue lists them (shared/ai/catalogue.ts); at run time the catalogue in force decides. */
@@ -52,6 +57,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     channelMessagesPerDay: 100,
     schedules: 5,
     scheduledRunsPerDay: 100,
+    idleStopMinutes: 30,
   },
   solo: {
     name: 'solo',
@@ -65,6 +71,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     channelMessagesPerDay: 500,
     schedules: 20,
     scheduledRunsPerDay: 1_500,
+    idleStopMinutes: 60,
   },
   collective: {
     name: 'collective',
@@ -78,6 +85,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     channelMessagesPerDay: 2000,
     schedules: 50,
     scheduledRunsPerDay: 5_000,
+    idleStopMinutes: 240,
   },
   network: {
     name: 'network',
@@ -91,6 +99,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     channelMessagesPerDay: 10000,
     schedules: 200,
     scheduledRunsPerDay: 20_000,
+    idleStopMinutes: 0,
   },
 };
 

@@ -121,7 +121,9 @@ export const CreateScheduleBody = z.strictObject({
     .min(9)
     .max(100)
     .optional()
-    .describe('`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists); give `cron` or `at`'),
+    .describe(
+      '`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists, names such as `MON`, `L` and `#`); give `cron` or `at`',
+    ),
   at: IsoDate.optional().describe('a one-time run at this time; give `cron` or `at`'),
   prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
   sessionId: ResourceId.optional().describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it'),
@@ -135,7 +137,7 @@ const scheduleDescription = [
   "recorded as skipped with its reason (`schedule.skipped`): the instance is not running, a spending cap is reached, the plan's runs per day",
   'are used up. Each slot runs at least once and at most once to completion (the run id is the schedule id plus the slot, taken by a',
   'conditional write). Runs missed while the platform was down run once, not once per missed slot: the next slot is counted from the time of',
-  'the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, the heartbeat schedule in AWS). Per plan: schedules per account',
+  'the run. Punctuality is the sweeper tick (`HEARTBEAT_TICK_MS` locally, a 1-minute rule in AWS). Per plan: schedules per account',
   '(label 5, solo 20, collective 50, network 200; 429 `SCHEDULE_LIMIT_REACHED`) and runs per account per UTC day (100, 1500, 5000, 20000).',
 ].join(' ');
 

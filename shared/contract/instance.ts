@@ -191,7 +191,7 @@ export const LifecycleEventRecord = z.object({
   cause: z
     .string()
     .describe(
-      '`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit) or `reconciler` (stranded work taken over)',
+      "`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`)",
     ),
   operationId: z.string().optional(),
   op: z.string().optional().describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`'),

@@ -108,6 +108,12 @@ export const HeartbeatFrequency = z
     return minutes !== undefined && minutes >= HEARTBEAT_MIN_MINUTES && minutes <= HEARTBEAT_MAX_MINUTES;
   }, 'must be between 5m and 30d');
 
+/** Idle auto-stop (issue 22): minutes without activity before the sweeper stops the instance, at most a week. */
+const IdleStopMinutes = z
+  .int()
+  .min(0)
+  .max(7 * 24 * 60);
+
 /** On by default: a check every 3 hours costs a running instance a few reads and writes (docs/architecture.md, heartbeat). */
 export const HEARTBEAT_DEFAULTS = { frequency: '3h', enabled: true } as const;
 
@@ -116,6 +122,7 @@ const HeartbeatSettings = z.strictObject({
   enabled: z.boolean(),
   lastHeartbeat: IsoDate.nullable().describe('null before the first heartbeat'),
   nextHeartbeat: IsoDate.nullable().describe('null while disabled'),
+  idleStopMinutes: IdleStopMinutes.nullable().describe("idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never"),
 });
 
 const UserIdParams = z.strictObject({ userId: ResourceId });
@@ -203,8 +210,13 @@ export const metricsContract = defineGroup({
         'Fields left out keep their stored value (defaults: `3h`, disabled). Frequencies are `<n>m`, `<n>h` or `<n>d`, from 5m to 30d. ' +
         'Switching on makes the first heartbeat due at once; a new frequency while on reschedules to the last heartbeat plus the new ' +
         'frequency (at once if that is past). Each heartbeat checks the running instance, records a metrics sample and marks an ' +
-        'unhealthy instance (and so its agents) `error`.',
-      body: z.strictObject({ frequency: HeartbeatFrequency.optional(), enabled: z.boolean().optional() }),
+        'unhealthy instance (and so its agents) `error`. `idleStopMinutes` sets idle auto-stop (null: back to the plan default; 0: never): ' +
+        'a running instance without a message, scheduled run, A2A message or skill call for that long is stopped with reason `idle`.',
+      body: z.strictObject({
+        frequency: HeartbeatFrequency.optional(),
+        enabled: z.boolean().optional(),
+        idleStopMinutes: IdleStopMinutes.nullable().optional(),
+      }),
       example: { frequency: '3h', enabled: true },
       responses: {
         200: HeartbeatSettings.extend({ lastUpdated: IsoDate, message: z.string() }),
@@ -217,7 +229,7 @@ export const metricsContract = defineGroup({
       path: '/api/heartbeat',
       auth: 'session',
       summary: 'Reset the heartbeat settings to their defaults.',
-      description: 'Back to `3h`, disabled; lastHeartbeat is kept as history.',
+      description: 'Back to `3h`, disabled, idle auto-stop at the plan default; lastHeartbeat is kept as history.',
       responses: { 200: z.strictObject({ success: z.literal(true), message: z.string() }), ...commonErrorResponses },
     },
   ],

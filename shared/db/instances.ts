@@ -6,6 +6,7 @@ import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
 import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type InstanceStatus } from './agents';
 import { db, tableName } from './client';
 import { keys } from './keys';
+import { recordActivity } from './idle-watch';
 import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type LifecycleEventInput } from './lifecycle-events';
 import { deadInstanceCheck } from './metrics';
 import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
@@ -389,7 +390,10 @@ export async function settleLaunch(
             ],
           };
     try {
-      return await writeChange(userId, snap, change, false, now);
+      const after = await writeChange(userId, snap, change, false, now);
+      // A start counts as activity: an instance nobody uses after it runs is stopped when idle.
+      if (outcome.status === 'running') await recordActivity(userId, now);
+      return after;
     } catch (err) {
       if (!(err instanceof ConditionFailedError) || attempt >= SNAPSHOT_ATTEMPTS) throw err;
     }

@@ -292,4 +292,7 @@ export const keys = {
   scheduleCount: (userId: string): Key => ({ pk: userPk(userId), sk: 'SCHEDCOUNT' }),
   scheduleRunDay: (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `SCHEDDAY#${day}` }),
   scheduleDuePartition: (shard: number) => `SCHEDDUE#${shard}`,
+  /** Idle auto-stop: the account's last activity and idle setting, in gsi1 under the due partition of its shard while a check is due. */
+  idleWatch: (userId: string): Key => ({ pk: userPk(userId), sk: 'IDLEWATCH' }),
+  idleDuePartition: (shard: number) => `IDLEDUE#${shard}`,
 } as const;

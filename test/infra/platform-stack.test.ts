@@ -361,11 +361,20 @@ describe('workers', () => {
     }
   });
 
-  it('runs the heartbeat every 5 minutes', () => {
-    template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'rate(5 minutes)',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId('heartbeat'), 'Arn'] } })],
-    });
+  it('runs the heartbeat checks every 5 minutes and the schedule / idle sweep every minute', () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((r) => r.Properties.ScheduleExpression);
+    const sweeps = rules.map((r) => ({
+      rate: r.Properties.ScheduleExpression,
+      target: r.Properties.Targets[0].Arn['Fn::GetAtt'][0],
+      input: JSON.parse(r.Properties.Targets[0].Input),
+    }));
+    expect(sweeps).toEqual(
+      expect.arrayContaining([
+        { rate: 'rate(5 minutes)', target: functionId('heartbeat'), input: { sweep: 'five-minute' } },
+        { rate: 'rate(1 minute)', target: functionId('heartbeat'), input: { sweep: 'minute' } },
+      ]),
+    );
+    expect(sweeps).toHaveLength(2);
   });
 
   it("sends the cluster's ECS task state changes to task-events", () => {

@@ -9,7 +9,7 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     const user = await testSession();
     const res = await call('GET', '/api/heartbeat', { session: user });
     expect(res.status).toBe(200);
-    expect(res.body.heartbeat).toEqual({ frequency: '3h', enabled: true, lastHeartbeat: null, nextHeartbeat: null });
+    expect(res.body.heartbeat).toEqual({ frequency: '3h', enabled: true, lastHeartbeat: null, nextHeartbeat: null, idleStopMinutes: null });
     expect(res.body.message).toMatch(/when your instance is running/);
     expect(await getHeartbeat(user.userId)).toBeUndefined();
   });
@@ -30,7 +30,7 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     expect(stored!.gsi1pk).toMatch(/^HBDUE#[0-7]$/);
 
     const read = await call('GET', '/api/heartbeat', { session: user });
-    expect(read.body.heartbeat).toEqual({ frequency: '30m', enabled: true, lastHeartbeat: null, nextHeartbeat: res.body.nextHeartbeat });
+    expect(read.body.heartbeat).toEqual({ frequency: '30m', enabled: true, lastHeartbeat: null, nextHeartbeat: res.body.nextHeartbeat, idleStopMinutes: null });
   });
 
   it('a field left out keeps its stored value; switching off leaves the due index', async () => {
@@ -125,7 +125,7 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     const b = await testSession();
     await post(a, { frequency: '5m', enabled: true });
     const other = await call('GET', '/api/heartbeat', { session: b });
-    expect(other.body.heartbeat).toEqual({ frequency: '3h', enabled: true, lastHeartbeat: null, nextHeartbeat: null });
+    expect(other.body.heartbeat).toEqual({ frequency: '3h', enabled: true, lastHeartbeat: null, nextHeartbeat: null, idleStopMinutes: null });
   });
 
   it('concurrent changes settle on one consistent record', async () => {

@@ -32,6 +32,12 @@ describe('five-field UTC cron', () => {
     expect(next('0 8 26 * 0', '2026-11-24T09:00:00Z')).toBe('2026-11-26T08:00:00.000Z');
   });
 
+  it('reads names, last day of month and nth weekday (croner)', () => {
+    expect(next('0 8 * * MON', '2026-11-24T00:00:00Z')).toBe('2026-11-30T08:00:00.000Z');
+    expect(next('0 0 L * *', '2026-02-02T00:00:00Z')).toBe('2026-02-28T00:00:00.000Z');
+    expect(next('0 9 * * MON#1', '2026-11-24T00:00:00Z')).toBe('2026-12-07T09:00:00.000Z');
+  });
+
   it('refuses malformed, out-of-range and never-running expressions', () => {
     for (const bad of [
       '* * * *',
@@ -45,6 +51,7 @@ describe('five-field UTC cron', () => {
       '*/0 * * * *',
       '0 0 30 2 *',
       '0 0 31 4 *',
+      '0 * * * * *',
     ])
       expect(() => parseCron(bad), bad).toThrow(CronError);
   });

@@ -1,0 +1,74 @@
+import { getSubscription } from '../../shared/billing/entitlements';
+import { isPlanName, PLANS } from '../../shared/billing/plans';
+import { dueIdleWatches, IDLE_DUE_SHARDS, type IdleWatch, minutesLater, settleIdleCheck } from '../../shared/db/idle-watch';
+import { getInstance, transitionInstance } from '../../shared/db/instances';
+import { logger } from '../../shared/http/logger';
+
+/**
+ * Idle auto-stop (issue 22 item 1), with the minute sweep: reads the due idle watches
+ * (shared/db/idle-watch.ts) and stops a running instance whose last activity is older than the
+ * account's `idleStopMinutes` (its own setting, else its plan's default; 0 = never) through the
+ * lifecycle state machine with `stopReason: idle` (an `instance.stopped` event and webhook carry
+ * it). It only stops: a stopped instance stays stopped until something starts it, and a stop the
+ * owner asked for is never undone. Waking on demand is a later issue.
+ */
+
+const PER_SHARD = 50;
+
+export interface IdleStopResult {
+  due: number;
+  stopped: number;
+}
+
+async function resolvedMinutes(watch: IdleWatch): Promise<number> {
+  if (watch.idleStopMinutes !== undefined) return watch.idleStopMinutes;
+  const sub = await getSubscription(watch.userId);
+  const active = sub && ['active', 'trialing'].includes(sub.status) && isPlanName(sub.plan);
+  return active ? PLANS[sub.plan as keyof typeof PLANS].idleStopMinutes : 0;
+}
+
+async function checkOne(watch: IdleWatch, now: Date): Promise<boolean> {
+  const minutes = await resolvedMinutes(watch);
+  const idleAt = watch.lastActivityAt && minutes > 0 ? minutesLater(watch.lastActivityAt, minutes) : undefined;
+  if (minutes === 0 || !idleAt) {
+    await settleIdleCheck(watch, minutes, undefined);
+    return false;
+  }
+  if (idleAt > now) {
+    await settleIdleCheck(watch, minutes, idleAt);
+    return false;
+  }
+  // Unindexed first, on the activity read: activity since then keeps the instance (and its watch) running.
+  if (!(await settleIdleCheck(watch, minutes, undefined))) return false;
+  const instance = await getInstance(watch.userId, true);
+  if (instance?.status !== 'running') return false;
+  const stop = transitionInstance(
+    watch.userId,
+    'stop',
+    { cause: 'idle', stopReason: 'idle', expect: { generation: instance.generation, status: 'running' } },
+    now,
+  );
+  // A stop that failed is checked again next minute rather than left running unwatched.
+  const { changed } = await stop.catch(async (err: unknown) => {
+    await settleIdleCheck({ ...watch, idleAfterMinutes: minutes }, minutes, minutesLater(now, 1)).catch(() => false);
+    throw err;
+  });
+  if (changed) logger().info('idle instance stopped', { userId: watch.userId, idleMinutes: minutes, lastActivityAt: watch.lastActivityAt });
+  return changed;
+}
+
+export async function runIdleStops(opts: { now?: Date } = {}): Promise<IdleStopResult> {
+  const now = opts.now ?? new Date();
+  const shards = Array.from({ length: IDLE_DUE_SHARDS }, (_, shard) => shard);
+  const watches = (await Promise.all(shards.map((shard) => dueIdleWatches(shard, now, PER_SHARD)))).flat();
+  const result: IdleStopResult = { due: watches.length, stopped: 0 };
+  for (const watch of watches) {
+    try {
+      if (await checkOne(watch, now)) result.stopped += 1;
+    } catch (err) {
+      // One account's failure never stops the others; its watch stays due for the next minute.
+      logger().error('idle check of one account failed', { userId: watch.userId, error: err as Error });
+    }
+  }
+  return result;
+}
