@@ -176,7 +176,8 @@ describe('dashboard, tracing and logs', () => {
       expect(t.functionProps(name).DeadLetterConfig, name).toEqual({ TargetArn: { 'Fn::GetAtt': [asyncDlq, 'Arn'] } });
     }
     const rules = ofType('AWS::Events::Rule');
-    expect(rules).toHaveLength(2);
+    // The heartbeat every 5 minutes, its minute sweep (scheduled prompts, idle auto-stop), and ECS task-state changes.
+    expect(rules).toHaveLength(3);
     for (const [id, rule] of rules) expect(rule.Properties.Targets[0].DeadLetterConfig, id).toEqual({ Arn: { 'Fn::GetAtt': [asyncDlq, 'Arn'] } });
   });
 });
