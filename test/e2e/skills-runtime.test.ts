@@ -1,9 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUpVerified, startLocalStack, type LocalStack, stopLocalStack, until, bearerApi } from '../helpers/local-stack';
-import { TEST_JWT_SECRET } from '../helpers/worker-setup';
+import { describe, expect, it } from 'vitest';
+import { localStackWithAdmin, until } from '../helpers/local-stack';
 
 /**
  * Installed skills reach a running agent (issue 12): over `npm start`, a skill installed on a
@@ -11,24 +7,7 @@ import { TEST_JWT_SECRET } from '../helpers/worker-setup';
  * with the gateway token.
  */
 describe('a skill installed on a running agent, over the local stack', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-skills-e2e-'));
-  const email = 'skills-owner@example.com';
-  let stack: LocalStack;
-  let base: string;
-  let owner: { userId: string; token: string };
-
-  const api = bearerApi(
-    () => base,
-    () => owner.token,
-  );
-
-  beforeAll(async () => {
-    stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: email });
-    base = await stack.ready;
-    owner = await signUpVerified(base, dataDir, email);
-  }, 120_000);
-
-  afterAll(() => stopLocalStack(stack, dataDir));
+  const { api, owner } = localStackWithAdmin('skills', 'skills-owner@example.com');
 
   it('the runtime lists the installed skill and calls it through the platform with the gateway token', async () => {
     const provisioned = await api('POST', '/api/agents/provision', { name: 'plays sets' });

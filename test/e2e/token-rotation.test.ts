@@ -1,10 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { signUpVerified, startLocalStack, type LocalStack, stopLocalStack, until, bearerApi } from '../helpers/local-stack';
-import { TEST_JWT_SECRET } from '../helpers/worker-setup';
+import { localStackWithAdmin, until } from '../helpers/local-stack';
 
 /**
  * Recovery evicts (issue 9): rotating the gateway token over `npm start` reaches the runtime that
@@ -26,24 +22,7 @@ function openWith(url: string, token: string): Promise<{ frame?: any; refused?: 
 }
 
 describe('gateway-token rotation reaches a running runtime over the local stack', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-rotation-e2e-'));
-  const email = 'rotation-owner@example.com';
-  let stack: LocalStack;
-  let base: string;
-  let owner: { userId: string; token: string };
-
-  const api = bearerApi(
-    () => base,
-    () => owner.token,
-  );
-
-  beforeAll(async () => {
-    stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: email });
-    base = await stack.ready;
-    owner = await signUpVerified(base, dataDir, email);
-  }, 120_000);
-
-  afterAll(() => stopLocalStack(stack, dataDir));
+  const { api, owner } = localStackWithAdmin('rotation', 'rotation-owner@example.com');
 
   it('the new token opens the agent, the old one is refused, and the agent keeps its memory and process', async () => {
     const provisioned = await api('POST', '/api/agents/provision', { name: 'rotates its token' });

@@ -1,7 +1,10 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
+import { TEST_JWT_SECRET } from './worker-setup';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -127,3 +130,28 @@ export const bearerApi =
     });
     return { status: res.status, body: (await res.json()) as any };
   };
+
+/**
+ * One `npm start` for the calling describe block, with a verified admin owner (an admin provisions
+ * without a subscription) and a Bearer API as that owner; the stack is stopped and its data removed
+ * after the block.
+ */
+export function localStackWithAdmin(name: string, email: string) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `agent-platform-${name}-e2e-`));
+  let stack: LocalStack | undefined;
+  let base = '';
+  const owner = { userId: '', token: '' };
+  beforeAll(async () => {
+    stack = startLocalStack({ DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ADMIN_EMAILS: email });
+    base = await stack.ready;
+    Object.assign(owner, await signUpVerified(base, dataDir, email));
+  }, 120_000);
+  afterAll(() => stopLocalStack(stack, dataDir));
+  return {
+    owner,
+    api: bearerApi(
+      () => base,
+      () => owner.token,
+    ),
+  };
+}
