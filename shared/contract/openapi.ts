@@ -21,8 +21,8 @@ const RESOURCE_NAMES: Record<string, string> = {
   PublicUser: 'User',
 };
 
-const isObjectLike = (value: unknown): value is z.ZodType =>
-  value instanceof z.ZodType && ['object', 'union', 'intersection'].includes((value as z.ZodType).def.type);
+const isObjectLike = (value: unknown): value is z.core.$ZodType =>
+  value instanceof z.core.$ZodType && ['object', 'union', 'intersection'].includes((value as z.core.$ZodType)._zod.def.type);
 
 /**
  * Gives the exported object schemas of the contract modules a component name, so the document
@@ -61,7 +61,7 @@ class ComponentCollector {
   readonly schemas: Record<string, JsonSchema> = {};
   private readonly anonymousByShape = new Map<string, string>();
 
-  convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  convert(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
     const {
       $schema: _dropped,
       $defs,
@@ -230,7 +230,7 @@ function responsesOf(route: RouteDefinition, components: ComponentCollector) {
   const codes = pipelineCodes(route);
   const statuses = new Set([...Object.keys(route.responses).map(Number), ...Object.keys(codes).map(Number)]);
   for (const status of [...statuses].sort((a, b) => a - b)) {
-    const schema = (route.responses as Record<number, z.ZodType | undefined>)[status];
+    const schema = (route.responses as Record<number, z.core.$ZodType | undefined>)[status];
     const body = schema ? components.convert(schema, 'output') : status >= 400 ? { $ref: `${COMPONENT_REF}Error` } : undefined;
     const allCodes = [...new Set([...(codes[status] ?? []), ...declaredCodes(body, components.schemas)])];
     const description = [STATUS_TEXT[status] ?? String(status), allCodes.length ? `Codes: ${allCodes.map((c) => `\`${c}\``).join(', ')}.` : '']

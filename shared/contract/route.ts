@@ -37,9 +37,9 @@ export interface RouteDefinition {
   summary: string;
   description?: string;
   deprecated?: boolean;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?: z.ZodType;
+  params?: z.core.$ZodObject;
+  query?: z.core.$ZodObject;
+  body?: z.core.$ZodType;
   /**
    * When true the pipeline does not parse the body as JSON and hands the handler the raw text
    * (signature checks need the exact bytes), or lets the handler decide how to answer a bad body.
@@ -85,7 +85,7 @@ export interface RouteDefinition {
    */
   secretAnswer?: boolean;
   /** Status code → schema of the answer; used for documentation and by contract tests. */
-  responses: Record<number, z.ZodType>;
+  responses: Record<number, z.core.$ZodType>;
 }
 
 export interface RouteGroup {
@@ -106,6 +106,12 @@ export const defineGroup = <const G extends RouteGroup>(group: G): G => group;
 
 /** `POST /api/agents/{id}`: the key API Gateway puts in `event.routeKey`. */
 export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+/*
+ * Route schemas may be zod classic or zod/mini (the types above are zod's core types): Lambda-side
+ * contracts move to zod/mini, whose schemas build without attaching every method to every instance.
+ * The shared bodies below are classic for the contracts not yet moved; mini ones are in ./common.ts.
+ */
 
 /** The spec's error body, `{error, code?}`, plus any extra fields an endpoint table names. */
 export const ErrorBody = z.looseObject({

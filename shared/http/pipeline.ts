@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthContext } from '../auth/authenticate';
 import { csrfTokenMatches } from '../auth/csrf';
 import { config } from '../config';
@@ -23,7 +23,7 @@ import { attachStream, canStream } from './streaming';
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
 
-type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
 /** What every operation receives: validated input, the caller, and the raw event for the rare need. */
 export interface OperationContext<R extends RouteDefinition = RouteDefinition> {
@@ -176,7 +176,7 @@ function flattenIssues(issues: readonly Issue[], base: PropertyKey[] = []): { pa
 }
 
 /** 400 VALIDATION_ERROR with the issues, for handlers that validate a body themselves. */
-export function validationError(where: string, error: z.ZodError): HttpError {
+export function validationError(where: string, error: z.core.$ZodError): HttpError {
   const issues = flattenIssues(error.issues).map(({ path, issue }) => {
     const keysNote = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
     return { path: [where, ...path.map(String)].join('.'), message: issue.message + keysNote };
@@ -184,9 +184,10 @@ export function validationError(where: string, error: z.ZodError): HttpError {
   return new HttpError(400, `invalid request ${where}`, 'VALIDATION_ERROR', { issues });
 }
 
-function parseWith<S extends z.ZodType | undefined>(schema: S, value: unknown, where: string) {
+function parseWith<S extends z.core.$ZodType | undefined>(schema: S, value: unknown, where: string) {
   if (!schema) return undefined;
-  const out = schema.safeParse(value);
+  // The functional form takes any zod 4 schema, classic or mini (Lambda-side schemas are zod/mini).
+  const out = z.safeParse(schema, value);
   if (!out.success) throw validationError(where, out.error);
   return out.data;
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../shared/contract/route';
 import { hashApiKey, generateApiKey } from '../../shared/auth/api-keys';
@@ -30,7 +31,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
       createdAt: expect.any(String),
     });
     expect(Buffer.from(created.key.slice(3), 'base64url')).toHaveLength(32);
-    expect(schemaOf('createApiKey', 201).safeParse(created).success).toBe(true);
+    expect(z.safeParse(schemaOf('createApiKey', 201), created).success).toBe(true);
 
     const owned = await tenant(session.userId).get(keys.apiKey(session.userId, created.id));
     expect(owned).toMatchObject({ id: created.id, name: 'CI deploy key', keyHash: hashApiKey(created.key), lastUsed: null, createdAt: created.createdAt });
@@ -47,7 +48,7 @@ describe('creating API keys (spec 4.7, 2.10)', () => {
     const list = await call('GET', '/api/keys', { session });
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ keys: [{ id: created.id, name: 'my key', keyPreview: expect.any(String), createdAt: created.createdAt, lastUsed: null }] });
-    expect(schemaOf('listApiKeys', 200).safeParse(list.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('listApiKeys', 200), list.body).success).toBe(true);
     const one = await call('GET', `/api/keys/${created.id}`, { session });
     expect(one.body).toEqual(list.body.keys[0]);
     for (const text of [list.text, one.text]) {
@@ -177,7 +178,7 @@ describe(`at most ${API_KEYS_PER_ACCOUNT} keys per account`, () => {
     for (const r of refused) {
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 'KEY_LIMIT', limit: API_KEYS_PER_ACCOUNT });
-      expect(schemaOf('createApiKey', 400).safeParse(r.body).success).toBe(true);
+      expect(z.safeParse(schemaOf('createApiKey', 400), r.body).success).toBe(true);
     }
     expect((await call('GET', '/api/keys', { session })).body.keys).toHaveLength(API_KEYS_PER_ACCOUNT);
     expect(await keyCount(session.userId)).toBe(API_KEYS_PER_ACCOUNT);

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ describe('informational endpoints (spec 4.13)', () => {
     expect(res.body.status).toBe('operational');
     expect(res.body.official_repo).toBe(config().infraMcp.repoUrl);
     expect(res.body.documentation).toBe(config().infraMcp.docsUrl);
-    expect(schemaOf('getInfraMcpHealth', 200).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('getInfraMcpHealth', 200), res.body).success).toBe(true);
   });
 
   it('info has exactly the spec keys', async () => {
@@ -31,7 +32,7 @@ describe('informational endpoints (spec 4.13)', () => {
       ['description', 'docker_image', 'documentation', 'features', 'maintained_by', 'name', 'repository', 'setup_guide', 'version'].sort(),
     );
     expect(res.body.features.length).toBeGreaterThan(0);
-    expect(schemaOf('getInfraMcpInfo', 200).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('getInfraMcpInfo', 200), res.body).success).toBe(true);
   });
 
   it('setup has the three quick-start steps and a docker configuration example', async () => {
@@ -39,7 +40,7 @@ describe('informational endpoints (spec 4.13)', () => {
     expect(Object.keys(res.body).sort()).toEqual(['docker_config_example', 'documentation_links', 'quick_start', 'recommended_approach', 'title']);
     expect(Object.keys(res.body.quick_start)).toEqual(['step_1', 'step_2', 'step_3']);
     expect(JSON.stringify(res.body.docker_config_example)).toContain(config().infraMcp.dockerImage);
-    expect(schemaOf('getInfraMcpSetup', 200).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('getInfraMcpSetup', 200), res.body).success).toBe(true);
   });
 
   it('tools lists the 7 categories and their 21 tools exactly as the spec names them', async () => {
@@ -56,7 +57,7 @@ describe('informational endpoints (spec 4.13)', () => {
     });
     expect(Object.values(res.body.tool_categories).flat()).toHaveLength(21);
     expect(res.body.tool_categories).toEqual(JSON.parse(JSON.stringify(INFRA_MCP_TOOL_CATEGORIES)));
-    expect(schemaOf('listInfraMcpTools', 200).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('listInfraMcpTools', 200), res.body).success).toBe(true);
   });
 
   it('examples has the 5 use cases, each with prompts', async () => {
@@ -70,7 +71,7 @@ describe('informational endpoints (spec 4.13)', () => {
       'troubleshooting',
     ]);
     expect(Object.keys(res.body.examples).sort()).toEqual([...INFRA_MCP_USE_CASES].sort());
-    expect(schemaOf('listInfraMcpExamples', 200).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('listInfraMcpExamples', 200), res.body).success).toBe(true);
   });
 
   it('docs and github are 301 redirects to the configured vendor URLs', async () => {
@@ -112,7 +113,7 @@ describe('POST /api/infra-mcp/validate-config', () => {
     expect(res.body).toEqual({ valid: true, message: expect.any(String), next_steps: expect.any(Array) });
     expect(res.body.next_steps.length).toBeGreaterThan(0);
     expect(res.text).not.toContain(VALID_KEY);
-    expect(schemaOf('validateInfraMcpConfig', 200).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('validateInfraMcpConfig', 200), res.body).success).toBe(true);
   });
 
   it('accepts a key of exactly 20 characters and refuses 19', async () => {
@@ -133,7 +134,7 @@ describe('POST /api/infra-mcp/validate-config', () => {
     const res = await validate(body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ valid: false, errors, help: expect.any(String) });
-    expect(schemaOf('validateInfraMcpConfig', 400).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('validateInfraMcpConfig', 400), res.body).success).toBe(true);
   });
 
   it.each([
@@ -149,7 +150,7 @@ describe('POST /api/infra-mcp/validate-config', () => {
     expect(res.status).toBe(400);
     expect(res.body.valid).toBe(false);
     expect(res.body.errors.length).toBeGreaterThan(0);
-    expect(schemaOf('validateInfraMcpConfig', 400).safeParse(res.body).success).toBe(true);
+    expect(z.safeParse(schemaOf('validateInfraMcpConfig', 400), res.body).success).toBe(true);
     expect(res.text).not.toContain(VALID_KEY);
   });
 

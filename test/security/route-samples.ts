@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { randomUUID } from 'node:crypto';
 import type { ContractRoute } from '../../shared/contract';
 import type { TestSession } from '../helpers/api';
@@ -13,11 +14,11 @@ export function fillPath(route: ContractRoute, values: Record<string, string>): 
 }
 
 export function defaultQuery(route: ContractRoute, values: Record<string, string> = {}): string {
-  const shape = (route.query?.shape ?? {}) as Record<string, { safeParse: (v: unknown) => { success: boolean } }>;
+  const shape = route.query?._zod.def.shape ?? {};
   const q = new URLSearchParams();
   for (const [name, schema] of Object.entries(shape)) {
     if (values[name] !== undefined) q.set(name, values[name]!);
-    else if (!schema.safeParse(undefined).success) q.set(name, name.toLowerCase().endsWith('id') ? `r${randomUUID().slice(0, 8)}` : 'x');
+    else if (!z.safeParse(schema, undefined).success) q.set(name, name.toLowerCase().endsWith('id') ? `r${randomUUID().slice(0, 8)}` : 'x');
   }
   const s = q.toString();
   return s ? `?${s}` : '';
