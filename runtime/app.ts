@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { PlatformError, type AgentState, type ChatMessage, type PlatformClient } from './platform';
+import { PlatformError, type AgentState, type ChatMessage, type PlatformClient, type TokenUsage } from './platform';
 import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './stats';
 
 /**
@@ -15,6 +15,8 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
  *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
  *   POST /reload  → reloads agents, configuration, memory, history, skills and credentials from the platform
  *   GET  /agents/<id>/credentials → {agentId, credentials: names}: which credentials the agent holds (never values)
+ *   POST /agents/<id>/chat {content, thread?, stream?} → 200 {content, usage} | 502 {error, code}; with `stream: true`
+ *                 200 text/event-stream: `delta` {content} per piece, then `done` {content, usage} or `error` {error, code}
  *   POST /agents/<id>/memory {set?, replace?, clearHistory?} → the platform pushes a memory change
  *                 of a loaded agent: `set` merges keys, `replace` swaps the whole memory, `clearHistory`
  *                 drops the conversation replayed into prompts (404 for an agent not loaded: it loads fresh)
@@ -23,9 +25,13 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
  * server selects `agent-runtime`, never echoing the token); `?token=` still works but ends up in
  * access logs:
  *   server → {type: 'ready', agentId, runtimeVersion} on connect
- *   client → {type: 'message', content, id?} (or a plain text frame)
+ *   client → {type: 'message', content, id?, stream?} (or a plain text frame)
  *   server → {type: 'message', role: 'assistant', content, agentId, replyTo?}
  *          | {type: 'error', code, error, agentId?, replyTo?}
+ *   With `stream: true` the answer comes in pieces as the model writes it:
+ *   server → {type: 'delta', text, agentId, replyTo?} per piece, then
+ *            {type: 'done', message: {role: 'assistant', content}, usage?, agentId, replyTo?} (content: the whole answer)
+ *          | {type: 'error', code, error, agentId, replyTo?} (also after some deltas, when the model fails mid-stream)
  * Every exchange is stored on the platform before it is answered, so a restart loses nothing.
  */
 
@@ -129,15 +135,14 @@ export function createRuntime(opts: RuntimeOptions) {
     content: string,
     /** A conversation thread's own messages (a chat session); without it, the agent's whole history. */
     thread?: ChatMessage[],
-  ): Promise<
-    | { ok: true; content: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }
-    | { ok: false; code: string; error: string }
-  > {
+    /** Given: the completion is streamed and each text piece handed here as it arrives. */
+    onDelta?: (text: string) => void,
+  ): Promise<{ ok: true; content: string; usage?: TokenUsage } | { ok: false; code: string; error: string }> {
     const history: ChatMessage[] = thread ?? agent.messages.map(({ role, content: c }) => ({ role, content: c }));
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(agent) }, ...history, { role: 'user', content }];
     const started = performance.now();
     try {
-      const out = await opts.platform.complete(agent.id, messages);
+      const out = onDelta ? await streamedCompletion(agent.id, messages, onDelta) : await opts.platform.complete(agent.id, messages);
       const reply = out.choices[0]?.message.content ?? '';
       const exchange: ChatMessage[] = [
         { role: 'user', content },
@@ -159,6 +164,19 @@ export function createRuntime(opts: RuntimeOptions) {
     }
   }
 
+  /** A streamed completion read to its end, in the shape of `complete`'s answer; an `error` event fails it. */
+  async function streamedCompletion(agentId: string, messages: ChatMessage[], onDelta: (text: string) => void) {
+    let content = '';
+    for await (const e of opts.platform.completeStream(agentId, messages)) {
+      if (e.event === 'delta') {
+        content += e.data.content;
+        onDelta(e.data.content);
+      } else if (e.event === 'error') throw new PlatformError(e.data.error, 502, e.data.code);
+      else return { choices: [{ message: { content } }], usage: e.data.usage };
+    }
+    throw new PlatformError('the completion stream ended without its last event', 502, 'STREAM_BROKEN');
+  }
+
   /** One exchange at a time per agent, so history stays in order. */
   function enqueue<T>(agentId: string, work: () => Promise<T>): Promise<T> {
     const previous = queues.get(agentId) ?? Promise.resolve();
@@ -170,13 +188,13 @@ export function createRuntime(opts: RuntimeOptions) {
     return next;
   }
 
-  function parseFrame(data: RawData, isBinary: boolean): { content: string; id?: string } | undefined {
+  function parseFrame(data: RawData, isBinary: boolean): { content: string; id?: string; stream?: boolean } | undefined {
     if (isBinary) return undefined;
     const text = data.toString();
     try {
       const json = JSON.parse(text);
       if (json && typeof json === 'object' && json.type === 'message' && typeof json.content === 'string') {
-        return { content: json.content, id: typeof json.id === 'string' ? json.id.slice(0, 128) : undefined };
+        return { content: json.content, id: typeof json.id === 'string' ? json.id.slice(0, 128) : undefined, stream: json.stream === true };
       }
       if (typeof json === 'string') return { content: json };
       return undefined;
@@ -198,6 +216,13 @@ export function createRuntime(opts: RuntimeOptions) {
       void enqueue(agentId, async () => {
         const agent = await agentFor(agentId);
         if (!agent) return send({ type: 'error', agentId, code: 'AGENT_NOT_FOUND', error: 'this agent no longer exists', replyTo: frame.id });
+        if (frame.stream) {
+          const result = await answer(agent, frame.content, undefined, (text) => send({ type: 'delta', agentId, text, replyTo: frame.id }));
+          if (result.ok)
+            send({ type: 'done', agentId, message: { role: 'assistant', content: result.content }, usage: result.usage, replyTo: frame.id });
+          else send({ type: 'error', agentId, code: result.code, error: result.error, replyTo: frame.id });
+          return;
+        }
         const result = await answer(agent, frame.content);
         if (result.ok) send({ type: 'message', role: 'assistant', agentId, content: result.content, replyTo: frame.id });
         else send({ type: 'error', agentId, code: result.code, error: result.error, replyTo: frame.id });
@@ -347,8 +372,9 @@ export function createRuntime(opts: RuntimeOptions) {
     for await (const c of req) chunks.push(c as Buffer);
     let content: unknown;
     let thread: unknown;
+    let stream: unknown;
     try {
-      ({ content, thread } = JSON.parse(Buffer.concat(chunks).toString()));
+      ({ content, thread, stream } = JSON.parse(Buffer.concat(chunks).toString()));
     } catch {
       content = undefined;
     }
@@ -359,9 +385,32 @@ export function createRuntime(opts: RuntimeOptions) {
       return json(res, 400, { error: `thread: at most ${historyLimit} {role: user|assistant, content} messages`, code: 'BAD_THREAD' });
     const agent = await agentFor(agentId);
     if (!agent) return json(res, 404, { error: 'no such agent', code: 'AGENT_NOT_FOUND' });
+    if (stream === true) return streamChatOverHttp(res, agent, content, threadMessages);
     const result = await enqueue(agentId, () => answer(agent, content, threadMessages));
     if (result.ok) return json(res, 200, { content: result.content, usage: result.usage });
     return json(res, 502, { error: result.error, code: result.code });
+  }
+
+  /**
+   * `stream: true`: server-sent events relayed from the platform's streamed completion. The status
+   * waits for the first text piece, so a refusal before it (a spending cap, no model) is still a
+   * JSON error as without `stream`; after it, a failure ends the stream with an `error` event.
+   */
+  async function streamChatOverHttp(res: http.ServerResponse, agent: AgentState, content: string, thread: ChatMessage[] | undefined) {
+    const event = (name: string, data: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    const result = await enqueue(agent.id, () =>
+      answer(agent, content, thread, (text) => {
+        if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
+        event('delta', { content: text });
+      }),
+    );
+    if (!res.headersSent) {
+      if (result.ok) res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
+      else return json(res, 502, { error: result.error, code: result.code });
+    }
+    if (result.ok) event('done', { content: result.content, usage: result.usage });
+    else event('error', { error: result.error, code: result.code });
+    res.end();
   }
 
   server.on('connection', (socket) => {

@@ -1,3 +1,5 @@
+import { serverSentEvents } from './sse';
+
 /**
  * The runtime's only way to the platform: HTTP with its own gateway token to the internal runtime
  * routes (`/api/instance/{userId}/runtime/...`). It holds no platform secret and no provider key:
@@ -38,6 +40,18 @@ export class PlatformError extends Error {
     super(message);
   }
 }
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** One event of a streamed completion (see `completeStream`). */
+export type CompletionEvent =
+  | { event: 'delta'; data: { content: string } }
+  | { event: 'done'; data: { id?: string; model?: string; finish_reason?: string | null; usage?: TokenUsage } }
+  | { event: 'error'; data: { error: string; code: string } };
 
 export interface PlatformOptions {
   baseUrl: string;
@@ -83,12 +97,45 @@ export function platformClient(opts: PlatformOptions) {
       request<{
         model: string;
         choices: { message: { content: string | null } }[];
-        usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+        usage?: TokenUsage;
       }>('/chat/completions', {
         method: 'POST',
         body: { agentId, messages },
         timeoutMs: 120_000,
       }),
+    /**
+     * The same completion, streamed: the platform answers server-sent events, yielded as they come
+     * (`delta` pieces, then `done` with the usage, or `error` when the model fails mid-stream).
+     * A refusal before the stream starts (402, 503...) throws a PlatformError, as `complete` does.
+     */
+    async *completeStream(agentId: string, messages: ChatMessage[]): AsyncGenerator<CompletionEvent> {
+      let res: Response;
+      try {
+        res = await fetch(`${base}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${opts.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ agentId, messages, stream: true }),
+          signal: AbortSignal.timeout(120_000),
+        });
+      } catch (err) {
+        throw new PlatformError(`the platform is unreachable (${(err as Error).name})`, 0, 'PLATFORM_UNREACHABLE');
+      }
+      if (!res.ok || !res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
+        const body = (await res.json().catch(() => undefined)) as { error?: unknown; code?: unknown } | undefined;
+        throw new PlatformError(
+          typeof body?.error === 'string' ? body.error : `platform answered ${res.status}`,
+          res.status,
+          typeof body?.code === 'string' ? body.code : 'PLATFORM_ERROR',
+        );
+      }
+      try {
+        for await (const e of serverSentEvents(res.body)) {
+          if (e.event === 'delta' || e.event === 'done' || e.event === 'error') yield e as CompletionEvent;
+        }
+      } catch (err) {
+        throw new PlatformError(`the completion stream broke (${(err as Error).name})`, 502, 'STREAM_BROKEN');
+      }
+    },
     /** Calls a skill installed on the agent; the answer is the skill's `{success: true, ...data}`. */
     skill: (agentId: string, skill: string, body: Record<string, unknown>) =>
       request<{ success: true } & Record<string, unknown>>(`/agents/${encodeURIComponent(agentId)}/skills/${encodeURIComponent(skill)}`, {

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { generateChat, NoModelAvailableError, ProviderFailureError } from '../../shared/ai/model-layer';
+import { generateChat, NoModelAvailableError, ProviderFailureError, streamChat, type ModelCallInput, type ModelStream } from '../../shared/ai/model-layer';
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
 import { presentsGatewayToken } from '../../shared/auth/gateway-token';
 import { accessFrom, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
@@ -13,6 +13,7 @@ import { listInstalledSkills } from '../../shared/db/installed-skills';
 import { readAgentMemory } from '../../shared/db/memory';
 import { getUser } from '../../shared/db/users';
 import { HttpError, notFound, unauthorized } from '../../shared/http/errors';
+import { StreamReply } from '../../shared/http/reply';
 
 /**
  * The platform side of the agent runtime: routes an instance calls with its gateway token to load
@@ -78,30 +79,49 @@ async function ownerRights(userId: string): Promise<{ isAdmin: boolean; isTester
  * the provider key kept here. This route keeps its own codes for "no provider" and provider
  * failures, which the runtime shows its users.
  */
-export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[] }) {
+export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[]; stream?: boolean }) {
   const [agent, instance, rights] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), ownerRights(userId)]);
   if (!agent || !instance || !rights) throw notFound('no such agent');
+  const input: ModelCallInput = {
+    caller: { kind: 'account', account: { userId, ...rights }, agentId: agent.id },
+    model: agentModel(agent),
+    messages: body.messages,
+    temperature: agent.config?.temperature,
+    maxTokens: agent.config?.maxTokens,
+  };
   try {
-    const out = await generateChat({
-      caller: { kind: 'account', account: { userId, ...rights }, agentId: agent.id },
-      model: agentModel(agent),
-      messages: body.messages,
-      temperature: agent.config?.temperature,
-      maxTokens: agent.config?.maxTokens,
-    });
+    if (body.stream) return new StreamReply(completionEvents(await streamChat(input)));
+    const out = await generateChat(input);
     return {
       id: out.id,
       object: 'chat.completion' as const,
       created: Math.floor(Date.now() / 1000),
       model: out.model,
       choices: [{ index: 0, message: { role: 'assistant' as const, content: out.text }, finish_reason: out.finishReason }],
-      usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens, total_tokens: out.usage.totalTokens },
+      usage: openAiUsage(out.usage),
     };
   } catch (err) {
     if (err instanceof NoModelAvailableError)
       throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
     if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
+  }
+}
+
+const openAiUsage = (u: { promptTokens: number; completionTokens: number; totalTokens: number }) => ({
+  prompt_tokens: u.promptTokens,
+  completion_tokens: u.completionTokens,
+  total_tokens: u.totalTokens,
+});
+
+/** The streamed completion: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}. */
+async function* completionEvents(stream: ModelStream) {
+  try {
+    for await (const content of stream.textStream) yield { event: 'delta', data: { content } };
+    const out = await stream.result;
+    yield { event: 'done', data: { id: out.id, model: out.model, finish_reason: out.finishReason, usage: openAiUsage(out.usage) } };
+  } catch (err) {
+    yield { event: 'error', data: { error: 'the model provider failed while streaming', code: (err as { code?: string }).code ?? 'MODEL_PROVIDER_ERROR' } };
   }
 }
 

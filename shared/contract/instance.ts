@@ -106,6 +106,10 @@ const RuntimeExchangeBody = z.strictObject({
 const RuntimeCompletionBody = z.strictObject({
   agentId: ResourceId,
   messages: z.array(RuntimeChatMessage).min(1).max(200),
+  stream: z
+    .boolean()
+    .optional()
+    .describe('true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}'),
 });
 
 /** OpenAI chat completion shape, so any OpenAI-compatible client library can be the runtime's. */
