@@ -218,8 +218,7 @@ export function createRuntime(opts: RuntimeOptions) {
         if (!agent) return send({ type: 'error', agentId, code: 'AGENT_NOT_FOUND', error: 'this agent no longer exists', replyTo: frame.id });
         if (frame.stream) {
           const result = await answer(agent, frame.content, undefined, (text) => send({ type: 'delta', agentId, text, replyTo: frame.id }));
-          if (result.ok)
-            send({ type: 'done', agentId, message: { role: 'assistant', content: result.content }, usage: result.usage, replyTo: frame.id });
+          if (result.ok) send({ type: 'done', agentId, message: { role: 'assistant', content: result.content }, usage: result.usage, replyTo: frame.id });
           else send({ type: 'error', agentId, code: result.code, error: result.error, replyTo: frame.id });
           return;
         }

@@ -1206,6 +1206,7 @@ export interface paths {
         /**
          * Send a message to one of the caller's agents and get its reply.
          * @description Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; 409 when the agent is not running; 502 when the agent does not answer.
+         *     With `stream: true` (or `Accept: text/event-stream`) the answer is `text/event-stream`, relayed as the agent writes it: `delta` `{content}` per piece, then `done` with the JSON answer `{agentId, message, reply, usage}`, or `error` `{error, code}` when the agent fails mid-answer. The refusals above keep their status; the exchange is stored and metered once, as without `stream`. The local stack streams the events as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body unless sent to the streaming Function URL (see the README).
          *
          *     Rate limit scope: `chat`.
          */
@@ -14326,6 +14327,8 @@ export interface operations {
                     agentId: string;
                     /** @description at most 32000 characters */
                     message: string;
+                    /** @description true: answer server-sent events as the reply is written (see the description) */
+                    stream?: boolean;
                 };
             };
         };
@@ -17141,6 +17144,8 @@ export interface operations {
                 "application/json": {
                     agentId: string;
                     messages: components["schemas"]["RuntimeChatMessage"][];
+                    /** @description true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code} */
+                    stream?: boolean;
                 };
             };
         };

@@ -19,7 +19,7 @@ export async function chatHistory(auth: AuthContext, agentId: string, limit: num
   return { agentId, ...(await messagesBefore(auth.userId, agentId, limit, before)) };
 }
 
-const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined) => ({
+export const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined) => ({
   promptTokens: u?.prompt_tokens ?? 0,
   completionTokens: u?.completion_tokens ?? 0,
   totalTokens: u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0),
@@ -65,19 +65,28 @@ export async function sendChatMessage(auth: AuthContext, agentId: string, messag
   requireActiveSubscription(access);
   const sentAt = new Date().toISOString();
   const body = await askAgent(auth.userId, agentId, message, thread);
-  // The runtime stored the exchange; the two newest messages are this one and its reply.
-  const { messages } = await messagesBefore(auth.userId, agentId, 2);
-  const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sentAt) ?? {
+  return storedExchange(auth.userId, agentId, { message, sentAt }, body);
+}
+
+/** The exchange as the runtime stored it: the two newest messages are this one and its reply. */
+export async function storedExchange(
+  userId: string,
+  agentId: string,
+  sent: { message: string; sentAt: string },
+  answer: { content: string; usage?: Parameters<typeof usageOf>[0] },
+) {
+  const { messages } = await messagesBefore(userId, agentId, 2);
+  const reply = messages.find((m) => m.role === 'assistant' && m.createdAt >= sent.sentAt) ?? {
     id: 'unstored',
     role: 'assistant' as const,
-    content: body.content,
+    content: answer.content,
     createdAt: new Date().toISOString(),
   };
-  const sent = messages.find((m) => m.role === 'user' && m.createdAt >= sentAt) ?? {
+  const stored = messages.find((m) => m.role === 'user' && m.createdAt >= sent.sentAt) ?? {
     id: 'unstored',
     role: 'user' as const,
-    content: message,
-    createdAt: sentAt,
+    content: sent.message,
+    createdAt: sent.sentAt,
   };
-  return { agentId, message: sent, reply, usage: usageOf(body.usage) };
+  return { agentId, message: stored, reply, usage: usageOf(answer.usage) };
 }

@@ -3,6 +3,7 @@ import { config } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { sendJson } from './queue';
+import { serverSentEvents } from '../../runtime/sse';
 
 /**
  * Where agent instances run: ECS Fargate tasks in AWS (launcher-ecs.ts), child processes running
@@ -146,6 +147,35 @@ export async function runtimeRequest(
   } catch (err) {
     throw new RuntimeUnreachableError(`instance unreachable: ${(err as Error).name}`);
   }
+}
+
+/**
+ * A POST to an instance's runtime whose answer may be server-sent events (its streamed chat):
+ * `events` as they arrive when it answered `text/event-stream`, else the JSON answer as
+ * `runtimeRequest` gives it. The time limit covers the whole stream.
+ */
+export async function runtimeEventStream(
+  endpoint: string,
+  token: string,
+  path: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<RuntimeAnswer & { events?: AsyncIterable<{ event: string; data: unknown }> }> {
+  let res: Response;
+  try {
+    res = await fetch(new URL(path, endpoint), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
+  } catch (err) {
+    throw new RuntimeUnreachableError(`instance unreachable: ${(err as Error).name}`);
+  }
+  if (res.status === 200 && res.body && res.headers.get('content-type')?.startsWith('text/event-stream'))
+    return { status: 200, body: undefined, events: serverSentEvents(res.body) };
+  return { status: res.status, body: await res.json().catch(() => undefined) };
 }
 
 /** True when the instance answers `GET /health` with `{status: 'ok'}`. */

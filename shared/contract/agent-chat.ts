@@ -104,6 +104,8 @@ export const agentChatContract = defineGroup({
   group: 'agent-chat',
   description: "Session-bound agent actions and chat with the caller's agents (spec 4.14). The user is always the authenticated caller.",
   dynamoOnly: false,
+  // `POST /api/chat` with `stream: true` answers server-sent events (its Function URL twin streams them).
+  streams: true,
   routes: [
     {
       operation: 'getAgentAction',
@@ -192,8 +194,16 @@ export const agentChatContract = defineGroup({
       summary: "Send a message to one of the caller's agents and get its reply.",
       description:
         "Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; " +
-        '409 when the agent is not running; 502 when the agent does not answer.',
-      body: z.strictObject({ agentId: ResourceId, message: ChatText }),
+        '409 when the agent is not running; 502 when the agent does not answer.\n' +
+        'With `stream: true` (or `Accept: text/event-stream`) the answer is `text/event-stream`, relayed as the agent writes it: `delta` `{content}` per piece, ' +
+        'then `done` with the JSON answer `{agentId, message, reply, usage}`, or `error` `{error, code}` when the agent fails mid-answer. ' +
+        'The refusals above keep their status; the exchange is stored and metered once, as without `stream`. ' +
+        'The local stack streams the events as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body unless sent to the streaming Function URL (see the README).',
+      body: z.strictObject({
+        agentId: ResourceId,
+        message: ChatText,
+        stream: z.boolean().optional().describe('true: answer server-sent events as the reply is written (see the description)'),
+      }),
       example: { agentId: 'agt_7Hk2mQ9xLp', message: 'Which venues in Berlin hold 300 people?' },
       responses: {
         200: z.object({ agentId: z.string(), message: AgentMessage.describe('the stored user message'), reply: AgentMessage, usage: Usage }),

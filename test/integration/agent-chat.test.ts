@@ -3,6 +3,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, accountSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
+import { readWhileModelIsSlow, sseFramesOf } from '../helpers/sse-timing';
 import { runningAgent as runningAgentOf, subscribe, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
@@ -40,5 +41,84 @@ describe('/api/chat', () => {
     const res = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'anyone there?' } });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('AGENT_NOT_RUNNING');
+  });
+});
+
+describe('/api/chat with stream: true', () => {
+  const historyOf = async (session: Awaited<ReturnType<typeof accountSession>>, agentId: string) =>
+    (await call('GET', `/api/chat?agentId=${agentId}`, { session })).body.messages.map((m: { role: string; content: string }) => [m.role, m.content]);
+
+  it('answers server-sent events relayed from the agent, then the stored exchange; stored and metered once', async () => {
+    const { user, agentId } = await runningAgent();
+    const res = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'stream it', stream: true } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const frames = sseFramesOf(res.text!);
+    const deltas = frames.filter((f) => f.event === 'delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((f) => f.data.content).join('')).toBe(fakeAnswerTo('stream it'));
+    expect(frames.at(-1)).toMatchObject({
+      event: 'done',
+      data: { agentId, message: { role: 'user', content: 'stream it' }, reply: { role: 'assistant', content: fakeAnswerTo('stream it') } },
+    });
+    expect(frames.at(-1)!.data.reply.id).not.toBe('unstored');
+    expect(frames.at(-1)!.data.usage.totalTokens).toBeGreaterThan(0);
+    expect(await historyOf(user, agentId)).toEqual([
+      ['assistant', fakeAnswerTo('stream it')],
+      ['user', 'stream it'],
+    ]);
+    const usage = await tenant(user.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
+    expect(usage).toEqual([expect.objectContaining({ agentId, calls: 1 })]);
+    // Accept: text/event-stream asks the same.
+    const accepted = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'by header' }, headers: { accept: 'text/event-stream' } });
+    expect(accepted.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(sseFramesOf(accepted.text!).at(-1)).toMatchObject({ event: 'done', data: { reply: { content: fakeAnswerTo('by header') } } });
+  });
+
+  it('over a real HTTP connection the first delta arrives before the model sent its last chunk', async () => {
+    const { user, agentId } = await runningAgent();
+    const { res, frames, firstDeltaAt, lastChunkSentAt } = await readWhileModelIsSlow(bed.model, `${bed.platform.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agentId, message: 'slowly please', stream: true }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(firstDeltaAt).toBeDefined();
+    expect(lastChunkSentAt).toBeDefined();
+    expect(firstDeltaAt!).toBeLessThan(lastChunkSentAt!);
+    expect(
+      frames
+        .filter((f) => f.event === 'delta')
+        .map((f) => f.data.content)
+        .join(''),
+    ).toBe(fakeAnswerTo('slowly please'));
+    expect(frames.at(-1)).toMatchObject({ event: 'done', data: { reply: { content: fakeAnswerTo('slowly please') } } });
+  });
+
+  it('a model failing mid-answer ends the stream with an error event; refusals before it keep their status', async () => {
+    const { user, agentId } = await runningAgent();
+    bed.model.beforeLastChunk = () => Promise.reject(new Error('provider dropped the connection'));
+    let res: Awaited<ReturnType<typeof call>>;
+    try {
+      res = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'fail midway', stream: true } });
+    } finally {
+      bed.model.beforeLastChunk = undefined;
+    }
+    expect(res.status).toBe(200);
+    const frames = sseFramesOf(res.text!);
+    expect(frames[0]!.event).toBe('delta');
+    expect(frames.at(-1)).toMatchObject({ event: 'error', data: { code: expect.any(String), error: expect.any(String) } });
+    expect(frames.some((f) => f.event === 'done')).toBe(false);
+    // The failed exchange keeps the question only, as without streaming.
+    expect(await historyOf(user, agentId)).toEqual([['user', 'fail midway']]);
+
+    const stranger = await accountSession();
+    await subscribe(stranger.userId, 'solo');
+    expect((await call('POST', '/api/chat', { session: stranger, body: { agentId, message: 'hi', stream: true } })).status).toBe(404);
+    expect((await call('POST', `/api/instance/${user.userId}/stop`, { session: user, ip: uniqueIp() })).status).toBe(200);
+    const stopped = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'anyone?', stream: true } });
+    expect(stopped.status).toBe(409);
+    expect(stopped.body.code).toBe('AGENT_NOT_RUNNING');
   });
 });
