@@ -20,6 +20,8 @@ interface FakePlatform {
   completions: { agentId: string; messages: ChatMessage[] }[];
   reports: { agentId: string; messages: ChatMessage[]; failed?: boolean; responseMs?: number }[];
   modelConfigured: boolean;
+  /** A streamed completion waits for this before its last piece (a slow model); rejecting breaks the stream with an `error` event. */
+  beforeLastPiece: (() => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ async function fakePlatform(): Promise<FakePlatform> {
     completions: [] as FakePlatform['completions'],
     reports: [] as FakePlatform['reports'],
     modelConfigured: true,
+    beforeLastPiece: undefined as FakePlatform['beforeLastPiece'],
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
   const server = http.createServer(async (req, res) => {
@@ -58,10 +61,27 @@ async function fakePlatform(): Promise<FakePlatform> {
       if (!fake.modelConfigured) return send(503, { error: 'no model provider is configured', code: 'MODEL_NOT_CONFIGURED' });
       fake.completions.push(body);
       const last = body.messages.at(-1).content as string;
+      if (body.stream === true) return streamCompletion(res, `echo: ${last}`);
       return send(200, { id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: `echo: ${last}` } }] });
     }
     send(404, { error: 'no route' });
   });
+  /** The platform's streamed completion: `delta` per word, then `done` with the usage. */
+  async function streamCompletion(res: http.ServerResponse, answer: string) {
+    const event = (name: string, data: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    const pieces = answer.split(/(?= )/);
+    for (const piece of pieces.slice(0, -1)) event('delta', { content: piece });
+    try {
+      await fake.beforeLastPiece?.();
+    } catch {
+      event('error', { error: 'the model provider failed while streaming', code: 'MODEL_PROVIDER_ERROR' });
+      return res.end();
+    }
+    event('delta', { content: pieces.at(-1) });
+    event('done', { id: 'c1', model: 'm', finish_reason: 'stop', usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } });
+    res.end();
+  }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
@@ -182,6 +202,107 @@ describe('agent runtime', () => {
     ]);
     expect(platform.reports.map((r) => r.messages.length)).toEqual([2, 2]);
     expect(platform.reports[0]!.responseMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('streams an answer over the websocket as delta frames, the first before the model wrote its last piece, then done', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.agents.set('agt_a', agent('agt_a'));
+    const { runtime, ws } = await startRuntime(platform);
+    await runtime.start();
+    const socket = await open(`${ws}/agents/agt_a?token=${TOKEN}`);
+    await socket.next();
+    let lastPieceHeld = true;
+    let release!: () => void;
+    platform.beforeLastPiece = () =>
+      new Promise<void>((resolve) => {
+        release = () => {
+          lastPieceHeld = false;
+          resolve();
+        };
+      });
+    socket.ws.send(JSON.stringify({ type: 'message', content: 'hold the 14th', id: 'm1', stream: true }));
+    const first = await socket.next();
+    expect(first).toEqual({ type: 'delta', agentId: 'agt_a', text: 'echo:', replyTo: 'm1' });
+    // Arrived while the model still held its last piece back: relayed as it came, not buffered.
+    expect(lastPieceHeld).toBe(true);
+    release();
+    const frames = [first];
+    for (let f = await socket.next(); ; f = await socket.next()) {
+      frames.push(f);
+      if (f.type !== 'delta') break;
+    }
+    expect(
+      frames
+        .filter((f) => f.type === 'delta')
+        .map((f) => f.text)
+        .join(''),
+    ).toBe('echo: hold the 14th');
+    expect(frames.at(-1)).toEqual({
+      type: 'done',
+      agentId: 'agt_a',
+      message: { role: 'assistant', content: 'echo: hold the 14th' },
+      usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+      replyTo: 'm1',
+    });
+    // Stored once, whole; and the next exchange has it as context.
+    expect(platform.reports.map((r) => r.messages)).toEqual([
+      [
+        { role: 'user', content: 'hold the 14th' },
+        { role: 'assistant', content: 'echo: hold the 14th' },
+      ],
+    ]);
+    platform.beforeLastPiece = () => Promise.reject(new Error('provider gone'));
+    socket.ws.send(JSON.stringify({ type: 'message', content: 'and the 15th?', id: 'm2', stream: true }));
+    const failed: any[] = [];
+    for (let f = await socket.next(); ; f = await socket.next()) {
+      failed.push(f);
+      if (f.type !== 'delta') break;
+    }
+    expect(failed[0]).toMatchObject({ type: 'delta', replyTo: 'm2' });
+    expect(failed.at(-1)).toEqual({
+      type: 'error',
+      agentId: 'agt_a',
+      code: 'MODEL_PROVIDER_ERROR',
+      error: 'the model provider failed while streaming',
+      replyTo: 'm2',
+    });
+    expect(platform.reports.at(-1)).toMatchObject({ messages: [{ role: 'user', content: 'and the 15th?' }], failed: true });
+    expect(platform.completions.at(-1)!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'hold the 14th' },
+      { role: 'assistant', content: 'echo: hold the 14th' },
+      { role: 'user', content: 'and the 15th?' },
+    ]);
+  });
+
+  it('POST /agents/<id>/chat with stream: true answers server-sent events; a refusal before the first piece stays a JSON error', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.agents.set('agt_a', agent('agt_a'));
+    const { runtime, base } = await startRuntime(platform);
+    await runtime.start();
+    const chat = (content: string) =>
+      fetch(`${base}/agents/agt_a/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content, stream: true }),
+      });
+    const res = await chat('over http');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((f) => ({ event: /^event: (.*)$/m.exec(f)![1], data: JSON.parse(/^data: (.*)$/m.exec(f)![1]!) }));
+    expect(frames.filter((f) => f.event === 'delta').map((f) => f.data.content)).toEqual(['echo:', ' over', ' http']);
+    expect(frames.at(-1)).toEqual({
+      event: 'done',
+      data: { content: 'echo: over http', usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } },
+    });
+    platform.modelConfigured = false;
+    const refused = await chat('anyone?');
+    expect(refused.status).toBe(502);
+    expect(await refused.json()).toEqual({ error: 'no model provider is configured', code: 'MODEL_NOT_CONFIGURED' });
   });
 
   it('a restarted runtime continues the conversation it loaded from the platform', async () => {
