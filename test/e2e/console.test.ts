@@ -133,7 +133,12 @@ describe('web console in Chromium', () => {
     expect(await row.getByRole('link').textContent()).toBe(xssName);
   }, 60_000);
 
-  it('the agent page streams a chat answer in, and model output with <script> renders as text', async () => {
+  it('the agent page chats with the agent, whose answer streams in, and model output with <script> renders as text', async () => {
+    const chatCalls: string[] = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (/^\/api\/(ai\/)?chat$/.test(pathname)) chatCalls.push(`${request.method()} ${pathname}`);
+    });
     let release!: () => void;
     const lastChunk = new Promise<void>((r) => (release = r));
     model.beforeLastChunk = () => lastChunk;
@@ -152,6 +157,14 @@ describe('web console in Chromium', () => {
     model.beforeLastChunk = undefined;
     await expect.poll(async () => ((await answer.textContent()) ?? '').replace('Answer: ', ''), POLL).toBe(full);
     expect(await page.locator('main script').count()).toBe(0);
+    // Through the agent (its runtime stored the exchange in the agent's history), not the model layer directly.
+    expect(chatCalls).toEqual(['POST /api/chat']);
+    const agentId = new URL(page.url()).pathname.split('/').at(-1);
+    const history = (await page.evaluate(`fetch('/api/chat?agentId=${agentId}').then((r) => r.json())`)) as { messages: { role: string; content: string }[] };
+    expect(history.messages.map((m) => [m.role, m.content])).toEqual([
+      ['assistant', full],
+      ['user', chatText],
+    ]);
     // The live log shows the instance's story over the event stream.
     await page.locator('.log li').first().waitFor({ timeout: 15_000 });
   });
@@ -215,15 +228,74 @@ describe('web console in Chromium', () => {
     await audit('billing with usage');
   });
 
-  it('the other pages pass axe, and the dashboard fits a phone screen', async () => {
-    for (const [link, name] of [
-      ['Marketplace', 'marketplace'],
-      ['Wallet', 'wallet'],
-      ['Settings', 'settings'],
-    ] as const) {
-      await page.getByRole('link', { name: link, exact: true }).click();
-      await audit(name);
+  it("provisioning beyond the plan's agents says so in words: current of limit", async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    // solo allows 3: two more fit, the next one is refused with 429 {current, limit}.
+    for (const name of ['second agent', 'third agent']) {
+      await page.getByLabel('New agent name').fill(name);
+      await page.getByRole('button', { name: 'Provision agent' }).click();
+      await page.getByRole('row').filter({ hasText: name }).waitFor();
     }
+    await page.getByLabel('New agent name').fill('one too many');
+    await page.getByRole('button', { name: 'Provision agent' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Your plan allows 3 agents and you have 3 of 3.' }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'one too many' }).count()).toBe(0);
+  });
+
+  it('the wallet page creates the wallet and shows its address', async () => {
+    await page.getByRole('link', { name: 'Wallet', exact: true }).click();
+    await page.getByRole('button', { name: 'Create wallet' }).click();
+    await page.getByRole('status').filter({ hasText: 'Wallet created.' }).waitFor();
+    const address = await page.locator('.facts code').textContent();
+    expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const stored = (await page.evaluate("fetch('/api/wallet').then((r) => r.json())")) as { address: string };
+    expect(stored.address).toBe(address);
+    await audit('wallet');
+  });
+
+  it('the settings forms save the profile, the password, the notifications and a webhook endpoint, and show the result', async () => {
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await audit('settings');
+    const profile = page.locator('form.panel').filter({ has: page.getByRole('heading', { name: 'Profile' }) });
+    await profile.getByLabel('Name').fill('Console Tester');
+    await profile.getByRole('button', { name: 'Save profile' }).click();
+    await profile.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
+    const passwordForm = page.locator('form.panel').filter({ has: page.getByRole('heading', { name: 'Password' }) });
+    await passwordForm.getByLabel('Current password').fill('not-the-password');
+    await passwordForm.getByLabel('New password').fill(`${password}-2`);
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await passwordForm.getByRole('alert').filter({ hasText: 'The current password is not right' }).waitFor();
+    await passwordForm.getByLabel('Current password').fill(password);
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await passwordForm.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
+
+    const notifications = page.locator('fieldset.panel');
+    await notifications.getByLabel('Product updates').check();
+    await notifications.getByRole('status').filter({ hasText: 'Preferences saved.' }).waitFor();
+
+    const hooks = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Webhook endpoints' }) });
+    await hooks.getByLabel('Endpoint URL').fill('https://hooks.example.com/console-test');
+    await hooks.getByRole('button', { name: 'Add endpoint' }).click();
+    await hooks.getByText('Signing secret (shown once):').waitFor();
+    await hooks.getByRole('listitem').filter({ hasText: 'https://hooks.example.com/console-test' }).waitFor();
+
+    // What was saved is what the account now holds, after a reload.
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Name').inputValue(), POLL).toBe('Console Tester');
+    expect(await page.getByLabel('Product updates').isChecked()).toBe(true);
+    await page.getByRole('listitem').filter({ hasText: 'https://hooks.example.com/console-test' }).waitFor();
+    const signIn = await fetch(`${base}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: `${password}-2` }),
+    });
+    expect(signIn.status).toBe(200);
+  });
+
+  it('the other pages pass axe, and the dashboard fits a phone screen', async () => {
+    await page.getByRole('link', { name: 'Marketplace', exact: true }).click();
+    await audit('marketplace');
     await page.setViewportSize({ width: 375, height: 740 });
     await page.getByRole('link', { name: 'Agents' }).click();
     await audit('dashboard (phone)');

@@ -61,6 +61,7 @@ export function describeError(status: number | undefined, body: unknown): string
   if (status === 429 && typeof e.current === 'number' && typeof e.limit === 'number')
     return `Your plan allows ${e.limit} agent${e.limit === 1 ? '' : 's'} and you have ${e.current} of ${e.limit}. Upgrade on the Billing page or remove one.`;
   if (status === 429) return 'Too many requests: wait a moment and try again.';
+  if (status === 401 && e.code === 'INVALID_PASSWORD') return 'The current password is not right: nothing was changed.';
   if (status === 401) return 'Your session has ended: sign in again.';
   const detail = e.error ?? `the server answered ${status ?? 'nothing'}`;
   return e.code ? `${detail} (${e.code})` : detail;

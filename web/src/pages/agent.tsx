@@ -65,7 +65,7 @@ export function AgentPage({ id }: { id: string }) {
         </div>
         <Lifecycle onSettled={refresh} />
       </div>
-      <Chat />
+      <Chat agentId={a.id} />
       <LiveLog agentId={a.id} />
       <Memory agentId={a.id} />
       <InstalledSkills agentId={a.id} />
@@ -206,8 +206,11 @@ function LiveLog({ agentId }: { agentId: string }) {
   );
 }
 
-/** Chat through the model layer; the answer streams in as server-sent events (`delta` pieces). */
-function Chat() {
+/**
+ * Chat with the agent: its runtime answers through the model layer and the answer streams in as
+ * server-sent events from `POST /api/chat` with `stream: true` (`delta` pieces, then `done`).
+ */
+function Chat({ agentId }: { agentId: string }) {
   const messages = useSignal<{ role: 'user' | 'assistant'; content: string }[]>([]);
   const draft = useSignal('');
   const failure = useSignal<string | undefined>(undefined);
@@ -229,13 +232,14 @@ function Chat() {
           event.preventDefault();
           if (!draft.value.trim() || streaming.value) return;
           failure.value = undefined;
-          const history = [...messages.value, { role: 'user' as const, content: draft.value }];
+          const message = draft.value;
+          const history = [...messages.value, { role: 'user' as const, content: message }];
           messages.value = [...history, { role: 'assistant', content: '' }];
           draft.value = '';
           streaming.value = true;
           try {
-            const { response, error } = await api.POST('/api/ai/chat', {
-              body: { messages: history },
+            const { response, error } = await api.POST('/api/chat', {
+              body: { agentId, message, stream: true },
               headers: { accept: 'text/event-stream' },
               parseAs: 'stream',
             });
