@@ -166,8 +166,8 @@ describe('api', () => {
 });
 
 describe('response streaming', () => {
-  it('marks exactly the ai and gateway groups as streaming', () => {
-    expect(streamingGroups.sort()).toEqual(['ai', 'gateway']);
+  it('marks exactly the agent-chat, ai and gateway groups as streaming', () => {
+    expect(streamingGroups.sort()).toEqual(['agent-chat', 'ai', 'gateway']);
   });
 
   it('gives each streaming group a twin at its streamHandler export, with the same settings and role rights', () => {
