@@ -130,6 +130,15 @@ function open(url: string): Promise<{ ws: WebSocket; next: () => Promise<any> }>
   });
 }
 
+/** The frames of one streamed answer: its deltas, then the frame that ends it (`done` or `error`). */
+async function throughLastFrame(socket: { next: () => Promise<any> }) {
+  const frames: any[] = [];
+  for (let f = await socket.next(); ; f = await socket.next()) {
+    frames.push(f);
+    if (f.type !== 'delta') return frames;
+  }
+}
+
 describe('agent runtime', () => {
   it('accepts only its gateway token, as a Bearer header or ?token=', async () => {
     const platform = await fakePlatform();
@@ -227,11 +236,7 @@ describe('agent runtime', () => {
     // Arrived while the model still held its last piece back: relayed as it came, not buffered.
     expect(lastPieceHeld).toBe(true);
     release();
-    const frames = [first];
-    for (let f = await socket.next(); ; f = await socket.next()) {
-      frames.push(f);
-      if (f.type !== 'delta') break;
-    }
+    const frames = [first, ...(await throughLastFrame(socket))];
     expect(
       frames
         .filter((f) => f.type === 'delta')
@@ -254,11 +259,7 @@ describe('agent runtime', () => {
     ]);
     platform.beforeLastPiece = () => Promise.reject(new Error('provider gone'));
     socket.ws.send(JSON.stringify({ type: 'message', content: 'and the 15th?', id: 'm2', stream: true }));
-    const failed: any[] = [];
-    for (let f = await socket.next(); ; f = await socket.next()) {
-      failed.push(f);
-      if (f.type !== 'delta') break;
-    }
+    const failed = await throughLastFrame(socket);
     expect(failed[0]).toMatchObject({ type: 'delta', replyTo: 'm2' });
     expect(failed.at(-1)).toEqual({
       type: 'error',

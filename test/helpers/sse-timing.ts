@@ -52,3 +52,14 @@ export async function readWhileModelIsSlow(model: FakeModelServer, url: string, 
     model.beforeLastChunk = undefined;
   }
 }
+
+/** The text of the `delta` frames, joined (`field`: where a delta carries its piece). */
+export const deltaText = (frames: SseFrame[], field = 'content') =>
+  frames
+    .filter((f) => f.event === 'delta')
+    .map((f) => f.data[field])
+    .join('');
+
+/** True when the first delta reached the reader before the model wrote its last chunk (the answer streamed, not buffered). */
+export const arrivedWhileModelWrote = (t: { firstDeltaAt?: number; lastChunkSentAt?: number }) =>
+  t.firstDeltaAt !== undefined && t.lastChunkSentAt !== undefined && t.firstDeltaAt < t.lastChunkSentAt;
