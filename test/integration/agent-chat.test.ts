@@ -106,6 +106,12 @@ describe('/api/chat with stream: true', () => {
     // The failed exchange keeps the question only, as without streaming.
     expect(await historyOf(user, agentId)).toEqual([['user', 'fail midway']]);
 
+    // A spending cap the agent's model call hits is the caller's 402, before any event, as without streaming.
+    expect((await call('PUT', `/api/agents/${agentId}/budget`, { session: user, body: { monthlyCapUsd: 0.000001 } })).status).toBe(200);
+    const capped = await call('POST', '/api/chat', { session: user, body: { agentId, message: 'over the cap', stream: true } });
+    expect(capped.status).toBe(402);
+    expect(capped.body.code).toBe('BUDGET_EXCEEDED');
+
     const stranger = await accountSession();
     await subscribe(stranger.userId, 'solo');
     expect((await call('POST', '/api/chat', { session: stranger, body: { agentId, message: 'hi', stream: true } })).status).toBe(404);
