@@ -7,6 +7,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
+import { deltaText, sseFramesOf } from '../helpers/sse-timing';
 import { subscribe } from './agents-helpers';
 
 /** The platform side of the runtime: routes an instance calls with its gateway token. */
@@ -124,6 +125,25 @@ describe('runtime routes', () => {
         calls: 1,
       }),
     ]);
+  });
+
+  it('with stream: true answer server-sent events, metered once; refusals before the stream keep their status', async () => {
+    reloadConfig({ MODEL_API_BASE_URL: model.baseUrl });
+    const { user, agentId, token } = await account({ plan: 'solo' });
+    const streamed = (content: string) =>
+      call('POST', `${base(user.userId)}/chat/completions`, { bearer: token, body: { agentId, messages: [{ role: 'user', content }], stream: true } });
+    const res = await streamed('stream the dates');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const frames = sseFramesOf(res.text!);
+    expect(deltaText(frames)).toBe(fakeAnswerTo('stream the dates'));
+    expect(frames.at(-1)).toMatchObject({ event: 'done', data: { model: 'openai/gpt-4o-mini', usage: { total_tokens: expect.any(Number) } } });
+    const usage = await tenant(user.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
+    expect(usage).toEqual([expect.objectContaining({ agentId, calls: 1, completionTokens: frames.at(-1)!.data.usage.completion_tokens })]);
+    model.failWith = 500;
+    const failed = await streamed('and now?');
+    expect(failed.status).toBe(502);
+    expect(failed.body.code).toBe('MODEL_PROVIDER_ERROR');
   });
 
   it('are plan-gated: no subscription → 402, a model outside the plan → 403, admins pass', async () => {
