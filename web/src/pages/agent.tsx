@@ -248,13 +248,23 @@ function Chat({ agentId }: { agentId: string }) {
               messages.value = history;
               return;
             }
+            let ended = false;
             await readEventStream(response.body, (name, data) => {
               if (name === 'delta') {
                 const { content } = JSON.parse(data) as { content: string };
                 const last = messages.value.at(-1)!;
                 messages.value = [...messages.value.slice(0, -1), { ...last, content: last.content + content }];
-              } else if (name === 'error') failure.value = describeError(500, JSON.parse(data));
+              } else if (name === 'done') {
+                // The stored reply is the answer of record.
+                const { reply } = JSON.parse(data) as { reply: { content: string } };
+                messages.value = [...messages.value.slice(0, -1), { role: 'assistant', content: reply.content }];
+                ended = true;
+              } else if (name === 'error') {
+                failure.value = describeError(502, JSON.parse(data));
+                ended = true;
+              }
             });
+            if (!ended) failure.value = 'The answer was cut off: the connection ended before the agent finished.';
           } finally {
             streaming.value = false;
           }
