@@ -47,6 +47,8 @@ export const ZOD_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/ind
 export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds.ts', import.meta.url));
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
+export const ZOD_MINI = fileURLToPath(import.meta.resolve('zod/mini'));
+
 /** The esbuild settings of every function bundle; callers add entryPoints and outfile. */
 export const LAMBDA_BUNDLE = {
   bundle: true,
@@ -66,6 +68,8 @@ export const LAMBDA_BUNDLE = {
     [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
     zod: ZOD_WITHOUT_LOCALES,
     'zod/v4': ZOD_WITHOUT_LOCALES,
+    // The `zod` alias would capture `zod/mini` too (as `shared/zod-lean/index.ts/mini`): mini keeps its own entry.
+    'zod/mini': ZOD_MINI,
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },

@@ -72,6 +72,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // billing and the provisioner share shared/db/metrics.ts (plan-change counts, account deletion), which holds the DescribeTable read;
   // billing reads the metering's billing period, which bundles the spending caps' alerts.
   billing: ['dataKey', 'describeTable', 'sendEmail', 'sendEvents'],
+  // The card group's plan-change code counts through shared/db/metrics.ts too (billing loads it on its card actions).
+  card: ['describeTable'],
   metrics: ['describeTable'],
   // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner
   // and removes the account's file-manager objects.

@@ -289,8 +289,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   ENS_: ['agents'],
   SOCIAL_: ['social'],
   GATING_: ['social'],
-  // the deletion worker (provisioner) cancels the card subscription of a deleted account
-  CARD_: ['billing', 'provisioner'],
+  // the deletion worker (provisioner) cancels the card subscription of a deleted account; billing's
+  // card actions and the card group call the processor
+  CARD_: ['billing', 'card', 'provisioner'],
   WALLET_: ['wallet'],
   HOSTED_WALLET_: ['wallet'],
   INFRA_MCP_: ['infra-mcp'],
@@ -320,9 +321,9 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   // v1 gateway (issue 11): machine payments, prices and CORS origins
   MPP_: ['gateway'],
   GATEWAY_: ['gateway'],
-  // the one-off card checkout of a gateway call (billing) is priced from the gateway's prices
-  GATEWAY_PRICES: ['gateway', 'billing'],
-  GATEWAY_CARD_: ['gateway', 'billing'],
+  // the one-off card checkout of a gateway call (card) is priced from the gateway's prices
+  GATEWAY_PRICES: ['gateway', 'card'],
+  GATEWAY_CARD_: ['gateway', 'card'],
   // channel skills (issue 13 part C): the skills send and receive, the heartbeat delivers due posts
   CHANNEL_: ['skills', 'heartbeat'],
   // issue 20: the task-state events relaunch a task that stopped; the heartbeat re-drives stranded provisioning

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { creditPacks } from '../../shared/adapters/card';
+import { creditPacks } from '../../shared/billing/credit-packs';
 import { billingPeriod } from '../../shared/ai/metering';
 import { modelUsageReport } from '../../shared/ai/usage-report';
 import { creditLedger, type CreditEntry } from '../../shared/billing/credits';

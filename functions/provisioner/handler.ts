@@ -2,7 +2,6 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ProvisioningMessage } from '../../shared/adapters/launcher';
 import { logger } from '../../shared/http/logger';
 import { claimJob, completeJob, releaseJob } from '../../shared/db/provision-jobs';
-import { requeueAccountDeletion, runAccountDeletion } from './account-deletion';
 import { giveUp, jobIdOf, noteLaunchAttemptError, runAgentJob, runLifecycleJob } from './launch';
 
 /**
@@ -15,6 +14,13 @@ import { giveUp, jobIdOf, noteLaunchAttemptError, runAgentJob, runLifecycleJob }
 
 class BusyError extends Error {}
 
+/**
+ * Account deletion is the rare message and the only one that calls the card processor (stripe,
+ * ~247 KB), the file store (S3 client, ~102 KB) and the mailer: loaded on the first deletion a
+ * container handles, so the launches, every other message, start without them.
+ */
+const accountDeletion = () => import('./account-deletion');
+
 function parse(record: SQSRecord): ProvisioningMessage {
   return ProvisioningMessage.parse(JSON.parse(record.body));
 }
@@ -22,7 +28,7 @@ function parse(record: SQSRecord): ProvisioningMessage {
 async function doWork(record: SQSRecord): Promise<void> {
   const message = parse(record);
   // Every step of a deletion is idempotent on its own marker; a job record would outlive the partition it deletes.
-  if (message.kind === 'account-deletion') return runAccountDeletion(message.userId);
+  if (message.kind === 'account-deletion') return (await accountDeletion()).runAccountDeletion(message.userId);
   const jobId = jobIdOf(message);
   const claim = await claimJob(message.userId, jobId);
   if (claim.state === 'done') return;
@@ -70,7 +76,7 @@ export const dlqHandler = async (event: SQSEvent): Promise<SQSBatchResponse> =>
       }
       if (message.kind === 'account-deletion') {
         logger().error('account deletion failed on every retry; queued again', { messageId: record.messageId, userId: message.userId });
-        return requeueAccountDeletion(message.userId);
+        return (await accountDeletion()).requeueAccountDeletion(message.userId);
       }
       logger().warn('provisioning work given up after every retry', { messageId: record.messageId, kind: message.kind, userId: message.userId });
       await giveUp(message);

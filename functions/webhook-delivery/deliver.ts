@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { config } from '../../shared/config';
 import { type MessageEventType, type PlatformEvent, queueDelivery } from '../../shared/events/emit';
 import { guardedFetch } from '../../shared/adapters/guarded-fetch';
@@ -25,23 +25,23 @@ const PLATFORM_EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', ..
 
 export const PlatformEventSchema = z
   .object({
-    id: z.string().min(1).max(100),
+    id: z.string().check(z.minLength(1), z.maxLength(100)),
     type: z.union([z.enum(PLATFORM_EVENT_TYPES), z.custom<MessageEventType>((t) => typeof t === 'string' && MESSAGE_EVENT_TYPE.test(t))]),
     timestamp: z.string(),
     data: z.record(z.string(), z.unknown()),
-    accountId: z.string().min(1).max(128).optional(),
-    endpointId: z.string().min(1).max(64).optional(),
-    delivery: z
-      .strictObject({
-        target: z.string().min(1).max(64),
-        step: z.number().int().min(1).max(100),
+    accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+    endpointId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    delivery: z.optional(
+      z.strictObject({
+        target: z.string().check(z.minLength(1), z.maxLength(64)),
+        step: z.number().check(z.int(), z.minimum(1), z.maximum(100)),
         dueAt: z.iso.datetime(),
-        manual: z.boolean().optional(),
-      })
-      .optional(),
+        manual: z.optional(z.boolean()),
+      }),
+    ),
   })
   // A type of the user's own naming only travels as a webhook skill message to one endpoint.
-  .refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || (e.accountId && e.endpointId), 'unknown event type');
+  .check(z.refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || !!(e.accountId && e.endpointId), 'unknown event type'));
 
 const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 /** Hosts only in logs: a receiver URL may carry a token in its path or query. */

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { CARD_CURRENCY, config, type Config } from '../config';
+import { creditsOfPrice } from '../billing/credit-packs';
 import { DomainError } from '../errors';
 import { logger } from '../logger';
 import { outsideCallBudgetMs } from '../deadline';
@@ -127,12 +128,6 @@ export function createSubscriptionCheckout(buyer: Buyer, plan: string, extra: Re
     subscription_data: { metadata: { userId: buyer.userId, plan } },
   });
 }
-
-/** Credit packs on sale: price id → credits. Only these ids are ever sent to the processor. */
-export const creditPacks = () => config().card.creditPrices;
-
-/** Own keys only: a client-chosen `constructor` or `__proto__` is no pack. */
-export const creditsOfPrice = (priceId: string): number | undefined => (Object.hasOwn(creditPacks(), priceId) ? creditPacks()[priceId] : undefined);
 
 export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<CheckoutSession> {
   const credits = creditsOfPrice(priceId);

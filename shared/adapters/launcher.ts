@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { config } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
@@ -76,16 +76,18 @@ export class LaunchError extends Error {}
  * Work for the provisioner (SQS): launch an agent's instance (or join the running one), or carry
  * out the lifecycle transition that produced instance `generation`.
  */
+const NonEmpty = () => z.string().check(z.minLength(1));
+
 export const ProvisioningMessage = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('agent'), userId: z.string().min(1), agentId: z.string().min(1), ownerEmail: z.string().min(1) }),
+  z.object({ kind: z.literal('agent'), userId: NonEmpty(), agentId: NonEmpty(), ownerEmail: NonEmpty() }),
   z.object({
     kind: z.literal('lifecycle'),
-    userId: z.string().min(1),
-    generation: z.number().int().positive(),
+    userId: NonEmpty(),
+    generation: z.number().check(z.int(), z.positive()),
     op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
   }),
   /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
-  z.object({ kind: z.literal('account-deletion'), userId: z.string().min(1) }),
+  z.object({ kind: z.literal('account-deletion'), userId: NonEmpty() }),
 ]);
 export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
 
@@ -189,15 +191,17 @@ export async function isHealthy(endpoint: string, token: string): Promise<boolea
   }
 }
 
+const NonNegative = () => z.number().check(z.nonnegative());
+
 /** What the runtime's `GET /stats` answers (runtime/app.ts). */
 export const RuntimeStatsBody = z.object({
   status: z.string(),
   runtimeVersion: z.string(),
-  cpuPercent: z.number().nonnegative(),
-  memory: z.object({ usedBytes: z.number().nonnegative(), limitBytes: z.number().positive() }),
-  uptimeMs: z.number().nonnegative(),
-  pids: z.number().int().nonnegative(),
-  network: z.object({ rxBytes: z.number().nonnegative(), txBytes: z.number().nonnegative() }),
+  cpuPercent: NonNegative(),
+  memory: z.object({ usedBytes: NonNegative(), limitBytes: z.number().check(z.positive()) }),
+  uptimeMs: NonNegative(),
+  pids: z.number().check(z.int(), z.nonnegative()),
+  network: z.object({ rxBytes: NonNegative(), txBytes: NonNegative() }),
 });
 export type RuntimeStats = z.infer<typeof RuntimeStatsBody>;
 

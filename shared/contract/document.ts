@@ -3,6 +3,7 @@ import * as agentChat from './agent-chat';
 import * as agents from './agents';
 import * as ai from './ai';
 import * as billing from './billing';
+import * as common from './common';
 import * as gateway from './gateway';
 import * as infraMcp from './infra-mcp';
 import * as instance from './instance';
@@ -17,7 +18,7 @@ import * as skills from './skills';
 import * as social from './social';
 import * as wallet from './wallet';
 import { contract } from './index';
-import { buildOpenApi, nameContractSchemas } from './openapi';
+import { buildOpenApi, nameContractSchemas, nameMiniTwins } from './openapi';
 
 /** Every contract module, whose exported object schemas become named components of the document. */
 const CONTRACT_MODULES = [
@@ -44,5 +45,6 @@ const CONTRACT_MODULES = [
 /** The whole API's OpenAPI 3.1 document (`npm run openapi`, `GET /api/openapi.json`). */
 export function openApiDocument(info: { version: string; serverUrl?: string }) {
   nameContractSchemas(CONTRACT_MODULES);
+  nameMiniTwins(route, common);
   return buildOpenApi(contract, info);
 }

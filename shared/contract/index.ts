@@ -3,6 +3,7 @@ import { agentChatContract } from './agent-chat';
 import { agentsContract } from './agents';
 import { aiContract } from './ai';
 import { billingContract } from './billing';
+import { cardContract } from './card';
 import { gatewayContract } from './gateway';
 import { infraMcpContract } from './infra-mcp';
 import { instanceContract } from './instance';
@@ -38,6 +39,7 @@ export const contract: readonly RouteGroup[] = [
   gatewayContract,
   infraMcpContract,
   billingContract,
+  cardContract,
   agentChatContract,
   webhooksContract,
 ];

@@ -48,6 +48,20 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
   }
 }
 
+/**
+ * common.ts holds zod/mini twins of route.ts's shared bodies (same export names, same JSON Schema)
+ * while groups move to zod/mini one at a time: a twin gets its classic original's component name,
+ * so a converted group still refers to `#/components/schemas/Error` instead of repeating it inline.
+ */
+export function nameMiniTwins(classic: Record<string, unknown>, mini: Record<string, unknown>) {
+  for (const [exportName, value] of Object.entries(mini)) {
+    const original = classic[exportName];
+    if (!isObjectLike(value) || !isObjectLike(original)) continue;
+    const id = (z.globalRegistry.get(original) as { id?: string } | undefined)?.id;
+    if (id) z.globalRegistry.add(value, { ...z.globalRegistry.get(value), id });
+  }
+}
+
 const COMPONENT_REF = '#/components/schemas/';
 
 /**

@@ -63,9 +63,11 @@ describe('the list of settings', () => {
   });
 
   it('sends card, OAuth, model and webhook settings only to the functions that use them', () => {
-    // The deletion worker (provisioner) cancels a deleted account's card subscription.
-    expect(receiversOf('CARD_SECRET_KEY', functions)).toEqual(['billing', 'provisioner']);
-    expect(receiversOf('CARD_PRICE_SOLO', functions)).toEqual(['billing', 'provisioner']);
+    // The deletion worker (provisioner) cancels a deleted account's card subscription; billing's card
+    // actions and the card group's redirects and webhook call the processor.
+    expect(receiversOf('CARD_SECRET_KEY', functions)).toEqual(['billing', 'card', 'provisioner']);
+    expect(receiversOf('CARD_PRICE_SOLO', functions)).toEqual(['billing', 'card', 'provisioner']);
+    expect(receiversOf('GATEWAY_CARD_RATE', functions)).toEqual(['gateway', 'card']);
     expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['accounts']);
     expect(receiversOf('BOT_CHECK_SECRET', functions)).toEqual(['accounts']);
     expect(receiversOf('MODEL_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'instance', 'skills']);
