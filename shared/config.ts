@@ -2,6 +2,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { GATEWAY_PLUGIN_IDS } from './contract/gateway-plugins';
+import { PLAN_NAMES } from './contract/plan-names';
+import './zod-messages';
 
 /**
  * The only reader of process.env, in sections: `config()` parses the core settings every function
@@ -911,7 +913,7 @@ export function localSettings(env: NodeJS.ProcessEnv = process.env) {
     .parse(env);
 }
 
-const cardPlanPrices = () => z.partialRecord(z.enum(['label', 'solo', 'collective', 'network']), z.string().check(z.minLength(1)));
+const cardPlanPrices = () => z.partialRecord(z.enum(PLAN_NAMES), z.string().check(z.minLength(1)));
 const cardCreditPrices = () => z.record(pattern(/^[A-Za-z0-9_-]{1,128}$/), z.number().check(z.int(), z.positive()));
 
 function jsonSetting<S extends z.core.$ZodType>(name: string, raw: string | undefined, schema: () => S): z.output<S> | undefined {
