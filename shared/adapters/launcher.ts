@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { config } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
@@ -71,20 +71,23 @@ export const RUNTIME_PORT = 8080;
 
 export class LaunchError extends Error {}
 
+const nonEmpty = () => z.string().check(z.minLength(1));
+const nonNegative = () => z.number().check(z.nonnegative());
+
 /**
  * Work for the provisioner (SQS): launch an agent's instance (or join the running one), or carry
  * out the lifecycle transition that produced instance `generation`.
  */
 export const ProvisioningMessage = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('agent'), userId: z.string().min(1), agentId: z.string().min(1), ownerEmail: z.string().min(1) }),
+  z.object({ kind: z.literal('agent'), userId: nonEmpty(), agentId: nonEmpty(), ownerEmail: nonEmpty() }),
   z.object({
     kind: z.literal('lifecycle'),
-    userId: z.string().min(1),
-    generation: z.number().int().positive(),
+    userId: nonEmpty(),
+    generation: z.int().check(z.positive()),
     op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
   }),
   /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
-  z.object({ kind: z.literal('account-deletion'), userId: z.string().min(1) }),
+  z.object({ kind: z.literal('account-deletion'), userId: nonEmpty() }),
 ]);
 export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
 
@@ -163,11 +166,11 @@ export async function isHealthy(endpoint: string, token: string): Promise<boolea
 export const RuntimeStatsBody = z.object({
   status: z.string(),
   runtimeVersion: z.string(),
-  cpuPercent: z.number().nonnegative(),
-  memory: z.object({ usedBytes: z.number().nonnegative(), limitBytes: z.number().positive() }),
-  uptimeMs: z.number().nonnegative(),
-  pids: z.number().int().nonnegative(),
-  network: z.object({ rxBytes: z.number().nonnegative(), txBytes: z.number().nonnegative() }),
+  cpuPercent: nonNegative(),
+  memory: z.object({ usedBytes: nonNegative(), limitBytes: z.number().check(z.positive()) }),
+  uptimeMs: nonNegative(),
+  pids: z.int().check(z.nonnegative()),
+  network: z.object({ rxBytes: nonNegative(), txBytes: nonNegative() }),
 });
 export type RuntimeStats = z.infer<typeof RuntimeStatsBody>;
 
