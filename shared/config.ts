@@ -7,10 +7,11 @@ import './zod-messages';
 
 /**
  * The only reader of process.env, in sections: `config()` parses the core settings every function
- * needs (stage, log level, region, table, DynamoDB budget, deadline, JWT) in one small parse, and
- * each other property on its first read (memoised until `reloadConfig`), so a function parses only
- * the settings it reads. Nothing is built at import: SETTINGS holds one schema factory per variable,
- * and zod/mini keeps zod classic out of the functions that need no other classic schema.
+ * needs (stage, log level, region, table, DynamoDB budget, deadline, JWT), and each other property
+ * on its first read (memoised until `reloadConfig`), so a function parses only the settings it reads:
+ * each variable is parsed once, when a section first reads it (lazySettings). Nothing is built at
+ * import: SETTINGS holds one schema factory per variable, and zod/mini keeps zod classic out of the
+ * functions that need no other classic schema.
  *
  * Timing of a bad setting: in AWS a bad value outside the core fails the first request that reads
  * its section, with a ConfigError naming the variable (before, every cold start failed); the local
@@ -429,25 +430,33 @@ export class ConfigError extends Error {}
 
 type Settings = typeof SETTINGS;
 type SettingName = keyof Settings;
-type SettingValues<K extends SettingName> = { [P in K]: z.output<ReturnType<Settings[P]>> };
+type SettingValues = { readonly [K in SettingName]: z.output<ReturnType<Settings[K]>> };
 const SETTING_NAMES = () => Object.keys(SETTINGS) as SettingName[];
 
-/** Parses named settings of `env` on demand, each once; every bad one of a call is named in one ConfigError. */
-function settingsReader(env: NodeJS.ProcessEnv) {
-  const values = new Map<SettingName, unknown>();
-  return function read<K extends SettingName>(...names: K[]): SettingValues<K> {
-    const problems: string[] = [];
-    for (const name of names) {
-      if (values.has(name)) continue;
-      const result = z.safeParse(SETTINGS[name](), env[name]);
-      if (result.success) values.set(name, result.data);
-      else for (const issue of result.error.issues) problems.push(`${[name, ...issue.path].join('.')}: ${issue.message}`);
-    }
-    if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-    return Object.fromEntries(names.map((name) => [name, values.get(name)])) as SettingValues<K>;
-  };
+/** The problems of one variable, `NAME: message` each; none when it parses. */
+function settingProblems(name: SettingName, env: NodeJS.ProcessEnv): { problems: string[]; value?: unknown } {
+  const result = z.safeParse(SETTINGS[name](), env[name]);
+  if (result.success) return { problems: [], value: result.data };
+  return { problems: result.error.issues.map((issue) => `${[name, ...issue.path].join('.')}: ${issue.message}`) };
 }
-type SettingsReader = ReturnType<typeof settingsReader>;
+
+/** The settings of `env`, each variable parsed on the first read of its property, once. */
+function lazySettings(env: NodeJS.ProcessEnv): SettingValues {
+  const settings = {} as SettingValues;
+  for (const name of SETTING_NAMES()) {
+    Object.defineProperty(settings, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const { problems, value } = settingProblems(name, env);
+        if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+        Object.defineProperty(settings, name, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return settings;
+}
 
 /** Builds a property on its first read and keeps it until the next `reloadConfig`. */
 function memoiser() {
@@ -458,310 +467,232 @@ function memoiser() {
   };
 }
 
-function buildConfig(env: NodeJS.ProcessEnv, read: SettingsReader = settingsReader(env)) {
-  const core = read(
-    'STAGE',
-    'LOG_LEVEL',
-    'AWS_REGION',
-    'TABLE_NAME',
-    'DYNAMODB_ENDPOINT',
-    'DYNAMODB_CONNECT_TIMEOUT_MS',
-    'DYNAMODB_REQUEST_TIMEOUT_MS',
-    'DYNAMODB_MAX_ATTEMPTS',
-    'REQUEST_DEADLINE_MS',
-    'SQS_ENDPOINT',
-    'JWT_SECRET',
-    'JWT_ISSUER',
-    'JWT_AUDIENCE',
-  );
-  if (core.JWT_SECRET !== undefined && Buffer.byteLength(core.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
+function buildConfig(env: NodeJS.ProcessEnv) {
+  const e = lazySettings(env);
+  if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
-  const inAws = core.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
-  const one = <K extends SettingName>(name: K) => read(name)[name];
+  const inAws = e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const memo = memoiser();
   /** Tests keep their files in the temp folder, never in the developer's data folder. */
   const dataPath = (explicit: string | undefined, testName: string, name: string) =>
-    explicit ?? (core.STAGE === 'test' ? join(tmpdir(), testName) : join(one('DATA_DIR'), name));
+    explicit ?? (e.STAGE === 'test' ? join(tmpdir(), testName) : join(e.DATA_DIR, name));
 
   return {
-    stage: core.STAGE,
-    logLevel: core.LOG_LEVEL,
-    region: core.AWS_REGION,
-    tableName: core.TABLE_NAME,
-    dynamoEndpoint: core.DYNAMODB_ENDPOINT,
-    requestDeadlineMs: core.REQUEST_DEADLINE_MS,
+    stage: e.STAGE,
+    logLevel: e.LOG_LEVEL,
+    region: e.AWS_REGION,
+    tableName: e.TABLE_NAME,
+    dynamoEndpoint: e.DYNAMODB_ENDPOINT,
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     dynamoBudget: {
-      connectTimeoutMs: core.DYNAMODB_CONNECT_TIMEOUT_MS,
-      requestTimeoutMs: core.DYNAMODB_REQUEST_TIMEOUT_MS,
-      maxAttempts: core.DYNAMODB_MAX_ATTEMPTS,
+      connectTimeoutMs: e.DYNAMODB_CONNECT_TIMEOUT_MS,
+      requestTimeoutMs: e.DYNAMODB_REQUEST_TIMEOUT_MS,
+      maxAttempts: e.DYNAMODB_MAX_ATTEMPTS,
     },
-    sqsEndpoint: core.SQS_ENDPOINT,
-    jwt: { secret: core.JWT_SECRET, issuer: core.JWT_ISSUER, audience: core.JWT_AUDIENCE },
+    sqsEndpoint: e.SQS_ENDPOINT,
+    jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },
     /** Emulators take any credentials; in AWS the SDK's default chain is used. */
-    localCredentials: core.DYNAMODB_ENDPOINT || core.SQS_ENDPOINT ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+    localCredentials: e.DYNAMODB_ENDPOINT || e.SQS_ENDPOINT ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
     get healthProbeCacheMs() {
-      return one('HEALTH_PROBE_CACHE_MS');
+      return e.HEALTH_PROBE_CACHE_MS;
     },
     get provisioningQueueUrl() {
-      return one('PROVISIONING_QUEUE_URL');
+      return e.PROVISIONING_QUEUE_URL;
     },
     get eventsQueueUrl() {
-      return one('EVENTS_QUEUE_URL');
+      return e.EVENTS_QUEUE_URL;
     },
     get appUrl() {
-      return one('APP_URL');
+      return e.APP_URL;
     },
     get cookieSecure() {
-      return one('COOKIE_SECURE');
+      return e.COOKIE_SECURE;
     },
     get adminEmails() {
-      return one('ADMIN_EMAILS');
+      return e.ADMIN_EMAILS;
     },
     get testerEmails() {
-      return one('TESTER_EMAILS');
+      return e.TESTER_EMAILS;
     },
     get kmsKeyId() {
-      return one('KMS_KEY_ID');
+      return e.KMS_KEY_ID;
     },
     get ecs() {
-      return memo('ecs', () => {
-        const e = read('ECS_CLUSTER_ARN', 'ECS_TASK_DEFINITION_ARN', 'ECS_SUBNET_IDS', 'ECS_SECURITY_GROUP_IDS');
-        return {
-          clusterArn: e.ECS_CLUSTER_ARN,
-          taskDefinitionArn: e.ECS_TASK_DEFINITION_ARN,
-          subnetIds: e.ECS_SUBNET_IDS,
-          securityGroupIds: e.ECS_SECURITY_GROUP_IDS,
-        };
-      });
+      return memo('ecs', () => ({
+        clusterArn: e.ECS_CLUSTER_ARN,
+        taskDefinitionArn: e.ECS_TASK_DEFINITION_ARN,
+        subnetIds: e.ECS_SUBNET_IDS,
+        securityGroupIds: e.ECS_SECURITY_GROUP_IDS,
+      }));
     },
     get runtimeImage() {
-      return one('RUNTIME_IMAGE');
+      return e.RUNTIME_IMAGE;
     },
     get agentDomain() {
-      return one('AGENT_DOMAIN');
+      return e.AGENT_DOMAIN;
     },
     get maxBodyBytes() {
-      return one('MAX_BODY_BYTES');
+      return e.MAX_BODY_BYTES;
     },
     get rateLimits() {
-      return memo('rateLimits', () => rateLimitSettings(one('RATE_LIMITS')));
+      return memo('rateLimits', () => rateLimitSettings(e.RATE_LIMITS));
     },
     /** Tests get a master key in the temp folder, never in the developer's data folder. */
     get localMasterKeyFile() {
-      return dataPath(one('LOCAL_MASTER_KEY_FILE'), 'agent-platform-test-master.key', 'master.key');
+      return dataPath(e.LOCAL_MASTER_KEY_FILE, 'agent-platform-test-master.key', 'master.key');
     },
     get wallet() {
-      return memo('wallet', () => {
-        const e = read('WALLET_RPC_URL', 'WALLET_NETWORK', 'WALLET_RPC_TIMEOUT_MS');
-        return { rpcUrl: e.WALLET_RPC_URL, network: e.WALLET_NETWORK, rpcTimeoutMs: e.WALLET_RPC_TIMEOUT_MS };
-      });
+      return memo('wallet', () => ({ rpcUrl: e.WALLET_RPC_URL, network: e.WALLET_NETWORK, rpcTimeoutMs: e.WALLET_RPC_TIMEOUT_MS }));
     },
     get hostedWallet() {
-      return memo('hostedWallet', () => {
-        const e = read('HOSTED_WALLET_PROVIDER', 'HOSTED_WALLET_PROJECT_ID');
-        return { provider: e.HOSTED_WALLET_PROVIDER, projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER };
-      });
+      return memo('hostedWallet', () => ({ provider: e.HOSTED_WALLET_PROVIDER, projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER }));
     },
     get infraMcp() {
-      return memo('infraMcp', () => {
-        const e = read('INFRA_MCP_DOCS_URL', 'INFRA_MCP_REPO_URL', 'INFRA_MCP_DOCKER_IMAGE');
-        return { docsUrl: e.INFRA_MCP_DOCS_URL, repoUrl: e.INFRA_MCP_REPO_URL, dockerImage: e.INFRA_MCP_DOCKER_IMAGE };
-      });
+      return memo('infraMcp', () => ({ docsUrl: e.INFRA_MCP_DOCS_URL, repoUrl: e.INFRA_MCP_REPO_URL, dockerImage: e.INFRA_MCP_DOCKER_IMAGE }));
     },
     get referralCredits() {
-      return one('REFERRAL_CREDITS');
+      return e.REFERRAL_CREDITS;
     },
     get referralCap() {
-      return one('REFERRAL_CAP');
+      return e.REFERRAL_CAP;
     },
     /** Tests write their mail to the temp folder, never into the developer's data folder. */
     get email() {
       return memo('email', () => {
-        const e = read('EMAIL_FROM', 'SES_ENDPOINT', 'OUTBOX_DIR');
         if (e.SES_ENDPOINT && inAws) throw new ConfigError('SES_ENDPOINT is for tests and the local stack only: in AWS email goes to SES itself');
         return { from: e.EMAIL_FROM, sesEndpoint: e.SES_ENDPOINT, outboxDir: dataPath(e.OUTBOX_DIR, 'agent-platform-test-outbox', 'outbox') };
       });
     },
     get botCheck() {
-      return memo('botCheck', () => {
-        const e = read('BOT_CHECK_VERIFY_URL', 'BOT_CHECK_SECRET');
-        return { verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET };
-      });
+      return memo('botCheck', () => ({ verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET }));
     },
     get forgotPasswordMinMs() {
-      return one('FORGOT_PASSWORD_MIN_MS');
+      return e.FORGOT_PASSWORD_MIN_MS;
     },
     get signInCappedDelayMs() {
-      return one('SIGN_IN_CAPPED_DELAY_MS');
+      return e.SIGN_IN_CAPPED_DELAY_MS;
     },
     get webhooks() {
-      return memo('webhooks', () => webhookSettings(read, inAws));
+      return memo('webhooks', () => webhookSettings(e, inAws));
     },
     get card() {
-      return memo('card', () => cardSettings(read, inAws));
+      return memo('card', () => cardSettings(e, inAws));
     },
     get oauth() {
-      return memo('oauth', () => {
-        const e = read(
-          'OAUTH_TIMEOUT_MS',
-          'OAUTH_CODEHOST_CLIENT_ID',
-          'OAUTH_CODEHOST_CLIENT_SECRET',
-          'OAUTH_CODEHOST_AUTHORIZE_URL',
-          'OAUTH_CODEHOST_TOKEN_URL',
-          'OAUTH_CODEHOST_USERINFO_URL',
-          'OAUTH_CODEHOST_EMAILS_URL',
-          'OAUTH_WEBID_CLIENT_ID',
-          'OAUTH_WEBID_CLIENT_SECRET',
-          'OAUTH_WEBID_ISSUER',
-          'OAUTH_WEBID_AUTHORIZE_URL',
-          'OAUTH_WEBID_TOKEN_URL',
-          'OAUTH_WEBID_USERINFO_URL',
-        );
-        return {
-          timeoutMs: e.OAUTH_TIMEOUT_MS,
-          codehost: {
-            clientId: e.OAUTH_CODEHOST_CLIENT_ID,
-            clientSecret: e.OAUTH_CODEHOST_CLIENT_SECRET,
-            authorizeUrl: e.OAUTH_CODEHOST_AUTHORIZE_URL,
-            tokenUrl: e.OAUTH_CODEHOST_TOKEN_URL,
-            userInfoUrl: e.OAUTH_CODEHOST_USERINFO_URL,
-            emailsUrl: e.OAUTH_CODEHOST_EMAILS_URL,
-          },
-          webid: {
-            clientId: e.OAUTH_WEBID_CLIENT_ID,
-            clientSecret: e.OAUTH_WEBID_CLIENT_SECRET,
-            issuer: e.OAUTH_WEBID_ISSUER,
-            authorizeUrl: e.OAUTH_WEBID_AUTHORIZE_URL,
-            tokenUrl: e.OAUTH_WEBID_TOKEN_URL,
-            userInfoUrl: e.OAUTH_WEBID_USERINFO_URL,
-          },
-        };
-      });
+      return memo('oauth', () => ({
+        timeoutMs: e.OAUTH_TIMEOUT_MS,
+        codehost: {
+          clientId: e.OAUTH_CODEHOST_CLIENT_ID,
+          clientSecret: e.OAUTH_CODEHOST_CLIENT_SECRET,
+          authorizeUrl: e.OAUTH_CODEHOST_AUTHORIZE_URL,
+          tokenUrl: e.OAUTH_CODEHOST_TOKEN_URL,
+          userInfoUrl: e.OAUTH_CODEHOST_USERINFO_URL,
+          emailsUrl: e.OAUTH_CODEHOST_EMAILS_URL,
+        },
+        webid: {
+          clientId: e.OAUTH_WEBID_CLIENT_ID,
+          clientSecret: e.OAUTH_WEBID_CLIENT_SECRET,
+          issuer: e.OAUTH_WEBID_ISSUER,
+          authorizeUrl: e.OAUTH_WEBID_AUTHORIZE_URL,
+          tokenUrl: e.OAUTH_WEBID_TOKEN_URL,
+          userInfoUrl: e.OAUTH_WEBID_USERINFO_URL,
+        },
+      }));
     },
     get chain() {
-      return memo('chain', () => {
-        const e = read('CHAIN_RPC_URL', 'CHAIN_RPC_TIMEOUT_MS');
-        return { rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS };
-      });
+      return memo('chain', () => ({ rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS }));
     },
     get eas() {
-      return memo('eas', () => {
-        const e = read('EAS_CONTRACT_ADDRESS', 'EAS_SCHEMA_UID', 'EAS_RPC_URL', 'CHAIN_RPC_URL');
-        return { contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`, schemaUid: e.EAS_SCHEMA_UID, rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL };
-      });
+      return memo('eas', () => ({
+        contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`,
+        schemaUid: e.EAS_SCHEMA_UID,
+        rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL,
+      }));
     },
     get coinbaseVerification() {
-      return memo('coinbaseVerification', () => {
-        const e = read('COINBASE_VERIFICATION_INDEXER', 'COINBASE_VERIFICATION_ATTESTER', 'COINBASE_VERIFICATION_SCHEMA_UID');
-        return {
-          indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
-          attester: e.COINBASE_VERIFICATION_ATTESTER as `0x${string}`,
-          schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
-        };
-      });
+      return memo('coinbaseVerification', () => ({
+        indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
+        attester: e.COINBASE_VERIFICATION_ATTESTER as `0x${string}`,
+        schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
+      }));
     },
     get ens() {
-      return memo('ens', () => {
-        const e = read('ENS_RPC_URL', 'ENS_UNIVERSAL_RESOLVER');
-        return { rpcUrl: e.ENS_RPC_URL, universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}` };
-      });
+      return memo('ens', () => ({ rpcUrl: e.ENS_RPC_URL, universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}` }));
     },
     get social() {
-      return memo('social', () => {
-        const e = read('SOCIAL_JWKS_URL', 'SOCIAL_ISSUER', 'SOCIAL_AUDIENCE', 'APP_URL');
-        return { jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host };
-      });
+      return memo('social', () => ({ jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host }));
     },
     get gating() {
-      return memo('gating', () => {
-        const e = read('GATING_TOKEN_ADDRESS', 'GATING_MIN_BALANCE', 'GATING_TOKEN_SYMBOL', 'GATING_RPC_URL', 'GATING_PUBLIC_RPC_URL', 'CHAIN_RPC_URL');
-        return {
-          tokenAddress: e.GATING_TOKEN_ADDRESS,
-          minBalance: e.GATING_MIN_BALANCE,
-          tokenSymbol: e.GATING_TOKEN_SYMBOL,
-          rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? e.GATING_PUBLIC_RPC_URL,
-          publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
-        };
-      });
+      return memo('gating', () => ({
+        tokenAddress: e.GATING_TOKEN_ADDRESS,
+        minBalance: e.GATING_MIN_BALANCE,
+        tokenSymbol: e.GATING_TOKEN_SYMBOL,
+        rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? e.GATING_PUBLIC_RPC_URL,
+        publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
+      }));
     },
     /** Agents, instances and provisioning (issue 5). */
     get model() {
-      return memo('model', () => {
-        const e = read('MODEL_API_BASE_URL', 'MODEL_API_KEY', 'MODEL_API_TIMEOUT_MS');
-        return { baseUrl: e.MODEL_API_BASE_URL, apiKey: e.MODEL_API_KEY, timeoutMs: e.MODEL_API_TIMEOUT_MS };
-      });
+      return memo('model', () => ({ baseUrl: e.MODEL_API_BASE_URL, apiKey: e.MODEL_API_KEY, timeoutMs: e.MODEL_API_TIMEOUT_MS }));
     },
     /** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by shared/ai/catalogue.ts). */
     get ai() {
-      return memo('ai', () => {
-        const e = read('OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'GOOGLE_API_KEY', 'GOOGLE_BASE_URL', 'AI_CATALOGUE');
-        return {
-          openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
-          anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
-          google: { apiKey: e.GOOGLE_API_KEY, baseUrl: e.GOOGLE_BASE_URL },
-          catalogueJson: e.AI_CATALOGUE,
-        };
-      });
+      return memo('ai', () => ({
+        openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+        anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+        google: { apiKey: e.GOOGLE_API_KEY, baseUrl: e.GOOGLE_BASE_URL },
+        catalogueJson: e.AI_CATALOGUE,
+      }));
     },
     get provisioningDlqUrl() {
-      return one('PROVISIONING_DLQ_URL');
+      return e.PROVISIONING_DLQ_URL;
     },
     get launcher() {
-      return one('LAUNCHER') ?? (core.STAGE === 'aws' ? 'ecs' : 'local');
+      return e.LAUNCHER ?? (e.STAGE === 'aws' ? 'ecs' : 'local');
     },
     get runtimeVersion() {
-      return one('RUNTIME_VERSION');
+      return e.RUNTIME_VERSION;
     },
     get approvedRuntimeImages() {
-      return memo('approvedRuntimeImages', () => [one('RUNTIME_IMAGE'), ...one('APPROVED_RUNTIME_IMAGES')]);
+      return memo('approvedRuntimeImages', () => [e.RUNTIME_IMAGE, ...e.APPROVED_RUNTIME_IMAGES]);
     },
     get provisionHealth() {
-      return memo('provisionHealth', () => {
-        const e = read('PROVISION_HEALTH_ATTEMPTS', 'PROVISION_HEALTH_INTERVAL_MS');
-        return { attempts: e.PROVISION_HEALTH_ATTEMPTS, intervalMs: e.PROVISION_HEALTH_INTERVAL_MS };
-      });
+      return memo('provisionHealth', () => ({ attempts: e.PROVISION_HEALTH_ATTEMPTS, intervalMs: e.PROVISION_HEALTH_INTERVAL_MS }));
     },
     get runtimePlatformUrl() {
-      return one('RUNTIME_PLATFORM_URL') ?? one('APP_URL');
+      return e.RUNTIME_PLATFORM_URL ?? e.APP_URL;
     },
     get localRuntimeEntry() {
-      return one('LOCAL_RUNTIME_ENTRY');
+      return e.LOCAL_RUNTIME_ENTRY;
     },
     get streaming() {
-      return memo('streaming', () => {
-        const e = read('STREAMING_PROVIDER', 'STREAMING_RTMP_URL', 'STREAMING_PLAYBACK_BASE_URL', 'APP_URL');
-        return {
-          provider: e.STREAMING_PROVIDER,
-          rtmpUrl: e.STREAMING_RTMP_URL,
-          playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', e.APP_URL).href,
-        };
-      });
+      return memo('streaming', () => ({
+        provider: e.STREAMING_PROVIDER,
+        rtmpUrl: e.STREAMING_RTMP_URL,
+        playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', e.APP_URL).href,
+      }));
     },
     /** Heartbeat and metrics (issue 6). */
     get heartbeat() {
-      return memo('heartbeat', () => {
-        const e = read('HEARTBEAT_TICK_MS', 'HEARTBEAT_MAX_USERS_PER_RUN', 'HEARTBEAT_CONCURRENCY');
-        return { tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY };
-      });
+      return memo('heartbeat', () => ({ tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY }));
     },
     get metricsStorageQuotaMb() {
-      return one('METRICS_STORAGE_QUOTA_MB');
+      return e.METRICS_STORAGE_QUOTA_MB;
     },
     /** Skills of issue 12 part B. */
     get treasuryTokens() {
-      return memo('treasuryTokens', () => one('TREASURY_TOKENS').map(tokenSetting));
+      return memo('treasuryTokens', () => e.TREASURY_TOKENS.map(tokenSetting));
     },
     /** Skills of issue 13 part A: the stablecoin usdc-payments and instant-split send. */
     get paymentToken() {
       return memo('paymentToken', () => {
-        const token = one('PAYMENT_TOKEN');
+        const token = e.PAYMENT_TOKEN;
         return token ? tokenSetting(token) : undefined;
       });
     },
     get files() {
       return memo('files', () => {
-        const e = read('FILE_STORAGE', 'FILES_DIR', 'FILES_BUCKET', 'FILES_S3_ENDPOINT', 'FILE_UPLOAD_URL_TTL_SECONDS', 'FILE_DOWNLOAD_URL_TTL_SECONDS');
         if (e.FILE_STORAGE === 's3' && !e.FILES_BUCKET) throw new ConfigError('FILE_STORAGE=s3 needs FILES_BUCKET');
         return {
           storage: e.FILE_STORAGE,
@@ -774,25 +705,22 @@ function buildConfig(env: NodeJS.ProcessEnv, read: SettingsReader = settingsRead
       });
     },
     get gateway() {
-      return memo('gateway', () => gatewaySettings(read));
+      return memo('gateway', () => gatewaySettings(e));
     },
     /** Channel skills of issue 13 part C. */
     get channels() {
-      return memo('channels', () => {
-        const e = read('CHANNEL_TELEGRAM_API_URL', 'CHANNEL_DISCORD_API_URL', 'CHANNEL_WHATSAPP_API_URL', 'CHANNEL_SLACK_API_URL', 'CHANNEL_TIMEOUT_MS');
-        return {
-          telegramUrl: e.CHANNEL_TELEGRAM_API_URL,
-          discordUrl: e.CHANNEL_DISCORD_API_URL,
-          whatsappUrl: e.CHANNEL_WHATSAPP_API_URL,
-          slackUrl: e.CHANNEL_SLACK_API_URL,
-          timeoutMs: e.CHANNEL_TIMEOUT_MS,
-        };
-      });
+      return memo('channels', () => ({
+        telegramUrl: e.CHANNEL_TELEGRAM_API_URL,
+        discordUrl: e.CHANNEL_DISCORD_API_URL,
+        whatsappUrl: e.CHANNEL_WHATSAPP_API_URL,
+        slackUrl: e.CHANNEL_SLACK_API_URL,
+        timeoutMs: e.CHANNEL_TIMEOUT_MS,
+      }));
     },
     /** The guarded fetch of user-supplied URLs (issue 13 part B). */
     get fetch() {
       return memo('fetch', () => {
-        const allowedLoopback = one('FETCH_ALLOWED_LOOPBACK');
+        const allowedLoopback = e.FETCH_ALLOWED_LOOPBACK;
         if (allowedLoopback.length && inAws) {
           throw new ConfigError(
             'FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs',
@@ -803,18 +731,14 @@ function buildConfig(env: NodeJS.ProcessEnv, read: SettingsReader = settingsRead
     },
     /** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
     get healing() {
-      return memo('healing', () => {
-        const e = read('INSTANCE_RELAUNCHES_PER_HOUR', 'INSTANCE_RELAUNCH_BACKOFF_SECONDS');
-        return { relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR, backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS };
-      });
+      return memo('healing', () => ({ relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR, backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS }));
     },
     get provisioningRedriveAfterMs() {
-      return one('PROVISIONING_REDRIVE_AFTER_SECONDS') * 1000;
+      return e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000;
     },
     /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
     get awsFakes() {
       return memo('awsFakes', () => {
-        const e = read('ECS_ENDPOINT', 'KMS_ENDPOINT');
         const local = { accessKeyId: 'local', secretAccessKey: 'local' };
         return {
           ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: local } : {},
@@ -824,10 +748,7 @@ function buildConfig(env: NodeJS.ProcessEnv, read: SettingsReader = settingsRead
     },
     /** Where the per-agent log reads runtime output in AWS (issue 18). */
     get runtimeLogs() {
-      return memo('runtimeLogs', () => {
-        const e = read('RUNTIME_LOG_GROUP', 'CLOUDWATCH_LOGS_ENDPOINT');
-        return { group: e.RUNTIME_LOG_GROUP, endpoint: e.CLOUDWATCH_LOGS_ENDPOINT };
-      });
+      return memo('runtimeLogs', () => ({ group: e.RUNTIME_LOG_GROUP, endpoint: e.CLOUDWATCH_LOGS_ENDPOINT }));
     },
   };
 }
@@ -844,8 +765,7 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_2
 const DAY_MS = 24 * 3600_000;
 
 /** A shortened schedule or disable window is for tests and the local stack: in AWS it would drop events after a short outage. */
-function webhookSettings(read: SettingsReader, inAws: boolean) {
-  const e = read('WEBHOOK_ENDPOINTS', 'WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE_MS', 'WEBHOOK_DISABLE_AFTER_MS');
+function webhookSettings(e: SettingValues, inAws: boolean) {
   if (inAws) {
     const total = e.WEBHOOK_RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
     if (e.WEBHOOK_RETRY_SCHEDULE_MS.length && total < DAY_MS) {
@@ -881,9 +801,9 @@ export function config(): Config {
  * start (a developer sees a bad .env at once) and tests, through `reloadConfig`.
  */
 export function validateAllSettings(env: NodeJS.ProcessEnv = process.env): Config {
-  const read = settingsReader(env);
-  read(...SETTING_NAMES());
-  const all = buildConfig(env, read);
+  const problems = SETTING_NAMES().flatMap((name) => settingProblems(name, env).problems);
+  if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  const all = buildConfig(env);
   for (const section of Object.keys(all) as (keyof Config)[]) void all[section];
   return all;
 }
@@ -930,25 +850,7 @@ function jsonSetting<S extends z.core.$ZodType>(name: string, raw: string | unde
 }
 
 /** Card settings; the return pages of a checkout are on the application's origin. */
-function cardSettings(read: SettingsReader, inAws: boolean) {
-  const e = read(
-    'CARD_MODE',
-    'CARD_SECRET_KEY',
-    'CARD_WEBHOOK_SECRET',
-    'CARD_WEBHOOK_TOLERANCE_SECONDS',
-    'CARD_API_HOST',
-    'CARD_API_PORT',
-    'CARD_API_PROTOCOL',
-    'CARD_TIMEOUT_MS',
-    'CARD_PRICES',
-    'CARD_PRICE_LABEL',
-    'CARD_PRICE_SOLO',
-    'CARD_PRICE_COLLECTIVE',
-    'CARD_PRICE_NETWORK',
-    'CARD_CREDIT_PRICES',
-    'CARD_STORAGE_PRICE',
-    'APP_URL',
-  );
+function cardSettings(e: SettingValues, inAws: boolean) {
   if (e.CARD_MODE === 'local' && inAws) throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
   const fromMap = jsonSetting('CARD_PRICES', e.CARD_PRICES, cardPlanPrices) ?? {};
   const single = { label: e.CARD_PRICE_LABEL, solo: e.CARD_PRICE_SOLO, collective: e.CARD_PRICE_COLLECTIVE, network: e.CARD_PRICE_NETWORK };
@@ -985,21 +887,7 @@ const gatewayCardPrices = () =>
   z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), z.number().check(z.int(), z.minimum(CARD_MINIMUM_CHARGE_MINOR), z.maximum(100_000_000)));
 
 /** v1 gateway (issue 11): prices, CORS origins and the MPP chain settings. */
-function gatewaySettings(read: SettingsReader) {
-  const e = read(
-    'GATEWAY_PRICES',
-    'GATEWAY_ALLOWED_ORIGINS',
-    'GATEWAY_CARD_PRICES',
-    'GATEWAY_CARD_RATE',
-    'MPP_CHAIN_ID',
-    'MPP_RPC_URL',
-    'MPP_RECIPIENT',
-    'MPP_CURRENCY',
-    'MPP_CONFIRMATIONS',
-    'MPP_CHALLENGE_TTL_SECONDS',
-    'MPP_RPC_TIMEOUT_MS',
-    'APP_URL',
-  );
+function gatewaySettings(e: SettingValues) {
   const prices: Record<string, string> = { ...DEFAULT_GATEWAY_PRICES, ...jsonSetting('GATEWAY_PRICES', e.GATEWAY_PRICES, gatewayPrices) };
   return {
     prices,
