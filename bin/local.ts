@@ -41,7 +41,8 @@ async function main() {
   // Before anything is spawned: reaps what a crash left, and no child outlives this process.
   const supervision = superviseLocalChildren(dataDir, progress);
   const jwtSecret = ensureSecret(dataDir, 'JWT_SECRET', 'jwt-secret');
-  // Validate the operator's settings before starting anything (a short JWT_SECRET refuses to start).
+  // Validate every setting before starting anything (a short JWT_SECRET refuses to start): reloadConfig
+  // runs validateAllSettings, since in AWS a section is parsed only on its first read.
   reloadConfig({ JWT_SECRET: jwtSecret, STAGE: 'local' });
 
   // The web console served at `/`: built on the first start and whenever web/ changed (esbuild, well under a second).

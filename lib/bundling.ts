@@ -37,6 +37,8 @@ export const REPLACED_CREDENTIAL_PROVIDER = '@aws-sdk/credential-provider-node';
  * credentials shim, bundles only; tests run the real zod.
  */
 export const ZOD_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/index.ts', import.meta.url));
+/** The `zod` alias would also capture `zod/mini` (and fail to resolve it as `shared/zod-lean/index.ts/mini`): its own entry. */
+export const ZOD_MINI = fileURLToPath(new URL('../shared/zod-lean/mini.ts', import.meta.url));
 
 /**
  * Two more swaps for the functions that call models (ai, gateway, agent chat): `zod/v3`, of which the
@@ -47,7 +49,6 @@ export const ZOD_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/ind
 export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds.ts', import.meta.url));
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
-export const ZOD_MINI = fileURLToPath(import.meta.resolve('zod/mini'));
 
 /** The esbuild settings of every function bundle; callers add entryPoints and outfile. */
 export const LAMBDA_BUNDLE = {
@@ -68,7 +69,6 @@ export const LAMBDA_BUNDLE = {
     [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
     zod: ZOD_WITHOUT_LOCALES,
     'zod/v4': ZOD_WITHOUT_LOCALES,
-    // The `zod` alias would capture `zod/mini` too (as `shared/zod-lean/index.ts/mini`): mini keeps its own entry.
     'zod/mini': ZOD_MINI,
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,

@@ -14,7 +14,7 @@ import type { Node } from 'constructs';
  */
 
 /**
- * The keys of EnvSchema in shared/config.ts, in its order. The schema is not exported, so this list
+ * The keys of SETTINGS in shared/config.ts, in its order. They are not exported, so this list
  * is kept by hand; test/infra/settings.test.ts reads shared/config.ts and fails when they drift.
  */
 export const KNOWN_SETTINGS = [

@@ -72,22 +72,24 @@ export const RUNTIME_PORT = 8080;
 
 export class LaunchError extends Error {}
 
+const nonEmpty = () => z.string().check(z.minLength(1));
+const nonNegative = () => z.number().check(z.nonnegative());
+
 /**
  * Work for the provisioner (SQS): launch an agent's instance (or join the running one), or carry
  * out the lifecycle transition that produced instance `generation`.
  */
-const NonEmpty = () => z.string().check(z.minLength(1));
 
 export const ProvisioningMessage = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('agent'), userId: NonEmpty(), agentId: NonEmpty(), ownerEmail: NonEmpty() }),
+  z.object({ kind: z.literal('agent'), userId: nonEmpty(), agentId: nonEmpty(), ownerEmail: nonEmpty() }),
   z.object({
     kind: z.literal('lifecycle'),
-    userId: NonEmpty(),
-    generation: z.number().check(z.int(), z.positive()),
+    userId: nonEmpty(),
+    generation: z.int().check(z.positive()),
     op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
   }),
   /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
-  z.object({ kind: z.literal('account-deletion'), userId: NonEmpty() }),
+  z.object({ kind: z.literal('account-deletion'), userId: nonEmpty() }),
 ]);
 export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
 
@@ -191,17 +193,16 @@ export async function isHealthy(endpoint: string, token: string): Promise<boolea
   }
 }
 
-const NonNegative = () => z.number().check(z.nonnegative());
 
 /** What the runtime's `GET /stats` answers (runtime/app.ts). */
 export const RuntimeStatsBody = z.object({
   status: z.string(),
   runtimeVersion: z.string(),
-  cpuPercent: NonNegative(),
-  memory: z.object({ usedBytes: NonNegative(), limitBytes: z.number().check(z.positive()) }),
-  uptimeMs: NonNegative(),
-  pids: z.number().check(z.int(), z.nonnegative()),
-  network: z.object({ rxBytes: NonNegative(), txBytes: NonNegative() }),
+  cpuPercent: nonNegative(),
+  memory: z.object({ usedBytes: nonNegative(), limitBytes: z.number().check(z.positive()) }),
+  uptimeMs: nonNegative(),
+  pids: z.int().check(z.nonnegative()),
+  network: z.object({ rxBytes: nonNegative(), txBytes: nonNegative() }),
 });
 export type RuntimeStats = z.infer<typeof RuntimeStatsBody>;
 

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { config } from '../config';
 
 /**
@@ -45,7 +45,7 @@ export function oauthProvider(name: OAuthProviderName): OAuthProvider | undefine
   return name === 'codehost' ? codehost() : webid();
 }
 
-const CodehostUser = z.object({ id: z.union([z.number().int(), z.string().min(1)]), login: z.string().optional(), name: z.string().nullish() });
+const CodehostUser = z.object({ id: z.union([z.int(), z.string().check(z.minLength(1))]), login: z.optional(z.string()), name: z.nullish(z.string()) });
 const CodehostEmails = z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() }));
 
 function codehost(): OAuthProvider | undefined {

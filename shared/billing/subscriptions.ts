@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { CardEvent } from '../adapters/card';
 import { config } from '../config';
 import { isGatewayPluginId } from '../contract/gateway';
@@ -40,7 +40,7 @@ const statusRank = (status: string) => (TERMINAL_STATUSES.has(status) ? 3 : ACTI
 const idOf = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : undefined;
 
-const Metadata = z.record(z.string(), z.string()).catch({});
+const Metadata = z.catch(z.record(z.string(), z.string()), {});
 const epochToIso = (s: unknown) => (typeof s === 'number' && Number.isFinite(s) ? new Date(s * 1000).toISOString() : undefined);
 const positiveIntOf = (s: string | undefined, max: number) => {
   const n = Number(s);
@@ -49,36 +49,36 @@ const positiveIntOf = (s: string | undefined, max: number) => {
 
 const CheckoutSession = z.looseObject({
   id: z.string(),
-  mode: z.string().optional(),
-  created: z.number().optional(),
-  client_reference_id: z.string().nullish(),
-  payment_status: z.string().optional(),
-  metadata: Metadata.optional(),
-  subscription: z.unknown().optional(),
-  customer: z.unknown().optional(),
-  amount_total: z.number().int().nullish(),
-  currency: z.string().nullish(),
+  mode: z.optional(z.string()),
+  created: z.optional(z.number()),
+  client_reference_id: z.nullish(z.string()),
+  payment_status: z.optional(z.string()),
+  metadata: z.optional(Metadata),
+  subscription: z.optional(z.unknown()),
+  customer: z.optional(z.unknown()),
+  amount_total: z.nullish(z.int()),
+  currency: z.nullish(z.string()),
 });
 
 const Subscription = z.looseObject({
   id: z.string(),
   status: z.string(),
-  customer: z.unknown().optional(),
-  metadata: Metadata.optional(),
-  cancel_at_period_end: z.boolean().optional(),
-  current_period_start: z.number().optional(),
-  current_period_end: z.number().optional(),
-  items: z
-    .looseObject({
+  customer: z.optional(z.unknown()),
+  metadata: z.optional(Metadata),
+  cancel_at_period_end: z.optional(z.boolean()),
+  current_period_start: z.optional(z.number()),
+  current_period_end: z.optional(z.number()),
+  items: z.optional(
+    z.looseObject({
       data: z.array(
         z.looseObject({
-          current_period_start: z.number().optional(),
-          current_period_end: z.number().optional(),
-          price: z.looseObject({ id: z.string() }).optional(),
+          current_period_start: z.optional(z.number()),
+          current_period_end: z.optional(z.number()),
+          price: z.optional(z.looseObject({ id: z.string() })),
         }),
       ),
-    })
-    .optional(),
+    }),
+  ),
 });
 
 interface SubscriptionChange {

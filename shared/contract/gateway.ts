@@ -1,5 +1,8 @@
 import * as z from 'zod';
+import { GATEWAY_PLUGIN_IDS, type GatewayPluginId } from './gateway-plugins';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+
+export { GATEWAY_PLUGIN_IDS, type GatewayPluginId };
 
 /** The plugins of spec 4.12; every one of them needs a session or a verified MPP credential. */
 export const GATEWAY_PLUGINS = [
@@ -7,10 +10,7 @@ export const GATEWAY_PLUGINS = [
   { id: 'generate-text', purpose: 'LLM text generation', authRequired: true, streaming: true },
   { id: 'tts', purpose: 'speech synthesis', authRequired: true, streaming: false },
   { id: 'stt', purpose: 'speech transcription', authRequired: true, streaming: false },
-] as const;
-
-export type GatewayPluginId = (typeof GATEWAY_PLUGINS)[number]['id'];
-export const GATEWAY_PLUGIN_IDS = GATEWAY_PLUGINS.map((p) => p.id) as [GatewayPluginId, ...GatewayPluginId[]];
+] as const satisfies readonly { id: GatewayPluginId; purpose: string; authRequired: boolean; streaming: boolean }[];
 export const GatewayPluginIdSchema = z.enum(GATEWAY_PLUGIN_IDS);
 export const DEFAULT_GATEWAY_PLUGIN: GatewayPluginId = 'generate-text';
 export const isGatewayPluginId = (id: string): id is GatewayPluginId => (GATEWAY_PLUGIN_IDS as readonly string[]).includes(id);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { canonicalContext, defaultKeyProvider, keyProvider, openGcm, sealGcm, UnwrapError, type EncryptionContext } from './key-providers';
 
 /**
@@ -27,7 +27,7 @@ export type EnvelopeRecord = z.infer<typeof EnvelopeRecordSchema>;
 /** The record does not open under this context: tampered, another user's, or not a record at all. */
 export class EnvelopeError extends Error {}
 
-const ContextSchema = z.strictObject({ userId: z.string().min(1), purpose: z.string().min(1) });
+const ContextSchema = z.strictObject({ userId: z.string().check(z.minLength(1)), purpose: z.string().check(z.minLength(1)) });
 
 function checkedContext(context: EncryptionContext): EncryptionContext {
   const parsed = ContextSchema.safeParse(context);

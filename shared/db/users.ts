@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountPlan } from '../contract/accounts';
+import { isAccountPlan } from '../contract/plan-names';
 import { db, tableName } from './client';
 import { keys, type Key } from './keys';
 import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';
@@ -183,8 +183,8 @@ export function globalKeysOf(profile: UserProfile, logins: { provider: 'wallet' 
 
 /** The account as sign-in answers show it (contract PublicUser): no plan reads as `none`. */
 export const accountView = (u: UserProfile) => {
-  const plan = AccountPlan.safeParse(u.plan ?? 'none');
-  return { id: u.userId, email: u.email, name: u.name, plan: plan.success ? plan.data : 'none', credits: u.credits };
+  const plan = isAccountPlan(u.plan) ? u.plan : 'none';
+  return { id: u.userId, email: u.email, name: u.name, plan, credits: u.credits };
 };
 
 /**

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PaymentRefusedError } from './errors';
 
 /** The `scheme` of our challenges and credentials: the Tempo charge method of the MPP drafts, push mode. */
@@ -11,8 +11,8 @@ export interface MppCredential {
   challengeNonce: string;
 }
 
-const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const Nonce = z.string().min(1).max(128);
+const TxHash = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/));
+const Nonce = z.string().check(z.minLength(1), z.maxLength(128));
 
 /** Spec 4.12: `{scheme, transaction, challengeNonce}`. */
 const SpecCredential = z.object({ scheme: z.literal(MPP_SCHEME), transaction: TxHash, challengeNonce: Nonce });
