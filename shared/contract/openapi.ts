@@ -48,6 +48,19 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
   }
 }
 
+/**
+ * Gives each schema of `copies` the component name of the equally named export of `named`, e.g. the
+ * zod/mini bodies of common.ts those of their classic twins in route.ts: the document then refers to
+ * one `Error` whichever copy a route uses (the first converted wins; the twins convert alike).
+ */
+export function nameTwins(copies: Record<string, unknown>, named: Record<string, unknown>) {
+  for (const [exportName, copy] of Object.entries(copies)) {
+    const twin = named[exportName];
+    const id = twin instanceof z.core.$ZodType ? (z.globalRegistry.get(twin) as { id?: string } | undefined)?.id : undefined;
+    if (id && copy instanceof z.core.$ZodType) z.globalRegistry.add(copy, { ...z.globalRegistry.get(copy), id });
+  }
+}
+
 const COMPONENT_REF = '#/components/schemas/';
 
 /**
