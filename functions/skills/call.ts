@@ -12,7 +12,7 @@ const ActionField = z.looseObject({ action: z.string().optional() });
  * with the issues), and the answer is `{success: true, ...data}`.
  */
 export async function runSkill(name: SkillName, call: SkillCall, body: unknown) {
-  const skill = await skillRegistry[name]();
+  const skill = skillRegistry[name];
   const actionNames = Object.keys(skill.actions);
   const chosen = ActionField.safeParse(body ?? {});
   const actionName = (chosen.success ? chosen.data.action : undefined) ?? skill.defaultAction;

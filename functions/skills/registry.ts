@@ -1,42 +1,65 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
-
-/** A skill's module, imported on its first call. */
-export type SkillLoader = () => Promise<SkillModule>;
+import { skill as calendar } from './skills/calendar';
+import { skill as djStreaming } from './skills/dj-streaming';
+import { skill as fileManager } from './skills/file-manager';
+import { skill as groupieManager } from './skills/groupie-manager';
+import { skill as notesWorkspace } from './skills/notes-workspace';
+import { skill as royaltyTracker } from './skills/royalty-tracker';
+import { skill as treasury } from './skills/treasury';
+import { skill as workspaceSuite } from './skills/workspace-suite';
+import { skill as demoSubmitter } from './skills/demo-submitter';
+import { skill as eventScheduler } from './skills/event-scheduler';
+import { skill as eventTicketing } from './skills/event-ticketing';
+import { skill as festivalFinder } from './skills/festival-finder';
+import { skill as guestlist } from './skills/guestlist';
+import { skill as setlistOracle } from './skills/setlist-oracle';
+import { skill as trackArchaeologist } from './skills/track-archaeologist';
+import { skill as venueFinder } from './skills/venue-finder';
+import { skill as chatBot } from './skills/chat-bot';
+import { skill as communityBot } from './skills/community-bot';
+import { skill as businessMessaging } from './skills/business-messaging';
+import { skill as businessMessagingApi } from './skills/business-messaging-api';
+import { skill as teamChat } from './skills/team-chat';
+import { skill as browser } from './skills/browser';
+import { skill as webhook } from './skills/webhook';
+import { skill as visualSynthesizer } from './skills/visual-synthesizer';
+import { skill as bookingSettlement } from './skills/booking-settlement';
+import { skill as usdcPayments } from './skills/usdc-payments';
+import { skill as instantSplit } from './skills/instant-split';
+import { skill as email } from './skills/email';
 
 /**
  * Every catalogue skill's module, keyed by its name: a Record over SkillName, so a catalogue skill
- * without a module (or a module under the wrong name) does not compile. Each module is imported on
- * the skill's first call: a call needs one skill's code (viem, S3, the AI SDK, the channels...), not
- * all 28 at every cold start.
+ * without a module (or a module under the wrong name) does not compile.
  */
-export const skillRegistry: Readonly<Record<SkillName, SkillLoader>> = {
-  calendar: () => import('./skills/calendar').then((m) => m.skill),
-  'dj-streaming': () => import('./skills/dj-streaming').then((m) => m.skill),
-  'file-manager': () => import('./skills/file-manager').then((m) => m.skill),
-  'groupie-manager': () => import('./skills/groupie-manager').then((m) => m.skill),
-  'notes-workspace': () => import('./skills/notes-workspace').then((m) => m.skill),
-  'royalty-tracker': () => import('./skills/royalty-tracker').then((m) => m.skill),
-  treasury: () => import('./skills/treasury').then((m) => m.skill),
-  'workspace-suite': () => import('./skills/workspace-suite').then((m) => m.skill),
-  'demo-submitter': () => import('./skills/demo-submitter').then((m) => m.skill),
-  'event-scheduler': () => import('./skills/event-scheduler').then((m) => m.skill),
-  'event-ticketing': () => import('./skills/event-ticketing').then((m) => m.skill),
-  'festival-finder': () => import('./skills/festival-finder').then((m) => m.skill),
-  guestlist: () => import('./skills/guestlist').then((m) => m.skill),
-  'setlist-oracle': () => import('./skills/setlist-oracle').then((m) => m.skill),
-  'track-archaeologist': () => import('./skills/track-archaeologist').then((m) => m.skill),
-  'venue-finder': () => import('./skills/venue-finder').then((m) => m.skill),
-  'chat-bot': () => import('./skills/chat-bot').then((m) => m.skill),
-  'community-bot': () => import('./skills/community-bot').then((m) => m.skill),
-  'business-messaging': () => import('./skills/business-messaging').then((m) => m.skill),
-  'business-messaging-api': () => import('./skills/business-messaging-api').then((m) => m.skill),
-  'team-chat': () => import('./skills/team-chat').then((m) => m.skill),
-  browser: () => import('./skills/browser').then((m) => m.skill),
-  webhook: () => import('./skills/webhook').then((m) => m.skill),
-  'visual-synthesizer': () => import('./skills/visual-synthesizer').then((m) => m.skill),
-  'booking-settlement': () => import('./skills/booking-settlement').then((m) => m.skill),
-  'usdc-payments': () => import('./skills/usdc-payments').then((m) => m.skill),
-  'instant-split': () => import('./skills/instant-split').then((m) => m.skill),
-  email: () => import('./skills/email').then((m) => m.skill),
+export const skillRegistry: Readonly<Record<SkillName, SkillModule>> = {
+  calendar: calendar,
+  'dj-streaming': djStreaming,
+  'file-manager': fileManager,
+  'groupie-manager': groupieManager,
+  'notes-workspace': notesWorkspace,
+  'royalty-tracker': royaltyTracker,
+  treasury: treasury,
+  'workspace-suite': workspaceSuite,
+  'demo-submitter': demoSubmitter,
+  'event-scheduler': eventScheduler,
+  'event-ticketing': eventTicketing,
+  'festival-finder': festivalFinder,
+  guestlist: guestlist,
+  'setlist-oracle': setlistOracle,
+  'track-archaeologist': trackArchaeologist,
+  'venue-finder': venueFinder,
+  'chat-bot': chatBot,
+  'community-bot': communityBot,
+  'business-messaging': businessMessaging,
+  'business-messaging-api': businessMessagingApi,
+  'team-chat': teamChat,
+  browser: browser,
+  webhook: webhook,
+  'visual-synthesizer': visualSynthesizer,
+  'booking-settlement': bookingSettlement,
+  'usdc-payments': usdcPayments,
+  'instant-split': instantSplit,
+  email: email,
 };
