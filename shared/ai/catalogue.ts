@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { config } from '../config';
 
 /**
@@ -12,39 +12,39 @@ export const PLAN_ORDER = ['label', 'solo', 'collective', 'network'] as const;
 export type CataloguePlan = (typeof PLAN_ORDER)[number];
 
 const CatalogueModel = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must be <vendor>/<model>'),
-  name: z.string().min(1),
+  id: z.string().check(z.regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must be <vendor>/<model>')),
+  name: z.string().check(z.minLength(1)),
   description: z.string(),
-  tags: z.array(z.string().min(1)),
+  tags: z.array(z.string().check(z.minLength(1))),
   /** USD per million input (prompt) tokens. */
-  inputCost: z.number().nonnegative(),
+  inputCost: z.number().check(z.nonnegative()),
   /** USD per million output (completion) tokens. */
-  outputCost: z.number().nonnegative(),
-  contextWindow: z.number().int().positive(),
+  outputCost: z.number().check(z.nonnegative()),
+  contextWindow: z.int().check(z.positive()),
   /** Largest completion the model produces; `max_tokens` is capped to it. */
-  maxOutputTokens: z.number().int().positive(),
+  maxOutputTokens: z.int().check(z.positive()),
   /** The lowest plan that may use the model; every higher plan may too. */
   minPlan: z.enum(PLAN_ORDER),
   /** The vendor's own model id, for a direct provider (the aggregator takes `id` itself). */
-  vendorModelId: z.string().min(1),
+  vendorModelId: z.string().check(z.minLength(1)),
 });
 export type CatalogueModel = z.infer<typeof CatalogueModel>;
 
 export const CatalogueSchema = z.strictObject({
-  version: z.string().min(1),
+  version: z.string().check(z.minLength(1)),
   /** USD value of one credit of the ledger. */
-  creditUsd: z.number().positive(),
+  creditUsd: z.number().check(z.positive()),
   /** Model spend included in each plan per billing period, in credits, before the balance is used. */
-  includedCredits: z.record(z.enum(PLAN_ORDER), z.number().int().nonnegative()),
+  includedCredits: z.record(z.enum(PLAN_ORDER), z.int().check(z.nonnegative())),
   /** Task type → the tag a model needs to serve it (POST /api/ai/models/select, chat auto-selection). */
-  taskTags: z.record(z.string().regex(/^[a-z0-9_-]+$/), z.string().min(1)),
-  models: z.array(CatalogueModel).min(1),
+  taskTags: z.record(z.string().check(z.regex(/^[a-z0-9_-]+$/)), z.string().check(z.minLength(1))),
+  models: z.array(CatalogueModel).check(z.minLength(1)),
   /**
    * Image generation models (the visual-synthesizer skill), priced and gated like chat models: costs
    * per million input (prompt) and output (image) tokens, `maxOutputTokens` the most one image costs.
    * Apart from `models`, so chat never picks one.
    */
-  imageModels: z.array(CatalogueModel).default([]),
+  imageModels: z._default(z.array(CatalogueModel), []),
 });
 export type Catalogue = z.infer<typeof CatalogueSchema>;
 
