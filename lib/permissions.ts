@@ -93,6 +93,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // Every metered call runs the spending caps' kill switch (issue 22): events, emails, stopping the instance.
   ai: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
   gateway: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
+  'runtime-model': ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances', 'sendEvents'],

@@ -246,8 +246,11 @@ export const SECRET_SETTINGS: readonly string[] = [
   'GOOGLE_API_KEY',
 ];
 
-/** Functions that reach the model layer (shared/ai); skills: the visual-synthesizer's image generation. */
-const AI_FUNCTIONS = ['ai', 'agent-chat', 'instance', 'gateway', 'skills'] as const;
+/**
+ * Functions that reach the model layer (shared/ai); skills: the visual-synthesizer's image generation;
+ * runtime-model: the agent runtime's chat completions.
+ */
+const AI_FUNCTIONS = ['ai', 'agent-chat', 'runtime-model', 'gateway', 'skills'] as const;
 
 /** Every function, or every function behind the HTTP API (the request pipeline's settings). */
 export type RouteTarget = readonly string[] | 'all' | 'http';

@@ -196,8 +196,8 @@ async function textCall(p: Extract<PluginInput, { plugin: 'generate-text' | 'age
 
 const usageExtra = (model: string, usage: TokenUsage, steps?: number) => ({ model, usage, ...(steps !== undefined ? { steps } : {}) });
 
-function speech() {
-  const s = speechProvider();
+async function speech() {
+  const s = await speechProvider();
   if (!s) throw new PluginFailedError('SPEECH_NOT_CONFIGURED', 'no speech provider is configured (OPENAI_API_KEY or MODEL_API_BASE_URL)');
   return s.provider;
 }
@@ -215,7 +215,7 @@ export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<P
     case 'tts': {
       const { input, voice, format, model, instructions } = p.input;
       const out = await generateSpeech({
-        model: speech().speech(model),
+        model: (await speech()).speech(model),
         text: input,
         voice,
         outputFormat: format,
@@ -233,7 +233,7 @@ export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<P
       const bytes = Buffer.from(audio, 'base64');
       if (bytes.length > STT_MAX_AUDIO_BYTES) throw badRequest(`at most ${STT_MAX_AUDIO_BYTES} bytes of audio`, 'AUDIO_TOO_LARGE');
       const out = await transcribe({
-        model: speech().transcription(model),
+        model: (await speech()).transcription(model),
         audio: bytes,
         ...(language ? { providerOptions: { openai: { language } } } : {}),
         maxRetries: 0,

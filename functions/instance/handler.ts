@@ -7,7 +7,8 @@ import { requireOwner } from './owner';
 import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { readInstance, readInstanceStats, readInstanceToken } from './read';
-import { completion, reportExchange, requireRuntime, runtimeState, sendA2aMessage } from './runtime-api';
+import { requireRuntime } from './runtime-agent';
+import { reportExchange, runtimeState, sendA2aMessage } from './runtime-api';
 
 export const handler = createHandler(instanceContract, {
   startInstance: async ({ auth, params }) => start(auth, params.userId),
@@ -38,10 +39,6 @@ export const handler = createHandler(instanceContract, {
     // Messages over the agent's websocket reach the platform only as these reports.
     await recordActivity(params.userId);
     return reportExchange(params.userId, body);
-  },
-  runtimeChatCompletion: async ({ params, body, headers }) => {
-    await requireRuntime(params.userId, headers.authorization);
-    return completion(params.userId, body);
   },
   runtimeA2aMessage: async ({ params, body, headers }) => {
     await requireRuntime(params.userId, headers.authorization);

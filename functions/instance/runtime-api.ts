@@ -1,32 +1,20 @@
-import type * as z from 'zod';
-import { generateChat, NoModelAvailableError, ProviderFailureError, streamChat, type ModelCallInput, type ModelStream } from '../../shared/ai/model-layer';
-import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
-import { presentsGatewayToken } from '../../shared/auth/gateway-token';
 import { accessFrom, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
 import { A2aLimitError, countA2aMessage } from '../../shared/db/a2a';
-import { RUNTIME_HISTORY_MESSAGES, type RuntimeChatMessage } from '../../shared/contract/instance';
+import { RUNTIME_HISTORY_MESSAGES } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
 import { openAgentCredentials } from '../../shared/db/agent-credentials';
 import { getInstance } from '../../shared/db/instances';
 import { listInstalledSkills } from '../../shared/db/installed-skills';
 import { readAgentMemory } from '../../shared/db/memory';
-import { getUser } from '../../shared/db/users';
-import { HttpError, notFound, unauthorized } from '../../shared/http/errors';
-import { StreamReply } from '../../shared/http/reply';
+import { HttpError, notFound } from '../../shared/http/errors';
+import { agentModel, ownerRights } from './runtime-agent';
 
 /**
  * The platform side of the agent runtime: routes an instance calls with its gateway token to load
- * its agents, store each exchange and reach the model layer. The token is checked against its
- * stored hash, so these routes never decrypt it.
+ * its agents, store each exchange and message another agent (its model calls live apart, in
+ * functions/runtime-model).
  */
-
-export async function requireRuntime(userId: string, authorization: string | undefined): Promise<void> {
-  if (!(await presentsGatewayToken(userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
-}
-
-/** The model the platform answers an agent with: its configured one, else the one it was provisioned with. */
-export const agentModel = (agent: Pick<AgentRecord, 'model' | 'config'>) => agent.config?.model ?? agent.model;
 
 async function agentState(userId: string, agent: AgentRecord) {
   const [memory, messages, skills, credentials] = await Promise.all([
@@ -61,68 +49,6 @@ export async function reportExchange(userId: string, body: { agentId: string } &
   const stored = await appendExchange(userId, body.agentId, body);
   if (!stored) throw notFound('no such agent');
   return { success: true as const };
-}
-
-/**
- * The instance acts with its account's rights as they are now: the current email (it may have
- * changed since the first launch), and admin or tester rights only for a proven address.
- */
-async function ownerRights(userId: string): Promise<{ isAdmin: boolean; isTester: boolean } | undefined> {
-  const owner = await getUser(userId, true);
-  if (!owner) return undefined;
-  const proven = owner.emailVerified === true;
-  return { isAdmin: proven && isAdminEmail(owner.email), isTester: proven && isTesterEmail(owner.email) };
-}
-
-/**
- * The model layer for one agent: the same gate and metering as every model call (shared/ai), with
- * the provider key kept here. This route keeps its own codes for "no provider" and provider
- * failures, which the runtime shows its users.
- */
-export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[]; stream?: boolean }) {
-  const [agent, instance, rights] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), ownerRights(userId)]);
-  if (!agent || !instance || !rights) throw notFound('no such agent');
-  const input: ModelCallInput = {
-    caller: { kind: 'account', account: { userId, ...rights }, agentId: agent.id },
-    model: agentModel(agent),
-    messages: body.messages,
-    temperature: agent.config?.temperature,
-    maxTokens: agent.config?.maxTokens,
-  };
-  try {
-    if (body.stream) return new StreamReply(completionEvents(await streamChat(input)));
-    const out = await generateChat(input);
-    return {
-      id: out.id,
-      object: 'chat.completion' as const,
-      created: Math.floor(Date.now() / 1000),
-      model: out.model,
-      choices: [{ index: 0, message: { role: 'assistant' as const, content: out.text }, finish_reason: out.finishReason }],
-      usage: openAiUsage(out.usage),
-    };
-  } catch (err) {
-    if (err instanceof NoModelAvailableError)
-      throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
-    if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
-    throw err;
-  }
-}
-
-const openAiUsage = (u: { promptTokens: number; completionTokens: number; totalTokens: number }) => ({
-  prompt_tokens: u.promptTokens,
-  completion_tokens: u.completionTokens,
-  total_tokens: u.totalTokens,
-});
-
-/** The streamed completion: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}. */
-async function* completionEvents(stream: ModelStream) {
-  try {
-    for await (const content of stream.textStream) yield { event: 'delta', data: { content } };
-    const out = await stream.result;
-    yield { event: 'done', data: { id: out.id, model: out.model, finish_reason: out.finishReason, usage: openAiUsage(out.usage) } };
-  } catch (err) {
-    yield { event: 'error', data: { error: 'the model provider failed while streaming', code: (err as { code?: string }).code ?? 'MODEL_PROVIDER_ERROR' } };
-  }
 }
 
 /**

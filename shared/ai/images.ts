@@ -1,4 +1,3 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateImage, type ImageModel } from 'ai';
 import { config } from '../config';
 import { modelAccess } from './access';
@@ -7,7 +6,6 @@ import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } 
 import { ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, release, reserve, settle } from './metering';
 import type { AccountIdentity } from './access';
-import { openAIWire } from './openai-wire';
 import { connectionFor, type Connection } from './providers';
 import { outsideCallSignal } from '../deadline';
 
@@ -43,9 +41,10 @@ export interface ImageCallResult {
   byok: boolean;
 }
 
-function imageModel(model: CatalogueModel, c: Connection): ImageModel | undefined {
-  if (c.kind === 'openai') return openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).image(model.vendorModelId);
-  if (c.kind === 'compatible') return createOpenAICompatible({ name: c.name, baseURL: c.baseUrl, apiKey: c.apiKey }).imageModel(model.id);
+/** The vendor's provider code is imported on first use, as for chat (shared/ai/providers.ts). */
+async function imageModel(model: CatalogueModel, c: Connection): Promise<ImageModel | undefined> {
+  if (c.kind === 'openai') return (await import('./openai-wire')).openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).image(model.vendorModelId);
+  if (c.kind === 'compatible') return (await import('./vendors/compatible')).compatibleImageModel(model.id, c);
   return undefined;
 }
 
@@ -73,7 +72,7 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
   const [gate, userKeys] = await Promise.all([modelAccess(input.account), userProviderKeys(input.account.userId)]);
   const model = pickModel(input.model, (m) => planReaches(gate.plan, m), userKeys);
   const connection = connectionFor(model, userKeys);
-  const sdkModel = connection && imageModel(model, connection);
+  const sdkModel = connection && (await imageModel(model, connection));
   if (!connection || !sdkModel) throw new NoModelAvailableError(`no configured provider generates images with ${model.id}`);
   const n = input.n ?? 1;
   const promptTokens = Math.ceil(input.prompt.length / 4) + 4;

@@ -168,10 +168,10 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
 
 const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
 
-function callOptions(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
+async function callOptions(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
   const steps = stepsOf(input);
   return {
-    model: languageModel(p.model, p.connection),
+    model: await languageModel(p.model, p.connection),
     messages: input.messages,
     ...p.settings,
     ...(input.tools ? { tools: input.tools, stopWhen: stepCountIs(steps) } : {}),
@@ -245,7 +245,7 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
   const { timeout, signal } = timeoutSignal(input);
   let out;
   try {
-    out = await generateText(callOptions(input, p, signal));
+    out = await generateText(await callOptions(input, p, signal));
   } catch (err) {
     await releaseQuietly(p);
     throw providerFailure(err, timeout.aborted, p.model.id);
@@ -263,7 +263,11 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
 export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelStream> {
   const p = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
-  const stream = streamText({ ...callOptions(input, p, signal), onError: () => {} });
+  const options = await callOptions(input, p, signal).catch(async (err: unknown) => {
+    await releaseQuietly(p);
+    throw err;
+  });
+  const stream = streamText({ ...options, onError: () => {} });
   const parts = stream.fullStream[Symbol.asyncIterator]();
   const head: string[] = [];
   let finished: { usage: TokenUsage; finishReason: string } | undefined;

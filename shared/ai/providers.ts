@@ -1,11 +1,7 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { randomUUID } from 'node:crypto';
-import { GoogleGenerativeAILanguageModel } from '@ai-sdk/google/internal';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { config } from '../config';
 import { vendorOf, type CatalogueModel } from './catalogue';
-import { openAIWire, type OpenAIWire } from './openai-wire';
+import type { OpenAIWire } from './openai-wire';
 
 /**
  * Which provider serves a catalogue model, through the AI SDK. A direct provider of the model's
@@ -73,33 +69,20 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
 }
 
 /**
- * Gemini through the class @ai-sdk/google's provider makes (same provider name, URL and key header),
- * from the package's `internal` entry: the provider object also holds embedding, image and tool code
- * that no bundle could then drop (~55 KB). Without the provider's list of URLs Gemini fetches itself,
- * a file part given by URL is downloaded by the SDK and sent inline; the platform sends text only.
+ * The AI SDK language model for a catalogue model over a connection. Each vendor's provider code is
+ * imported on the first call to that vendor, so a container that only serves one vendor never
+ * evaluates the others' (@ai-sdk/anthropic alone is ~111 KB minified).
  */
-function googleModel(modelId: string, c: Connection): LanguageModel {
-  return new GoogleGenerativeAILanguageModel(modelId, {
-    provider: 'google.generative-ai',
-    baseURL: c.baseUrl.replace(/\/+$/, ''),
-    headers: () => ({ 'x-goog-api-key': c.apiKey }),
-    generateId: randomUUID,
-  });
-}
-
-/** The AI SDK language model for a catalogue model over a connection. */
-export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): LanguageModel {
+export async function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): Promise<LanguageModel> {
   switch (c.kind) {
     case 'openai':
-      return openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
+      return (await import('./openai-wire')).openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
     case 'anthropic':
-      return createAnthropic({ baseURL: c.baseUrl, apiKey: c.apiKey })(model.vendorModelId);
+      return (await import('./vendors/anthropic')).anthropicModel(model.vendorModelId, c.baseUrl, c.apiKey);
     case 'google':
-      return googleModel(model.vendorModelId, c);
+      return (await import('./vendors/google')).googleModel(model.vendorModelId, c.baseUrl, c.apiKey);
     case 'compatible':
-      return createOpenAICompatible({ name: c.name, baseURL: c.baseUrl, apiKey: c.apiKey, includeUsage: true }).chatModel(
-        c.name === 'mistral' ? model.vendorModelId : model.id,
-      );
+      return (await import('./vendors/compatible')).compatibleChatModel(c.name === 'mistral' ? model.vendorModelId : model.id, c);
   }
 }
 
@@ -107,9 +90,10 @@ export function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'
  * The OpenAI-wire provider for speech (tts) and transcription (stt): the platform's OpenAI key when
  * set, else the aggregator. Undefined when neither is configured.
  */
-export function speechProvider(): { name: string; provider: OpenAIWire } | undefined {
+export async function speechProvider(): Promise<{ name: string; provider: OpenAIWire } | undefined> {
   const c = platformConnections().find((x) => x.kind === 'openai') ?? platformConnections().find((x) => x.kind === 'compatible');
   if (!c) return undefined;
+  const { openAIWire } = await import('./openai-wire');
   return { name: c.name, provider: openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
 }
 

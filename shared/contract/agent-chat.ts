@@ -1,7 +1,7 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AgentMessage, AgentStatus } from './agent-records';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue } from './route';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue } from './common';
+import { defineGroup } from './route';
 
 export const CHAT_MESSAGE_MAX_CHARS = 32000;
 export const CHAT_HISTORY_DEFAULT_LIMIT = 50;
@@ -9,10 +9,10 @@ export const CHAT_HISTORY_MAX_LIMIT = 200;
 
 export const AGENT_GET_ACTIONS = ['health', 'sessions', 'session', 'memory', 'skills', 'credentials'] as const;
 
-const ChatText = z.string().min(1).max(CHAT_MESSAGE_MAX_CHARS).describe(`at most ${CHAT_MESSAGE_MAX_CHARS} characters`);
+const ChatText = z.string().check(z.minLength(1), z.maxLength(CHAT_MESSAGE_MAX_CHARS), z.describe(`at most ${CHAT_MESSAGE_MAX_CHARS} characters`));
 
 /** A skill credential name: an environment-variable-like identifier the agent runtime reads. */
-export const CredentialName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'letters, digits and _, not starting with a digit');
+export const CredentialName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'letters, digits and _, not starting with a digit'));
 
 export const ChatSession = z.object({
   id: z.string(),
@@ -20,7 +20,7 @@ export const ChatSession = z.object({
   title: z.string(),
   createdAt: IsoDate,
   updatedAt: IsoDate,
-  messageCount: z.number().int().nonnegative(),
+  messageCount: z.int().check(z.nonnegative()),
 });
 
 export const SESSION_TITLE_MAX_CHARS = 200;
@@ -32,7 +32,7 @@ const InstalledSkill = z.object({
   skillId: z.string(),
   agentId: z.string(),
   enabled: z.boolean(),
-  config: SkillConfig.describe("the skill's settings on this agent"),
+  config: SkillConfig.check(z.describe("the skill's settings on this agent")),
   installedAt: IsoDate,
   updatedAt: IsoDate,
 });
@@ -40,64 +40,67 @@ const InstalledSkill = z.object({
 const CredentialView = z.object({
   agentId: z.string(),
   name: z.string(),
-  preview: z.string().describe('a masked hint of the value (its last characters only when it is long enough to keep the rest secret)'),
+  preview: z.string().check(z.describe('a masked hint of the value (its last characters only when it is long enough to keep the rest secret)')),
   updatedAt: IsoDate,
 });
 
-const Usage = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
+const Usage = z.object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int() });
 
 /** `GET /api/agent` with no action: what the route offers. */
 const EndpointListing = z.object({
-  endpoints: z.array(z.object({ method: z.enum(['GET', 'POST']), action: z.string().nullable(), description: z.string() })),
+  endpoints: z.array(z.object({ method: z.enum(['GET', 'POST']), action: z.nullable(z.string()), description: z.string() })),
 });
 
 const AgentGetAnswer = z.union([
   EndpointListing,
   z.object({
-    status: z.enum(['healthy', 'degraded', 'unavailable']).describe('healthy: every agent running; degraded: some; unavailable: none or no agents'),
+    status: z.enum(['healthy', 'degraded', 'unavailable']).check(z.describe('healthy: every agent running; degraded: some; unavailable: none or no agents')),
     agents: z.array(z.object({ id: z.string(), name: z.string(), status: AgentStatus })),
     timestamp: IsoDate,
   }),
-  z.object({ sessions: z.array(ChatSession), nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page') }),
-  z.object({ session: ChatSession, messages: z.array(AgentMessage).describe('the newest `limit` messages of the session, oldest first') }),
-  z.object({ agentId: z.string(), memory: z.record(z.string(), z.json()), count: z.number().int() }),
+  z.object({
+    sessions: z.array(ChatSession),
+    nextCursor: z.nullable(z.string()).check(z.describe('pass as `cursor` for the next page; null on the last page')),
+  }),
+  z.object({ session: ChatSession, messages: z.array(AgentMessage).check(z.describe('the newest `limit` messages of the session, oldest first')) }),
+  z.object({ agentId: z.string(), memory: z.record(z.string(), z.json()), count: z.int() }),
   z.object({ skills: z.array(InstalledSkill) }),
-  z.object({ credentials: z.array(CredentialView).describe('names, previews and update times only; values are never returned') }),
+  z.object({ credentials: z.array(CredentialView).check(z.describe('names, previews and update times only; values are never returned')) }),
 ]);
 
 const AgentAction = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('chat'),
-    agentId: ResourceId.optional().describe("defaults to the session's agent, else the caller's most recently created agent"),
-    sessionId: ResourceId.optional().describe('continue this session; a new session is opened when omitted'),
+    agentId: z.optional(ResourceId).check(z.describe("defaults to the session's agent, else the caller's most recently created agent")),
+    sessionId: z.optional(ResourceId).check(z.describe('continue this session; a new session is opened when omitted')),
     message: ChatText,
   }),
-  z.strictObject({ action: z.literal('create-session'), agentId: ResourceId, title: z.string().min(1).max(SESSION_TITLE_MAX_CHARS).optional() }),
+  z.strictObject({
+    action: z.literal('create-session'),
+    agentId: ResourceId,
+    title: z.optional(z.string().check(z.minLength(1), z.maxLength(SESSION_TITLE_MAX_CHARS))),
+  }),
   z.strictObject({
     action: z.literal('update-skill'),
     skillId: ResourceId,
-    enabled: z.boolean().optional().describe('enable or disable the skill'),
-    config: SkillConfig.optional().describe("replace the skill's settings on the agent(s)"),
-    agentId: ResourceId.optional().describe('only this agent; every agent of the caller with the skill installed when omitted'),
+    enabled: z.optional(z.boolean()).check(z.describe('enable or disable the skill')),
+    config: z.optional(SkillConfig).check(z.describe("replace the skill's settings on the agent(s)")),
+    agentId: z.optional(ResourceId).check(z.describe('only this agent; every agent of the caller with the skill installed when omitted')),
   }),
   z.strictObject({
     action: z.literal('set-credential'),
     agentId: ResourceId,
     name: CredentialName,
-    value: z.string().min(1).max(CREDENTIAL_VALUE_MAX_CHARS).describe('stored envelope-encrypted; never returned or logged'),
+    value: z.string().check(z.minLength(1), z.maxLength(CREDENTIAL_VALUE_MAX_CHARS), z.describe('stored envelope-encrypted; never returned or logged')),
   }),
 ]);
 
 const Paging = {
   agentId: ResourceId,
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(CHAT_HISTORY_MAX_LIMIT)
-    .default(CHAT_HISTORY_DEFAULT_LIMIT)
-    .describe(`${CHAT_HISTORY_DEFAULT_LIMIT} by default, at most ${CHAT_HISTORY_MAX_LIMIT}`),
-  before: IsoDate.optional().describe('only messages created strictly before this time (the `nextBefore` of the previous page)'),
+  limit: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(CHAT_HISTORY_MAX_LIMIT)), CHAT_HISTORY_DEFAULT_LIMIT)
+    .check(z.describe(`${CHAT_HISTORY_DEFAULT_LIMIT} by default, at most ${CHAT_HISTORY_MAX_LIMIT}`)),
+  before: z.optional(IsoDate).check(z.describe('only messages created strictly before this time (the `nextBefore` of the previous page)')),
 };
 
 export const agentChatContract = defineGroup({
@@ -124,11 +127,11 @@ export const agentChatContract = defineGroup({
         "- `skills` → `{skills}` installed on the caller's agents, with their settings (`agentId` filters; 404 when not owned).\n" +
         '- `credentials` → `{credentials}`: per-agent names, masked previews and update times, never values (`agentId` filters; 404 when not owned).',
       query: z.strictObject({
-        action: z.enum(AGENT_GET_ACTIONS).optional(),
-        sessionId: ResourceId.optional().describe('for `session`'),
-        agentId: ResourceId.optional().describe('for `memory` (required), `sessions`, `skills` and `credentials` (filter)'),
-        limit: Paging.limit.describe(`for \`sessions\` and \`session\`: ${CHAT_HISTORY_DEFAULT_LIMIT} by default, at most ${CHAT_HISTORY_MAX_LIMIT}`),
-        cursor: ResourceId.optional().describe('for `sessions`: the `nextCursor` of the previous page'),
+        action: z.optional(z.enum(AGENT_GET_ACTIONS)),
+        sessionId: z.optional(ResourceId).check(z.describe('for `session`')),
+        agentId: z.optional(ResourceId).check(z.describe('for `memory` (required), `sessions`, `skills` and `credentials` (filter)')),
+        limit: Paging.limit.check(z.describe(`for \`sessions\` and \`session\`: ${CHAT_HISTORY_DEFAULT_LIMIT} by default, at most ${CHAT_HISTORY_MAX_LIMIT}`)),
+        cursor: z.optional(ResourceId).check(z.describe('for `sessions`: the `nextCursor` of the previous page')),
       }),
       responses: { 200: AgentGetAnswer, 404: ErrorBody, ...commonErrorResponses },
     },
@@ -154,8 +157,8 @@ export const agentChatContract = defineGroup({
       responses: {
         200: z.union([
           z.object({ sessionId: z.string(), message: AgentMessage, usage: Usage }),
-          SuccessTrue.extend({ skills: z.array(InstalledSkill) }),
-          SuccessTrue.extend({ credential: CredentialView }),
+          z.extend(SuccessTrue, { skills: z.array(InstalledSkill) }),
+          z.extend(SuccessTrue, { credential: CredentialView }),
         ]),
         201: z.object({ session: ChatSession }),
         402: ErrorBody,
@@ -179,7 +182,7 @@ export const agentChatContract = defineGroup({
           agentId: z.string(),
           messages: z.array(AgentMessage),
           hasMore: z.boolean(),
-          nextBefore: IsoDate.nullable(),
+          nextBefore: z.nullable(IsoDate),
         }),
         404: ErrorBody,
         ...commonErrorResponses,
@@ -202,11 +205,11 @@ export const agentChatContract = defineGroup({
       body: z.strictObject({
         agentId: ResourceId,
         message: ChatText,
-        stream: z.boolean().optional().describe('true: answer server-sent events as the reply is written (see the description)'),
+        stream: z.optional(z.boolean()).check(z.describe('true: answer server-sent events as the reply is written (see the description)')),
       }),
       example: { agentId: 'agt_7Hk2mQ9xLp', message: 'Which venues in Berlin hold 300 people?' },
       responses: {
-        200: z.object({ agentId: z.string(), message: AgentMessage.describe('the stored user message'), reply: AgentMessage, usage: Usage }),
+        200: z.object({ agentId: z.string(), message: AgentMessage.check(z.describe('the stored user message')), reply: AgentMessage, usage: Usage }),
         402: ErrorBody,
         404: ErrorBody,
         409: ErrorBody,

@@ -29,3 +29,6 @@ export const commonErrorResponses = {
   429: ErrorBody,
   500: ErrorBody,
 } as const;
+
+/** Ids the platform generates are URL-safe; anything else is refused before it reaches a key. */
+export const ResourceId = z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -'));

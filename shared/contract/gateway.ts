@@ -1,6 +1,7 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate } from './common';
 import { GATEWAY_PLUGIN_IDS, type GatewayPluginId } from './gateway-plugins';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import { defineGroup } from './route';
 
 export { GATEWAY_PLUGIN_IDS, type GatewayPluginId };
 
@@ -24,16 +25,16 @@ export const GATEWAY_CORS = {
   allowHeaders: ['Authorization', 'Content-Type', 'X-Plugin-Id', 'X-Payment-Method'],
 } as const;
 
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash');
+const Address = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
+const TxHash = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash'));
 
 export const GatewaySuccessBody = z.looseObject({
   plugin: GatewayPluginIdSchema,
-  message: z.string().describe("the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field)"),
+  message: z.string().check(z.describe("the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field)")),
   timestamp: IsoDate,
   payment: z.discriminatedUnion('method', [
     z.object({ method: z.literal('card'), receipt: z.null() }),
-    z.object({ method: z.literal('mpp'), receipt: TxHash.describe('the payment transaction hash') }),
+    z.object({ method: z.literal('mpp'), receipt: TxHash.check(z.describe('the payment transaction hash')) }),
   ]),
 });
 
@@ -57,7 +58,7 @@ export const GATEWAY_PAYMENT_CODES = [
   'UNKNOWN_RECEIPT',
 ] as const;
 
-const DecimalAmount = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount');
+const DecimalAmount = z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal amount'));
 
 /**
  * The 402 challenge body; the same figures go in `WWW-Authenticate: Payment amount=.., currency=.., recipient=..`.
@@ -68,27 +69,29 @@ export const GatewayPaymentRequiredBody = z.strictObject({
   code: z.enum(GATEWAY_PAYMENT_CODES),
   message: z.string(),
   mpp: z.strictObject({
-    scheme: z.literal('tempo').describe('the Tempo charge method of the MPP drafts, push mode (the client pays, then sends the hash)'),
-    amount: DecimalAmount.describe('price in the token (TIP-20, 6 decimals): the transfer must carry at least amount × 10^6 base units'),
-    currency: Address.describe('token contract address'),
-    recipient: Address.nullable(),
+    scheme: z.literal('tempo').check(z.describe('the Tempo charge method of the MPP drafts, push mode (the client pays, then sends the hash)')),
+    amount: DecimalAmount.check(z.describe('price in the token (TIP-20, 6 decimals): the transfer must carry at least amount × 10^6 base units')),
+    currency: Address.check(z.describe('token contract address')),
+    recipient: z.nullable(Address),
     description: z.string(),
-    nonce: z.string().min(1).nullable().describe('single use; valid for MPP_CHALLENGE_TTL_SECONDS and for this plugin only'),
-    expiresAt: z.number().int().positive().nullable().describe('epoch milliseconds'),
+    nonce: z.nullable(z.string().check(z.minLength(1))).check(z.describe('single use; valid for MPP_CHALLENGE_TTL_SECONDS and for this plugin only')),
+    expiresAt: z.nullable(z.int().check(z.positive())).check(z.describe('epoch milliseconds')),
   }),
   card: z.strictObject({
-    checkoutUrl: z.string().describe('card checkout for this plugin, `/api/v1/payments/card/create?plugin=<id>`'),
+    checkoutUrl: z.string().check(z.describe('card checkout for this plugin, `/api/v1/payments/card/create?plugin=<id>`')),
     amount: z
       .number()
-      .nonnegative()
-      .describe(
-        'price of one call paid by a one-off card checkout, in `currency` units (GATEWAY_CARD_PRICES, else the token price × GATEWAY_CARD_RATE rounded up to a penny, at least 0.30)',
+      .check(
+        z.nonnegative(),
+        z.describe(
+          'price of one call paid by a one-off card checkout, in `currency` units (GATEWAY_CARD_PRICES, else the token price × GATEWAY_CARD_RATE rounded up to a penny, at least 0.30)',
+        ),
       ),
-    currency: z.string().describe('card billing currency, `gbp`'),
+    currency: z.string().check(z.describe('card billing currency, `gbp`')),
   }),
 });
 
-const EmptyBody = z.null().describe('no body');
+const EmptyBody = z.null().check(z.describe('no body'));
 
 export const gatewayContract = defineGroup({
   group: 'gateway',
@@ -123,18 +126,20 @@ export const gatewayContract = defineGroup({
       ].join(' '),
       openBody: true,
       // A string, not the enum: an unknown plugin (body or header) answers the spec's 502 `no_plugin`.
-      body: z.looseObject({ plugin: z.string().min(1).max(64).optional().describe('default `generate-text`; `X-Plugin-Id` overrides it') }),
+      body: z.looseObject({
+        plugin: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('default `generate-text`; `X-Plugin-Id` overrides it')),
+      }),
       example: { plugin: 'generate-text', prompt: 'Write a two-line gig announcement for Friday.', maxTokens: 120 },
       responses: {
         ...commonErrorResponses,
         200: GatewaySuccessBody,
         401: z
           .union([z.object({ error: z.literal('Unauthorized') }), ErrorBody])
-          .describe('`Unauthorized`, or a malformed credential refused by the auth pipeline'),
+          .check(z.describe('`Unauthorized`, or a malformed credential refused by the auth pipeline')),
         402: GatewayPaymentRequiredBody,
         500: z.union([z.object({ error: z.literal('internal') }), ErrorBody]),
         502: z.object({ error: z.literal('no_plugin') }),
-        503: ErrorBody.describe('`CHAIN_UNAVAILABLE`: the payment chain RPC did not answer'),
+        503: ErrorBody.check(z.describe('`CHAIN_UNAVAILABLE`: the payment chain RPC did not answer')),
       },
     },
     {

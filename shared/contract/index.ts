@@ -12,6 +12,7 @@ import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
 import { platformContract } from './platform';
 import { provisionContract } from './provision';
+import { runtimeModelContract } from './runtime-model';
 import { settingsContract } from './settings';
 import { skillsContract } from './skills';
 import { socialContract } from './social';
@@ -28,6 +29,7 @@ export const contract: readonly RouteGroup[] = [
   socialContract,
   agentsContract,
   instanceContract,
+  runtimeModelContract,
   provisionContract,
   memoryContract,
   keysContract,

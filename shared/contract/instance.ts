@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AgentConfig, AgentMessage, AgentStatus } from './agents';
 import { ResourceId } from './memory';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue } from './route';
+import { RuntimeChatMessage, runtimeAuth } from './runtime-model';
 
 const UserIdParams = z.strictObject({ userId: ResourceId });
 
@@ -72,12 +73,6 @@ export const InstanceStats = z.object({
   runtimeVersion: z.string(),
 });
 
-/** A chat message between a runtime and the model layer. */
-export const RuntimeChatMessage = z.strictObject({
-  role: z.enum(['system', 'user', 'assistant']),
-  content: z.string().max(100_000),
-});
-
 /** What a starting runtime loads: every agent with its configuration, memory and recent history. */
 export const RuntimeAgentState = z.object({
   id: z.string(),
@@ -102,36 +97,6 @@ const RuntimeExchangeBody = z.strictObject({
   responseMs: z.number().int().min(0).max(3_600_000).optional().describe('time the model took to answer'),
   failed: z.boolean().optional().describe('the exchange ended without an answer'),
 });
-
-const RuntimeCompletionBody = z.strictObject({
-  agentId: ResourceId,
-  messages: z.array(RuntimeChatMessage).min(1).max(200),
-  stream: z
-    .boolean()
-    .optional()
-    .describe('true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}'),
-});
-
-/** OpenAI chat completion shape, so any OpenAI-compatible client library can be the runtime's. */
-export const RuntimeCompletion = z.object({
-  id: z.string(),
-  object: z.literal('chat.completion'),
-  created: z.number().int(),
-  model: z.string(),
-  choices: z.array(
-    z.object({
-      index: z.number().int(),
-      message: z.object({ role: z.literal('assistant'), content: z.string() }),
-      finish_reason: z.string().nullable(),
-    }),
-  ),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
-});
-
-const runtimeAuth = [
-  "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`);",
-  'any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets.',
-].join(' ');
 
 const transitionDescription = (what: string) =>
   [
@@ -460,39 +425,6 @@ export const instanceContract = defineGroup({
         responseMs: 840,
       },
       responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
-    },
-    {
-      operation: 'runtimeChatCompletion',
-      method: 'POST',
-      path: '/api/instance/{userId}/runtime/chat/completions',
-      auth: 'none',
-      summary:
-        "Runtime: the platform's model layer for an agent, OpenAI chat completions format; the platform picks the agent's model and holds the provider key.",
-      description: [
-        runtimeAuth,
-        "The model is the agent's (`config.model`, else its provisioned model) and must be allowed by the account's plan (403 `MODEL_RESTRICTED`);",
-        'a plan and an active subscription are required unless the owner is an admin (402 `PLAN_REQUIRED` / `SUBSCRIPTION_REQUIRED`), and the call is',
-        'metered and charged like every model call (402 `INSUFFICIENT_CREDITS`, see `POST /api/ai/chat`). 503 `MODEL_NOT_CONFIGURED` while no',
-        'provider serves the model; 502 `MODEL_PROVIDER_ERROR` when the provider fails or times out.',
-      ].join(' '),
-      params: UserIdParams,
-      body: RuntimeCompletionBody,
-      example: {
-        agentId: 'agt_7f3k2m9q',
-        messages: [
-          { role: 'system', content: 'You are the booking assistant of a touring DJ.' },
-          { role: 'user', content: 'Which dates are still open in June?' },
-        ],
-      },
-      responses: {
-        ...commonErrorResponses,
-        200: RuntimeCompletion,
-        402: ErrorBody,
-        403: ErrorBody,
-        404: ErrorBody,
-        502: ErrorBody,
-        503: ErrorBody,
-      },
     },
     {
       operation: 'runtimeA2aMessage',

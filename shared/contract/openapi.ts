@@ -49,16 +49,15 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
 }
 
 /**
- * common.ts holds zod/mini twins of route.ts's shared bodies (same export names, same JSON Schema)
- * while groups move to zod/mini one at a time: a twin gets its classic original's component name,
- * so a converted group still refers to `#/components/schemas/Error` instead of repeating it inline.
+ * Gives each schema of `copies` the component name of the equally named export of `named`, e.g. the
+ * zod/mini bodies of common.ts those of their classic twins in route.ts: the document then refers to
+ * one `Error` whichever copy a route uses (the first converted wins; the twins convert alike).
  */
-export function nameMiniTwins(classic: Record<string, unknown>, mini: Record<string, unknown>) {
-  for (const [exportName, value] of Object.entries(mini)) {
-    const original = classic[exportName];
-    if (!isObjectLike(value) || !isObjectLike(original)) continue;
-    const id = (z.globalRegistry.get(original) as { id?: string } | undefined)?.id;
-    if (id) z.globalRegistry.add(value, { ...z.globalRegistry.get(value), id });
+export function nameTwins(copies: Record<string, unknown>, named: Record<string, unknown>) {
+  for (const [exportName, copy] of Object.entries(copies)) {
+    const twin = named[exportName];
+    const id = twin instanceof z.core.$ZodType ? (z.globalRegistry.get(twin) as { id?: string } | undefined)?.id : undefined;
+    if (id && copy instanceof z.core.$ZodType) z.globalRegistry.add(copy, { ...z.globalRegistry.get(copy), id });
   }
 }
 

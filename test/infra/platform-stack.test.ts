@@ -659,6 +659,8 @@ describe('least privilege', () => {
       'provision',
       'provisioner',
       'provisioner-dlq',
+      // the agent runtime's model calls: metered like every model call (issue 22's spending caps)
+      'runtime-model',
       'settings',
       'skills',
       'social',

@@ -268,8 +268,8 @@ describe('model layer: spending rule', () => {
 });
 
 describe('model layer: speech', () => {
-  it('offers the resolved OpenAI-wire provider for tts and stt', () => {
-    const speech = speechProvider();
+  it('offers the resolved OpenAI-wire provider for tts and stt', async () => {
+    const speech = await speechProvider();
     expect(speech?.name).toBe('openai-compatible');
     expect(typeof speech?.provider.speech).toBe('function');
     expect(typeof speech?.provider.transcription).toBe('function');
