@@ -429,7 +429,7 @@ if (busy) {
 }
 out.push(
   '',
-  `SUMMARY: ${over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
+  `SUMMARY: ${warmOnly ? 'functions not measured (--warm-only)' : over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
     `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
     `${only ? '' : `${warm.filter((w) => !w.overheadOk).length}/${warm.length} warm routes over the overhead target; `}` +
     `${throughput ? `throughput ratio ${throughput.map((t) => `${t.route} ${t.ratio.toFixed(2)}`).join(', ')}; ` : ''}` +
