@@ -64,11 +64,20 @@ if (only && (!only.length || unknown.length)) {
   );
   process.exit(2);
 }
-if (only && process.argv.includes('--save-reference')) {
-  progress('--save-reference needs the full bench, not --only');
+/**
+ * `npm run bench -- --warm-only`: just the warm CPU part (with `--no-throughput`, about a minute), for a
+ * quick loop on the request path; no function is bundled or timed at init, and tracing is left out.
+ */
+const warmOnly = process.argv.includes('--warm-only');
+if ((only || warmOnly) && process.argv.includes('--save-reference')) {
+  progress('--save-reference needs the full bench, not --only or --warm-only');
   process.exit(2);
 }
-const targets = only ? allTargets.filter((t) => only.includes(t.name)) : allTargets;
+if (only && warmOnly) {
+  progress('--only and --warm-only measure different parts: give one of them');
+  process.exit(2);
+}
+const targets = only ? allTargets.filter((t) => only.includes(t.name)) : warmOnly ? [] : allTargets;
 
 // 1. Bundle, as CDK would.
 rmSync(DIST, { recursive: true, force: true });
@@ -141,7 +150,7 @@ const costs = warm.map((w) => ({
 
 // 3b. Tracing: Lambda active tracing (the stack's choice) against the Powertools Tracer's init.
 const { measureTracing } = await import('./tracing');
-const tracing = only ? undefined : await measureTracing(progress);
+const tracing = only || warmOnly ? undefined : await measureTracing(progress);
 
 // 4. Report.
 function round(x: number, digits: number) {
@@ -212,7 +221,6 @@ if (over.length) {
 if (!only) reportWarmAndTracing();
 
 function reportWarmAndTracing() {
-  if (!tracing) return;
   out.push(
     '',
     `Warm handler CPU outside I/O (${warm[0]?.iterations ?? 0} calls after ${warm[0]?.warmups ?? 0} warm-ups; process.cpuUsage() per call, DynamoDB Local in another process; budget p50 <= ${CPU_BUDGET.p50Ms} ms, p99 <= ${CPU_BUDGET.p99Ms} ms)`,
@@ -380,6 +388,7 @@ function reportWarmAndTracing() {
     '  Units assume items <= 1 KB written and <= 4 KB read; eventually consistent reads are 0.5 RRU. Lambda bills wall time, including the wait on DynamoDB this CPU figure leaves out.',
   );
 
+  if (!tracing) return;
   out.push(
     '',
     `Tracing init (median of ${tracing.runs} fresh processes, trivial handler with CDK's bundle settings): Lambda active tracing ${tracing.none.initMedianMs.toFixed(2)} ms, ${tracing.none.bytes} B` +
@@ -420,7 +429,7 @@ if (busy) {
 }
 out.push(
   '',
-  `SUMMARY: ${over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
+  `SUMMARY: ${warmOnly ? 'functions not measured (--warm-only)' : over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
     `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
     `${only ? '' : `${warm.filter((w) => !w.overheadOk).length}/${warm.length} warm routes over the overhead target; `}` +
     `${throughput ? `throughput ratio ${throughput.map((t) => `${t.route} ${t.ratio.toFixed(2)}`).join(', ')}; ` : ''}` +
@@ -476,7 +485,7 @@ const results = {
 };
 // Each run's figures go to an ignored folder, so a bench leaves the clone clean; the committed
 // reference copy (bench/results.json) changes only when asked: `npm run bench -- --save-reference`.
-const latest = path.join(ROOT, 'bench', 'results', only ? `only-${only.join('+')}.json` : 'latest.json');
+const latest = path.join(ROOT, 'bench', 'results', only ? `only-${only.join('+')}.json` : warmOnly ? 'warm-only.json' : 'latest.json');
 mkdirSync(path.dirname(latest), { recursive: true });
 writeFileSync(latest, `${JSON.stringify(results, null, 2)}\n`);
 progress(`wrote bench/results/${path.basename(latest)}`);

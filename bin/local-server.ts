@@ -172,18 +172,21 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
       });
       allowStreaming(event);
       const handler = await loadHandler(match.route.group);
-      // Requests overlap here (unlike in a Lambda container): each logs through its own child logger.
-      const result = await withRequestLogger(() => handler(event, lambdaContext(match.route.group, event.requestContext.requestId)));
-      const headers: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
-      if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-      res.writeHead(result.statusCode ?? 200, headers);
-      const stream = streamOf(result);
-      if (stream) {
-        for await (const chunk of stream) res.write(chunk);
-        return res.end();
-      }
-      res.end(result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+      // Requests overlap here (unlike in a Lambda container): each logs through its own child logger,
+      // held until its answer (a stream included) is sent, since a streamed body still logs.
+      await withRequestLogger(async () => {
+        const result = await handler(event, lambdaContext(match.route.group, event.requestContext.requestId));
+        const headers: Record<string, string | string[]> = {};
+        for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+        if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+        res.writeHead(result.statusCode ?? 200, headers);
+        const stream = streamOf(result);
+        if (stream) {
+          for await (const chunk of stream) res.write(chunk);
+          return res.end();
+        }
+        res.end(result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+      });
     } catch (err) {
       onError(err);
       if (!res.headersSent) send(res, 500, { error: 'internal error', code: 'INTERNAL' });

@@ -1,10 +1,8 @@
 import { config } from '../config';
 import { isDatabaseUnavailable } from '../db/client';
-import { touchApiKeyLastUsed } from '../db/api-keys';
+import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '../db/api-keys';
 import { isGatewayReceiptToken } from '../db/gateway-receipts';
-import { keys } from '../db/keys';
 import { getUser } from '../db/users';
-import { getGlobal } from '../db/tenant';
 import { logger } from '../logger';
 import { hashApiKey, looksLikeApiKey } from './api-keys';
 import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
@@ -33,12 +31,6 @@ export class AuthFailureError extends Error {
   ) {
     super(message);
   }
-}
-
-export interface ApiKeyLookup {
-  userId: string;
-  email: string;
-  keyId: string;
 }
 
 export const isAdminEmail = (email: string) => config().adminEmails.includes(email.toLowerCase());
@@ -109,12 +101,18 @@ export async function authenticate(authorization: string | undefined, sessionCoo
       // A prepaid gateway card receipt is a payment, not a session: the gateway judges it.
       if (isGatewayReceiptToken(token)) return undefined;
       if (looksLikeApiKey(token)) {
-        // Consistent read: a deleted key must stop working on the very next request, in AWS too.
-        const found = await getGlobal<ApiKeyLookup & Record<string, unknown>>(keys.apiKeyHash(hashApiKey(token)), true);
+        const keyHash = hashApiKey(token);
+        // A key this container resolved before records its use beside the look-up, not after it.
+        const owner = knownKeyOwner(keyHash);
+        const earlyUse = owner && recordApiKeyUse(owner.userId, owner.keyId);
+        // Consistent reads: a deleted key or account must stop working on the very next request, in AWS too.
+        const found = await findApiKeyWithAccount(keyHash);
         if (!found) throw new AuthFailureError('TOKEN_INVALID', 'invalid API key');
-        // Judged by the account as it is now, never by the address the key was created under.
-        const [account] = await Promise.all([currentAccount(found.userId), recordApiKeyUse(found.userId, found.keyId)]);
-        return contextFor(found.userId, account.email, account.emailVerified, 'apiKey', { apiKeyId: found.keyId });
+        const { key, account } = found;
+        await (earlyUse ?? recordApiKeyUse(key.userId, key.keyId));
+        // Judged by the account as it is now, never by the address the key was created under; a missing profile is a deleted account.
+        if (!account) throw new AuthFailureError('TOKEN_INVALID', 'the account no longer exists');
+        return contextFor(key.userId, account.email, account.emailVerified === true, 'apiKey', { apiKeyId: key.keyId });
       }
       return await sessionContext(await verifiedSession(token), 'bearer');
     }

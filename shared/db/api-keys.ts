@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyPreview, generateApiKey, hashApiKey } from '../auth/api-keys';
+import { db, tableName } from './client';
 import { keys, type Key } from './keys';
-import { ConditionFailedError, tenant, tx } from './tenant';
+import { ConditionFailedError, getGlobal, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
 
 /**
@@ -137,8 +139,82 @@ export async function touchApiKeyLastUsed(userId: string, keyId: string, now = D
   }
 }
 
+/** The global item of a presented key: which account and key record it stands for. */
+export interface ApiKeyLookup {
+  userId: string;
+  email: string;
+  keyId: string;
+}
+
+/** The account fields a keyed request is judged by: rights follow the address as it is now. */
+export interface KeyedAccount {
+  email: string;
+  emailVerified?: boolean;
+}
+
+const OWNERS_MAX_ENTRIES = 1000;
+/**
+ * Key hash → the account and key record it was created for. A key never changes hands (revoking
+ * deletes it; a new key has a new hash), so a warm container knows the account's partition before
+ * reading and reads the key's global item and the account's profile in one BatchGet instead of
+ * two Gets in a row. Both are still read, consistently, on every request: a deleted key or
+ * account is refused on the very next request in every container.
+ */
+const keyOwners = new Map<string, { userId: string; keyId: string }>();
+
+/** Attempts at the items DynamoDB leaves unprocessed (throttling) before asking for each alone. */
+const BATCH_ATTEMPTS = 3;
+
+async function readConsistently(wanted: Key[]): Promise<Record<string, unknown>[]> {
+  let pending: Key[] = wanted;
+  const found: Record<string, unknown>[] = [];
+  for (let attempt = 0; attempt < BATCH_ATTEMPTS && pending.length; attempt++) {
+    const out = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+    found.push(...(out.Responses?.[tableName()] ?? []));
+    pending = (out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? [];
+  }
+  for (const key of pending) {
+    const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    if (out.Item) found.push(out.Item);
+  }
+  return found;
+}
+
+/**
+ * Resolves a presented key (by its SHA-256) to its global item and its account's profile, or
+ * undefined for a key that does not exist. `account` is undefined when the profile is gone.
+ */
+export async function findApiKeyWithAccount(keyHash: string): Promise<{ key: ApiKeyLookup; account: KeyedAccount | undefined } | undefined> {
+  const lookupKey = keys.apiKeyHash(keyHash);
+  const known = keyOwners.get(keyHash);
+  if (known) {
+    const profileKey = keys.profile(known.userId);
+    const items = await readConsistently([lookupKey, profileKey]);
+    const key = items.find((i) => i.pk === lookupKey.pk && i.sk === lookupKey.sk) as (ApiKeyLookup & Key) | undefined;
+    if (!key) {
+      keyOwners.delete(keyHash);
+      return undefined;
+    }
+    if (key.userId === known.userId) {
+      const account = items.find((i) => i.pk === profileKey.pk && i.sk === profileKey.sk) as KeyedAccount | undefined;
+      return { key, account };
+    }
+  }
+  const key = await getGlobal<ApiKeyLookup & Record<string, unknown>>(lookupKey, true);
+  if (!key) return undefined;
+  if (keyOwners.size >= OWNERS_MAX_ENTRIES) keyOwners.clear();
+  keyOwners.set(keyHash, { userId: key.userId, keyId: key.keyId });
+  return { key, account: await tenant(key.userId).get<KeyedAccount & Record<string, unknown>>(keys.profile(key.userId), true) };
+}
+
+/** The key record a hash stood for when this container last resolved it (for `lastUsed` alongside the look-up). */
+export const knownKeyOwner = (keyHash: string) => keyOwners.get(keyHash);
+
 /** Tests only: forget what this container has written. */
-export const resetApiKeyUseMemo = () => lastUsedMemo.clear();
+export const resetApiKeyUseMemo = () => {
+  lastUsedMemo.clear();
+  keyOwners.clear();
+};
 
 /** Revokes every key of the account (recovery, or a password change / sign-out that asks for it); returns the revoked records. */
 export async function revokeAllApiKeys(userId: string): Promise<ApiKeyRecord[]> {

@@ -36,8 +36,15 @@ export interface MinuteOutcomes {
   msTotal: number;
 }
 
-/** `yyyy-mm-ddThh:mm`, UTC. */
-export const utcMinute = (at: number | Date) => new Date(at).toISOString().slice(0, 16);
+let lastMinute = { startMs: Number.NaN, label: '' };
+
+/** `yyyy-mm-ddThh:mm`, UTC. Formatted once per minute, not per answer: every request notes its minute. */
+export function utcMinute(at: number | Date): string {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  const startMs = Math.floor(ms / 60_000) * 60_000;
+  if (startMs !== lastMinute.startMs) lastMinute = { startMs, label: new Date(startMs).toISOString().slice(0, 16) };
+  return lastMinute.label;
+}
 const minuteKey = (minute: string) => keys.counter(`requests#${minute}`);
 
 const pending = new Map<string, MinuteOutcomes>();

@@ -7,6 +7,7 @@ import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '../..
 import { keys } from '../../shared/db/keys';
 import { getGlobal, tenant, transact, tx } from '../../shared/db/tenant';
 import { accountSession, call, type TestSession } from '../helpers/api';
+import { db } from '../../shared/db/client';
 import { putTestAgent } from '../security/route-samples';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */
@@ -224,6 +225,63 @@ describe('lastUsed is written at most once a minute per key', () => {
     expect((await call('DELETE', `/api/keys/${id}`, { session })).status).toBe(200);
     expect(await touchApiKeyLastUsed(session.userId, id)).toBe(false);
     expect(await tenant(session.userId).get(keys.apiKey(session.userId, id), true)).toBeUndefined();
+  });
+
+  it('a key this container knows costs one BatchGet of its look-up and its account, and still stops at once when either goes', async () => {
+    const session = await accountSession();
+    const agentId = await putTestAgent(session.userId);
+    const created = await createKey(session);
+    const memoryRead = () => call('GET', `/api/memory?agentId=${agentId}`, { bearer: created.key });
+    expect((await memoryRead()).status).toBe(200);
+
+    // Every command of the next request, with the items it names.
+    const client = db();
+    const original = client.send.bind(client);
+    const sent: { name: string; keys: string[] }[] = [];
+    client.send = ((command: { constructor: { name: string }; input?: Record<string, any> }, ...rest: unknown[]) => {
+      const input = command.input ?? {};
+      const named = input.Key ? [input.Key] : Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>).flatMap((r) => r.Keys ?? []);
+      sent.push({ name: command.constructor.name, keys: (named as { pk: string; sk: string }[]).map((k) => `${k.pk}|${k.sk}`) });
+      return (original as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof client.send;
+    let res: Awaited<ReturnType<typeof call>>;
+    try {
+      res = await memoryRead();
+    } finally {
+      client.send = original;
+    }
+    expect(res.status).toBe(200);
+    // The look-up and the profile in one round trip, nothing else about the key (lastUsed was written a moment ago); then the route's own read.
+    const lookUp = `${keys.apiKeyHash(hashApiKey(created.key)).pk}|APIKEY`;
+    const profileKey = `${keys.profile(session.userId).pk}|PROFILE`;
+    expect(sent[0]).toEqual({ name: 'BatchGetCommand', keys: [lookUp, profileKey] });
+    expect(sent.slice(1).filter((c) => c.keys.some((k) => k === lookUp || k === profileKey || k.includes('|APIKEY#')))).toEqual([]);
+
+    // The account is gone (its profile deleted): the remembered key is refused on the very next request.
+    const profile = await tenant(session.userId).get(keys.profile(session.userId), true);
+    await tenant(session.userId).delete(keys.profile(session.userId));
+    try {
+      const refused = await memoryRead();
+      expect(refused.status).toBe(401);
+      expect(refused.body.code).toBe('TOKEN_INVALID');
+    } finally {
+      await tenant(session.userId).put(profile!);
+    }
+    expect((await memoryRead()).status).toBe(200);
+  });
+
+  it('admin rights of a keyed request follow the account as it is now, also for a key the container knows', async () => {
+    const session = await accountSession();
+    const created = await createKey(session);
+    // An operator-only route with an empty import: 403 before the rights, 400 (validation comes after auth) with them.
+    const adminRoute = () => call('POST', '/api/skills/venue-finder/catalogue', { bearer: created.key, body: { venues: [] } });
+    expect((await adminRoute()).status).toBe(403);
+    // The address becomes a proven admin address: the next keyed request has the rights, the key's stored address notwithstanding.
+    await tenant(session.userId).update(keys.profile(session.userId), {
+      expression: 'SET email = :email, emailVerified = :true',
+      values: { ':email': 'admin@example.com', ':true': true },
+    });
+    expect((await adminRoute()).status).toBe(400);
   });
 
   it('a failure to record use never fails the request', async () => {
