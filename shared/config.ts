@@ -398,6 +398,8 @@ const EnvSchema = z.object({
   CLOUDWATCH_LOGS_ENDPOINT: z.url().optional(),
   /** Email through SES v2 at this endpoint outside AWS (a loopback fake in tests); refused in AWS, where SES is AWS's own. */
   SES_ENDPOINT: z.url().optional(),
+  /** Wake on demand (issue 22): how long a message to an idle-stopped agent waits for its wake before 202 (under API Gateway's 29 s, the model's time left over). */
+  WAKE_WAIT_SECONDS: z.coerce.number().int().min(0).max(25).default(20),
 });
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -621,6 +623,8 @@ function parse(env: NodeJS.ProcessEnv) {
     /** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
     healing: { relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR, backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS },
     provisioningRedriveAfterMs: e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000,
+    /** Issue 22: the bounded wait of a message that wakes an idle-stopped instance. */
+    wakeWaitMs: e.WAKE_WAIT_SECONDS * 1000,
     /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
     awsFakes: {
       ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
