@@ -94,7 +94,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   ai: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
   gateway: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
   'runtime-model': ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
-  'agent-chat': ['dataKey', 'reachInstances', 'sendEvents'],
+  // A chat to an idle-stopped agent wakes it through the provisioning queue (issue 22).
+  'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances', 'sendEvents'],
   // A new API key kept for Idempotency-Key replay is sealed with the data key (shared/http/pipeline.ts).

@@ -180,6 +180,8 @@ export const KNOWN_SETTINGS = [
   'CLOUDWATCH_LOGS_ENDPOINT',
   // issue 20: the SES call bounded under a hung endpoint (tests)
   'SES_ENDPOINT',
+  // issue 22: wake on demand
+  'WAKE_WAIT_SECONDS',
 ] as const;
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
@@ -333,6 +335,8 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   INSTANCE_RELAUNCH_: ['task-events'],
   INSTANCE_RELAUNCHES_PER_HOUR: ['task-events'],
   PROVISIONING_REDRIVE_AFTER_SECONDS: ['heartbeat'],
+  // issue 22: chats, channel messages and scheduled runs wait this long for an idle-stopped instance to wake
+  WAKE_WAIT_SECONDS: ['agent-chat', 'skills', 'heartbeat'],
 };
 
 /** The routing entry of a setting: its own, else its longest matching prefix. */

@@ -379,6 +379,8 @@ const SETTINGS = {
   CLOUDWATCH_LOGS_ENDPOINT: () => z.optional(z.url()),
   /** Email through SES v2 at this endpoint outside AWS (a loopback fake in tests); refused in AWS, where SES is AWS's own. */
   SES_ENDPOINT: () => z.optional(z.url()),
+  /** Wake on demand (issue 22): how long a message to an idle-stopped agent waits for its wake before 202 (under API Gateway's 29 s, the model's time left over). */
+  WAKE_WAIT_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(25)), 20),
 };
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -735,6 +737,10 @@ function buildConfig(env: NodeJS.ProcessEnv) {
     },
     get provisioningRedriveAfterMs() {
       return e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000;
+    },
+    /** Issue 22: the bounded wait of a message that wakes an idle-stopped instance. */
+    get wakeWaitMs() {
+      return e.WAKE_WAIT_SECONDS * 1000;
     },
     /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
     get awsFakes() {

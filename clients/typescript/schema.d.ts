@@ -24,7 +24,7 @@ export interface paths {
         /**
          * Act on the caller's agents by `action`: chat, create a chat session, toggle a skill, set a skill credential.
          * @description The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.
-         *     - `chat` → `{sessionId, message, usage}` (`message`: the reply of the caller's running instance, through the model layer; stored in the session and the agent's history). 402 without an active subscription, 404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when it does not answer.
+         *     - `chat` → `{sessionId, message, usage}` (`message`: the reply of the caller's running instance, through the model layer; stored in the session and the agent's history). 402 without an active subscription, 404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when it does not answer. An agent whose instance the platform stopped for idleness is woken by the message: the request waits for it (up to `WAKE_WAIT_SECONDS`, 20 s by default) and answers as usual; past that it answers 202 `{status: 'waking', operationId, deliveryId}` and the message is delivered exactly once when the instance runs, its reply then in the agent's history (and the session) and in an `agent.delivered` event. A stop the owner asked for (or a spending cap) is never undone: 409 `AGENT_NOT_RUNNING` as before.
          *     - `create-session` → 201 `{session}`; 404 when the agent is not the caller's.
          *     - `update-skill` → `{success, skills}` (the changed installations): sets `enabled` and/or replaces `config` (400 with neither); 404 when the skill is not installed on the named agent(s). A running instance reloads at once.
          *     - `set-credential` → `{success, credential: {agentId, name, preview, updatedAt}}`; creates or replaces the named credential of the agent (404 when not the caller's). The value is stored under envelope encryption and only ever delivered, decrypted, to the account's instance (its gateway-token-authenticated state read); a running instance reloads at once.
@@ -1205,7 +1205,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to one of the caller's agents and get its reply.
-         * @description Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; 409 when the agent is not running; 502 when the agent does not answer.
+         * @description Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; 409 when the agent is not running; 502 when the agent does not answer. An agent whose instance the platform stopped for idleness is woken by the message: the request waits for it (up to `WAKE_WAIT_SECONDS`, 20 s by default) and answers as usual; past that it answers 202 `{status: 'waking', operationId, deliveryId}` and the message is delivered exactly once when the instance runs, its reply then in the agent's history (and the session) and in an `agent.delivered` event. A stop the owner asked for (or a spending cap) is never undone: 409 `AGENT_NOT_RUNNING` as before.
          *     With `stream: true` (or `Accept: text/event-stream`) the answer is `text/event-stream`, relayed as the agent writes it: `delta` `{content}` per piece, then `done` with the JSON answer `{agentId, message, reply, usage}`, or `error` `{error, code}` when the agent fails mid-answer. The refusals above keep their status; the exchange is stored and metered once, as without `stream`. The local stack streams the events as they come; API Gateway HTTP APIs buffer responses, so in AWS the same events arrive in one body unless sent to the streaming Function URL (see the README).
          *
          *     Rate limit scope: `chat`.
@@ -1670,7 +1670,7 @@ export interface paths {
         put?: never;
         /**
          * Start the instance (from any state → `running`; a no-op while it starts or runs).
-         * @description Starts the instance; while it is already starting or running the answer carries the operation in flight. Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
+         * @description Starts the instance; while it is already starting or running the answer carries the operation in flight. Websocket clients wake an agent stopped for idleness this way before connecting: start, then `GET /api/instance/{userId}?waitFor=running` (chats wake it by themselves). Accepted from every state (see the state machine of this group): an operation that arrives while a launch is in flight supersedes it. The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the provisioning queue is unreachable. The success body is the spec's plus `current` (the status the instance is in now) and `operationId` (carried by the events of this operation); wait for the outcome with `GET /api/instance/{userId}?waitFor=running`. Every failure answers `{success: false, status: "error", error?}`.
          *
          *     Rate limit scope: `instance`.
          */
@@ -4333,6 +4333,27 @@ export interface operations {
                 content: {
                     "application/json": {
                         session: components["schemas"]["ChatSession"];
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        /** @description the kept message: its `agent.delivered` event carries this id and the reply */
+                        deliveryId: string;
+                        /** @description the wake's operation (`instance.requested` with cause `wake` in `GET /api/instance/{userId}/events`) */
+                        operationId: string;
+                        /** @description `POST /api/agent`: the session the exchange is added to once delivered */
+                        sessionId?: string;
+                        /** @constant */
+                        status: "waking";
                     };
                 };
             };
@@ -14351,6 +14372,27 @@ export interface operations {
                             promptTokens: number;
                             totalTokens: number;
                         };
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentId: string;
+                        /** @description the kept message: its `agent.delivered` event carries this id and the reply */
+                        deliveryId: string;
+                        /** @description the wake's operation (`instance.requested` with cause `wake` in `GET /api/instance/{userId}/events`) */
+                        operationId: string;
+                        /** @description `POST /api/agent`: the session the exchange is added to once delivered */
+                        sessionId?: string;
+                        /** @constant */
+                        status: "waking";
                     };
                 };
             };
@@ -29170,7 +29212,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description default: every account event */
-                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*"))[];
+                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped" | "agent.delivered") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*"))[];
                     /**
                      * Format: uri
                      * @description where events are POSTed; in AWS it must be https and resolve to a public address

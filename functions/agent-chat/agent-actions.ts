@@ -9,7 +9,7 @@ import { readAgentMemory } from '../../shared/db/memory';
 import { badRequest, notFound } from '../../shared/http/errors';
 import { reply } from '../../shared/http/reply';
 import { logger } from '../../shared/logger';
-import { sendChatMessage } from './chat';
+import { keepWhileWaking, sendChatMessage, StillWakingError } from './chat';
 
 /**
  * `/api/agent` (spec 4.14): the caller's agents by action. The user is always the session's: every
@@ -127,7 +127,16 @@ async function chat(auth: AuthContext, body: { agentId?: string; sessionId?: str
   const agentId = existing?.agentId ?? body.agentId ?? (await newestAgentId(auth.userId));
   const earlier = existing ? await sessionMessages(auth.userId, existing.id, SESSION_CONTEXT_MESSAGES) : [];
   const thread = earlier.flatMap(({ role, content }) => (role === 'system' ? [] : [{ role, content }]));
-  const exchange = await sendChatMessage(auth, agentId, body.message, thread);
+  let exchange: Awaited<ReturnType<typeof sendChatMessage>>;
+  try {
+    exchange = await sendChatMessage(auth, agentId, body.message, thread, 'agent-chat');
+  } catch (err) {
+    if (!(err instanceof StillWakingError)) throw err;
+    // The session is opened now, so the 202 names where the exchange will appear once delivered.
+    const session = existing ?? (await createChatSession(auth.userId, agentId, titleFrom(body.message)));
+    if (!session) throw notFound('no such agent');
+    return keepWhileWaking(auth.userId, err, { agentId, message: body.message, source: 'agent-chat', sessionId: session.id, thread });
+  }
   const target = existing ?? (await createChatSession(auth.userId, agentId, titleFrom(body.message)));
   if (!target || !(await appendSessionMessages(auth.userId, target.id, [exchange.message, exchange.reply]))) throw notFound('no such session');
   return { sessionId: target.id, message: exchange.reply, usage: exchange.usage };

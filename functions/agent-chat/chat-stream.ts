@@ -7,7 +7,8 @@ import { recordActivity } from '../../shared/db/idle-watch';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
 import { conflict, HttpError, notFound } from '../../shared/http/errors';
 import { StreamReply } from '../../shared/http/reply';
-import { storedExchange } from './chat';
+import { wakeAndWait } from '../../shared/lifecycle/wake';
+import { keepWhileWaking, storedExchange } from './chat';
 
 /**
  * `POST /api/chat` with `stream: true` (or `Accept: text/event-stream`): the same exchange as
@@ -21,10 +22,17 @@ export const wantsEventStream = (accept: string | undefined) => !!accept && /(^|
 type RuntimeEvent = { event: string; data: unknown };
 
 export async function streamChatMessage(auth: AuthContext, agentId: string, message: string) {
-  const [agent, access, instance] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth), getInstance(auth.userId)]);
+  const [agent, access, current] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth), getInstance(auth.userId)]);
+  let instance = current;
   if (!agent) throw notFound('no such agent');
   requireActiveSubscription(access);
   await recordActivity(auth.userId);
+  // An agent stopped for idleness wakes for a streamed chat as for any chat (issue 22): past the wait, 202 and delivery later.
+  if (instance && instance.status !== 'running') {
+    const woke = await wakeAndWait(auth.userId, 'chat', config().wakeWaitMs);
+    if (woke.state === 'waking') return keepWhileWaking(auth.userId, { operationId: woke.operationId }, { agentId, message, source: 'chat' });
+    if (woke.state === 'running') instance = woke.instance;
+  }
   const endpoint = instance?.handle?.endpoint;
   if (instance?.status !== 'running' || !endpoint || agent.phase !== 'ready') {
     throw conflict(`the agent is not running (instance ${instance?.status ?? 'not provisioned'}); start it first`, 'AGENT_NOT_RUNNING');

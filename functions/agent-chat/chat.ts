@@ -6,7 +6,10 @@ import { config } from '../../shared/config';
 import { getAgent } from '../../shared/db/agents';
 import { messagesBefore } from '../../shared/db/chat-history';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
+import { keepForDelivery, type WakeDeliveryInput } from '../../shared/db/wake-deliveries';
 import { conflict, HttpError, notFound } from '../../shared/http/errors';
+import { reply } from '../../shared/http/reply';
+import { wakeAndWait, type WakeSource } from '../../shared/lifecycle/wake';
 
 /**
  * Chat with one of the caller's agents: the message goes to the account's running instance, whose
@@ -25,15 +28,32 @@ export const usageOf = (u: { prompt_tokens?: number; completion_tokens?: number;
   totalTokens: u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0),
 });
 
+type Turn = { role: 'user' | 'assistant'; content: string };
+
+/** The instance was still waking when the caller's wait ended: the caller keeps the message for later delivery. */
+export class StillWakingError extends Error {
+  constructor(readonly operationId: string) {
+    super('the agent is waking');
+  }
+}
+
 /**
  * One message to the agent's runtime on the account's running instance (409 when it is not
- * running); its answer and usage. Also how inbound channel messages reach the agent.
+ * running); its answer and usage. Also how inbound channel messages reach the agent. With `wakeBy`
+ * an instance stopped for idleness is woken first and waited for (WAKE_WAIT_SECONDS), and a wait
+ * that ends before it runs throws StillWakingError; without it, or for a stop the owner asked for, 409.
  */
-export async function askAgent(userId: string, agentId: string, message: string, thread?: { role: 'user' | 'assistant'; content: string }[]) {
-  const [agent, instance] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
+export async function askAgent(userId: string, agentId: string, message: string, thread?: Turn[], wakeBy?: WakeSource) {
+  const [agent, current] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
+  let instance = current;
   if (!agent) throw notFound('no such agent');
   // Chats, agent calls, channel messages and scheduled runs all come through here: idle auto-stop's activity.
   await recordActivity(userId);
+  if (wakeBy && instance?.status !== 'running') {
+    const woke = await wakeAndWait(userId, wakeBy, config().wakeWaitMs);
+    if (woke.state === 'waking') throw new StillWakingError(woke.operationId);
+    if (woke.state === 'running') instance = woke.instance;
+  }
   const endpoint = instance?.handle?.endpoint;
   if (instance?.status !== 'running' || !endpoint || agent.phase !== 'ready') {
     throw conflict(`the agent is not running (instance ${instance?.status ?? 'not provisioned'}); start it first`, 'AGENT_NOT_RUNNING');
@@ -58,14 +78,14 @@ export async function askAgent(userId: string, agentId: string, message: string,
   return { content: body.content, usage: body.usage };
 }
 
-/** `thread`: a chat session's earlier turns, which then replace the agent's whole history as the context. */
-export async function sendChatMessage(auth: AuthContext, agentId: string, message: string, thread?: { role: 'user' | 'assistant'; content: string }[]) {
-  const [agent, access] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth)]);
-  if (!agent) throw notFound('no such agent');
-  requireActiveSubscription(access);
+/**
+ * One exchange with the agent (askAgent) and the two messages the runtime stored for it; also how a
+ * message kept during a wake is delivered (wake-delivery.ts).
+ */
+export async function exchangeWith(userId: string, agentId: string, message: string, thread?: Turn[], wakeBy?: WakeSource) {
   const sentAt = new Date().toISOString();
-  const body = await askAgent(auth.userId, agentId, message, thread);
-  return storedExchange(auth.userId, agentId, { message, sentAt }, body);
+  const body = await askAgent(userId, agentId, message, thread, wakeBy);
+  return storedExchange(userId, agentId, { message, sentAt }, body);
 }
 
 /** The exchange as the runtime stored it: the two newest messages are this one and its reply. */
@@ -89,4 +109,34 @@ export async function storedExchange(
     createdAt: sent.sentAt,
   };
   return { agentId, message: stored, reply, usage: usageOf(answer.usage) };
+}
+
+/** `thread`: a chat session's earlier turns, which then replace the agent's whole history as the context. */
+export async function sendChatMessage(auth: AuthContext, agentId: string, message: string, thread?: Turn[], wakeBy?: WakeSource) {
+  const [agent, access] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth)]);
+  if (!agent) throw notFound('no such agent');
+  requireActiveSubscription(access);
+  return exchangeWith(auth.userId, agentId, message, thread, wakeBy);
+}
+
+/** The 202 of a chat whose agent was still waking: the message is kept and delivered once the instance runs. */
+export async function keepWhileWaking(userId: string, err: Pick<StillWakingError, 'operationId'>, input: Omit<WakeDeliveryInput, 'operationId'>) {
+  const kept = await keepForDelivery(userId, { ...input, operationId: err.operationId });
+  return reply.json(202, {
+    status: 'waking' as const,
+    operationId: err.operationId,
+    deliveryId: kept.deliveryId,
+    agentId: input.agentId,
+    ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+  });
+}
+
+/** POST /api/chat: waits for a waking agent up to WAKE_WAIT_SECONDS, then 202 and delivery once it runs. */
+export async function postChatMessage(auth: AuthContext, agentId: string, message: string) {
+  try {
+    return await sendChatMessage(auth, agentId, message, undefined, 'chat');
+  } catch (err) {
+    if (err instanceof StillWakingError) return keepWhileWaking(auth.userId, err, { agentId, message, source: 'chat' });
+    throw err;
+  }
 }

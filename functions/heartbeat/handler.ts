@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { deliverDueKeptMessages, type WakeDeliveryResult } from '../agent-chat/wake-delivery';
 import { countStuckInProvisioning } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
 import { redriveStranded } from '../../shared/lifecycle/stranded';
@@ -21,21 +22,27 @@ export const STUCK_PROVISIONING_MS = 45 * 60_000;
 /**
  * Scheduled heartbeat (two EventBridge rules in CDK, a timer in the local stack; shared/sweeps.ts):
  * the 5-minute sweep checks health (sweep.ts), drives stranded launches and delivers channel posts;
- * the 1-minute sweep runs the due scheduled prompts and stops idle instances (idle-stop.ts).
+ * the 1-minute sweep delivers messages kept while an instance woke, runs the due scheduled prompts
+ * and stops idle instances (idle-stop.ts).
  */
 export const handler = async (
   event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<Partial<SweepResult & { posts: PostDeliveryResult }> & { schedules?: ScheduleRunResult; idle?: IdleStopResult }> => {
+): Promise<
+  Partial<SweepResult & { posts: PostDeliveryResult }> & { wakeDeliveries?: WakeDeliveryResult; schedules?: ScheduleRunResult; idle?: IdleStopResult }
+> => {
   const sweeps = sweepsOf(event);
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS;
   const checks = sweeps.fiveMinute ? await runFiveMinuteSweep(deadline) : {};
   if (!sweeps.minute) return checks;
+  // Messages kept while an instance woke go before the schedules, in the order they came.
+  const wakeDeliveries = await deliverDueKeptMessages();
+  if (wakeDeliveries.delivered || wakeDeliveries.failed) logger().info('kept messages delivered after a wake', { ...wakeDeliveries });
   const schedules = await runDueSchedules();
   const idle = await runIdleStops();
   if (idle.stopped) logger().info('idle instances stopped', { ...idle });
-  return { ...checks, schedules, idle };
+  return { ...checks, wakeDeliveries, schedules, idle };
 };
 
 async function runFiveMinuteSweep(deadline: number | undefined): Promise<SweepResult & { posts: PostDeliveryResult }> {

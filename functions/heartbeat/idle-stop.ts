@@ -1,3 +1,4 @@
+import { requestProvisioning } from '../../shared/adapters/launcher';
 import { getSubscription } from '../../shared/billing/entitlements';
 import { isPlanName, PLANS } from '../../shared/billing/plans';
 import { dueIdleWatches, IDLE_DUE_SHARDS, type IdleWatch, minutesLater, settleIdleCheck } from '../../shared/db/idle-watch';
@@ -10,7 +11,7 @@ import { logger } from '../../shared/http/logger';
  * account's `idleStopMinutes` (its own setting, else its plan's default; 0 = never) through the
  * lifecycle state machine with `stopReason: idle` (an `instance.stopped` event and webhook carry
  * it). It only stops: a stopped instance stays stopped until something starts it, and a stop the
- * owner asked for is never undone. Waking on demand is a later issue.
+ * owner asked for is never undone. Only a wake on demand starts it again (shared/lifecycle/wake.ts).
  */
 
 const PER_SHARD = 50;
@@ -45,7 +46,7 @@ async function checkOne(watch: IdleWatch, now: Date): Promise<boolean> {
   const stop = transitionInstance(
     watch.userId,
     'stop',
-    { cause: 'idle', stopReason: 'idle', expect: { generation: instance.generation, status: 'running' } },
+    { cause: 'idle', stopReason: 'idle', expect: { generation: instance.generation, status: 'running' }, jobOwner: (g) => `gen-${g}` },
     now,
   );
   // A stop that failed is checked again next minute rather than left running unwatched.
@@ -53,6 +54,8 @@ async function checkOne(watch: IdleWatch, now: Date): Promise<boolean> {
     await settleIdleCheck({ ...watch, idleAfterMinutes: minutes }, minutes, minutesLater(now, 1)).catch(() => false);
     throw err;
   });
+  // The provisioner stops the process or task itself, as for the owner's stop.
+  if (changed) await requestProvisioning({ kind: 'lifecycle', userId: watch.userId, generation: instance.generation + 1, op: 'stop' });
   if (changed) logger().info('idle instance stopped', { userId: watch.userId, idleMinutes: minutes, lastActivityAt: watch.lastActivityAt });
   return changed;
 }

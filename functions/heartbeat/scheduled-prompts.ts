@@ -13,10 +13,13 @@ import {
   type DueSchedule,
   dueSchedules,
   finishRun,
+  releaseRun,
   type RunStatus,
   SCHEDULE_DUE_SHARDS,
 } from '../../shared/db/schedules';
+import { config } from '../../shared/config';
 import { HttpError } from '../../shared/http/errors';
+import { wakeAndWait } from '../../shared/lifecycle/wake';
 import { logger } from '../../shared/http/logger';
 import { askAgent } from '../agent-chat/chat';
 
@@ -25,10 +28,12 @@ import { askAgent } from '../agent-chat/chat';
  * the run-once rules). A run sends the prompt to the agent on the account's running instance, as a
  * chat message: the answer lands in the agent's history (and in the schedule's session, when it
  * names one), and a `schedule.run` event records it. A run that cannot happen is recorded as
- * skipped with its reason (`schedule.skipped`): the instance is not running (waking it is a later
- * issue), a spending cap is reached, the plan's runs per day are used up, or the account has no
+ * skipped with its reason (`schedule.skipped`): the instance is not running (one stopped for
+ * idleness is woken for the run instead, issue 22), a spending cap is reached, the plan's runs per day are used up, or the account has no
  * active plan. Either way the schedule then moves to its next slot after the time of the run.
  */
+
+const STILL_WAKING = 'instance-waking';
 
 /** A sweeper that dies mid-run leaves the slot to the next tick after this. */
 const RUN_LEASE_MS = 5 * 60_000;
@@ -50,7 +55,13 @@ async function skipReason(s: DueSchedule, now: Date): Promise<string | undefined
   const plan = sub && ['active', 'trialing'].includes(sub.status) && isPlanName(sub.plan) ? PLANS[sub.plan] : undefined;
   if (!plan) return 'subscription-required';
   if (agent.pausedReason === 'budget' || (await budgetReached(s.userId, s.agentId, now))) return 'budget';
-  if (instance?.status !== 'running' || agent.phase !== 'ready') return 'instance-not-running';
+  if (instance?.status !== 'running') {
+    // An instance stopped for idleness wakes for the run; one still waking after the wait keeps the slot due for the next tick.
+    const woke = await wakeAndWait(s.userId, 'schedule', config().wakeWaitMs);
+    if (woke.state === 'waking') return STILL_WAKING;
+    if (woke.state !== 'running') return 'instance-not-running';
+  }
+  if (agent.phase !== 'ready') return 'instance-not-running';
   if (!(await countRunOfDay(s.userId, now.toISOString().slice(0, 10), plan.scheduledRunsPerDay, now))) return 'daily-run-limit';
   return undefined;
 }
@@ -79,6 +90,11 @@ async function runOne(s: DueSchedule, now: Date): Promise<Outcome['status'] | 'l
   let outcome: Outcome | undefined;
   if (claim === 'claimed') {
     const reason = await skipReason(s, now);
+    if (reason === STILL_WAKING) {
+      // Neither run nor skipped: the slot stays due and runs once, on the first tick that finds the instance up.
+      await releaseRun(s.userId, s.id, slot);
+      return 'lost';
+    }
     if (reason) outcome = { status: 'skipped', reason };
     else {
       try {

@@ -1,3 +1,4 @@
+import { requestWake } from '../../shared/lifecycle/wake';
 import { accessFrom, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
 import { config } from '../../shared/config';
 import { A2aLimitError, countA2aMessage } from '../../shared/db/a2a';
@@ -54,7 +55,8 @@ export async function reportExchange(userId: string, body: { agentId: string } &
 /**
  * Agent-to-agent message (spec 2.16): one of the account's agents writes to another of its agents
  * through the platform. Counted against the plan's daily A2A limit (429 with `current` and `limit`);
- * the message lands in the recipient's history, where its runtime reads it.
+ * the message lands in the recipient's history, where its runtime reads it (an instance stopped for
+ * idleness is woken for it, issue 22).
  */
 export async function sendA2aMessage(userId: string, body: { fromAgentId: string; toAgentId: string; message: string }) {
   const [from, to, instance, rights] = await Promise.all([
@@ -76,6 +78,8 @@ export async function sendA2aMessage(userId: string, body: { fromAgentId: string
   }
   const [stored] = (await appendExchange(userId, to.id, { messages: [{ role: 'user', content: `[agent ${from.name} (${from.id})] ${body.message}` }] })) ?? [];
   if (!stored) throw notFound('no such agent');
+  // The message waits in the history; an instance stopped for idleness is woken to read it (no wait: the sender runs).
+  if (instance.status === 'stopped') await requestWake(userId, 'a2a');
   return {
     success: true as const,
     message: { id: stored.id, fromAgentId: from.id, toAgentId: to.id, createdAt: stored.createdAt },

@@ -1,3 +1,4 @@
+import { deliverKeptMessages } from '../agent-chat/wake-delivery';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   isHealthy,
@@ -130,6 +131,10 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
     });
     await startDefaultHeartbeat(userId);
     logger().info('instance running', { userId, generation, rolledBack });
+    // Messages kept while a wake launched this instance go now; the minute sweep takes what fails here.
+    await deliverKeptMessages(userId).catch((err: unknown) =>
+      logger().warn('kept messages not delivered at launch', { userId, error: (err as Error).message }),
+    );
     emitMetrics({ [PLATFORM_METRICS.provisionsSucceeded]: 1 });
   } else {
     if (await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason }))

@@ -22,6 +22,8 @@ import {
 import { badRequest, forbidden, HttpError, unauthorized } from '../../shared/http/errors';
 import { reply } from '../../shared/http/reply';
 import { logger } from '../../shared/http/logger';
+import { keepForDelivery } from '../../shared/db/wake-deliveries';
+import { requestWake } from '../../shared/lifecycle/wake';
 import { askAgent } from '../agent-chat/chat';
 import { type ChannelSkillName, withinDailyChannelLimit } from './channel-skill';
 
@@ -124,15 +126,68 @@ const SKILL_OF: Record<ChannelApp, ChannelSkillName> = {
   slack: 'team-chat',
 };
 
-/** Hands one stored message to the agent; the reply text, or undefined with why not. */
-async function agentReply(userId: string, connection: ChannelConnection, text: string): Promise<{ reply?: string; outcome: string }> {
+/**
+ * Hands one stored message to the agent; the reply text, or undefined with why not. The app is
+ * answered at once, so an agent stopped for idleness is woken without waiting: the message is kept
+ * and its reply goes out on the channel once the instance runs (functions/agent-chat/wake-delivery.ts).
+ */
+async function agentReply(userId: string, connection: ChannelConnection, text: string, conversation: string): Promise<{ reply?: string; outcome: string }> {
   if (!connection.agentId) return { outcome: 'no agent: connect the channel with an agentId' };
+  const woke = await requestWake(userId, 'channel');
+  if (woke.state === 'waking') {
+    await keepForDelivery(userId, {
+      agentId: connection.agentId,
+      message: text,
+      source: 'channel',
+      operationId: woke.operationId,
+      channel: { app: connection.app, conversation },
+    });
+    return { outcome: 'kept: the agent is waking; the reply follows once it runs' };
+  }
   try {
     const answer = await askAgent(userId, connection.agentId, text);
     return { reply: answer.content, outcome: 'answered' };
   } catch (err) {
     if (err instanceof HttpError) return { outcome: `not delivered: ${err.code}` };
     throw err;
+  }
+}
+
+/**
+ * The agent's reply to one inbound message, as a stored outgoing message: sent back through the app
+ * (`send`), or (Discord's interaction response) only recorded. Undefined when it could not be sent.
+ */
+export async function sendAgentReply(
+  app: ChannelApp,
+  userId: string,
+  connection: ChannelConnection,
+  incoming: Pick<Incoming, 'conversation' | 'externalId'>,
+  reply: string,
+  send: boolean,
+  now = new Date(),
+): Promise<ChannelMessage | undefined> {
+  const skill = SKILL_OF[app];
+  if (!send) {
+    return {
+      messageId: newMessageId(),
+      app,
+      skill,
+      direction: 'out',
+      conversation: incoming.conversation,
+      text: reply,
+      externalId: `reply:${incoming.externalId}`,
+      at: now.toISOString(),
+    };
+  }
+  try {
+    const access = await channelAccess(userId, app, connection);
+    if (!access) return undefined;
+    // An agent's reply is a message sent like any other: within the plan's daily channel messages.
+    const sent = await withinDailyChannelLimit(userId, now, () => sendChannelMessage(app, access, incoming.conversation, reply));
+    return { messageId: newMessageId(), app, skill, direction: 'out', conversation: sent.to, text: reply, externalId: sent.externalId, at: now.toISOString() };
+  } catch (err) {
+    logger().warn('the agent reply could not be sent back', { app, userId, code: (err as { code?: string }).code });
+    return undefined;
   }
 }
 
@@ -151,41 +206,9 @@ async function takeOne(app: ChannelApp, userId: string, connection: ChannelConne
     agent: 'pending',
   };
   if (!(await recordMessage(userId, message))) return { duplicate: true as const };
-  const { reply, outcome } = await agentReply(userId, connection, incoming.text);
-  let replied: ChannelMessage | undefined;
+  const { reply, outcome } = await agentReply(userId, connection, incoming.text, incoming.conversation);
   // Discord takes the reply as the interaction's response; the other apps get a message sent back.
-  if (reply !== undefined && app !== 'discord') {
-    try {
-      const access = await channelAccess(userId, app, connection);
-      if (access) {
-        // An agent's reply is a message sent like any other: within the plan's daily channel messages.
-        const sent = await withinDailyChannelLimit(userId, now, () => sendChannelMessage(app, access, incoming.conversation, reply));
-        replied = {
-          messageId: newMessageId(),
-          app,
-          skill,
-          direction: 'out',
-          conversation: sent.to,
-          text: reply,
-          externalId: sent.externalId,
-          at: now.toISOString(),
-        };
-      }
-    } catch (err) {
-      logger().warn('the agent reply could not be sent back', { app, userId, code: (err as { code?: string }).code });
-    }
-  } else if (reply !== undefined) {
-    replied = {
-      messageId: newMessageId(),
-      app,
-      skill,
-      direction: 'out',
-      conversation: incoming.conversation,
-      text: reply,
-      externalId: `reply:${incoming.externalId}`,
-      at: now.toISOString(),
-    };
-  }
+  const replied = reply === undefined ? undefined : await sendAgentReply(app, userId, connection, incoming, reply, app !== 'discord', now);
   if (replied) await recordMessage(userId, replied);
   await markInbound(userId, message, reply !== undefined && !replied ? 'answered; the reply could not be sent' : outcome);
   return { duplicate: false as const, reply };

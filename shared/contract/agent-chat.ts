@@ -68,6 +68,20 @@ const AgentGetAnswer = z.union([
   z.object({ credentials: z.array(CredentialView).check(z.describe('names, previews and update times only; values are never returned')) }),
 ]);
 
+/** Issue 22: the answer of a chat whose agent was stopped for idleness and is still waking when the wait ends. */
+const WakingAnswer = z.object({
+  status: z.literal('waking'),
+  operationId: z.string().check(z.describe("the wake's operation (`instance.requested` with cause `wake` in `GET /api/instance/{userId}/events`)")),
+  deliveryId: z.string().check(z.describe('the kept message: its `agent.delivered` event carries this id and the reply')),
+  agentId: z.string(),
+  sessionId: z.optional(z.string()).check(z.describe('`POST /api/agent`: the session the exchange is added to once delivered')),
+});
+
+const WAKE_NOTE =
+  'An agent whose instance the platform stopped for idleness is woken by the message: the request waits for it (up to `WAKE_WAIT_SECONDS`, 20 s by default) and answers as usual; ' +
+  "past that it answers 202 `{status: 'waking', operationId, deliveryId}` and the message is delivered exactly once when the instance runs, its reply then in the agent's history " +
+  '(and the session) and in an `agent.delivered` event. A stop the owner asked for (or a spending cap) is never undone: 409 `AGENT_NOT_RUNNING` as before.';
+
 const AgentAction = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('chat'),
@@ -146,7 +160,8 @@ export const agentChatContract = defineGroup({
       description:
         'The user is always the authenticated caller: bodies are strict, so a `userId` (or any unknown field) is refused with 400.\n' +
         "- `chat` → `{sessionId, message, usage}` (`message`: the reply of the caller's running instance, through the model layer; stored in the session and the agent's history). " +
-        "402 without an active subscription, 404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when it does not answer.\n" +
+        "402 without an active subscription, 404 for an agent or session not the caller's, 400 when `sessionId` and `agentId` name different agents, 409 when the agent is not running, 502 when it does not answer. " +
+        `${WAKE_NOTE}\n` +
         "- `create-session` → 201 `{session}`; 404 when the agent is not the caller's.\n" +
         '- `update-skill` → `{success, skills}` (the changed installations): sets `enabled` and/or replaces `config` (400 with neither); 404 when the skill is not installed on the named agent(s). ' +
         'A running instance reloads at once.\n' +
@@ -161,6 +176,7 @@ export const agentChatContract = defineGroup({
           z.extend(SuccessTrue, { credential: CredentialView }),
         ]),
         201: z.object({ session: ChatSession }),
+        202: WakingAnswer,
         402: ErrorBody,
         404: ErrorBody,
         409: ErrorBody,
@@ -197,7 +213,7 @@ export const agentChatContract = defineGroup({
       summary: "Send a message to one of the caller's agents and get its reply.",
       description:
         "Both the message and the reply are stored in the agent's history. 402 without an active subscription (admins exempt), or `BUDGET_EXCEEDED` at a monthly spending cap; 404 when the agent is missing or not the caller's; " +
-        '409 when the agent is not running; 502 when the agent does not answer.\n' +
+        `409 when the agent is not running; 502 when the agent does not answer. ${WAKE_NOTE}\n` +
         'With `stream: true` (or `Accept: text/event-stream`) the answer is `text/event-stream`, relayed as the agent writes it: `delta` `{content}` per piece, ' +
         'then `done` with the JSON answer `{agentId, message, reply, usage}`, or `error` `{error, code}` when the agent fails mid-answer. ' +
         'The refusals above keep their status; the exchange is stored and metered once, as without `stream`. ' +
@@ -210,6 +226,7 @@ export const agentChatContract = defineGroup({
       example: { agentId: 'agt_7Hk2mQ9xLp', message: 'Which venues in Berlin hold 300 people?' },
       responses: {
         200: z.object({ agentId: z.string(), message: AgentMessage.check(z.describe('the stored user message')), reply: AgentMessage, usage: Usage }),
+        202: WakingAnswer,
         402: ErrorBody,
         404: ErrorBody,
         409: ErrorBody,

@@ -191,7 +191,10 @@ export const instanceContract = defineGroup({
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
       summary: 'Start the instance (from any state → `running`; a no-op while it starts or runs).',
-      description: transitionDescription('Starts the instance; while it is already starting or running the answer carries the operation in flight.'),
+      description: transitionDescription(
+        'Starts the instance; while it is already starting or running the answer carries the operation in flight. ' +
+          'Websocket clients wake an agent stopped for idleness this way before connecting: start, then `GET /api/instance/{userId}?waitFor=running` (chats wake it by themselves).',
+      ),
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,

@@ -24,6 +24,8 @@ export const ACCOUNT_EVENT_TYPES = [
   'budget.exceeded',
   'schedule.run',
   'schedule.skipped',
+  // issue 22: a message kept while its idle-stopped instance woke, delivered once it ran
+  'agent.delivered',
 ] as const;
 
 export const WebhookEndpointRecord = z.object({

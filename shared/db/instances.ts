@@ -92,8 +92,10 @@ export interface InstanceRecord extends Record<string, unknown> {
   rolledBack?: boolean;
   /** Epoch ms of the platform's own relaunches after unexpected exits within the last hour (the hourly bound). */
   relaunchesAt?: number[];
-  /** Set when the platform stopped the instance on its own (`budget`); a stop the user asked for has none. */
+  /** Set when the platform stopped the instance on its own (`budget`, `idle`); a stop the user asked for has none. */
   stopReason?: string;
+  /** The generation a wake on demand started (shared/lifecycle/wake.ts): later wakes join its launch. */
+  wakeGeneration?: number;
 }
 
 export class NoInstanceError extends Error {}
@@ -279,6 +281,8 @@ export async function transitionInstance(
     stopReason?: string;
     /** Why the platform acts (an exit code, a stuck launch): an `instance.unhealthy` event with it precedes the request, which carries it too. */
     reason?: string;
+    /** Carried by the `instance.requested` event (a wake: what woke the instance). */
+    details?: Record<string, unknown>;
   } = {},
   now = new Date(),
 ): Promise<TransitionResult> {
@@ -333,6 +337,7 @@ export async function transitionInstance(
       image: set.image as string | undefined,
       runtimeVersion: set.runtimeVersion as string | undefined,
       reason: opts.reason ?? opts.stopReason,
+      details: opts.details,
     });
     if (to === 'stopped') events.push({ type: 'instance.stopped', cause, op, operationId, generation, status: to, reason: opts.reason ?? opts.stopReason });
     try {

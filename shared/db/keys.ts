@@ -295,4 +295,7 @@ export const keys = {
   /** Idle auto-stop: the account's last activity and idle setting, in gsi1 under the due partition of its shard while a check is due. */
   idleWatch: (userId: string): Key => ({ pk: userPk(userId), sk: 'IDLEWATCH' }),
   idleDuePartition: (shard: number) => `IDLEDUE#${shard}`,
+  /** Wake on demand: a message kept for an instance still waking (by its operation id), in gsi1 under its shard's due partition until delivered. */
+  wakeDelivery: (userId: string, operationId: string): Key => ({ pk: userPk(userId), sk: `WAKEDELIVERY#${operationId}` }),
+  wakeDeliveryDuePartition: (shard: number) => `WAKEDUE#${shard}`,
 } as const;

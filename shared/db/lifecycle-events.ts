@@ -24,7 +24,8 @@ export type EventCause =
   | 'reconciler'
   | 'budget'
   | 'idle'
-  | 'schedule';
+  | 'schedule'
+  | 'wake';
 
 export interface LifecycleEventInput {
   type: LifecycleEventType;

@@ -199,6 +199,15 @@ export async function claimRun(
   return existing?.status === 'running' ? 'busy' : 'finished';
 }
 
+/** Gives a claimed slot back unrun (its instance is still waking): the next tick claims it again. */
+export async function releaseRun(userId: string, scheduleId: string, slot: string): Promise<void> {
+  await tenant(userId).delete(keys.scheduleRun(userId, scheduleId, slot), {
+    expression: '#status = :running',
+    names: { '#status': 'status' },
+    values: { ':running': 'running' },
+  });
+}
+
 export async function finishRun(
   userId: string,
   scheduleId: string,
