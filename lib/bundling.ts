@@ -37,6 +37,8 @@ export const REPLACED_CREDENTIAL_PROVIDER = '@aws-sdk/credential-provider-node';
  * credentials shim, bundles only; tests run the real zod.
  */
 export const ZOD_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/index.ts', import.meta.url));
+/** `zod/mini` needs its own entry: under the `zod` alias it would resolve to `zod-lean/index.ts/mini`. */
+export const ZOD_MINI_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/mini.ts', import.meta.url));
 
 /**
  * Two more swaps for the functions that call models (ai, gateway, agent chat): `zod/v3`, of which the
@@ -66,6 +68,7 @@ export const LAMBDA_BUNDLE = {
     [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
     zod: ZOD_WITHOUT_LOCALES,
     'zod/v4': ZOD_WITHOUT_LOCALES,
+    'zod/mini': ZOD_MINI_WITHOUT_LOCALES,
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },

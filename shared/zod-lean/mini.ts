@@ -1,0 +1,3 @@
+export * from '../../node_modules/zod/v4/mini/external.js';
+export * as core from './core';
+export * as locales from './locales';
