@@ -1,6 +1,9 @@
 import { accountsContract } from './accounts';
 import { agentChatContract } from './agent-chat';
+import { agentLogsContract } from './agent-logs';
+import { agentVerificationContract } from './agent-verification';
 import { agentsContract } from './agents';
+import { apiDocumentContract } from './api-document';
 import { aiContract } from './ai';
 import { billingContract } from './billing';
 import { gatewayContract } from './gateway';
@@ -10,6 +13,7 @@ import { keysContract } from './keys';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
 import { platformContract } from './platform';
+import { agentAutonomyContract } from './autonomy';
 import { provisionContract } from './provision';
 import { settingsContract } from './settings';
 import { skillsContract } from './skills';
@@ -26,6 +30,9 @@ export const contract: readonly RouteGroup[] = [
   settingsContract,
   socialContract,
   agentsContract,
+  agentVerificationContract,
+  agentLogsContract,
+  agentAutonomyContract,
   instanceContract,
   provisionContract,
   memoryContract,
@@ -34,6 +41,7 @@ export const contract: readonly RouteGroup[] = [
   walletContract,
   metricsContract,
   platformContract,
+  apiDocumentContract,
   aiContract,
   gatewayContract,
   infraMcpContract,
