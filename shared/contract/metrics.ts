@@ -1,6 +1,9 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import { frequencyMinutes, HEARTBEAT_MAX_MINUTES, HEARTBEAT_MIN_MINUTES } from './heartbeat-frequency';
+
+export { frequencyMinutes, HEARTBEAT_DEFAULTS, HEARTBEAT_MAX_MINUTES, HEARTBEAT_MIN_MINUTES } from './heartbeat-frequency';
 
 const Count = z.number().int().nonnegative();
 const Percent = z.number().min(0).max(100);
@@ -86,18 +89,6 @@ export const MetricsSummaryBody = z.strictObject({
     .describe('outbound messages the skills sent on the account’s behalf'),
 });
 
-/** Heartbeat frequency bounds: no more often than every 5 minutes (the schedule's own period), at least every 30 days. */
-export const HEARTBEAT_MIN_MINUTES = 5;
-export const HEARTBEAT_MAX_MINUTES = 30 * 24 * 60;
-const UNIT_MINUTES = { m: 1, h: 60, d: 24 * 60 } as const;
-
-/** `30m`, `3h`, `1d` → minutes; undefined when the text is not `<n>m|h|d`. */
-export function frequencyMinutes(frequency: string): number | undefined {
-  const m = /^([1-9]\d{0,5})([mhd])$/.exec(frequency);
-  if (!m) return undefined;
-  return Number(m[1]) * UNIT_MINUTES[m[2] as keyof typeof UNIT_MINUTES];
-}
-
 /** `3h`, `30m`, `1d`: a count and a unit (minutes, hours, days), between 5m and 30d. */
 export const HeartbeatFrequency = z
   .string()
@@ -113,9 +104,6 @@ const IdleStopMinutes = z
   .int()
   .min(0)
   .max(7 * 24 * 60);
-
-/** On by default: a check every 3 hours costs a running instance a few reads and writes (docs/architecture.md, heartbeat). */
-export const HEARTBEAT_DEFAULTS = { frequency: '3h', enabled: true } as const;
 
 const HeartbeatSettings = z.strictObject({
   frequency: HeartbeatFrequency,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { frequencyMinutes, HEARTBEAT_DEFAULTS } from '../contract/metrics';
+import { frequencyMinutes, HEARTBEAT_DEFAULTS } from '../contract/heartbeat-frequency';
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { ConditionFailedError, tenant } from './tenant';
