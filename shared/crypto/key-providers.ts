@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../config';
 
 /**
@@ -71,18 +71,8 @@ export function openGcm(key: Buffer, sealed: { iv: Buffer; tag: Buffer; cipherte
   return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]);
 }
 
-/*
- * The KMS SDK is loaded on the first wrap or unwrap, not at module init: unwrapped data keys are
- * cached (./envelope.ts), so a warm function calls KMS only on a cache miss, and a request that
- * decrypts nothing (most of them) should not pay for evaluating the client at cold start.
- */
-let kmsSdk: Promise<typeof import('./kms-sdk')> | undefined;
 let kmsClient: KMSClient | undefined;
-async function kms() {
-  const sdk = await (kmsSdk ??= import('./kms-sdk'));
-  kmsClient ??= new sdk.KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms });
-  return { client: kmsClient, sdk };
-}
+const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms }));
 
 /** KMS errors that mean "this blob or context is not valid", as opposed to an outage. */
 const KMS_REFUSALS = new Set(['InvalidCiphertextException', 'IncorrectKeyException', 'InvalidKeyUsageException']);
@@ -91,15 +81,13 @@ function kmsProvider(keyId: string): KeyProvider {
   return {
     name: 'kms',
     async generateDataKey(context) {
-      const { client, sdk } = await kms();
-      const out = await client.send(new sdk.GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
+      const out = await kms().send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
       if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS returned no data key');
       return { plaintext: Buffer.from(out.Plaintext), wrapped: Buffer.from(out.CiphertextBlob) };
     },
     async unwrap(wrapped, context) {
       try {
-        const { client, sdk } = await kms();
-        const out = await client.send(new sdk.DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: { ...context } }));
+        const out = await kms().send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: { ...context } }));
         if (!out.Plaintext) throw new UnwrapError('KMS returned no plaintext');
         return Buffer.from(out.Plaintext);
       } catch (err) {
