@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { openApiDocument } from '../shared/contract/document';
-import { API_VERSION } from '../functions/platform/version';
+import { API_VERSION } from '../functions/api-document/version';
 
 const HEADER = '// Generated from the OpenAPI document by `npm run client` (openapi-typescript). Do not edit by hand.\n\n';
 

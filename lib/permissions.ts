@@ -64,8 +64,11 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   accounts: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
+  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances'],
+  'agent-verification': ['dataKey', 'sendEvents'],
+  'agent-logs': ['dataKey', 'readRuntimeLogs', 'sendEvents'],
   // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are emailed.
-  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances', 'sendEmail', 'readRuntimeLogs'],
+  'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey', 'sendEmail'],
   provision: ['sendProvisioning', 'dataKey', 'sendEvents'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],

@@ -286,12 +286,12 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   FORGOT_PASSWORD_MIN_MS: ['accounts'],
   SIGN_IN_CAPPED_DELAY_MS: ['accounts'],
   // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
-  CHAIN_RPC_: ['accounts', 'social', 'agents'],
+  CHAIN_RPC_: ['accounts', 'social', 'agent-verification'],
   // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)
-  EAS_: ['agents'],
+  EAS_: ['agent-verification'],
   // agent verification: Coinbase Verifications (EAS on Base) and ENS names
-  COINBASE_VERIFICATION_: ['agents'],
-  ENS_: ['agents'],
+  COINBASE_VERIFICATION_: ['agent-verification'],
+  ENS_: ['agent-verification'],
   SOCIAL_: ['social'],
   GATING_: ['social'],
   // the deletion worker (provisioner) cancels the card subscription of a deleted account; billing's

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
-import { commonErrorResponses, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
 
 /**
  * Autonomous agents (issue 22): monthly spending caps with a kill switch, scheduled prompts, and
- * agent export/import. Served by the agents group.
+ * agent export/import. Served by the agent-autonomy group.
  */
 
 const AgentIdParams = z.strictObject({ id: ResourceId });
@@ -318,3 +318,13 @@ export const portabilityRoutes = [
     },
   },
 ] as const satisfies readonly RouteDefinition[];
+
+export const agentAutonomyContract = defineGroup({
+  group: 'agent-autonomy',
+  description: [
+    'Spending caps, scheduled prompts, and export/import of agents (issue 22), rate limited by the `agents` scope like the agents group.',
+    'Apart from the agents group because schedules bundle the cron parser and export/import the skill catalogue.',
+  ].join(' '),
+  dynamoOnly: false,
+  routes: [...budgetRoutes, ...scheduleRoutes, ...portabilityRoutes],
+});

@@ -1,5 +1,7 @@
 import * as accounts from './accounts';
 import * as agentChat from './agent-chat';
+import * as agentLogs from './agent-logs';
+import * as agentVerification from './agent-verification';
 import * as agents from './agents';
 import * as ai from './ai';
 import * as billing from './billing';
@@ -28,6 +30,8 @@ const CONTRACT_MODULES = [
   settings,
   social,
   agents,
+  agentVerification,
+  agentLogs,
   instance,
   runtimeModel,
   provision,

@@ -1,8 +1,12 @@
-/**
- * Heartbeat frequency arithmetic and defaults as plain code, for shared/db/heartbeat.ts: importing
- * them from ./metrics would put that contract, and its schema building, into every function that
- * reaches the heartbeat through the instance records (memory, agents, instance...).
+/*
+ * Plain values of the heartbeat settings, apart from the metrics group's schemas: shared/db/heartbeat.ts
+ * reads them for every instance record, and importing the schemas put the metrics contract (7.7 KB
+ * and its zod schemas built at init) into every function that touches an instance.
  */
+
+/** Heartbeat frequency bounds: no more often than every 5 minutes (the schedule's own period), at least every 30 days. */
+export const HEARTBEAT_MIN_MINUTES = 5;
+export const HEARTBEAT_MAX_MINUTES = 30 * 24 * 60;
 const UNIT_MINUTES = { m: 1, h: 60, d: 24 * 60 } as const;
 
 /** `30m`, `3h`, `1d` → minutes; undefined when the text is not `<n>m|h|d`. */

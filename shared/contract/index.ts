@@ -1,6 +1,9 @@
 import { accountsContract } from './accounts';
 import { agentChatContract } from './agent-chat';
+import { agentLogsContract } from './agent-logs';
+import { agentVerificationContract } from './agent-verification';
 import { agentsContract } from './agents';
+import { apiDocumentContract } from './api-document';
 import { aiContract } from './ai';
 import { billingContract } from './billing';
 import { cardContract } from './card';
@@ -11,6 +14,7 @@ import { keysContract } from './keys';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
 import { platformContract } from './platform';
+import { agentAutonomyContract } from './autonomy';
 import { provisionContract } from './provision';
 import { runtimeModelContract } from './runtime-model';
 import { settingsContract } from './settings';
@@ -28,6 +32,9 @@ export const contract: readonly RouteGroup[] = [
   settingsContract,
   socialContract,
   agentsContract,
+  agentVerificationContract,
+  agentLogsContract,
+  agentAutonomyContract,
   instanceContract,
   runtimeModelContract,
   provisionContract,
@@ -37,6 +44,7 @@ export const contract: readonly RouteGroup[] = [
   walletContract,
   metricsContract,
   platformContract,
+  apiDocumentContract,
   aiContract,
   gatewayContract,
   infraMcpContract,

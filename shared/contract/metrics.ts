@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { ResourceId } from './memory';
-import { frequencyMinutes } from './heartbeat-frequency';
 import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import { frequencyMinutes, HEARTBEAT_MAX_MINUTES, HEARTBEAT_MIN_MINUTES } from './heartbeat-frequency';
+
+export { frequencyMinutes, HEARTBEAT_DEFAULTS, HEARTBEAT_MAX_MINUTES, HEARTBEAT_MIN_MINUTES } from './heartbeat-frequency';
 
 const Count = z.number().int().nonnegative();
 const Percent = z.number().min(0).max(100);
@@ -86,11 +88,6 @@ export const MetricsSummaryBody = z.strictObject({
     })
     .describe('outbound messages the skills sent on the account’s behalf'),
 });
-
-/** Heartbeat frequency bounds: no more often than every 5 minutes (the schedule's own period), at least every 30 days. */
-export const HEARTBEAT_MIN_MINUTES = 5;
-export const HEARTBEAT_MAX_MINUTES = 30 * 24 * 60;
-export { frequencyMinutes } from './heartbeat-frequency';
 
 /** `3h`, `30m`, `1d`: a count and a unit (minutes, hours, days), between 5m and 30d. */
 export const HeartbeatFrequency = z

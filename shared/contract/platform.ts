@@ -1,5 +1,6 @@
-import * as z from 'zod';
-import { defineGroup, IsoDate } from './route';
+import * as z from 'zod/mini';
+import { IsoDate } from './common';
+import { defineGroup } from './route';
 
 export const HealthLevel = z.enum(['healthy', 'degraded', 'unhealthy']);
 
@@ -7,21 +8,24 @@ export const HealthBody = z.object({
   status: z.literal('ok'),
   health: HealthLevel,
   timestamp: IsoDate,
-  cpu: z.object({ usage: z.number().min(0).max(100).describe('percent of all cores, sampled over ~100 ms'), cores: z.number().int().positive() }),
-  memory: z.object({
-    usage: z.number().min(0).max(100).describe('percent of total memory in use'),
-    total: z.number().int().describe('bytes'),
-    used: z.number().int().describe('bytes'),
-    free: z.number().int().describe('bytes'),
+  cpu: z.object({
+    usage: z.number().check(z.minimum(0), z.maximum(100), z.describe('percent of all cores, sampled over ~100 ms')),
+    cores: z.int().check(z.positive()),
   }),
-  uptime: z.number().describe('seconds the host has been up'),
+  memory: z.object({
+    usage: z.number().check(z.minimum(0), z.maximum(100), z.describe('percent of total memory in use')),
+    total: z.int().check(z.describe('bytes')),
+    used: z.int().check(z.describe('bytes')),
+    free: z.int().check(z.describe('bytes')),
+  }),
+  uptime: z.number().check(z.describe('seconds the host has been up')),
 });
 
 export const HealthFailureBody = z.object({ status: z.literal('error'), health: z.literal('unhealthy'), timestamp: IsoDate });
 
 export const platformContract = defineGroup({
   group: 'platform',
-  description: 'Platform health and the OpenAPI document.',
+  description: 'Platform health.',
   dynamoOnly: true,
   routes: [
     {
@@ -34,14 +38,6 @@ export const platformContract = defineGroup({
         'The database is probed too (one read, its outcome reused for a few seconds): when it does not answer within its time budget the platform cannot serve anything, ' +
         'so the answer is 503 with the failure body, and load balancers and monitors see it.',
       responses: { 200: HealthBody, 500: HealthFailureBody, 503: HealthFailureBody },
-    },
-    {
-      operation: 'getOpenApi',
-      method: 'GET',
-      path: '/api/openapi.json',
-      auth: 'none',
-      summary: 'The OpenAPI 3.1 document generated from this contract.',
-      responses: { 200: z.looseObject({ openapi: z.literal('3.1.0') }) },
     },
   ],
 });

@@ -10,7 +10,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
-import { AI_DEFAULT_PROVIDER, CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER, ZOD_V3, ZOD_WITHOUT_LOCALES } from '../../lib/bundling';
+import { AI_DEFAULT_PROVIDER, CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER, ZOD_MINI, ZOD_V3, ZOD_WITHOUT_LOCALES } from '../../lib/bundling';
 import { ZodFirstPartyTypeKind as standInTypeNames } from '../../shared/bundle-stubs/zod-v3-kinds';
 import { WORKERS } from '../../lib/constructs/functions';
 import { CDK_BUNDLING } from '../../lib/constructs/platform-function';
@@ -74,6 +74,7 @@ describe('bundling settings', () => {
         [`--alias:${REPLACED_CREDENTIAL_PROVIDER}`]: CREDENTIALS_SHIM,
         '--alias:zod': ZOD_WITHOUT_LOCALES,
         '--alias:zod/v4': ZOD_WITHOUT_LOCALES,
+        '--alias:zod/mini': ZOD_MINI,
         '--alias:zod/v3': ZOD_V3,
         '--alias:@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
       },

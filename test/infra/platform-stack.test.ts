@@ -565,9 +565,9 @@ describe('least privilege', () => {
     expect(container.LogConfiguration.Options['awslogs-stream-prefix']).toBe(RUNTIME_LOG_STREAM_PREFIX);
     const groupId = container.LogConfiguration.Options['awslogs-group'].Ref as string;
     expect(resources[groupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup' });
-    expect(has('agents', 'readRuntimeLogs')).toBe(true);
-    expect(environmentOf('agents').RUNTIME_LOG_GROUP).toEqual({ Ref: groupId });
-    expect(statementsWith('agents', 'logs:GetLogEvents').map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [groupId, 'Arn'] }]);
+    expect(has('agent-logs', 'readRuntimeLogs')).toBe(true);
+    expect(environmentOf('agent-logs').RUNTIME_LOG_GROUP).toEqual({ Ref: groupId });
+    expect(statementsWith('agent-logs', 'logs:GetLogEvents').map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [groupId, 'Arn'] }]);
   });
 
   it('keeps the agent runtime away from the table, the queues and the platform secrets', () => {
@@ -648,7 +648,10 @@ describe('least privilege', () => {
     // ai, billing and gateway bundle the metering, whose spending caps emit budget events (issue 22).
     expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual([
       'accounts',
+      'agent-autonomy',
       'agent-chat',
+      'agent-logs',
+      'agent-verification',
       'agents',
       'ai',
       'billing',

@@ -75,8 +75,8 @@ describe('the list of settings', () => {
     expect(receiversOf('AI_CATALOGUE', functions)).toEqual(httpNames);
     expect(receiversOf('WEBHOOK_SECRET', functions)).toEqual(['webhook-delivery']);
     expect(receiversOf('HOSTED_WALLET_PROVIDER', functions)).toEqual(['wallet']);
-    expect(receiversOf('CHAIN_RPC_URL', functions).sort()).toEqual(['accounts', 'agents', 'social']);
-    expect(receiversOf('EAS_SCHEMA_UID', functions)).toEqual(['agents']);
+    expect(receiversOf('CHAIN_RPC_URL', functions).sort()).toEqual(['accounts', 'agent-verification', 'social']);
+    expect(receiversOf('EAS_SCHEMA_UID', functions)).toEqual(['agent-verification']);
     expect(receiversOf('RATE_LIMITS', functions)).toEqual(httpNames);
     expect(receiversOf('LOG_LEVEL', functions)).toEqual(allNames);
   });

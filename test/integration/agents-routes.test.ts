@@ -2,7 +2,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { encodeAbiParameters, type Hex } from 'viem';
-import { verificationMessage } from '../../functions/agents/verify';
+import { verificationMessage } from '../../functions/agent-verification/verify';
 import type { Attestation } from '../../shared/adapters/eas';
 import { config, reloadConfig } from '../../shared/config';
 import { handler } from '../../functions/provisioner/handler';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runtimeLineFields } from '../../shared/adapters/launcher';
 import { type LogStreamEvent, readLogStreamBack, runtimeLogStreamOf, runtimeLogsInCloudWatch } from '../../shared/adapters/runtime-logs-cloudwatch';
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { AGENT_LOG_RETENTION_DAYS } from '../../shared/contract/agents';
+import { AGENT_LOG_RETENTION_DAYS } from '../../shared/contract/agent-logs';
 import {
   type AgentLogEntry,
   agentLogPage,
@@ -15,7 +15,7 @@ import {
 } from '../../shared/db/agent-log';
 import { getInstance } from '../../shared/db/instances';
 import { StreamReply } from '../../shared/http/reply';
-import { ownAgent } from './read';
+import { ownAgent } from '../agents/read';
 
 const DAY_MS = 86_400_000;
 /** Stream pages read per store read at most: a stream crowded with the other agents' lines is cut there, not read to its start. */

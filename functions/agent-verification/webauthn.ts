@@ -10,7 +10,7 @@ import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
 import { advancePasskeyCounter, getPasskey, passkeysOf, savePasskey, saveWebauthnChallenge, takeWebauthnChallenge } from '../../shared/db/webauthn';
 import { badRequest, HttpError } from '../../shared/http/errors';
-import { ownAgent } from './read';
+import { ownAgent } from '../agents/read';
 
 /**
  * Passkeys that verify agents (issue 9 defect 9). A passkey belongs to the account; registering it

@@ -11,7 +11,7 @@ import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { listSchedules } from '../../shared/db/schedules';
 import { badRequest, HttpError, notFound } from '../../shared/http/errors';
 import { encodeEntry } from '../memory/limits';
-import { provisionFor } from './provision';
+import { provisionFor } from '../agents/provision';
 import { addSchedule, firstRunAt } from './schedules';
 
 /**

@@ -5,10 +5,10 @@ import { readAttestation, readIndexedAttestationUid, type Attestation } from '..
 import { resolveEnsName } from '../../shared/adapters/ens';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
-import type { VerifyAgentBody } from '../../shared/contract/agents';
+import type { VerifyAgentBody } from '../../shared/contract/agent-verification';
 import { setAgentVerification, type AgentVerificationRecord } from '../../shared/db/agents';
 import { badRequest, HttpError, notFound } from '../../shared/http/errors';
-import { ownAgent } from './read';
+import { ownAgent } from '../agents/read';
 import { provePasskey } from './webauthn';
 
 /** The message a wallet signs (EIP-191 personal_sign) to verify an agent; bound to the agent id. */
