@@ -44,6 +44,8 @@ export const ZOD_WITHOUT_LOCALES = fileURLToPath(new URL('../shared/zod-lean/ind
  * default provider for bare string model ids, which this platform never passes (shared/bundle-stubs/
  * ai-gateway.ts, ~63 KB off). Bundles only, like the zod alias: tests run the real packages.
  */
+/** zod/mini needs its own entry too, else the `zod` alias above turns it into `shared/zod-lean/index.ts/mini`. */
+export const ZOD_MINI = fileURLToPath(import.meta.resolve('zod/mini'));
 export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds.ts', import.meta.url));
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
@@ -67,6 +69,7 @@ export const LAMBDA_BUNDLE = {
     zod: ZOD_WITHOUT_LOCALES,
     'zod/v4': ZOD_WITHOUT_LOCALES,
     'zod/v3': ZOD_V3,
+    'zod/mini': ZOD_MINI,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },
 } satisfies BuildOptions;

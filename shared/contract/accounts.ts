@@ -1,5 +1,6 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
 /** The paid plans of the plan table (spec 2.16). */
 export const PlanName = z.enum(['label', 'solo', 'collective', 'network']);
@@ -9,32 +10,33 @@ export const LegacyTier = z.enum(['starter', 'pro', 'enterprise']);
 
 export const AccountPlan = z
   .enum(['none', ...PlanName.options, ...LegacyTier.options])
-  .describe('the account plan: a paid plan, a legacy tier, or `none` without a subscription (the retired `free` plan reads as `none`)');
+  .check(z.describe('the account plan: a paid plan, a legacy tier, or `none` without a subscription (the retired `free` plan reads as `none`)'));
 
-export const Email = z.email().max(254).describe('compared case-insensitively; stored lower-cased');
+export const Email = z.email().check(z.maxLength(254), z.describe('compared case-insensitively; stored lower-cased'));
 
 /** Upper bound so a huge password cannot turn argon2 hashing into a denial of service. */
 export const PASSWORD_MAX_LENGTH = 256;
 export const SIGN_UP_PASSWORD_MIN_LENGTH = 8;
 export const RESET_PASSWORD_MIN_LENGTH = 6;
 
-export const NewPassword = z.string().min(SIGN_UP_PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+export const NewPassword = z.string().check(z.minLength(SIGN_UP_PASSWORD_MIN_LENGTH), z.maxLength(PASSWORD_MAX_LENGTH));
 /** Checking an existing password: no minimum, so an old short password still gets a plain 401. */
-export const ExistingPassword = z.string().min(1).max(PASSWORD_MAX_LENGTH);
+export const ExistingPassword = z.string().check(z.minLength(1), z.maxLength(PASSWORD_MAX_LENGTH));
 
-export const DisplayName = z.string().min(1).max(100);
+export const DisplayName = z.string().check(z.minLength(1), z.maxLength(100));
 
 export const ReferralCode = z
   .string()
-  .regex(/^[A-Za-z0-9-]{1,20}$/, 'letters, digits and hyphens, at most 20 characters')
-  .describe('case-insensitive');
+  .check(z.regex(/^[A-Za-z0-9-]{1,20}$/, 'letters, digits and hyphens, at most 20 characters'), z.describe('case-insensitive'));
 
 /** An in-app path (`/dashboard`), never an absolute or protocol-relative URL: no open redirects. */
 export const CallbackPath = z
   .string()
-  .max(2048)
-  .regex(/^\/(?![/\\])[^\s]*$/, 'must be a path on this site starting with a single /')
-  .describe('where to land after sign-in: a path on this site; absolute URLs are refused');
+  .check(
+    z.maxLength(2048),
+    z.regex(/^\/(?![/\\])[^\s]*$/, 'must be a path on this site starting with a single /'),
+    z.describe('where to land after sign-in: a path on this site; absolute URLs are refused'),
+  );
 
 /** The public profile a sign-in answers with. */
 export const PublicUser = z.object({
@@ -42,7 +44,7 @@ export const PublicUser = z.object({
   email: Email,
   name: z.string(),
   plan: AccountPlan,
-  credits: z.number().int().describe('credit balance'),
+  credits: z.int().check(z.describe('credit balance')),
 });
 
 export const SignedInBody = z.object({ user: PublicUser });
@@ -50,7 +52,7 @@ export const SignedInBody = z.object({ user: PublicUser });
 export const MessageBody = z.object({ message: z.string() });
 
 /** A redirect carries no body: the target is in the `Location` header. */
-export const RedirectBody = z.null().describe('no body; the target is in the Location header');
+export const RedirectBody = z.null().check(z.describe('no body; the target is in the Location header'));
 
 /** 400s the handler gives itself (beyond the pipeline's validation errors). */
 const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
@@ -75,7 +77,7 @@ const oauthStart = <const Op extends string>(operation: Op, provider: 'codehost'
     `(binding the flow to this browser), and redirects to the provider with \`state\` and \`code_challenge\`. ` +
     `The redirect URI registered with the provider is \`<APP_URL>/api/auth/callback/${provider}\`. ` +
     `503 \`OAUTH_NOT_CONFIGURED\` when the provider's client id or client secret is not configured.`,
-  query: z.object({ callbackUrl: CallbackPath.optional() }),
+  query: z.object({ callbackUrl: z.optional(CallbackPath) }),
   responses: { 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
 });
 
@@ -94,9 +96,9 @@ const oauthCallback = <const Op extends string>(operation: Op, provider: 'codeho
     `When the provider answers with \`error\` (the user declined) or no \`code\`, the answer is a 302 to \`/signin?error=OAuthCallback\` without a session. ` +
     `502 \`OAUTH_PROVIDER_ERROR\` when the provider's token exchange or user info fails; 503 when the provider is not configured.`,
   query: z.object({
-    code: z.string().min(1).max(2048).optional(),
-    state: z.string().min(1).max(512),
-    error: z.string().max(256).optional(),
+    code: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+    state: z.string().check(z.minLength(1), z.maxLength(512)),
+    error: z.optional(z.string().check(z.maxLength(256))),
   }),
   responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses, 400: BadRequest },
 });
@@ -125,8 +127,8 @@ export const accountsContract = defineGroup({
       body: z.strictObject({
         email: Email,
         password: NewPassword,
-        name: DisplayName.optional(),
-        referralCode: ReferralCode.optional(),
+        name: z.optional(DisplayName),
+        referralCode: z.optional(ReferralCode),
       }),
       example: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada Lovelace', referralCode: 'GRACE-2024' },
       responses: {
@@ -167,7 +169,7 @@ export const accountsContract = defineGroup({
         'A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).',
       responses: {
         200: z.object({
-          oauthProviders: z.array(z.enum(['codehost', 'webid'])).describe('the configured providers; start one at `GET /api/auth/oauth-<provider>`'),
+          oauthProviders: z.array(z.enum(['codehost', 'webid'])).check(z.describe('the configured providers; start one at `GET /api/auth/oauth-<provider>`')),
         }),
         ...commonErrorResponses,
       },
@@ -188,10 +190,7 @@ export const accountsContract = defineGroup({
         'The nonce is stored server-side with a 10-minute expiry and is consumed by the first wallet sign-in that presents it, whether that sign-in succeeds or not.',
       responses: {
         200: z.object({
-          nonce: z
-            .string()
-            .regex(/^[A-Za-z0-9]{8,64}$/)
-            .describe('alphanumeric, as EIP-4361 requires'),
+          nonce: z.string().check(z.regex(/^[A-Za-z0-9]{8,64}$/), z.describe('alphanumeric, as EIP-4361 requires')),
           expiresAt: IsoDate,
         }),
         ...commonErrorResponses,
@@ -214,14 +213,12 @@ export const accountsContract = defineGroup({
         'Smart-wallet signatures are checked through the chain RPC with a bounded timeout: when it is not configured, down or too slow the answer is 503 `CHAIN_UNAVAILABLE` (ask for a new nonce and retry). ' +
         'A wallet without an account gets one, with the wallet-derived email `<lower-case address>@wallet.local` (and emits `user.created`); if an account exists for the wallet-derived email the wallet is linked to it. ' +
         `${SESSION_COOKIE_NOTE} The answer is a 302 to \`callbackUrl\` (default \`/\`), or 200 \`{user}\` when the request sends \`Accept: application/json\`.`,
-      query: z.object({ callbackUrl: CallbackPath.optional() }),
+      query: z.object({ callbackUrl: z.optional(CallbackPath) }),
       body: z.strictObject({
-        message: z.string().min(1).max(8192).describe('the full EIP-4361 message text'),
+        message: z.string().check(z.minLength(1), z.maxLength(8192), z.describe('the full EIP-4361 message text')),
         signature: z
           .string()
-          .max(32768)
-          .regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex')
-          .describe('0x-prefixed; ERC-6492 wrapped signatures are long'),
+          .check(z.maxLength(32768), z.regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex'), z.describe('0x-prefixed; ERC-6492 wrapped signatures are long')),
       }),
       example: {
         message:
@@ -256,8 +253,8 @@ export const accountsContract = defineGroup({
         '400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 404 when the account behind the token no longer exists. ' +
         'Consumes the token (of concurrent uses exactly one succeeds), signs out every session of the account, and keeps its email and profile. Limited per client address (scope `resetPassword`).',
       body: z.strictObject({
-        token: z.string().min(1).max(512).describe('from the emailed link'),
-        password: z.string().min(RESET_PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
+        token: z.string().check(z.minLength(1), z.maxLength(512), z.describe('from the emailed link')),
+        password: z.string().check(z.minLength(RESET_PASSWORD_MIN_LENGTH), z.maxLength(PASSWORD_MAX_LENGTH)),
       }),
       example: { token: 'q3Xv9cJf0bN2kLr7TzWy5eA1uH8sDg4MpQo6iVxKc0E', password: 'new-secret-42' },
       responses: { 200: MessageBody, 404: ErrorBody, ...commonErrorResponses, 400: BadRequest },
@@ -275,7 +272,7 @@ export const accountsContract = defineGroup({
         '400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 409 `EMAIL_IN_USE` when the new address of a change was taken meanwhile. ' +
         'A confirmed sign-up address turns on what needs a proven address (admin and tester rights, OAuth account linking, referral credit, paid to both accounts now). ' +
         'A confirmed change moves the account to the new address and signs out every session (tokens carry the email): sign in again with the new address.',
-      body: z.strictObject({ token: z.string().min(1).max(512).describe('from the emailed link') }),
+      body: z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512), z.describe('from the emailed link')) }),
       example: { token: 'mF3kQ9vX2pLr8TnWc5yBd1FgE4sJuO6aZ7hY0iKxNcA' },
       responses: {
         200: z.object({ message: z.string(), email: Email, emailVerified: z.literal(true) }),
@@ -305,8 +302,12 @@ export const accountsContract = defineGroup({
         'Answers `{success: true}` with or without a session (a present but invalid credential is still 401) and clears the session and CSRF cookies. ' +
         'Session tokens are stateless JWTs, so a copy of this one kept elsewhere (a Bearer client) stays valid until it expires, unless `everywhere=true`: ' +
         'then every session of the account issued until now is revoked, the instance gateway token is rotated, API keys are revoked when the body says `revokeApiKeys: true`, and the account gets an email listing what was revoked. An absent body is read as `{}`. A cookie-authenticated call needs the CSRF token like any other write.',
-      query: z.object({ everywhere: z.enum(['true', 'false']).optional().describe('`true` revokes every session of the account, this one included') }),
-      body: z.strictObject({ revokeApiKeys: z.boolean().optional().describe('with `everywhere=true`, also revoke every API key of the account') }),
+      query: z.object({
+        everywhere: z.optional(z.enum(['true', 'false'])).check(z.describe('`true` revokes every session of the account, this one included')),
+      }),
+      body: z.strictObject({
+        revokeApiKeys: z.optional(z.boolean()).check(z.describe('with `everywhere=true`, also revoke every API key of the account')),
+      }),
       example: { revokeApiKeys: true },
       responses: { 200: SuccessTrue, ...commonErrorResponses },
     },
@@ -319,7 +320,7 @@ export const accountsContract = defineGroup({
       description:
         'Sets the CSRF cookie and answers the same value; cookie-authenticated POST/PUT/PATCH/DELETE must echo it in the `x-csrf-token` header (403 when missing or wrong). ' +
         'Bearer and API-key requests need no CSRF token; an API-key caller has no session and gets 400 `NO_SESSION`.',
-      responses: { 200: z.object({ csrfToken: z.string().min(1) }), ...commonErrorResponses },
+      responses: { 200: z.object({ csrfToken: z.string().check(z.minLength(1)) }), ...commonErrorResponses },
     },
   ],
 });

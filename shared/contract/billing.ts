@@ -300,7 +300,7 @@ export const billingContract = defineGroup({
         'With a session and no subscription: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
         'with one in force: 303 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
         CARD_FAILURES,
-      query: z.object({ plugin: GatewayPluginIdSchema, plan: PlanName.default('label') }),
+      query: z.object({ plugin: GatewayPluginIdSchema, plan: z._default(PlanName, 'label') }),
       responses: { 303: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
     },
     {

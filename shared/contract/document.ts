@@ -3,6 +3,7 @@ import * as agentChat from './agent-chat';
 import * as agents from './agents';
 import * as ai from './ai';
 import * as billing from './billing';
+import * as common from './common';
 import * as gateway from './gateway';
 import * as infraMcp from './infra-mcp';
 import * as instance from './instance';
@@ -22,6 +23,7 @@ import { buildOpenApi, nameContractSchemas } from './openapi';
 /** Every contract module, whose exported object schemas become named components of the document. */
 const CONTRACT_MODULES = [
   route,
+  common,
   accounts,
   settings,
   social,
