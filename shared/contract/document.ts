@@ -1,3 +1,4 @@
+import * as accountFields from './account-fields';
 import * as accounts from './accounts';
 import * as agentChat from './agent-chat';
 import * as agents from './agents';
@@ -10,6 +11,7 @@ import * as instance from './instance';
 import * as keys from './keys';
 import * as memory from './memory';
 import * as metrics from './metrics';
+import * as oauthSignIn from './oauth-sign-in';
 import * as platform from './platform';
 import * as provision from './provision';
 import * as route from './route';
@@ -17,6 +19,7 @@ import * as settings from './settings';
 import * as skills from './skills';
 import * as social from './social';
 import * as wallet from './wallet';
+import * as walletSignIn from './wallet-sign-in';
 import { contract } from './index';
 import { buildOpenApi, nameContractSchemas } from './openapi';
 
@@ -24,7 +27,10 @@ import { buildOpenApi, nameContractSchemas } from './openapi';
 const CONTRACT_MODULES = [
   route,
   common,
+  accountFields,
   accounts,
+  oauthSignIn,
+  walletSignIn,
   settings,
   social,
   agents,

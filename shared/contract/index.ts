@@ -9,12 +9,14 @@ import { instanceContract } from './instance';
 import { keysContract } from './keys';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
+import { oauthSignInContract } from './oauth-sign-in';
 import { platformContract } from './platform';
 import { provisionContract } from './provision';
 import { settingsContract } from './settings';
 import { skillsContract } from './skills';
 import { socialContract } from './social';
 import { walletContract } from './wallet';
+import { walletSignInContract } from './wallet-sign-in';
 import { webhooksContract } from './webhooks';
 import type { RouteDefinition, RouteGroup } from './route';
 
@@ -23,6 +25,8 @@ export * from './route';
 /** Every HTTP group of the platform: one Lambda each, one API route per entry. */
 export const contract: readonly RouteGroup[] = [
   accountsContract,
+  oauthSignInContract,
+  walletSignInContract,
   settingsContract,
   socialContract,
   agentsContract,

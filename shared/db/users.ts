@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountPlan } from '../contract/accounts';
+import { AccountPlan } from '../contract/account-fields';
 import { db, tableName } from './client';
 import { keys, type Key } from './keys';
 import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';

@@ -66,14 +66,14 @@ describe('the list of settings', () => {
     // The deletion worker (provisioner) cancels a deleted account's card subscription.
     expect(receiversOf('CARD_SECRET_KEY', functions)).toEqual(['billing', 'provisioner']);
     expect(receiversOf('CARD_PRICE_SOLO', functions)).toEqual(['billing', 'provisioner']);
-    expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['accounts']);
+    expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['oauth-sign-in']);
     expect(receiversOf('BOT_CHECK_SECRET', functions)).toEqual(['accounts']);
     expect(receiversOf('MODEL_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'instance', 'skills']);
     expect(receiversOf('ANTHROPIC_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'instance', 'skills']);
     expect(receiversOf('AI_CATALOGUE', functions)).toEqual(httpNames);
     expect(receiversOf('WEBHOOK_SECRET', functions)).toEqual(['webhook-delivery']);
     expect(receiversOf('HOSTED_WALLET_PROVIDER', functions)).toEqual(['wallet']);
-    expect(receiversOf('CHAIN_RPC_URL', functions).sort()).toEqual(['accounts', 'agents', 'social']);
+    expect(receiversOf('CHAIN_RPC_URL', functions).sort()).toEqual(['agents', 'social', 'wallet-sign-in']);
     expect(receiversOf('EAS_SCHEMA_UID', functions)).toEqual(['agents']);
     expect(receiversOf('RATE_LIMITS', functions)).toEqual(httpNames);
     expect(receiversOf('LOG_LEVEL', functions)).toEqual(allNames);
