@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '../config';
 import { logger } from '../logger';
 import { outsideCallSignal } from '../deadline';
@@ -31,9 +31,16 @@ export class EmailRejectedError extends Error {}
 /** One send, retries included; bounded further by the request's deadline (shared/deadline.ts). */
 const SES_TIMEOUT_MS = 5000;
 
+/**
+ * Loaded on the first send, not at module init: most requests of the functions that can mail send
+ * none, and the SES client is ~62 KB of their bundle plus its evaluation at every cold start (issue 16).
+ */
+const sesModule = () => import('@aws-sdk/client-sesv2');
+
 let ses: SESv2Client | undefined;
-function sesClient(): SESv2Client {
+async function sesClient(): Promise<SESv2Client> {
   const endpoint = config().email.sesEndpoint;
+  const { SESv2Client } = await sesModule();
   ses ??= new SESv2Client({
     region: config().region,
     maxAttempts: 3,
@@ -47,7 +54,8 @@ const viaSes = () => config().stage === 'aws' || config().email.sesEndpoint !== 
 
 async function sendWithSes(message: EmailMessage, from: string): Promise<string> {
   try {
-    const out = await sesClient().send(
+    const [client, { SendEmailCommand }] = await Promise.all([sesClient(), sesModule()]);
+    const out = await client.send(
       new SendEmailCommand({
         FromEmailAddress: from,
         Destination: { ToAddresses: [message.to] },

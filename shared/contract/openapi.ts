@@ -31,10 +31,11 @@ const isObjectLike = (value: unknown): value is z.core.$ZodType =>
  * what `z.toJSONSchema` reads to decide what to hoist.
  */
 export function nameContractSchemas(modules: readonly Record<string, unknown>[]) {
-  const taken = new Map<string, string | undefined>();
+  const taken = new Map<string, z.core.$ZodType | undefined>();
   // common.ts holds zod/mini twins of route.ts's shared bodies while groups move to zod/mini: a twin
   // exported under the same name with the same JSON Schema shares the component instead of going inline.
-  const shapeOf = (schema: z.core.$ZodType) => JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any' }));
+  // Compared without the registry (names, descriptions), and only when a name is met twice: cheap.
+  const shapeOf = (schema: z.core.$ZodType) => JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', metadata: z.core.registry() }));
   for (const module of modules) {
     for (const [exportName, value] of Object.entries(module)) {
       if (!isObjectLike(value) || !/^[A-Z]/.test(exportName)) continue;
@@ -44,9 +45,10 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
         continue;
       }
       const name = RESOURCE_NAMES[exportName] ?? exportName;
-      const shape = shapeOf(value);
-      if (taken.has(name) && taken.get(name) !== shape) continue;
-      taken.set(name, shape);
+      if (taken.has(name)) {
+        const holder = taken.get(name);
+        if (!holder || shapeOf(holder) !== shapeOf(value)) continue;
+      } else taken.set(name, value);
       z.globalRegistry.add(value, { ...existing, id: name });
     }
   }
