@@ -62,6 +62,9 @@ export type Need =
 export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // A password reset, a password change and sign-out everywhere rotate the instance's gateway token.
   accounts: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
+  // A first OAuth or wallet sign-in creates the account and emits user.created.
+  'oauth-sign-in': ['sendEvents'],
+  'wallet-sign-in': ['sendEvents'],
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances'],

@@ -277,16 +277,16 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   COOKIE_SECURE: 'http',
   MAX_BODY_BYTES: 'http',
   RATE_LIMITS: 'http',
-  // accounts: sign-up, password reset, OAuth, bot check, wallet sign-in
-  OAUTH_: ['accounts'],
+  // accounts: sign-up, password reset, bot check; OAuth and wallet sign-in are their own functions (issue 16)
+  OAUTH_: ['oauth-sign-in'],
   BOT_CHECK_: ['accounts'],
   EMAIL_FROM: ['accounts', 'settings', 'provisioner', 'webhook-delivery'],
   REFERRAL_CREDITS: ['accounts'],
   REFERRAL_CAP: ['accounts'],
   FORGOT_PASSWORD_MIN_MS: ['accounts'],
   SIGN_IN_CAPPED_DELAY_MS: ['accounts'],
-  // SIWE smart-wallet checks (accounts) and the token-gating RPC fallback (social)
-  CHAIN_RPC_: ['accounts', 'social', 'agent-verification'],
+  // SIWE smart-wallet checks (wallet-sign-in), the token-gating RPC fallback (social) and agent verification
+  CHAIN_RPC_: ['wallet-sign-in', 'social', 'agent-verification'],
   // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)
   EAS_: ['agent-verification'],
   // agent verification: Coinbase Verifications (EAS on Base) and ENS names

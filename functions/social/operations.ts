@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { config } from '../../shared/config';
 import { SOCIAL_SESSION_TTL_SECONDS, type socialContract } from '../../shared/contract/social';
 import { HttpError } from '../../shared/http/errors';
@@ -10,9 +10,9 @@ import { openSocialSession, refreshSocialSession } from './session';
 type SocialOps = Operations<typeof socialContract>;
 
 /** The spec answers a missing token with 401, so the handler checks for it before the rest of the body. */
-const HasFidToken = z.looseObject({ fidToken: z.string().min(1) });
+const HasFidToken = z.looseObject({ fidToken: z.string().check(z.minLength(1)) });
 
-function validationError(error: z.ZodError) {
+function validationError(error: z.core.$ZodError) {
   const issues = error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
   return new HttpError(400, 'invalid request body', 'VALIDATION_ERROR', { issues });
 }

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '../config';
 import { logger } from '../logger';
-import { outsideCallSignal } from '../deadline';
 
 /**
  * Outgoing email. In AWS (STAGE=aws) through SES v2; in the local stack and tests each message is
@@ -28,48 +26,16 @@ export interface OutboxEntry extends EmailMessage {
 /** The email service refused the message itself (a bad address), as opposed to being unavailable. */
 export class EmailRejectedError extends Error {}
 
-/** One send, retries included; bounded further by the request's deadline (shared/deadline.ts). */
-const SES_TIMEOUT_MS = 5000;
-
-let ses: SESv2Client | undefined;
-function sesClient(): SESv2Client {
-  const endpoint = config().email.sesEndpoint;
-  ses ??= new SESv2Client({
-    region: config().region,
-    maxAttempts: 3,
-    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
-  return ses;
-}
+/**
+ * The SES sender is loaded on the first send, not at module init: most requests of the functions that
+ * can mail send none, and the SES client is ~62 KB of their bundle plus its evaluation at every cold
+ * start (issue 16). A module of our own, so the lazily loaded part keeps only the client and command.
+ */
+let loadedSesSender: typeof import('./email-ses') | undefined;
+const sesSender = async () => (loadedSesSender ??= await import('./email-ses'));
 
 /** SES in AWS, and outside it when SES_ENDPOINT names one (tests exercise the SES path against a fake). */
 const viaSes = () => config().stage === 'aws' || config().email.sesEndpoint !== undefined;
-
-async function sendWithSes(message: EmailMessage, from: string): Promise<string> {
-  try {
-    const out = await sesClient().send(
-      new SendEmailCommand({
-        FromEmailAddress: from,
-        Destination: { ToAddresses: [message.to] },
-        Content: {
-          Simple: {
-            Subject: { Data: message.subject, Charset: 'UTF-8' },
-            Body: {
-              Text: { Data: message.text, Charset: 'UTF-8' },
-              ...(message.html ? { Html: { Data: message.html, Charset: 'UTF-8' } } : {}),
-            },
-          },
-        },
-      }),
-      { abortSignal: outsideCallSignal(SES_TIMEOUT_MS) },
-    );
-    return out.MessageId ?? '';
-  } catch (err) {
-    const name = (err as { name?: string }).name;
-    if (name === 'BadRequestException' || name === 'MessageRejected') throw new EmailRejectedError(`email service refused the message: ${name}`);
-    throw err;
-  }
-}
 
 async function writeToOutbox(message: EmailMessage, from: string): Promise<string> {
   const dir = config().email.outboxDir;
@@ -82,7 +48,7 @@ async function writeToOutbox(message: EmailMessage, from: string): Promise<strin
 
 export async function sendEmail(message: EmailMessage): Promise<string> {
   const from = config().email.from;
-  const id = viaSes() ? await sendWithSes(message, from) : await writeToOutbox(message, from);
+  const id = viaSes() ? await (await sesSender()).sendWithSes(message, from) : await writeToOutbox(message, from);
   logger().info('email sent', { to: message.to, subject: message.subject, via: viaSes() ? 'ses' : 'outbox', messageId: id });
   return id;
 }
@@ -103,6 +69,5 @@ export async function readOutbox(to?: string): Promise<OutboxEntry[]> {
 
 /** For tests that point the adapter at another region or a mocked client. */
 export function resetEmailClient(): void {
-  ses?.destroy();
-  ses = undefined;
+  loadedSesSender?.resetSesClient();
 }

@@ -1,109 +1,31 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import {
+  DisplayName,
+  Email,
+  ExistingPassword,
+  MessageBody,
+  NewPassword,
+  PASSWORD_MAX_LENGTH,
+  ReferralCode,
+  RESET_PASSWORD_MIN_LENGTH,
+  SESSION_COOKIE_NOTE,
+  SignedInBody,
+} from './account-fields';
+import { commonErrorResponses, ErrorBody, SuccessTrue, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
-/** The paid plans of the plan table (spec 2.16). */
-export const PlanName = z.enum(['label', 'solo', 'collective', 'network']);
+export * from './account-fields';
 
-/** Legacy tier names that still drive the agent-count limit at provisioning (spec 2.16). */
-export const LegacyTier = z.enum(['starter', 'pro', 'enterprise']);
-
-export const AccountPlan = z
-  .enum(['none', ...PlanName.options, ...LegacyTier.options])
-  .describe('the account plan: a paid plan, a legacy tier, or `none` without a subscription (the retired `free` plan reads as `none`)');
-
-export const Email = z.email().max(254).describe('compared case-insensitively; stored lower-cased');
-
-/** Upper bound so a huge password cannot turn argon2 hashing into a denial of service. */
-export const PASSWORD_MAX_LENGTH = 256;
-export const SIGN_UP_PASSWORD_MIN_LENGTH = 8;
-export const RESET_PASSWORD_MIN_LENGTH = 6;
-
-export const NewPassword = z.string().min(SIGN_UP_PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
-/** Checking an existing password: no minimum, so an old short password still gets a plain 401. */
-export const ExistingPassword = z.string().min(1).max(PASSWORD_MAX_LENGTH);
-
-export const DisplayName = z.string().min(1).max(100);
-
-export const ReferralCode = z
-  .string()
-  .regex(/^[A-Za-z0-9-]{1,20}$/, 'letters, digits and hyphens, at most 20 characters')
-  .describe('case-insensitive');
-
-/** An in-app path (`/dashboard`), never an absolute or protocol-relative URL: no open redirects. */
-export const CallbackPath = z
-  .string()
-  .max(2048)
-  .regex(/^\/(?![/\\])[^\s]*$/, 'must be a path on this site starting with a single /')
-  .describe('where to land after sign-in: a path on this site; absolute URLs are refused');
-
-/** The public profile a sign-in answers with. */
-export const PublicUser = z.object({
-  id: z.string(),
-  email: Email,
-  name: z.string(),
-  plan: AccountPlan,
-  credits: z.number().int().describe('credit balance'),
-});
-
-export const SignedInBody = z.object({ user: PublicUser });
-
-export const MessageBody = z.object({ message: z.string() });
-
-/** A redirect carries no body: the target is in the `Location` header. */
-export const RedirectBody = z.null().describe('no body; the target is in the Location header');
-
-/** 400s the handler gives itself (beyond the pipeline's validation errors). */
+/** 400s the handler gives itself (beyond the pipeline's validation errors); not exported, so it stays inline in the document. */
 const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
 
 const BOT_CHECK_NOTE =
   'Bot detection runs first when it is enabled: the client sends the challenge token it got from the bot-check widget in the `x-bot-check-token` header; a missing or refused token answers 403 `BOT_DETECTED` ' +
   '(503 `BOT_CHECK_UNAVAILABLE` when the verification service cannot be reached). The local stack runs with bot detection off.';
 
-const SESSION_COOKIE_NOTE =
-  'On success the answer sets the session cookie (HttpOnly, Secure, SameSite=Lax) holding a 7-day JWT, which is also accepted as `Authorization: Bearer`.';
-
-const oauthStart = <const Op extends string>(operation: Op, provider: 'codehost' | 'webid', label: string) => ({
-  operation,
-  method: 'GET' as const,
-  path: `/api/auth/oauth-${provider}`,
-  auth: 'none' as const,
-  // Each start stores a state item: unauthenticated callers share the sign-in budget per address.
-  rateLimit: 'signIn' as const,
-  summary: `Start ${label} OAuth sign-in: 302 to the provider's authorisation page.`,
-  description:
-    `Stores a random \`state\` with the PKCE (S256) verifier and the \`callbackUrl\` server-side for 10 minutes, sets the same state in a short-lived HttpOnly cookie ` +
-    `(binding the flow to this browser), and redirects to the provider with \`state\` and \`code_challenge\`. ` +
-    `The redirect URI registered with the provider is \`<APP_URL>/api/auth/callback/${provider}\`. ` +
-    `503 \`OAUTH_NOT_CONFIGURED\` when the provider's client id or client secret is not configured.`,
-  query: z.object({ callbackUrl: CallbackPath.optional() }),
-  responses: { 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
-});
-
-const oauthCallback = <const Op extends string>(operation: Op, provider: 'codehost' | 'webid', label: string) => ({
-  operation,
-  method: 'GET' as const,
-  path: `/api/auth/callback/${provider}`,
-  auth: 'none' as const,
-  summary: `${label} OAuth callback: exchanges the code, signs the user in and 302s back to the app.`,
-  description:
-    `\`state\` must match the state cookie set by the start route and a stored, unexpired, unused state (400 \`OAUTH_STATE_INVALID\` otherwise; a state works once). ` +
-    `The code is exchanged with the PKCE verifier. The provider's verified email links to an existing account with the same email on first sign-in instead of creating a duplicate (spec 4.1 rule 1); ` +
-    `an existing account whose own address was never confirmed is never linked either (it may be someone who registered the victim's address first): the answer is a 302 to \`/signin?error=EmailUnverified\` without a session, and the address's owner confirms it (emailed link, or a password reset) before signing in with the provider again; ` +
-    `an unverified email never links: without a verified email the new account gets the derived address \`${provider}-<provider user id>@oauth.local\`. ` +
-    `A new account emits \`user.created\`. ${SESSION_COOKIE_NOTE} The redirect goes to the \`callbackUrl\` given at the start (default \`/\`). ` +
-    `When the provider answers with \`error\` (the user declined) or no \`code\`, the answer is a 302 to \`/signin?error=OAuthCallback\` without a session. ` +
-    `502 \`OAUTH_PROVIDER_ERROR\` when the provider's token exchange or user info fails; 503 when the provider is not configured.`,
-  query: z.object({
-    code: z.string().min(1).max(2048).optional(),
-    state: z.string().min(1).max(512),
-    error: z.string().max(256).optional(),
-  }),
-  responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses, 400: BadRequest },
-});
-
 export const accountsContract = defineGroup({
   group: 'accounts',
-  description: 'Sign-up, sign-in (credentials, OAuth, wallet), password reset, session cookies and CSRF tokens (spec 4.1).',
+  description: 'Sign-up and sign-in with email and password, email confirmation, password reset, sign-out and CSRF tokens (spec 4.1).',
   dynamoOnly: false,
   routes: [
     {
@@ -125,8 +47,8 @@ export const accountsContract = defineGroup({
       body: z.strictObject({
         email: Email,
         password: NewPassword,
-        name: DisplayName.optional(),
-        referralCode: ReferralCode.optional(),
+        name: z.optional(DisplayName),
+        referralCode: z.optional(ReferralCode),
       }),
       example: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada Lovelace', referralCode: 'GRACE-2024' },
       responses: {
@@ -157,80 +79,6 @@ export const accountsContract = defineGroup({
       responses: { 200: SignedInBody, ...commonErrorResponses },
     },
     {
-      operation: 'listSignInProviders',
-      method: 'GET',
-      path: '/api/auth/providers',
-      auth: 'none',
-      summary: 'Which OAuth sign-in providers are configured, so a sign-in page shows only their buttons.',
-      description:
-        'Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. ' +
-        'A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).',
-      responses: {
-        200: z.object({
-          oauthProviders: z.array(z.enum(['codehost', 'webid'])).describe('the configured providers; start one at `GET /api/auth/oauth-<provider>`'),
-        }),
-        ...commonErrorResponses,
-      },
-    },
-    oauthStart('startCodehostOAuth', 'codehost', 'code-hosting'),
-    oauthStart('startWebidOAuth', 'webid', 'web-identity'),
-    oauthCallback('codehostOAuthCallback', 'codehost', 'Code-hosting'),
-    oauthCallback('webidOAuthCallback', 'webid', 'Web-identity'),
-    {
-      operation: 'getSiweNonce',
-      method: 'GET',
-      path: '/api/auth/nonce',
-      auth: 'none',
-      // Each nonce is a write: unauthenticated callers share the sign-in budget per address.
-      rateLimit: 'signIn',
-      summary: 'Issue a single-use nonce to put in a Sign-In with Ethereum (EIP-4361) message.',
-      description:
-        'The nonce is stored server-side with a 10-minute expiry and is consumed by the first wallet sign-in that presents it, whether that sign-in succeeds or not.',
-      responses: {
-        200: z.object({
-          nonce: z
-            .string()
-            .regex(/^[A-Za-z0-9]{8,64}$/)
-            .describe('alphanumeric, as EIP-4361 requires'),
-          expiresAt: IsoDate,
-        }),
-        ...commonErrorResponses,
-      },
-    },
-    {
-      operation: 'signInWithWallet',
-      sameOriginOnly: true,
-      method: 'POST',
-      path: '/api/auth/callback/wallet',
-      auth: 'none',
-      rateLimit: 'signIn',
-      handlerValidates: true,
-      summary: 'Sign in with a signed SIWE message; sets the session cookie and redirects to the callback URL.',
-      description:
-        'The message must be on chain id 0x2105 (8453), its domain must match the configured application URL, its nonce must be one issued by `GET /api/auth/nonce` ' +
-        'that is unexpired and unused (consumed atomically), and the signature must verify (EOA, deployed smart wallet via ERC-1271, or undeployed smart wallet via ERC-6492). ' +
-        'Missing or malformed `message`/`signature`, a message that does not parse, domain/URI/chain mismatch, an `Issued At` in the future, an expired (`Expiration Time`) or not yet valid (`Not Before`) message answer 401 `SIWE_INVALID`; ' +
-        'an unknown, expired or used nonce 401 `NONCE_INVALID`; a signature that does not verify 401 `SIGNATURE_INVALID` (the spec names 401 for missing fields, so the handler validates the body itself). ' +
-        'Smart-wallet signatures are checked through the chain RPC with a bounded timeout: when it is not configured, down or too slow the answer is 503 `CHAIN_UNAVAILABLE` (ask for a new nonce and retry). ' +
-        'A wallet without an account gets one, with the wallet-derived email `<lower-case address>@wallet.local` (and emits `user.created`); if an account exists for the wallet-derived email the wallet is linked to it. ' +
-        `${SESSION_COOKIE_NOTE} The answer is a 302 to \`callbackUrl\` (default \`/\`), or 200 \`{user}\` when the request sends \`Accept: application/json\`.`,
-      query: z.object({ callbackUrl: CallbackPath.optional() }),
-      body: z.strictObject({
-        message: z.string().min(1).max(8192).describe('the full EIP-4361 message text'),
-        signature: z
-          .string()
-          .max(32768)
-          .regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex')
-          .describe('0x-prefixed; ERC-6492 wrapped signatures are long'),
-      }),
-      example: {
-        message:
-          'app.example.com wants you to sign in with your Ethereum account:\n0x5B38Da6a701c568545dCfcB03FcB875f56beddC4\n\nSign in to the agent platform.\n\nURI: https://app.example.com\nVersion: 1\nChain ID: 8453\nNonce: k8Jd2mQp7XrT4vLz\nIssued At: 2025-01-15T10:00:00.000Z',
-        signature: '0x454349e422f05297191ead13e21d3db520e5abef52055e4964b82fb213f593a1043a718774c572bd8a25adbeb1bfcd5c0256ae11cecf9f9c3f925d0e52beaf891b',
-      },
-      responses: { 200: SignedInBody, 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
-    },
-    {
       operation: 'forgotPassword',
       method: 'POST',
       path: '/api/auth/forgot-password',
@@ -256,8 +104,8 @@ export const accountsContract = defineGroup({
         '400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 404 when the account behind the token no longer exists. ' +
         'Consumes the token (of concurrent uses exactly one succeeds), signs out every session of the account, and keeps its email and profile. Limited per client address (scope `resetPassword`).',
       body: z.strictObject({
-        token: z.string().min(1).max(512).describe('from the emailed link'),
-        password: z.string().min(RESET_PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
+        token: z.string().check(z.minLength(1), z.maxLength(512), z.describe('from the emailed link')),
+        password: z.string().check(z.minLength(RESET_PASSWORD_MIN_LENGTH), z.maxLength(PASSWORD_MAX_LENGTH)),
       }),
       example: { token: 'q3Xv9cJf0bN2kLr7TzWy5eA1uH8sDg4MpQo6iVxKc0E', password: 'new-secret-42' },
       responses: { 200: MessageBody, 404: ErrorBody, ...commonErrorResponses, 400: BadRequest },
@@ -275,7 +123,7 @@ export const accountsContract = defineGroup({
         '400 `INVALID_TOKEN` for an unknown, used, superseded or expired token; 409 `EMAIL_IN_USE` when the new address of a change was taken meanwhile. ' +
         'A confirmed sign-up address turns on what needs a proven address (admin and tester rights, OAuth account linking, referral credit, paid to both accounts now). ' +
         'A confirmed change moves the account to the new address and signs out every session (tokens carry the email): sign in again with the new address.',
-      body: z.strictObject({ token: z.string().min(1).max(512).describe('from the emailed link') }),
+      body: z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512), z.describe('from the emailed link')) }),
       example: { token: 'mF3kQ9vX2pLr8TnWc5yBd1FgE4sJuO6aZ7hY0iKxNcA' },
       responses: {
         200: z.object({ message: z.string(), email: Email, emailVerified: z.literal(true) }),
@@ -305,8 +153,12 @@ export const accountsContract = defineGroup({
         'Answers `{success: true}` with or without a session (a present but invalid credential is still 401) and clears the session and CSRF cookies. ' +
         'Session tokens are stateless JWTs, so a copy of this one kept elsewhere (a Bearer client) stays valid until it expires, unless `everywhere=true`: ' +
         'then every session of the account issued until now is revoked, the instance gateway token is rotated, API keys are revoked when the body says `revokeApiKeys: true`, and the account gets an email listing what was revoked. An absent body is read as `{}`. A cookie-authenticated call needs the CSRF token like any other write.',
-      query: z.object({ everywhere: z.enum(['true', 'false']).optional().describe('`true` revokes every session of the account, this one included') }),
-      body: z.strictObject({ revokeApiKeys: z.boolean().optional().describe('with `everywhere=true`, also revoke every API key of the account') }),
+      query: z.object({
+        everywhere: z.optional(z.enum(['true', 'false'])).check(z.describe('`true` revokes every session of the account, this one included')),
+      }),
+      body: z.strictObject({
+        revokeApiKeys: z.optional(z.boolean()).check(z.describe('with `everywhere=true`, also revoke every API key of the account')),
+      }),
       example: { revokeApiKeys: true },
       responses: { 200: SuccessTrue, ...commonErrorResponses },
     },
@@ -319,7 +171,7 @@ export const accountsContract = defineGroup({
       description:
         'Sets the CSRF cookie and answers the same value; cookie-authenticated POST/PUT/PATCH/DELETE must echo it in the `x-csrf-token` header (403 when missing or wrong). ' +
         'Bearer and API-key requests need no CSRF token; an API-key caller has no session and gets 400 `NO_SESSION`.',
-      responses: { 200: z.object({ csrfToken: z.string().min(1) }), ...commonErrorResponses },
+      responses: { 200: z.object({ csrfToken: z.string().check(z.minLength(1)) }), ...commonErrorResponses },
     },
   ],
 });

@@ -1,3 +1,4 @@
+import * as accountFields from './account-fields';
 import * as accounts from './accounts';
 import * as agentChat from './agent-chat';
 import * as agentLogs from './agent-logs';
@@ -12,6 +13,7 @@ import * as instance from './instance';
 import * as keys from './keys';
 import * as memory from './memory';
 import * as metrics from './metrics';
+import * as oauthSignIn from './oauth-sign-in';
 import * as platform from './platform';
 import * as provision from './provision';
 import * as route from './route';
@@ -20,13 +22,18 @@ import * as settings from './settings';
 import * as skills from './skills';
 import * as social from './social';
 import * as wallet from './wallet';
+import * as walletSignIn from './wallet-sign-in';
 import { contract } from './index';
 import { buildOpenApi, nameContractSchemas, nameTwins } from './openapi';
 
 /** Every contract module, whose exported object schemas become named components of the document. */
 const CONTRACT_MODULES = [
   route,
+  common,
+  accountFields,
   accounts,
+  oauthSignIn,
+  walletSignIn,
   settings,
   social,
   agents,

@@ -13,6 +13,7 @@ import { instanceContract } from './instance';
 import { keysContract } from './keys';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
+import { oauthSignInContract } from './oauth-sign-in';
 import { platformContract } from './platform';
 import { agentAutonomyContract } from './autonomy';
 import { provisionContract } from './provision';
@@ -21,6 +22,7 @@ import { settingsContract } from './settings';
 import { skillsContract } from './skills';
 import { socialContract } from './social';
 import { walletContract } from './wallet';
+import { walletSignInContract } from './wallet-sign-in';
 import { webhooksContract } from './webhooks';
 import type { RouteDefinition, RouteGroup } from './route';
 
@@ -29,6 +31,8 @@ export * from './route';
 /** Every HTTP group of the platform: one Lambda each, one API route per entry. */
 export const contract: readonly RouteGroup[] = [
   accountsContract,
+  oauthSignInContract,
+  walletSignInContract,
   settingsContract,
   socialContract,
   agentsContract,

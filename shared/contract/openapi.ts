@@ -31,18 +31,24 @@ const isObjectLike = (value: unknown): value is z.core.$ZodType =>
  * what `z.toJSONSchema` reads to decide what to hoist.
  */
 export function nameContractSchemas(modules: readonly Record<string, unknown>[]) {
-  const taken = new Set<string>();
+  const taken = new Map<string, z.core.$ZodType | undefined>();
+  // common.ts holds zod/mini twins of route.ts's shared bodies while groups move to zod/mini: a twin
+  // exported under the same name with the same JSON Schema shares the component instead of going inline.
+  // Compared without the registry (names, descriptions), and only when a name is met twice: cheap.
+  const shapeOf = (schema: z.core.$ZodType) => JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', metadata: z.core.registry() }));
   for (const module of modules) {
     for (const [exportName, value] of Object.entries(module)) {
       if (!isObjectLike(value) || !/^[A-Z]/.test(exportName)) continue;
       const existing = z.globalRegistry.get(value) as { id?: string } | undefined;
       if (existing?.id) {
-        taken.add(existing.id);
+        if (!taken.has(existing.id)) taken.set(existing.id, undefined);
         continue;
       }
       const name = RESOURCE_NAMES[exportName] ?? exportName;
-      if (taken.has(name)) continue;
-      taken.add(name);
+      if (taken.has(name)) {
+        const holder = taken.get(name);
+        if (!holder || shapeOf(holder) !== shapeOf(value)) continue;
+      } else taken.set(name, value);
       z.globalRegistry.add(value, { ...existing, id: name });
     }
   }

@@ -1,18 +1,19 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate } from './common';
+import { defineGroup } from './route';
 
-export const WalletAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+export const WalletAddress = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
 export const WalletNetwork = z.enum(['l2-test', 'l2-main']);
 
 /** `unavailable` when the chain RPC is unset, down or slower than its bound: never a 500 and never a made-up number. */
 export const BALANCE_UNAVAILABLE = 'unavailable';
 const Balance = z
-  .union([z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal amount'), z.literal(BALANCE_UNAVAILABLE)])
-  .describe('native balance in ether units (decimal string), or `unavailable` when the chain RPC cannot be read');
-const SetupHint = z.string().describe('what the operator must configure: names of the missing settings, never their values');
+  .union([z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal amount')), z.literal(BALANCE_UNAVAILABLE)])
+  .check(z.describe('native balance in ether units (decimal string), or `unavailable` when the chain RPC cannot be read'));
+const SetupHint = z.string().check(z.describe('what the operator must configure: names of the missing settings, never their values'));
 
 /** Features the hosted wallet advertises; the stablecoin transfer feature is named `send_<stablecoin>`. */
-const HostedWalletFeature = z.union([z.enum(['create_wallet', 'get_balance', 'trade_tokens', 'x402_payments']), z.string().regex(/^send_[a-z0-9]+$/)]);
+const HostedWalletFeature = z.union([z.enum(['create_wallet', 'get_balance', 'trade_tokens', 'x402_payments']), z.string().check(z.regex(/^send_[a-z0-9]+$/))]);
 
 export const HostedWalletConfigured = z.object({
   agenticWallet: z.object({
@@ -49,10 +50,8 @@ export const CreateWalletBody = z.strictObject({
 
 export const HostedWalletBody = z.strictObject({
   privateKey: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
-    .optional()
-    .describe('key to import; a new one is generated when omitted. Stored encrypted, never returned or logged'),
+    .optional(z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')))
+    .check(z.describe('key to import; a new one is generated when omitted. Stored encrypted, never returned or logged')),
 });
 
 export const walletContract = defineGroup({
@@ -119,7 +118,7 @@ export const walletContract = defineGroup({
       responses: {
         ...commonErrorResponses,
         200: z.union([
-          z.object({ authenticated: z.literal(true), address: WalletAddress.nullable() }),
+          z.object({ authenticated: z.literal(true), address: z.nullable(WalletAddress) }),
           z.object({ authenticated: z.literal(false), needsAuth: z.literal(true), message: z.string() }),
           z.object({ authenticated: z.literal(false), needsAuth: z.literal(true), error: z.string(), setup: SetupHint }),
         ]),

@@ -659,6 +659,7 @@ describe('least privilege', () => {
       'heartbeat',
       'instance',
       'memory',
+      'oauth-sign-in',
       'provision',
       'provisioner',
       'provisioner-dlq',
@@ -668,6 +669,7 @@ describe('least privilege', () => {
       'skills',
       'social',
       'task-events',
+      'wallet-sign-in',
       // Webhook retries and the owner's redeliveries go back onto the events queue (issue 20).
       'webhook-delivery',
       'webhooks',

@@ -68,14 +68,14 @@ describe('the list of settings', () => {
     expect(receiversOf('CARD_SECRET_KEY', functions)).toEqual(['billing', 'card', 'provisioner']);
     expect(receiversOf('CARD_PRICE_SOLO', functions)).toEqual(['billing', 'card', 'provisioner']);
     expect(receiversOf('GATEWAY_CARD_RATE', functions)).toEqual(['gateway', 'card']);
-    expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['accounts']);
+    expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['oauth-sign-in']);
     expect(receiversOf('BOT_CHECK_SECRET', functions)).toEqual(['accounts']);
     expect(receiversOf('MODEL_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'runtime-model', 'skills']);
     expect(receiversOf('ANTHROPIC_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'runtime-model', 'skills']);
     expect(receiversOf('AI_CATALOGUE', functions)).toEqual(httpNames);
     expect(receiversOf('WEBHOOK_SECRET', functions)).toEqual(['webhook-delivery']);
     expect(receiversOf('HOSTED_WALLET_PROVIDER', functions)).toEqual(['wallet']);
-    expect(receiversOf('CHAIN_RPC_URL', functions).sort()).toEqual(['accounts', 'agent-verification', 'social']);
+    expect(receiversOf('CHAIN_RPC_URL', functions).sort()).toEqual(['agent-verification', 'social', 'wallet-sign-in']);
     expect(receiversOf('EAS_SCHEMA_UID', functions)).toEqual(['agent-verification']);
     expect(receiversOf('RATE_LIMITS', functions)).toEqual(httpNames);
     expect(receiversOf('LOG_LEVEL', functions)).toEqual(allNames);

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { concat, encodeAbiParameters, encodeFunctionData, getContractAddress, parseAbi, serializeErc6492Signature, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage, type SiweMessage } from 'viem/siwe';
-import { walletEmail } from '../../functions/accounts/wallet-sign-in';
+import { walletEmail } from '../../functions/wallet-sign-in/operations';
 import { authenticate } from '../../shared/auth/authenticate';
 import { reloadConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';

@@ -3,14 +3,14 @@ import { signInWithIdentity, type ExternalIdentity } from '../../shared/auth/lin
 import { beginAuthorization, clearStateCookie, completeAuthorization, OAUTH_STATE_COOKIE } from '../../shared/auth/oauth';
 import { startSession } from '../../shared/auth/sign-in';
 import { config } from '../../shared/config';
-import type { accountsContract } from '../../shared/contract/accounts';
+import type { oauthSignInContract } from '../../shared/contract/oauth-sign-in';
 import { keys } from '../../shared/db/keys';
 import { loginItems } from '../../shared/db/users';
 import type { Operations } from '../../shared/http/pipeline';
 import { DomainError } from '../../shared/errors';
 import { reply } from '../../shared/http/reply';
 
-type AccountOps = Operations<typeof accountsContract>;
+type OAuthSignInOps = Operations<typeof oauthSignInContract>;
 
 /** Where a failed or declined provider sign-in lands (the contract's documented target). */
 const OAUTH_FAILURE_PATH = '/signin?error=OAuthCallback';
@@ -67,7 +67,7 @@ const PROVIDERS_CACHE_CONTROL = 'public, max-age=300';
 const listSignInProviders = async () =>
   reply.json(200, { oauthProviders: OAUTH_PROVIDERS.filter((name) => oauthProvider(name) !== undefined) }, { 'cache-control': PROVIDERS_CACHE_CONTROL });
 
-export const oauthOperations: AccountOps = {
+export const oauthOperations: OAuthSignInOps = {
   listSignInProviders,
   startCodehostOAuth: start('codehost'),
   startWebidOAuth: start('webid'),

@@ -11,14 +11,14 @@ import {
   verifySiweSignature,
 } from '../../shared/auth/siwe';
 import { config } from '../../shared/config';
-import type { accountsContract } from '../../shared/contract/accounts';
+import type { walletSignInContract } from '../../shared/contract/wallet-sign-in';
 import { keys } from '../../shared/db/keys';
 import { accountView, loginItems } from '../../shared/db/users';
 import { HttpError } from '../../shared/http/errors';
 import type { Operations } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
 
-type AccountOps = Operations<typeof accountsContract>;
+type WalletSignInOps = Operations<typeof walletSignInContract>;
 
 const rejected = (message: string, code = 'SIWE_INVALID') => new HttpError(401, message, code);
 
@@ -44,7 +44,7 @@ export function walletIdentity(address: `0x${string}`): ExternalIdentity {
 
 const wantsJson = (accept: string | undefined) => !!accept && /\bapplication\/json\b/i.test(accept);
 
-export const walletSignInOperations: AccountOps = {
+export const walletSignInOperations: WalletSignInOps = {
   getSiweNonce: async () => issueNonce(),
 
   signInWithWallet: async (ctx) => {
