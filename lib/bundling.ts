@@ -49,7 +49,6 @@ export const ZOD_MINI = fileURLToPath(new URL('../shared/zod-lean/mini.ts', impo
 export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds.ts', import.meta.url));
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
-
 /** The esbuild settings of every function bundle; callers add entryPoints and outfile. */
 export const LAMBDA_BUNDLE = {
   bundle: true,

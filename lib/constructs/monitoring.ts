@@ -121,8 +121,19 @@ export class Monitoring extends Construct {
 
     for (const [name, fn] of props.functions) {
       const id = name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
-      alarm(`${id}Errors`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), `the ${name} function failed`, 1);
-      alarm(`${id}Throttles`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), `the ${name} function was throttled`, 1);
+      // One alarm per function over errors + throttles: two would cost a resource each, and the
+      // stack must stay under CloudFormation's 500 resources as groups split into more functions
+      // (docs/architecture.md §11). The description names both; the dashboard graphs them apart.
+      const failures = new MathExpression({
+        expression: 'errors + throttles',
+        usingMetrics: {
+          errors: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          throttles: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        },
+        period: FIVE_MINUTES,
+        label: `${name} errors + throttles`,
+      });
+      alarm(`${id}Failures`, failures, `the ${name} function failed or was throttled`, 1);
     }
 
     const tableThrottles = props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES });

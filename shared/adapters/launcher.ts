@@ -193,7 +193,6 @@ export async function isHealthy(endpoint: string, token: string): Promise<boolea
   }
 }
 
-
 /** What the runtime's `GET /stats` answers (runtime/app.ts). */
 export const RuntimeStatsBody = z.object({
   status: z.string(),
