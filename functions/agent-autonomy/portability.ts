@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
 import { AgentConfig } from '../../shared/contract/agents';

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess, requirePlan } from '../../shared/billing/entitlements';
 import type { CreateScheduleBody } from '../../shared/contract/autonomy';

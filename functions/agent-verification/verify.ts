@@ -1,6 +1,6 @@
 import { getAddress, isHex, recoverMessageAddress, type Hex } from 'viem';
 import { normalize } from 'viem/ens';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { readAttestation, readIndexedAttestationUid, type Attestation } from '../../shared/adapters/eas';
 import { resolveEnsName } from '../../shared/adapters/ens';
 import type { AuthContext } from '../../shared/auth/authenticate';

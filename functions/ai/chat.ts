@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { modelAccess } from '../../shared/ai/access';
 import { generateChat, streamChat, type ModelCallInput } from '../../shared/ai/model-layer';

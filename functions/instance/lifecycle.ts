@@ -1,5 +1,5 @@
 import type { UpdateInstanceBody } from '../../shared/contract/instance';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { requestProvisioning } from '../../shared/adapters/launcher';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';

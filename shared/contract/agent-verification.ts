@@ -1,10 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { VerificationType } from './agents';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
-const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const Bytes32Hex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex value');
+const EvmAddress = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
+const Bytes32Hex = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex value'));
 
 const IdParams = z.strictObject({ id: ResourceId });
 
@@ -13,10 +13,10 @@ export const AgentVerification = z.discriminatedUnion('verified', [
   z.object({
     verified: z.literal(true),
     verificationType: VerificationType,
-    attestationUid: z.string().nullable().describe('set for `eas`'),
-    verifierAddress: EvmAddress.nullable().describe('the wallet that produced the proof, when there is one'),
+    attestationUid: z.nullable(z.string()).check(z.describe('set for `eas`')),
+    verifierAddress: z.nullable(EvmAddress).check(z.describe('the wallet that produced the proof, when there is one')),
     verifiedAt: IsoDate,
-    metadata: z.record(z.string(), z.json()).nullable(),
+    metadata: z.nullable(z.record(z.string(), z.json())),
   }),
   z.object({
     verified: z.literal(false),
@@ -33,37 +33,38 @@ const SIGNATURE_TYPES: readonly string[] = ['coinbase', 'ens', 'webauthn'];
 export const VerifyAgentBody = z
   .strictObject({
     verificationType: VerificationType,
-    attestationUid: Bytes32Hex.optional().describe('required for `eas`: the UID of the attestation about this agent'),
-    walletAddress: EvmAddress.optional(),
-    signature: z.string().min(1).max(8192).optional().describe('required for `coinbase`, `ens` and `webauthn`'),
-    ensName: z.string().min(3).max(255).optional().describe('required for `ens`: the name that must resolve to the signing wallet'),
+    attestationUid: z.optional(Bytes32Hex).check(z.describe('required for `eas`: the UID of the attestation about this agent')),
+    walletAddress: z.optional(EvmAddress),
+    signature: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(z.describe('required for `coinbase`, `ens` and `webauthn`')),
+    ensName: z
+      .optional(z.string().check(z.minLength(3), z.maxLength(255)))
+      .check(z.describe('required for `ens`: the name that must resolve to the signing wallet')),
   })
-  .superRefine((body, ctx) => {
-    if (body.verificationType === 'eas' && body.attestationUid === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
-    }
-    if (body.verificationType === 'eas' && body.walletAddress === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['walletAddress'],
-        message: "walletAddress is required for eas verification: it must be the attestation's recipient",
-      });
-    }
-    if (body.verificationType === 'ens' && body.ensName === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['ensName'], message: 'ensName is required for ens verification' });
-    }
-    if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.verificationType === 'eas' && body.attestationUid === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
+      }
+      if (body.verificationType === 'eas' && body.walletAddress === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['walletAddress'],
+          message: "walletAddress is required for eas verification: it must be the attestation's recipient",
+        });
+      }
+      if (body.verificationType === 'ens' && body.ensName === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['ensName'], message: 'ensName is required for ens verification' });
+      }
+      if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
+      }
+    }),
+  );
 
 /** WebAuthn ceremony options as the browser API takes them (PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON). */
-const WebauthnOptions = z.looseObject({ challenge: z.string().describe('base64url, single use, 5 minutes') });
+const WebauthnOptions = z.looseObject({ challenge: z.string().check(z.describe('base64url, single use, 5 minutes')) });
 
-const Base64Url = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]+$/, 'base64url')
-  .max(4096);
+const Base64Url = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'base64url'), z.maxLength(4096));
 
 /** PublicKeyCredential.toJSON() of a newly created passkey (RegistrationResponseJSON). */
 const PasskeyRegistrationResponse = z.object({
@@ -73,10 +74,10 @@ const PasskeyRegistrationResponse = z.object({
   response: z.object({
     clientDataJSON: Base64Url,
     attestationObject: Base64Url,
-    transports: z.array(z.string().max(32)).max(8).optional(),
+    transports: z.optional(z.array(z.string().check(z.maxLength(32))).check(z.maxLength(8))),
   }),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-  clientExtensionResults: z.record(z.string(), z.json()).default({}),
+  authenticatorAttachment: z.optional(z.enum(['platform', 'cross-platform'])),
+  clientExtensionResults: z._default(z.record(z.string(), z.json()), {}),
 });
 
 export const agentVerificationContract = defineGroup({
@@ -138,7 +139,7 @@ export const agentVerificationContract = defineGroup({
           success: z.literal(true),
           verified: z.literal(true),
           verificationType: VerificationType,
-          attestationUid: z.string().nullable(),
+          attestationUid: z.nullable(z.string()),
           verifiedAt: IsoDate,
         }),
         400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('VERIFICATION_FAILED') })]),

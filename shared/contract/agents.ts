@@ -1,7 +1,7 @@
-import * as z from 'zod';
-import { ResourceId } from './memory';
+import * as z from 'zod/mini';
 import { AgentMessage, AgentStatus } from './agent-records';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
+import { defineGroup } from './route';
 
 // Defined apart so routes that only show agents and messages (agent chat) do not bundle this whole group.
 export { AgentMessage, AgentStatus };
@@ -22,8 +22,8 @@ export const AGENT_MESSAGES_MAX_LIMIT = 200;
 
 const WsUrl = z.url({ protocol: /^wss?$/ });
 const HttpsUrl = z.url({ protocol: /^https$/ });
-const ModelId = z.string().min(1).max(128).describe('model identifier of the form `<vendor>/<model>`');
-const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name');
+const ModelId = z.string().check(z.minLength(1), z.maxLength(128), z.describe('model identifier of the form `<vendor>/<model>`'));
+const EnvName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name'));
 
 /**
  * Structure of an agent's `config` (the spec leaves it open, 2.17). Every field is optional: an
@@ -31,31 +31,38 @@ const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an e
  */
 export const AgentConfig = z
   .strictObject({
-    systemPrompt: z.string().max(AGENT_SYSTEM_PROMPT_MAX_CHARS).optional().describe(`at most ${AGENT_SYSTEM_PROMPT_MAX_CHARS} characters`),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().min(1).max(AGENT_MAX_TOKENS_LIMIT).optional().describe('maximum tokens per model answer'),
-    model: ModelId.optional(),
+    systemPrompt: z
+      .optional(z.string().check(z.maxLength(AGENT_SYSTEM_PROMPT_MAX_CHARS)))
+      .check(z.describe(`at most ${AGENT_SYSTEM_PROMPT_MAX_CHARS} characters`)),
+    temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
+    maxTokens: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(AGENT_MAX_TOKENS_LIMIT))).check(z.describe('maximum tokens per model answer')),
+    model: z.optional(ModelId),
     channels: z
-      .strictObject({
-        chatBot: z.boolean().optional(),
-        communityBot: z.boolean().optional(),
-        businessMessaging: z.boolean().optional(),
-      })
-      .optional()
-      .describe('which messaging channels the agent answers on'),
+      .optional(
+        z.strictObject({
+          chatBot: z.optional(z.boolean()),
+          communityBot: z.optional(z.boolean()),
+          businessMessaging: z.optional(z.boolean()),
+        }),
+      )
+      .check(z.describe('which messaging channels the agent answers on')),
     skills: z
-      .array(ResourceId)
-      .max(AGENT_SKILLS_MAX)
-      .refine((ids) => new Set(ids).size === ids.length, 'skill ids must be unique')
-      .optional()
-      .describe(`installed skill ids (e.g. \`event-scheduler\`), at most ${AGENT_SKILLS_MAX}, no duplicates`),
+      .optional(
+        z.array(ResourceId).check(
+          z.maxLength(AGENT_SKILLS_MAX),
+          z.refine((ids) => new Set(ids).size === ids.length, 'skill ids must be unique'),
+        ),
+      )
+      .check(z.describe(`installed skill ids (e.g. \`event-scheduler\`), at most ${AGENT_SKILLS_MAX}, no duplicates`)),
     env: z
-      .record(EnvName, z.string().max(4096))
-      .refine((env) => Object.keys(env).length <= AGENT_ENV_MAX_ENTRIES, `at most ${AGENT_ENV_MAX_ENTRIES} entries`)
-      .optional()
-      .describe(`environment variables handed to the agent runtime, at most ${AGENT_ENV_MAX_ENTRIES} entries`),
+      .optional(
+        z
+          .record(EnvName, z.string().check(z.maxLength(4096)))
+          .check(z.refine((env) => Object.keys(env).length <= AGENT_ENV_MAX_ENTRIES, `at most ${AGENT_ENV_MAX_ENTRIES} entries`)),
+      )
+      .check(z.describe(`environment variables handed to the agent runtime, at most ${AGENT_ENV_MAX_ENTRIES} entries`)),
   })
-  .describe('Agent configuration; every field optional, omitted fields take the platform default.');
+  .check(z.describe('Agent configuration; every field optional, omitted fields take the platform default.'));
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /** Agent list form (spec 2.3). */
@@ -73,41 +80,40 @@ export const AgentListItem = z.object({
 export const AgentDetail = z.object({
   id: z.string(),
   status: AgentStatus,
-  startedAt: IsoDate.nullable().describe('when the instance last started; null while it has never run'),
-  plan: z.string().describe('plan of the owning account'),
+  startedAt: z.nullable(IsoDate).check(z.describe('when the instance last started; null while it has never run')),
+  plan: z.string().check(z.describe('plan of the owning account')),
   subdomain: z.string(),
   url: HttpsUrl,
-  runtimeVersion: z.string().describe('version of the agent runtime engine'),
+  runtimeVersion: z.string().check(z.describe('version of the agent runtime engine')),
   verified: z.boolean(),
-  verificationType: VerificationType.nullable(),
-  attestationUid: z.string().nullable(),
-  verifiedAt: IsoDate.nullable(),
+  verificationType: z.nullable(VerificationType),
+  attestationUid: z.nullable(z.string()),
+  verifiedAt: z.nullable(IsoDate),
   name: z.string(),
   model: z.string(),
   websocketUrl: WsUrl,
   createdAt: IsoDate,
   updatedAt: IsoDate,
   failureReason: z
-    .string()
-    .optional()
-    .describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)'),
+    .optional(z.string())
+    .check(z.describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)')),
 });
 
 const NotApplicable = z.literal('N/A');
-const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number');
+const DecimalString = z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal number'));
 
 /** Live agent stats (spec 2.7), read from the running instance. */
 export const AgentStatsLive = z.object({
   status: z.literal('ok'),
   stats: z.object({
     agentId: z.string(),
-    cpu: z.string().regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`'),
-    memory: z.string().describe('used / limit, e.g. `120.5MiB / 2GiB`'),
-    memoryPercent: z.string().describe('e.g. `5.88%`'),
-    network: z.string().describe('in / out, e.g. `1.2kB / 3.4kB`'),
-    uptime: z.number().nonnegative().describe('milliseconds'),
-    uptimeFormatted: z.string().describe('e.g. `3h 12m`'),
-    status: z.string().describe('status the instance reports'),
+    cpu: z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`')),
+    memory: z.string().check(z.describe('used / limit, e.g. `120.5MiB / 2GiB`')),
+    memoryPercent: z.string().check(z.describe('e.g. `5.88%`')),
+    network: z.string().check(z.describe('in / out, e.g. `1.2kB / 3.4kB`')),
+    uptime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
+    uptimeFormatted: z.string().check(z.describe('e.g. `3h 12m`')),
+    status: z.string().check(z.describe('status the instance reports')),
     pids: z.string(),
     messagesProcessed: NotApplicable,
     messagesPerHour: NotApplicable,
@@ -122,10 +128,10 @@ export const AgentStatsMock = z.object({
   status: z.literal('mock'),
   stats: z.object({
     agentId: z.string(),
-    messagesProcessed: z.number().int().nonnegative(),
-    messagesPerHour: z.number().nonnegative(),
-    averageResponseTime: z.number().nonnegative().describe('milliseconds'),
-    uptime: z.number().nonnegative().describe('milliseconds'),
+    messagesProcessed: z.number().check(z.int(), z.nonnegative()),
+    messagesPerHour: z.number().check(z.nonnegative()),
+    averageResponseTime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
+    uptime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
     successRate: DecimalString,
     errorRate: DecimalString,
     timestamp: IsoDate,
@@ -136,19 +142,20 @@ export const AgentStats = z.discriminatedUnion('status', [AgentStatsLive, AgentS
 
 export const ProvisionAgentBody = z
   .strictObject({
-    name: z.string().trim().min(1, 'name is required').max(64),
-    model: ProvisionModel.default(DEFAULT_AGENT_MODEL),
-    config: AgentConfig.optional(),
+    name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(64)),
+    model: z._default(ProvisionModel, DEFAULT_AGENT_MODEL),
+    config: z.optional(AgentConfig),
     tier: z
-      .enum(['starter', 'pro', 'enterprise'])
-      .optional()
-      .describe('accepted for compatibility and ignored: the agent limit always comes from the account plan'),
+      .optional(z.enum(['starter', 'pro', 'enterprise']))
+      .check(z.describe('accepted for compatibility and ignored: the agent limit always comes from the account plan')),
   })
-  .superRefine((body, ctx) => {
-    if (body.model === 'custom' && body.config?.model === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.model === 'custom' && body.config?.model === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
+      }
+    }),
+  );
 
 const IdParams = z.strictObject({ id: ResourceId });
 
@@ -176,8 +183,8 @@ const ProvisionedAgentBody = z.object({
 const AgentLimitBody = z.looseObject({
   error: z.string(),
   code: z.literal('AGENT_LIMIT_REACHED'),
-  current: z.number().int().nonnegative().describe('agents the account has'),
-  limit: z.number().int().nonnegative().describe('agents the account plan allows'),
+  current: z.number().check(z.int(), z.nonnegative(), z.describe('agents the account has')),
+  limit: z.number().check(z.int(), z.nonnegative(), z.describe('agents the account plan allows')),
 });
 
 const SubscriptionRequiredBody = z.looseObject({ error: z.string(), code: z.enum(['SUBSCRIPTION_REQUIRED', 'PLAN_REQUIRED']) });
@@ -219,7 +226,7 @@ export const agentsContract = defineGroup({
       description: 'A credential that is present but invalid is still refused with 401.',
       responses: {
         ...commonErrorResponses,
-        200: z.object({ agents: z.array(AgentListItem), count: z.number().int().nonnegative(), status: z.literal('ok') }),
+        200: z.object({ agents: z.array(AgentListItem), count: z.number().check(z.int(), z.nonnegative()), status: z.literal('ok') }),
       },
     },
     {
@@ -231,7 +238,7 @@ export const agentsContract = defineGroup({
       summary: "List the caller's agents in the provisioning view.",
       responses: {
         ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), agents: z.array(AgentListItem), count: z.number().int().nonnegative() }),
+        200: z.object({ success: z.literal(true), agents: z.array(AgentListItem), count: z.number().check(z.int(), z.nonnegative()) }),
       },
     },
     {
@@ -324,16 +331,16 @@ export const agentsContract = defineGroup({
       description: `\`limit\` defaults to ${AGENT_MESSAGES_DEFAULT_LIMIT} (at most ${AGENT_MESSAGES_MAX_LIMIT}), \`offset\` to 0 and counts from the newest message; \`total\` is the number of messages overall.`,
       params: IdParams,
       query: z.object({
-        limit: z.coerce.number().int().min(1).max(AGENT_MESSAGES_MAX_LIMIT).default(AGENT_MESSAGES_DEFAULT_LIMIT),
-        offset: z.coerce.number().int().min(0).default(0),
+        limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(AGENT_MESSAGES_MAX_LIMIT)), AGENT_MESSAGES_DEFAULT_LIMIT),
+        offset: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
       }),
       responses: {
         ...commonErrorResponses,
         200: z.object({
           messages: z.array(AgentMessage),
-          total: z.number().int().nonnegative(),
-          limit: z.number().int(),
-          offset: z.number().int(),
+          total: z.number().check(z.int(), z.nonnegative()),
+          limit: z.number().check(z.int()),
+          offset: z.number().check(z.int()),
           status: z.literal('ok'),
         }),
         404: ErrorBody,

@@ -1,17 +1,11 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
 /** `<vendor>/<model>`, e.g. `openai/gpt-4o-mini`. */
-export const ModelId = z
-  .string()
-  .max(128)
-  .regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must be <vendor>/<model>');
+export const ModelId = z.string().check(z.maxLength(128), z.regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must be <vendor>/<model>'));
 
-export const ProviderName = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -');
+export const ProviderName = z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[a-z0-9-]+$/, 'must be lowercase letters, digits or -'));
 
 /** The AI model record of spec 2.14. */
 export const AiModelRecord = z.object({
@@ -20,30 +14,23 @@ export const AiModelRecord = z.object({
   provider: z.string(),
   description: z.string(),
   tags: z.array(z.string()),
-  inputCost: z.number().nonnegative().describe('USD per million input (prompt) tokens'),
-  outputCost: z.number().nonnegative().describe('USD per million output (completion) tokens'),
-  contextWindow: z.number().int().positive(),
-  available: z.boolean().describe('a configured provider can serve it (a direct vendor API or the OpenAI-compatible aggregator)'),
+  inputCost: z.number().check(z.nonnegative(), z.describe('USD per million input (prompt) tokens')),
+  outputCost: z.number().check(z.nonnegative(), z.describe('USD per million output (completion) tokens')),
+  contextWindow: z.number().check(z.int(), z.positive()),
+  available: z.boolean().check(z.describe('a configured provider can serve it (a direct vendor API or the OpenAI-compatible aggregator)')),
 });
 
 export const CHAT_ROLES = ['user', 'assistant', 'system'] as const;
-export const TaskType = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -');
+export const TaskType = z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -'));
 export const DEFAULT_TASK_TYPE = 'general';
 
 export const ChatRequestBody = z.strictObject({
-  messages: z
-    .array(z.strictObject({ role: z.enum(CHAT_ROLES), content: z.string().max(100_000) }))
-    .min(1)
-    .max(500),
-  model: ModelId.optional().describe('auto-selected from taskType when omitted; must be allowed by the plan'),
-  taskType: TaskType.optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().min(0).max(1).optional(),
-  max_tokens: z.number().int().positive().max(1_000_000).optional(),
+  messages: z.array(z.strictObject({ role: z.enum(CHAT_ROLES), content: z.string().check(z.maxLength(100_000)) })).check(z.minLength(1), z.maxLength(500)),
+  model: z.optional(ModelId).check(z.describe('auto-selected from taskType when omitted; must be allowed by the plan')),
+  taskType: z.optional(TaskType),
+  temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
+  top_p: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+  max_tokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
 });
 
 export const CHAT_PAYMENT_CODES = ['PLAN_REQUIRED', 'SUBSCRIPTION_REQUIRED'] as const;
@@ -61,7 +48,7 @@ export const ModelRestrictedBody = z.object({
   allowedModels: z.array(ModelId),
 });
 
-const TokenCount = z.number().int().nonnegative().max(1_000_000_000);
+const TokenCount = z.number().check(z.int(), z.nonnegative(), z.maximum(1_000_000_000));
 
 const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
 
@@ -84,7 +71,7 @@ export const aiContract = defineGroup({
           providers: z.record(ProviderName, z.boolean()),
           timestamp: IsoDate,
         }),
-        503: z.object({ status: z.literal('error'), error: z.string(), code: z.literal('AI_NOT_CONFIGURED') }).describe('no provider is configured'),
+        503: z.object({ status: z.literal('error'), error: z.string(), code: z.literal('AI_NOT_CONFIGURED') }).check(z.describe('no provider is configured')),
       },
     },
     {
@@ -95,9 +82,11 @@ export const aiContract = defineGroup({
       summary: 'Every model of every provider, with the total count and one count per provider (keyed by provider name).',
       responses: {
         200: z
-          .object({ models: z.array(AiModelRecord), count: z.number().int().nonnegative(), timestamp: IsoDate })
-          .catchall(z.number().int().nonnegative())
-          .describe('besides `models`, `count` and `timestamp`, each provider name maps to its model count'),
+          .catchall(
+            z.object({ models: z.array(AiModelRecord), count: z.number().check(z.int(), z.nonnegative()), timestamp: IsoDate }),
+            z.number().check(z.int(), z.nonnegative()),
+          )
+          .check(z.describe('besides `models`, `count` and `timestamp`, each provider name maps to its model count')),
         ...commonErrorResponses,
       },
     },
@@ -109,8 +98,8 @@ export const aiContract = defineGroup({
       summary: "One provider's models.",
       params: z.strictObject({ provider: ProviderName }),
       responses: {
-        200: z.object({ provider: z.string(), models: z.array(AiModelRecord), count: z.number().int().nonnegative(), timestamp: IsoDate }),
-        404: ErrorBody.describe('no such provider'),
+        200: z.object({ provider: z.string(), models: z.array(AiModelRecord), count: z.number().check(z.int(), z.nonnegative()), timestamp: IsoDate }),
+        404: ErrorBody.check(z.describe('no such provider')),
         ...commonErrorResponses,
       },
     },
@@ -123,11 +112,11 @@ export const aiContract = defineGroup({
       description:
         'Policy: the cheapest available model (input + output price) carrying the tag of the task type: `general`, `fast`, `code` (alias `coding`), ' +
         "`reasoning`, `long-context`; any other task type is taken as a tag. With a session, only models of the caller's plan count. 404 when none fits.",
-      body: z.strictObject({ taskType: TaskType.default(DEFAULT_TASK_TYPE) }),
+      body: z.strictObject({ taskType: z._default(TaskType, DEFAULT_TASK_TYPE) }),
       example: { taskType: 'coding' },
       responses: {
         200: z.object({ model: z.object({ id: ModelId, provider: z.string() }), taskType: z.string(), timestamp: IsoDate }),
-        404: ErrorBody.describe('no models available'),
+        404: ErrorBody.check(z.describe('no models available')),
         ...commonErrorResponses,
       },
     },
@@ -167,14 +156,14 @@ export const aiContract = defineGroup({
           usage: z.object({ promptTokens: TokenCount, completionTokens: TokenCount, totalTokens: TokenCount }),
           timestamp: IsoDate,
         }),
-        400: z.union([ValidationErrorBody, ErrorBody]).describe('invalid body, or a prompt over the context window (`CONTEXT_WINDOW_EXCEEDED`)'),
+        400: z.union([ValidationErrorBody, ErrorBody]).check(z.describe('invalid body, or a prompt over the context window (`CONTEXT_WINDOW_EXCEEDED`)')),
         402: z.union([
           ChatPaymentRequiredBody,
           z.object({ success: z.literal(false), error: z.string(), code: z.enum(['INSUFFICIENT_CREDITS', 'BUDGET_EXCEEDED']) }),
         ]),
-        403: z.union([ModelRestrictedBody, ErrorBody]).describe('MODEL_RESTRICTED, or a refused header or CSRF token'),
-        404: ErrorBody.describe('no models available'),
-        500: ErrorBody.describe('provider error'),
+        403: z.union([ModelRestrictedBody, ErrorBody]).check(z.describe('MODEL_RESTRICTED, or a refused header or CSRF token')),
+        404: ErrorBody.check(z.describe('no models available')),
+        500: ErrorBody.check(z.describe('provider error')),
       },
     },
     {
@@ -191,12 +180,12 @@ export const aiContract = defineGroup({
           model: ModelId,
           inputTokens: TokenCount,
           outputTokens: TokenCount,
-          estimatedCost: z.number().nonnegative(),
+          estimatedCost: z.number().check(z.nonnegative()),
           currency: z.string(),
           timestamp: IsoDate,
         }),
-        400: BadRequest.describe('a missing or invalid field'),
-        404: ErrorBody.describe('no such model in the catalogue'),
+        400: BadRequest.check(z.describe('a missing or invalid field')),
+        404: ErrorBody.check(z.describe('no such model in the catalogue')),
       },
     },
   ],

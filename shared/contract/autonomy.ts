@@ -1,6 +1,6 @@
-import * as z from 'zod';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
+import { defineGroup, type RouteDefinition } from './route';
 
 /**
  * Autonomous agents (issue 22): monthly spending caps with a kill switch, scheduled prompts, and
@@ -15,16 +15,18 @@ export const BUDGET_CAP_MAX_USD = 1_000_000;
 
 export const BudgetView = z.object({
   scope: z.enum(['account', 'agent']),
-  agentId: z.string().optional(),
-  monthlyCapUsd: z.number().nullable().describe('null: no cap'),
-  month: z.string().describe('the UTC month the spend is counted in, `YYYY-MM`'),
-  spentUsd: z.number().describe('catalogue cost of the metered calls of the month, calls in flight included'),
-  status: z.enum(['ok', 'warning', 'exceeded']).describe('`warning` from 80 % of the cap, `exceeded` at the cap'),
-  paused: z.boolean().describe('what the cap covers is paused by the budget (the instance stopped, or the agent paused)'),
+  agentId: z.optional(z.string()),
+  monthlyCapUsd: z.nullable(z.number()).check(z.describe('null: no cap')),
+  month: z.string().check(z.describe('the UTC month the spend is counted in, `YYYY-MM`')),
+  spentUsd: z.number().check(z.describe('catalogue cost of the metered calls of the month, calls in flight included')),
+  status: z.enum(['ok', 'warning', 'exceeded']).check(z.describe('`warning` from 80 % of the cap, `exceeded` at the cap')),
+  paused: z.boolean().check(z.describe('what the cap covers is paused by the budget (the instance stopped, or the agent paused)')),
 });
 
 export const PutBudgetBody = z.strictObject({
-  monthlyCapUsd: z.number().positive().max(BUDGET_CAP_MAX_USD).nullable().describe('the cap in USD at catalogue price; null removes it'),
+  monthlyCapUsd: z
+    .nullable(z.number().check(z.positive(), z.maximum(BUDGET_CAP_MAX_USD)))
+    .check(z.describe('the cap in USD at catalogue price; null removes it')),
 });
 
 const budgetDescription = [
@@ -91,42 +93,40 @@ export const SCHEDULE_PROMPT_MAX_CHARS = 4000;
 const ScheduleParams = z.strictObject({ id: ResourceId, scheduleId: ResourceId });
 
 export const RunSummary = z.object({
-  runId: z.string().describe('the schedule id and the slot it served: `<scheduleId>#<slot>`'),
-  slot: IsoDate.describe('the due time the run served'),
+  runId: z.string().check(z.describe('the schedule id and the slot it served: `<scheduleId>#<slot>`')),
+  slot: IsoDate.check(z.describe('the due time the run served')),
   status: z.enum(['running', 'succeeded', 'skipped', 'failed']),
   reason: z
-    .string()
-    .optional()
-    .describe('skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code'),
+    .optional(z.string())
+    .check(z.describe('skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code')),
   at: IsoDate,
 });
 
 export const ScheduleView = z.object({
   id: z.string(),
   agentId: z.string(),
-  cron: z.string().optional().describe('five-field cron expression, UTC'),
-  at: IsoDate.optional().describe('one-time run'),
+  cron: z.optional(z.string()).check(z.describe('five-field cron expression, UTC')),
+  at: z.optional(IsoDate).check(z.describe('one-time run')),
   prompt: z.string(),
-  sessionId: z.string().optional(),
+  sessionId: z.optional(z.string()),
   status: z.enum(['active', 'paused', 'done']),
-  nextRunAt: IsoDate.nullable(),
+  nextRunAt: z.nullable(IsoDate),
   createdAt: IsoDate,
   updatedAt: IsoDate,
-  lastRun: RunSummary.optional(),
+  lastRun: z.optional(RunSummary),
 });
 
 export const CreateScheduleBody = z.strictObject({
   cron: z
-    .string()
-    .min(9)
-    .max(100)
-    .optional()
-    .describe(
-      '`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists, names such as `MON`, `L` and `#`); give `cron` or `at`',
+    .optional(z.string().check(z.minLength(9), z.maxLength(100)))
+    .check(
+      z.describe(
+        '`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists, names such as `MON`, `L` and `#`); give `cron` or `at`',
+      ),
     ),
-  at: IsoDate.optional().describe('a one-time run at this time; give `cron` or `at`'),
-  prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
-  sessionId: ResourceId.optional().describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it'),
+  at: z.optional(IsoDate).check(z.describe('a one-time run at this time; give `cron` or `at`')),
+  prompt: z.string().check(z.minLength(1), z.maxLength(SCHEDULE_PROMPT_MAX_CHARS)),
+  sessionId: z.optional(ResourceId).check(z.describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it')),
 });
 
 export const UpdateScheduleBody = z.strictObject({ paused: z.boolean() });
@@ -219,37 +219,41 @@ const JsonValue = z.json();
 
 export const AgentExport = z.strictObject({
   format: z.literal(AGENT_EXPORT_FORMAT),
-  formatVersion: z.number().int().positive().describe(`${AGENT_EXPORT_VERSION} today; an import of a newer version answers 400 \`EXPORT_VERSION_UNSUPPORTED\``),
+  formatVersion: z
+    .number()
+    .check(z.int(), z.positive(), z.describe(`${AGENT_EXPORT_VERSION} today; an import of a newer version answers 400 \`EXPORT_VERSION_UNSUPPORTED\``)),
   exportedAt: IsoDate,
   agent: z.strictObject({
-    name: z.string().min(1).max(100),
-    model: z.string().min(1).max(128),
-    config: z.record(z.string(), JsonValue).describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)'),
+    name: z.string().check(z.minLength(1), z.maxLength(100)),
+    model: z.string().check(z.minLength(1), z.maxLength(128)),
+    config: z.record(z.string(), JsonValue).check(z.describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)')),
   }),
-  memory: z.record(z.string().max(256), JsonValue),
-  skills: z.array(z.strictObject({ skillId: ResourceId, enabled: z.boolean(), config: z.record(z.string(), JsonValue) })).max(100),
+  memory: z.record(z.string().check(z.maxLength(256)), JsonValue),
+  skills: z.array(z.strictObject({ skillId: ResourceId, enabled: z.boolean(), config: z.record(z.string(), JsonValue) })).check(z.maxLength(100)),
   schedules: z
     .array(
       z.strictObject({
-        cron: z.string().max(100).optional(),
-        at: IsoDate.optional(),
-        prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
+        cron: z.optional(z.string().check(z.maxLength(100))),
+        at: z.optional(IsoDate),
+        prompt: z.string().check(z.minLength(1), z.maxLength(SCHEDULE_PROMPT_MAX_CHARS)),
         status: z.enum(['active', 'paused', 'done']),
       }),
     )
-    .max(AGENT_EXPORT_MAX_SCHEDULES),
+    .check(z.maxLength(AGENT_EXPORT_MAX_SCHEDULES)),
   secrets: z
     .strictObject({
-      env: z.array(z.string().max(128)).max(100),
-      credentials: z.array(z.string().max(128)).max(100),
-      skillSettings: z.array(z.strictObject({ skillId: z.string().max(64), field: z.string().max(128) })).max(500),
+      env: z.array(z.string().check(z.maxLength(128))).check(z.maxLength(100)),
+      credentials: z.array(z.string().check(z.maxLength(128))).check(z.maxLength(100)),
+      skillSettings: z.array(z.strictObject({ skillId: z.string().check(z.maxLength(64)), field: z.string().check(z.maxLength(128)) })).check(z.maxLength(500)),
     })
-    .describe('the NAMES of the secrets the agent used, never their values: enter them again after an import'),
+    .check(z.describe('the NAMES of the secrets the agent used, never their values: enter them again after an import')),
   history: z
-    .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string(), createdAt: IsoDate }))
-    .max(AGENT_EXPORT_MAX_HISTORY)
-    .optional()
-    .describe('with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history)'),
+    .optional(
+      z
+        .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string(), createdAt: IsoDate }))
+        .check(z.maxLength(AGENT_EXPORT_MAX_HISTORY)),
+    )
+    .check(z.describe('with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history)')),
 });
 
 const exportDescription = [
@@ -269,7 +273,7 @@ export const portabilityRoutes = [
     summary: 'Export an owned agent as a versioned JSON document.',
     description: exportDescription,
     params: AgentIdParams,
-    query: z.strictObject({ history: z.enum(['true', 'false']).default('false').describe('include the newest messages') }),
+    query: z.strictObject({ history: z._default(z.enum(['true', 'false']), 'false').check(z.describe('include the newest messages')) }),
     responses: { ...commonErrorResponses, 200: AgentExport, 404: ErrorBody },
   },
   {
@@ -304,7 +308,7 @@ export const portabilityRoutes = [
       201: z.object({
         success: z.literal(true),
         agent: z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.literal('provisioning'), createdAt: IsoDate }),
-        imported: z.object({ memoryKeys: z.number().int(), skills: z.number().int(), schedules: z.number().int() }),
+        imported: z.object({ memoryKeys: z.number().check(z.int()), skills: z.number().check(z.int()), schedules: z.number().check(z.int()) }),
         secretsToEnter: z.object({
           env: z.array(z.string()),
           credentials: z.array(z.string()),

@@ -1,9 +1,11 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AgentConfig, AgentMessage, AgentStatus } from './agents';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue } from './route';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue } from './common';
+import { defineGroup } from './route';
 import { RuntimeChatMessage, runtimeAuth } from './runtime-model';
 
+/** The statuses `waitFor` accepts: all but `active`. */
+const WaitableStatus = z.enum(AgentStatus.options.filter((status): status is Exclude<z.infer<typeof AgentStatus>, 'active'> => status !== 'active'));
 const UserIdParams = z.strictObject({ userId: ResourceId });
 
 /**
@@ -13,8 +15,8 @@ const UserIdParams = z.strictObject({ userId: ResourceId });
 export const LifecycleFailureBody = z.looseObject({
   success: z.literal(false),
   status: z.literal('error'),
-  error: z.string().optional(),
-  code: z.string().optional(),
+  error: z.optional(z.string()),
+  code: z.optional(z.string()),
 });
 
 const lifecycleFailures = {
@@ -29,45 +31,41 @@ const lifecycleFailures = {
 export const BackendActionBody = z.looseObject({
   success: z.literal(true),
   message: z.string(),
-  status: AgentStatus.optional().describe('status after the action, when the backend reports it'),
-  current: AgentStatus.optional().describe('where the instance is now'),
-  operationId: z.string().optional().describe('the operation that produced the current state'),
+  status: z.optional(AgentStatus).check(z.describe('status after the action, when the backend reports it')),
+  current: z.optional(AgentStatus).check(z.describe('where the instance is now')),
+  operationId: z.optional(z.string()).check(z.describe('the operation that produced the current state')),
 });
 
 export const UpdateInstanceBody = z.strictObject({
   runtimeVersion: z
-    .string()
-    .regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/, 'must be a runtime version such as 2025.6.1')
-    .optional()
-    .describe('runtime engine version to move to; omitted means the latest the operator has approved'),
+    .optional(z.string().check(z.regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/, 'must be a runtime version such as 2025.6.1')))
+    .check(z.describe('runtime engine version to move to; omitted means the latest the operator has approved')),
   image: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/, 'must be a container image reference')
-    .optional()
-    .describe('container image to run; must be one of the images the operator has approved, else 400 `IMAGE_NOT_ALLOWED`'),
+    .optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/, 'must be a container image reference')))
+    .check(z.describe('container image to run; must be one of the images the operator has approved, else 400 `IMAGE_NOT_ALLOWED`')),
 });
 
 /** Instance record (spec 2.5). */
 export const InstanceRecord = z.object({
   userId: z.string(),
   status: AgentStatus,
-  startedAt: IsoDate.nullable().describe('null while the instance has never run'),
+  startedAt: z.nullable(IsoDate).check(z.describe('null while the instance has never run')),
   subdomain: z.string(),
   url: z.url({ protocol: /^https$/ }),
   plan: z.string(),
   runtimeVersion: z.string(),
-  failureReason: z.string().optional().describe('only when the status is `error`: why the last launch or health check failed'),
+  failureReason: z.optional(z.string()).check(z.describe('only when the status is `error`: why the last launch or health check failed')),
 });
 /** The instance as `GET /api/instance/{userId}` answers it: the record, and with `waitFor` whether the status was reached. */
-export const InstanceView = InstanceRecord.extend({
-  reached: z.boolean().optional().describe('only with `waitFor`: whether the instance reached that status before the timeout'),
+export const InstanceView = z.extend(InstanceRecord, {
+  reached: z.optional(z.boolean()).check(z.describe('only with `waitFor`: whether the instance reached that status before the timeout')),
 });
 
 /** Instance stats (spec 2.6). */
 export const InstanceStats = z.object({
   userId: z.string(),
-  cpu: z.string().regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`'),
-  memory: z.string().describe('memory in use, e.g. `120.5MiB`'),
+  cpu: z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`')),
+  memory: z.string().check(z.describe('memory in use, e.g. `120.5MiB`')),
   status: AgentStatus,
   plan: z.string(),
   runtimeVersion: z.string(),
@@ -77,25 +75,27 @@ export const InstanceStats = z.object({
 export const RuntimeAgentState = z.object({
   id: z.string(),
   name: z.string(),
-  model: z.string().describe('the model the platform answers this agent with'),
+  model: z.string().check(z.describe('the model the platform answers this agent with')),
   config: AgentConfig,
   memory: z.record(z.string(), z.json()),
-  messages: z.array(AgentMessage).describe('the most recent messages, oldest first'),
+  messages: z.array(AgentMessage).check(z.describe('the most recent messages, oldest first')),
   skills: z
     .array(z.object({ skillId: z.string(), enabled: z.boolean(), config: z.record(z.string(), z.json()) }))
-    .describe('the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}`'),
+    .check(z.describe('the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}`')),
   credentials: z
     .record(z.string(), z.string())
-    .describe("the agent's credentials (name → value, set with `POST /api/agent` action `set-credential`): decrypted only for this gateway-token read"),
+    .check(
+      z.describe("the agent's credentials (name → value, set with `POST /api/agent` action `set-credential`): decrypted only for this gateway-token read"),
+    ),
 });
 
 export const RUNTIME_HISTORY_MESSAGES = 50;
 
 const RuntimeExchangeBody = z.strictObject({
   agentId: ResourceId,
-  messages: z.array(RuntimeChatMessage).min(1).max(10),
-  responseMs: z.number().int().min(0).max(3_600_000).optional().describe('time the model took to answer'),
-  failed: z.boolean().optional().describe('the exchange ended without an answer'),
+  messages: z.array(RuntimeChatMessage).check(z.minLength(1), z.maxLength(10)),
+  responseMs: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(3_600_000))).check(z.describe('time the model took to answer')),
+  failed: z.optional(z.boolean()).check(z.describe('the exchange ended without an answer')),
 });
 
 const transitionDescription = (what: string) =>
@@ -139,8 +139,8 @@ export const INSTANCE_STATE_MACHINE = [
 ].join('\n');
 
 const OperationProgress = {
-  current: AgentStatus.describe('where the instance is now (e.g. `provisioning` while a start is launching it)'),
-  operationId: z.string().describe('the operation that produced the current state; its events carry the same id'),
+  current: AgentStatus.check(z.describe('where the instance is now (e.g. `provisioning` while a start is launching it)')),
+  operationId: z.string().check(z.describe('the operation that produced the current state; its events carry the same id')),
 };
 const transitionAnswer = <S extends 'running' | 'stopped'>(status: S) =>
   z.object({ success: z.literal(true), status: z.literal(status), ...OperationProgress });
@@ -153,23 +153,27 @@ export const LifecycleEventRecord = z.object({
   id: z.string(),
   type: z
     .string()
-    .describe(
-      '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
+    .check(
+      z.describe(
+        '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
+      ),
     ),
   at: IsoDate,
   cause: z
     .string()
-    .describe(
-      "`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`)",
+    .check(
+      z.describe(
+        "`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`)",
+      ),
     ),
-  operationId: z.string().optional(),
-  op: z.string().optional().describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`'),
-  generation: z.number().int().optional(),
-  status: z.string().optional().describe('status after the event'),
-  reason: z.string().optional(),
-  agentId: z.string().optional(),
-  image: z.string().optional(),
-  runtimeVersion: z.string().optional(),
+  operationId: z.optional(z.string()),
+  op: z.optional(z.string()).check(z.describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`')),
+  generation: z.optional(z.number().check(z.int())),
+  status: z.optional(z.string()).check(z.describe('status after the event')),
+  reason: z.optional(z.string()),
+  agentId: z.optional(z.string()),
+  image: z.optional(z.string()),
+  runtimeVersion: z.optional(z.string()),
 });
 
 export const instanceContract = defineGroup({
@@ -246,7 +250,7 @@ export const instanceContract = defineGroup({
         'Triggers an image update on the backend. The optional body picks a runtime version or an operator-approved image; an empty or absent body moves to the latest approved version.',
       ),
       params: UserIdParams,
-      body: UpdateInstanceBody.optional(),
+      body: z.optional(UpdateInstanceBody),
       example: { runtimeVersion: '2025.6.1' },
       responses: {
         ...commonErrorResponses,
@@ -309,8 +313,10 @@ export const instanceContract = defineGroup({
       ].join(' '),
       params: UserIdParams,
       query: z.strictObject({
-        waitFor: AgentStatus.exclude(['active']).optional().describe('the status to wait for'),
-        timeout: z.coerce.number().int().min(1).max(MAX_WAIT_SECONDS).optional().describe(`seconds to wait at most (default ${MAX_WAIT_SECONDS})`),
+        waitFor: z.optional(WaitableStatus).check(z.describe('the status to wait for')),
+        timeout: z
+          .optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_WAIT_SECONDS)))
+          .check(z.describe(`seconds to wait at most (default ${MAX_WAIT_SECONDS})`)),
       }),
       responses: {
         ...commonErrorResponses,
@@ -333,12 +339,12 @@ export const instanceContract = defineGroup({
       ].join(' '),
       params: UserIdParams,
       query: z.strictObject({
-        limit: z.coerce.number().int().min(1).max(100).default(50).describe('events per page (default 50)'),
-        cursor: z.string().max(2048).optional().describe('the `cursor` of the previous page'),
+        limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50).check(z.describe('events per page (default 50)')),
+        cursor: z.optional(z.string().check(z.maxLength(2048))).check(z.describe('the `cursor` of the previous page')),
       }),
       responses: {
         ...commonErrorResponses,
-        200: z.object({ events: z.array(LifecycleEventRecord), cursor: z.string().nullable() }),
+        200: z.object({ events: z.array(LifecycleEventRecord), cursor: z.nullable(z.string()) }),
       },
     },
     {
@@ -371,7 +377,7 @@ export const instanceContract = defineGroup({
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
-        200: z.object({ token: z.string().min(1) }),
+        200: z.object({ token: z.string().check(z.minLength(1)) }),
         404: ErrorBody,
         502: ErrorBody,
       },
@@ -392,7 +398,7 @@ export const instanceContract = defineGroup({
       params: UserIdParams,
       responses: {
         ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), rotated: z.boolean(), token: z.string().min(1) }),
+        200: z.object({ success: z.literal(true), rotated: z.boolean(), token: z.string().check(z.minLength(1)) }),
         404: ErrorBody,
       },
     },
@@ -404,7 +410,7 @@ export const instanceContract = defineGroup({
       summary: 'Runtime: the agents an instance serves, with configuration, memory and recent history (loaded at start, so a restart loses nothing).',
       description: `${runtimeAuth} \`agentId\` narrows the answer to one agent (an empty list when it is not the account's). History: the newest ${RUNTIME_HISTORY_MESSAGES} messages per agent.`,
       params: UserIdParams,
-      query: z.strictObject({ agentId: ResourceId.optional() }),
+      query: z.strictObject({ agentId: z.optional(ResourceId) }),
       responses: {
         ...commonErrorResponses,
         200: z.object({ userId: z.string(), runtimeVersion: z.string(), agents: z.array(RuntimeAgentState) }),
@@ -443,18 +449,18 @@ export const instanceContract = defineGroup({
         "recipient's history (role `user`, prefixed with the sender), where its runtime reads it.",
       ].join(' '),
       params: UserIdParams,
-      body: z.strictObject({ fromAgentId: ResourceId, toAgentId: ResourceId, message: z.string().min(1).max(32_000) }),
+      body: z.strictObject({ fromAgentId: ResourceId, toAgentId: ResourceId, message: z.string().check(z.minLength(1), z.maxLength(32_000)) }),
       example: { fromAgentId: 'agt_7f3k2m9q', toAgentId: 'agt_2b8x4n1c', message: 'The Berlin venue confirmed 300 capacity.' },
       responses: {
         ...commonErrorResponses,
         200: z.object({
           success: z.literal(true),
           message: z.object({ id: z.string(), fromAgentId: z.string(), toAgentId: z.string(), createdAt: IsoDate }),
-          usage: z.object({ today: z.number().int(), limit: z.number().int() }),
+          usage: z.object({ today: z.number().check(z.int()), limit: z.number().check(z.int()) }),
         }),
         402: ErrorBody,
         404: ErrorBody,
-        429: ErrorBody.extend({ current: z.number().int(), limit: z.number().int() }),
+        429: z.extend(ErrorBody, { current: z.number().check(z.int()), limit: z.number().check(z.int()) }),
       },
     },
   ],
