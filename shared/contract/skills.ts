@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { channelInboundRoutes, whatsappVerificationRoute } from './channel-inbound';
-import { ResourceId } from './memory';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { SKILL_ACTION_BODIES } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+import { defineGroup, type RouteDefinition } from './route';
 
 export const SKILL_CATEGORIES = [
   'streaming',

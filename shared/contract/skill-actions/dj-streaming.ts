@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ResourceId } from '../memory';
+import { ResourceId } from '../common';
 import type { SkillActionBodies } from './index';
 
 const AgentId = z.optional(ResourceId).check(z.describe("the agent whose stream to use; an agent's own runtime calls leave it out"));

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ResourceId } from '../memory';
+import { ResourceId } from '../common';
 import type { SkillActionBodies } from './index';
 
 /**
