@@ -1,5 +1,5 @@
 import { experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe, tool, type ModelMessage, type ToolSet } from 'ai';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { generateChat, MAX_STEPS, speechProvider, streamChat, type ModelCallInput, type ModelCaller, type TokenUsage } from '../../shared/ai/model-layer';
 import { config } from '../../shared/config';
@@ -42,38 +42,40 @@ const AUDIO_MEDIA_TYPES: Record<(typeof TTS_FORMATS)[number], string> = {
   pcm: 'audio/pcm',
 };
 
-const Message = z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string().min(1).max(200_000) });
+const Message = z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string().check(z.minLength(1), z.maxLength(200_000)) });
 const TextInput = z
   .strictObject({
-    prompt: z.string().min(1).max(200_000).optional(),
-    messages: z.array(Message).min(1).max(200).optional(),
-    system: z.string().max(20_000).optional(),
-    model: z.string().min(1).max(128).optional(),
-    taskType: z.string().min(1).max(32).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    maxTokens: z.number().int().positive().max(1_000_000).optional(),
-    max_tokens: z.number().int().positive().max(1_000_000).optional(),
+    prompt: z.optional(z.string().check(z.minLength(1), z.maxLength(200_000))),
+    messages: z.optional(z.array(Message).check(z.minLength(1), z.maxLength(200))),
+    system: z.optional(z.string().check(z.maxLength(20_000))),
+    model: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+    taskType: z.optional(z.string().check(z.minLength(1), z.maxLength(32))),
+    temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
+    top_p: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+    maxTokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
+    max_tokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
   })
-  .refine((b) => !!b.prompt !== !!b.messages, 'send `prompt` or `messages` (one of them)');
+  .check(z.refine((b) => !!b.prompt !== !!b.messages, 'send `prompt` or `messages` (one of them)'));
 const AgentInput = z.intersection(
   TextInput,
   z.object({
-    maxSteps: z.number().int().min(1).max(MAX_STEPS).optional(),
-    agentId: z.string().min(1).max(128).optional().describe("one of the caller's agents: its memory and installed skills become tools"),
+    maxSteps: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_STEPS))),
+    agentId: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(128)))
+      .check(z.describe("one of the caller's agents: its memory and installed skills become tools")),
   }),
 );
 const TtsInput = z.strictObject({
-  input: z.string().min(1).max(TTS_MAX_CHARS),
-  voice: z.string().min(1).max(32).default('alloy'),
-  format: z.enum(TTS_FORMATS).default('mp3'),
-  model: z.string().min(1).max(64).default('tts-1'),
-  instructions: z.string().max(4096).optional(),
+  input: z.string().check(z.minLength(1), z.maxLength(TTS_MAX_CHARS)),
+  voice: z._default(z.string().check(z.minLength(1), z.maxLength(32)), 'alloy'),
+  format: z._default(z.enum(TTS_FORMATS), 'mp3'),
+  model: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'tts-1'),
+  instructions: z.optional(z.string().check(z.maxLength(4096))),
 });
 const SttInput = z.strictObject({
-  audio: z.base64().max(Math.ceil(STT_MAX_AUDIO_BYTES / 3) * 4, `at most ${STT_MAX_AUDIO_BYTES} bytes of audio`),
-  model: z.string().min(1).max(64).default('whisper-1'),
-  language: z.string().min(2).max(8).optional(),
+  audio: z.base64().check(z.maxLength(Math.ceil(STT_MAX_AUDIO_BYTES / 3) * 4, `at most ${STT_MAX_AUDIO_BYTES} bytes of audio`)),
+  model: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'whisper-1'),
+  language: z.optional(z.string().check(z.minLength(2), z.maxLength(8))),
 });
 
 /** The agent schema's strict text part refuses its own extra keys, so they are split off first. */
@@ -88,7 +90,7 @@ export type PluginInput =
   | { plugin: 'tts'; input: z.output<typeof TtsInput> }
   | { plugin: 'stt'; input: z.output<typeof SttInput> };
 
-function parseWith<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+function parseWith<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
   const out = schema.safeParse(body);
   if (!out.success) {
     const issues = out.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
@@ -149,7 +151,7 @@ function accountTools(userId: string, agentId: string): ToolSet {
     }),
     write_agent_memory: tool({
       description: "Store one value in the agent's memory under a key.",
-      inputSchema: z.object({ key: z.string().min(1).max(256), value: z.unknown() }),
+      inputSchema: z.object({ key: z.string().check(z.minLength(1), z.maxLength(256)), value: z.unknown() }),
       execute: async ({ key, value }) => {
         const encoded = JSON.stringify(value ?? null);
         const bytes = Buffer.byteLength(encoded, 'utf8');

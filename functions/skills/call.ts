@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { recordActivity } from '../../shared/db/idle-watch';
 import { validationError } from '../../shared/http/pipeline';
 import type { SkillName } from '../../shared/contract/skills';
 import { skillRegistry } from './registry';
 import type { SkillCall } from './skill-module';
 
-const ActionField = z.looseObject({ action: z.string().optional() });
+const ActionField = z.looseObject({ action: z.optional(z.string()) });
 
 /**
  * Runs one skill action: the body's `action` picks it, its strict schema validates the body (400
@@ -19,7 +19,7 @@ export async function runSkill(name: SkillName, call: SkillCall, body: unknown) 
   const action = actionName !== undefined && Object.hasOwn(skill.actions, actionName) ? skill.actions[actionName]! : undefined;
   if (!action) {
     const unknownAction = z.object({ action: z.enum(actionNames as [string, ...string[]]) }).safeParse(body ?? {});
-    throw validationError('body', unknownAction.error ?? new z.ZodError([]));
+    throw validationError('body', unknownAction.error ?? new z.core.$ZodError([]));
   }
   const withAction = actionName === skill.defaultAction && typeof body === 'object' && body && !('action' in body) ? { ...body, action: actionName } : body;
   const parsed = action.body.safeParse(withAction);

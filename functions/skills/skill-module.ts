@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { SkillName } from '../../shared/contract/skills';
 
 /**
@@ -19,7 +19,7 @@ export interface SkillCall {
 /** What a skill answers beyond `success`: a plain JSON object. */
 export type SkillData = Record<string, unknown>;
 
-export interface SkillAction<B extends z.ZodObject = z.ZodObject> {
+export interface SkillAction<B extends z.ZodMiniObject = z.ZodMiniObject> {
   /** A strict object holding the action's fields, `action` included (`z.literal('<name>')`). */
   body: B;
   // Method syntax on purpose: a module's map holds actions with different body types.
@@ -35,4 +35,4 @@ export interface SkillModule {
 }
 
 /** Keeps the body type of an action for its `run` (a plain object literal would widen it). */
-export const action = <B extends z.ZodObject>(body: B, run: (call: SkillCall, body: z.output<B>) => Promise<SkillData>): SkillAction<B> => ({ body, run });
+export const action = <B extends z.ZodMiniObject>(body: B, run: (call: SkillCall, body: z.output<B>) => Promise<SkillData>): SkillAction<B> => ({ body, run });

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { channelInboundRoutes, whatsappVerificationRoute } from './channel-inbound';
-import { ResourceId } from './memory';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { SKILL_ACTION_BODIES } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, type RouteDefinition, SuccessTrue, ValidationErrorBody } from './route';
+import { defineGroup, type RouteDefinition } from './route';
 
 export const SKILL_CATEGORIES = [
   'streaming',
@@ -189,14 +189,14 @@ export const SkillRecord = z.object({
   category: SkillCategory,
   icon: z.string(),
   author: z.string(),
-  downloads: z.number().int().nonnegative(),
-  rating: z.number().min(0).max(5),
+  downloads: z.number().check(z.int(), z.nonnegative()),
+  rating: z.number().check(z.minimum(0), z.maximum(5)),
   featured: z.boolean(),
 });
 
-const Text = z.string().min(1).max(200);
-const Amount = z.number().nonnegative();
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const Text = z.string().check(z.minLength(1), z.maxLength(200));
+const Amount = z.number().check(z.nonnegative());
+const Address = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
 
 export const BOOKING_SETTLEMENT_ACTIONS = ['list', 'get', 'create_escrow', 'release_funds', 'simulate_settlement'] as const;
 /** GET is not CSRF-protected, so it may only run the actions that change nothing. */
@@ -206,84 +206,75 @@ export const INSTANT_SPLIT_READ_ACTIONS = ['list_pending', 'get_balance', 'simul
 
 const SplitRecipient = z.strictObject({
   recipientAddress: Address,
-  percentage: z.number().gt(0).max(100),
-  role: Text.optional(),
-  name: Text.optional(),
+  percentage: z.number().check(z.gt(0), z.maximum(100)),
+  role: z.optional(Text),
+  name: z.optional(Text),
 });
 
 /** Request bodies the spec's skill table gives field by field. */
 const SPECIFIED_SKILL_BODIES = {
-  'visual-synthesizer': z.strictObject({ prompt: z.string().min(1).max(2000).optional(), style: Text.optional() }),
+  'visual-synthesizer': z.strictObject({ prompt: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))), style: z.optional(Text) }),
   'track-archaeologist': z.strictObject({
     action: z.enum(['search']),
-    bpm: z.number().positive().max(400).optional(),
-    genre: Text.optional(),
-    mood: Text.optional(),
+    bpm: z.optional(z.number().check(z.positive(), z.maximum(400))),
+    genre: z.optional(Text),
+    mood: z.optional(Text),
   }),
   'setlist-oracle': z.strictObject({
     action: z.enum(['build']),
-    genre: Text.optional(),
-    duration: z
-      .number()
-      .positive()
-      .max(24 * 60)
-      .describe('set length in minutes')
-      .optional(),
+    genre: z.optional(Text),
+    duration: z.optional(z.number().check(z.positive(), z.maximum(24 * 60), z.describe('set length in minutes'))),
   }),
   'groupie-manager': z.strictObject({ action: z.enum(['segment']) }),
   'royalty-tracker': z.strictObject({ action: z.enum(['total']) }),
-  'demo-submitter': z.strictObject({ action: z.enum(['submit']), title: Text.optional(), artist: Text.optional() }),
+  'demo-submitter': z.strictObject({ action: z.enum(['submit']), title: z.optional(Text), artist: z.optional(Text) }),
   'event-ticketing': z.strictObject({
     action: z.enum(['purchase']),
-    eventId: ResourceId.optional(),
-    email: z.email().optional(),
-    tier: Text.optional(),
+    eventId: z.optional(ResourceId),
+    email: z.optional(z.email()),
+    tier: z.optional(Text),
   }),
   'event-scheduler': z.strictObject({
     action: z.enum(['schedule']),
-    title: Text.optional(),
-    date: z.iso.date().optional(),
-    time: z
-      .string()
-      .regex(/^\d{2}:\d{2}$/, 'must be HH:MM')
-      .optional(),
-    channels: z.array(Text).max(20).optional(),
+    title: z.optional(Text),
+    date: z.optional(z.iso.date()),
+    time: z.optional(z.string().check(z.regex(/^\d{2}:\d{2}$/, 'must be HH:MM'))),
+    channels: z.optional(z.array(Text).check(z.maxLength(20))),
   }),
   'venue-finder': z.strictObject({
     action: z.enum(['search']),
-    city: Text.optional(),
-    type: Text.optional(),
-    capacity: z.number().int().positive().optional(),
-    maxPrice: Amount.optional(),
+    city: z.optional(Text),
+    type: z.optional(Text),
+    capacity: z.optional(z.number().check(z.int(), z.positive())),
+    maxPrice: z.optional(Amount),
   }),
   'festival-finder': z.strictObject({
     action: z.enum(['search']),
-    genre: Text.optional(),
-    country: Text.optional(),
-    maxPrice: Amount.optional(),
+    genre: z.optional(Text),
+    country: z.optional(Text),
+    maxPrice: z.optional(Amount),
   }),
   'booking-settlement': z.strictObject({
     action: z.enum(BOOKING_SETTLEMENT_ACTIONS),
-    bookingId: ResourceId.optional().describe('required for create_escrow and release_funds'),
-    booking: z.strictObject({ guarantee: Amount, backend: Amount, deposit: Amount }).optional().describe('required for simulate_settlement'),
+    bookingId: z.optional(ResourceId).check(z.describe('required for create_escrow and release_funds')),
+    booking: z.optional(z.strictObject({ guarantee: Amount, backend: Amount, deposit: Amount })).check(z.describe('required for simulate_settlement')),
   }),
   'instant-split': z.strictObject({
     action: z.enum(INSTANT_SPLIT_ACTIONS),
-    splitId: ResourceId.optional().describe('required for execute_split'),
+    splitId: z.optional(ResourceId).check(z.describe('required for execute_split')),
     splits: z
-      .union([SplitRecipient, z.array(SplitRecipient).min(1).max(50)])
-      .optional()
-      .describe('required for create_split_rule: one recipient or a list of them'),
-    threshold: Amount.optional().describe('for create_split_rule'),
-    streams: z.number().int().nonnegative().optional().describe('for simulate'),
-    rate: Amount.optional().describe('for simulate: payout per stream'),
+      .optional(z.union([SplitRecipient, z.array(SplitRecipient).check(z.minLength(1), z.maxLength(50))]))
+      .check(z.describe('required for create_split_rule: one recipient or a list of them')),
+    threshold: z.optional(Amount).check(z.describe('for create_split_rule')),
+    streams: z.optional(z.number().check(z.int(), z.nonnegative())).check(z.describe('for simulate')),
+    rate: z.optional(Amount).check(z.describe('for simulate: payout per stream')),
   }),
-} satisfies Partial<Record<SkillName, z.ZodObject>>;
+} satisfies Partial<Record<SkillName, z.ZodMiniObject>>;
 
 /** The shape designed for skills whose request fields the spec leaves open. */
 export const DesignedSkillBody = z.strictObject({
-  action: z.string().min(1).max(64).describe('the operation the skill runs'),
-  params: z.record(z.string().max(64), z.json()).optional().describe("the operation's arguments"),
+  action: z.string().check(z.minLength(1), z.maxLength(64), z.describe('the operation the skill runs')),
+  params: z.optional(z.record(z.string().check(z.maxLength(64)), z.json())).check(z.describe("the operation's arguments")),
 });
 
 type SpecifiedSkill = keyof typeof SPECIFIED_SKILL_BODIES;
@@ -336,9 +327,9 @@ const isSpecified = (name: SkillName): name is SpecifiedSkill => Object.hasOwn(S
  * Body schema of a skill endpoint: its actions' bodies once its module is built, before that the
  * spec's fields where it gives them, else the designed shape.
  */
-export const skillBody = (name: SkillName): z.ZodType => {
+export const skillBody = (name: SkillName): z.ZodMiniType => {
   const actions = Object.hasOwn(SKILL_ACTION_BODIES, name) ? Object.values(SKILL_ACTION_BODIES[name]!.bodies) : [];
-  if (actions.length) return z.discriminatedUnion('action', actions as [z.ZodObject, ...z.ZodObject[]]);
+  if (actions.length) return z.discriminatedUnion('action', actions as [z.ZodMiniObject, ...z.ZodMiniObject[]]);
   return isSpecified(name) ? SPECIFIED_SKILL_BODIES[name] : DesignedSkillBody;
 };
 
@@ -354,7 +345,7 @@ export const SkillSuccessBody = z.looseObject({ success: z.literal(true) });
 
 const skillResponses = {
   ...commonErrorResponses,
-  400: z.union([ValidationErrorBody, ErrorBody]).describe('invalid parameters (e.g. a field the chosen action needs is missing)'),
+  400: z.union([ValidationErrorBody, ErrorBody]).check(z.describe('invalid parameters (e.g. a field the chosen action needs is missing)')),
   200: SkillSuccessBody,
   404: ErrorBody,
   500: ErrorBody,
@@ -382,7 +373,7 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
   };
 });
 
-const Money = z.coerce.number().nonnegative();
+const Money = z.coerce.number().check(z.nonnegative());
 
 export const skillGetRoutes = [
   {
@@ -394,11 +385,11 @@ export const skillGetRoutes = [
     description:
       'The spec lets booking-settlement answer GET as well as POST. GET runs only the actions that change nothing (`list`, `get`, `simulate_settlement`); escrow creation and release need POST. For `simulate_settlement` the booking object is given flat: `guarantee`, `backend`, `deposit`.',
     query: z.object({
-      action: z.enum(BOOKING_SETTLEMENT_READ_ACTIONS).default('list'),
-      bookingId: ResourceId.optional().describe('for get'),
-      guarantee: Money.optional(),
-      backend: Money.optional(),
-      deposit: Money.optional(),
+      action: z._default(z.enum(BOOKING_SETTLEMENT_READ_ACTIONS), 'list'),
+      bookingId: z.optional(ResourceId).check(z.describe('for get')),
+      guarantee: z.optional(Money),
+      backend: z.optional(Money),
+      deposit: z.optional(Money),
     }),
     responses: skillResponses,
   },
@@ -411,9 +402,9 @@ export const skillGetRoutes = [
     description:
       'The spec lets instant-split answer GET as well as POST. GET runs only the actions that change nothing (`list_pending`, `get_balance`, `simulate`); creating and executing split rules need POST.',
     query: z.object({
-      action: z.enum(INSTANT_SPLIT_READ_ACTIONS).default('list_pending'),
-      streams: z.coerce.number().int().nonnegative().optional().describe('for simulate'),
-      rate: Money.optional().describe('for simulate: payout per stream'),
+      action: z._default(z.enum(INSTANT_SPLIT_READ_ACTIONS), 'list_pending'),
+      streams: z.optional(z.coerce.number().check(z.int(), z.nonnegative())).check(z.describe('for simulate')),
+      rate: z.optional(Money).check(z.describe('for simulate: payout per stream')),
     }),
     responses: skillResponses,
   },
@@ -444,7 +435,7 @@ const installRoutes = [
     summary: "The skills installed on an owned agent, with the plan's per-agent skill limit.",
     params: z.strictObject({ agentId: ResourceId }),
     responses: {
-      200: z.object({ agentId: z.string(), skills: z.array(InstalledSkillRecord), count: z.number().int(), limit: z.number().int() }),
+      200: z.object({ agentId: z.string(), skills: z.array(InstalledSkillRecord), count: z.number().check(z.int()), limit: z.number().check(z.int()) }),
       404: ErrorBody,
       ...commonErrorResponses,
     },
@@ -456,7 +447,7 @@ const installRoutes = [
     auth: 'session',
     summary: 'Uninstall a skill from an owned agent; its unit of the skill limit is given back.',
     params: AgentSkillParams,
-    responses: { 200: SuccessTrue, 404: ErrorBody.describe('no such agent, or the skill is not installed on it'), ...commonErrorResponses },
+    responses: { 200: SuccessTrue, 404: ErrorBody.check(z.describe('no such agent, or the skill is not installed on it')), ...commonErrorResponses },
   },
   {
     operation: 'rateSkill',
@@ -465,10 +456,14 @@ const installRoutes = [
     auth: 'session',
     summary: "Rate a catalogue skill from 1 to 5 stars; rating again replaces the caller's earlier rating. The catalogue's `rating` is the average.",
     params: z.strictObject({ skillId: ResourceId }),
-    body: z.strictObject({ rating: z.number().int().min(SKILL_RATING_MIN).max(SKILL_RATING_MAX) }),
+    body: z.strictObject({ rating: z.number().check(z.int(), z.minimum(SKILL_RATING_MIN), z.maximum(SKILL_RATING_MAX)) }),
     example: { rating: 4 },
     responses: {
-      200: SuccessTrue.extend({ skillId: z.string(), rating: z.number().describe("the skill's new average"), ratingCount: z.number().int() }),
+      200: z.extend(SuccessTrue, {
+        skillId: z.string(),
+        rating: z.number().check(z.describe("the skill's new average")),
+        ratingCount: z.number().check(z.int()),
+      }),
       404: ErrorBody,
       ...commonErrorResponses,
     },
@@ -482,7 +477,7 @@ const installRoutes = [
     description:
       "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (any other credential answers 401 `TOKEN_INVALID`). The body is the skill endpoint's body (`POST /api/skills/{skill}`) and so is the answer. A skill that is not installed on the agent, or disabled, answers 404, as does an agent that is not the account's.",
     params: z.strictObject({ userId: ResourceId, agentId: ResourceId, skill: ResourceId }),
-    body: z.looseObject({ action: z.string().optional() }),
+    body: z.looseObject({ action: z.optional(z.string()) }),
     handlerValidates: true,
     openBody: true,
     example: { action: 'search', genre: 'techno' },
@@ -496,9 +491,9 @@ const installRoutes = [
     summary: 'Import venues into the catalogue venue-finder searches (operator only).',
     description:
       "The file format is this body: `{venues: [{id, name, city, country, type, capacity, price}]}` (price: one night's hire in USD). An entry with an id already stored replaces it; `replace: true` first removes every venue not in the file. Nothing is invented: an empty catalogue searches empty.",
-    body: z.strictObject({ venues: z.array(VenueEntry).min(1).max(1000), replace: z.boolean().default(false) }),
+    body: z.strictObject({ venues: z.array(VenueEntry).check(z.minLength(1), z.maxLength(1000)), replace: z._default(z.boolean(), false) }),
     example: { venues: [{ id: 'albert-hall-mcr', name: 'Albert Hall', city: 'Manchester', country: 'GB', type: 'club', capacity: 1800, price: 1500 }] },
-    responses: { 200: SuccessTrue.extend({ imported: z.number().int(), removed: z.number().int() }), ...commonErrorResponses },
+    responses: { 200: z.extend(SuccessTrue, { imported: z.number().check(z.int()), removed: z.number().check(z.int()) }), ...commonErrorResponses },
   },
   {
     operation: 'importFestivals',
@@ -508,13 +503,13 @@ const installRoutes = [
     summary: 'Import festivals into the catalogue festival-finder searches (operator only).',
     description:
       'The file format is this body: `{festivals: [{id, name, country, city?, genres, startDate, endDate?, ticketPrice}]}` (ticketPrice in USD). Same id replaces; `replace: true` removes festivals not in the file.',
-    body: z.strictObject({ festivals: z.array(FestivalEntry).min(1).max(1000), replace: z.boolean().default(false) }),
+    body: z.strictObject({ festivals: z.array(FestivalEntry).check(z.minLength(1), z.maxLength(1000)), replace: z._default(z.boolean(), false) }),
     example: {
       festivals: [
         { id: 'ade-2026', name: 'Amsterdam Dance Event', country: 'NL', city: 'Amsterdam', genres: ['electronic'], startDate: '2026-10-14', ticketPrice: 120 },
       ],
     },
-    responses: { 200: SuccessTrue.extend({ imported: z.number().int(), removed: z.number().int() }), ...commonErrorResponses },
+    responses: { 200: z.extend(SuccessTrue, { imported: z.number().check(z.int()), removed: z.number().check(z.int()) }), ...commonErrorResponses },
   },
 ] as const satisfies readonly RouteDefinition[];
 
@@ -530,11 +525,8 @@ export const skillsContract = defineGroup({
       auth: 'none',
       summary: 'The skill catalogue, optionally one category or only featured skills, with the category list and the featured skills.',
       query: z.object({
-        category: z
-          .enum(['all', ...SKILL_CATEGORIES])
-          .optional()
-          .describe('`all` or omitted lists every category'),
-        featured: z.enum(['true', 'false']).optional().describe('`true` lists featured skills only'),
+        category: z.optional(z.enum(['all', ...SKILL_CATEGORIES])).check(z.describe('`all` or omitted lists every category')),
+        featured: z.optional(z.enum(['true', 'false'])).check(z.describe('`true` lists featured skills only')),
       }),
       responses: {
         200: z.object({ skills: z.array(SkillRecord), categories: z.array(SkillCategory), featured: z.array(SkillRecord) }),
@@ -550,16 +542,18 @@ export const skillsContract = defineGroup({
       description:
         "Needs an active subscription (admins exempt). The plan's skill limit (label 3, solo 10, collective 25, network 100; admins 100) counts the skills installed on **each agent**, held by a per-agent counter changed in the install's transaction, so concurrent installs cannot pass it. The running instance picks the skill up with its next state load (`GET /api/instance/{userId}/runtime/state`).",
       body: z.strictObject({
-        skillId: ResourceId.describe("the skill's id, its catalogue name"),
+        skillId: ResourceId.check(z.describe("the skill's id, its catalogue name")),
         agentId: ResourceId,
       }),
       example: { skillId: 'setlist-oracle', agentId: 'agt_3f9c2a' },
       responses: {
-        200: SuccessTrue.extend({ installed: z.boolean().describe('false when the agent already had the skill'), skill: InstalledSkillRecord }),
+        200: z.extend(SuccessTrue, { installed: z.boolean().check(z.describe('false when the agent already had the skill')), skill: InstalledSkillRecord }),
         402: ErrorBody,
         404: ErrorBody,
         ...commonErrorResponses,
-        429: ErrorBody.extend({ current: z.number().int(), limit: z.number().int() }).describe("the agent already has the plan's number of skills"),
+        429: z
+          .extend(ErrorBody, { current: z.number().check(z.int()), limit: z.number().check(z.int()) })
+          .check(z.describe("the agent already has the plan's number of skills")),
       },
     },
     ...skillRoutes,

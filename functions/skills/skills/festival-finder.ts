@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { festivalFinderActions as bodies, type FestivalEntry } from '../../../shared/contract/skill-actions/events';
 import { listFestivals } from '../../../shared/db/skills/finder-catalogues';
 import { action, type SkillModule } from '../skill-module';

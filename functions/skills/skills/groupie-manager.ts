@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { FanFields, groupieManagerBodies as bodies } from '../../../shared/contract/skill-actions/groupie-manager';
 import { fanIdFor, listFans, setFanSegment, upsertFan, type FanInput, type FanRecord, type FanSegment } from '../../../shared/db/skills/fans';
 import { action, type SkillCall, type SkillModule } from '../skill-module';

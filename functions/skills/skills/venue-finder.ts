@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { venueFinderActions as bodies, type VenueEntry } from '../../../shared/contract/skill-actions/events';
 import { listVenues } from '../../../shared/db/skills/finder-catalogues';
 import { action, type SkillModule } from '../skill-module';

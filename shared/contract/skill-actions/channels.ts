@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Request bodies of the channel skills (issue 13 part C): chat-bot (Telegram), community-bot
@@ -7,33 +7,28 @@ import * as z from 'zod';
  * `connect` are stored envelope-encrypted and never answered back.
  */
 
-const Text = z.string().trim().min(1).max(4000);
-const Target = z
-  .string()
-  .trim()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9@_+.:-]+$/, 'must be a chat, channel or phone id');
-const Secret = z.string().min(8).max(512);
-const AgentId = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
-const Limit = z.number().int().min(1).max(100).default(20);
+const Text = z.string().check(z.trim(), z.minLength(1), z.maxLength(4000));
+const Target = z.string().check(z.trim(), z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9@_+.:-]+$/, 'must be a chat, channel or phone id'));
+const Secret = z.string().check(z.minLength(8), z.maxLength(512));
+const AgentId = z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -'));
+const Limit = z._default(z.number().check(z.int(), z.minimum(1), z.maximum(100)), 20);
 
 const connectBase = {
   action: z.literal('connect'),
-  agentId: AgentId.optional().describe('the agent inbound messages go to; default the agent the token was provisioned for'),
-  token: Secret.optional().describe('the bot token; optional when `POST /api/provision` stored one'),
+  agentId: z.optional(AgentId).check(z.describe('the agent inbound messages go to; default the agent the token was provisioned for')),
+  token: z.optional(Secret).check(z.describe('the bot token; optional when `POST /api/provision` stored one')),
 };
 const sendBody = (targetDescription: string) =>
-  z.strictObject({ action: z.literal('send'), to: Target.optional().describe(`${targetDescription}; default the connection's defaultTarget`), text: Text });
-const listMessages = z.strictObject({ action: z.literal('list_messages'), direction: z.enum(['in', 'out']).optional(), limit: Limit });
-const channelInfoBody = z.strictObject({ action: z.literal('channel_info'), target: Target.optional() });
+  z.strictObject({
+    action: z.literal('send'),
+    to: z.optional(Target).check(z.describe(`${targetDescription}; default the connection's defaultTarget`)),
+    text: Text,
+  });
+const listMessages = z.strictObject({ action: z.literal('list_messages'), direction: z.optional(z.enum(['in', 'out'])), limit: Limit });
+const channelInfoBody = z.strictObject({ action: z.literal('channel_info'), target: z.optional(Target) });
 
 export const chatBotActions = {
-  connect: z.strictObject({ ...connectBase, defaultTarget: Target.optional().describe('Telegram chat id scheduled posts go to') }),
+  connect: z.strictObject({ ...connectBase, defaultTarget: z.optional(Target).check(z.describe('Telegram chat id scheduled posts go to')) }),
   send: sendBody('Telegram chat id'),
   list_messages: listMessages,
   channel_info: z.strictObject({ action: z.literal('channel_info') }),
@@ -43,11 +38,9 @@ export const communityBotActions = {
   connect: z.strictObject({
     ...connectBase,
     publicKey: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/, "the application's Ed25519 public key, hex")
-      .optional()
-      .describe('verifies the interactions Discord posts to the inbound route'),
-    defaultTarget: Target.optional().describe('Discord channel id scheduled posts go to'),
+      .optional(z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, "the application's Ed25519 public key, hex")))
+      .check(z.describe('verifies the interactions Discord posts to the inbound route')),
+    defaultTarget: z.optional(Target).check(z.describe('Discord channel id scheduled posts go to')),
   }),
   send: sendBody('Discord channel id'),
   list_messages: listMessages,
@@ -56,13 +49,17 @@ export const communityBotActions = {
 
 const whatsappConnect = z.strictObject({
   ...connectBase,
-  phoneNumberId: Target.optional().describe('the WhatsApp business phone number id messages are sent from'),
-  businessAccountId: Target.optional().describe('the WhatsApp Business account whose templates are listed'),
-  appSecret: Secret.optional().describe('the Meta app secret that signs webhooks (`X-Hub-Signature-256`)'),
-  verifyToken: Secret.optional().describe(
-    "the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken`",
-  ),
-  defaultTarget: Target.optional().describe('phone number (E.164 digits) scheduled posts go to'),
+  phoneNumberId: z.optional(Target).check(z.describe('the WhatsApp business phone number id messages are sent from')),
+  businessAccountId: z.optional(Target).check(z.describe('the WhatsApp Business account whose templates are listed')),
+  appSecret: z.optional(Secret).check(z.describe('the Meta app secret that signs webhooks (`X-Hub-Signature-256`)')),
+  verifyToken: z
+    .optional(Secret)
+    .check(
+      z.describe(
+        "the verify token entered in Meta's webhook settings, answered by the GET subscription check; when omitted on the first connect one is made and answered once as `verifyToken`",
+      ),
+    ),
+  defaultTarget: z.optional(Target).check(z.describe('phone number (E.164 digits) scheduled posts go to')),
 });
 
 export const businessMessagingActions = {
@@ -76,16 +73,12 @@ export const businessMessagingApiActions = {
   connect: whatsappConnect,
   send_template: z.strictObject({
     action: z.literal('send_template'),
-    to: Target.optional(),
-    template: z
-      .string()
-      .regex(/^[a-z0-9_]{1,512}$/, 'a template name: lowercase letters, digits, _')
-      .describe('an approved message template'),
-    languageCode: z
-      .string()
-      .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a language code such as en_US')
-      .default('en_US'),
-    parameters: z.array(z.string().min(1).max(1024)).max(10).default([]).describe('the body parameters {{1}}, {{2}}…'),
+    to: z.optional(Target),
+    template: z.string().check(z.regex(/^[a-z0-9_]{1,512}$/, 'a template name: lowercase letters, digits, _'), z.describe('an approved message template')),
+    languageCode: z._default(z.string().check(z.regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a language code such as en_US')), 'en_US'),
+    parameters: z
+      ._default(z.array(z.string().check(z.minLength(1), z.maxLength(1024))).check(z.maxLength(10)), [])
+      .check(z.describe('the body parameters {{1}}, {{2}}…')),
   }),
   list_templates: z.strictObject({ action: z.literal('list_templates') }),
   list_messages: listMessages,
@@ -94,8 +87,8 @@ export const businessMessagingApiActions = {
 export const teamChatActions = {
   connect: z.strictObject({
     ...connectBase,
-    signingSecret: Secret.optional().describe('the Slack app signing secret that signs Events API requests'),
-    defaultTarget: Target.optional().describe('Slack channel id scheduled posts go to'),
+    signingSecret: z.optional(Secret).check(z.describe('the Slack app signing secret that signs Events API requests')),
+    defaultTarget: z.optional(Target).check(z.describe('Slack channel id scheduled posts go to')),
   }),
   send: sendBody('Slack channel id'),
   list_messages: listMessages,

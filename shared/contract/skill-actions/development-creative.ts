@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { SkillActionBodies } from './index';
 
 /**
@@ -11,11 +11,7 @@ export const BROWSER_TEXT_DEFAULT_CHARS = 20_000;
 export const BROWSER_TEXT_MAX_CHARS = 100_000;
 export const BROWSER_MAX_LINKS = 200;
 
-const PageUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .regex(/^https?:\/\//i, 'an http(s) URL');
+const PageUrl = z.string().check(z.trim(), z.maxLength(2048), z.regex(/^https?:\/\//i, 'an http(s) URL'));
 
 export const browserBodies = {
   fetch: z
@@ -23,14 +19,10 @@ export const browserBodies = {
       action: z.literal('fetch'),
       url: PageUrl,
       maxChars: z
-        .number()
-        .int()
-        .min(100)
-        .max(BROWSER_TEXT_MAX_CHARS)
-        .default(BROWSER_TEXT_DEFAULT_CHARS)
-        .describe('longest text returned; a longer page is cut and `textTruncated` says so'),
+        ._default(z.number().check(z.int(), z.minimum(100), z.maximum(BROWSER_TEXT_MAX_CHARS)), BROWSER_TEXT_DEFAULT_CHARS)
+        .check(z.describe('longest text returned; a longer page is cut and `textTruncated` says so')),
     })
-    .describe(`the page's title, readable text (scripts and styles dropped) and links as absolute URLs (at most ${BROWSER_MAX_LINKS})`),
+    .check(z.describe(`the page's title, readable text (scripts and styles dropped) and links as absolute URLs (at most ${BROWSER_MAX_LINKS})`)),
 };
 
 export const browserActions: SkillActionBodies = { bodies: browserBodies, example: { action: 'fetch', url: 'https://example.com/news' } };
@@ -38,33 +30,33 @@ export const browserActions: SkillActionBodies = { bodies: browserBodies, exampl
 /** A dotted event type of the user's naming (`show.announced`). */
 export const MESSAGE_EVENT_TYPE = /^[a-z][a-z0-9_-]{0,39}(\.[a-z0-9_-]{1,40}){1,4}$/;
 
-const EndpointId = z.string().regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)');
+const EndpointId = z.string().check(z.regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)'));
 /** The Standard Webhooks message id: stable across retries, so receivers can drop duplicates. */
-const MessageId = z.string().regex(/^msg_[A-Za-z0-9_-]{8,64}$/, 'msg_ followed by 8 to 64 letters, digits, _ or -');
+const MessageId = z.string().check(z.regex(/^msg_[A-Za-z0-9_-]{8,64}$/, 'msg_ followed by 8 to 64 letters, digits, _ or -'));
 
 export const webhookBodies = {
   register: z
     .strictObject({ action: z.literal('register'), url: PageUrl })
-    .describe('register an endpoint (the signing secret is shown once, here); the URL must reach the public internet'),
+    .check(z.describe('register an endpoint (the signing secret is shown once, here); the URL must reach the public internet')),
   list: z.strictObject({ action: z.literal('list') }),
   remove: z.strictObject({ action: z.literal('remove'), endpointId: EndpointId }),
   send: z
     .strictObject({
       action: z.literal('send'),
       endpointId: EndpointId,
-      type: z.string().regex(MESSAGE_EVENT_TYPE, 'a dotted event type such as show.announced').describe('the event type receivers see'),
-      payload: z.record(z.string().max(64), z.json()).describe('the event data (JSON object)'),
-      id: MessageId.optional().describe('message id; repeating one does not send again (safe retries). Default: a new id'),
+      type: z.string().check(z.regex(MESSAGE_EVENT_TYPE, 'a dotted event type such as show.announced'), z.describe('the event type receivers see')),
+      payload: z.record(z.string().check(z.maxLength(64)), z.json()).check(z.describe('the event data (JSON object)')),
+      id: z.optional(MessageId).check(z.describe('message id; repeating one does not send again (safe retries). Default: a new id')),
     })
-    .describe('queue one signed delivery (Standard Webhooks); failures are retried through the events queue'),
+    .check(z.describe('queue one signed delivery (Standard Webhooks); failures are retried through the events queue')),
   deliveries: z
     .strictObject({
       action: z.literal('deliveries'),
       endpointId: EndpointId,
-      limit: z.number().int().min(1).max(100).default(20),
-      cursor: z.string().max(2048).optional(),
+      limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(100)), 20),
+      cursor: z.optional(z.string().check(z.maxLength(2048))),
     })
-    .describe('the delivery log of an endpoint, newest first: every attempt with its outcome'),
+    .check(z.describe('the delivery log of an endpoint, newest first: every attempt with its outcome')),
 };
 
 export const webhookActions: SkillActionBodies = {
@@ -78,12 +70,12 @@ export const visualSynthesizerBodies = {
   generate: z
     .strictObject({
       // The spec's body is just prompt and style: the one action may go unnamed.
-      action: z.literal('generate').optional(),
-      prompt: z.string().trim().min(1).max(2000).describe('what the image shows'),
-      style: z.string().trim().min(1).max(200).optional().describe('the look: synthwave, watercolour, 35 mm photo...'),
-      size: z.enum(IMAGE_SIZES).default('1024x1024'),
+      action: z.optional(z.literal('generate')),
+      prompt: z.string().check(z.trim(), z.minLength(1), z.maxLength(2000), z.describe('what the image shows')),
+      style: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe('the look: synthwave, watercolour, 35 mm photo...')),
+      size: z._default(z.enum(IMAGE_SIZES), '1024x1024'),
     })
-    .describe("an image from the model layer's image generation (plan-gated, metered like chat), kept in the file-manager storage"),
+    .check(z.describe("an image from the model layer's image generation (plan-gated, metered like chat), kept in the file-manager storage")),
 };
 
 export const visualSynthesizerActions: SkillActionBodies = {

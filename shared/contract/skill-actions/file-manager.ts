@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { SkillActionBodies } from './index';
 
 /**
@@ -12,20 +12,17 @@ export const FILE_URL_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
 
 const FileName = z
   .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[^/\\\u0000-\u001f]+$/, 'a file name without slashes or control characters');
-const ContentType = z
-  .string()
-  .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a media type such as application/pdf')
-  .default('application/octet-stream');
+  .check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/^[^/\\\u0000-\u001f]+$/, 'a file name without slashes or control characters'));
+const ContentType = z._default(
+  z.string().check(z.regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a media type such as application/pdf')),
+  'application/octet-stream',
+);
 
-const FileId = z.string().regex(/^file_[0-9a-f]{24}$/, 'a file id');
-const Folder = z
-  .string()
-  .regex(/^[A-Za-z0-9 _.-]{1,64}(\/[A-Za-z0-9 _.-]{1,64}){0,7}$/, 'folder names of letters, digits, space, _ . -, separated by /')
-  .refine((f) => !f.split('/').some((part) => part === '.' || part === '..'), 'no . or .. parts');
+const FileId = z.string().check(z.regex(/^file_[0-9a-f]{24}$/, 'a file id'));
+const Folder = z.string().check(
+  z.regex(/^[A-Za-z0-9 _.-]{1,64}(\/[A-Za-z0-9 _.-]{1,64}){0,7}$/, 'folder names of letters, digits, space, _ . -, separated by /'),
+  z.refine((f) => !f.split('/').some((part) => part === '.' || part === '..'), 'no . or .. parts'),
+);
 
 export const fileManagerBodies = {
   upload: z
@@ -34,42 +31,34 @@ export const fileManagerBodies = {
       name: FileName,
       contentBase64: z
         .base64()
-        .max(Math.ceil(FILE_UPLOAD_MAX_BYTES / 3) * 4 + 4)
-        .describe(`the file, base64; at most ${FILE_UPLOAD_MAX_BYTES} bytes decoded`),
+        .check(z.maxLength(Math.ceil(FILE_UPLOAD_MAX_BYTES / 3) * 4 + 4), z.describe(`the file, base64; at most ${FILE_UPLOAD_MAX_BYTES} bytes decoded`)),
       contentType: ContentType,
-      folder: z
-        .union([z.literal('/'), Folder])
-        .default('/')
-        .describe('/ = the top level'),
+      folder: z._default(z.union([z.literal('/'), Folder]), '/').check(z.describe('/ = the top level')),
     })
-    .describe("store a file within the plan's storage quota (429 with current and limit when full)"),
+    .check(z.describe("store a file within the plan's storage quota (429 with current and limit when full)")),
   upload_url: z
     .strictObject({
       action: z.literal('upload_url'),
       name: FileName,
-      size: z.number().int().positive().max(FILE_URL_UPLOAD_MAX_BYTES).describe(`bytes; at most ${FILE_URL_UPLOAD_MAX_BYTES}`),
+      size: z.number().check(z.int(), z.positive(), z.maximum(FILE_URL_UPLOAD_MAX_BYTES), z.describe(`bytes; at most ${FILE_URL_UPLOAD_MAX_BYTES}`)),
       contentType: ContentType,
-      folder: z
-        .union([z.literal('/'), Folder])
-        .default('/')
-        .describe('/ = the top level'),
+      folder: z._default(z.union([z.literal('/'), Folder]), '/').check(z.describe('/ = the top level')),
     })
-    .describe(
-      'a presigned URL for one PUT of exactly `size` bytes with the returned headers (valid FILE_UPLOAD_URL_TTL_SECONDS); then `confirm_upload` with the fileId, which counts the file against the quota',
+    .check(
+      z.describe(
+        'a presigned URL for one PUT of exactly `size` bytes with the returned headers (valid FILE_UPLOAD_URL_TTL_SECONDS); then `confirm_upload` with the fileId, which counts the file against the quota',
+      ),
     ),
   confirm_upload: z
     .strictObject({ action: z.literal('confirm_upload'), fileId: FileId })
-    .describe('store the file uploaded to the URL of `upload_url` (404 before its PUT, 400 when its size differs, 429 when over the quota)'),
+    .check(z.describe('store the file uploaded to the URL of `upload_url` (404 before its PUT, 400 when its size differs, 429 when over the quota)')),
   list: z.strictObject({
     action: z.literal('list'),
-    folder: z
-      .union([z.literal('/'), Folder])
-      .optional()
-      .describe('omitted = every file'),
+    folder: z.optional(z.union([z.literal('/'), Folder])).check(z.describe('omitted = every file')),
   }),
-  get: z.strictObject({ action: z.literal('get'), fileId: FileId }).describe('the metadata and the content, base64'),
+  get: z.strictObject({ action: z.literal('get'), fileId: FileId }).check(z.describe('the metadata and the content, base64')),
   delete: z.strictObject({ action: z.literal('delete'), fileId: FileId }),
-  usage: z.strictObject({ action: z.literal('usage') }).describe('bytes in use and the quota'),
+  usage: z.strictObject({ action: z.literal('usage') }).check(z.describe('bytes in use and the quota')),
 };
 
 export const fileManagerActions: SkillActionBodies = { bodies: fileManagerBodies, example: { action: 'list', folder: 'press-kit' } };

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { calendarActions } from './calendar';
 import { djStreamingActions } from './dj-streaming';
 import { fileManagerActions } from './file-manager';
@@ -15,7 +15,7 @@ import { channelSkillActions } from './channels';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
-  bodies: Record<string, z.ZodObject>;
+  bodies: Record<string, z.ZodMiniObject>;
   /** A valid body of one action: documents the endpoint and seeds the generic security suites. */
   example: Record<string, unknown>;
 }

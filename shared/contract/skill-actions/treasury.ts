@@ -1,16 +1,20 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { SkillActionBodies } from './index';
 
 /** Addresses tracked per account besides its own wallet. */
 export const TREASURY_MAX_WALLETS = 50;
 
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte hex address');
+const Address = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte hex address'));
 
 export const treasuryBodies = {
   get_balances: z
     .strictObject({ action: z.literal('get_balances') })
-    .describe("native and configured token balances of the account's wallet and every tracked address, with totals per asset"),
-  add_wallet: z.strictObject({ action: z.literal('add_wallet'), address: Address, label: z.string().trim().min(1).max(100).optional() }),
+    .check(z.describe("native and configured token balances of the account's wallet and every tracked address, with totals per asset")),
+  add_wallet: z.strictObject({
+    action: z.literal('add_wallet'),
+    address: Address,
+    label: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  }),
   remove_wallet: z.strictObject({ action: z.literal('remove_wallet'), address: Address }),
   list_wallets: z.strictObject({ action: z.literal('list_wallets') }),
 };

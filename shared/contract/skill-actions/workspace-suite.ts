@@ -1,23 +1,27 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { SkillActionBodies } from './index';
 
 export const DOCUMENT_CONTENT_MAX_CHARS = 200_000;
 
-const FolderId = z.string().regex(/^fld_[0-9a-f]{24}$/, 'a folder id');
-const DocumentId = z.string().regex(/^doc_[0-9a-f]{24}$/, 'a document id');
-const Name = z.string().trim().min(1).max(200);
-const Content = z.string().max(DOCUMENT_CONTENT_MAX_CHARS);
+const FolderId = z.string().check(z.regex(/^fld_[0-9a-f]{24}$/, 'a folder id'));
+const DocumentId = z.string().check(z.regex(/^doc_[0-9a-f]{24}$/, 'a document id'));
+const Name = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
+const Content = z.string().check(z.maxLength(DOCUMENT_CONTENT_MAX_CHARS));
 
 export const workspaceSuiteBodies = {
-  create_folder: z.strictObject({ action: z.literal('create_folder'), name: Name, parentId: FolderId.optional().describe('omitted = top level') }),
+  create_folder: z.strictObject({ action: z.literal('create_folder'), name: Name, parentId: z.optional(FolderId).check(z.describe('omitted = top level')) }),
   list_folder: z
-    .strictObject({ action: z.literal('list_folder'), folderId: FolderId.optional().describe('omitted = top level') })
-    .describe('the folders and documents directly inside'),
-  delete_folder: z.strictObject({ action: z.literal('delete_folder'), folderId: FolderId }).describe('only an empty folder (409 otherwise)'),
-  create_document: z.strictObject({ action: z.literal('create_document'), title: Name, content: Content.default(''), folderId: FolderId.optional() }),
+    .strictObject({ action: z.literal('list_folder'), folderId: z.optional(FolderId).check(z.describe('omitted = top level')) })
+    .check(z.describe('the folders and documents directly inside')),
+  delete_folder: z.strictObject({ action: z.literal('delete_folder'), folderId: FolderId }).check(z.describe('only an empty folder (409 otherwise)')),
+  create_document: z.strictObject({ action: z.literal('create_document'), title: Name, content: z._default(Content, ''), folderId: z.optional(FolderId) }),
   get_document: z.strictObject({ action: z.literal('get_document'), documentId: DocumentId }),
-  update_document: z.strictObject({ action: z.literal('update_document'), documentId: DocumentId, title: Name.optional(), content: Content.optional() }),
-  move_document: z.strictObject({ action: z.literal('move_document'), documentId: DocumentId, folderId: FolderId.nullable().describe('null = top level') }),
+  update_document: z.strictObject({ action: z.literal('update_document'), documentId: DocumentId, title: z.optional(Name), content: z.optional(Content) }),
+  move_document: z.strictObject({
+    action: z.literal('move_document'),
+    documentId: DocumentId,
+    folderId: z.nullable(FolderId).check(z.describe('null = top level')),
+  }),
   delete_document: z.strictObject({ action: z.literal('delete_document'), documentId: DocumentId }),
 };
 
