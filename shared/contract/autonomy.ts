@@ -126,7 +126,7 @@ export const CreateScheduleBody = z.strictObject({
     ),
   at: IsoDate.optional().describe('a one-time run at this time; give `cron` or `at`'),
   prompt: z.string().min(1).max(SCHEDULE_PROMPT_MAX_CHARS),
-  sessionId: ResourceId.optional().describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it'),
+  sessionId: z.optional(ResourceId).describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it'),
 });
 
 export const UpdateScheduleBody = z.strictObject({ paused: z.boolean() });

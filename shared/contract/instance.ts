@@ -29,8 +29,8 @@ const lifecycleFailures = {
 export const BackendActionBody = z.looseObject({
   success: z.literal(true),
   message: z.string(),
-  status: AgentStatus.optional().describe('status after the action, when the backend reports it'),
-  current: AgentStatus.optional().describe('where the instance is now'),
+  status: z.optional(AgentStatus).describe('status after the action, when the backend reports it'),
+  current: z.optional(AgentStatus).describe('where the instance is now'),
   operationId: z.string().optional().describe('the operation that produced the current state'),
 });
 
@@ -139,7 +139,7 @@ export const INSTANCE_STATE_MACHINE = [
 ].join('\n');
 
 const OperationProgress = {
-  current: AgentStatus.describe('where the instance is now (e.g. `provisioning` while a start is launching it)'),
+  current: AgentStatus.check(z.describe('where the instance is now (e.g. `provisioning` while a start is launching it)')),
   operationId: z.string().describe('the operation that produced the current state; its events carry the same id'),
 };
 const transitionAnswer = <S extends 'running' | 'stopped'>(status: S) =>
@@ -309,7 +309,7 @@ export const instanceContract = defineGroup({
       ].join(' '),
       params: UserIdParams,
       query: z.strictObject({
-        waitFor: AgentStatus.exclude(['active']).optional().describe('the status to wait for'),
+        waitFor: z.enum(AgentStatus.def.entries).exclude(['active']).optional().describe('the status to wait for'),
         timeout: z.coerce.number().int().min(1).max(MAX_WAIT_SECONDS).optional().describe(`seconds to wait at most (default ${MAX_WAIT_SECONDS})`),
       }),
       responses: {
@@ -404,7 +404,7 @@ export const instanceContract = defineGroup({
       summary: 'Runtime: the agents an instance serves, with configuration, memory and recent history (loaded at start, so a restart loses nothing).',
       description: `${runtimeAuth} \`agentId\` narrows the answer to one agent (an empty list when it is not the account's). History: the newest ${RUNTIME_HISTORY_MESSAGES} messages per agent.`,
       params: UserIdParams,
-      query: z.strictObject({ agentId: ResourceId.optional() }),
+      query: z.strictObject({ agentId: z.optional(ResourceId) }),
       responses: {
         ...commonErrorResponses,
         200: z.object({ userId: z.string(), runtimeVersion: z.string(), agents: z.array(RuntimeAgentState) }),

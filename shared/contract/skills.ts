@@ -235,7 +235,7 @@ const SPECIFIED_SKILL_BODIES = {
   'demo-submitter': z.strictObject({ action: z.enum(['submit']), title: Text.optional(), artist: Text.optional() }),
   'event-ticketing': z.strictObject({
     action: z.enum(['purchase']),
-    eventId: ResourceId.optional(),
+    eventId: z.optional(ResourceId),
     email: z.email().optional(),
     tier: Text.optional(),
   }),
@@ -264,12 +264,12 @@ const SPECIFIED_SKILL_BODIES = {
   }),
   'booking-settlement': z.strictObject({
     action: z.enum(BOOKING_SETTLEMENT_ACTIONS),
-    bookingId: ResourceId.optional().describe('required for create_escrow and release_funds'),
+    bookingId: z.optional(ResourceId).describe('required for create_escrow and release_funds'),
     booking: z.strictObject({ guarantee: Amount, backend: Amount, deposit: Amount }).optional().describe('required for simulate_settlement'),
   }),
   'instant-split': z.strictObject({
     action: z.enum(INSTANT_SPLIT_ACTIONS),
-    splitId: ResourceId.optional().describe('required for execute_split'),
+    splitId: z.optional(ResourceId).describe('required for execute_split'),
     splits: z
       .union([SplitRecipient, z.array(SplitRecipient).min(1).max(50)])
       .optional()
@@ -395,7 +395,7 @@ export const skillGetRoutes = [
       'The spec lets booking-settlement answer GET as well as POST. GET runs only the actions that change nothing (`list`, `get`, `simulate_settlement`); escrow creation and release need POST. For `simulate_settlement` the booking object is given flat: `guarantee`, `backend`, `deposit`.',
     query: z.object({
       action: z.enum(BOOKING_SETTLEMENT_READ_ACTIONS).default('list'),
-      bookingId: ResourceId.optional().describe('for get'),
+      bookingId: z.optional(ResourceId).describe('for get'),
       guarantee: Money.optional(),
       backend: Money.optional(),
       deposit: Money.optional(),
@@ -550,7 +550,7 @@ export const skillsContract = defineGroup({
       description:
         "Needs an active subscription (admins exempt). The plan's skill limit (label 3, solo 10, collective 25, network 100; admins 100) counts the skills installed on **each agent**, held by a per-agent counter changed in the install's transaction, so concurrent installs cannot pass it. The running instance picks the skill up with its next state load (`GET /api/instance/{userId}/runtime/state`).",
       body: z.strictObject({
-        skillId: ResourceId.describe("the skill's id, its catalogue name"),
+        skillId: ResourceId.check(z.describe("the skill's id, its catalogue name")),
         agentId: ResourceId,
       }),
       example: { skillId: 'setlist-oracle', agentId: 'agt_3f9c2a' },

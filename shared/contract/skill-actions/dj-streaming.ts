@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ResourceId } from '../memory';
 import type { SkillActionBodies } from './index';
 
-const AgentId = ResourceId.optional().describe("the agent whose stream to use; an agent's own runtime calls leave it out");
+const AgentId = z.optional(ResourceId).describe("the agent whose stream to use; an agent's own runtime calls leave it out");
 
 export const djStreamingBodies = {
   start_stream: z

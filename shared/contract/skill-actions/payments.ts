@@ -99,7 +99,7 @@ export const instantSplitBodies = {
       action: z.literal('simulate'),
       streams: z.number().int().nonnegative().max(1e12),
       rate: Money.describe('payout per stream'),
-      splitId: ResourceId.optional().describe('a rule to split the revenue by; without it only the revenue is computed'),
+      splitId: z.optional(ResourceId).describe('a rule to split the revenue by; without it only the revenue is computed'),
     })
     .describe('pure computation: revenue = streams × rate, and each recipient’s share'),
 };
