@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { streaming } from '../../shared/adapters/streaming';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess, type AccountAccess } from '../../shared/billing/entitlements';

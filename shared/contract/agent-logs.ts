@@ -1,6 +1,6 @@
-import * as z from 'zod';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
+import { defineGroup } from './route';
 
 const IdParams = z.strictObject({ id: ResourceId });
 
@@ -15,8 +15,8 @@ export const AgentLogEntry = z.discriminatedUnion('kind', [
     kind: z.literal('runtime'),
     id: z.string(),
     at: IsoDate,
-    stream: z.enum(['stdout', 'stderr', 'runtime']).describe('`runtime` when the runtime reported the line itself'),
-    level: z.string().nullable(),
+    stream: z.enum(['stdout', 'stderr', 'runtime']).check(z.describe('`runtime` when the runtime reported the line itself')),
+    level: z.nullable(z.string()),
     line: z.string(),
   }),
   z.object({ kind: z.literal('message'), id: z.string(), at: IsoDate, role: z.enum(['user', 'assistant', 'system']), content: z.string() }),
@@ -25,10 +25,10 @@ export const AgentLogEntry = z.discriminatedUnion('kind', [
     id: z.string(),
     at: IsoDate,
     type: z.string(),
-    op: z.string().nullable(),
-    status: z.string().nullable(),
-    reason: z.string().nullable(),
-    operationId: z.string().nullable(),
+    op: z.nullable(z.string()),
+    status: z.nullable(z.string()),
+    reason: z.nullable(z.string()),
+    operationId: z.nullable(z.string()),
   }),
 ]);
 
@@ -56,25 +56,17 @@ export const agentLogsContract = defineGroup({
       ].join(' '),
       params: IdParams,
       query: z.strictObject({
-        limit: z.coerce
-          .number()
-          .int()
-          .min(1)
-          .max(AGENT_LOG_MAX_LIMIT)
-          .default(AGENT_LOG_DEFAULT_LIMIT)
-          .describe(`entries per page (default ${AGENT_LOG_DEFAULT_LIMIT})`),
-        cursor: z.string().max(512).optional().describe('the `cursor` of the previous page'),
-        follow: z.coerce
-          .number()
-          .int()
-          .min(0)
-          .max(AGENT_LOG_MAX_FOLLOW_SECONDS)
-          .default(0)
-          .describe('event stream only: seconds to keep sending new entries (default 0)'),
+        limit: z
+          ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(AGENT_LOG_MAX_LIMIT)), AGENT_LOG_DEFAULT_LIMIT)
+          .check(z.describe(`entries per page (default ${AGENT_LOG_DEFAULT_LIMIT})`)),
+        cursor: z.optional(z.string().check(z.maxLength(512))).check(z.describe('the `cursor` of the previous page')),
+        follow: z
+          ._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(AGENT_LOG_MAX_FOLLOW_SECONDS)), 0)
+          .check(z.describe('event stream only: seconds to keep sending new entries (default 0)')),
       }),
       responses: {
         ...commonErrorResponses,
-        200: z.object({ entries: z.array(AgentLogEntry), cursor: z.string().nullable() }),
+        200: z.object({ entries: z.array(AgentLogEntry), cursor: z.nullable(z.string()) }),
         404: ErrorBody,
       },
     },

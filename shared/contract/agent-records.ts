@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { IsoDate } from './route';
+import * as z from 'zod/mini';
+import { IsoDate } from './common';
 
 /**
  * Status values the spec shows (section 3). `active` appears only in the detail form of spec 2.4;
@@ -15,4 +15,4 @@ export const AgentMessage = z
     content: z.string(),
     createdAt: IsoDate,
   })
-  .describe('One message the agent received (`user`) or sent (`assistant`), or a `system` notice.');
+  .check(z.describe('One message the agent received (`user`) or sent (`assistant`), or a `system` notice.'));

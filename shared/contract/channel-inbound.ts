@@ -1,5 +1,6 @@
-import * as z from 'zod';
-import { commonErrorResponses, ErrorBody, type RouteDefinition } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody } from './common';
+import type { RouteDefinition } from './route';
 
 /**
  * The channel skills' inbound routes (issue 13 part C): one per messaging app, public, each
@@ -13,13 +14,12 @@ import { commonErrorResponses, ErrorBody, type RouteDefinition } from './route';
 
 const HookId = z
   .string()
-  .regex(/^hook_[0-9a-f]{32}$/, 'a hook id')
-  .describe('the hook id of the connection (from the skill `connect` answer `inboundUrl`)');
+  .check(z.regex(/^hook_[0-9a-f]{32}$/, 'a hook id'), z.describe('the hook id of the connection (from the skill `connect` answer `inboundUrl`)'));
 
 const inboundResponses = {
   ...commonErrorResponses,
-  200: z.looseObject({}).describe("the app's expected acknowledgement"),
-  401: ErrorBody.describe('missing or wrong signature, or unknown hook: nothing stored'),
+  200: z.looseObject({}).check(z.describe("the app's expected acknowledgement")),
+  401: ErrorBody.check(z.describe('missing or wrong signature, or unknown hook: nothing stored')),
 };
 
 const inbound = (operation: string, app: string, summary: string, description: string, example: unknown): RouteDefinition => ({
@@ -107,13 +107,13 @@ export const whatsappVerificationRoute = {
     "Answers `hub.challenge` as `text/plain` when `hub.mode` is `subscribe` and `hub.verify_token` is the connection's verify token (given to or made by `connect`); 403 `VERIFY_TOKEN_MISMATCH` otherwise, also for an unknown hook.",
   params: z.strictObject({ hookId: HookId }),
   query: z.strictObject({
-    'hub.mode': z.string().max(32).optional(),
-    'hub.verify_token': z.string().max(512).optional(),
-    'hub.challenge': z.string().max(256).optional(),
+    'hub.mode': z.optional(z.string().check(z.maxLength(32))),
+    'hub.verify_token': z.optional(z.string().check(z.maxLength(512))),
+    'hub.challenge': z.optional(z.string().check(z.maxLength(256))),
   }),
   responses: {
     ...commonErrorResponses,
-    200: z.string().describe('the challenge, as text/plain'),
-    403: ErrorBody.describe('wrong mode or verify token, or unknown hook'),
+    200: z.string().check(z.describe('the challenge, as text/plain')),
+    403: ErrorBody.check(z.describe('wrong mode or verify token, or unknown hook')),
   },
 } as const satisfies RouteDefinition;

@@ -1,5 +1,6 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, IsoDate } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, IsoDate } from './common';
+import { defineGroup } from './route';
 
 /** The hosting platform MCP server's tools by category (spec 4.13): 7 categories, 21 tools. */
 export const INFRA_MCP_TOOL_CATEGORIES = {
@@ -36,8 +37,8 @@ export const INFRA_MCP_VALIDATION_ERRORS = {
 
 const tools = <K extends InfraMcpToolCategory>(category: K) => z.array(z.enum(INFRA_MCP_TOOL_CATEGORIES[category]));
 
-const examplesShape = Object.fromEntries(INFRA_MCP_USE_CASES.map((useCase) => [useCase, z.array(z.string().min(1)).min(1)])) as {
-  [K in InfraMcpUseCase]: z.ZodArray<z.ZodString>;
+const examplesShape = Object.fromEntries(INFRA_MCP_USE_CASES.map((useCase) => [useCase, z.array(z.string().check(z.minLength(1))).check(z.minLength(1))])) as {
+  [K in InfraMcpUseCase]: z.ZodMiniArray<z.ZodMiniString>;
 };
 
 export const InfraMcpHealthBody = z.strictObject({
@@ -59,7 +60,7 @@ export const InfraMcpInfoBody = z.strictObject({
   repository: z.url(),
   docker_image: z.string(),
   documentation: z.url(),
-  setup_guide: z.string().describe('where the setup guide is, e.g. `/api/infra-mcp/setup`'),
+  setup_guide: z.string().check(z.describe('where the setup guide is, e.g. `/api/infra-mcp/setup`')),
   features: z.array(z.string()),
 });
 
@@ -67,8 +68,8 @@ export const InfraMcpSetupBody = z.strictObject({
   title: z.string(),
   recommended_approach: z.string(),
   quick_start: z.strictObject({ step_1: z.string(), step_2: z.string(), step_3: z.string() }),
-  docker_config_example: z.record(z.string(), z.json()).describe('an MCP client configuration that runs the server image'),
-  documentation_links: z.record(z.string(), z.url()).describe('link name to URL'),
+  docker_config_example: z.record(z.string(), z.json()).check(z.describe('an MCP client configuration that runs the server image')),
+  documentation_links: z.record(z.string(), z.url()).check(z.describe('link name to URL')),
 });
 
 export const InfraMcpToolsBody = z.strictObject({
@@ -91,17 +92,17 @@ export const InfraMcpExamplesBody = z.strictObject({
 });
 
 export const InfraMcpValidateConfigBody = z.strictObject({
-  api_key: z.string().optional(),
-  endpoint: z.string().optional(),
+  api_key: z.optional(z.string()),
+  endpoint: z.optional(z.string()),
 });
 
 export const InfraMcpValidateFailureBody = z.strictObject({
   valid: z.literal(false),
-  errors: z.array(z.string()).min(1).describe('the messages of INFRA_MCP_VALIDATION_ERRORS, or one naming a malformed body'),
+  errors: z.array(z.string()).check(z.minLength(1), z.describe('the messages of INFRA_MCP_VALIDATION_ERRORS, or one naming a malformed body')),
   help: z.string(),
 });
 
-const RedirectBody = z.null().describe('no body; the target is in `Location`');
+const RedirectBody = z.null().check(z.describe('no body; the target is in `Location`'));
 
 export const infraMcpContract = defineGroup({
   group: 'infra-mcp',

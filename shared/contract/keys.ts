@@ -1,6 +1,6 @@
-import * as z from 'zod';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
 /** Most API keys one account may hold; creating one more answers 400 `KEY_LIMIT`. */
 export const API_KEYS_PER_ACCOUNT = 25;
@@ -9,14 +9,14 @@ export const API_KEY_NAME_MAX = 64;
 /** A key record as listed and read (spec 2.10); the key itself is never retrievable again. */
 export const ApiKeyRecord = z.object({
   id: z.string(),
-  name: z.string().max(API_KEY_NAME_MAX),
-  keyPreview: z.string().describe('truncated preview such as `sk_AbC…9xYz`; enough to recognise a key, not to use it'),
+  name: z.string().check(z.maxLength(API_KEY_NAME_MAX)),
+  keyPreview: z.string().check(z.describe('truncated preview such as `sk_AbC…9xYz`; enough to recognise a key, not to use it')),
   createdAt: IsoDate,
-  lastUsed: IsoDate.nullable().describe('null until the key is first used'),
+  lastUsed: z.nullable(IsoDate).check(z.describe('null until the key is first used')),
 });
 
 export const CreateApiKeyBody = z.strictObject({
-  name: z.string().trim().min(1, 'name is required').max(API_KEY_NAME_MAX),
+  name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(API_KEY_NAME_MAX)),
 });
 
 const IdParams = z.strictObject({ id: ResourceId });
@@ -62,10 +62,10 @@ export const keysContract = defineGroup({
         201: z.object({
           id: z.string(),
           name: z.string(),
-          key: z.string().regex(/^sk_[A-Za-z0-9_-]{32,}$/, 'must be an sk_ key'),
+          key: z.string().check(z.regex(/^sk_[A-Za-z0-9_-]{32,}$/, 'must be an sk_ key')),
           createdAt: IsoDate,
         }),
-        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('KEY_LIMIT'), limit: z.number().int() })]),
+        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('KEY_LIMIT'), limit: z.number().check(z.int()) })]),
       },
     },
     {

@@ -1,12 +1,8 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
-/** Ids the platform generates are URL-safe; anything else is refused before it reaches a key. */
-export const ResourceId = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
+export { ResourceId };
 
 /** Spec 2.11: one value, measured as its compact JSON encoding in UTF-8 bytes. */
 export const MEMORY_VALUE_MAX_BYTES = 100 * 1024;
@@ -26,21 +22,21 @@ export const MEMORY_LIMIT_CODES = ['MEMORY_VALUE_TOO_LARGE', 'MEMORY_TOO_MANY_KE
  * Any characters, but whole ones: a lone UTF-16 surrogate cannot be stored as UTF-8 and would come
  * back as another key. 256 UTF-16 units are at most 768 bytes, well inside the 1 KB sort key.
  */
-export const MemoryKey = z
-  .string()
-  .min(1)
-  .max(MEMORY_KEY_MAX_LENGTH)
-  .refine((k) => !/\p{Cs}/u.test(k), 'must not contain unpaired surrogates');
+export const MemoryKey = z.string().check(
+  z.minLength(1),
+  z.maxLength(MEMORY_KEY_MAX_LENGTH),
+  z.refine((k) => !/\p{Cs}/u.test(k), 'must not contain unpaired surrogates'),
+);
 
 const SingleMemoryWrite = z.strictObject({
   agentId: ResourceId,
   key: MemoryKey,
-  memory: z.json().describe(`any JSON value, at most ${MEMORY_VALUE_MAX_BYTES} bytes once encoded`),
+  memory: z.json().check(z.describe(`any JSON value, at most ${MEMORY_VALUE_MAX_BYTES} bytes once encoded`)),
 });
 
 const BulkMemoryWrite = z.strictObject({
   agentId: ResourceId,
-  memory: z.record(MemoryKey, z.json()).describe(`at most ${MEMORY_BULK_MAX_KEYS} keys, each value at most ${MEMORY_VALUE_MAX_BYTES} bytes`),
+  memory: z.record(MemoryKey, z.json()).check(z.describe(`at most ${MEMORY_BULK_MAX_KEYS} keys, each value at most ${MEMORY_VALUE_MAX_BYTES} bytes`)),
 });
 
 export const memoryContract = defineGroup({
@@ -58,7 +54,7 @@ export const memoryContract = defineGroup({
         "`lastUpdated` is the newest write among the keys, null while the memory is empty. An agent that is not the caller's answers 404, exactly like a missing one.",
       query: z.strictObject({ agentId: ResourceId }),
       responses: {
-        200: z.object({ memory: z.record(z.string(), z.json()), agentId: z.string(), count: z.number().int(), lastUpdated: IsoDate.nullable() }),
+        200: z.object({ memory: z.record(z.string(), z.json()), agentId: z.string(), count: z.number().check(z.int()), lastUpdated: z.nullable(IsoDate) }),
         404: ErrorBody,
         ...commonErrorResponses,
       },
@@ -86,12 +82,15 @@ export const memoryContract = defineGroup({
       responses: {
         200: z.union([
           z.object({ success: z.literal(true), agentId: z.string(), key: z.string(), saved: IsoDate }),
-          z.object({ success: z.literal(true), agentId: z.string(), keysUpdated: z.number().int(), saved: IsoDate }),
+          z.object({ success: z.literal(true), agentId: z.string(), keysUpdated: z.number().check(z.int()), saved: IsoDate }),
         ]),
         404: ErrorBody,
-        409: ErrorBody.describe('the same keys were being written at the same moment; try again'),
+        409: ErrorBody.check(z.describe('the same keys were being written at the same moment; try again')),
         ...commonErrorResponses,
-        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.enum(MEMORY_LIMIT_CODES), limit: z.number().int().optional() })]),
+        400: z.union([
+          ValidationErrorBody,
+          z.looseObject({ error: z.string(), code: z.enum(MEMORY_LIMIT_CODES), limit: z.optional(z.number().check(z.int())) }),
+        ]),
       },
     },
   ],

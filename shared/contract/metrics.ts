@@ -1,13 +1,13 @@
-import * as z from 'zod';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
+import { defineGroup } from './route';
 import { frequencyMinutes, HEARTBEAT_MAX_MINUTES, HEARTBEAT_MIN_MINUTES } from './heartbeat-frequency';
 
 export { frequencyMinutes, HEARTBEAT_DEFAULTS, HEARTBEAT_MAX_MINUTES, HEARTBEAT_MIN_MINUTES } from './heartbeat-frequency';
 
-const Count = z.number().int().nonnegative();
-const Percent = z.number().min(0).max(100);
-const PercentString = z.string().regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `99.5%`');
+const Count = z.number().check(z.int(), z.nonnegative());
+const Percent = z.number().check(z.minimum(0), z.maximum(100));
+const PercentString = z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `99.5%`'));
 
 export const PlatformMetricsBody = z.strictObject({
   metrics: z.strictObject({
@@ -16,14 +16,14 @@ export const PlatformMetricsBody = z.strictObject({
     deployments: z.strictObject({ total: Count, successful: Count, failed: Count }),
     uptime: z.strictObject({ platformUptime: Percent, averageAgentUptime: Percent }),
     performance: z.strictObject({
-      averageResponseTime: z.number().nonnegative().describe('milliseconds'),
+      averageResponseTime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
       successRate: PercentString,
       errorRate: PercentString,
     }),
     storage: z.strictObject({
-      used: z.number().nonnegative().describe('MB'),
-      total: z.number().nonnegative().describe('MB'),
-      percentUsed: z.number().nonnegative().describe('percent of the quota; above 100 when the table outgrew it'),
+      used: z.number().check(z.nonnegative(), z.describe('MB')),
+      total: z.number().check(z.nonnegative(), z.describe('MB')),
+      percentUsed: z.number().check(z.nonnegative(), z.describe('percent of the quota; above 100 when the table outgrew it')),
     }),
   }),
   timestamp: IsoDate,
@@ -34,29 +34,29 @@ export const METRICS_RANGES = ['24h', '7d', '30d'] as const;
 export const MetricsRange = z.enum(METRICS_RANGES);
 
 const MetricsSample = z.strictObject({
-  cpu: Percent.nullable().describe('null when the instance did not answer its stats at that heartbeat'),
-  memory: Percent.nullable().describe('percent of the instance memory limit; null when it did not answer'),
-  messages: Count.describe('messages the agents processed since the previous heartbeat'),
-  errors: Count.describe('of those, the ones that ended in an error'),
+  cpu: z.nullable(Percent).check(z.describe('null when the instance did not answer its stats at that heartbeat')),
+  memory: z.nullable(Percent).check(z.describe('percent of the instance memory limit; null when it did not answer')),
+  messages: Count.check(z.describe('messages the agents processed since the previous heartbeat')),
+  errors: Count.check(z.describe('of those, the ones that ended in an error')),
 });
 
 export const HistoricalMetricsBody = z.strictObject({
   userId: z.string(),
   timeRange: MetricsRange,
-  metrics: z.array(MetricsSample.extend({ timestamp: IsoDate })),
+  metrics: z.array(z.extend(MetricsSample, { timestamp: IsoDate })),
   averages: z
-    .strictObject({ cpu: Percent, memory: Percent, messages: z.number().nonnegative(), errors: z.number().nonnegative() })
-    .describe('means over the samples in the range (cpu and memory over the measured ones); 0 when there are none'),
+    .strictObject({ cpu: Percent, memory: Percent, messages: z.number().check(z.nonnegative()), errors: z.number().check(z.nonnegative()) })
+    .check(z.describe('means over the samples in the range (cpu and memory over the measured ones); 0 when there are none')),
 });
 
 export const PerformanceMetricsBody = z.strictObject({
   cpu: Percent,
   memory: Percent,
   errorRate: Percent,
-  responseTime: z.number().nonnegative().describe('milliseconds'),
+  responseTime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
 });
 
-const Growth = z.string().describe('change over the previous period, e.g. `+12.5%`');
+const Growth = z.string().check(z.describe('change over the previous period, e.g. `+12.5%`'));
 
 export const MetricsSummaryBody = z.strictObject({
   revenue: z.strictObject({ month: z.string(), total: z.string(), change: z.string() }),
@@ -71,46 +71,45 @@ export const MetricsSummaryBody = z.strictObject({
   skills: z.strictObject({ active: Count, total: Count, growth: Growth }),
   moneyMoved: z
     .strictObject({
-      month: z.string().describe('this calendar month (UTC), USD, e.g. `$1,250.00`'),
+      month: z.string().check(z.describe('this calendar month (UTC), USD, e.g. `$1,250.00`')),
       total: z.string(),
-      transfers: Count.describe('usdc-payments transfers confirmed on chain'),
-      splitPayments: Count.describe('instant-split payments confirmed on chain (one per recipient)'),
-      escrowReleases: Count.describe('booking-settlement escrows released'),
+      transfers: Count.check(z.describe('usdc-payments transfers confirmed on chain')),
+      splitPayments: Count.check(z.describe('instant-split payments confirmed on chain (one per recipient)')),
+      escrowReleases: Count.check(z.describe('booking-settlement escrows released')),
     })
-    .describe('money the skills moved on the account’s behalf (stablecoin amounts count as USD)'),
+    .check(z.describe('money the skills moved on the account’s behalf (stablecoin amounts count as USD)')),
   messagesSent: z
     .strictObject({
       month: Count,
       total: Count,
-      emails: Count.describe('emails the email service accepted'),
-      channelMessages: Count.describe('messages sent through a messaging app (chat-bot, community-bot, business-messaging…)'),
-      webhookMessages: Count.describe('webhook skill messages queued for signed delivery'),
+      emails: Count.check(z.describe('emails the email service accepted')),
+      channelMessages: Count.check(z.describe('messages sent through a messaging app (chat-bot, community-bot, business-messaging…)')),
+      webhookMessages: Count.check(z.describe('webhook skill messages queued for signed delivery')),
     })
-    .describe('outbound messages the skills sent on the account’s behalf'),
+    .check(z.describe('outbound messages the skills sent on the account’s behalf')),
 });
 
 /** `3h`, `30m`, `1d`: a count and a unit (minutes, hours, days), between 5m and 30d. */
-export const HeartbeatFrequency = z
-  .string()
-  .max(8)
-  .regex(/^[1-9]\d*[mhd]$/, { message: 'must be a whole number followed by m, h or d, e.g. `30m`, `3h`, `1d`', abort: true })
-  .refine((f) => {
+export const HeartbeatFrequency = z.string().check(
+  z.maxLength(8),
+  z.regex(/^[1-9]\d*[mhd]$/, { message: 'must be a whole number followed by m, h or d, e.g. `30m`, `3h`, `1d`', abort: true }),
+  z.refine((f) => {
     const minutes = frequencyMinutes(f);
     return minutes !== undefined && minutes >= HEARTBEAT_MIN_MINUTES && minutes <= HEARTBEAT_MAX_MINUTES;
-  }, 'must be between 5m and 30d');
+  }, 'must be between 5m and 30d'),
+);
 
 /** Idle auto-stop (issue 22): minutes without activity before the sweeper stops the instance, at most a week. */
-const IdleStopMinutes = z
-  .int()
-  .min(0)
-  .max(7 * 24 * 60);
+const IdleStopMinutes = z.int().check(z.minimum(0), z.maximum(7 * 24 * 60));
 
 const HeartbeatSettings = z.strictObject({
   frequency: HeartbeatFrequency,
   enabled: z.boolean(),
-  lastHeartbeat: IsoDate.nullable().describe('null before the first heartbeat'),
-  nextHeartbeat: IsoDate.nullable().describe('null while disabled'),
-  idleStopMinutes: IdleStopMinutes.nullable().describe("idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never"),
+  lastHeartbeat: z.nullable(IsoDate).check(z.describe('null before the first heartbeat')),
+  nextHeartbeat: z.nullable(IsoDate).check(z.describe('null while disabled')),
+  idleStopMinutes: z
+    .nullable(IdleStopMinutes)
+    .check(z.describe("idle auto-stop: null = the plan's default (label 30, solo 60, collective 240, network 0); 0 = never")),
 });
 
 const UserIdParams = z.strictObject({ userId: ResourceId });
@@ -149,7 +148,7 @@ export const metricsContract = defineGroup({
       summary: "Samples of the user's CPU, memory, messages and errors over a time range, with their averages.",
       description: userIdNote,
       params: UserIdParams,
-      query: z.object({ range: MetricsRange.default('24h') }),
+      query: z.object({ range: z._default(MetricsRange, '24h') }),
       responses: { 200: HistoricalMetricsBody, 404: ErrorBody, ...commonErrorResponses },
     },
     {
@@ -201,13 +200,13 @@ export const metricsContract = defineGroup({
         'unhealthy instance (and so its agents) `error`. `idleStopMinutes` sets idle auto-stop (null: back to the plan default; 0: never): ' +
         'a running instance without a message, scheduled run, A2A message or skill call for that long is stopped with reason `idle`.',
       body: z.strictObject({
-        frequency: HeartbeatFrequency.optional(),
-        enabled: z.boolean().optional(),
-        idleStopMinutes: IdleStopMinutes.nullable().optional(),
+        frequency: z.optional(HeartbeatFrequency),
+        enabled: z.optional(z.boolean()),
+        idleStopMinutes: z.optional(z.nullable(IdleStopMinutes)),
       }),
       example: { frequency: '3h', enabled: true },
       responses: {
-        200: HeartbeatSettings.extend({ lastUpdated: IsoDate, message: z.string() }),
+        200: z.extend(HeartbeatSettings, { lastUpdated: IsoDate, message: z.string() }),
         ...commonErrorResponses,
       },
     },

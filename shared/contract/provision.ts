@@ -1,5 +1,6 @@
-import * as z from 'zod';
-import { commonErrorResponses, defineGroup, ErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody } from './common';
+import { defineGroup } from './route';
 
 /** The aggregator first (the default), then the four model vendors. */
 export const AiProvider = z.enum(['openrouter', 'openai', 'anthropic', 'google', 'mistral']);
@@ -7,34 +8,33 @@ export const AiProvider = z.enum(['openrouter', 'openai', 'anthropic', 'google',
 /** `free` is accepted by the schema so the handler can answer the spec's 402, not a generic 400. */
 export const ProvisionPlan = z.enum(['solo', 'collective', 'label', 'network', 'free']);
 
-const ChannelToken = z.string().min(1).max(512);
+const ChannelToken = z.string().check(z.minLength(1), z.maxLength(512));
 
 export const ProvisionChannelsBody = z
   .strictObject({
-    chatBotToken: ChannelToken.optional().describe('chatBot bot token; at least one channel token is required'),
-    chatBotUserId: z.string().min(1).max(64).optional().describe('chatBot user id the agent is bound to (owner binding)'),
-    businessMessagingToken: ChannelToken.optional().describe('businessMessaging access token; at least one channel token is required'),
-    communityBotToken: ChannelToken.optional().describe('communityBot bot token; at least one channel token is required'),
-    aiProvider: AiProvider.default('openrouter'),
-    apiKey: z.string().min(1).max(512).optional().describe('key for the AI provider; stored encrypted, never returned'),
-    plan: ProvisionPlan.optional().describe('`free` or omitted answers 402 `PAYMENT_REQUIRED`'),
-    email: z.email().optional().describe("accepted for compatibility and ignored: the agent joins the authenticated caller's account"),
+    chatBotToken: z.optional(ChannelToken).check(z.describe('chatBot bot token; at least one channel token is required')),
+    chatBotUserId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('chatBot user id the agent is bound to (owner binding)')),
+    businessMessagingToken: z.optional(ChannelToken).check(z.describe('businessMessaging access token; at least one channel token is required')),
+    communityBotToken: z.optional(ChannelToken).check(z.describe('communityBot bot token; at least one channel token is required')),
+    aiProvider: z._default(AiProvider, 'openrouter'),
+    apiKey: z.optional(z.string().check(z.minLength(1), z.maxLength(512))).check(z.describe('key for the AI provider; stored encrypted, never returned')),
+    plan: z.optional(ProvisionPlan).check(z.describe('`free` or omitted answers 402 `PAYMENT_REQUIRED`')),
+    email: z.optional(z.email()).check(z.describe("accepted for compatibility and ignored: the agent joins the authenticated caller's account")),
     cardSubscriptionId: z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe('active card subscription id; required unless the caller is an authenticated admin or tester'),
+      .optional(z.string().check(z.minLength(1), z.maxLength(255)))
+      .check(z.describe('active card subscription id; required unless the caller is an authenticated admin or tester')),
   })
-  .superRefine((body, ctx) => {
-    if (body.chatBotToken === undefined && body.businessMessagingToken === undefined && body.communityBotToken === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: 'at least one channel token is required: chatBotToken, businessMessagingToken or communityBotToken',
-      });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.chatBotToken === undefined && body.businessMessagingToken === undefined && body.communityBotToken === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: 'at least one channel token is required: chatBotToken, businessMessagingToken or communityBotToken',
+        });
+      }
+    }),
+  );
 
 /** What the proxy returns (spec 4.5); the full backend record stays server-side. */
 export const ProvisionChannelsResponse = z.object({
@@ -42,7 +42,7 @@ export const ProvisionChannelsResponse = z.object({
   userId: z.string(),
   subdomain: z.string(),
   url: z.url({ protocol: /^https$/ }),
-  streamKey: z.string().describe('secret key for pushing the live stream; shown to the caller once'),
+  streamKey: z.string().check(z.describe('secret key for pushing the live stream; shown to the caller once')),
   liveStreamId: z.string(),
 });
 
@@ -52,7 +52,7 @@ export const ProvisionedStream = z.object({
   provider: z.string(),
   liveStreamId: z.string(),
   rtmpServer: z.string(),
-  streamKey: z.string().describe('secret: whoever holds it can publish to the stream'),
+  streamKey: z.string().check(z.describe('secret: whoever holds it can publish to the stream')),
   rtmp: z.object({ server: z.string(), key: z.string() }),
   playbackUrl: z.string(),
   hls: z.object({ playlistUrl: z.string() }),
@@ -60,14 +60,11 @@ export const ProvisionedStream = z.object({
   resolution: z.string(),
   bitrate: z.string(),
   createdAt: z.iso.datetime({ offset: true }),
-  keyRotatedAt: z.iso.datetime({ offset: true }).nullable().describe('when the stream key was last replaced; null while it is the first one'),
+  keyRotatedAt: z.nullable(z.iso.datetime({ offset: true })).check(z.describe('when the stream key was last replaced; null while it is the first one')),
 });
 
 const StreamParams = z.strictObject({
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an agent id')
-    .describe('the agent id'),
+  id: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an agent id'), z.describe('the agent id')),
 });
 
 export const provisionContract = defineGroup({

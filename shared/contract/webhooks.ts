@@ -1,6 +1,6 @@
-import * as z from 'zod';
-import { ResourceId } from './memory';
-import { commonErrorResponses, defineGroup, ErrorBody, IsoDate, SuccessTrue, ValidationErrorBody } from './route';
+import * as z from 'zod/mini';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
+import { defineGroup } from './route';
 
 /** Most webhook endpoints one account may register; one more answers 400 `ENDPOINT_LIMIT`. */
 export const WEBHOOK_ENDPOINTS_PER_ACCOUNT = 10;
@@ -31,40 +31,32 @@ export const ACCOUNT_EVENT_TYPES = [
 export const WebhookEndpointRecord = z.object({
   id: z.string(),
   url: z.string(),
-  events: z.array(z.string()).describe('the event types sent to it; `instance.*` and `agent.*` select a family'),
+  events: z.array(z.string()).check(z.describe('the event types sent to it; `instance.*` and `agent.*` select a family')),
   createdAt: IsoDate,
-  enabled: z.boolean().describe('false once disabled: after failing without a success for 3 days, or by its owner; nothing is sent to it'),
-  disabledAt: IsoDate.optional(),
-  disabledReason: z.string().optional(),
-  failingSince: IsoDate.optional().describe('the first failed attempt since the last success'),
+  enabled: z.boolean().check(z.describe('false once disabled: after failing without a success for 3 days, or by its owner; nothing is sent to it')),
+  disabledAt: z.optional(IsoDate),
+  disabledReason: z.optional(z.string()),
+  failingSince: z.optional(IsoDate).check(z.describe('the first failed attempt since the last success')),
 });
 
 const EventFilter = z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*', 'budget.*', 'schedule.*'])]);
 
 export const CreateWebhookEndpointBody = z.strictObject({
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .describe('where events are POSTed; in AWS it must be https and resolve to a public address'),
-  events: z
-    .array(EventFilter)
-    .min(1)
-    .max(ACCOUNT_EVENT_TYPES.length + 4)
-    .optional()
-    .describe('default: every account event'),
+  url: z.url({ protocol: /^https?$/ }).check(z.maxLength(2048), z.describe('where events are POSTed; in AWS it must be https and resolve to a public address')),
+  events: z.optional(z.array(EventFilter).check(z.minLength(1), z.maxLength(ACCOUNT_EVENT_TYPES.length + 4))).check(z.describe('default: every account event')),
 });
 
 export const WebhookDeliveryRecord = z.object({
   eventId: z.string(),
   type: z.string(),
-  attempt: z.number().int().describe('1 for the first try, more for the retries'),
+  attempt: z.number().check(z.int(), z.describe('1 for the first try, more for the retries')),
   outcome: z.enum(['delivered', 'failed']),
-  statusCode: z.number().int().optional().describe('what the endpoint answered, when it answered'),
-  error: z.string().optional(),
+  statusCode: z.optional(z.number().check(z.int())).check(z.describe('what the endpoint answered, when it answered')),
+  error: z.optional(z.string()),
   at: IsoDate,
-  durationMs: z.number().int().optional().describe('how long the attempt took'),
-  nextAttemptAt: IsoDate.optional().describe('when the next automatic attempt is due; absent after a success or the last attempt'),
-  manual: z.boolean().optional().describe('true for a redelivery the owner asked for'),
+  durationMs: z.optional(z.number().check(z.int())).check(z.describe('how long the attempt took')),
+  nextAttemptAt: z.optional(IsoDate).check(z.describe('when the next automatic attempt is due; absent after a success or the last attempt')),
+  manual: z.optional(z.boolean()).check(z.describe('true for a redelivery the owner asked for')),
 });
 
 const IdParams = z.strictObject({ id: ResourceId });
@@ -104,7 +96,7 @@ export const webhooksContract = defineGroup({
       example: { url: 'https://hooks.example.com/agent-platform', events: ['instance.*'] },
       responses: {
         ...commonErrorResponses,
-        201: z.object({ endpoint: WebhookEndpointRecord, secret: z.string().regex(/^whsec_/) }),
+        201: z.object({ endpoint: WebhookEndpointRecord, secret: z.string().check(z.regex(/^whsec_/)) }),
         400: z.union([ValidationErrorBody, ErrorBody]),
       },
     },
@@ -139,10 +131,10 @@ export const webhooksContract = defineGroup({
       summary: 'The delivery log of one endpoint, newest first (kept 30 days).',
       params: IdParams,
       query: z.strictObject({
-        limit: z.coerce.number().int().min(1).max(100).default(50),
-        cursor: z.string().max(2048).optional().describe('the `cursor` of the previous page'),
+        limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
+        cursor: z.optional(z.string().check(z.maxLength(2048))).check(z.describe('the `cursor` of the previous page')),
       }),
-      responses: { ...commonErrorResponses, 200: z.object({ deliveries: z.array(WebhookDeliveryRecord), cursor: z.string().nullable() }), 404: ErrorBody },
+      responses: { ...commonErrorResponses, 200: z.object({ deliveries: z.array(WebhookDeliveryRecord), cursor: z.nullable(z.string()) }), 404: ErrorBody },
     },
     {
       operation: 'redeliverWebhookEvent',
