@@ -3,7 +3,7 @@ import { deliverDueKeptMessages } from '../../functions/agent-chat/wake-delivery
 import { runDueSchedules } from '../../functions/heartbeat/scheduled-prompts';
 import { reloadConfig } from '../../shared/config';
 import { messagesBefore } from '../../shared/db/chat-history';
-import { getInstance } from '../../shared/db/instances';
+import { gatewayToken, getInstance } from '../../shared/db/instances';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { createSchedule } from '../../shared/db/schedules';
 import { claimWakeDelivery, getWakeDelivery } from '../../shared/db/wake-deliveries';
@@ -120,5 +120,27 @@ describe('wake on demand', () => {
     expect(launchesOf(user.userId)).toBe(before + 1);
     await runDueSchedules();
     expect((await history(user.userId, agentId)).filter((m) => m === 'user:daily digest')).toHaveLength(1);
+  });
+
+  it('an A2A message to an agent of an idle-stopped instance is stored and wakes the instance (one launch)', async () => {
+    const { user, agentId } = await runningAgent(bed);
+    const second = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Helper' }, ip: uniqueIp() });
+    expect(second.status, second.text).toBe(201);
+    const helperId = second.body.agent.id as string;
+    await pumpUntil(isRunning(user.userId));
+    await idleStop(user.userId);
+    const before = launchesOf(user.userId);
+
+    const token = await gatewayToken(user.userId);
+    const sent = await call('POST', `/api/instance/${user.userId}/runtime/a2a`, {
+      bearer: token,
+      body: { fromAgentId: agentId, toAgentId: helperId, message: 'the venue moved to Hall B' },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    await pumpUntil(isRunning(user.userId));
+    expect(launchesOf(user.userId)).toBe(before + 1);
+    expect((await history(user.userId, helperId)).some((m) => m.endsWith('the venue moved to Hall B'))).toBe(true);
+    const requested = (await listLifecycleEvents(user.userId, 50)).events.filter((e) => e.type === 'instance.requested' && e.cause === 'wake');
+    expect(requested).toEqual([expect.objectContaining({ op: 'start', details: { wokenBy: 'a2a' } })]);
   });
 });
