@@ -133,9 +133,11 @@ const rows: FunctionRow[] = targets.map((t) => {
 const { measureWarm, CPU_BUDGET, OVERHEAD_BUDGET } = await import('./warm');
 // `--no-throughput` leaves out the autocannon runs (about a minute) for a quicker warm-CPU check.
 const withThroughput = !process.argv.includes('--no-throughput');
-const measured = only ? { warm: [] } : await measureWarm(progress, { throughput: withThroughput });
+// Wake-to-first-answer starts real runtimes (about 15 s): the full bench only, never a partial run.
+const measured = only ? { warm: [] } : await measureWarm(progress, { throughput: withThroughput, wake: !warmOnly });
 const warm = measured.warm;
 const throughput = measured.throughput;
+const wake = 'wake' in measured ? measured.wake : undefined;
 const { costPerMillion, PRICES_US_EAST_1 } = await import('./cost');
 const { LAMBDA_MEMORY_MB } = await import('../lib/function-sizing');
 const { THROUGHPUT_RATIO_TARGET } = await import('./throughput');
@@ -388,6 +390,14 @@ function reportWarmAndTracing() {
     '  Units assume items <= 1 KB written and <= 4 KB read; eventually consistent reads are 0.5 RRU. Lambda bills wall time, including the wait on DynamoDB this CPU figure leaves out.',
   );
 
+  if (wake) {
+    out.push(
+      '',
+      `Wake-to-first-answer (issue 22; ${wake.runs} runs: an idle-stopped agent on the local runtime, a chat until its answer, fake model on loopback): ` +
+        `p50 ${wake.p50Ms} ms, p99 ${wake.p99Ms} ms (samples ${wake.samplesMs.join(', ')} ms; target p50 <= ${wake.targetP50Ms} ms)${wake.ok ? '' : ' OVER TARGET'}`,
+    );
+  }
+
   if (!tracing) return;
   out.push(
     '',
@@ -432,6 +442,7 @@ out.push(
   `SUMMARY: ${warmOnly ? 'functions not measured (--warm-only)' : over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
     `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
     `${only ? '' : `${warm.filter((w) => !w.overheadOk).length}/${warm.length} warm routes over the overhead target; `}` +
+    `${wake ? `wake-to-first-answer p50 ${wake.p50Ms} ms; ` : ''}` +
     `${throughput ? `throughput ratio ${throughput.map((t) => `${t.route} ${t.ratio.toFixed(2)}`).join(', ')}; ` : ''}` +
     `bench took ${durationS.toFixed(1)} s.`,
   '',
@@ -472,6 +483,7 @@ const results = {
   functions: rows,
   warm,
   throughput,
+  wake,
   cost: { prices: PRICES_US_EAST_1, lambdaMemoryMb: LAMBDA_MEMORY_MB, perRoute: costs },
   tracing,
   webConsole,
@@ -480,6 +492,7 @@ const results = {
     warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`),
     warmRoutesOverOverheadTarget: warm.filter((w) => !w.overheadOk).map((w) => `${w.route} (${w.credential})`),
     throughputRatios: throughput?.map((t) => `${t.route}: ${t.ratio}`),
+    wakeToFirstAnswerP50Ms: wake?.p50Ms,
     durationSeconds: round(durationS, 1),
   },
 };

@@ -15,6 +15,7 @@ import { bundle, ROOT } from './bundle';
 import { requestUnits, type RequestUnits } from './cost';
 import type { createFloorHandler, RecordedCommand } from './floor';
 import { measureThroughput, THROUGHPUT_CASES, type ThroughputResult } from './throughput';
+import type { WakeResult } from './wake';
 
 /**
  * Warm handler CPU: the real middy handlers, in process, against DynamoDB Local. DynamoDB Local is
@@ -120,8 +121,8 @@ async function timed<T>(call: () => Promise<T>) {
 
 export async function measureWarm(
   progress: (msg: string) => void,
-  options: { throughput: boolean } = { throughput: false },
-): Promise<{ warm: WarmResult[]; throughput?: ThroughputResult[] }> {
+  options: { throughput: boolean; wake?: boolean } = { throughput: false },
+): Promise<{ warm: WarmResult[]; throughput?: ThroughputResult[]; wake?: WakeResult }> {
   progress('starting DynamoDB Local + SQS emulator…');
   const emulators = await startEmulators({ tableName: TABLE });
   try {
@@ -310,13 +311,15 @@ export async function measureWarm(
       });
     }
     KMSClient.prototype.send = kmsSend;
-    if (!options.throughput) return { warm: results };
+    // Wake-to-first-answer (issue 22) on the same DynamoDB Local, with a provisioning queue of its own.
+    const wake = options.wake ? await (await import('./wake')).measureWake(progress, emulators.queueUrls.provisioning) : undefined;
+    if (!options.throughput) return { warm: results, wake };
     const throughputCases = THROUGHPUT_CASES.map((t) => {
       const f = floors.get(`${t.method} ${t.path} ${t.credential}`);
       if (!f) throw new Error(`the throughput case ${t.method} ${t.path} (${t.credential}) has no warm case to take its floor from`);
       return { ...t, ...f };
     });
-    return { warm: results, throughput: await measureThroughput(throughputCases, progress) };
+    return { warm: results, throughput: await measureThroughput(throughputCases, progress), wake };
   } finally {
     resetDbClient();
     await emulators.stop();

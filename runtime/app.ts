@@ -11,7 +11,8 @@ import { CpuSampler, memoryLimitBytes, taskCount, type ProcessStats } from './st
  * HTTP, without the token:
  *   GET  /livez   → 200 {status: 'alive'}: the process answers (the container image's HEALTHCHECK; tells nothing else)
  * HTTP (every other request needs the gateway token, `Authorization: Bearer <token>` or `?token=`):
- *   GET  /health  → 200 {status: 'ok', runtimeVersion, agents, uptimeMs} once the state is loaded, 503 {status: 'starting'} before
+ *   GET  /health  → 200 {status: 'ok', runtimeVersion, agents, uptimeMs, websockets: {open, lastChangeAt}} once the state is
+ *                 loaded, 503 {status: 'starting'} before; `websockets` lets the idle sweeper count a silent connection as activity
  *   GET  /stats   → live figures of the process (ProcessStats + runtimeVersion, agents)
  *   POST /reload  → reloads agents, configuration, memory, history, skills and credentials from the platform
  *   GET  /agents/<id>/credentials → {agentId, credentials: names}: which credentials the agent holds (never values)
@@ -70,6 +71,11 @@ export function createRuntime(opts: RuntimeOptions) {
   const sockets = new Set<Duplex & { bytesRead: number; bytesWritten: number }>();
   const closedBytes = { rx: 0, tx: 0 };
   let ready = false;
+  /** When a websocket last opened or closed (ISO): a connection that never sends still keeps its agent awake. */
+  let websocketChangedAt: string | null = null;
+  const websocketChanged = () => {
+    websocketChangedAt = new Date().toISOString();
+  };
 
   const tokenMatches = (presented: string | null | undefined) => !!presented && timingSafeEqual(digest(presented), expected);
 
@@ -207,6 +213,8 @@ export function createRuntime(opts: RuntimeOptions) {
     const send = (msg: unknown) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
+    websocketChanged();
+    ws.once('close', websocketChanged);
     send({ type: 'ready', agentId, runtimeVersion: opts.runtimeVersion });
     ws.on('message', (data, isBinary) => {
       const frame = parseFrame(data, isBinary);
@@ -273,6 +281,7 @@ export function createRuntime(opts: RuntimeOptions) {
         runtimeVersion: opts.runtimeVersion,
         agents: agents.size,
         uptimeMs: Math.round(process.uptime() * 1000),
+        websockets: { open: wss.clients.size, lastChangeAt: websocketChangedAt },
       };
       return json(res, ready ? 200 : 503, body);
     }

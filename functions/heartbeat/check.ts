@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as z from 'zod/mini';
 import { fetchRuntimeStats, runtimeRequest, RuntimeUnreachableError } from '../../shared/adapters/launcher';
 import { gatewayToken, type InstanceRecord } from '../../shared/db/instances';
 
@@ -43,6 +44,29 @@ export async function checkInstance(userId: string, instance: InstanceRecord, re
     return { ...health, cpu: percent(stats.cpuPercent), memory: percent((stats.memory.usedBytes / stats.memory.limitBytes) * 100) };
   } catch (err) {
     if (err instanceof RuntimeUnreachableError) return { ...health, cpu: null, memory: null };
+    throw err;
+  }
+}
+
+/** The runtime's websocket figures in its `GET /health` (runtime/app.ts). */
+const HealthWebsockets = z.object({ websockets: z.object({ open: z.int().check(z.nonnegative()), lastChangeAt: z.nullable(z.iso.datetime()) }) });
+
+/**
+ * When the instance's websockets last showed life: `now` while one is open, else when the last one
+ * opened or closed; undefined when none ever did or the runtime does not tell (an older runtime,
+ * no answer), so only what the platform itself recorded counts then.
+ */
+export async function lastWebsocketActivity(userId: string, instance: InstanceRecord, now: Date): Promise<Date | undefined> {
+  const endpoint = instance.handle?.endpoint;
+  if (!endpoint) return undefined;
+  try {
+    const res = await runtimeRequest(endpoint, await gatewayToken(userId), '/health', { timeoutMs: HEALTH_TIMEOUT_MS });
+    const parsed = HealthWebsockets.safeParse(res.body);
+    if (res.status !== 200 || !parsed.success) return undefined;
+    const { open, lastChangeAt } = parsed.data.websockets;
+    return open > 0 ? now : lastChangeAt ? new Date(lastChangeAt) : undefined;
+  } catch (err) {
+    if (err instanceof RuntimeUnreachableError) return undefined;
     throw err;
   }
 }

@@ -1,9 +1,10 @@
 import { requestProvisioning } from '../../shared/adapters/launcher';
 import { getSubscription } from '../../shared/billing/entitlements';
 import { isPlanName, PLANS } from '../../shared/billing/plans';
-import { dueIdleWatches, IDLE_DUE_SHARDS, type IdleWatch, minutesLater, settleIdleCheck } from '../../shared/db/idle-watch';
-import { getInstance, transitionInstance } from '../../shared/db/instances';
+import { dueIdleWatches, IDLE_DUE_SHARDS, type IdleWatch, minutesLater, recordActivity, settleIdleCheck } from '../../shared/db/idle-watch';
+import { getInstance, type InstanceRecord, transitionInstance } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
+import { lastWebsocketActivity } from './check';
 
 /**
  * Idle auto-stop (issue 22 item 1), with the minute sweep: reads the due idle watches
@@ -28,6 +29,19 @@ async function resolvedMinutes(watch: IdleWatch): Promise<number> {
   return active ? PLANS[sub.plan as keyof typeof PLANS].idleStopMinutes : 0;
 }
 
+/**
+ * A websocket that sends nothing never reaches the platform, only its runtime: asked before a stop,
+ * the runtime's last websocket change within the idle period is recorded as the account's activity.
+ */
+async function keptAwakeByWebsocket(watch: IdleWatch, minutes: number, instance: InstanceRecord, now: Date): Promise<boolean> {
+  const seen = await lastWebsocketActivity(watch.userId, instance, now);
+  if (!seen || minutesLater(seen, minutes) <= now) return false;
+  await recordActivity(watch.userId, seen);
+  // Lands only when recordActivity wrote nothing (another write within its minute): the check comes back then.
+  await settleIdleCheck({ ...watch, idleAfterMinutes: minutes }, minutes, minutesLater(seen, minutes));
+  return true;
+}
+
 async function checkOne(watch: IdleWatch, now: Date): Promise<boolean> {
   const minutes = await resolvedMinutes(watch);
   const idleAt = watch.lastActivityAt && minutes > 0 ? minutesLater(watch.lastActivityAt, minutes) : undefined;
@@ -39,9 +53,10 @@ async function checkOne(watch: IdleWatch, now: Date): Promise<boolean> {
     await settleIdleCheck(watch, minutes, idleAt);
     return false;
   }
+  const instance = await getInstance(watch.userId, true);
+  if (instance?.status === 'running' && (await keptAwakeByWebsocket(watch, minutes, instance, now))) return false;
   // Unindexed first, on the activity read: activity since then keeps the instance (and its watch) running.
   if (!(await settleIdleCheck(watch, minutes, undefined))) return false;
-  const instance = await getInstance(watch.userId, true);
   if (instance?.status !== 'running') return false;
   const stop = transitionInstance(
     watch.userId,

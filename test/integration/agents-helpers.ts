@@ -199,3 +199,35 @@ export async function runningAgent(bed: { queueUrl: string }, plan = 'solo') {
   await waitFor(async () => (await call('GET', `/api/agents/${agentId}`, { session: user })).body.agent?.status === 'running', 'the agent running');
   return { user, agentId };
 }
+
+/** Hands the provisioning messages of `queueUrl` to the provisioner until `done` says the work is over. */
+export async function pumpProvisioningUntil(queueUrl: string, done: () => Promise<boolean>) {
+  const { handler } = await import('../../functions/provisioner/handler');
+  await waitFor(async () => {
+    const messages = await drain(queueUrl);
+    if (messages.length) await handler(sqsEvent(...messages.map((m) => sqsRecord(m))));
+    return done();
+  }, 'the provisioner to settle');
+}
+
+/**
+ * What the minute sweep's idle stop does (functions/heartbeat/idle-stop.ts), for one account, then
+ * waits until its runtime process is gone. Used by the wake tests and the wake bench.
+ */
+export async function idleStopInstance(bed: { queueUrl: string; launcher: ReturnType<typeof countingLauncher> }, userId: string) {
+  const [{ getInstance, transitionInstance }, { requestProvisioning }] = await Promise.all([
+    import('../../shared/db/instances'),
+    import('../../shared/adapters/launcher'),
+  ]);
+  const instance = await getInstance(userId, true);
+  if (instance?.status !== 'running') throw new Error(`cannot idle-stop an instance that is ${instance?.status ?? 'missing'}`);
+  const { changed, after } = await transitionInstance(userId, 'stop', {
+    cause: 'idle',
+    stopReason: 'idle',
+    expect: { generation: instance.generation, status: 'running' },
+    jobOwner: (g) => `gen-${g}`,
+  });
+  if (!changed) throw new Error('the idle stop lost a race');
+  await requestProvisioning({ kind: 'lifecycle', userId, generation: after.generation, op: 'stop' });
+  await pumpProvisioningUntil(bed.queueUrl, async () => (await bed.launcher.aliveFor(userId)).length === 0);
+}

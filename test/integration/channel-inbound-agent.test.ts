@@ -6,7 +6,8 @@ import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, uniqueIp, storeActiveSubscription } from '../helpers/api';
 import { startFakeChannels } from '../helpers/fake-channels';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
-import { drain, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
+import { drain, idleStopInstance, pumpProvisioningUntil, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
+import { getInstance } from '../../shared/db/instances';
 import { TOKENS } from './channels-helpers';
 
 const bed = useAgentsTestBed();
@@ -55,5 +56,38 @@ describe('an inbound message reaches the running agent and its reply goes back o
       ['out', fakeAnswerTo('what time is the show?'), undefined],
       ['in', 'what time is the show?', 'answered'],
     ]);
+  });
+
+  it('Telegram, agent stopped for idleness: the app is answered at once, the agent is woken (one launch) and the reply goes out after the wake', async () => {
+    const user = await accountSession();
+    const subscriptionId = await storeActiveSubscription(user.userId);
+    const res = await call('POST', '/api/provision', {
+      session: user,
+      ip: uniqueIp(),
+      body: { chatBotToken: TOKENS.telegram, plan: 'solo', cardSubscriptionId: subscriptionId },
+    });
+    expect(res.status, res.text).toBe(200);
+    await pumpProvisioningUntil(bed.queueUrl, async () => (await getInstance(user.userId, true))?.status === 'running');
+    const connected = await call('POST', '/api/skills/chat-bot', { session: user, ip: uniqueIp(), body: { action: 'connect' } });
+    const secret = fake.calls.filter((c) => c.path.endsWith('/setWebhook')).at(-1)!.body.secret_token as string;
+    await idleStopInstance(bed, user.userId);
+    const launches = bed.launcher.launchesFor(user.userId).length;
+    const sendsTo = (text: string) => fake.calls.filter((c) => c.path === `/telegram/bot${TOKENS.telegram}/sendMessage` && c.body.text === text);
+
+    const update = JSON.stringify({
+      update_id: 6,
+      message: { message_id: 10, from: { id: 654 }, chat: { id: 654 }, date: Math.floor(Date.now() / 1000), text: 'are you awake?' },
+    });
+    const inbound = await call('POST', new URL(connected.body.channel.inboundUrl).pathname, {
+      rawBody: update,
+      headers: { 'x-telegram-bot-api-secret-token': secret },
+    });
+    expect([inbound.status, inbound.body]).toEqual([200, { ok: true, received: 1, stored: 1 }]);
+    expect(sendsTo(fakeAnswerTo('are you awake?'))).toHaveLength(0);
+
+    await pumpProvisioningUntil(bed.queueUrl, async () => (await getInstance(user.userId, true))?.status === 'running');
+    await waitFor(async () => sendsTo(fakeAnswerTo('are you awake?')).length > 0, 'the reply after the wake');
+    expect(sendsTo(fakeAnswerTo('are you awake?')).map((c) => c.body.chat_id)).toEqual(['654']);
+    expect(bed.launcher.launchesFor(user.userId).length).toBe(launches + 1);
   });
 });

@@ -1,42 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { handler as provisioner } from '../../functions/provisioner/handler';
 import { deliverDueKeptMessages } from '../../functions/agent-chat/wake-delivery';
 import { runDueSchedules } from '../../functions/heartbeat/scheduled-prompts';
-import { requestProvisioning } from '../../shared/adapters/launcher';
 import { reloadConfig } from '../../shared/config';
 import { messagesBefore } from '../../shared/db/chat-history';
-import { getInstance, transitionInstance } from '../../shared/db/instances';
+import { gatewayToken, getInstance } from '../../shared/db/instances';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { createSchedule } from '../../shared/db/schedules';
 import { claimWakeDelivery, getWakeDelivery } from '../../shared/db/wake-deliveries';
 import { call, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
-import { drain, runningAgent, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
+import { idleStopInstance, pumpProvisioningUntil, runningAgent, useAgentsTestBed } from './agents-helpers';
 
 const bed = useAgentsTestBed();
 
-/** Hands the file's provisioning messages to the provisioner until `done` says the work is over. */
-async function pumpUntil(done: () => Promise<boolean>) {
-  await waitFor(async () => {
-    const messages = await drain(bed.queueUrl);
-    if (messages.length) await provisioner(sqsEvent(...messages.map((m) => sqsRecord(m))));
-    return done();
-  }, 'the provisioner to settle');
-}
-
-/** What the minute sweep's idle stop does (functions/heartbeat/idle-stop.ts), for one account and with the process stopped. */
-async function idleStop(userId: string) {
-  const instance = (await getInstance(userId, true))!;
-  const { changed, after } = await transitionInstance(userId, 'stop', {
-    cause: 'idle',
-    stopReason: 'idle',
-    expect: { generation: instance.generation, status: 'running' },
-    jobOwner: (g) => `gen-${g}`,
-  });
-  expect(changed).toBe(true);
-  await requestProvisioning({ kind: 'lifecycle', userId, generation: after.generation, op: 'stop' });
-  await pumpUntil(async () => (await bed.launcher.aliveFor(userId)).length === 0);
-}
+const pumpUntil = (done: () => Promise<boolean>) => pumpProvisioningUntil(bed.queueUrl, done);
+const idleStop = (userId: string) => idleStopInstance(bed, userId);
 
 const launchesOf = (userId: string) => bed.launcher.launchesFor(userId).length;
 const isRunning = (userId: string) => async () => (await getInstance(userId, true))?.status === 'running';
@@ -142,5 +120,27 @@ describe('wake on demand', () => {
     expect(launchesOf(user.userId)).toBe(before + 1);
     await runDueSchedules();
     expect((await history(user.userId, agentId)).filter((m) => m === 'user:daily digest')).toHaveLength(1);
+  });
+
+  it('an A2A message to an agent of an idle-stopped instance is stored and wakes the instance (one launch)', async () => {
+    const { user, agentId } = await runningAgent(bed);
+    const second = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Helper' }, ip: uniqueIp() });
+    expect(second.status, second.text).toBe(201);
+    const helperId = second.body.agent.id as string;
+    await pumpUntil(isRunning(user.userId));
+    await idleStop(user.userId);
+    const before = launchesOf(user.userId);
+
+    const token = await gatewayToken(user.userId);
+    const sent = await call('POST', `/api/instance/${user.userId}/runtime/a2a`, {
+      bearer: token,
+      body: { fromAgentId: agentId, toAgentId: helperId, message: 'the venue moved to Hall B' },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    await pumpUntil(isRunning(user.userId));
+    expect(launchesOf(user.userId)).toBe(before + 1);
+    expect((await history(user.userId, helperId)).some((m) => m.endsWith('the venue moved to Hall B'))).toBe(true);
+    const requested = (await listLifecycleEvents(user.userId, 50)).events.filter((e) => e.type === 'instance.requested' && e.cause === 'wake');
+    expect(requested).toEqual([expect.objectContaining({ op: 'start', details: { wokenBy: 'a2a' } })]);
   });
 });
