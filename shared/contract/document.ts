@@ -16,7 +16,6 @@ import * as metrics from './metrics';
 import * as oauthSignIn from './oauth-sign-in';
 import * as platform from './platform';
 import * as provision from './provision';
-import * as route from './route';
 import * as runtimeModel from './runtime-model';
 import * as settings from './settings';
 import * as skills from './skills';
@@ -24,11 +23,10 @@ import * as social from './social';
 import * as wallet from './wallet';
 import * as walletSignIn from './wallet-sign-in';
 import { contract } from './index';
-import { buildOpenApi, nameContractSchemas, nameTwins } from './openapi';
+import { buildOpenApi, nameContractSchemas } from './openapi';
 
 /** Every contract module, whose exported object schemas become named components of the document. */
 const CONTRACT_MODULES = [
-  route,
   common,
   accountFields,
   accounts,
@@ -58,7 +56,5 @@ const CONTRACT_MODULES = [
 /** The whole API's OpenAPI 3.1 document (`npm run openapi`, `GET /api/openapi.json`). */
 export function openApiDocument(info: { version: string; serverUrl?: string }) {
   nameContractSchemas(CONTRACT_MODULES);
-  // Groups moved to zod/mini answer with common.ts's bodies, the others with route.ts's: one component each.
-  nameTwins(common, route);
   return buildOpenApi(contract, info);
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { RouteDefinition, RouteGroup } from './route';
 
 type JsonSchema = Record<string, unknown>;
@@ -51,19 +51,6 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
       } else taken.set(name, value);
       z.globalRegistry.add(value, { ...existing, id: name });
     }
-  }
-}
-
-/**
- * Gives each schema of `copies` the component name of the equally named export of `named`, e.g. the
- * zod/mini bodies of common.ts those of their classic twins in route.ts: the document then refers to
- * one `Error` whichever copy a route uses (the first converted wins; the twins convert alike).
- */
-export function nameTwins(copies: Record<string, unknown>, named: Record<string, unknown>) {
-  for (const [exportName, copy] of Object.entries(copies)) {
-    const twin = named[exportName];
-    const id = twin instanceof z.core.$ZodType ? (z.globalRegistry.get(twin) as { id?: string } | undefined)?.id : undefined;
-    if (id && copy instanceof z.core.$ZodType) z.globalRegistry.add(copy, { ...z.globalRegistry.get(copy), id });
   }
 }
 

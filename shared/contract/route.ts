@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import type * as z from 'zod/mini';
 
 /**
  * How a route authenticates its caller.
@@ -106,34 +106,3 @@ export const defineGroup = <const G extends RouteGroup>(group: G): G => group;
 
 /** `POST /api/agents/{id}`: the key API Gateway puts in `event.routeKey`. */
 export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>) => `${route.method} ${route.path}`;
-
-/*
- * Route schemas may be zod classic or zod/mini (the types above are zod's core types): Lambda-side
- * contracts move to zod/mini, whose schemas build without attaching every method to every instance.
- * The shared bodies below are classic for the contracts not yet moved; mini ones are in ./common.ts.
- */
-
-/** The spec's error body, `{error, code?}`, plus any extra fields an endpoint table names. */
-export const ErrorBody = z.looseObject({
-  error: z.string(),
-  code: z.string().optional(),
-});
-
-export const ValidationErrorBody = z.object({
-  error: z.string(),
-  code: z.literal('VALIDATION_ERROR'),
-  issues: z.array(z.object({ path: z.string(), message: z.string() })),
-});
-
-export const SuccessTrue = z.object({ success: z.literal(true) });
-
-export const IsoDate = z.iso.datetime({ offset: true });
-
-/** Answers every route may give whatever it does (auth, validation, limits, failures). */
-export const commonErrorResponses = {
-  400: ValidationErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  429: ErrorBody,
-  500: ErrorBody,
-} as const;
