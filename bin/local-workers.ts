@@ -146,9 +146,20 @@ function heartbeatTimer(tickMs: number) {
         running = undefined;
       });
   };
-  const timer = setInterval(tick, tickMs);
+  // Ticks fall just after each multiple of tickMs on the wall clock (the minute for the default), as
+  // EventBridge's cron rule fires in AWS: a schedule due at 10:05:00 runs at about 10:05:01, not up to
+  // a whole tick late depending on when the stack started.
+  let timer: NodeJS.Timeout | undefined;
+  const first = setTimeout(
+    () => {
+      tick();
+      timer = setInterval(tick, tickMs);
+    },
+    tickMs - (Date.now() % tickMs) + Math.min(1000, Math.floor(tickMs / 10)),
+  );
   return {
     async stop() {
+      clearTimeout(first);
       clearInterval(timer);
       if (running) await Promise.race([running, new Promise((r) => setTimeout(r, 2000))]);
     },

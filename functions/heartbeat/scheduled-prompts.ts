@@ -1,5 +1,4 @@
-import { getSubscription } from '../../shared/billing/entitlements';
-import { isPlanName, PLANS } from '../../shared/billing/plans';
+import { accessFrom, getSubscription } from '../../shared/billing/entitlements';
 import { nextCronTime, parseCron } from '../../shared/cron';
 import { getAgent } from '../../shared/db/agents';
 import { budgetReached } from '../../shared/db/budgets';
@@ -22,6 +21,7 @@ import { HttpError } from '../../shared/http/errors';
 import { wakeAndWait } from '../../shared/lifecycle/wake';
 import { logger } from '../../shared/http/logger';
 import { askAgent } from '../agent-chat/chat';
+import { ownerRights } from '../instance/runtime-agent';
 
 /**
  * Runs the scheduled prompts that are due (with every sweeper tick; see shared/db/schedules.ts for
@@ -50,9 +50,16 @@ export interface ScheduleRunResult {
 type Outcome = { status: Exclude<RunStatus, 'running'>; reason?: string; answer?: string };
 
 async function skipReason(s: DueSchedule, now: Date): Promise<string | undefined> {
-  const [agent, instance, sub] = await Promise.all([getAgent(s.userId, s.agentId), getInstance(s.userId), getSubscription(s.userId)]);
+  const [agent, instance, sub, rights] = await Promise.all([
+    getAgent(s.userId, s.agentId),
+    getInstance(s.userId),
+    getSubscription(s.userId),
+    ownerRights(s.userId),
+  ]);
   if (!agent) return 'agent-missing';
-  const plan = sub && ['active', 'trialing'].includes(sub.status) && isPlanName(sub.plan) ? PLANS[sub.plan] : undefined;
+  // The owner's rights as its chats get them: an admin needs no subscription and has the largest plan's limits.
+  const access = accessFrom({ userId: s.userId, isAdmin: !!rights?.isAdmin, isTester: !!rights?.isTester }, sub);
+  const plan = access.isAdmin || access.subscriptionActive ? access.limits : undefined;
   if (!plan) return 'subscription-required';
   if (agent.pausedReason === 'budget' || (await budgetReached(s.userId, s.agentId, now))) return 'budget';
   if (instance?.status !== 'running') {

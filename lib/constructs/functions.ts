@@ -127,9 +127,11 @@ export class Functions extends Construct {
       targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(FIVE_MINUTE_SWEEP) })],
     });
     // Per-minute schedules run on time without running the health checks 5x as often (docs/architecture.md §12).
+    // A cron rule fires at the start of each minute; a rate rule at whatever second it was created,
+    // which would make every scheduled prompt up to a minute late.
     new Rule(this, 'MinuteSweepSchedule', {
       description: 'Agent platform: scheduled prompts and idle auto-stop, every minute',
-      schedule: Schedule.rate(Duration.minutes(1)),
+      schedule: Schedule.cron({ minute: '*' }),
       targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(MINUTE_SWEEP) })],
     });
 

@@ -371,7 +371,7 @@ describe('workers', () => {
     expect(sweeps).toEqual(
       expect.arrayContaining([
         { rate: 'rate(5 minutes)', target: functionId('heartbeat'), input: { sweep: 'five-minute' } },
-        { rate: 'rate(1 minute)', target: functionId('heartbeat'), input: { sweep: 'minute' } },
+        { rate: 'cron(* * * * ? *)', target: functionId('heartbeat'), input: { sweep: 'minute' } },
       ]),
     );
     expect(sweeps).toHaveLength(2);

@@ -21,16 +21,22 @@ afterAll(async () => {
   reloadConfig(Object.fromEntries(Object.keys(fake.settings).map((k) => [k, undefined])));
 });
 
+/** A subscribed account that provisions a Telegram chat-bot agent (the provisioning message is left queued). */
+async function provisionTelegramAgent() {
+  const user = await accountSession();
+  const subscriptionId = await storeActiveSubscription(user.userId);
+  const res = await call('POST', '/api/provision', {
+    session: user,
+    ip: uniqueIp(),
+    body: { chatBotToken: TOKENS.telegram, plan: 'solo', cardSubscriptionId: subscriptionId },
+  });
+  expect(res.status, res.text).toBe(200);
+  return user;
+}
+
 describe('an inbound message reaches the running agent and its reply goes back out through the app', () => {
   it('Telegram: the agent provisioned with the chat-bot token answers, the reply is sent to the same chat and both are recorded', async () => {
-    const user = await accountSession();
-    const subscriptionId = await storeActiveSubscription(user.userId);
-    const res = await call('POST', '/api/provision', {
-      session: user,
-      ip: uniqueIp(),
-      body: { chatBotToken: TOKENS.telegram, plan: 'solo', cardSubscriptionId: subscriptionId },
-    });
-    expect(res.status, res.text).toBe(200);
+    const user = await provisionTelegramAgent();
     const messages = await drain(bed.queueUrl);
     expect((await provisioner(sqsEvent(...messages.map((m) => sqsRecord(m))))).batchItemFailures).toEqual([]);
     const [{ agentId }] = await tenant(user.userId).queryAll<{ agentId: string }>(keys.channelProvisionPrefix);
@@ -59,14 +65,7 @@ describe('an inbound message reaches the running agent and its reply goes back o
   });
 
   it('Telegram, agent stopped for idleness: the app is answered at once, the agent is woken (one launch) and the reply goes out after the wake', async () => {
-    const user = await accountSession();
-    const subscriptionId = await storeActiveSubscription(user.userId);
-    const res = await call('POST', '/api/provision', {
-      session: user,
-      ip: uniqueIp(),
-      body: { chatBotToken: TOKENS.telegram, plan: 'solo', cardSubscriptionId: subscriptionId },
-    });
-    expect(res.status, res.text).toBe(200);
+    const user = await provisionTelegramAgent();
     await pumpProvisioningUntil(bed.queueUrl, async () => (await getInstance(user.userId, true))?.status === 'running');
     const connected = await call('POST', '/api/skills/chat-bot', { session: user, ip: uniqueIp(), body: { action: 'connect' } });
     const secret = fake.calls.filter((c) => c.path.endsWith('/setWebhook')).at(-1)!.body.secret_token as string;

@@ -178,4 +178,13 @@ describe('scheduled prompts: no running instance', () => {
     expect((await getSchedule(owner.userId, agentId, s.id))?.lastRun).toMatchObject({ status: 'skipped', reason: 'instance-not-running' });
     await call('DELETE', `/api/agents/${agentId}/schedules/${s.id}`, { session: owner });
   });
+
+  it("runs an admin's schedule without a subscription, as the admin's chats are answered", async () => {
+    const admin = await accountSession({ admin: true });
+    const agentId = await putTestAgent(admin.userId);
+    const s = await schedule(admin, agentId, { cron: '* * * * *', prompt: 'who pays?' });
+    await runDueSchedules(new Date(s.nextRunAt));
+    // Past the subscription check (it used to stop here with `subscription-required`), only the instance is missing.
+    expect((await listRuns(admin.userId, s.id)).map((r) => [r.status, r.reason])).toEqual([['skipped', 'instance-not-running']]);
+  });
 });
