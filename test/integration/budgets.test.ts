@@ -11,7 +11,7 @@ import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, storeActiveSubscription, type TestSession } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';
 import { useFakeModelProviders } from '../helpers/model-providers';
-import { putTestAgent } from '../security/route-samples';
+import { putRunningInstance, putTestAgent } from '../security/route-samples';
 import { privateQueue } from './agents-helpers';
 
 const bed = useFakeModelProviders();
@@ -33,24 +33,6 @@ const chat = (session: TestSession) =>
   call('POST', '/api/ai/chat', { session, body: { model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hello' }] } });
 
 const eventTypes = async (userId: string) => (await listLifecycleEvents(userId, 100)).events.map((e) => e.type);
-
-async function runningInstance(userId: string) {
-  const at = new Date().toISOString();
-  await tenant(userId).put({
-    ...keys.instance(userId),
-    userId,
-    status: 'running',
-    generation: 1,
-    op: 'launch',
-    subdomain: 'agent-test',
-    ownerEmail: `${userId}@example.com`,
-    image: 'local',
-    runtimeVersion: '1',
-    readyAgents: 0,
-    createdAt: at,
-    updatedAt: at,
-  });
-}
 
 describe('budgets: routes', () => {
   it('sets, reads and removes the account and agent caps; another account gets 404 for the agent', async () => {
@@ -84,7 +66,7 @@ describe('budgets: the account cap', () => {
     bed.apply({ PROVISIONING_QUEUE_URL: provisioning });
     try {
       const owner = await subscriber();
-      await runningInstance(owner.userId);
+      await putRunningInstance(owner.userId);
       // Room for about seven calls.
       const cap = callCost() * 7.5;
       expect((await call('PUT', '/api/budget', { session: owner, body: { monthlyCapUsd: cap } })).status).toBe(200);
@@ -137,7 +119,7 @@ describe('budgets: the account cap', () => {
 
   it('a stop the user asked for is not undone by raising the cap', async () => {
     const owner = await subscriber();
-    await runningInstance(owner.userId);
+    await putRunningInstance(owner.userId);
     await tenant(owner.userId).update(keys.instance(owner.userId), {
       expression: 'SET #s = :stopped',
       names: { '#s': 'status' },

@@ -7,30 +7,14 @@ import { tenant } from '../../shared/db/tenant';
 import { runIdleStops } from '../../functions/heartbeat/idle-stop';
 import { captureEvents } from '../helpers/event-queue';
 import { accountSession, call, storeActiveSubscription } from '../helpers/api';
-
-async function runningInstance(userId: string, at: Date) {
-  await tenant(userId).put({
-    ...keys.instance(userId),
-    userId,
-    status: 'running',
-    generation: 1,
-    op: 'launch',
-    subdomain: 'agent-test',
-    ownerEmail: `${userId}@example.com`,
-    image: 'local',
-    runtimeVersion: '1',
-    readyAgents: 0,
-    createdAt: at.toISOString(),
-    updatedAt: at.toISOString(),
-  });
-}
+import { putRunningInstance } from '../security/route-samples';
 
 const minutes = (from: Date, n: number) => new Date(from.getTime() + n * 60_000);
 
 async function idleAccount(idleStopMinutes: number | null, t0: Date) {
   const { userId } = await accountSession();
   await storeActiveSubscription(userId, 'label');
-  await runningInstance(userId, t0);
+  await putRunningInstance(userId, t0);
   if (idleStopMinutes !== null) await setIdleStopMinutes(userId, idleStopMinutes, t0);
   await recordActivity(userId, t0);
   return userId;
@@ -102,7 +86,7 @@ describe('idle auto-stop: a launch that reaches running is activity', () => {
     forgetActivityMemo();
     const t0 = new Date(Date.UTC(2031, 3, 1, 10, 0));
     const { userId } = await accountSession();
-    await runningInstance(userId, t0);
+    await putRunningInstance(userId, t0);
     await tenant(userId).update(keys.instance(userId), { expression: 'SET #s = :p', names: { '#s': 'status' }, values: { ':p': 'provisioning' } });
     expect(await settleLaunch(userId, 1, { status: 'running', set: {} }, t0)).toMatchObject({ status: 'running' });
     expect(await getIdleWatch(userId)).toMatchObject({ lastActivityAt: t0.toISOString(), gsi1pk: expect.stringMatching(/^IDLEDUE#/) });

@@ -44,6 +44,24 @@ export async function putTestAgent(userId: string, agentId = `agt_${randomUUID()
   return agentId;
 }
 
+/** A running instance record for the account, as a settled launch leaves it (no runtime behind it). */
+export async function putRunningInstance(userId: string, at = new Date()) {
+  await tenant(userId).put({
+    ...dbKeys.instance(userId),
+    userId,
+    status: 'running',
+    generation: 1,
+    op: 'launch',
+    subdomain: 'agent-test',
+    ownerEmail: `${userId}@example.com`,
+    image: 'local',
+    runtimeVersion: '1',
+    readyAgents: 0,
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+  });
+}
+
 ownedResources.memory = async (owner) => ({ agentId: await putTestAgent(owner.userId) });
 
 ownedResources.keys = async (owner) => {
