@@ -82,9 +82,9 @@ export function pollQueue(queueUrl: string, handle: (event: SQSEvent) => Promise
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     const retry = messages.filter((m) => failed.has(m.MessageId!));
     const entries = (list: Message[]) => list.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! }));
-    if (done.length) await sqs().send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries(done) }));
+    if (done.length) await (await sqs()).send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries(done) }));
     if (retry.length) {
-      await sqs().send(
+      await (await sqs()).send(
         new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries(retry).map((e) => ({ ...e, VisibilityTimeout: LOCAL_RETRY_SECONDS })) }),
       );
     }
@@ -97,7 +97,7 @@ export function pollQueue(queueUrl: string, handle: (event: SQSEvent) => Promise
           await Promise.race(inFlight);
           continue;
         }
-        const out = await sqs().send(
+        const out = await (await sqs()).send(
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
             MaxNumberOfMessages: 10,

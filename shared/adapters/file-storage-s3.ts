@@ -1,36 +1,24 @@
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  NotFound,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { lazyClient } from '../aws/lazy-client';
 import { config } from '../config';
 import type { FileStorage } from './file-storage';
 
-let client: S3Client | undefined;
-
-/** S3 in AWS; FILES_S3_ENDPOINT points it at another S3-compatible store (path-style), as the tests' loopback fake. */
-function s3(): S3Client {
-  const endpoint = config().files.s3Endpoint;
-  client ??= new S3Client({
-    region: config().region,
-    maxAttempts: 3,
-    // Otherwise a presigned PUT carries the CRC32 of the empty body it was signed with, and S3 refuses every upload.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    ...(endpoint ? { endpoint, forcePathStyle: true, credentials: config().localCredentials ?? { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
-  return client;
-}
+/** S3 in AWS; FILES_S3_ENDPOINT points it at another S3-compatible store (path-style), as the tests' loopback fake. Loaded on the first file call. */
+const s3Client = lazyClient(
+  () => import('../aws/sdk/s3'),
+  (sdk) => {
+    const endpoint = config().files.s3Endpoint;
+    return new sdk.S3Client({
+      region: config().region,
+      maxAttempts: 3,
+      // Otherwise a presigned PUT carries the CRC32 of the empty body it was signed with, and S3 refuses every upload.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      ...(endpoint ? { endpoint, forcePathStyle: true, credentials: config().localCredentials ?? { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    });
+  },
+);
 
 export function resetS3Client(): void {
-  client?.destroy();
-  client = undefined;
+  s3Client.reset();
 }
 
 const bucket = () => {
@@ -39,16 +27,20 @@ const bucket = () => {
   return name;
 };
 
+/** By name, not `instanceof`: the error classes would bring the S3 client back into the module's static imports. */
+const MISSING_NAMES = new Set(['NoSuchKey', 'NotFound']);
 const missing = (err: unknown) =>
-  err instanceof NoSuchKey || err instanceof NotFound || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+  MISSING_NAMES.has((err as { name?: string }).name ?? '') || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 export const s3Storage: FileStorage = {
   async put(objectKey, bytes, contentType) {
-    await s3().send(new PutObjectCommand({ Bucket: bucket(), Key: objectKey, Body: bytes, ContentType: contentType, ContentLength: bytes.length }));
+    const { client: s3, sdk } = await s3Client.get();
+    await s3.send(new sdk.PutObjectCommand({ Bucket: bucket(), Key: objectKey, Body: bytes, ContentType: contentType, ContentLength: bytes.length }));
   },
   async get(objectKey) {
+    const { client: s3, sdk } = await s3Client.get();
     try {
-      const out = await s3().send(new GetObjectCommand({ Bucket: bucket(), Key: objectKey }));
+      const out = await s3.send(new sdk.GetObjectCommand({ Bucket: bucket(), Key: objectKey }));
       return out.Body ? Buffer.from(await out.Body.transformToByteArray()) : Buffer.alloc(0);
     } catch (err) {
       if (missing(err)) return undefined;
@@ -56,34 +48,39 @@ export const s3Storage: FileStorage = {
     }
   },
   async delete(objectKey) {
-    await s3().send(new DeleteObjectCommand({ Bucket: bucket(), Key: objectKey }));
+    const { client: s3, sdk } = await s3Client.get();
+    await s3.send(new sdk.DeleteObjectCommand({ Bucket: bucket(), Key: objectKey }));
   },
   async size(objectKey) {
+    const { client: s3, sdk } = await s3Client.get();
     try {
-      return (await s3().send(new HeadObjectCommand({ Bucket: bucket(), Key: objectKey }))).ContentLength ?? 0;
+      return (await s3.send(new sdk.HeadObjectCommand({ Bucket: bucket(), Key: objectKey }))).ContentLength ?? 0;
     } catch (err) {
       if (missing(err)) return undefined;
       throw err;
     }
   },
   async move(from, to) {
-    await s3().send(new CopyObjectCommand({ Bucket: bucket(), Key: to, CopySource: `${bucket()}/${from.split('/').map(encodeURIComponent).join('/')}` }));
-    await s3().send(new DeleteObjectCommand({ Bucket: bucket(), Key: from }));
+    const { client: s3, sdk } = await s3Client.get();
+    await s3.send(new sdk.CopyObjectCommand({ Bucket: bucket(), Key: to, CopySource: `${bucket()}/${from.split('/').map(encodeURIComponent).join('/')}` }));
+    await s3.send(new sdk.DeleteObjectCommand({ Bucket: bucket(), Key: from }));
   },
   async list(prefix) {
+    const { client: s3, sdk } = await s3Client.get();
     const found: string[] = [];
     let token: string | undefined;
     do {
-      const out = await s3().send(new ListObjectsV2Command({ Bucket: bucket(), Prefix: prefix, ContinuationToken: token }));
+      const out = await s3.send(new sdk.ListObjectsV2Command({ Bucket: bucket(), Prefix: prefix, ContinuationToken: token }));
       for (const o of out.Contents ?? []) if (o.Key) found.push(o.Key);
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);
     return found;
   },
   async uploadTarget(objectKey, { size, contentType, now }) {
+    const { client: s3, sdk } = await s3Client.get();
     const expiresIn = config().files.uploadUrlTtlSeconds;
     // Content-Type and Content-Length are signed: S3 refuses a PUT of any other size or type.
-    const url = await getSignedUrl(s3(), new PutObjectCommand({ Bucket: bucket(), Key: objectKey, ContentType: contentType, ContentLength: size }), {
+    const url = await sdk.getSignedUrl(s3, new sdk.PutObjectCommand({ Bucket: bucket(), Key: objectKey, ContentType: contentType, ContentLength: size }), {
       expiresIn,
       signingDate: now,
       signableHeaders: new Set(['content-type', 'content-length']),
@@ -96,8 +93,9 @@ export const s3Storage: FileStorage = {
     };
   },
   async downloadUrl(objectKey, { contentType, now }) {
+    const { client: s3, sdk } = await s3Client.get();
     const expiresIn = config().files.downloadUrlTtlSeconds;
-    const url = await getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket(), Key: objectKey, ResponseContentType: contentType }), {
+    const url = await sdk.getSignedUrl(s3, new sdk.GetObjectCommand({ Bucket: bucket(), Key: objectKey, ResponseContentType: contentType }), {
       expiresIn,
       signingDate: now,
     });

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  DescribeTaskDefinitionCommand,
-  DescribeTasksCommand,
-  ECSClient,
-  RegisterTaskDefinitionCommand,
-  RunTaskCommand,
-  StopTaskCommand,
-  type Task,
-} from '@aws-sdk/client-ecs';
-import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { Task } from '@aws-sdk/client-ecs';
+import { kms } from '../aws/kms-client';
+import { lazyClient } from '../aws/lazy-client';
 import { config } from '../config';
 import type { LaunchHandle } from '../db/instances';
 import { LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located } from './launcher';
@@ -30,10 +23,11 @@ import { LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located
 export const RUNTIME_CONTAINER = 'runtime';
 export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
 
-let ecsClient: ECSClient | undefined;
-let kmsClient: KMSClient | undefined;
-const ecs = () => (ecsClient ??= new ECSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.ecs }));
-const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms }));
+/** Loaded on the first launch, locate or stop: this module is reached only where the launcher is ECS. */
+const ecsClient = lazyClient(
+  () => import('../aws/sdk/ecs'),
+  (sdk) => new sdk.ECSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.ecs }),
+);
 
 /** Task definitions registered for approved images other than the default, per container image. */
 const taskDefinitions = new Map<string, Promise<string>>();
@@ -53,10 +47,11 @@ async function taskDefinitionFor(image: string): Promise<string> {
 
 /** A revision of the platform's task definition whose runtime container runs `image`. */
 async function registerWithImage(baseArn: string, image: string): Promise<string> {
-  const { taskDefinition: td } = await ecs().send(new DescribeTaskDefinitionCommand({ taskDefinition: baseArn }));
+  const { client: ecs, sdk } = await ecsClient.get();
+  const { taskDefinition: td } = await ecs.send(new sdk.DescribeTaskDefinitionCommand({ taskDefinition: baseArn }));
   if (!td?.family || !td.containerDefinitions) throw new LaunchError('base task definition not found');
-  const out = await ecs().send(
-    new RegisterTaskDefinitionCommand({
+  const out = await ecs.send(
+    new sdk.RegisterTaskDefinitionCommand({
       family: td.family,
       containerDefinitions: td.containerDefinitions.map((c) => (c.name === RUNTIME_CONTAINER ? { ...c, image } : c)),
       cpu: td.cpu,
@@ -76,8 +71,9 @@ async function registerWithImage(baseArn: string, image: string): Promise<string
 async function encryptedToken(spec: LaunchSpec): Promise<string> {
   const keyId = config().kmsKeyId;
   if (!keyId) throw new LaunchError('KMS_KEY_ID is not set: the gateway token cannot be passed encrypted');
-  const out = await kms().send(
-    new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(spec.gatewayToken), EncryptionContext: { userId: spec.userId, purpose: BOOTSTRAP_PURPOSE } }),
+  const { client, sdk } = await kms.get();
+  const out = await client.send(
+    new sdk.EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(spec.gatewayToken), EncryptionContext: { userId: spec.userId, purpose: BOOTSTRAP_PURPOSE } }),
   );
   if (!out.CiphertextBlob) throw new LaunchError('KMS returned no ciphertext');
   return Buffer.from(out.CiphertextBlob).toString('base64');
@@ -109,8 +105,9 @@ class EcsLauncher implements Launcher {
     const c = config();
     if (!c.ecs.clusterArn) throw new LaunchError('ECS_CLUSTER_ARN is not set');
     const [taskDefinition, tokenCiphertext] = await Promise.all([taskDefinitionFor(spec.image), encryptedToken(spec)]);
-    const out = await ecs().send(
-      new RunTaskCommand({
+    const { client: ecs, sdk } = await ecsClient.get();
+    const out = await ecs.send(
+      new sdk.RunTaskCommand({
         cluster: c.ecs.clusterArn,
         taskDefinition,
         launchType: 'FARGATE',
@@ -147,7 +144,8 @@ class EcsLauncher implements Launcher {
   }
 
   async locate(handle: LaunchHandle): Promise<Located> {
-    const out = await ecs().send(new DescribeTasksCommand({ cluster: config().ecs.clusterArn, tasks: [handle.id] }));
+    const { client: ecs, sdk } = await ecsClient.get();
+    const out = await ecs.send(new sdk.DescribeTasksCommand({ cluster: config().ecs.clusterArn, tasks: [handle.id] }));
     const task = out.tasks?.[0];
     if (!task) return { state: 'stopped', handle, reason: 'task not found' };
     const located = { ...handle, endpoint: endpointOf(task) ?? handle.endpoint };
@@ -156,8 +154,9 @@ class EcsLauncher implements Launcher {
   }
 
   async stop(handle: LaunchHandle, reason: string): Promise<void> {
+    const { client: ecs, sdk } = await ecsClient.get();
     try {
-      await ecs().send(new StopTaskCommand({ cluster: config().ecs.clusterArn, task: handle.id, reason: reason.slice(0, 255) }));
+      await ecs.send(new sdk.StopTaskCommand({ cluster: config().ecs.clusterArn, task: handle.id, reason: reason.slice(0, 255) }));
     } catch (err) {
       const name = (err as { name?: string }).name;
       if (name === 'InvalidParameterException' || name === 'ResourceNotFoundException') return;

@@ -1,20 +1,23 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { lazyClient } from '../aws/lazy-client';
 import { config } from '../config';
 
-let client: SQSClient | undefined;
+/** SQS in AWS, the fauxqs emulator locally and in tests (SQS_ENDPOINT); loaded on the first send, as most requests queue nothing. */
+const queueClient = lazyClient(
+  () => import('../aws/sdk/sqs'),
+  (sdk) => new sdk.SQSClient({ region: config().region, endpoint: config().sqsEndpoint, credentials: config().localCredentials, maxAttempts: 3 }),
+);
 
-/** SQS in AWS, the fauxqs emulator locally and in tests (SQS_ENDPOINT). */
-export function sqs(): SQSClient {
-  client ??= new SQSClient({ region: config().region, endpoint: config().sqsEndpoint, credentials: config().localCredentials, maxAttempts: 3 });
-  return client;
+export async function sqs(): Promise<SQSClient> {
+  return (await queueClient.get()).client;
 }
 
 export function resetQueueClient(): void {
-  client?.destroy();
-  client = undefined;
+  queueClient.reset();
 }
 
 export async function sendJson(queueUrl: string, body: unknown, opts: { delaySeconds?: number } = {}): Promise<string | undefined> {
-  const out = await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body), DelaySeconds: opts.delaySeconds }));
+  const { client, sdk } = await queueClient.get();
+  const out = await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body), DelaySeconds: opts.delaySeconds }));
   return out.MessageId;
 }

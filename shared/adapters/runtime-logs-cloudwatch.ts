@@ -1,4 +1,4 @@
-import { CloudWatchLogsClient, GetLogEventsCommand, ResourceNotFoundException } from '@aws-sdk/client-cloudwatch-logs';
+import { lazyClient } from '../aws/lazy-client';
 import { config } from '../config';
 
 /**
@@ -31,21 +31,21 @@ export interface LogStreamPage {
   next?: string;
 }
 
-let client: CloudWatchLogsClient | undefined;
-
-function logs(): CloudWatchLogsClient {
-  const endpoint = config().runtimeLogs.endpoint;
-  client ??= new CloudWatchLogsClient({
-    region: config().region,
-    maxAttempts: 3,
-    ...(endpoint ? { endpoint, credentials: config().localCredentials ?? { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
-  return client;
-}
+/** Loaded on the first read: only the per-agent log's reads in AWS reach CloudWatch Logs. */
+const logsClient = lazyClient(
+  () => import('../aws/sdk/cloudwatch-logs'),
+  (sdk) => {
+    const endpoint = config().runtimeLogs.endpoint;
+    return new sdk.CloudWatchLogsClient({
+      region: config().region,
+      maxAttempts: 3,
+      ...(endpoint ? { endpoint, credentials: config().localCredentials ?? { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    });
+  },
+);
 
 export function resetCloudWatchLogsClient(): void {
-  client?.destroy();
-  client = undefined;
+  logsClient.reset();
 }
 
 /** Whether runtime output is read from CloudWatch Logs here (the stack sets the group). */
@@ -59,9 +59,10 @@ export const runtimeLogsInCloudWatch = () => !!config().runtimeLogs.group;
 export async function readLogStreamBack(stream: string, range: { startTime: number; endTime: number }, limit: number, token?: string): Promise<LogStreamPage> {
   const group = config().runtimeLogs.group;
   if (!group) throw new Error('RUNTIME_LOG_GROUP is not set');
+  const { client, sdk } = await logsClient.get();
   try {
-    const out = await logs().send(
-      new GetLogEventsCommand({
+    const out = await client.send(
+      new sdk.GetLogEventsCommand({
         logGroupName: group,
         logStreamName: stream,
         startTime: range.startTime,
@@ -78,7 +79,8 @@ export async function readLogStreamBack(stream: string, range: { startTime: numb
     const next = out.nextBackwardToken && out.nextBackwardToken !== token ? out.nextBackwardToken : undefined;
     return { events, next };
   } catch (err) {
-    if (err instanceof ResourceNotFoundException) return { events: [] };
+    // By name, not `instanceof`: the error class would bring the client back into the static imports.
+    if ((err as { name?: string }).name === 'ResourceNotFoundException') return { events: [] };
     throw err;
   }
 }

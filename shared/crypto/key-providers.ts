@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { kms } from '../aws/kms-client';
 import { config } from '../config';
 
 /**
@@ -71,9 +71,6 @@ export function openGcm(key: Buffer, sealed: { iv: Buffer; tag: Buffer; cipherte
   return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]);
 }
 
-let kmsClient: KMSClient | undefined;
-const kms = () => (kmsClient ??= new KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms }));
-
 /** KMS errors that mean "this blob or context is not valid", as opposed to an outage. */
 const KMS_REFUSALS = new Set(['InvalidCiphertextException', 'IncorrectKeyException', 'InvalidKeyUsageException']);
 
@@ -81,13 +78,15 @@ function kmsProvider(keyId: string): KeyProvider {
   return {
     name: 'kms',
     async generateDataKey(context) {
-      const out = await kms().send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
+      const { client, sdk } = await kms.get();
+      const out = await client.send(new sdk.GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
       if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS returned no data key');
       return { plaintext: Buffer.from(out.Plaintext), wrapped: Buffer.from(out.CiphertextBlob) };
     },
     async unwrap(wrapped, context) {
       try {
-        const out = await kms().send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: { ...context } }));
+        const { client, sdk } = await kms.get();
+        const out = await client.send(new sdk.DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: { ...context } }));
         if (!out.Plaintext) throw new UnwrapError('KMS returned no plaintext');
         return Buffer.from(out.Plaintext);
       } catch (err) {

@@ -10,21 +10,21 @@ import type { PlatformEvent } from '../../shared/events/emit';
  */
 export async function captureEvents() {
   const previous = config().eventsQueueUrl;
-  const queueUrl = (await sqs().send(new CreateQueueCommand({ QueueName: `events-capture-${randomUUID()}` }))).QueueUrl!;
+  const queueUrl = (await (await sqs()).send(new CreateQueueCommand({ QueueName: `events-capture-${randomUUID()}` }))).QueueUrl!;
   reloadConfig({ EVENTS_QUEUE_URL: queueUrl });
   return {
     /** Every event queued so far. */
     async drain(): Promise<PlatformEvent[]> {
       const events: PlatformEvent[] = [];
       for (;;) {
-        const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+        const out = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
         if (!out.Messages?.length) return events;
         events.push(...out.Messages.map((m) => JSON.parse(m.Body!) as PlatformEvent));
       }
     },
     async stop() {
       reloadConfig({ EVENTS_QUEUE_URL: previous });
-      await sqs().send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+      await (await sqs()).send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
     },
   };
 }

@@ -106,14 +106,14 @@ export const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: recor
 
 /** A queue of this test file's own, so no other test consumes or adds to its messages. */
 export async function privateQueue(): Promise<string> {
-  const out = await sqs().send(new CreateQueueCommand({ QueueName: `prov-test-${randomUUID().slice(0, 8)}` }));
+  const out = await (await sqs()).send(new CreateQueueCommand({ QueueName: `prov-test-${randomUUID().slice(0, 8)}` }));
   return out.QueueUrl!;
 }
 
 export async function drain(queueUrl: string): Promise<unknown[]> {
   const bodies: unknown[] = [];
   for (;;) {
-    const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
+    const out = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
     if (!out.Messages?.length) return bodies;
     bodies.push(...out.Messages.map((m) => JSON.parse(m.Body!)));
   }

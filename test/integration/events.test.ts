@@ -21,7 +21,7 @@ let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 /** This file's own events queue, so other suites' events never mix in. */
 beforeAll(async () => {
-  const out = await sqs().send(new CreateQueueCommand({ QueueName: `events-test-${randomUUID().slice(0, 8)}` }));
+  const out = await (await sqs()).send(new CreateQueueCommand({ QueueName: `events-test-${randomUUID().slice(0, 8)}` }));
   queueUrl = out.QueueUrl!;
   receiver = await startWebhookReceiver();
 });
@@ -32,7 +32,7 @@ afterEach(() => {
 });
 afterAll(async () => {
   await receiver.close();
-  await sqs().send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+  await (await sqs()).send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
 });
 
 /** Retries are due at once here, so a drained retry can be handed straight to the handler. */
@@ -52,7 +52,7 @@ const configure = (endpoints: string[]) =>
 async function drain(): Promise<SQSEvent> {
   const records: SQSRecord[] = [];
   for (let i = 0; i < 5; i++) {
-    const out = await sqs().send(
+    const out = await (await sqs()).send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
         MaxNumberOfMessages: 10,
@@ -65,7 +65,7 @@ async function drain(): Promise<SQSEvent> {
     if (!messages.length) break;
     for (const m of messages) {
       records.push(sqsRecord(m.Body!, m.MessageId!, m.Attributes?.ApproximateReceiveCount ?? '1'));
-      await sqs().send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
+      await (await sqs()).send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
     }
   }
   return { Records: records };

@@ -30,7 +30,7 @@ let poller: ReturnType<typeof pollQueue>;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
-  queues = await createQueueWithDlq(sqs(), `fault-webhooks-${randomUUID().slice(0, 8)}`);
+  queues = await createQueueWithDlq(await sqs(), `fault-webhooks-${randomUUID().slice(0, 8)}`);
   reloadConfig({ EVENTS_QUEUE_URL: queues.queueUrl });
   poller = pollQueue(queues.queueUrl, webhookDelivery);
   receiver = await startWebhookReceiver();
@@ -64,7 +64,7 @@ const receivedIds = () => receiver.received.map((r) => r.headers['webhook-id'] a
 /** Nothing ready, in flight or delayed on the queue: no later attempt can still come. */
 async function queueSettled(): Promise<true | undefined> {
   const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
-  const a = (await sqs().send(new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: [...names] }))).Attributes ?? {};
+  const a = (await (await sqs()).send(new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: [...names] }))).Attributes ?? {};
   return names.every((n) => Number(a[n] ?? 0) === 0) ? true : undefined;
 }
 
@@ -184,23 +184,23 @@ describe('dead-letter replay (npm run replay-dlq)', () => {
   const bodiesOn = async (queueUrl: string) => {
     const bodies: string[] = [];
     for (;;) {
-      const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }));
+      const out = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }));
       if (!out.Messages?.length) return bodies.sort();
       bodies.push(...out.Messages.map((m) => m.Body!));
     }
   };
 
   it('moves every dead letter back onto its queue, and a dry run moves nothing', async () => {
-    const replay = await createQueueWithDlq(sqs(), `replay-${randomUUID().slice(0, 8)}`);
+    const replay = await createQueueWithDlq(await sqs(), `replay-${randomUUID().slice(0, 8)}`);
     const bodies = Array.from({ length: 13 }, (_, i) => JSON.stringify({ id: `evt_dead_${i}` })).sort();
-    for (const body of bodies) await sqs().send(new SendMessageCommand({ QueueUrl: replay.dlqUrl, MessageBody: body }));
+    for (const body of bodies) await (await sqs()).send(new SendMessageCommand({ QueueUrl: replay.dlqUrl, MessageBody: body }));
 
     const lines: string[] = [];
-    const dry = await replayDeadLetters(sqs(), replay.queueUrl, { dryRun: true, progress: (l) => lines.push(l) });
+    const dry = await replayDeadLetters(await sqs(), replay.queueUrl, { dryRun: true, progress: (l) => lines.push(l) });
     expect(dry).toMatchObject({ deadLetterQueueUrl: replay.dlqUrl, waiting: 13, moved: 0 });
     expect(lines.join('\n')).toContain('dry run');
 
-    const done = await replayDeadLetters(sqs(), replay.queueUrl, { progress: (l) => lines.push(l) });
+    const done = await replayDeadLetters(await sqs(), replay.queueUrl, { progress: (l) => lines.push(l) });
     expect(done).toMatchObject({ waiting: 13, moved: 13 });
     expect(lines.at(-1)).toBe('done: 13 message(s) replayed, 0 left in the dead-letter queue');
     expect(await bodiesOn(replay.queueUrl)).toEqual(bodies);
@@ -208,9 +208,9 @@ describe('dead-letter replay (npm run replay-dlq)', () => {
   });
 
   it('runs as a command against the local stack’s emulator (--local reads the endpoint npm start wrote)', async () => {
-    const replay = await createQueueWithDlq(sqs(), `replay-cli-${randomUUID().slice(0, 8)}`);
-    await sqs().send(new SendMessageCommand({ QueueUrl: replay.dlqUrl, MessageBody: '{"id":"evt_cli_1"}' }));
-    await sqs().send(new SendMessageCommand({ QueueUrl: replay.dlqUrl, MessageBody: '{"id":"evt_cli_2"}' }));
+    const replay = await createQueueWithDlq(await sqs(), `replay-cli-${randomUUID().slice(0, 8)}`);
+    await (await sqs()).send(new SendMessageCommand({ QueueUrl: replay.dlqUrl, MessageBody: '{"id":"evt_cli_1"}' }));
+    await (await sqs()).send(new SendMessageCommand({ QueueUrl: replay.dlqUrl, MessageBody: '{"id":"evt_cli_2"}' }));
     const dataDir = mkdtempSync(path.join(tmpdir(), 'replay-dlq-'));
     // The endpoint must come from the file --local reads, not from this process's settings.
     const { SQS_ENDPOINT: _fromSettings, ...withoutSqsEndpoint } = process.env;
