@@ -3,7 +3,7 @@ import { config } from '../config';
 import type { FileStorage } from './file-storage';
 
 /** S3 in AWS; FILES_S3_ENDPOINT points it at another S3-compatible store (path-style), as the tests' loopback fake. Loaded on the first file call. */
-const s3Client = lazyClient(
+const s3Client = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/s3'),
   (sdk) => {
     const endpoint = config().files.s3Endpoint;

@@ -24,7 +24,7 @@ export const RUNTIME_CONTAINER = 'runtime';
 export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
 
 /** Loaded on the first launch, locate or stop: this module is reached only where the launcher is ECS. */
-const ecsClient = lazyClient(
+const ecsClient = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/ecs'),
   (sdk) => new sdk.ECSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.ecs }),
 );

@@ -3,7 +3,7 @@ import { lazyClient } from '../aws/lazy-client';
 import { config } from '../config';
 
 /** SQS in AWS, the fauxqs emulator locally and in tests (SQS_ENDPOINT); loaded on the first send, as most requests queue nothing. */
-const queueClient = lazyClient(
+const queueClient = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/sqs'),
   (sdk) => new sdk.SQSClient({ region: config().region, endpoint: config().sqsEndpoint, credentials: config().localCredentials, maxAttempts: 3 }),
 );

@@ -32,7 +32,7 @@ export interface LogStreamPage {
 }
 
 /** Loaded on the first read: only the per-agent log's reads in AWS reach CloudWatch Logs. */
-const logsClient = lazyClient(
+const logsClient = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/cloudwatch-logs'),
   (sdk) => {
     const endpoint = config().runtimeLogs.endpoint;

@@ -2,7 +2,7 @@ import { config } from '../config';
 import { lazyClient } from './lazy-client';
 
 /** The one KMS client of a process (data keys in shared/crypto, the runtime's bootstrap token in launcher-ecs.ts), loaded on its first call. */
-export const kms = lazyClient(
+export const kms = /* @__PURE__ */ lazyClient(
   () => import('./sdk/kms'),
   (sdk) => new sdk.KMSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.kms }),
 );
