@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_BUNDLE } from '../../lib/bundling';
+
+/**
+ * The AWS clients other than DynamoDB load on their first use, never at a function's cold start
+ * (issue 16): each is reached only through `await import()` of its wrapper in shared/aws/sdk, so a
+ * build with code splitting puts it in a lazy chunk that the entry file does not import.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LAZY_PACKAGES = ['client-kms', 'client-sqs', 'client-sesv2', 'client-s3', 's3-request-presigner', 'client-ecs', 'client-cloudwatch-logs'];
+const packageOf = (input: string) => LAZY_PACKAGES.find((p) => input.includes(`node_modules/@aws-sdk/${p}/`));
+
+/** Functions that between them use every one of these clients. */
+const FUNCTIONS = { keys: ['client-kms'], settings: ['client-sesv2', 'client-sqs'], provisioner: ['client-s3', 'client-ecs', 'client-kms'], 'agent-logs': ['client-cloudwatch-logs'] };
+
+interface SplitBundle {
+  /** The AWS client packages in the entry file and the chunks it imports statically. */
+  atInit: Set<string>;
+  /** Those in chunks loaded only by a dynamic import. */
+  lazy: Set<string>;
+}
+
+async function splitBuild(fn: string): Promise<SplitBundle> {
+  const { metafile } = await build({
+    ...LAMBDA_BUNDLE,
+    sourcemap: false,
+    splitting: true,
+    write: false,
+    outdir: path.join(ROOT, '.lazy-clients-check', fn),
+    outExtension: { '.js': '.mjs' },
+    entryPoints: { index: path.join(ROOT, 'functions', fn, 'handler.ts') },
+    metafile: true,
+    logLevel: 'silent',
+    absWorkingDir: ROOT,
+  });
+  const outputs = (metafile as Metafile).outputs;
+  const entry = Object.keys(outputs).find((k) => path.basename(k) === 'index.mjs')!;
+  const init = new Set<string>();
+  const pending = [entry];
+  while (pending.length) {
+    const chunk = pending.pop()!;
+    if (init.has(chunk)) continue;
+    init.add(chunk);
+    for (const i of outputs[chunk]!.imports) if (i.kind === 'import-statement' && outputs[i.path]) pending.push(i.path);
+  }
+  const bundle: SplitBundle = { atInit: new Set(), lazy: new Set() };
+  for (const [chunk, output] of Object.entries(outputs))
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg = packageOf(input);
+      if (pkg && bytesInOutput > 0) (init.has(chunk) ? bundle.atInit : bundle.lazy).add(pkg);
+    }
+  return bundle;
+}
+
+const bundles: Record<string, SplitBundle> = {};
+beforeAll(async () => {
+  for (const fn of Object.keys(FUNCTIONS)) bundles[fn] = await splitBuild(fn);
+}, 120_000);
+
+describe('AWS clients other than DynamoDB load on first use (issue 16)', () => {
+  it.each(Object.entries(FUNCTIONS))('%s holds its clients in lazy chunks only', (fn, used) => {
+    expect([...bundles[fn]!.atInit]).toEqual([]);
+    expect([...bundles[fn]!.lazy]).toEqual(expect.arrayContaining(used));
+  });
+
+  it('only the wrappers in shared/aws/sdk import these packages as values', () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(path.join(ROOT, dir)).flatMap((name) => {
+        const rel = path.join(dir, name);
+        if (statSync(path.join(ROOT, rel)).isDirectory()) return sources(rel);
+        return rel.endsWith('.ts') ? [rel] : [];
+      });
+    const valueImport = new RegExp(`^(?:import|export) (?!type )[^;]*from '@aws-sdk/(?:${LAZY_PACKAGES.join('|')})'`, 'm');
+    const importers = [...sources('shared'), ...sources('functions')].filter((file) => valueImport.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(importers.sort()).toEqual(['cloudwatch-logs', 'ecs', 'kms', 's3', 'sqs'].map((w) => path.join('shared', 'aws', 'sdk', `${w}.ts`)).concat('shared/adapters/email-ses.ts').sort());
+  });
+});
