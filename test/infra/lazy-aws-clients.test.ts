@@ -16,7 +16,12 @@ const LAZY_PACKAGES = ['client-kms', 'client-sqs', 'client-sesv2', 'client-s3', 
 const packageOf = (input: string) => LAZY_PACKAGES.find((p) => input.includes(`node_modules/@aws-sdk/${p}/`));
 
 /** Functions that between them use every one of these clients. */
-const FUNCTIONS = { keys: ['client-kms'], settings: ['client-sesv2', 'client-sqs'], provisioner: ['client-s3', 'client-ecs', 'client-kms'], 'agent-logs': ['client-cloudwatch-logs'] };
+const FUNCTIONS = {
+  keys: ['client-kms'],
+  settings: ['client-sesv2', 'client-sqs'],
+  provisioner: ['client-s3', 'client-ecs', 'client-kms'],
+  'agent-logs': ['client-cloudwatch-logs'],
+};
 
 interface SplitBundle {
   /** The AWS client packages in the entry file and the chunks it imports statically. */
@@ -77,6 +82,11 @@ describe('AWS clients other than DynamoDB load on first use (issue 16)', () => {
       });
     const valueImport = new RegExp(`^(?:import|export) (?!type )[^;]*from '@aws-sdk/(?:${LAZY_PACKAGES.join('|')})'`, 'm');
     const importers = [...sources('shared'), ...sources('functions')].filter((file) => valueImport.test(readFileSync(path.join(ROOT, file), 'utf8')));
-    expect(importers.sort()).toEqual(['cloudwatch-logs', 'ecs', 'kms', 's3', 'sqs'].map((w) => path.join('shared', 'aws', 'sdk', `${w}.ts`)).concat('shared/adapters/email-ses.ts').sort());
+    expect(importers.sort()).toEqual(
+      ['cloudwatch-logs', 'ecs', 'kms', 's3', 'sqs']
+        .map((w) => path.join('shared', 'aws', 'sdk', `${w}.ts`))
+        .concat('shared/adapters/email-ses.ts')
+        .sort(),
+    );
   });
 });

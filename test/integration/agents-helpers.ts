@@ -113,7 +113,9 @@ export async function privateQueue(): Promise<string> {
 export async function drain(queueUrl: string): Promise<unknown[]> {
   const bodies: unknown[] = [];
   for (;;) {
-    const out = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }));
+    const out = await (await sqs()).send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }),
+    );
     if (!out.Messages?.length) return bodies;
     bodies.push(...out.Messages.map((m) => JSON.parse(m.Body!)));
   }

@@ -184,7 +184,9 @@ describe('dead-letter replay (npm run replay-dlq)', () => {
   const bodiesOn = async (queueUrl: string) => {
     const bodies: string[] = [];
     for (;;) {
-      const out = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }));
+      const out = await (await sqs()).send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }),
+      );
       if (!out.Messages?.length) return bodies.sort();
       bodies.push(...out.Messages.map((m) => m.Body!));
     }
