@@ -2,8 +2,13 @@ import { agentAutonomyContract } from '../../shared/contract/autonomy';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
 import { accountBudget, agentBudget, setAccountBudget, setAgentBudget } from './budgets';
-import { exportAgent, importAgent } from './portability';
 import { addSchedule, pauseOrResume, removeSchedule, scheduleDetail, schedulesOf } from './schedules';
+
+/**
+ * Export and import carry the skill catalogue and the agent schemas (~60 KB): loaded on their first
+ * call, so the budget and schedule routes start without them.
+ */
+const portability = () => import('./portability');
 
 export const handler = createHandler(agentAutonomyContract, {
   getAccountBudget: async ({ auth }) => accountBudget(auth.userId),
@@ -15,6 +20,6 @@ export const handler = createHandler(agentAutonomyContract, {
   getAgentSchedule: async ({ auth, params }) => scheduleDetail(auth.userId, params.id, params.scheduleId),
   updateAgentSchedule: async ({ auth, params, body }) => pauseOrResume(auth.userId, params.id, params.scheduleId, body.paused),
   deleteAgentSchedule: async ({ auth, params }) => removeSchedule(auth.userId, params.id, params.scheduleId),
-  exportAgent: async ({ auth, params, query }) => exportAgent(auth.userId, params.id, query.history === 'true'),
-  importAgent: async ({ auth, body }) => reply.created(await importAgent(auth, body)),
+  exportAgent: async ({ auth, params, query }) => (await portability()).exportAgent(auth.userId, params.id, query.history === 'true'),
+  importAgent: async ({ auth, body }) => reply.created(await (await portability()).importAgent(auth, body)),
 });
