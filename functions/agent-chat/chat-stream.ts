@@ -17,8 +17,6 @@ import { keepWhileWaking, storedExchange } from './chat';
  * after it, a failure ends the stream with an `error` event. The runtime stores the exchange once.
  */
 
-export const wantsEventStream = (accept: string | undefined) => !!accept && /(^|,)\s*text\/event-stream/i.test(accept);
-
 type RuntimeEvent = { event: string; data: unknown };
 
 export async function streamChatMessage(auth: AuthContext, agentId: string, message: string) {

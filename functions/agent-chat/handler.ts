@@ -1,16 +1,27 @@
 import { agentChatContract } from '../../shared/contract/agent-chat';
 import { createHandler } from '../../shared/http/pipeline';
 import { streamingEntry } from '../../shared/http/response-streaming';
-import { readAgentAction, runAgentAction } from './agent-actions';
-import { chatHistory, postChatMessage } from './chat';
-import { streamChatMessage, wantsEventStream } from './chat-stream';
+
+/**
+ * Each route's module (with the runtime client, the wake path and the entitlements it calls) is
+ * loaded on that route's first call: a container started for the chat does not parse the agent
+ * actions, and the reverse.
+ */
+const agentActions = () => import('./agent-actions');
+const chat = () => import('./chat');
+const chatStream = () => import('./chat-stream');
+
+/** `Accept: text/event-stream` asks for the stream as `stream: true` does. */
+const wantsEventStream = (accept: string | undefined) => !!accept && /(^|,)\s*text\/event-stream/i.test(accept);
 
 export const handler = createHandler(agentChatContract, {
-  getAgentAction: async ({ auth, query }) => readAgentAction(auth, query),
-  postAgentAction: async ({ auth, body }) => runAgentAction(auth, body),
-  getChatMessages: async ({ auth, query }) => chatHistory(auth, query.agentId, query.limit, query.before),
+  getAgentAction: async ({ auth, query }) => (await agentActions()).readAgentAction(auth, query),
+  postAgentAction: async ({ auth, body }) => (await agentActions()).runAgentAction(auth, body),
+  getChatMessages: async ({ auth, query }) => (await chat()).chatHistory(auth, query.agentId, query.limit, query.before),
   postChatMessage: async ({ auth, body, headers }) =>
-    body.stream || wantsEventStream(headers.accept) ? streamChatMessage(auth, body.agentId, body.message) : postChatMessage(auth, body.agentId, body.message),
+    body.stream || wantsEventStream(headers.accept)
+      ? (await chatStream()).streamChatMessage(auth, body.agentId, body.message)
+      : (await chat()).postChatMessage(auth, body.agentId, body.message),
 });
 
 /** The Function URL entry (response streaming): `POST /api/chat` with `stream: true` sends its events as they come. */

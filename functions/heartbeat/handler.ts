@@ -1,23 +1,20 @@
 import type { Context } from 'aws-lambda';
 import { deliverDueKeptMessages, type WakeDeliveryResult } from '../agent-chat/wake-delivery';
-import { countStuckInProvisioning } from '../../shared/db/instances';
 import { logger } from '../../shared/http/logger';
-import { redriveStranded } from '../../shared/lifecycle/stranded';
-import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 import { sweepsOf } from '../../shared/sweeps';
+import type { FiveMinuteResult } from './five-minute';
 import { type IdleStopResult, runIdleStops } from './idle-stop';
-import { deliverDuePosts, type PostDeliveryResult } from './scheduled-posts';
 import { runDueSchedules, type ScheduleRunResult } from './scheduled-prompts';
-import { runHeartbeat, type SweepResult } from './sweep';
 
 /** Time kept back from the Lambda's limit to finish the users already taken. */
 const SAFETY_MS = 30_000;
 
 /**
- * Past this, a launch has outlived every retry the provisioning queue allows (3 deliveries at a
- * 12-minute visibility timeout) and the DLQ consumer should have settled it: it is stuck.
+ * The 5-minute sweep's modules (health probes, stranded launches, channel posts, the metrics
+ * library) are loaded by the first 5-minute run: a container woken by the 1-minute sweep, four
+ * runs in five, starts without them.
  */
-export const STUCK_PROVISIONING_MS = 45 * 60_000;
+const fiveMinuteSweep = () => import('./five-minute');
 
 /**
  * Scheduled heartbeat (two EventBridge rules in CDK, a timer in the local stack; shared/sweeps.ts):
@@ -28,13 +25,11 @@ export const STUCK_PROVISIONING_MS = 45 * 60_000;
 export const handler = async (
   event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<
-  Partial<SweepResult & { posts: PostDeliveryResult }> & { wakeDeliveries?: WakeDeliveryResult; schedules?: ScheduleRunResult; idle?: IdleStopResult }
-> => {
+): Promise<Partial<FiveMinuteResult> & { wakeDeliveries?: WakeDeliveryResult; schedules?: ScheduleRunResult; idle?: IdleStopResult }> => {
   const sweeps = sweepsOf(event);
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - SAFETY_MS;
-  const checks = sweeps.fiveMinute ? await runFiveMinuteSweep(deadline) : {};
+  const checks = sweeps.fiveMinute ? await (await fiveMinuteSweep()).runFiveMinuteSweep(deadline) : {};
   if (!sweeps.minute) return checks;
   // Messages kept while an instance woke go before the schedules, in the order they came.
   const wakeDeliveries = await deliverDueKeptMessages();
@@ -44,22 +39,3 @@ export const handler = async (
   if (idle.stopped) logger().info('idle instances stopped', { ...idle });
   return { ...checks, wakeDeliveries, schedules, idle };
 };
-
-async function runFiveMinuteSweep(deadline: number | undefined): Promise<SweepResult & { posts: PostDeliveryResult }> {
-  const result = await runHeartbeat({ deadline });
-  logger().info('heartbeat run', { ...result });
-  // Emitted on every run, zero included, so the stuck-launch alarm always has data to judge.
-  const stuck = await countStuckInProvisioning(new Date(Date.now() - STUCK_PROVISIONING_MS));
-  emitMetrics({
-    [PLATFORM_METRICS.heartbeatHealthy]: result.sampled - result.markedUnhealthy,
-    [PLATFORM_METRICS.heartbeatUnhealthy]: result.markedUnhealthy,
-    [PLATFORM_METRICS.stuckProvisioning]: stuck,
-  });
-  // Issue 20: agents and launches left in `provisioning` by a crash are driven again.
-  const stranded = await redriveStranded();
-  if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled) logger().warn('stranded provisioning driven again', { ...stranded });
-  // event-scheduler posts that came due go out on their channels with the same tick.
-  const posts = await deliverDuePosts();
-  if (posts.due) logger().info('scheduled posts delivered', { ...posts });
-  return { ...result, posts };
-}

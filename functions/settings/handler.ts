@@ -1,7 +1,19 @@
 import { settingsContract } from '../../shared/contract/settings';
 import { createHandler } from '../../shared/http/pipeline';
-import { deleteAccount } from './delete-account';
-import { changePassword } from './password';
 import { getSettings, patchSettings, updateSettings } from './profile';
 
-export const handler = createHandler(settingsContract, { getSettings, updateSettings, patchSettings, changePassword, deleteAccount });
+/**
+ * A password change (hashing, credential eviction) and an account deletion (the deletion queue,
+ * the instance, the mailer) are rare: each is loaded on its first call, so the settings page's
+ * reads and profile updates start without them.
+ */
+const password = () => import('./password');
+const deletion = () => import('./delete-account');
+
+export const handler = createHandler(settingsContract, {
+  getSettings,
+  updateSettings,
+  patchSettings,
+  changePassword: async (ctx) => (await password()).changePassword(ctx),
+  deleteAccount: async (ctx) => (await deletion()).deleteAccount(ctx),
+});

@@ -4,9 +4,8 @@ import * as z from 'zod/mini';
 import { config } from '../../shared/config';
 import { type MessageEventType, type PlatformEvent, queueDelivery } from '../../shared/events/emit';
 import { guardedFetch } from '../../shared/adapters/guarded-fetch';
-import { MESSAGE_EVENT_TYPE } from '../../shared/contract/skill-actions/development-creative';
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
-import { ACCOUNT_EVENT_TYPES } from '../../shared/contract/webhooks';
+import { ACCOUNT_EVENT_TYPES, MESSAGE_EVENT_TYPE } from '../../shared/contract/webhook-events';
 import {
   endpointForMessage,
   endpointsForEvent,

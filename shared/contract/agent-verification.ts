@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { VerificationType } from './agents';
+import { VerificationType } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { defineGroup } from './route';
 

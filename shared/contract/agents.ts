@@ -1,69 +1,22 @@
 import * as z from 'zod/mini';
-import { AgentMessage, AgentStatus } from './agent-records';
+import { AgentConfig, AgentMessage, AgentStatus, VerificationType } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
 import { defineGroup } from './route';
 
-// Defined apart so routes that only show agents and messages (agent chat) do not bundle this whole group.
-export { AgentMessage, AgentStatus };
+// Defined apart so the groups that only show agents, messages or an agent's config (agent chat,
+// instance, agent verification) do not bundle this whole group.
+export * from './agent-records';
+
+export const AGENT_MESSAGES_DEFAULT_LIMIT = 50;
+export const AGENT_MESSAGES_MAX_LIMIT = 200;
 
 /** Model choices of `POST /api/agents/provision`: the default model, a second general model, or `custom`. */
 export const DEFAULT_AGENT_MODEL = 'openai/gpt-4o-mini';
 export const SECOND_AGENT_MODEL = 'anthropic/claude-3-5-haiku';
 export const ProvisionModel = z.enum([DEFAULT_AGENT_MODEL, SECOND_AGENT_MODEL, 'custom']);
 
-export const VerificationType = z.enum(['eas', 'coinbase', 'ens', 'webauthn']);
-
-export const AGENT_SYSTEM_PROMPT_MAX_CHARS = 8000;
-export const AGENT_MAX_TOKENS_LIMIT = 32768;
-export const AGENT_SKILLS_MAX = 100;
-export const AGENT_ENV_MAX_ENTRIES = 50;
-export const AGENT_MESSAGES_DEFAULT_LIMIT = 50;
-export const AGENT_MESSAGES_MAX_LIMIT = 200;
-
 const WsUrl = z.url({ protocol: /^wss?$/ });
 const HttpsUrl = z.url({ protocol: /^https$/ });
-const ModelId = z.string().check(z.minLength(1), z.maxLength(128), z.describe('model identifier of the form `<vendor>/<model>`'));
-const EnvName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name'));
-
-/**
- * Structure of an agent's `config` (the spec leaves it open, 2.17). Every field is optional: an
- * omitted field takes the platform default. Strict, so unknown fields are refused (docs/architecture.md §6).
- */
-export const AgentConfig = z
-  .strictObject({
-    systemPrompt: z
-      .optional(z.string().check(z.maxLength(AGENT_SYSTEM_PROMPT_MAX_CHARS)))
-      .check(z.describe(`at most ${AGENT_SYSTEM_PROMPT_MAX_CHARS} characters`)),
-    temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
-    maxTokens: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(AGENT_MAX_TOKENS_LIMIT))).check(z.describe('maximum tokens per model answer')),
-    model: z.optional(ModelId),
-    channels: z
-      .optional(
-        z.strictObject({
-          chatBot: z.optional(z.boolean()),
-          communityBot: z.optional(z.boolean()),
-          businessMessaging: z.optional(z.boolean()),
-        }),
-      )
-      .check(z.describe('which messaging channels the agent answers on')),
-    skills: z
-      .optional(
-        z.array(ResourceId).check(
-          z.maxLength(AGENT_SKILLS_MAX),
-          z.refine((ids) => new Set(ids).size === ids.length, 'skill ids must be unique'),
-        ),
-      )
-      .check(z.describe(`installed skill ids (e.g. \`event-scheduler\`), at most ${AGENT_SKILLS_MAX}, no duplicates`)),
-    env: z
-      .optional(
-        z
-          .record(EnvName, z.string().check(z.maxLength(4096)))
-          .check(z.refine((env) => Object.keys(env).length <= AGENT_ENV_MAX_ENTRIES, `at most ${AGENT_ENV_MAX_ENTRIES} entries`)),
-      )
-      .check(z.describe(`environment variables handed to the agent runtime, at most ${AGENT_ENV_MAX_ENTRIES} entries`)),
-  })
-  .check(z.describe('Agent configuration; every field optional, omitted fields take the platform default.'));
-export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /** Agent list form (spec 2.3). */
 export const AgentListItem = z.object({

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { AccountPlan } from './accounts';
+import { AccountPlan } from './account-fields';
 import { CARD_FAILURES, CheckoutAnswer, PriceId, RequestedPlan } from './checkout';
 import { commonErrorResponses, ErrorBody, IsoDate, ValidationErrorBody } from './common';
 import { AiProvider } from './provision';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { PlanName, RedirectBody } from './accounts';
+import { PlanName, RedirectBody } from './account-fields';
 import { CARD_FAILURES, CheckoutAnswer, PriceId, RequestedPlan } from './checkout';
 import { commonErrorResponses, ErrorBody, ValidationErrorBody } from './common';
 import { GatewayPluginIdSchema } from './gateway';

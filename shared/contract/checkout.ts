@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { PlanName } from './accounts';
+import { PlanName } from './account-fields';
 
 /**
  * What the billing group (POST /api/billing's checkout actions) and the card group (the redirects

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { AgentConfig, AgentMessage, AgentStatus } from './agents';
+import { AgentConfig, AgentMessage, AgentStatus } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue } from './common';
 import { defineGroup } from './route';
 import { RuntimeChatMessage, runtimeAuth } from './runtime-model';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { AccountPlan, DisplayName, Email, ExistingPassword, NewPassword } from './accounts';
+import { AccountPlan, DisplayName, Email, ExistingPassword, NewPassword } from './account-fields';
 import { commonErrorResponses, ErrorBody, SuccessTrue } from './common';
 import { defineGroup } from './route';
 

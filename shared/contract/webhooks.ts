@@ -1,32 +1,13 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { defineGroup } from './route';
+import { ACCOUNT_EVENT_TYPES } from './webhook-events';
+
+// Defined apart so the webhook delivery worker reads the event names without building this group.
+export { ACCOUNT_EVENT_TYPES };
 
 /** Most webhook endpoints one account may register; one more answers 400 `ENDPOINT_LIMIT`. */
 export const WEBHOOK_ENDPOINTS_PER_ACCOUNT = 10;
-
-/** The account events an endpoint can take (the operator's own endpoints get `user.*`). */
-export const ACCOUNT_EVENT_TYPES = [
-  'instance.requested',
-  'instance.launching',
-  'instance.running',
-  'instance.unhealthy',
-  'instance.stopped',
-  'instance.error',
-  'instance.superseded',
-  'instance.rolled_back',
-  'agent.running',
-  'agent.error',
-  // issue 22: budgets and scheduled prompts
-  'agent.paused',
-  'agent.resumed',
-  'budget.warning',
-  'budget.exceeded',
-  'schedule.run',
-  'schedule.skipped',
-  // issue 22: a message kept while its idle-stopped instance woke, delivered once it ran
-  'agent.delivered',
-] as const;
 
 export const WebhookEndpointRecord = z.object({
   id: z.string(),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { handler as heartbeat, STUCK_PROVISIONING_MS } from '../../functions/heartbeat/handler';
+import { STUCK_PROVISIONING_MS } from '../../functions/heartbeat/five-minute';
+import { handler as heartbeat } from '../../functions/heartbeat/handler';
 import { reloadConfig } from '../../shared/config';
 import { countStuckInProvisioning, ensureInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
 import { emitMetrics, METRICS_NAMESPACE, METRICS_SERVICE, onMetrics, PLATFORM_METRICS, type EmfDocument } from '../../shared/platform-metrics';

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MESSAGE_EVENT_TYPE } from '../webhook-events';
 import type { SkillActionBodies } from './index';
 
 /**
@@ -26,9 +27,6 @@ export const browserBodies = {
 };
 
 export const browserActions: SkillActionBodies = { bodies: browserBodies, example: { action: 'fetch', url: 'https://example.com/news' } };
-
-/** A dotted event type of the user's naming (`show.announced`). */
-export const MESSAGE_EVENT_TYPE = /^[a-z][a-z0-9_-]{0,39}(\.[a-z0-9_-]{1,40}){1,4}$/;
 
 const EndpointId = z.string().check(z.regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)'));
 /** The Standard Webhooks message id: stable across retries, so receivers can drop duplicates. */
