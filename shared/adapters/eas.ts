@@ -45,7 +45,12 @@ export interface Attestation {
 /** Reads one attestation; throws when the RPC cannot be reached or answers an error (the caller says 503). */
 export async function readAttestation(opts: { rpcUrl: string; timeoutMs: number; contract: Hex; uid: Hex }): Promise<Attestation> {
   const { readContract } = await import('./viem-contract-read');
-  return readContract(await chainClient(opts.rpcUrl, opts.timeoutMs), { address: opts.contract, abi: easAbi, functionName: 'getAttestation', args: [opts.uid] });
+  return readContract(await chainClient(opts.rpcUrl, opts.timeoutMs), {
+    address: opts.contract,
+    abi: easAbi,
+    functionName: 'getAttestation',
+    args: [opts.uid],
+  });
 }
 
 /** Coinbase Verifications' attestation indexer (github.com/coinbase/verifications, IAttestationIndexer): the latest attestation UID of a recipient under a schema. */

@@ -74,6 +74,10 @@ describe('chain, passkey and remote key set libraries load on first use', () => 
     const { atInit, packaged } = modulesOf(fn);
     expect(atInit.length).toBeGreaterThan(50);
     expect(atInit.filter((m) => LAZY_LIBRARIES.test(m))).toEqual([]);
-    for (const lazy of FUNCTIONS[fn]!) expect(packaged.some((m) => lazy.test(m)), String(lazy)).toBe(true);
+    for (const lazy of FUNCTIONS[fn]!)
+      expect(
+        packaged.some((m) => lazy.test(m)),
+        String(lazy),
+      ).toBe(true);
   });
 });
