@@ -1,5 +1,4 @@
-import { getAddress, isHex, recoverMessageAddress, type Hex } from 'viem';
-import { normalize } from 'viem/ens';
+import type { Hex } from 'viem';
 import type * as z from 'zod/mini';
 import { readAttestation, readIndexedAttestationUid, type Attestation } from '../../shared/adapters/eas';
 import { resolveEnsName } from '../../shared/adapters/ens';
@@ -25,6 +24,7 @@ const failed = (why: string) => badRequest(`verification failed: ${why}`, 'VERIF
 
 /** Recovers the EIP-191 signer of the agent's message; must equal `walletAddress` when that is given. */
 async function walletSigner(agentId: string, signature: string, walletAddress: string | undefined): Promise<string> {
+  const { getAddress, isHex, recoverMessageAddress } = await import('./viem-proofs');
   if (!isHex(signature) || (signature.length !== 132 && signature.length !== 130)) throw failed('signature must be a 65-byte 0x-prefixed hex signature');
   let signer: string;
   try {
@@ -42,6 +42,7 @@ const unproven = (message: string, code: string) => new HttpError(422, message, 
 async function checkedAttestation(uid: Hex, recipient: string, expected: { schemaUid: string; attester?: string }): Promise<Attestation> {
   const { rpcUrl, contractAddress } = config().eas;
   const { schemaUid } = expected;
+  const { getAddress } = await import('./viem-proofs');
   let attestation: Attestation;
   try {
     attestation = await readAttestation({ rpcUrl: rpcUrl!, timeoutMs: config().chain.rpcTimeoutMs, contract: contractAddress, uid });
@@ -68,6 +69,7 @@ async function easProof(uid: Hex, walletAddress: string) {
   const { schemaUid, rpcUrl } = config().eas;
   if (!schemaUid || !rpcUrl) throw new HttpError(503, 'EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
   const attestation = await checkedAttestation(uid, walletAddress, { schemaUid });
+  const { getAddress } = await import('./viem-proofs');
   return {
     attestationUid: uid,
     verifierAddress: getAddress(walletAddress),
@@ -91,6 +93,7 @@ async function coinbaseProof(agentId: string, signature: string, walletAddress: 
   }
   if (BigInt(uid) === 0n) throw unproven(`${signer} holds no Coinbase Verified Account attestation`, 'COINBASE_NOT_VERIFIED');
   const attestation = await checkedAttestation(uid, signer, { schemaUid, attester });
+  const { getAddress } = await import('./viem-proofs');
   return {
     attestationUid: uid,
     verifierAddress: signer,
@@ -110,6 +113,7 @@ async function ensProof(agentId: string, signature: string, walletAddress: strin
   const signer = await walletSigner(agentId, signature, walletAddress);
   const { rpcUrl, universalResolver } = config().ens;
   if (!rpcUrl) throw new HttpError(503, 'ENS verification is not configured on this platform', 'ENS_NOT_CONFIGURED');
+  const { getAddress, normalize } = await import('./viem-proofs');
   let name: string;
   try {
     name = normalize(ensName);

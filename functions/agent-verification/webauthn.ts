@@ -1,11 +1,4 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
 import { advancePasskeyCounter, getPasskey, passkeysOf, savePasskey, saveWebauthnChallenge, takeWebauthnChallenge } from '../../shared/db/webauthn';
@@ -34,6 +27,7 @@ export async function passkeyRegistrationOptions(auth: AuthContext, agentId: str
   await ownAgent(auth, agentId);
   const { rpID } = relyingParty();
   const existing = await passkeysOf(auth.userId);
+  const { generateRegistrationOptions } = await import('./simplewebauthn');
   const options = await generateRegistrationOptions({
     rpName: 'Agent platform',
     rpID,
@@ -52,6 +46,7 @@ export async function registerPasskey(auth: AuthContext, agentId: string, respon
   const expectedChallenge = await takeWebauthnChallenge(auth.userId, REGISTER);
   if (!expectedChallenge) throw noChallenge();
   const { rpID, origin } = relyingParty();
+  const { verifyRegistrationResponse } = await import('./simplewebauthn');
   let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     result = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false });
@@ -75,6 +70,7 @@ export async function passkeyAssertionOptions(auth: AuthContext, agentId: string
   await ownAgent(auth, agentId);
   const passkeys = await passkeysOf(auth.userId);
   if (passkeys.length === 0) throw new HttpError(422, 'register a passkey first', 'NO_PASSKEY');
+  const { generateAuthenticationOptions } = await import('./simplewebauthn');
   const options = await generateAuthenticationOptions({
     rpID: relyingParty().rpID,
     allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })),
@@ -104,6 +100,7 @@ export async function provePasskey(auth: AuthContext, agentId: string, signature
   const passkey = await getPasskey(auth.userId, assertion.id);
   if (!passkey) throw new HttpError(422, 'the assertion is by a passkey this account has not registered', 'UNKNOWN_PASSKEY');
   const { rpID, origin } = relyingParty();
+  const { verifyAuthenticationResponse } = await import('./simplewebauthn');
   let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
     result = await verifyAuthenticationResponse({

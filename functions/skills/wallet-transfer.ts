@@ -1,6 +1,4 @@
-import { encodeFunctionData, erc20Abi, keccak256, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { estimateGas, getChainId, getGasPrice, getTransactionCount, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';
+import type { Hex } from 'viem';
 import { chainClient } from '../../shared/adapters/chain';
 import { config } from '../../shared/config';
 import { openWalletKey } from '../../shared/crypto/wallet-keys';
@@ -22,7 +20,13 @@ export function paymentSettings() {
   const token = config().paymentToken;
   const { rpcUrl, rpcTimeoutMs } = config().wallet;
   if (!token || !rpcUrl) throw new HttpError(503, 'payments are not configured (PAYMENT_TOKEN and WALLET_RPC_URL)', 'PAYMENTS_NOT_CONFIGURED');
-  return { token, client: chainClient(rpcUrl, rpcTimeoutMs) };
+  return { token, rpcUrl, rpcTimeoutMs };
+}
+
+/** The payment settings with a client of their chain and viem, loaded on the first chain call. */
+async function paymentChain() {
+  const { token, rpcUrl, rpcTimeoutMs } = paymentSettings();
+  return { token, client: await chainClient(rpcUrl, rpcTimeoutMs), viem: await import('./viem-payments') };
 }
 
 const chainUnavailable = (err: unknown) => {
@@ -37,9 +41,9 @@ export async function accountWallet(userId: string) {
 }
 
 export async function tokenBalance(address: Hex): Promise<bigint> {
-  const { token, client } = paymentSettings();
+  const { token, client, viem } = await paymentChain();
   try {
-    return await readContract(client, { address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+    return await viem.readContract(client, { address: token.address, abi: viem.erc20Abi, functionName: 'balanceOf', args: [address] });
   } catch (err) {
     throw chainUnavailable(err);
   }
@@ -54,7 +58,8 @@ export interface SignedTransfer {
 
 /** Signs an ERC-20 `transfer(to, units)` with the account's key at the next pending nonce (or `nonce`). */
 export async function signTransfer(userId: string, to: Hex, units: bigint, nonce?: number): Promise<SignedTransfer> {
-  const { token, client } = paymentSettings();
+  const { token, client, viem } = await paymentChain();
+  const { encodeFunctionData, erc20Abi, estimateGas, getChainId, getGasPrice, getTransactionCount, keccak256, privateKeyToAccount } = viem;
   const sealed = await getWalletKeyRecord(userId);
   if (!sealed) throw new HttpError(400, 'this account has no wallet: create one with POST /api/wallet', 'NO_WALLET');
   const account = privateKeyToAccount(await openWalletKey(userId, sealed));
@@ -85,9 +90,9 @@ export async function signTransfer(userId: string, to: Hex, units: bigint, nonce
 
 /** `sent`, or `known` when the chain already has this very transaction (a resend); a refusal throws. */
 export async function broadcast(signedTransaction: Hex): Promise<'sent' | 'known'> {
-  const { client } = paymentSettings();
+  const { client, viem } = await paymentChain();
   try {
-    await sendRawTransaction(client, { serializedTransaction: signedTransaction });
+    await viem.sendRawTransaction(client, { serializedTransaction: signedTransaction });
     return 'sent';
   } catch (err) {
     const text = String((err as Error)?.message ?? '');
@@ -100,9 +105,9 @@ export async function broadcast(signedTransaction: Hex): Promise<'sent' | 'known
 export type ReceiptState = { state: 'pending' } | { state: 'confirmed' | 'failed'; blockNumber: string };
 
 export async function receiptOf(hash: Hex): Promise<ReceiptState> {
-  const { client } = paymentSettings();
+  const { client, viem } = await paymentChain();
   try {
-    const receipt = await getTransactionReceipt(client, { hash });
+    const receipt = await viem.getTransactionReceipt(client, { hash });
     return { state: receipt.status === 'success' ? 'confirmed' : 'failed', blockNumber: receipt.blockNumber.toString() };
   } catch (err) {
     if ((err as Error)?.name === 'TransactionReceiptNotFoundError') return { state: 'pending' };

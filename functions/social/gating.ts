@@ -1,5 +1,3 @@
-import { erc20Abi, getAddress } from 'viem';
-import { getChainId, readContract } from 'viem/actions';
 import { chainClient } from '../../shared/adapters/chain';
 import { config } from '../../shared/config';
 import { HttpError } from '../../shared/http/errors';
@@ -27,9 +25,10 @@ const checkedRpcs = new Set<string>();
 
 async function assertGatingChain(rpcUrl: string, timeoutMs: number): Promise<void> {
   if (checkedRpcs.has(rpcUrl)) return;
+  const { getChainId } = await import('./viem-gating');
   let chainId: number;
   try {
-    chainId = await getChainId(chainClient(rpcUrl, timeoutMs));
+    chainId = await getChainId(await chainClient(rpcUrl, timeoutMs));
   } catch {
     throw chainUnavailable();
   }
@@ -40,27 +39,28 @@ async function assertGatingChain(rpcUrl: string, timeoutMs: number): Promise<voi
   checkedRpcs.add(rpcUrl);
 }
 
-export function gatingFacts(): Omit<GatingResult, 'hasAccess'> {
+export async function gatingFacts(): Promise<Omit<GatingResult, 'hasAccess'>> {
   const g = config().gating;
   return {
     tokenGated: !!g.tokenAddress,
     minBalance: g.minBalance,
     token: g.tokenSymbol,
     chain: GATING_CHAIN,
-    contractAddress: g.tokenAddress ? getAddress(g.tokenAddress.toLowerCase()) : null,
+    contractAddress: g.tokenAddress ? (await import('./viem-gating')).getAddress(g.tokenAddress.toLowerCase()) : null,
   };
 }
 
 /** Whether `address` holds at least the minimum balance of the gating token (ERC-20 `balanceOf`). */
 export async function checkGating(address: string): Promise<GatingResult> {
-  const facts = gatingFacts();
+  const facts = await gatingFacts();
   if (!facts.contractAddress) return { ...facts, hasAccess: true };
   const { rpcUrl } = config().gating;
   const timeoutMs = config().chain.rpcTimeoutMs;
   await assertGatingChain(rpcUrl, timeoutMs);
+  const { erc20Abi, getAddress, readContract } = await import('./viem-gating');
   let balance: bigint;
   try {
-    balance = await readContract(chainClient(rpcUrl, timeoutMs), {
+    balance = await readContract(await chainClient(rpcUrl, timeoutMs), {
       address: facts.contractAddress,
       abi: erc20Abi,
       functionName: 'balanceOf',

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import type { createRemoteJWKSet } from 'jose';
 import { Fid } from '../../shared/contract/social';
 import { config } from '../../shared/config';
 import { HttpError } from '../../shared/http/errors';
@@ -14,9 +14,10 @@ const JWKS_TIMEOUT_MS = 3000;
 
 const jwksByUrl = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
-function jwks(url: string) {
+async function jwks(url: string) {
   let set = jwksByUrl.get(url);
   if (!set) {
+    const { createRemoteJWKSet } = await import('./jose-remote');
     set = createRemoteJWKSet(new URL(url), { timeoutDuration: JWKS_TIMEOUT_MS });
     jwksByUrl.set(url, set);
   }
@@ -26,20 +27,21 @@ function jwks(url: string) {
 const invalid = () => new HttpError(401, 'fidToken does not verify', 'FID_TOKEN_INVALID');
 
 /** Failures of fetching the key set, as opposed to a token that does not hold. */
-const providerDown = (err: unknown) =>
+const providerDown = (errors: typeof import('./jose-remote'), err: unknown) =>
   err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === 'ERR_JOSE_GENERIC';
 
 /** Returns the fid the token proves. */
 export async function verifyFidToken(token: string): Promise<string> {
   const { jwksUrl, issuer, audience } = config().social;
   if (!jwksUrl || !issuer) throw new HttpError(503, 'social sign-in is not configured', 'SOCIAL_NOT_CONFIGURED');
+  const jose = await import('./jose-remote');
   let sub: unknown;
   try {
     ({
       payload: { sub },
-    } = await jwtVerify(token, jwks(jwksUrl), { issuer, audience, algorithms: ALGORITHMS, requiredClaims: ['exp', 'sub'] }));
+    } = await jose.jwtVerify(token, await jwks(jwksUrl), { issuer, audience, algorithms: ALGORITHMS, requiredClaims: ['exp', 'sub'] }));
   } catch (err) {
-    if (providerDown(err)) {
+    if (providerDown(jose, err)) {
       logger().warn('social provider key set unavailable', { error: (err as Error).name });
       throw new HttpError(503, 'the social identity provider cannot be reached; try again', 'SOCIAL_PROVIDER_UNAVAILABLE');
     }

@@ -54,7 +54,7 @@ export const walletSignInOperations: WalletSignInOps = {
 
     let siwe;
     try {
-      siwe = parseSiweMessage(message);
+      siwe = await parseSiweMessage(message);
       checkSiweMessage(siwe, config().appUrl);
     } catch (err) {
       if (err instanceof SiweRejectedError) throw rejected(err.message);

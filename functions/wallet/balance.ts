@@ -1,5 +1,3 @@
-import { formatEther } from 'viem';
-import { getBalance } from 'viem/actions';
 import { chainClient } from '../../shared/adapters/chain';
 import { config } from '../../shared/config';
 import { BALANCE_UNAVAILABLE } from '../../shared/contract/wallet';
@@ -13,7 +11,8 @@ export async function readBalance(address: `0x${string}`): Promise<string> {
   const { rpcUrl, rpcTimeoutMs } = config().wallet;
   if (!rpcUrl) return BALANCE_UNAVAILABLE;
   try {
-    return formatEther(await getBalance(chainClient(rpcUrl, rpcTimeoutMs), { address }));
+    const { formatEther, getBalance } = await import('./viem-balance');
+    return formatEther(await getBalance(await chainClient(rpcUrl, rpcTimeoutMs), { address }));
   } catch (err) {
     logger().warn('wallet balance unavailable', { reason: (err as Error)?.name ?? 'unknown' });
     return BALANCE_UNAVAILABLE;

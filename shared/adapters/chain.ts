@@ -1,4 +1,4 @@
-import { createClient, http, type Client } from 'viem';
+import type { Client } from 'viem';
 import { outsideCallSignal } from '../deadline';
 
 /**
@@ -22,14 +22,16 @@ const fetchWithinDeadline =
   };
 
 /**
- * A bounded transport without viem's public actions attached: callers
- * import only the actions they use from `viem/actions` (`call(chainClient(url), ...)`), which keeps
- * ~240 KB of unused actions out of the function bundle (docs/architecture.md §11).
+ * A bounded transport without viem's public actions attached: callers load only the actions they
+ * use from `viem/actions`, through their own viem-*.ts wrapper (`call(await chainClient(url), ...)`),
+ * which keeps ~240 KB of unused actions out of the function bundle (docs/architecture.md §11). viem
+ * itself is loaded on the first call, so the routes of a function that never reach a chain do not pay for it.
  */
-export function chainClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): Client {
+export async function chainClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): Promise<Client> {
   const key = `${rpcUrl}|${timeoutMs}`;
   let c = bareClients.get(key);
   if (!c) {
+    const { createClient, http } = await import('./viem-client');
     c = createClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, fetchFn: fetchWithinDeadline(timeoutMs) }) });
     bareClients.set(key, c);
   }

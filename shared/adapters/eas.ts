@@ -1,5 +1,4 @@
-import { type Hex } from 'viem';
-import { readContract } from 'viem/actions';
+import type { Hex } from 'viem';
 import { chainClient } from './chain';
 
 /** `getAttestation(bytes32)` of the Ethereum Attestation Service contract; unknown UIDs answer an all-zero attestation. */
@@ -45,7 +44,13 @@ export interface Attestation {
 
 /** Reads one attestation; throws when the RPC cannot be reached or answers an error (the caller says 503). */
 export async function readAttestation(opts: { rpcUrl: string; timeoutMs: number; contract: Hex; uid: Hex }): Promise<Attestation> {
-  return readContract(chainClient(opts.rpcUrl, opts.timeoutMs), { address: opts.contract, abi: easAbi, functionName: 'getAttestation', args: [opts.uid] });
+  const { readContract } = await import('./viem-contract-read');
+  return readContract(await chainClient(opts.rpcUrl, opts.timeoutMs), {
+    address: opts.contract,
+    abi: easAbi,
+    functionName: 'getAttestation',
+    args: [opts.uid],
+  });
 }
 
 /** Coinbase Verifications' attestation indexer (github.com/coinbase/verifications, IAttestationIndexer): the latest attestation UID of a recipient under a schema. */
@@ -64,7 +69,8 @@ export const attestationIndexerAbi = [
 
 /** The indexed attestation UID (all zeros when there is none); throws when the RPC cannot answer. */
 export async function readIndexedAttestationUid(opts: { rpcUrl: string; timeoutMs: number; indexer: Hex; recipient: Hex; schemaUid: Hex }): Promise<Hex> {
-  return readContract(chainClient(opts.rpcUrl, opts.timeoutMs), {
+  const { readContract } = await import('./viem-contract-read');
+  return readContract(await chainClient(opts.rpcUrl, opts.timeoutMs), {
     address: opts.indexer,
     abi: attestationIndexerAbi,
     functionName: 'getAttestationUid',

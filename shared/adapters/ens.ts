@@ -1,6 +1,4 @@
 import type { Hex } from 'viem';
-import { getEnsAddress } from 'viem/actions';
-import { normalize } from 'viem/ens';
 import { chainClient } from './chain';
 
 /**
@@ -9,5 +7,6 @@ import { chainClient } from './chain';
  * that cannot answer (503).
  */
 export async function resolveEnsName(opts: { rpcUrl: string; timeoutMs: number; universalResolver: Hex; name: string }): Promise<Hex | null> {
-  return getEnsAddress(chainClient(opts.rpcUrl, opts.timeoutMs), { name: normalize(opts.name), universalResolverAddress: opts.universalResolver });
+  const { getEnsAddress, normalize } = await import('./viem-ens');
+  return getEnsAddress(await chainClient(opts.rpcUrl, opts.timeoutMs), { name: normalize(opts.name), universalResolverAddress: opts.universalResolver });
 }

@@ -1,4 +1,5 @@
-import { jwtVerify, SignJWT } from 'jose';
+import { jwtVerify } from 'jose/jwt/verify';
+import { SignJWT } from 'jose/jwt/sign';
 import { config } from '../config';
 
 export const JWT_ALGORITHM = 'HS256';

@@ -1,21 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import {
-  BaseError,
-  encodeDeployData,
-  erc6492SignatureValidatorAbi,
-  erc6492SignatureValidatorByteCode,
-  ExecutionRevertedError,
-  getAddress,
-  hashMessage,
-  isAddressEqual,
-  isErc6492Signature,
-  recoverMessageAddress,
-  size,
-  type Hex,
-} from 'viem';
-import { call } from 'viem/actions';
-import { createSiweMessage, parseSiweMessage as parseEip4361 } from 'viem/siwe';
+import type { Hex } from 'viem';
 import { chainClient } from '../adapters/chain';
 import { config } from '../config';
 import { db, tableName } from '../db/client';
@@ -59,7 +44,8 @@ const withIsoDates = (text: string) =>
     return Number.isNaN(date.getTime()) ? line : `${name}: ${date.toISOString()}`;
   });
 
-export function parseSiweMessage(text: string): SiweMessage {
+export async function parseSiweMessage(text: string): Promise<SiweMessage> {
+  const { createSiweMessage, getAddress, parseEip4361 } = await import('./viem-siwe');
   const invalid = () => new SiweRejectedError('not a valid Sign-In with Ethereum message');
   const fields = parseEip4361(text);
   const { address, domain, uri, version, chainId, nonce, issuedAt, expirationTime, notBefore } = fields;
@@ -148,6 +134,7 @@ export async function consumeNonce(nonce: string, now = Date.now()): Promise<boo
 }
 
 async function signedByKeyOf(address: Hex, message: string, signature: Hex): Promise<boolean> {
+  const { isAddressEqual, recoverMessageAddress } = await import('./viem-siwe');
   try {
     return isAddressEqual(await recoverMessageAddress({ message, signature }), address);
   } catch {
@@ -156,7 +143,8 @@ async function signedByKeyOf(address: Hex, message: string, signature: Hex): Pro
 }
 
 /** A revert means the validator refused the signature; anything else means we could not ask. */
-const isRevert = (err: unknown) => err instanceof BaseError && !!err.walk((e) => e instanceof ExecutionRevertedError);
+const isRevert = (viem: typeof import('./viem-siwe'), err: unknown) =>
+  err instanceof viem.BaseError && !!err.walk((e) => e instanceof viem.ExecutionRevertedError);
 
 /**
  * true when the signature is the address's: an EOA's (recovered locally, no I/O), or a smart
@@ -165,6 +153,8 @@ const isRevert = (err: unknown) => err instanceof BaseError && !!err.walk((e) =>
  */
 export async function verifySiweSignature(address: Hex, message: string, signature: Hex): Promise<boolean> {
   if (signature.length % 2 !== 0) return false;
+  const viem = await import('./viem-siwe');
+  const { call, encodeDeployData, erc6492SignatureValidatorAbi, erc6492SignatureValidatorByteCode, hashMessage, isErc6492Signature, size } = viem;
   const wrapped = isErc6492Signature(signature);
   if (!wrapped && (await signedByKeyOf(address, message, signature))) return true;
 
@@ -180,10 +170,10 @@ export async function verifySiweSignature(address: Hex, message: string, signatu
     args: [address, hashMessage(message), signature],
   });
   try {
-    const out = await call(chainClient(rpcUrl, rpcTimeoutMs), { data });
+    const out = await call(await chainClient(rpcUrl, rpcTimeoutMs), { data });
     return out.data !== undefined && BigInt(out.data === '0x' ? 0 : out.data) === 1n;
   } catch (err) {
-    if (isRevert(err)) return false;
+    if (isRevert(viem, err)) return false;
     throw new ChainUnavailableError('the chain RPC did not answer');
   }
 }

@@ -1,4 +1,3 @@
-import { formatUnits, parseUnits } from 'viem';
 import { CARD_CURRENCY, CARD_MINIMUM_CHARGE_MINOR, config } from '../config';
 import type { GatewayPluginId } from '../contract/gateway';
 import { gatewayReceiptHash, readGatewayReceipt, takeGatewayReceiptLease } from '../db/gateway-receipts';
@@ -27,9 +26,25 @@ export interface GatewayCardPrice {
   amount: number;
 }
 
+/**
+ * A decimal string as an integer count of 10^-decimals units: viem's `parseUnits` for the inputs the
+ * settings accept (prices and rates with at most 6 decimals, validated in shared/config.ts), written
+ * here because the card function and the gateway's 402 answer need nothing else of viem (issue 16).
+ * Refuses what it would have to round.
+ */
+export function decimalToUnits(decimal: string, decimals: number): bigint {
+  const parts = /^(\d+)(?:\.(\d+))?$/.exec(decimal);
+  const fraction = parts?.[2] ?? '';
+  if (!parts || fraction.length > decimals) throw new RangeError(`not a decimal with at most ${decimals} decimals: ${decimal}`);
+  return BigInt(parts[1]! + fraction.padEnd(decimals, '0'));
+}
+
+/** Minor units (pence) as currency units. An integer over a power of ten is the double nearest the exact decimal, as viem's `formatUnits` text parsed by `Number` is. */
+export const minorToAmount = (minor: number): number => minor / 10 ** CARD_CURRENCY_DECIMALS;
+
 /** token amount × rate, in minor units of the card currency, rounded up. */
 export function tokenToCardMinor(tokenAmount: string, rate: string): bigint {
-  const scaled = parseUnits(tokenAmount, TIP20_DECIMALS) * parseUnits(rate, RATE_DECIMALS);
+  const scaled = decimalToUnits(tokenAmount, TIP20_DECIMALS) * decimalToUnits(rate, RATE_DECIMALS);
   const divisor = 10n ** BigInt(TIP20_DECIMALS + RATE_DECIMALS - CARD_CURRENCY_DECIMALS);
   return (scaled + divisor - 1n) / divisor;
 }
@@ -38,7 +53,7 @@ export function gatewayCardPrice(plugin: GatewayPluginId): GatewayCardPrice {
   const { prices, card } = config().gateway;
   const converted = tokenToCardMinor(prices[plugin]!, card.rate);
   const minor = card.prices[plugin] ?? Number(converted < CARD_MINIMUM_CHARGE_MINOR ? BigInt(CARD_MINIMUM_CHARGE_MINOR) : converted);
-  return { minor, currency: CARD_CURRENCY, amount: Number(formatUnits(BigInt(minor), CARD_CURRENCY_DECIMALS)) };
+  return { minor, currency: CARD_CURRENCY, amount: minorToAmount(minor) };
 }
 
 const alreadyUsed = () => new PaymentRefusedError('ALREADY_USED', 'this card receipt has already paid for a call');

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bytesToHex, hexToBytes, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
 import { createWallet, WALLET_KEY_PURPOSE, type WalletNetworkName, type WalletRecord, type WalletSummary } from '../db/wallets';
 import { decrypt, encrypt, type EnvelopeRecord } from './envelope';
 
@@ -9,7 +8,8 @@ export class InvalidPrivateKeyError extends Error {}
 
 const walletContext = (userId: string) => ({ userId, purpose: WALLET_KEY_PURPOSE });
 
-function addressOf(privateKey: Hex): `0x${string}` {
+async function addressOf(privateKey: Hex): Promise<`0x${string}`> {
+  const { privateKeyToAccount } = await import('./viem-keys');
   try {
     return privateKeyToAccount(privateKey).address;
   } catch {
@@ -26,8 +26,9 @@ export async function storeWallet(
   opts: { custody: WalletRecord['custody']; network: WalletNetworkName; privateKey?: Hex },
   now = new Date(),
 ): Promise<WalletSummary> {
+  const { generatePrivateKey, hexToBytes } = await import('./viem-keys');
   const privateKey = opts.privateKey ?? generatePrivateKey();
-  const address = addressOf(privateKey);
+  const address = await addressOf(privateKey);
   const raw = hexToBytes(privateKey);
   let encryptedKey: EnvelopeRecord;
   try {
@@ -42,6 +43,7 @@ export async function storeWallet(
 
 /** The owner's private key, for signing only; callers must never return or log it. */
 export async function openWalletKey(userId: string, record: EnvelopeRecord): Promise<Hex> {
+  const { bytesToHex } = await import('./viem-keys');
   const raw = await decrypt(record, walletContext(userId));
   try {
     return bytesToHex(raw);

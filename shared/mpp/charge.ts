@@ -1,12 +1,11 @@
-import { parseUnits, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { config } from '../config';
-import { TIP20_DECIMALS } from '../billing/gateway-card';
+import { decimalToUnits, TIP20_DECIMALS } from '../billing/gateway-card';
 import { keys } from '../db/keys';
 import { serveUnderLease } from '../db/serve-lease';
 import { consumeChallenge, issueChallenge, readChallenge, reclaimPaidChallenge, txHashUsed, type ChallengeBinding, type ChallengeRecord } from './challenges';
 import type { MppCredential } from './credential';
 import { PaymentRefusedError } from './errors';
-import { verifyPayment } from './verify';
 
 const mppSettings = () => config().gateway.mpp;
 
@@ -22,7 +21,7 @@ export async function issueChargeChallenge(plugin: string, now = Date.now()): Pr
   const binding: ChallengeBinding = {
     plugin,
     amount,
-    baseUnits: parseUnits(amount, TIP20_DECIMALS).toString(),
+    baseUnits: decimalToUnits(amount, TIP20_DECIMALS).toString(),
     currency: s.currency,
     recipient: s.recipient!,
     chainId: s.chainId,
@@ -64,6 +63,8 @@ export async function redeemCharge<T>(credential: MppCredential, plugin: string,
     payer = challenge.payer!;
   } else {
     const s = mppSettings();
+    // The chain proof (viem) is loaded on the first paid call, not by every 402 a container answers.
+    const { verifyPayment } = await import('./verify');
     payer = await verifyPayment(credential.transaction as Hex, challenge, { rpcUrl: s.rpcUrl!, confirmations: s.confirmations, timeoutMs: s.rpcTimeoutMs });
     if (await txHashUsed(credential.transaction)) throw new PaymentRefusedError('ALREADY_USED', 'this transaction has already paid for a call');
     leaseId = await consumeChallenge(challenge, credential.transaction, payer);

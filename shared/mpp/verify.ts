@@ -36,7 +36,7 @@ async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
  */
 /** Returns the payer: the address that sent the transaction. */
 export async function verifyPayment(hash: Hex, binding: ChallengeBinding, chain: ChainSettings): Promise<string> {
-  const client = chainClient(chain.rpcUrl, chain.timeoutMs);
+  const client = await chainClient(chain.rpcUrl, chain.timeoutMs);
   let answers;
   try {
     answers = await Promise.all([

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { formatUnits, getAddress, isAddress, parseUnits, zeroAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { instantSplitBodies as bodies } from '../../../shared/contract/skill-actions/payments';
 import {
   advanceLeg,
@@ -95,6 +95,7 @@ async function payLeg(call: SkillCall, leg: SplitLeg): Promise<SplitLeg> {
 
 async function startExecution(call: SkillCall, rule: SplitRule, amount: string | undefined) {
   const { token } = paymentSettings();
+  const { formatUnits, parseUnits } = await import('../viem-payments');
   const wallet = await accountWallet(call.userId);
   const balance = await tokenBalance(wallet.address);
   const units = amount === undefined ? balance : parseUnits(amount, token.decimals);
@@ -152,6 +153,7 @@ export const skill: SkillModule = {
       if (total !== HUNDRED_PERCENT) {
         throw new HttpError(400, 'the split percentages must total exactly 100', 'SPLIT_NOT_100', { total: fromMicros(total) });
       }
+      const { getAddress, isAddress, zeroAddress } = await import('../viem-payments');
       const seen = new Set<string>();
       for (const r of recipients) {
         if (!isAddress(r.recipientAddress) || r.recipientAddress.toLowerCase() === zeroAddress) {
@@ -181,6 +183,7 @@ export const skill: SkillModule = {
     }),
     get_balance: action(bodies.get_balance, async (call) => {
       const { token } = paymentSettings();
+      const { formatUnits, parseUnits } = await import('../viem-payments');
       const wallet = await accountWallet(call.userId);
       const [balance, rules] = await Promise.all([tokenBalance(wallet.address), listSplitRules(call.userId)]);
       return {

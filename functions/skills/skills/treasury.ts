@@ -1,5 +1,3 @@
-import { erc20Abi, formatUnits, getAddress } from 'viem';
-import { getBalance, readContract } from 'viem/actions';
 import { chainClient } from '../../../shared/adapters/chain';
 import { config } from '../../../shared/config';
 import { TREASURY_MAX_WALLETS, treasuryBodies as bodies } from '../../../shared/contract/skill-actions/treasury';
@@ -34,7 +32,8 @@ type Readout = { status: 'ok'; units: Record<string, bigint> } | { status: 'unav
 async function readHolding(address: `0x${string}`): Promise<Readout> {
   const { rpcUrl, rpcTimeoutMs } = config().wallet;
   if (!rpcUrl) return { status: 'unavailable' };
-  const client = chainClient(rpcUrl, rpcTimeoutMs);
+  const { erc20Abi, getBalance, readContract } = await import('../viem-payments');
+  const client = await chainClient(rpcUrl, rpcTimeoutMs);
   try {
     const tokens = config().treasuryTokens;
     const [native, ...tokenUnits] = await Promise.all([
@@ -49,11 +48,13 @@ async function readHolding(address: `0x${string}`): Promise<Readout> {
 }
 
 const assets = () => [NATIVE, ...config().treasuryTokens];
-const format = (units: Record<string, bigint>) => Object.fromEntries(assets().map((a) => [a.symbol, formatUnits(units[a.symbol] ?? 0n, a.decimals)]));
+const formatting = (formatUnits: (value: bigint, decimals: number) => string) => (units: Record<string, bigint>) =>
+  Object.fromEntries(assets().map((a) => [a.symbol, formatUnits(units[a.symbol] ?? 0n, a.decimals)]));
 
 async function holdings(userId: string): Promise<Holding[]> {
   const [own, tracked] = await Promise.all([getWalletSummary(userId), listTrackedWallets(userId)]);
   const list: Holding[] = own ? [{ address: own.address, label: 'account wallet', source: 'account' }] : [];
+  const { getAddress } = await import('../viem-payments');
   for (const t of tracked) {
     const address = getAddress(t.address);
     if (!list.some((h) => h.address.toLowerCase() === address.toLowerCase())) list.push({ address, label: t.label ?? null, source: 'tracked' });
@@ -68,6 +69,7 @@ export const skill: SkillModule = {
       const list = await holdings(call.userId);
       const readouts = await Promise.all(list.map((h) => readHolding(h.address)));
       const totals: Record<string, bigint> = Object.fromEntries(assets().map((a) => [a.symbol, 0n]));
+      const format = formatting((await import('../viem-payments')).formatUnits);
       const wallets = list.map((h, i) => {
         const r = readouts[i]!;
         if (r.status === 'ok') for (const symbol of Object.keys(totals)) totals[symbol]! += r.units[symbol] ?? 0n;
@@ -83,6 +85,7 @@ export const skill: SkillModule = {
       };
     }),
     add_wallet: action(bodies.add_wallet, async (call, body) => {
+      const { getAddress } = await import('../viem-payments');
       const address = getAddress(body.address.toLowerCase());
       try {
         await addTrackedWallet(call.userId, { address, label: body.label, addedAt: call.now.toISOString() }, TREASURY_MAX_WALLETS);
@@ -96,6 +99,7 @@ export const skill: SkillModule = {
     }),
     remove_wallet: action(bodies.remove_wallet, async (call, body) => {
       if (!(await removeTrackedWallet(call.userId, body.address))) throw notFound('this address is not tracked');
+      const { getAddress } = await import('../viem-payments');
       return { removed: getAddress(body.address.toLowerCase()) };
     }),
     list_wallets: action(bodies.list_wallets, async (call) => {

@@ -1,4 +1,4 @@
-import { formatUnits, getAddress, parseUnits, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { usdcPaymentsBodies as bodies } from '../../../shared/contract/skill-actions/payments';
 import {
   getTransfer,
@@ -65,6 +65,7 @@ export const skill: SkillModule = {
   actions: {
     send: action(bodies.send, async (call, body) => {
       const { token } = paymentSettings();
+      const { formatUnits, getAddress, parseUnits } = await import('../viem-payments');
       const fraction = body.amount.split('.')[1] ?? '';
       if (fraction.length > token.decimals) throw new HttpError(400, `${token.symbol} has ${token.decimals} decimals`, 'INVALID_AMOUNT');
       const wallet = await accountWallet(call.userId);
@@ -120,6 +121,7 @@ export const skill: SkillModule = {
     }),
     get_balance: action(bodies.get_balance, async (call) => {
       const { token } = paymentSettings();
+      const { formatUnits } = await import('../viem-payments');
       const wallet = await accountWallet(call.userId);
       const [balance, limit, sent] = await Promise.all([tokenBalance(wallet.address), dailyLimitMicros(call.userId), sentOnDay(call.userId, dayOf(call.now))]);
       return {

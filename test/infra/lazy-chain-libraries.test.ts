@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_BUNDLE } from '../../lib/bundling';
+
+/**
+ * Built with code splitting, as the functions deploy: the chain, passkey and remote-key-set
+ * libraries are in each function's package but in lazy chunks only, never in what the entry file
+ * imports statically, so a cold start of a route that does not use them does not load them (issue 16).
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LAZY_LIBRARIES = /node_modules\/(viem|@noble|@scure|abitype|ox|@adraffy|@simplewebauthn|@peculiar|asn1js)\/|node_modules\/jose\/dist\/webapi\/jwks\//;
+
+/** Function → modules its package must still hold, lazily (so the check cannot pass on a bundle that lost them). */
+const FUNCTIONS: Record<string, RegExp[]> = {
+  wallet: [/viem\/_esm\/accounts\//, /viem\/_esm\/actions\/public\/getBalance/],
+  'wallet-sign-in': [/viem\/_esm\/utils\/siwe\//, /viem\/_esm\/actions\/public\/call/],
+  social: [/jose\/dist\/webapi\/jwks\/remote/, /viem\/_esm\/actions\/public\/readContract/],
+  'agent-verification': [/@simplewebauthn\/server/, /@peculiar\/x509/, /viem\/_esm\/actions\/ens\/getEnsAddress/],
+  skills: [/viem\/_esm\/accounts\//, /viem\/_esm\/actions\/public\/estimateGas/],
+  gateway: [/viem\/_esm\/utils\/abi\/parseEventLogs/, /viem\/_esm\/utils\/address\/getAddress/],
+  card: [],
+};
+
+let outdir: string;
+let metafile: Metafile;
+
+beforeAll(async () => {
+  outdir = mkdtempSync(path.join(tmpdir(), 'lazy-libraries-'));
+  const result = await build({
+    ...LAMBDA_BUNDLE,
+    sourcemap: false,
+    splitting: true,
+    entryPoints: Object.fromEntries(Object.keys(FUNCTIONS).map((f) => [f, path.join(ROOT, 'functions', f, 'handler.ts')])),
+    chunkNames: 'chunks/[name]-[hash]',
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    absWorkingDir: ROOT,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  metafile = result.metafile;
+}, 120_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** The modules a cold start evaluates (the entry file and the chunks it imports statically), and all those of its package. */
+function modulesOf(fn: string) {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((k) => k.endsWith(`/${fn}.mjs`))!;
+  const reach = (kinds: string[]) => {
+    const seen = new Set<string>();
+    const stack = [entry];
+    while (stack.length) {
+      const file = stack.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const i of outputs[file]!.imports) if (kinds.includes(i.kind) && outputs[i.path]) stack.push(i.path);
+    }
+    return [...seen].flatMap((file) =>
+      Object.entries(outputs[file]!.inputs)
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([name]) => name),
+    );
+  };
+  return { atInit: reach(['import-statement']), packaged: reach(['import-statement', 'dynamic-import']) };
+}
+
+describe('chain, passkey and remote key set libraries load on first use', () => {
+  it.each(Object.keys(FUNCTIONS))('%s: none of them at init, each still in the package', (fn) => {
+    const { atInit, packaged } = modulesOf(fn);
+    expect(atInit.length).toBeGreaterThan(50);
+    expect(atInit.filter((m) => LAZY_LIBRARIES.test(m))).toEqual([]);
+    for (const lazy of FUNCTIONS[fn]!)
+      expect(
+        packaged.some((m) => lazy.test(m)),
+        String(lazy),
+      ).toBe(true);
+  });
+});
