@@ -50,7 +50,7 @@ export function functionCode(projectRoot: string, entry: string): Code {
       // Never reached: tryBundle bundles or throws. Docker has no copy of the absolute alias paths
       // of lib/bundling.ts, so a container build could not be the same bundle; fail, saying why.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable'),
-      command: ['sh', '-c', `echo 'cannot bundle ${source}: ${LOCAL_BUNDLING_ONLY}' >&2; exit 1`],
+      command: ['sh', '-c', `echo '${LOCAL_BUNDLING_ONLY}' >&2; exit 1`],
       // CDK caches a staged asset by its source folder and its bundling settings (tryBundle is a function,
       // left out of that key), and the folder is the project root for every function: without the entry
       // in the settings, every function would receive the first one's bundle.
