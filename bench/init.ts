@@ -15,12 +15,28 @@ export const INIT_ENV = {
 };
 
 export function importOnce(file: string): number {
-  const url = pathToFileURL(file).href;
-  const code = `const t = performance.now(); await import(${JSON.stringify(url)}); process.stdout.write(String(performance.now() - t));`;
+  return timeInFreshProcess(file, `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)});`);
+}
+
+/**
+ * After the entry's import, the time to import each of its lazy chunks: at most what the first
+ * requests that need them pay on top of a cold start (one chunk's import also loads the chunks it shares).
+ */
+export function lazyLoadOnce(entry: string, chunks: string[]): number {
+  const urls = chunks.map((c) => pathToFileURL(c).href);
+  return timeInFreshProcess(
+    entry,
+    `await import(${JSON.stringify(pathToFileURL(entry).href)}); const t = performance.now(); for (const u of ${JSON.stringify(urls)}) await import(u);`,
+  );
+}
+
+/** Runs `code` (which sets `t`) in a fresh node process and returns the ms from `t` to its end. */
+function timeInFreshProcess(file: string, code: string): number {
   const env: NodeJS.ProcessEnv = { ...process.env, ...INIT_ENV };
   // The parent runs under tsx; its loader must not leak into the probe.
   delete env.NODE_OPTIONS;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { env, encoding: 'utf8', timeout: 60_000 });
+  const probe = `${code} process.stdout.write(String(performance.now() - t));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { env, encoding: 'utf8', timeout: 60_000 });
   const ms = Number(r.stdout);
   if (r.status !== 0 || !Number.isFinite(ms)) {
     throw new Error(`importing ${file} failed (exit ${r.status}${r.signal ? `, ${r.signal}` : ''}): ${r.stderr.trim().slice(0, 2000)}`);

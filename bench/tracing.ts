@@ -42,8 +42,8 @@ export async function measureTracing(progress: (msg: string) => void): Promise<T
     samples.none.push(a);
     if (b !== undefined) samples.powertools.push(b);
   }
-  const result: TracingResult = { runs: RUNS, none: { bytes: none.bytes, initMedianMs: median(samples.none) } };
+  const result: TracingResult = { runs: RUNS, none: { bytes: none.initBytes, initMedianMs: median(samples.none) } };
   if (!withTracer) return { ...result, note: `${TRACER_PACKAGE} is not installed; install it as a devDependency to measure it` };
-  const powertools = { bytes: withTracer.bytes, initMedianMs: median(samples.powertools) };
+  const powertools = { bytes: withTracer.initBytes, initMedianMs: median(samples.powertools) };
   return { ...result, powertools, addedInitMs: powertools.initMedianMs - result.none.initMedianMs };
 }

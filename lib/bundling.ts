@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import type { BuildOptions } from 'esbuild';
+import type { BuildOptions, Metafile } from 'esbuild';
 
 /**
  * How every Lambda of the platform is bundled (docs/architecture.md §11), in one place: PlatformFunction
- * hands these settings to CDK's NodejsFunction, and the bench (bench/bundle.ts) builds with the same
- * object, so the sizes it reports are the sizes that deploy. Plain esbuild options, no CDK import,
- * so the bench loads nothing but esbuild.
+ * runs esbuild with `lambdaBuildOptions` in CDK's local bundling, and the bench (bench/bundle.ts) builds
+ * with the same function, so the sizes it reports are the sizes that deploy. Plain esbuild options, no
+ * CDK import, so the bench loads nothing but esbuild.
  */
 
 /** Lets the bundled SDK and other CommonJS dependencies `require` Node built-ins from the ESM bundle. */
@@ -49,7 +49,10 @@ export const ZOD_MINI = fileURLToPath(new URL('../shared/zod-lean/mini.ts', impo
 export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds.ts', import.meta.url));
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
-/** The esbuild settings of every function bundle; callers add entryPoints and outfile. */
+/**
+ * The esbuild settings of every function's code (the agent runtime's image reuses them too, as one
+ * file); `lambdaBuildOptions` adds how a function's output is laid out.
+ */
 export const LAMBDA_BUNDLE = {
   bundle: true,
   platform: 'node',
@@ -73,3 +76,55 @@ export const LAMBDA_BUNDLE = {
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },
 } satisfies BuildOptions;
+
+/**
+ * A function deploys as `index.mjs` (so Lambda's handler stays `index.<export>`) plus `chunks/`. With
+ * code splitting, every `import()` in the function's graph becomes a chunk that Node parses and runs
+ * only when that import first runs: a library only some routes need (KMS, SES, Stripe, the AI SDK...)
+ * costs nothing at a cold start of the others. Modules two chunks share land in a chunk of their own,
+ * imported statically by both. The banner is written at the top of every chunk, so a chunk that
+ * `require`s a Node built-in has its own `require`; each chunk gets its own source map.
+ */
+export const SPLIT_OUTPUT = {
+  splitting: true,
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+} satisfies BuildOptions;
+
+/** The entry's name in the output folder: `index.mjs`. */
+export const LAMBDA_ENTRY_NAME = 'index';
+
+/** The complete esbuild options of one function: its handler file bundled into `outdir`. */
+export function lambdaBuildOptions(entry: string, outdir: string) {
+  return { ...LAMBDA_BUNDLE, ...SPLIT_OUTPUT, entryPoints: { [LAMBDA_ENTRY_NAME]: entry }, outdir } satisfies BuildOptions;
+}
+
+/**
+ * The outputs a function's cold start parses and runs: its entry and, transitively, the chunks it
+ * imports statically (metafile paths). The other chunks load on the first `import()` that needs them.
+ */
+export function initLoadedOutputs(metafile: Metafile, entry: string): string[] {
+  return walkOutputs(metafile, entry, ['import-statement']);
+}
+
+/**
+ * Every output a function can ever load: its entry and the chunks reached statically or through
+ * `import()`. esbuild also writes a chunk for an `import()` whose call tree shaking removed; nothing
+ * loads that one, so the code in it cannot run.
+ */
+export function reachableOutputs(metafile: Metafile, entry: string): string[] {
+  return walkOutputs(metafile, entry, ['import-statement', 'dynamic-import']);
+}
+
+function walkOutputs(metafile: Metafile, entry: string, kinds: string[]): string[] {
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length) {
+    const output = pending.pop()!;
+    if (seen.has(output)) continue;
+    seen.add(output);
+    // Node built-ins are imports too, but not outputs.
+    for (const i of metafile.outputs[output]!.imports) if (kinds.includes(i.kind) && metafile.outputs[i.path]) pending.push(i.path);
+  }
+  return [...seen];
+}

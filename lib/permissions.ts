@@ -57,6 +57,8 @@ export type Need =
  * The single table of extra rights, function name → needs, kept to what each function's code calls
  * (follow its imports: emitEvent, requestProvisioning, envelope encrypt/decrypt, sendEmail,
  * tableSizeBytes, launcher(), runtimeRequest). A function not listed gets table data access only.
+ * test/infra/bundles.test.ts checks it against the code each function can load from its split bundle
+ * (entry and chunks reachable by import()), so code a bundle merely carries earns no right.
  * Receive/delete rights on a queue come with the function's SQS event source, not from here.
  */
 export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
@@ -67,23 +69,19 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'wallet-sign-in': ['sendEvents'],
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
-  agents: ['sendProvisioning', 'sendEvents', 'dataKey', 'reachInstances'],
-  'agent-verification': ['dataKey', 'sendEvents'],
-  'agent-logs': ['dataKey', 'readRuntimeLogs', 'sendEvents'],
+  agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
+  'agent-verification': ['dataKey'],
+  'agent-logs': ['dataKey', 'readRuntimeLogs'],
   // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are emailed.
   'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey', 'sendEmail'],
-  provision: ['sendProvisioning', 'dataKey', 'sendEvents'],
+  provision: ['sendProvisioning', 'dataKey'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
-  // billing and the provisioner share shared/db/metrics.ts (plan-change counts, account deletion), which holds the DescribeTable read;
-  // billing reads the metering's billing period, which bundles the spending caps' alerts.
-  billing: ['dataKey', 'describeTable', 'sendEmail', 'sendEvents'],
-  // The card group's plan-change code counts through shared/db/metrics.ts too (billing loads it on its card actions).
-  card: ['describeTable'],
+  billing: ['dataKey', 'sendEmail'],
   metrics: ['describeTable'],
   // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner
   // and removes the account's file-manager objects.
-  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'describeTable', 'fileBucket'],
+  provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'fileBucket'],
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
   // Both relaunch or re-drive work through the provisioning queue (issue 20).
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
@@ -103,7 +101,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // A chat to an idle-stopped agent wakes it through the provisioning queue (issue 22).
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
-  memory: ['dataKey', 'reachInstances', 'sendEvents'],
+  memory: ['dataKey', 'reachInstances'],
   // A new API key kept for Idempotency-Key replay is sealed with the data key (shared/http/pipeline.ts).
   keys: ['dataKey'],
 };

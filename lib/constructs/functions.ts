@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as Lambda } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -62,13 +62,13 @@ export interface FunctionsProps {
 /** Every Lambda of the platform: one per contract group, plus the workers and their triggers. */
 export class Functions extends Construct {
   /** Keyed by contract group name or worker name. */
-  readonly byName: ReadonlyMap<string, NodejsFunction>;
-  readonly http: ReadonlyMap<string, NodejsFunction>;
+  readonly byName: ReadonlyMap<string, Lambda>;
+  readonly http: ReadonlyMap<string, Lambda>;
   /**
    * The response-streaming twin of each contract group marked `streams`, keyed by group: the same
    * bundle, settings and permissions, called at its `streamHandler` export through a Function URL.
    */
-  readonly streaming: ReadonlyMap<string, NodejsFunction>;
+  readonly streaming: ReadonlyMap<string, Lambda>;
   /**
    * Where asynchronous invocations end when every retry failed: events EventBridge could not
    * deliver and events the heartbeat or task-events function failed on. Watched by an alarm.
@@ -84,8 +84,8 @@ export class Functions extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    const byName = new Map<string, NodejsFunction>();
-    const http = new Map<string, NodejsFunction>();
+    const byName = new Map<string, Lambda>();
+    const http = new Map<string, Lambda>();
     const make = (spec: WorkerSpec, isHttp: boolean) => {
       if (byName.has(spec.name)) throw new Error(`two functions are named ${spec.name}`);
       const fn = new PlatformFunction(this, pascalCase(spec.name), {
@@ -100,7 +100,7 @@ export class Functions extends Construct {
     };
 
     for (const group of props.contract) http.set(group.group, make({ name: group.group, timeout: HTTP_TIMEOUT }, true));
-    const streaming = new Map<string, NodejsFunction>();
+    const streaming = new Map<string, Lambda>();
     for (const group of props.contract.filter((g) => g.streams)) {
       const fn = new PlatformFunction(this, `${pascalCase(group.group)}Streaming`, {
         name: group.group,

@@ -1,13 +1,13 @@
-import { join } from 'node:path';
-import { type Duration, Stack } from 'aws-cdk-lib';
+import { join, relative } from 'node:path';
+import { AssetHashType, DockerImage, type Duration, Stack } from 'aws-cdk-lib';
+import { buildSync } from 'esbuild';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { LAMBDA_BUNDLE } from '../bundling';
+import { LAMBDA_ENTRY_NAME, lambdaBuildOptions } from '../bundling';
 import { LAMBDA_MEMORY_MB } from '../function-sizing';
 
 /** Where a function that talks to instances sits in the VPC. */
@@ -35,25 +35,44 @@ export interface PlatformFunctionProps {
   deadLetterQueue?: IQueue;
 }
 
-/** lib/bundling.ts in CDK's terms, so the deployed bundles and the bench's are built alike. */
-export const CDK_BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: LAMBDA_BUNDLE.target,
-  minify: LAMBDA_BUNDLE.minify,
-  sourceMap: LAMBDA_BUNDLE.sourcemap,
-  sourcesContent: LAMBDA_BUNDLE.sourcesContent,
-  externalModules: LAMBDA_BUNDLE.external,
-  mainFields: LAMBDA_BUNDLE.mainFields,
-  banner: LAMBDA_BUNDLE.banner.js,
-  esbuildArgs: Object.fromEntries(Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => [`--alias:${from}`, to])),
-};
+/**
+ * CDK's asset for a function: esbuild with lib/bundling.ts's options, run in this process. Not
+ * NodejsFunction: its esbuild call writes one `--outfile`, which cannot split code into lazy chunks.
+ * The asset is hashed on the bundler's output, so any change to the code that ships redeploys the
+ * function and nothing else does.
+ */
+export function functionCode(projectRoot: string, entry: string): Code {
+  const source = relative(projectRoot, entry);
+  return Code.fromAsset(projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      local: { tryBundle: (outputDir) => bundleFunction(entry, outputDir) },
+      // Never reached: tryBundle bundles or throws. Docker has no copy of the absolute alias paths
+      // of lib/bundling.ts, so a container build could not be the same bundle; fail, saying why.
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable'),
+      command: ['sh', '-c', `echo '${LOCAL_BUNDLING_ONLY}' >&2; exit 1`],
+      // CDK caches a staged asset by its source folder and its bundling settings (tryBundle is a function,
+      // left out of that key), and the folder is the project root for every function: without the entry
+      // in the settings, every function would receive the first one's bundle.
+      environment: { FUNCTION_ENTRY: source },
+    },
+  });
+}
+
+const LOCAL_BUNDLING_ONLY = 'functions are bundled locally with esbuild (lib/bundling.ts, a devDependency), never in Docker; run npm ci first';
+
+/** Writes index.mjs, chunks/ and their source maps into `outputDir`; an esbuild error stops the synthesis. */
+export function bundleFunction(entry: string, outputDir: string): true {
+  buildSync({ ...lambdaBuildOptions(entry, outputDir), logLevel: 'error' });
+  return true;
+}
 
 /**
  * One Lambda of the platform with the settings every function shares: Node 22 on Graviton,
- * an esbuild ESM bundle with the AWS SDK inside (docs/architecture.md §11), and its own log group.
+ * an esbuild ESM bundle split into lazy chunks with the AWS SDK inside (docs/architecture.md §11), and its own log group.
  */
 export class PlatformFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
     super(scope, id);
@@ -62,12 +81,10 @@ export class PlatformFunction extends Construct {
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grants.write(role);
     if (props.network) allowVpcAttachment(role);
-    this.fn = new NodejsFunction(this, 'Function', {
+    this.fn = new LambdaFunction(this, 'Function', {
       description: props.streaming ? streamingFunctionDescription(props.name) : functionDescription(props.name),
-      entry: join(props.projectRoot, 'functions', props.folder ?? props.name, 'handler.ts'),
-      handler: props.handlerExport ?? 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      code: functionCode(props.projectRoot, join(props.projectRoot, 'functions', props.folder ?? props.name, 'handler.ts')),
+      handler: `${LAMBDA_ENTRY_NAME}.${props.handlerExport ?? 'handler'}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: LAMBDA_MEMORY_MB,
@@ -75,7 +92,6 @@ export class PlatformFunction extends Construct {
       logGroup,
       role,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: CDK_BUNDLING,
       // Lambda's own X-Ray tracing: no tracer SDK in the bundle, no init cost (bench/tracing.ts).
       tracing: Tracing.ACTIVE,
       ...(props.deadLetterQueue && { deadLetterQueue: props.deadLetterQueue }),

@@ -1,26 +1,41 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
-import { AI_DEFAULT_PROVIDER, CREDENTIALS_SHIM, LAMBDA_BUNDLE, REPLACED_CREDENTIAL_PROVIDER, ZOD_MINI, ZOD_V3, ZOD_WITHOUT_LOCALES } from '../../lib/bundling';
+import {
+  AI_DEFAULT_PROVIDER,
+  CREDENTIALS_SHIM,
+  ESM_REQUIRE_BANNER,
+  initLoadedOutputs,
+  LAMBDA_BUNDLE,
+  lambdaBuildOptions,
+  reachableOutputs,
+  REPLACED_CREDENTIAL_PROVIDER,
+  ZOD_MINI,
+  ZOD_V3,
+  ZOD_WITHOUT_LOCALES,
+} from '../../lib/bundling';
 import { ZodFirstPartyTypeKind as standInTypeNames } from '../../shared/bundle-stubs/zod-v3-kinds';
 import { WORKERS } from '../../lib/constructs/functions';
-import { CDK_BUNDLING } from '../../lib/constructs/platform-function';
+import { PlatformFunction } from '../../lib/constructs/platform-function';
 import { NEEDS, type Need } from '../../lib/permissions';
 import { contract } from '../../shared/contract';
 
 /**
- * The bundles as they deploy (lib/bundling.ts), built once: every function must load with the
- * credential shim, sign with the role's environment credentials, and use exactly the rights the
- * NEEDS table gives it.
+ * The bundles as they deploy (lib/bundling.ts: split into an entry and lazy chunks), built once:
+ * every function must load with the credential shim, sign with the role's environment credentials,
+ * and use exactly the rights the NEEDS table gives it. A function is its entry plus every chunk it
+ * can reach (statically or through `import()`); its cold start loads only the static part.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,55 +46,71 @@ const deployed = [...contract.map((g) => ({ name: g.group, folder: g.group })), 
 const folders = [...new Set(deployed.map((f) => f.folder))];
 
 let outdir: string;
-let metafile: Metafile;
+const metafiles = new Map<string, Metafile>();
+/** Inputs that left code in these outputs. */
+const inputsOf = (metafile: Metafile, outputs: string[]) =>
+  outputs.flatMap((o) =>
+    Object.entries(metafile.outputs[o]!.inputs)
+      .filter(([, i]) => i.bytesInOutput > 0)
+      .map(([name]) => name),
+  );
 const bundleOf = (folder: string) => {
-  const [file, output] = Object.entries(metafile.outputs).find(([f]) => f.endsWith(`/${folder}.mjs`))!;
-  const inputs = Object.entries(output.inputs)
-    .filter(([, i]) => i.bytesInOutput > 0)
-    .map(([name]) => name);
-  return { file: path.resolve(ROOT, file), text: readFileSync(path.resolve(ROOT, file), 'utf8'), inputs };
+  const metafile = metafiles.get(folder)!;
+  const entry = Object.keys(metafile.outputs).find((f) => f.endsWith(`/${folder}/index.mjs`))!;
+  // Its entry and every chunk it can load, at init or by import(): the code that can run.
+  const all = reachableOutputs(metafile, entry);
+  const init = initLoadedOutputs(metafile, entry);
+  return {
+    file: path.resolve(ROOT, entry),
+    text: all.map((o) => readFileSync(path.resolve(ROOT, o), 'utf8')).join('\n'),
+    inputs: inputsOf(metafile, all),
+    initInputs: inputsOf(metafile, init),
+    lazyOutputs: all.filter((o) => !init.includes(o)),
+  };
 };
 
 beforeAll(async () => {
   outdir = mkdtempSync(path.join(tmpdir(), 'platform-bundles-'));
-  const result = await build({
-    ...LAMBDA_BUNDLE,
-    // Maps change nothing that is tested here.
-    sourcemap: false,
-    entryPoints: Object.fromEntries(folders.map((f) => [f, path.join(ROOT, 'functions', f, 'handler.ts')])),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    absWorkingDir: ROOT,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  metafile = result.metafile!;
-}, 120_000);
+  // One build per function, as each deploys: in a build of several entries, a module shared by two
+  // keeps the code either one uses, and what a chunk can import() would be the union of theirs.
+  await Promise.all(
+    folders.map(async (folder) => {
+      const options = lambdaBuildOptions(path.join(ROOT, 'functions', folder, 'handler.ts'), path.join(outdir, folder));
+      // Maps change nothing that is tested here.
+      const result = await build({ ...options, sourcemap: false, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
+      metafiles.set(folder, result.metafile);
+    }),
+  );
+}, 180_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('bundling settings', () => {
-  it('hands CDK the same settings the bench builds with, the credential alias included', () => {
-    expect(existsSync(CREDENTIALS_SHIM)).toBe(true);
-    expect(CDK_BUNDLING).toMatchObject({
-      format: LAMBDA_BUNDLE.format,
-      target: LAMBDA_BUNDLE.target,
+  it('builds each function as index.mjs plus chunks, with every alias and the require banner', () => {
+    const options = lambdaBuildOptions('/src/functions/x/handler.ts', '/out');
+    expect(options).toMatchObject({
+      format: 'esm',
+      splitting: true,
+      entryPoints: { index: '/src/functions/x/handler.ts' },
+      outdir: '/out',
+      outExtension: { '.js': '.mjs' },
+      chunkNames: 'chunks/[name]-[hash]',
       minify: true,
-      sourceMap: true,
+      sourcemap: true,
       sourcesContent: false,
-      externalModules: [],
-      mainFields: LAMBDA_BUNDLE.mainFields,
-      banner: LAMBDA_BUNDLE.banner.js,
-      esbuildArgs: {
-        [`--alias:${REPLACED_CREDENTIAL_PROVIDER}`]: CREDENTIALS_SHIM,
-        '--alias:zod': ZOD_WITHOUT_LOCALES,
-        '--alias:zod/v4': ZOD_WITHOUT_LOCALES,
-        '--alias:zod/mini': ZOD_MINI,
-        '--alias:zod/v3': ZOD_V3,
-        '--alias:@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
+      external: [],
+      banner: { js: ESM_REQUIRE_BANNER },
+      alias: {
+        [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
+        zod: ZOD_WITHOUT_LOCALES,
+        'zod/v4': ZOD_WITHOUT_LOCALES,
+        'zod/mini': ZOD_MINI,
+        'zod/v3': ZOD_V3,
+        '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
       },
     });
-    expect(existsSync(ZOD_WITHOUT_LOCALES) && existsSync(ZOD_V3) && existsSync(AI_DEFAULT_PROVIDER)).toBe(true);
+    expect(existsSync(CREDENTIALS_SHIM) && existsSync(ZOD_WITHOUT_LOCALES) && existsSync(ZOD_MINI)).toBe(true);
+    expect(existsSync(ZOD_V3) && existsSync(AI_DEFAULT_PROVIDER)).toBe(true);
   });
 
   it("leaves zod 3 and the AI SDK's default provider out of every bundle; the zod/v3 stand-in has zod 3's own type names", () => {
@@ -113,6 +144,62 @@ describe('bundling settings', () => {
       expect(inputs.some((i) => i.endsWith('shared/aws/lambda-credentials.ts')) || !inputs.some((i) => i.includes('@aws-sdk/client-')), folder).toBe(true);
     }
   });
+});
+
+describe('code splitting', () => {
+  /** Loads a module in a fresh node process (as Lambda does) and prints what `expression` gives. */
+  const evaluate = async (file: string, expression: string) => {
+    const script = `const m = await import(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(await (${expression})));`;
+    const env = { PATH: process.env.PATH, LOG_LEVEL: 'SILENT', STAGE: 'test', AWS_REGION: 'us-east-1', JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123' };
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
+    return JSON.parse(stdout) as unknown;
+  };
+
+  it("leaves a library only imported through import() out of the cold start: SES in accounts", () => {
+    const accounts = bundleOf('accounts');
+    const ses = (i: string) => i.endsWith('shared/adapters/email-ses.ts') || i.includes('node_modules/@aws-sdk/client-sesv2/');
+    // Shipped (password reset mails go through SES in AWS), in a chunk the cold start does not load.
+    expect(accounts.inputs.filter(ses).length).toBeGreaterThan(1);
+    expect(accounts.initInputs.filter(ses)).toEqual([]);
+    expect(accounts.initInputs.some((i) => i.endsWith('shared/adapters/email.ts'))).toBe(true);
+    expect(accounts.lazyOutputs.length).toBeGreaterThan(0);
+  });
+
+  it('gives every chunk its own require, so a lazy chunk can require a Node built-in', async () => {
+    const dir = mkdtempSync(path.join(outdir, 'require-probe-'));
+    writeFileSync(path.join(dir, 'handler.mjs'), "export const handler = async () => (await import('./lazy.cjs')).default.platform();");
+    writeFileSync(path.join(dir, 'lazy.cjs'), "module.exports = { platform: () => require('node:os').platform() };");
+    const result = await build({ ...lambdaBuildOptions(path.join(dir, 'handler.mjs'), path.join(dir, 'out')), metafile: true, logLevel: 'silent' });
+    const outputs = Object.keys(result.metafile.outputs).filter((o) => o.endsWith('.mjs'));
+    const entry = outputs.find((o) => o.endsWith('/out/index.mjs'))!;
+    const [lazyChunk, ...others] = outputs.filter((o) => !initLoadedOutputs(result.metafile, entry).includes(o));
+    expect(others).toEqual([]);
+    expect(lazyChunk).toMatch(/\/out\/chunks\/lazy-[A-Z0-9]+\.mjs$/);
+    expect(readFileSync(lazyChunk!, 'utf8').startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(existsSync(`${lazyChunk}.map`)).toBe(true);
+    expect(await evaluate(path.resolve(entry), 'm.handler()')).toBe(process.platform);
+  });
+
+  it("deploys each function's own index.mjs and chunks from CDK's local bundling", async () => {
+    const app = new App({ outdir: mkdtempSync(path.join(outdir, 'cdk.out-')) });
+    const stack = new Stack(app, 'Bundled');
+    const props = { projectRoot: ROOT, timeout: Duration.seconds(10), environment: {} };
+    // Two small functions: CDK must not hand the second the first one's cached bundle.
+    new PlatformFunction(stack, 'Platform', { ...props, name: 'platform' });
+    new PlatformFunction(stack, 'Keys', { ...props, name: 'keys' });
+    const assembly = app.synth();
+    const functions = Template.fromStack(stack).findResources('AWS::Lambda::Function');
+    const assets = Object.values(functions).map((f) => {
+      expect(f.Properties.Handler).toBe('index.handler');
+      return path.join(assembly.directory, `asset.${String(f.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
+    });
+    expect(new Set(assets).size).toBe(2);
+    for (const asset of assets) {
+      expect(readdirSync(asset).sort()).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
+      expect(readdirSync(path.join(asset, 'chunks')).some((c) => c.endsWith('.mjs'))).toBe(true);
+      expect(await evaluate(path.join(asset, 'index.mjs'), 'typeof m.handler')).toBe('function');
+    }
+  }, 120_000);
 });
 
 describe('zod in a bundle', () => {

@@ -645,22 +645,16 @@ describe('least privilege', () => {
       expect(sendTargets(name).sort(), name).toEqual(expected);
     }
     // Lifecycle events are stored and queued wherever an instance changes (issue 14).
-    // ai, billing and gateway bundle the metering, whose spending caps emit budget events (issue 22).
+    // ai and gateway meter model calls, whose spending caps emit budget events (issue 22).
     expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual([
       'accounts',
       'agent-autonomy',
       'agent-chat',
-      'agent-logs',
-      'agent-verification',
-      'agents',
       'ai',
-      'billing',
       'gateway',
       'heartbeat',
       'instance',
-      'memory',
       'oauth-sign-in',
-      'provision',
       'provisioner',
       'provisioner-dlq',
       // the agent runtime's model calls: metered like every model call (issue 22's spending caps)
