@@ -1,4 +1,4 @@
-import { APICallError, generateImage, type ImageModel } from 'ai';
+import type { generateImage, ImageModel } from 'ai';
 import { config } from '../config';
 import { modelAccess } from './access';
 import { userProviderKeys } from './byok';
@@ -6,7 +6,7 @@ import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } 
 import { ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, release, reserve, settle } from './metering';
 import type { AccountIdentity } from './access';
-import { connectionFor, type Connection } from './providers';
+import { aiSdk, connectionFor, type AiSdk, type Connection } from './providers';
 import { outsideCallSignal } from '../deadline';
 
 /**
@@ -87,12 +87,14 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
   });
   const timeout = outsideCallSignal(config().model.timeoutMs);
   let out: Awaited<ReturnType<typeof generateImage>>;
+  let sdk: AiSdk | undefined;
   try {
-    out = await generateImage({ model: sdkModel, prompt: input.prompt, n, size: input.size, maxRetries: 0, abortSignal: timeout });
+    sdk = await aiSdk();
+    out = await sdk.generateImage({ model: sdkModel, prompt: input.prompt, n, size: input.size, maxRetries: 0, abortSignal: timeout });
   } catch (err) {
     await release(reservation);
     if (timeout.aborted) throw new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model.id} in time`);
-    const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+    const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
     throw new ProviderFailureError('PROVIDER_ERROR', `the provider failed to generate an image with ${model.id}${status ? ` (status ${status})` : ''}`, status);
   }
   const reported = out.usage?.inputTokens !== undefined || out.usage?.outputTokens !== undefined;

@@ -1,11 +1,11 @@
-import { APICallError, generateText, stepCountIs, streamText, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import { config } from '../config';
 import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
 import { userProviderKeys } from './byok';
 import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from './catalogue';
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
-import { connectionFor, languageModel, type Connection } from './providers';
+import { aiSdk, connectionFor, languageModel, type AiSdk, type Connection } from './providers';
 import { outsideCallSignal } from '../deadline';
 
 /**
@@ -17,7 +17,7 @@ import { outsideCallSignal } from '../deadline';
  */
 
 export * from './errors';
-export { speechProvider } from './providers';
+export { aiSdk, speechProvider, type AiSdk } from './providers';
 export { generateImages, type ImageCallResult } from './images';
 export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from './catalogue';
 export type { AccountIdentity } from './access';
@@ -168,17 +168,20 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
 
 const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
 
-async function callOptions(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
+/** The SDK (loaded here, on the first call, not at init) and the options of the call. */
+async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
   const steps = stepsOf(input);
-  return {
-    model: await languageModel(p.model, p.connection),
+  const [sdk, model] = await Promise.all([aiSdk(), languageModel(p.model, p.connection)]);
+  const options = {
+    model,
     messages: input.messages,
     ...p.settings,
-    ...(input.tools ? { tools: input.tools, stopWhen: stepCountIs(steps) } : {}),
+    ...(input.tools ? { tools: input.tools, stopWhen: sdk.stepCountIs(steps) } : {}),
     // No hidden retries: a failing provider answers at once, within the timeout.
     maxRetries: 0,
     abortSignal: signal,
   };
+  return { sdk, options };
 }
 
 function timeoutSignal(input: ModelCallInput) {
@@ -187,9 +190,9 @@ function timeoutSignal(input: ModelCallInput) {
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 
-function providerFailure(err: unknown, timedOut: boolean, model: string): ProviderFailureError {
+function providerFailure(sdk: AiSdk | undefined, err: unknown, timedOut: boolean, model: string): ProviderFailureError {
   if (timedOut) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`);
-  const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+  const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
   return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status);
 }
 
@@ -243,12 +246,15 @@ const newCallId = () => `chatcmpl-${crypto.randomUUID()}`;
 export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelCallResult> {
   const p = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
+  let sdk: AiSdk | undefined;
   let out;
   try {
-    out = await generateText(await callOptions(input, p, signal));
+    const call = await modelCall(input, p, signal);
+    sdk = call.sdk;
+    out = await sdk.generateText(call.options);
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(err, timeout.aborted, p.model.id);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
   }
   const usage = tokensOf(out.totalUsage);
   const charged = await meter(input, p, usage);
@@ -263,11 +269,11 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
 export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelStream> {
   const p = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
-  const options = await callOptions(input, p, signal).catch(async (err: unknown) => {
+  const { sdk, options } = await modelCall(input, p, signal).catch(async (err: unknown) => {
     await releaseQuietly(p);
     throw err;
   });
-  const stream = streamText({ ...options, onError: () => {} });
+  const stream = sdk.streamText({ ...options, onError: () => {} });
   const parts = stream.fullStream[Symbol.asyncIterator]();
   const head: string[] = [];
   let finished: { usage: TokenUsage; finishReason: string } | undefined;
@@ -294,7 +300,7 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
     }
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(err, timeout.aborted, p.model.id);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
   }
 
   const id = newCallId();
@@ -321,7 +327,7 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
         }
       }
     } catch (err) {
-      failure = providerFailure(err, timeout.aborted, p.model.id);
+      failure = providerFailure(sdk, err, timeout.aborted, p.model.id);
       throw failure;
     } finally {
       // Read to the end, failed, or abandoned by the reader: the tokens known so far are metered;
