@@ -6,7 +6,7 @@ import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } 
 import { ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, release, reserve, settle } from './metering';
 import type { AccountIdentity } from './access';
-import { aiSdk, connectionFor, type AiSdk, type Connection } from './providers';
+import { connectionFor, type Connection } from './providers';
 import { outsideCallSignal } from '../deadline';
 
 /**
@@ -40,6 +40,10 @@ export interface ImageCallResult {
   creditsCharged: number;
   byok: boolean;
 }
+
+/** The AI SDK's image call, imported on the first image of a container, as the text calls are (./model-layer.ts). */
+type ImageSdk = typeof import('./sdk/image');
+const imageSdk = (): Promise<ImageSdk> => import('./sdk/image');
 
 /** The vendor's provider code is imported on first use, as for chat (shared/ai/providers.ts). */
 async function imageModel(model: CatalogueModel, c: Connection): Promise<ImageModel | undefined> {
@@ -87,9 +91,9 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
   });
   const timeout = outsideCallSignal(config().model.timeoutMs);
   let out: Awaited<ReturnType<typeof generateImage>>;
-  let sdk: AiSdk | undefined;
+  let sdk: ImageSdk | undefined;
   try {
-    sdk = await aiSdk();
+    sdk = await imageSdk();
     out = await sdk.generateImage({ model: sdkModel, prompt: input.prompt, n, size: input.size, maxRetries: 0, abortSignal: timeout });
   } catch (err) {
     await release(reservation);

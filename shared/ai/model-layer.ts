@@ -5,7 +5,7 @@ import { userProviderKeys } from './byok';
 import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from './catalogue';
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
-import { aiSdk, connectionFor, languageModel, type AiSdk, type Connection } from './providers';
+import { connectionFor, languageModel, type Connection } from './providers';
 import { outsideCallSignal } from '../deadline';
 
 /**
@@ -17,10 +17,19 @@ import { outsideCallSignal } from '../deadline';
  */
 
 export * from './errors';
-export { aiSdk, speechProvider, type AiSdk } from './providers';
+export { speechProvider } from './providers';
 export { generateImages, type ImageCallResult } from './images';
 export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from './catalogue';
 export type { AccountIdentity } from './access';
+
+/**
+ * The AI SDK's text calls, imported on the first call that needs them in a container (node caches
+ * the module). Each loader lives beside its callers: esbuild bundles the target of every `import()`
+ * a function's code reaches, so the image skill (which imports ./images.ts) does not carry these,
+ * nor the chat routes the gateway's speech calls (functions/gateway/plugins.ts).
+ */
+export type TextSdk = typeof import('./sdk/text');
+export const textSdk = (): Promise<TextSdk> => import('./sdk/text');
 
 export type ModelCaller =
   /** A platform account (session, API key, or its agent runtime's gateway token); `agentId` when an agent calls. */
@@ -171,7 +180,7 @@ const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input
 /** The SDK (loaded here, on the first call, not at init) and the options of the call. */
 async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
   const steps = stepsOf(input);
-  const [sdk, model] = await Promise.all([aiSdk(), languageModel(p.model, p.connection)]);
+  const [sdk, model] = await Promise.all([textSdk(), languageModel(p.model, p.connection)]);
   const options = {
     model,
     messages: input.messages,
@@ -190,7 +199,7 @@ function timeoutSignal(input: ModelCallInput) {
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 
-function providerFailure(sdk: AiSdk | undefined, err: unknown, timedOut: boolean, model: string): ProviderFailureError {
+function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string): ProviderFailureError {
   if (timedOut) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`);
   const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
   return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status);
@@ -246,7 +255,7 @@ const newCallId = () => `chatcmpl-${crypto.randomUUID()}`;
 export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelCallResult> {
   const p = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
-  let sdk: AiSdk | undefined;
+  let sdk: TextSdk | undefined;
   let out;
   try {
     const call = await modelCall(input, p, signal);

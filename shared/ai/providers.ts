@@ -97,11 +97,6 @@ export async function speechProvider(): Promise<{ name: string; provider: OpenAI
   return { name: c.name, provider: openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
 }
 
-export type AiSdk = typeof import('./sdk');
-
-/** The AI SDK's functions, imported on the first model call of a container (node caches the module). */
-export const aiSdk = (): Promise<AiSdk> => import('./sdk');
-
 /** The cheap request that tells whether a connection answers: its model listing. */
 export function probeRequest(c: Connection): { url: string; headers: Record<string, string> } {
   const base = c.baseUrl.replace(/\/+$/, '');
