@@ -1,10 +1,11 @@
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
 
 /**
  * A five-field cron expression in UTC (`minute hour day-of-month month day-of-week`), read by
  * croner: `*`, numbers, ranges, steps, lists, names (`MON`, `JAN`), `L` and `#`; day of week 0-7
  * (0 and 7 are Sunday). When both day fields are restricted a day matching either runs (crontab's
- * rule, croner's default). No seconds and no time zones: schedules are UTC.
+ * rule, croner's default). No seconds and no time zones: schedules are UTC. croner is imported on
+ * the first parse (./cron-sdk.ts), so the routes and ticks that touch no schedule never load it.
  */
 export type CronSchedule = Cron;
 
@@ -13,7 +14,8 @@ export class CronError extends Error {}
 /** Schedules stored before croner may use `10/20` (from 10, every 20), which croner calls sloppy. */
 const CRON_OPTIONS = { timezone: 'UTC', mode: '5-part', sloppyRanges: true, paused: true } as const;
 
-export function parseCron(expression: string): CronSchedule {
+export async function parseCron(expression: string): Promise<CronSchedule> {
+  const { Cron } = await import('./cron-sdk');
   let schedule: Cron;
   try {
     schedule = new Cron(expression.trim(), CRON_OPTIONS);

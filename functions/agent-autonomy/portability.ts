@@ -101,7 +101,7 @@ export async function importAgent(auth: AuthContext, body: unknown) {
   // A one-time schedule whose time has passed has had its run: it is not brought back.
   const now = Date.now();
   const schedules = doc.schedules.filter((s) => s.status !== 'done' && (s.cron ? !s.at : s.at && new Date(s.at).getTime() > now));
-  for (const s of schedules) firstRunAt(s);
+  for (const s of schedules) await firstRunAt(s);
   if (schedules.length > (limits?.schedules ?? 0))
     throw new HttpError(429, `schedule limit reached: the account's plan allows ${limits?.schedules ?? 0}`, 'SCHEDULE_LIMIT_REACHED', {
       limit: limits?.schedules ?? 0,

@@ -26,10 +26,10 @@ async function ownedAgent(userId: string, agentId: string) {
 }
 
 /** When a schedule is next due, from now: its next cron slot, or its one-time `at` (at once when that passed). */
-export function firstRunAt(when: { cron?: string; at?: string }, now = new Date()): string | null {
+export async function firstRunAt(when: { cron?: string; at?: string }, now = new Date()): Promise<string | null> {
   if (when.cron) {
     try {
-      return nextCronTime(parseCron(when.cron), now)?.toISOString() ?? null;
+      return nextCronTime(await parseCron(when.cron), now)?.toISOString() ?? null;
     } catch (err) {
       if (err instanceof CronError) throw invalid(err.message);
       throw err;
@@ -94,7 +94,7 @@ export async function scheduleDetail(userId: string, agentId: string, scheduleId
 export async function pauseOrResume(userId: string, agentId: string, scheduleId: string, paused: boolean) {
   const schedule = await ownedSchedule(userId, agentId, scheduleId);
   if (schedule.status === 'done') throw new HttpError(409, 'this one-time schedule has run', 'SCHEDULE_DONE');
-  const updated = await setScheduleState(userId, agentId, scheduleId, paused ? { status: 'paused' } : { status: 'active', nextRunAt: firstRunAt(schedule)! });
+  const updated = await setScheduleState(userId, agentId, scheduleId, paused ? { status: 'paused' } : { status: 'active', nextRunAt: (await firstRunAt(schedule))! });
   if (!updated) throw notFound('no such schedule');
   return { schedule: updated };
 }

@@ -5,7 +5,7 @@ import { emitMetrics, PLATFORM_METRICS } from '../../shared/platform-metrics';
 
 /** Verify first, on the exact bytes; nothing of an unverified body is read or stored. */
 export async function receiveCardWebhook(rawBody: string, signature: string | undefined) {
-  const event = verifyCardWebhook(rawBody, signature);
+  const event = await verifyCardWebhook(rawBody, signature);
   const outcome = await applyCardEvent(event);
   logger().info('card webhook', { eventId: event.id, type: event.type, outcome });
   emitMetrics({ [outcome === 'applied' ? PLATFORM_METRICS.paymentsApplied : PLATFORM_METRICS.paymentsNotApplied]: 1 });

@@ -1,7 +1,7 @@
-import { experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe, tool, type ModelMessage, type ToolSet } from 'ai';
+import type { ModelMessage, ToolSet } from 'ai';
 import * as z from 'zod/mini';
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { generateChat, MAX_STEPS, speechProvider, streamChat, type ModelCallInput, type ModelCaller, type TokenUsage } from '../../shared/ai/model-layer';
+import { generateChat, MAX_STEPS, speechProvider, streamChat, textSdk, type ModelCallInput, type ModelCaller, type TextSdk, type TokenUsage } from '../../shared/ai/model-layer';
 import { config } from '../../shared/config';
 import type { GatewayPluginId } from '../../shared/contract/gateway';
 import { MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';
@@ -130,7 +130,7 @@ function messagesOf(input: z.output<typeof TextInput>): ModelMessage[] {
 }
 
 /** Tools every caller may use: nothing of any account. */
-const accountFreeTools = (): ToolSet => ({
+const accountFreeTools = ({ tool }: TextSdk): ToolSet => ({
   current_time: tool({
     description: 'The current date and time (UTC, ISO 8601).',
     inputSchema: z.object({}),
@@ -142,7 +142,7 @@ const accountFreeTools = (): ToolSet => ({
  * An account's agent tools: the named agent's memory (read and write, in the caller's partition
  * only) and its installed skills. An agent that is not the caller's gives no tools but an error.
  */
-function accountTools(userId: string, agentId: string): ToolSet {
+function accountTools({ tool }: TextSdk, userId: string, agentId: string): ToolSet {
   return {
     read_agent_memory: tool({
       description: "Read the agent's whole key-value memory.",
@@ -176,9 +176,10 @@ function accountTools(userId: string, agentId: string): ToolSet {
 }
 
 async function agentToolsFor(caller: PluginCaller, agentId: string | undefined): Promise<ToolSet> {
-  if (caller.kind !== 'account' || !agentId) return accountFreeTools();
+  if (caller.kind !== 'account' || !agentId) return accountFreeTools(await textSdk());
   if (!(await tenant(caller.auth.userId).get(keys.agent(caller.auth.userId, agentId)))) throw badRequest('no such agent', 'AGENT_NOT_FOUND');
-  return { ...accountFreeTools(), ...accountTools(caller.auth.userId, agentId) };
+  const sdk = await textSdk();
+  return { ...accountFreeTools(sdk), ...accountTools(sdk, caller.auth.userId, agentId) };
 }
 
 async function textCall(p: Extract<PluginInput, { plugin: 'generate-text' | 'agent' }>, caller: PluginCaller): Promise<ModelCallInput> {
@@ -204,6 +205,9 @@ async function speech() {
   return s.provider;
 }
 
+/** The AI SDK's speech calls, imported on the first tts or stt call of a container (shared/ai/sdk/speech.ts). */
+const speechSdk = () => import('../../shared/ai/sdk/speech');
+
 const abortAfterModelTimeout = () => AbortSignal.timeout(config().model.timeoutMs);
 
 /** Runs a plugin to its complete answer. */
@@ -216,8 +220,10 @@ export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<P
     }
     case 'tts': {
       const { input, voice, format, model, instructions } = p.input;
+      const provider = await speech();
+      const { experimental_generateSpeech: generateSpeech } = await speechSdk();
       const out = await generateSpeech({
-        model: (await speech()).speech(model),
+        model: provider.speech(model),
         text: input,
         voice,
         outputFormat: format,
@@ -234,8 +240,10 @@ export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<P
       const { audio, model, language } = p.input;
       const bytes = Buffer.from(audio, 'base64');
       if (bytes.length > STT_MAX_AUDIO_BYTES) throw badRequest(`at most ${STT_MAX_AUDIO_BYTES} bytes of audio`, 'AUDIO_TOO_LARGE');
+      const provider = await speech();
+      const { experimental_transcribe: transcribe } = await speechSdk();
       const out = await transcribe({
-        model: (await speech()).transcription(model),
+        model: provider.transcription(model),
         audio: bytes,
         ...(language ? { providerOptions: { openai: { language } } } : {}),
         maxRetries: 0,

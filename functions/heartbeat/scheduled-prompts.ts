@@ -122,7 +122,7 @@ async function runOne(s: DueSchedule, now: Date): Promise<Outcome['status'] | 'l
     });
   }
   // Counted from the time of the run, so slots missed while nothing ran collapse into this one.
-  const next = s.cron ? (nextCronTime(parseCron(s.cron), now)?.toISOString() ?? null) : null;
+  const next = s.cron ? (nextCronTime(await parseCron(s.cron), now)?.toISOString() ?? null) : null;
   const summary = outcome && { runId, slot, status: outcome.status, ...(outcome.reason ? { reason: outcome.reason } : {}), at: now.toISOString() };
   await advanceSchedule(s.userId, s, slot, next, summary, now);
   return outcome?.status ?? 'lost';

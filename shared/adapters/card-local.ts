@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { config } from '../config';
 import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout, type LocalCheckoutRecord } from '../db/local-checkouts';
 
@@ -81,6 +81,7 @@ export async function completeLocalCheckout(sessionId: string, webhookUrl: strin
   const session = await takeLocalCheckout(sessionId, now);
   if (!session) return { outcome: 'unknown' };
   const payload = JSON.stringify(completedEvent(session, now));
+  const { Stripe } = await import('./stripe-sdk');
   const res = await fetch(webhookUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: now }) },

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { CARD_CURRENCY, config, type Config } from '../config';
 import { creditsOfPrice } from '../billing/credit-packs';
 import { DomainError } from '../errors';
@@ -28,15 +28,20 @@ interface Buyer {
 
 export const cardNotConfigured = (what = 'card payments are not configured') => new DomainError('unavailable', what, 'CARD_NOT_CONFIGURED');
 
+/** The SDK, imported on the first processor call of a container; a processor error can only come after it. */
+let loadedSdk: typeof import('./stripe-sdk') | undefined;
+const stripeSdk = async () => (loadedSdk ??= await import('./stripe-sdk'));
+
 const clients = new WeakMap<Config, Stripe>();
 
 /** One SDK client per configuration (tests and the local stack reload it). */
-function client(): Stripe {
+async function client(): Promise<Stripe> {
   const c = config();
   const cached = clients.get(c);
   if (cached) return cached;
   if (!c.card.secretKey) throw cardNotConfigured();
   const { host, port, protocol } = c.card.api;
+  const { Stripe } = await stripeSdk();
   const stripe = new Stripe(c.card.secretKey, {
     ...(host ? { host } : {}),
     ...(port ? { port } : {}),
@@ -68,7 +73,7 @@ function bounded(): Stripe.RequestOptions {
 /** A processor failure is the processor's, not ours: 502 with its request id in the log only. */
 function processorFailure(err: unknown): never {
   if (err instanceof DomainError) throw err;
-  if (err instanceof Stripe.errors.StripeError) {
+  if (loadedSdk && err instanceof loadedSdk.Stripe.errors.StripeError) {
     logger().warn('card processor call failed', { type: err.type, code: err.code, statusCode: err.statusCode, requestId: err.requestId });
     throw new DomainError('upstreamFailed', 'the card processor is unavailable, try again', 'CARD_PROCESSOR_ERROR');
   }
@@ -88,7 +93,7 @@ async function createSession(params: Stripe.Checkout.SessionCreateParams): Promi
   if (c.mode === 'local') return (await import('./card-local')).createLocalSession({ success_url: c.successUrl, cancel_url: c.cancelUrl, ...params });
   let session: Stripe.Checkout.Session;
   try {
-    session = await client().checkout.sessions.create(
+    session = await (await client()).checkout.sessions.create(
       {
         currency: CARD_CURRENCY,
         success_url: c.successUrl,
@@ -197,11 +202,12 @@ const CARD_CLOCK_SKEW_SECONDS = 60;
  * Verifies the processor's signature over the exact raw body (HMAC with the endpoint secret and a
  * timestamp tolerance) and returns the event. Missing, bad or stale signature → 400; no secret → 503.
  */
-export function verifyCardWebhook(rawBody: string, signature: string | undefined): CardEvent {
+export async function verifyCardWebhook(rawBody: string, signature: string | undefined): Promise<CardEvent> {
   const invalid = () => new DomainError('invalid', 'invalid card webhook signature', 'INVALID_SIGNATURE');
   if (!signature) throw invalid();
   const { webhookSecret, webhookToleranceSeconds } = config().card;
   if (!webhookSecret) throw cardNotConfigured('the card webhook secret is not configured');
+  const { Stripe } = await stripeSdk();
   let event: Stripe.Event;
   try {
     event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, webhookToleranceSeconds);
@@ -239,10 +245,11 @@ export interface SubscriptionChangeResult {
 export async function changePlan(subscriptionId: string, plan: string): Promise<SubscriptionChangeResult> {
   const price = planPriceId(plan);
   try {
-    const current = await client().subscriptions.retrieve(subscriptionId, undefined, bounded());
+    const stripe = await client();
+    const current = await stripe.subscriptions.retrieve(subscriptionId, undefined, bounded());
     const item = current.items.data[0];
     if (!item) throw new DomainError('conflict', 'the subscription has no item to change', 'SUBSCRIPTION_UNCHANGEABLE');
-    const updated = await client().subscriptions.update(
+    const updated = await stripe.subscriptions.update(
       subscriptionId,
       {
         items: [{ id: item.id, price }],
@@ -260,7 +267,7 @@ export async function changePlan(subscriptionId: string, plan: string): Promise<
 /** The processor's hosted billing portal for a customer: update the card, see invoices, cancel. */
 export async function createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
   try {
-    const session = await client().billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }, bounded());
+    const session = await (await client()).billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }, bounded());
     return { url: session.url };
   } catch (err) {
     processorFailure(err);
@@ -270,9 +277,9 @@ export async function createPortalSession(customerId: string, returnUrl: string)
 /** Cancels at once (account deletion); cancelling one that is already cancelled or gone is not an error. */
 export async function cancelSubscription(subscriptionId: string): Promise<{ status: string }> {
   try {
-    return { status: (await client().subscriptions.cancel(subscriptionId, undefined, bounded())).status };
+    return { status: (await (await client()).subscriptions.cancel(subscriptionId, undefined, bounded())).status };
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === 'resource_missing')) return { status: 'canceled' };
+    if (loadedSdk && err instanceof loadedSdk.Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === 'resource_missing')) return { status: 'canceled' };
     processorFailure(err);
   }
 }

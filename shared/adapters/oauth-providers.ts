@@ -1,4 +1,4 @@
-import * as oauth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import * as z from 'zod/mini';
 import { config } from '../config';
 
@@ -23,7 +23,7 @@ export interface OAuthProvider {
   name: OAuthProviderName;
   as: oauth.AuthorizationServer;
   client: oauth.Client;
-  clientAuth: oauth.ClientAuth;
+  clientAuth(): Promise<oauth.ClientAuth>;
   scope: string;
   fetchProfile(tokens: oauth.TokenEndpointResponse): Promise<ProviderProfile>;
 }
@@ -31,12 +31,16 @@ export interface OAuthProvider {
 /** The provider answered something we cannot use (an error, a malformed body): a 502 for the caller. */
 export class ProviderError extends Error {}
 
+/** oauth4webapi, imported on the first start or callback of a container (node caches the module). */
+export const oauthSdk = () => import('./oauth-sdk');
+
 /** Transport options of every provider call: bounded in time; plain http only outside AWS (fakes on loopback). */
-export function requestOptions() {
+export async function requestOptions() {
   const c = config();
+  const { allowInsecureRequests } = await oauthSdk();
   return {
     signal: () => AbortSignal.timeout(c.oauth.timeoutMs),
-    [oauth.allowInsecureRequests]: c.stage !== 'aws',
+    [allowInsecureRequests]: c.stage !== 'aws',
   };
 }
 
@@ -51,6 +55,7 @@ const CodehostEmails = z.array(z.object({ email: z.string(), primary: z.boolean(
 function codehost(): OAuthProvider | undefined {
   const p = config().oauth.codehost;
   if (!p.clientId || !p.clientSecret) return undefined;
+  const clientSecret = p.clientSecret;
   const as: oauth.AuthorizationServer = {
     issuer: new URL(p.authorizeUrl).origin,
     authorization_endpoint: p.authorizeUrl,
@@ -61,7 +66,7 @@ function codehost(): OAuthProvider | undefined {
     name: 'codehost',
     as,
     client,
-    clientAuth: oauth.ClientSecretPost(p.clientSecret),
+    clientAuth: async () => (await oauthSdk()).ClientSecretPost(clientSecret),
     scope: 'read:user user:email',
     async fetchProfile(tokens) {
       const user = CodehostUser.safeParse(await getJson(tokens.access_token, p.userInfoUrl));
@@ -82,7 +87,8 @@ function codehost(): OAuthProvider | undefined {
 /** A REST call of the provider's own API with the access token (its user records are not OIDC userinfo). */
 async function getJson(accessToken: string, url: string): Promise<unknown> {
   const headers = new Headers({ accept: 'application/json', 'user-agent': 'agent-platform-oauth' });
-  const res = await oauth.protectedResourceRequest(accessToken, 'GET', new URL(url), headers, null, requestOptions());
+  const { protectedResourceRequest } = await oauthSdk();
+  const res = await protectedResourceRequest(accessToken, 'GET', new URL(url), headers, null, await requestOptions());
   if (!res.ok) throw new ProviderError(`provider answered ${res.status}`);
   try {
     return await res.json();
@@ -94,6 +100,7 @@ async function getJson(accessToken: string, url: string): Promise<unknown> {
 function webid(): OAuthProvider | undefined {
   const p = config().oauth.webid;
   if (!p.clientId || !p.clientSecret) return undefined;
+  const clientSecret = p.clientSecret;
   const as: oauth.AuthorizationServer = {
     issuer: p.issuer,
     authorization_endpoint: p.authorizeUrl,
@@ -105,12 +112,13 @@ function webid(): OAuthProvider | undefined {
     name: 'webid',
     as,
     client,
-    clientAuth: oauth.ClientSecretBasic(p.clientSecret),
+    clientAuth: async () => (await oauthSdk()).ClientSecretBasic(clientSecret),
     scope: 'openid email profile',
     async fetchProfile(tokens) {
       // The ID token (validated by oauth4webapi: issuer, audience, expiry) names the subject userinfo must match.
+      const oauth = await oauthSdk();
       const subject = oauth.getValidatedIdTokenClaims(tokens)?.sub;
-      const res = await oauth.userInfoRequest(as, client, tokens.access_token, requestOptions());
+      const res = await oauth.userInfoRequest(as, client, tokens.access_token, await requestOptions());
       const info = await oauth.processUserInfoResponse(as, client, subject ?? oauth.skipSubjectCheck, res);
       return {
         subject: info.sub,

@@ -1,4 +1,4 @@
-import { APICallError, generateImage, type ImageModel } from 'ai';
+import type { generateImage, ImageModel } from 'ai';
 import { config } from '../config';
 import { modelAccess } from './access';
 import { userProviderKeys } from './byok';
@@ -40,6 +40,10 @@ export interface ImageCallResult {
   creditsCharged: number;
   byok: boolean;
 }
+
+/** The AI SDK's image call, imported on the first image of a container, as the text calls are (./model-layer.ts). */
+type ImageSdk = typeof import('./sdk/image');
+const imageSdk = (): Promise<ImageSdk> => import('./sdk/image');
 
 /** The vendor's provider code is imported on first use, as for chat (shared/ai/providers.ts). */
 async function imageModel(model: CatalogueModel, c: Connection): Promise<ImageModel | undefined> {
@@ -87,12 +91,14 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
   });
   const timeout = outsideCallSignal(config().model.timeoutMs);
   let out: Awaited<ReturnType<typeof generateImage>>;
+  let sdk: ImageSdk | undefined;
   try {
-    out = await generateImage({ model: sdkModel, prompt: input.prompt, n, size: input.size, maxRetries: 0, abortSignal: timeout });
+    sdk = await imageSdk();
+    out = await sdk.generateImage({ model: sdkModel, prompt: input.prompt, n, size: input.size, maxRetries: 0, abortSignal: timeout });
   } catch (err) {
     await release(reservation);
     if (timeout.aborted) throw new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model.id} in time`);
-    const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+    const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
     throw new ProviderFailureError('PROVIDER_ERROR', `the provider failed to generate an image with ${model.id}${status ? ` (status ${status})` : ''}`, status);
   }
   const reported = out.usage?.inputTokens !== undefined || out.usage?.outputTokens !== undefined;

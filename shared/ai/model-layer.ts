@@ -1,4 +1,4 @@
-import { APICallError, generateText, stepCountIs, streamText, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import { config } from '../config';
 import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
 import { userProviderKeys } from './byok';
@@ -21,6 +21,15 @@ export { speechProvider } from './providers';
 export { generateImages, type ImageCallResult } from './images';
 export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from './catalogue';
 export type { AccountIdentity } from './access';
+
+/**
+ * The AI SDK's text calls, imported on the first call that needs them in a container (node caches
+ * the module). Each loader lives beside its callers: esbuild bundles the target of every `import()`
+ * a function's code reaches, so the image skill (which imports ./images.ts) does not carry these,
+ * nor the chat routes the gateway's speech calls (functions/gateway/plugins.ts).
+ */
+export type TextSdk = typeof import('./sdk/text');
+export const textSdk = (): Promise<TextSdk> => import('./sdk/text');
 
 export type ModelCaller =
   /** A platform account (session, API key, or its agent runtime's gateway token); `agentId` when an agent calls. */
@@ -168,17 +177,20 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
 
 const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
 
-async function callOptions(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
+/** The SDK (loaded here, on the first call, not at init) and the options of the call. */
+async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
   const steps = stepsOf(input);
-  return {
-    model: await languageModel(p.model, p.connection),
+  const [sdk, model] = await Promise.all([textSdk(), languageModel(p.model, p.connection)]);
+  const options = {
+    model,
     messages: input.messages,
     ...p.settings,
-    ...(input.tools ? { tools: input.tools, stopWhen: stepCountIs(steps) } : {}),
+    ...(input.tools ? { tools: input.tools, stopWhen: sdk.stepCountIs(steps) } : {}),
     // No hidden retries: a failing provider answers at once, within the timeout.
     maxRetries: 0,
     abortSignal: signal,
   };
+  return { sdk, options };
 }
 
 function timeoutSignal(input: ModelCallInput) {
@@ -187,9 +199,9 @@ function timeoutSignal(input: ModelCallInput) {
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 
-function providerFailure(err: unknown, timedOut: boolean, model: string): ProviderFailureError {
+function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string): ProviderFailureError {
   if (timedOut) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`);
-  const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+  const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
   return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status);
 }
 
@@ -243,12 +255,15 @@ const newCallId = () => `chatcmpl-${crypto.randomUUID()}`;
 export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelCallResult> {
   const p = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
+  let sdk: TextSdk | undefined;
   let out;
   try {
-    out = await generateText(await callOptions(input, p, signal));
+    const call = await modelCall(input, p, signal);
+    sdk = call.sdk;
+    out = await sdk.generateText(call.options);
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(err, timeout.aborted, p.model.id);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
   }
   const usage = tokensOf(out.totalUsage);
   const charged = await meter(input, p, usage);
@@ -263,11 +278,11 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
 export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelStream> {
   const p = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
-  const options = await callOptions(input, p, signal).catch(async (err: unknown) => {
+  const { sdk, options } = await modelCall(input, p, signal).catch(async (err: unknown) => {
     await releaseQuietly(p);
     throw err;
   });
-  const stream = streamText({ ...options, onError: () => {} });
+  const stream = sdk.streamText({ ...options, onError: () => {} });
   const parts = stream.fullStream[Symbol.asyncIterator]();
   const head: string[] = [];
   let finished: { usage: TokenUsage; finishReason: string } | undefined;
@@ -294,7 +309,7 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
     }
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(err, timeout.aborted, p.model.id);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
   }
 
   const id = newCallId();
@@ -321,7 +336,7 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
         }
       }
     } catch (err) {
-      failure = providerFailure(err, timeout.aborted, p.model.id);
+      failure = providerFailure(sdk, err, timeout.aborted, p.model.id);
       throw failure;
     } finally {
       // Read to the end, failed, or abandoned by the reader: the tokens known so far are metered;

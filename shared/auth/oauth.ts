@@ -1,7 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as oauth from 'oauth4webapi';
 import { timingSafeEqual } from 'node:crypto';
-import { oauthProvider, ProviderError, requestOptions, type OAuthProvider, type OAuthProviderName, type ProviderProfile } from '../adapters/oauth-providers';
+import { oauthProvider, oauthSdk, ProviderError, requestOptions, type OAuthProvider, type OAuthProviderName, type ProviderProfile } from '../adapters/oauth-providers';
 import { config } from '../config';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
@@ -45,6 +44,7 @@ export const clearStateCookie = () => stateCookie('', 0);
 /** Stores a fresh state and answers where to send the browser, with the state cookie to set. */
 export async function beginAuthorization(name: OAuthProviderName, callbackUrl: string, now = Date.now()) {
   const provider = configuredProvider(name);
+  const oauth = await oauthSdk();
   const state = oauth.generateRandomState();
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const record: StateRecord = { provider: name, codeVerifier, callbackUrl };
@@ -108,16 +108,17 @@ export async function completeAuthorization(
   if (query.error || !query.code) return { ok: false, reason: query.error ?? 'no code' };
 
   const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
+  const oauth = await oauthSdk();
   try {
     const checked = oauth.validateAuthResponse(provider.as, provider.client, params, state);
     const response = await oauth.authorizationCodeGrantRequest(
       provider.as,
       provider.client,
-      provider.clientAuth,
+      await provider.clientAuth(),
       checked,
       redirectUri(name),
       record.codeVerifier,
-      requestOptions(),
+      await requestOptions(),
     );
     const tokens = await oauth.processAuthorizationCodeResponse(provider.as, provider.client, response);
     const profile = await provider.fetchProfile(tokens);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { argon2id, argon2Verify } from 'hash-wasm';
 
 /**
  * Password hashing: argon2id with the OWASP Password Storage Cheat Sheet's first configuration
@@ -7,12 +6,15 @@ import { argon2id, argon2Verify } from 'hash-wasm';
  * inside each string, so raising them later still verifies the hashes made with these.
  *
  * hash-wasm (WebAssembly) rather than a native addon: it bundles into the arm64 Lambdas with
- * esbuild like any other module, with no platform-specific binary to build or ship.
+ * esbuild like any other module, with no platform-specific binary to build or ship. It is imported on
+ * the first password route of a container (./argon2.ts): the accounts function's other routes never load it.
  */
 export const ARGON2_OPTIONS = { memorySize: 19456, iterations: 2, parallelism: 1, hashLength: 32, saltBytes: 16 } as const;
 
-export const hashPassword = (password: string): Promise<string> =>
-  argon2id({
+const argon2 = () => import('./argon2');
+
+export const hashPassword = async (password: string): Promise<string> =>
+  (await argon2()).argon2id({
     password,
     salt: randomBytes(ARGON2_OPTIONS.saltBytes),
     memorySize: ARGON2_OPTIONS.memorySize,
@@ -24,6 +26,7 @@ export const hashPassword = (password: string): Promise<string> =>
 
 /** False for a wrong password and for a stored value that is not a valid hash; never throws for those. */
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  const { argon2Verify } = await argon2();
   try {
     return await argon2Verify({ password, hash: passwordHash });
   } catch {

@@ -1,5 +1,5 @@
 import { fileStorage } from '../../../shared/adapters/file-storage';
-import { generateImages } from '../../../shared/ai/model-layer';
+import { generateImages } from '../../../shared/ai/images';
 import { isAdminEmail } from '../../../shared/auth/authenticate';
 import { visualSynthesizerBodies as bodies } from '../../../shared/contract/skill-actions/development-creative';
 import { usedBytes } from '../../../shared/db/skills/files';
