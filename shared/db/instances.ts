@@ -140,6 +140,8 @@ export interface ListedInstance {
 
 interface ListedInstanceItem extends Record<string, unknown> {
   status?: InstanceStatus;
+  /** The account had agents but no instance when the copy was filled. */
+  noInstance?: boolean;
   /** Null when the instance has no handle or its launcher knows no direct address. */
   publicWsBase?: string | null;
 }
@@ -180,8 +182,9 @@ function baseChange(set: Record<string, unknown> | undefined, remove: string[] |
 
 /**
  * Every agent of the account and what the list shows of its instance, in one Query (the copy sorts
- * just before the agents). An account whose copy is missing (no instance yet, or one written before
- * the copy existed) has the instance read beside, as before.
+ * just before the agents). An account without a usable copy (one whose instance was written before
+ * the copy existed, or that has agents but never had an instance) has its instance read beside,
+ * once: the copy is then filled from that read (see backfillListedInstance).
  */
 export async function listAgentsWithInstance(userId: string): Promise<{ agents: AgentRecord[]; instance: ListedInstance | undefined }> {
   const items = await tenant(userId).queryBetween<Record<string, unknown>>(keys.agentListRange.from, keys.agentListRange.to);
@@ -189,7 +192,29 @@ export async function listAgentsWithInstance(userId: string): Promise<{ agents: 
   const copy = items.find((item) => item.sk === copyKey) as ListedInstanceItem | undefined;
   const agents = items.filter((item) => item.sk !== copyKey && item.sk.startsWith(keys.agentPrefix)) as unknown as AgentRecord[];
   if (copy?.status) return { agents, instance: { status: copy.status, handle: copy.publicWsBase ? { publicWsBase: copy.publicWsBase } : undefined } };
-  return { agents, instance: agents.length ? await getInstance(userId) : undefined };
+  if (copy?.noInstance || !agents.length) return { agents, instance: undefined };
+  const instance = await getInstance(userId, true);
+  await backfillListedInstance(userId, instance);
+  return { agents, instance };
+}
+
+/**
+ * Fills a missing copy from a consistent read of the instance. Safe against the writers: every
+ * write of `status` or `handle` also writes the copy, so one that lands after the read has set
+ * `status` (ensureInstance, writeChange: the condition fails and nothing is written) or
+ * `publicWsBase` (recordOnGeneration: if_not_exists keeps it). No instance is recorded as
+ * `noInstance`, which ensureInstance's put replaces.
+ */
+async function backfillListedInstance(userId: string, instance: InstanceRecord | undefined): Promise<void> {
+  const names = { '#status': 'status' };
+  const update = instance
+    ? { expression: 'SET #status = :status, publicWsBase = if_not_exists(publicWsBase, :base)', names, values: { ':status': instance.status, ':base': listedBase(instance.handle) } }
+    : { expression: 'SET noInstance = :yes', values: { ':yes': true } };
+  try {
+    await tenant(userId).update(keys.agentListInstance(userId), update, { expression: 'attribute_not_exists(#status)', names });
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
 }
 
 export interface NewInstance {

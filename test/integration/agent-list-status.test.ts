@@ -9,7 +9,7 @@ import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
 import { putRunningInstance, putTestAgent } from '../security/route-samples';
-import { drain, runningAgent, sqsEvent, sqsRecord, useAgentsTestBed } from './agents-helpers';
+import { drain, runningAgent, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 /**
  * Issue 16: the agent list reads the agents and a copy of the instance's status in one Query
@@ -105,18 +105,35 @@ describe('the agent list follows the instance (one Query, issue 16)', () => {
     expect(await listed(user)).toEqual([]);
   });
 
-  it('an instance written before the copy existed is read beside the list, and its first change creates the copy', async () => {
+  it('an instance written before the copy existed is read once beside the list, which fills the copy; later changes keep it', async () => {
     const user = await accountSession();
     const agentId = await putTestAgent(user.userId);
     await tenant(user.userId).update(keys.agent(user.userId, agentId), { expression: 'SET phase = :ready', values: { ':ready': 'ready' } });
     await putRunningInstance(user.userId);
-    expect(await tenant(user.userId).get(keys.agentListInstance(user.userId), true)).toBeUndefined();
+    const copyOf = () => tenant(user.userId).get<{ status?: string; noInstance?: boolean }>(keys.agentListInstance(user.userId), true);
+    expect(await copyOf()).toBeUndefined();
     expect((await listed(user))[0]).toMatchObject({ name: 'test agent', status: 'running' });
+    expect((await copyOf())?.status).toBe('running');
 
     const running = (await getInstance(user.userId, true))!;
     await settleLaunch(user.userId, running.generation, { status: 'error', reason: 'gone' });
-    expect((await tenant(user.userId).get<{ status: string }>(keys.agentListInstance(user.userId), true))?.status).toBe('error');
+    expect((await copyOf())?.status).toBe('error');
     expect((await listed(user))[0]).toMatchObject({ name: 'test agent', status: 'error' });
   });
 
+  it('agents with no instance yet: the copy says so, and the first launch replaces it', async () => {
+    const { user, agentId } = await (async () => {
+      const session = await accountSession();
+      await subscribe(session.userId);
+      const res = await call('POST', '/api/agents/provision', { session, body: { name: 'Waiting bot' }, ip: uniqueIp() });
+      expect(res.status).toBe(201);
+      return { user: session, agentId: res.body.agent.id as string };
+    })();
+    expect(await getInstance(user.userId, true)).toBeUndefined();
+    expect(await listed(user)).toMatchObject([{ id: agentId, status: 'provisioning' }]);
+    expect(await tenant(user.userId).get(keys.agentListInstance(user.userId), true)).toMatchObject({ noInstance: true });
+
+    await provisionerRuns();
+    await expectListShows(user, agentId, 'running');
+  });
 });
