@@ -85,7 +85,7 @@ try {
   gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const statuses: Record<string, number> = {};
-  const perCall: { cpuMs: number; mainMs: number; byThread: Map<string, number> }[] = [];
+  const perCall: { n: number; cpuMs: number; mainMs: number; byThread: Map<string, number> }[] = [];
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   for (let n = 0; n < Number(calls); n++) {
@@ -99,7 +99,7 @@ try {
     if (before) {
       const after = threadCpuNs();
       const byThread = new Map([...after].map(([tid, ns]) => [tid, (ns - (before.get(tid) ?? 0)) / 1e6]));
-      perCall.push({ cpuMs: (callCpu.user + callCpu.system) / 1000, mainMs: (main.user + main.system) / 1000, byThread });
+      perCall.push({ n, cpuMs: (callCpu.user + callCpu.system) / 1000, mainMs: (main.user + main.system) / 1000, byThread });
     }
     statuses[String(result.statusCode)] = (statuses[String(result.statusCode)] ?? 0) + 1;
   }
@@ -123,7 +123,8 @@ try {
           .sort((a, b) => b[1] - a[1])
           .map(([tid, ms]) => `  ${threadName(tid)} ${(ms / slowest.length).toFixed(3)}`)
           .join('\n') +
-        '\n',
+        '\n' +
+        `when they came (calls per tenth of the run): ${Array.from({ length: 10 }, (_, k) => slowest.filter((x) => Math.floor((x.n * 10) / perCall.length) === k).length).join(' ')}\n`,
     );
   }
   process.stderr.write(

@@ -26,7 +26,8 @@ import type { WakeResult } from './wake';
  * libuv pool, where WebCrypto HMAC runs) and the p99 of the calls no garbage collection overlapped.
  */
 
-export const WARMUPS = 200;
+// Steady state: after 200 calls V8 was still compiling the pipeline on its helper threads, and that work was most of the public route's p99 (bench/profile-warm.ts --threads: the slowest calls gather in the first few thousand).
+export const WARMUPS = 1000;
 export const ITERATIONS = 2000;
 export const CPU_BUDGET = { p50Ms: 0.3, p99Ms: 1 };
 
