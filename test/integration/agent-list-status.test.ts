@@ -5,10 +5,12 @@ import { checkBudgets } from '../../shared/ai/budget-guard';
 import { ACCOUNT_SCOPE, utcMonth } from '../../shared/db/budgets';
 import { forgetActivityMemo, recordActivity, setIdleStopMinutes } from '../../shared/db/idle-watch';
 import { getInstance, settleLaunch } from '../../shared/db/instances';
+import { flushRequestOutcomes } from '../../shared/db/request-outcomes';
 import { keys } from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
 import { putRunningInstance, putTestAgent } from '../security/route-samples';
+import { countReads } from './metrics-helpers';
 import { drain, runningAgent, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 /**
@@ -53,6 +55,16 @@ describe('the agent list follows the instance (one Query, issue 16)', () => {
     await expectListShows(user, agentId, 'running');
     // The local launcher hands out a direct websocket address: the copy carries it.
     expect((await listed(user))[0]!.websocketUrl).toMatch(/^ws:\/\/127\.0\.0\.1:/);
+    // One Query for the agents and the instance's status, beside the rate-limit write; no read of the instance.
+    // Written now, so the request-outcome write (one answer in 1,000, or every 10 s) does not ride on the counted call.
+    await flushRequestOutcomes();
+    const reads = countReads();
+    try {
+      await listed(user);
+    } finally {
+      reads.restore();
+    }
+    expect(reads.tally.commands).toEqual({ UpdateCommand: 1, QueryCommand: 1 });
 
     await lifecycle(user, 'stop');
     await expectListShows(user, agentId, 'stopped');
