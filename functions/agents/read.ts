@@ -2,8 +2,8 @@ import { runtimeRequest, RuntimeUnreachableError } from '../../shared/adapters/l
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess } from '../../shared/billing/entitlements';
 import type { AgentConfig } from '../../shared/contract/agents';
-import { getAgent, listAgents, listMessages, replaceAgentConfig, type AgentRecord } from '../../shared/db/agents';
-import { gatewayToken, getInstance, planLabel } from '../../shared/db/instances';
+import { getAgent, listMessages, replaceAgentConfig, type AgentRecord } from '../../shared/db/agents';
+import { gatewayToken, getInstance, listAgentsWithInstance, planLabel } from '../../shared/db/instances';
 import { HttpError, notFound } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 import { detail, listItem } from './views';
@@ -12,7 +12,7 @@ const byNewest = (a: AgentRecord, b: AgentRecord) => String(b.createdAt ?? '').l
 
 export async function agentsOf(auth: AuthContext | undefined) {
   if (!auth) return [];
-  const [agents, instance] = await Promise.all([listAgents(auth.userId), getInstance(auth.userId)]);
+  const { agents, instance } = await listAgentsWithInstance(auth.userId);
   return agents.sort(byNewest).map((a) => listItem(auth.userId, a, instance));
 }
 

@@ -1,9 +1,9 @@
 import { config } from '../../shared/config';
 import { agentStatus, type AgentRecord } from '../../shared/db/agents';
-import { agentWebsocketUrl, instanceUrl, subdomainFor, type InstanceRecord } from '../../shared/db/instances';
+import { agentWebsocketUrl, instanceUrl, subdomainFor, type InstanceRecord, type ListedInstance } from '../../shared/db/instances';
 
 /** Agent list form (spec 2.3). */
-export const listItem = (userId: string, agent: AgentRecord, instance: InstanceRecord | undefined) => ({
+export const listItem = (userId: string, agent: AgentRecord, instance: ListedInstance | undefined) => ({
   id: agent.id,
   name: agent.name,
   model: agent.model,

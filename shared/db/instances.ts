@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountAccess } from '../billing/entitlements';
 import { config } from '../config';
 import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
-import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type InstanceStatus } from './agents';
+import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type AgentRecord, type InstanceStatus } from './agents';
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { recordActivity } from './idle-watch';
@@ -118,7 +118,7 @@ export const instanceUrl = (userId: string) => `https://${subdomainFor(userId)}.
  * Where a client opens an agent's websocket: directly on the instance when the launcher knows a
  * reachable address (the local stack), else through the account's subdomain.
  */
-export function agentWebsocketUrl(userId: string, agentId: string, instance: Pick<InstanceRecord, 'handle'> | undefined): string {
+export function agentWebsocketUrl(userId: string, agentId: string, instance: { handle?: Pick<LaunchHandle, 'publicWsBase'> } | undefined): string {
   const base = instance?.handle?.publicWsBase ?? `wss://${subdomainFor(userId)}.${config().agentDomain}`;
   return `${base}/agents/${agentId}`;
 }
@@ -128,6 +128,93 @@ export const planLabel = (access: Pick<AccountAccess, 'plan' | 'isAdmin'>) => ac
 
 export async function getInstance(userId: string, consistent = false): Promise<InstanceRecord | undefined> {
   return tenant(userId).get<InstanceRecord>(keys.instance(userId), consistent);
+}
+
+// --- the copy beside the agents (issue 16) ---------------------------------------------------------
+
+/** What the agent list shows of the instance. */
+export interface ListedInstance {
+  status: InstanceStatus;
+  handle?: Pick<LaunchHandle, 'publicWsBase'>;
+}
+
+interface ListedInstanceItem extends Record<string, unknown> {
+  status?: InstanceStatus;
+  /** The account had agents but no instance when the copy was filled. */
+  noInstance?: boolean;
+  /** Null when the instance has no handle or its launcher knows no direct address. */
+  publicWsBase?: string | null;
+}
+
+const listedBase = (handle: LaunchHandle | undefined) => handle?.publicWsBase ?? null;
+
+/**
+ * The write that keeps keys.agentListInstance equal to the instance, in the same transaction as
+ * each write of `status` or `handle`. `base` is the new websocket base when the write changes the
+ * handle; otherwise `keptBase` only fills a copy that has none yet (an instance from before the
+ * copy existed), so it never undoes a newer handle written meanwhile.
+ */
+function listedInstanceUpdate(userId: string, change: { status?: InstanceStatus; base?: string | null; keptBase?: string | null }): TransactItem {
+  const sets: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (change.status) {
+    sets.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = change.status;
+  }
+  if (change.base !== undefined) {
+    sets.push('publicWsBase = :base');
+    values[':base'] = change.base;
+  } else {
+    sets.push('publicWsBase = if_not_exists(publicWsBase, :kept)');
+    values[':kept'] = change.keptBase ?? null;
+  }
+  return tx.update(keys.agentListInstance(userId), { expression: `SET ${sets.join(', ')}`, names: Object.keys(names).length ? names : undefined, values });
+}
+
+/** The new websocket base when `set`/`remove` change the handle, else undefined. */
+function baseChange(set: Record<string, unknown> | undefined, remove: string[] | undefined): string | null | undefined {
+  if (set && 'handle' in set) return listedBase(set.handle as LaunchHandle | undefined);
+  if (remove?.includes('handle')) return null;
+  return undefined;
+}
+
+/**
+ * Every agent of the account and what the list shows of its instance, in one Query (the copy sorts
+ * just before the agents). An account without a usable copy (one whose instance was written before
+ * the copy existed, or that has agents but never had an instance) has its instance read beside,
+ * once: the copy is then filled from that read (see backfillListedInstance).
+ */
+export async function listAgentsWithInstance(userId: string): Promise<{ agents: AgentRecord[]; instance: ListedInstance | undefined }> {
+  const items = await tenant(userId).queryBetween<Record<string, unknown>>(keys.agentListRange.from, keys.agentListRange.to);
+  const copyKey = keys.agentListInstance(userId).sk;
+  const copy = items.find((item) => item.sk === copyKey) as ListedInstanceItem | undefined;
+  const agents = items.filter((item) => item.sk !== copyKey && item.sk.startsWith(keys.agentPrefix)) as unknown as AgentRecord[];
+  if (copy?.status) return { agents, instance: { status: copy.status, handle: copy.publicWsBase ? { publicWsBase: copy.publicWsBase } : undefined } };
+  if (copy?.noInstance || !agents.length) return { agents, instance: undefined };
+  const instance = await getInstance(userId, true);
+  await backfillListedInstance(userId, instance);
+  return { agents, instance };
+}
+
+/**
+ * Fills a missing copy from a consistent read of the instance. Safe against the writers: every
+ * write of `status` or `handle` also writes the copy, so one that lands after the read has set
+ * `status` (ensureInstance, writeChange: the condition fails and nothing is written) or
+ * `publicWsBase` (recordOnGeneration: if_not_exists keeps it). No instance is recorded as
+ * `noInstance`, which ensureInstance's put replaces.
+ */
+async function backfillListedInstance(userId: string, instance: InstanceRecord | undefined): Promise<void> {
+  const names = { '#status': 'status' };
+  const update = instance
+    ? { expression: 'SET #status = :status, publicWsBase = if_not_exists(publicWsBase, :base)', names, values: { ':status': instance.status, ':base': listedBase(instance.handle) } }
+    : { expression: 'SET noInstance = :yes', values: { ':yes': true } };
+  try {
+    await tenant(userId).update(keys.agentListInstance(userId), update, { expression: 'attribute_not_exists(#status)', names });
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
 }
 
 export interface NewInstance {
@@ -179,6 +266,7 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
     await transactRetrying(
       present([
         tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }),
+        tx.put({ ...keys.agentListInstance(userId), status: instance.status, publicWsBase: null }),
         deploymentCount('total'),
         ...events.items,
       ]),
@@ -238,6 +326,7 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
   await transactRetrying(
     present([
       tx.update(keys.instance(userId), { expression, names, values }, { expression: '#status = :cur AND generation = :gen AND readyAgents = :k' }),
+      listedInstanceUpdate(userId, { status: change.to, base: baseChange(change.set, change.remove), keptBase: listedBase(snap.handle) }),
       snap.status !== change.to && snap.readyAgents > 0 ? agentStatusMove(snap.status, change.to, snap.readyAgents) : undefined,
       change.deployment ? deploymentCount(change.deployment) : undefined,
       ...events.items,
@@ -442,16 +531,12 @@ export async function recordOnGeneration(userId: string, generation: number, set
     names[`#r${i}`] = field;
     return `#r${i}`;
   });
+  const update = { expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`, names: Object.keys(names).length ? names : undefined, values };
+  const onGeneration = { expression: 'generation = :gen' };
+  const base = baseChange(set, remove);
   try {
-    await tenant(userId).update(
-      keys.instance(userId),
-      {
-        expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        names: Object.keys(names).length ? names : undefined,
-        values,
-      },
-      { expression: 'generation = :gen' },
-    );
+    if (base === undefined) await tenant(userId).update(keys.instance(userId), update, onGeneration);
+    else await transactRetrying([tx.update(keys.instance(userId), update, onGeneration), listedInstanceUpdate(userId, { base })]);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

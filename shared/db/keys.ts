@@ -16,6 +16,12 @@ export const keys = {
   profile: (userId: string): Key => ({ pk: userPk(userId), sk: 'PROFILE' }),
   agent: (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `AGENT#${agentId}` }),
   agentPrefix: 'AGENT#',
+  /**
+   * Issue 16: the instance's status and websocket base copied beside the agents (sorting just before
+   * `AGENT#`), so the agent list reads both in one Query over `agentListRange`.
+   */
+  agentListInstance: (userId: string): Key => ({ pk: userPk(userId), sk: 'AGENT!INSTANCE' }),
+  agentListRange: { from: 'AGENT!', to: 'AGENT#\uffff' },
   memory: (userId: string, agentId: string, memoryKey: string): Key => ({ pk: userPk(userId), sk: `MEMORY#${agentId}#${memoryKey}` }),
   memoryPrefix: (agentId: string) => `MEMORY#${agentId}#`,
   apiKey: (userId: string, keyId: string): Key => ({ pk: userPk(userId), sk: `APIKEY#${keyId}` }),

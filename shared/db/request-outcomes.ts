@@ -21,7 +21,12 @@ import { queryEvery } from './tenant';
  * CloudWatch's API Gateway metrics count instead.
  */
 
-export const REQUEST_FLUSH_EVERY = 100;
+/**
+ * Issue 16: one answer in 100 carrying the write made that write the p99 of every warm route (its
+ * round trip's CPU, about 1 ms, landed on exactly 1 % of the calls); one in 1,000 leaves it at the
+ * p99.9. A busy container still writes every REQUEST_FLUSH_MS, so what it can lose stays within 10 s.
+ */
+export const REQUEST_FLUSH_EVERY = 1000;
 export const REQUEST_FLUSH_MS = 10_000;
 /** Minute items outlive the 24-hour window the figures read by a day. */
 const MINUTE_TTL_SECONDS = 2 * 86_400;

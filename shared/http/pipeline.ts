@@ -6,7 +6,7 @@ import { csrfTokenMatches } from '../auth/csrf';
 import { config } from '../config';
 import type { EnvelopeRecord } from '../crypto/envelope';
 import { isDatabaseUnavailable } from '../db/client';
-import { deadlineSignal, withDeadline } from '../deadline';
+import { raceDeadline, withDeadline } from '../deadline';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency';
 import { flushRequestOutcomes, noteRequestOutcome } from '../db/request-outcomes';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
@@ -325,17 +325,7 @@ const deadlineExceeded = () => new HttpError(504, 'the request did not finish in
  * (a DynamoDB call is bounded by its own budget); a write under an Idempotency-Key still stores its
  * answer, so the client's retry with the same key learns what happened.
  */
-function beforeDeadline<T>(work: Promise<T>): Promise<T> {
-  const signal = deadlineSignal();
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(deadlineExceeded());
-  let onAbort: () => void = () => undefined;
-  const expired = new Promise<never>((_, reject) => {
-    onAbort = () => reject(deadlineExceeded());
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([work, expired]).finally(() => signal.removeEventListener('abort', onAbort));
-}
+const beforeDeadline = <T>(work: Promise<T>): Promise<T> => raceDeadline(work, deadlineExceeded);
 
 /** Printable ASCII without spaces, as the IETF Idempotency-Key draft's clients send (UUIDs, ULIDs). */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
