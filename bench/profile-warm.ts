@@ -111,7 +111,8 @@ try {
   }
   if (threads) {
     perCall.sort((a, b) => a.cpuMs - b.cpuMs);
-    const at = (p: number, pick: (x: (typeof perCall)[number]) => number) => pick(perCall[Math.min(perCall.length - 1, Math.ceil(p * perCall.length) - 1)]!).toFixed(3);
+    const at = (p: number, pick: (x: (typeof perCall)[number]) => number) =>
+      pick(perCall[Math.min(perCall.length - 1, Math.ceil(p * perCall.length) - 1)]!).toFixed(3);
     const slowest = perCall.slice(Math.floor(perCall.length * 0.99));
     const mean = (xs: typeof perCall, pick: (x: (typeof perCall)[number]) => number) => (xs.reduce((a, x) => a + pick(x), 0) / xs.length).toFixed(3);
     const totals = new Map<string, number>();

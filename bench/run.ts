@@ -195,7 +195,21 @@ out.push(
 );
 out.push(
   table(
-    ['function', 'kind', 'init bytes', 'init KB', 'budget KB', 'size ok', 'package KB', 'lazy chunks', 'lazy load ms', 'init median ms', 'ratio', 'init ok', ''],
+    [
+      'function',
+      'kind',
+      'init bytes',
+      'init KB',
+      'budget KB',
+      'size ok',
+      'package KB',
+      'lazy chunks',
+      'lazy load ms',
+      'init median ms',
+      'ratio',
+      'init ok',
+      '',
+    ],
     [
       [
         '(baseline)',
@@ -249,7 +263,10 @@ for (const r of rows.filter((x) => x.cdkBuildError)) {
 if (over.length) {
   out.push('', 'What the over-budget bundles load at init (minified bytes in the entry and its static chunks, from the esbuild metafile):');
   for (const r of over) {
-    out.push('', `  ${r.name} (${r.initKb.toFixed(1)} KB at init, budget ${r.budgetKb} KB, package ${r.packageKb.toFixed(1)} KB, init ${r.initRatio.toFixed(2)}x) — top modules:`);
+    out.push(
+      '',
+      `  ${r.name} (${r.initKb.toFixed(1)} KB at init, budget ${r.budgetKb} KB, package ${r.packageKb.toFixed(1)} KB, init ${r.initRatio.toFixed(2)}x) — top modules:`,
+    );
     for (const m of r.topModules!) out.push(`    ${fmtBytes(m.bytes).padStart(10)}  ${m.module}`);
     out.push('    by package:');
     for (const m of r.topPackages!) out.push(`    ${fmtBytes(m.bytes).padStart(10)}  ${m.module}`);
@@ -542,7 +559,9 @@ const results = {
 };
 // Each run's figures go to an ignored folder, so a bench leaves the clone clean; the committed
 // reference copy (bench/results.json) changes only when asked: `npm run bench -- --save-reference`.
-const latest = path.join(ROOT, 'bench', 'results', only ? `only-${only.join('+')}.json` : warmOnly ? 'warm-only.json' : 'latest.json');
+// A long --only list would make a file name over the file system's 255-byte limit: past a few names, the count.
+const onlyName = only && (only.length <= 6 ? only.join('+') : `${only.length}-functions`);
+const latest = path.join(ROOT, 'bench', 'results', only ? `only-${onlyName}.json` : warmOnly ? 'warm-only.json' : 'latest.json');
 mkdirSync(path.dirname(latest), { recursive: true });
 writeFileSync(latest, `${JSON.stringify(results, null, 2)}\n`);
 progress(`wrote bench/results/${path.basename(latest)}`);

@@ -94,7 +94,12 @@ export async function scheduleDetail(userId: string, agentId: string, scheduleId
 export async function pauseOrResume(userId: string, agentId: string, scheduleId: string, paused: boolean) {
   const schedule = await ownedSchedule(userId, agentId, scheduleId);
   if (schedule.status === 'done') throw new HttpError(409, 'this one-time schedule has run', 'SCHEDULE_DONE');
-  const updated = await setScheduleState(userId, agentId, scheduleId, paused ? { status: 'paused' } : { status: 'active', nextRunAt: (await firstRunAt(schedule))! });
+  const updated = await setScheduleState(
+    userId,
+    agentId,
+    scheduleId,
+    paused ? { status: 'paused' } : { status: 'active', nextRunAt: (await firstRunAt(schedule))! },
+  );
   if (!updated) throw notFound('no such schedule');
   return { schedule: updated };
 }

@@ -1,7 +1,17 @@
 import type { ModelMessage, ToolSet } from 'ai';
 import * as z from 'zod/mini';
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { generateChat, MAX_STEPS, speechProvider, streamChat, textSdk, type ModelCallInput, type ModelCaller, type TextSdk, type TokenUsage } from '../../shared/ai/model-layer';
+import {
+  generateChat,
+  MAX_STEPS,
+  speechProvider,
+  streamChat,
+  textSdk,
+  type ModelCallInput,
+  type ModelCaller,
+  type TextSdk,
+  type TokenUsage,
+} from '../../shared/ai/model-layer';
 import { config } from '../../shared/config';
 import type { GatewayPluginId } from '../../shared/contract/gateway';
 import { MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';

@@ -279,7 +279,8 @@ export async function cancelSubscription(subscriptionId: string): Promise<{ stat
   try {
     return { status: (await (await client()).subscriptions.cancel(subscriptionId, undefined, bounded())).status };
   } catch (err) {
-    if (loadedSdk && err instanceof loadedSdk.Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === 'resource_missing')) return { status: 'canceled' };
+    if (loadedSdk && err instanceof loadedSdk.Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === 'resource_missing'))
+      return { status: 'canceled' };
     processorFailure(err);
   }
 }

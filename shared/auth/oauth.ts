@@ -1,6 +1,14 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { timingSafeEqual } from 'node:crypto';
-import { oauthProvider, oauthSdk, ProviderError, requestOptions, type OAuthProvider, type OAuthProviderName, type ProviderProfile } from '../adapters/oauth-providers';
+import {
+  oauthProvider,
+  oauthSdk,
+  ProviderError,
+  requestOptions,
+  type OAuthProvider,
+  type OAuthProviderName,
+  type ProviderProfile,
+} from '../adapters/oauth-providers';
 import { config } from '../config';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';

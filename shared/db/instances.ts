@@ -208,7 +208,11 @@ export async function listAgentsWithInstance(userId: string): Promise<{ agents: 
 async function backfillListedInstance(userId: string, instance: InstanceRecord | undefined): Promise<void> {
   const names = { '#status': 'status' };
   const update = instance
-    ? { expression: 'SET #status = :status, publicWsBase = if_not_exists(publicWsBase, :base)', names, values: { ':status': instance.status, ':base': listedBase(instance.handle) } }
+    ? {
+        expression: 'SET #status = :status, publicWsBase = if_not_exists(publicWsBase, :base)',
+        names,
+        values: { ':status': instance.status, ':base': listedBase(instance.handle) },
+      }
     : { expression: 'SET noInstance = :yes', values: { ':yes': true } };
   try {
     await tenant(userId).update(keys.agentListInstance(userId), update, { expression: 'attribute_not_exists(#status)', names });
@@ -531,7 +535,11 @@ export async function recordOnGeneration(userId: string, generation: number, set
     names[`#r${i}`] = field;
     return `#r${i}`;
   });
-  const update = { expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`, names: Object.keys(names).length ? names : undefined, values };
+  const update = {
+    expression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    names: Object.keys(names).length ? names : undefined,
+    values,
+  };
   const onGeneration = { expression: 'generation = :gen' };
   const base = baseChange(set, remove);
   try {

@@ -150,12 +150,18 @@ describe('code splitting', () => {
   /** Loads a module in a fresh node process (as Lambda does) and prints what `expression` gives. */
   const evaluate = async (file: string, expression: string) => {
     const script = `const m = await import(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(await (${expression})));`;
-    const env = { PATH: process.env.PATH, LOG_LEVEL: 'SILENT', STAGE: 'test', AWS_REGION: 'us-east-1', JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123' };
+    const env = {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'SILENT',
+      STAGE: 'test',
+      AWS_REGION: 'us-east-1',
+      JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123',
+    };
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
     return JSON.parse(stdout) as unknown;
   };
 
-  it("leaves a library only imported through import() out of the cold start: SES in accounts", () => {
+  it('leaves a library only imported through import() out of the cold start: SES in accounts', () => {
     const accounts = bundleOf('accounts');
     const ses = (i: string) => i.endsWith('shared/adapters/email-ses.ts') || i.includes('node_modules/@aws-sdk/client-sesv2/');
     // Shipped (password reset mails go through SES in AWS), in a chunk the cold start does not load.
