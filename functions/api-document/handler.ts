@@ -1,14 +1,27 @@
 import { config } from '../../shared/config';
 import { apiDocumentContract } from '../../shared/contract/api-document';
-import { openApiDocument as buildOpenApiDocument } from '../../shared/contract/document';
 import { createHandler } from '../../shared/http/pipeline';
+import { reply } from '../../shared/http/reply';
 import { API_VERSION } from './version';
 
-let openApiDocument: unknown;
+/**
+ * The document is generated from every contract group: its builder is loaded on the first request
+ * (a lazy chunk, so the cold start carries only this group) and the serialized text is kept for the
+ * life of the container, since the contract cannot change under a running function.
+ */
+let openApiText: Promise<string> | undefined;
+
+async function serializeOpenApi(): Promise<string> {
+  const { openApiDocument } = await import('../../shared/contract/document');
+  return JSON.stringify(openApiDocument({ version: API_VERSION, serverUrl: config().appUrl }));
+}
 
 export const handler = createHandler(apiDocumentContract, {
   getOpenApi: async () => {
-    openApiDocument ??= buildOpenApiDocument({ version: API_VERSION, serverUrl: config().appUrl });
-    return openApiDocument;
+    openApiText ??= serializeOpenApi().catch((error: unknown) => {
+      openApiText = undefined;
+      throw error;
+    });
+    return reply.text(200, await openApiText, { 'content-type': 'application/json; charset=utf-8' });
   },
 });

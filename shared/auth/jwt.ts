@@ -1,5 +1,3 @@
-import { jwtVerify } from 'jose/jwt/verify';
-import { SignJWT } from 'jose/jwt/sign';
 import { config } from '../config';
 
 export const JWT_ALGORITHM = 'HS256';
@@ -45,6 +43,7 @@ export async function issueSessionToken(
   const c = config().jwt;
   const iat = Math.floor(now / 1000);
   const jti = crypto.randomUUID();
+  const { SignJWT } = await import('./jose-jwt');
   const token = await new SignJWT({ userId: user.userId, email: user.email, role: user.role, emailVerified: user.emailVerified === true, iatMs: now })
     .setProtectedHeader({ alg: JWT_ALGORITHM, typ: 'JWT' })
     .setSubject(user.userId)
@@ -87,6 +86,7 @@ export async function verifySessionToken(token: string): Promise<SessionClaims> 
 }
 
 async function verifyTokenSignatureAndClaims(token: string, k: Uint8Array, c: ReturnType<typeof config>['jwt']): Promise<SessionClaims> {
+  const { jwtVerify } = await import('./jose-jwt');
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, k, {
