@@ -4,7 +4,7 @@ import { SKILL_CATALOGUE, type skillGetRoutes, skillOperation, skillsContract, t
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
 import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
-import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
+import { install, listForAgent, listSkills, loadInstanceCalls, rate, uninstall } from './marketplace';
 import type { ChannelApp } from '../../shared/adapters/channels';
 import type { whatsappVerificationRoute } from '../../shared/contract/channel-inbound';
 
@@ -61,5 +61,5 @@ export const handler = createHandler(skillsContract, {
   rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
   importVenues: async ({ body }) => ({ success: true, ...(await importVenues(body.venues, body.replace)) }),
   importFestivals: async ({ body }) => ({ success: true, ...(await importFestivals(body.festivals, body.replace)) }),
-  runtimeSkillCall: ({ params, headers, requestId, body }) => runtimeCall(params, headers.authorization, requestId, body),
+  runtimeSkillCall: async ({ params, headers, requestId, body }) => (await loadInstanceCalls()).runtimeCall(params, headers.authorization, requestId, body),
 } as Operations<typeof skillsContract>);

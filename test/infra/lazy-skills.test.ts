@@ -17,8 +17,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUTDIR = path.join(ROOT, '.lazy-skills-build');
 const ENTRY = path.relative(ROOT, path.join(OUTDIR, 'index.mjs'));
 const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/skills/skills')).map((f) => `functions/skills/skills/${f}`);
-/** Only the messaging apps' webhooks need these. */
-const CHANNEL_ONLY = ['functions/skills/channel-inbound.ts', 'functions/agent-chat/chat.ts'];
+/** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
+const ROUTE_SPECIFIC = ['functions/skills/channel-inbound.ts', 'functions/agent-chat/chat.ts', 'functions/skills/instance-calls.ts', 'shared/db/instances.ts'];
 
 let metafile: Metafile;
 
@@ -38,16 +38,16 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('the skills function', () => {
-  it('parses no skill module and no webhook handling at init', () => {
+  it('parses no skill module and no route-specific code at init', () => {
     const atInit = inputsOf(initLoadedOutputs(metafile, ENTRY));
     expect(atInit.has('functions/skills/handler.ts')).toBe(true);
-    expect([...SKILL_FILES, ...CHANNEL_ONLY].filter((f) => atInit.has(f))).toEqual([]);
+    expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => atInit.has(f))).toEqual([]);
   });
 
   it('still carries every skill module, behind an import()', () => {
     const ever = inputsOf(reachableOutputs(metafile, ENTRY));
     expect(SKILL_FILES.length).toBe(SKILL_CATALOGUE.length);
-    expect([...SKILL_FILES, ...CHANNEL_ONLY].filter((f) => !ever.has(f))).toEqual([]);
+    expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => !ever.has(f))).toEqual([]);
   });
 
   it("loads, for each catalogue name, the module of that skill", async () => {
