@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { recordActivity } from '../../shared/db/idle-watch';
 import { validationError } from '../../shared/http/pipeline';
 import type { SkillName } from '../../shared/contract/skills';
-import { skillRegistry } from './registry';
+import { loadSkill } from './registry';
 import type { SkillCall } from './skill-module';
 
 const ActionField = z.looseObject({ action: z.optional(z.string()) });
@@ -12,7 +12,7 @@ const ActionField = z.looseObject({ action: z.optional(z.string()) });
  * with the issues), and the answer is `{success: true, ...data}`.
  */
 export async function runSkill(name: SkillName, call: SkillCall, body: unknown) {
-  const skill = skillRegistry[name];
+  const skill = await loadSkill(name);
   const actionNames = Object.keys(skill.actions);
   const chosen = ActionField.safeParse(body ?? {});
   const actionName = (chosen.success ? chosen.data.action : undefined) ?? skill.defaultAction;

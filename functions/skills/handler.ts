@@ -4,10 +4,9 @@ import { SKILL_CATALOGUE, type skillGetRoutes, skillOperation, skillsContract, t
 import { createHandler, type OperationContext, type Operations } from '../../shared/http/pipeline';
 import { runSkill } from './call';
 import { importFestivals, importVenues } from '../../shared/db/skills/finder-catalogues';
-import { install, listForAgent, listSkills, rate, runtimeCall, uninstall } from './marketplace';
-import { CHANNEL_APPS } from '../../shared/adapters/channels';
+import { install, listForAgent, listSkills, loadInstanceCalls, rate, uninstall } from './marketplace';
+import type { ChannelApp } from '../../shared/adapters/channels';
 import type { whatsappVerificationRoute } from '../../shared/contract/channel-inbound';
-import { receiveInbound, verifyWhatsappSubscription } from './channel-inbound';
 
 /** A user calls any catalogue skill directly, with an active subscription (admins exempt). */
 async function sessionCall(name: SkillName, auth: AuthContext, requestId: string, body: unknown) {
@@ -19,16 +18,24 @@ const skillEndpoints = Object.fromEntries(
   SKILL_CATALOGUE.map((s) => [skillOperation(s.name), (ctx: OperationContext) => sessionCall(s.name, ctx.auth!, ctx.requestId, ctx.body)]),
 );
 
+/**
+ * The messaging apps' inbound handling (signature checks, the agent's answer) loads on the first
+ * webhook, not on every cold start; the list is typed against the adapter's so no app is missed.
+ */
+const loadChannelInbound = () => import('./channel-inbound');
+const inboundApps = { telegram: true, discord: true, whatsapp: true, slack: true } satisfies Record<ChannelApp, true>;
+
 /** The messaging apps' inbound routes (shared/contract/channel-inbound.ts), `channelInboundTelegram`…. */
 const channelInbound = Object.fromEntries(
-  CHANNEL_APPS.map((app) => [
+  (Object.keys(inboundApps) as ChannelApp[]).map((app) => [
     `channelInbound${app[0]!.toUpperCase()}${app.slice(1)}`,
-    (ctx: OperationContext) => receiveInbound(app, (ctx.params as { hookId: string }).hookId, ctx.rawBody, ctx.headers),
+    async (ctx: OperationContext) => (await loadChannelInbound()).receiveInbound(app, (ctx.params as { hookId: string }).hookId, ctx.rawBody, ctx.headers),
   ]),
 );
 
 const channelVerification = {
-  channelVerifyWhatsapp: ({ params, query }: OperationContext<typeof whatsappVerificationRoute>) => verifyWhatsappSubscription(params.hookId, query),
+  channelVerifyWhatsapp: async ({ params, query }: OperationContext<typeof whatsappVerificationRoute>) =>
+    (await loadChannelInbound()).verifyWhatsappSubscription(params.hookId, query),
 };
 
 /** GET carries the read-only actions' fields in the query; the simulation's booking is given flat. */
@@ -54,5 +61,5 @@ export const handler = createHandler(skillsContract, {
   rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
   importVenues: async ({ body }) => ({ success: true, ...(await importVenues(body.venues, body.replace)) }),
   importFestivals: async ({ body }) => ({ success: true, ...(await importFestivals(body.festivals, body.replace)) }),
-  runtimeSkillCall: ({ params, headers, requestId, body }) => runtimeCall(params, headers.authorization, requestId, body),
+  runtimeSkillCall: async ({ params, headers, requestId, body }) => (await loadInstanceCalls()).runtimeCall(params, headers.authorization, requestId, body),
 } as Operations<typeof skillsContract>);

@@ -1,65 +1,41 @@
 import type { SkillName } from '../../shared/contract/skills';
 import type { SkillModule } from './skill-module';
-import { skill as calendar } from './skills/calendar';
-import { skill as djStreaming } from './skills/dj-streaming';
-import { skill as fileManager } from './skills/file-manager';
-import { skill as groupieManager } from './skills/groupie-manager';
-import { skill as notesWorkspace } from './skills/notes-workspace';
-import { skill as royaltyTracker } from './skills/royalty-tracker';
-import { skill as treasury } from './skills/treasury';
-import { skill as workspaceSuite } from './skills/workspace-suite';
-import { skill as demoSubmitter } from './skills/demo-submitter';
-import { skill as eventScheduler } from './skills/event-scheduler';
-import { skill as eventTicketing } from './skills/event-ticketing';
-import { skill as festivalFinder } from './skills/festival-finder';
-import { skill as guestlist } from './skills/guestlist';
-import { skill as setlistOracle } from './skills/setlist-oracle';
-import { skill as trackArchaeologist } from './skills/track-archaeologist';
-import { skill as venueFinder } from './skills/venue-finder';
-import { skill as chatBot } from './skills/chat-bot';
-import { skill as communityBot } from './skills/community-bot';
-import { skill as businessMessaging } from './skills/business-messaging';
-import { skill as businessMessagingApi } from './skills/business-messaging-api';
-import { skill as teamChat } from './skills/team-chat';
-import { skill as browser } from './skills/browser';
-import { skill as webhook } from './skills/webhook';
-import { skill as visualSynthesizer } from './skills/visual-synthesizer';
-import { skill as bookingSettlement } from './skills/booking-settlement';
-import { skill as usdcPayments } from './skills/usdc-payments';
-import { skill as instantSplit } from './skills/instant-split';
-import { skill as email } from './skills/email';
 
 /**
- * Every catalogue skill's module, keyed by its name: a Record over SkillName, so a catalogue skill
- * without a module (or a module under the wrong name) does not compile.
+ * Every catalogue skill's module loader, keyed by its name: a Record over SkillName, so a catalogue
+ * skill without a module does not compile. Each skill (and what only it uses: S3, the AI layer,
+ * chains, email...) is a lazy chunk, parsed on that skill's first call rather than at every cold start.
  */
-export const skillRegistry: Readonly<Record<SkillName, SkillModule>> = {
-  calendar: calendar,
-  'dj-streaming': djStreaming,
-  'file-manager': fileManager,
-  'groupie-manager': groupieManager,
-  'notes-workspace': notesWorkspace,
-  'royalty-tracker': royaltyTracker,
-  treasury: treasury,
-  'workspace-suite': workspaceSuite,
-  'demo-submitter': demoSubmitter,
-  'event-scheduler': eventScheduler,
-  'event-ticketing': eventTicketing,
-  'festival-finder': festivalFinder,
-  guestlist: guestlist,
-  'setlist-oracle': setlistOracle,
-  'track-archaeologist': trackArchaeologist,
-  'venue-finder': venueFinder,
-  'chat-bot': chatBot,
-  'community-bot': communityBot,
-  'business-messaging': businessMessaging,
-  'business-messaging-api': businessMessagingApi,
-  'team-chat': teamChat,
-  browser: browser,
-  webhook: webhook,
-  'visual-synthesizer': visualSynthesizer,
-  'booking-settlement': bookingSettlement,
-  'usdc-payments': usdcPayments,
-  'instant-split': instantSplit,
-  email: email,
+export const skillLoaders: Readonly<Record<SkillName, () => Promise<SkillModule>>> = {
+  calendar: async () => (await import('./skills/calendar')).skill,
+  'dj-streaming': async () => (await import('./skills/dj-streaming')).skill,
+  'file-manager': async () => (await import('./skills/file-manager')).skill,
+  'groupie-manager': async () => (await import('./skills/groupie-manager')).skill,
+  'notes-workspace': async () => (await import('./skills/notes-workspace')).skill,
+  'royalty-tracker': async () => (await import('./skills/royalty-tracker')).skill,
+  treasury: async () => (await import('./skills/treasury')).skill,
+  'workspace-suite': async () => (await import('./skills/workspace-suite')).skill,
+  'demo-submitter': async () => (await import('./skills/demo-submitter')).skill,
+  'event-scheduler': async () => (await import('./skills/event-scheduler')).skill,
+  'event-ticketing': async () => (await import('./skills/event-ticketing')).skill,
+  'festival-finder': async () => (await import('./skills/festival-finder')).skill,
+  guestlist: async () => (await import('./skills/guestlist')).skill,
+  'setlist-oracle': async () => (await import('./skills/setlist-oracle')).skill,
+  'track-archaeologist': async () => (await import('./skills/track-archaeologist')).skill,
+  'venue-finder': async () => (await import('./skills/venue-finder')).skill,
+  'chat-bot': async () => (await import('./skills/chat-bot')).skill,
+  'community-bot': async () => (await import('./skills/community-bot')).skill,
+  'business-messaging': async () => (await import('./skills/business-messaging')).skill,
+  'business-messaging-api': async () => (await import('./skills/business-messaging-api')).skill,
+  'team-chat': async () => (await import('./skills/team-chat')).skill,
+  browser: async () => (await import('./skills/browser')).skill,
+  webhook: async () => (await import('./skills/webhook')).skill,
+  'visual-synthesizer': async () => (await import('./skills/visual-synthesizer')).skill,
+  'booking-settlement': async () => (await import('./skills/booking-settlement')).skill,
+  'usdc-payments': async () => (await import('./skills/usdc-payments')).skill,
+  'instant-split': async () => (await import('./skills/instant-split')).skill,
+  email: async () => (await import('./skills/email')).skill,
 };
+
+/** The skill's module, loaded on its first call (node caches the import). */
+export const loadSkill = (name: SkillName): Promise<SkillModule> => skillLoaders[name]();

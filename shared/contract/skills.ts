@@ -516,7 +516,8 @@ const installRoutes = [
 export const skillsContract = defineGroup({
   group: 'skills',
   description: 'Skills marketplace: the catalogue, installing a skill on an agent, and the skill endpoints (spec 4.8).',
-  dynamoOnly: true,
+  // Skills call S3, the AI layer, chains and email, each loaded on its skill's first call.
+  dynamoOnly: false,
   routes: [
     {
       operation: 'listSkills',

@@ -1,0 +1,56 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../../lib/bundling';
+import { skillLoaders } from '../../functions/skills/registry';
+import { SKILL_CATALOGUE } from '../../shared/contract/skills';
+
+/**
+ * The skills function answers some 40 routes, and each call runs one skill: a skill's module (and
+ * what only it uses) is parsed on that skill's first call, not at every cold start (issue 16). A
+ * static import of a skill module anywhere in the handler's graph pulls it back into init and fails this.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUTDIR = path.join(ROOT, '.lazy-skills-build');
+const ENTRY = path.relative(ROOT, path.join(OUTDIR, 'index.mjs'));
+const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/skills/skills')).map((f) => `functions/skills/skills/${f}`);
+/** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
+const ROUTE_SPECIFIC = ['functions/skills/channel-inbound.ts', 'functions/agent-chat/chat.ts', 'functions/skills/instance-calls.ts', 'shared/db/instances.ts'];
+
+let metafile: Metafile;
+
+const inputsOf = (outputs: string[]) =>
+  new Set(outputs.flatMap((o) => Object.entries(metafile.outputs[o]!.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([name]) => name)));
+
+beforeAll(async () => {
+  const result = await build({
+    ...lambdaBuildOptions('functions/skills/handler.ts', OUTDIR),
+    sourcemap: false,
+    write: false,
+    absWorkingDir: ROOT,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  metafile = result.metafile;
+}, 120_000);
+
+describe('the skills function', () => {
+  it('parses no skill module and no route-specific code at init', () => {
+    const atInit = inputsOf(initLoadedOutputs(metafile, ENTRY));
+    expect(atInit.has('functions/skills/handler.ts')).toBe(true);
+    expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => atInit.has(f))).toEqual([]);
+  });
+
+  it('still carries every skill module, behind an import()', () => {
+    const ever = inputsOf(reachableOutputs(metafile, ENTRY));
+    expect(SKILL_FILES.length).toBe(SKILL_CATALOGUE.length);
+    expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => !ever.has(f))).toEqual([]);
+  });
+
+  it("loads, for each catalogue name, the module of that skill", async () => {
+    for (const { name } of SKILL_CATALOGUE) expect((await skillLoaders[name]()).name, name).toBe(name);
+  });
+});
