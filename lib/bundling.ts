@@ -1,5 +1,9 @@
-import { fileURLToPath } from 'node:url';
-import type { BuildOptions, Metafile } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
 /**
  * How every Lambda of the platform is bundled (docs/architecture.md §11), in one place: PlatformFunction
@@ -50,6 +54,42 @@ export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
 /**
+ * The AI SDK's own copy of zod. The AI SDK (loaded by `import()`, ../shared/ai/sdk/*) uses zod classic
+ * (`zod`, `zod/v4`), the platform zod/mini; both are built on the same zod/v4/core/*.js files. esbuild
+ * splits by file, so a core file reached at init through zod/mini lands in the init chunk with every
+ * part of it the lazy AI SDK uses too: ~148 KB of zod at the cold start of ai, gateway and
+ * runtime-model, against ~40 KB elsewhere. Resolving the AI SDK's zod imports into a namespace of
+ * their own makes esbuild treat those files as other modules: the classic copy, core included, moves
+ * into the lazy chunks with the SDK. Measured: ai init 497 KB → 385 KB, package +29 KB.
+ * Two copies are safe here because zod keeps its one registry on `globalThis.__zod_globalRegistry`
+ * (descriptions and metadata set through either copy are seen by both) and `toJSONSchema` reads a
+ * schema's `_zod` internals, not its class: a zod/mini tool schema of the platform converts to the
+ * same JSON Schema (test/infra/bundles.test.ts sends one to a fake provider from a real bundle).
+ */
+export const AI_SDK_ZOD_NAMESPACE = 'ai-sdk-zod';
+const AI_SDK_FILE = /[\\/]node_modules[\\/](ai|@ai-sdk[\\/][^\\/]+)[\\/]/;
+
+export const aiSdkZodCopy: Plugin = {
+  name: 'ai-sdk-zod-copy',
+  setup(esbuild) {
+    // Same target as the `zod` alias below (locales trimmed), only in the other namespace.
+    esbuild.onResolve({ filter: /^zod(\/v4)?$/ }, (args) =>
+      AI_SDK_FILE.test(args.importer) ? { path: ZOD_WITHOUT_LOCALES, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: false } : undefined,
+    );
+    // Inside the copy, esbuild's own resolution (extensions, zod's package.json `sideEffects`), kept in the namespace.
+    esbuild.onResolve({ filter: /^\./, namespace: AI_SDK_ZOD_NAMESPACE }, async (args) => {
+      const resolved = await esbuild.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer });
+      return { path: resolved.path, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: resolved.sideEffects, errors: resolved.errors };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: AI_SDK_ZOD_NAMESPACE }, (args) => ({
+      contents: readFileSync(args.path, 'utf8'),
+      loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+/**
  * The esbuild settings of every function's code (the agent runtime's image reuses them too, as one
  * file); `lambdaBuildOptions` adds how a function's output is laid out.
  */
@@ -75,6 +115,7 @@ export const LAMBDA_BUNDLE = {
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },
+  plugins: [aiSdkZodCopy],
 } satisfies BuildOptions;
 
 /**
@@ -98,6 +139,19 @@ export const LAMBDA_ENTRY_NAME = 'index';
 export function lambdaBuildOptions(entry: string, outdir: string) {
   return { ...LAMBDA_BUNDLE, ...SPLIT_OUTPUT, entryPoints: { [LAMBDA_ENTRY_NAME]: entry }, outdir } satisfies BuildOptions;
 }
+
+/**
+ * Bundles one function synchronously, for CDK's local bundling (tryBundle cannot wait). esbuild runs
+ * plugins only in its asynchronous API, so a child node process (with tsx, to load this file) builds it.
+ */
+export function bundleFunctionSync(entry: string, outdir: string): void {
+  const script = `const { lambdaBuildOptions } = await import(${JSON.stringify(import.meta.url)});
+const { build } = await import('esbuild');
+await build({ ...lambdaBuildOptions(${JSON.stringify(entry)}, ${JSON.stringify(outdir)}), logLevel: 'error' });`;
+  execFileSync(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+// tsx's one export is its loader (`node --import tsx`); an absolute URL, whatever the working directory.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /**
  * The outputs a function's cold start parses and runs: its entry and, transitively, the chunks it

@@ -14,6 +14,8 @@ import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
 import {
   AI_DEFAULT_PROVIDER,
+  AI_SDK_ZOD_NAMESPACE,
+  aiSdkZodCopy,
   CREDENTIALS_SHIM,
   ESM_REQUIRE_BANNER,
   initLoadedOutputs,
@@ -30,6 +32,7 @@ import { WORKERS } from '../../lib/constructs/functions';
 import { PlatformFunction } from '../../lib/constructs/platform-function';
 import { NEEDS, type Need } from '../../lib/permissions';
 import { contract } from '../../shared/contract';
+import { startFakeModelServer } from '../helpers/fake-model-server';
 
 /**
  * The bundles as they deploy (lib/bundling.ts: split into an entry and lazy chunks), built once:
@@ -69,6 +72,14 @@ const bundleOf = (folder: string) => {
   };
 };
 
+/** Loads a module in a fresh node process (as Lambda does) and prints what `expression` gives. */
+const evaluate = async (file: string, expression: string) => {
+  const script = `const m = await import(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(await (${expression})));`;
+  const env = { PATH: process.env.PATH, LOG_LEVEL: 'SILENT', STAGE: 'test', AWS_REGION: 'us-east-1', JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123' };
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
+  return JSON.parse(stdout) as unknown;
+};
+
 beforeAll(async () => {
   outdir = mkdtempSync(path.join(tmpdir(), 'platform-bundles-'));
   // One build per function, as each deploys: in a build of several entries, a module shared by two
@@ -100,6 +111,7 @@ describe('bundling settings', () => {
       sourcesContent: false,
       external: [],
       banner: { js: ESM_REQUIRE_BANNER },
+      plugins: [aiSdkZodCopy],
       alias: {
         [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
         zod: ZOD_WITHOUT_LOCALES,
@@ -147,14 +159,6 @@ describe('bundling settings', () => {
 });
 
 describe('code splitting', () => {
-  /** Loads a module in a fresh node process (as Lambda does) and prints what `expression` gives. */
-  const evaluate = async (file: string, expression: string) => {
-    const script = `const m = await import(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(await (${expression})));`;
-    const env = { PATH: process.env.PATH, LOG_LEVEL: 'SILENT', STAGE: 'test', AWS_REGION: 'us-east-1', JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123' };
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
-    return JSON.parse(stdout) as unknown;
-  };
-
   it("leaves a library only imported through import() out of the cold start: SES in accounts", () => {
     const accounts = bundleOf('accounts');
     const ses = (i: string) => i.endsWith('shared/adapters/email-ses.ts') || i.includes('node_modules/@aws-sdk/client-sesv2/');
@@ -227,6 +231,45 @@ describe('zod in a bundle', () => {
     expect(bundled.sameZ).toBe(true);
     expect(bundled.locales).toEqual(['en']);
   });
+});
+
+describe("the AI SDK's own zod copy", () => {
+  const classicZod = (i: string) => /zod\/v4\/classic\//.test(i);
+
+  it('keeps zod classic (the AI SDK\'s) out of the cold start of the functions that call models', () => {
+    for (const folder of ['ai', 'gateway', 'runtime-model']) {
+      const { inputs, initInputs } = bundleOf(folder);
+      expect(initInputs.filter(classicZod), folder).toEqual([]);
+      expect(initInputs.filter((i) => i.startsWith(`${AI_SDK_ZOD_NAMESPACE}:`)), folder).toEqual([]);
+      // Shipped, in lazy chunks: the AI SDK's copy, core included.
+      expect(inputs.some((i) => i.startsWith(`${AI_SDK_ZOD_NAMESPACE}:`) && i.includes('zod/v4/core/to-json-schema.js')), folder).toBe(true);
+    }
+  });
+
+  it('sends a provider the same tool JSON schemas, descriptions included, as the unbundled code', async () => {
+    const models = await startFakeModelServer();
+    try {
+      const probe = path.join(ROOT, 'test/infra/fixtures/ai-tool-schemas.ts');
+      const probeOut = path.join(outdir, 'ai-tool-schemas');
+      const { metafile } = await build({ ...lambdaBuildOptions(probe, probeOut), sourcemap: false, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
+      const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/ai-tool-schemas/index.mjs'))!;
+      // Two copies in this bundle: zod/mini's core at init, the AI SDK's in its lazy chunks.
+      const initInputs = inputsOf(metafile, initLoadedOutputs(metafile, entry));
+      expect(initInputs.some((i) => /^[^:]*zod\/v4\/core\/schemas\.js$/.test(i))).toBe(true);
+      expect(initInputs.filter(classicZod)).toEqual([]);
+
+      await evaluate(path.resolve(ROOT, entry), `m.callWithTools(${JSON.stringify(models.baseUrl)}).then(() => true)`);
+      await (await import('./fixtures/ai-tool-schemas')).callWithTools(models.baseUrl);
+      const [bundled, unbundled] = models.requests.map((r) => r.body.tools);
+      expect(models.requests).toHaveLength(2);
+      expect(bundled).toEqual(unbundled);
+      expect(JSON.stringify(bundled)).toContain('"description":"the city to look up"');
+      expect(JSON.stringify(bundled)).toContain('"description":"a weather query"');
+      expect(JSON.stringify(bundled)).toContain('"title":"Unit"');
+    } finally {
+      await models.close();
+    }
+  }, 60_000);
 });
 
 describe('a bundled function in a fresh process', () => {
