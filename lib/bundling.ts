@@ -90,6 +90,78 @@ export const aiSdkZodCopy: Plugin = {
 };
 
 /**
+ * The AWS SDK's subpath barrels (`@smithy/core/protocols`, `@aws-sdk/core/protocols`...), cut per importer.
+ * esbuild splits by file and counts a file as reached from every entry whose static import graph
+ * leads to it, tree shaking aside: the DynamoDB client reaches the protocols barrel at init, the
+ * barrel imports every protocol, so the REST-JSON (SES) and XML (S3) protocol code a lazy client
+ * uses landed in the init chunk (~13 KB in accounts, ~28 KB in provisioner and skills). Each import
+ * of such a barrel instead gets a barrel of only the `export { … } from` lines giving the names that
+ * importer takes: the same bindings from the same files (one instance of each, so classes stay the
+ * same), no other import edge. A barrel with other statements, or an importer taking more than
+ * names (`import *`, `export *`), keeps the real barrel. The packages declare `sideEffects: false`,
+ * so evaluating fewer barrel lines changes nothing else.
+ */
+export const SDK_BARREL_NAMESPACE = 'sdk-barrel-cut';
+const SDK_BARREL = /^@(aws-sdk|smithy)\/core\/[a-zA-Z-]+$/;
+
+export const sdkBarrelsPerImporter: Plugin = {
+  name: 'sdk-barrels-per-importer',
+  setup(esbuild) {
+    const cutBarrels = new Map<string, string>();
+    const sourceOf = (file: string, namespace: string) => (namespace === SDK_BARREL_NAMESPACE ? cutBarrels.get(file) : namespace === 'file' ? readFileSync(file, 'utf8') : undefined);
+    esbuild.onResolve({ filter: SDK_BARREL }, async (args) => {
+      if (args.pluginData === SDK_BARREL_NAMESPACE) return undefined;
+      const importerSource = sourceOf(args.importer, args.namespace);
+      const names = importerSource === undefined ? undefined : namesTakenFrom(importerSource, args.path);
+      if (!names) return undefined;
+      const barrel = await esbuild.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: SDK_BARREL_NAMESPACE });
+      if (barrel.errors.length || barrel.namespace !== 'file') return undefined;
+      const cut = cutBarrel(readFileSync(barrel.path, 'utf8'), names);
+      if (cut === undefined) return undefined;
+      // One module per barrel and set of names.
+      const key = `${barrel.path}?${[...names].sort().join(',')}`;
+      cutBarrels.set(key, cut);
+      return { path: key, namespace: SDK_BARREL_NAMESPACE, sideEffects: false };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: SDK_BARREL_NAMESPACE }, (args) => ({
+      contents: cutBarrels.get(args.path)!,
+      loader: 'js',
+      resolveDir: path.dirname(args.path.slice(0, args.path.indexOf('?'))),
+    }));
+  },
+};
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The names `source` imports or re-exports from `specifier`; undefined when it takes more (`import *`, `export *`, a default or bare import). */
+export function namesTakenFrom(source: string, specifier: string): Set<string> | undefined {
+  const quoted = `["']${escapeRegExp(specifier)}["']`;
+  if (new RegExp(`import\\s*${quoted}|(import\\s*\\*|export\\s*\\*|import\\s+[\\w$]+\\s*(,|from))[^;]*?${quoted}`).test(source)) return undefined;
+  const names = new Set<string>();
+  for (const m of source.matchAll(new RegExp(`(?:import|export)\\s*\\{([^}]*)\\}\\s*from\\s*${quoted}`, 'g')))
+    for (const part of m[1]!.split(',')) {
+      const name = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!.trim();
+      if (name) names.add(name);
+    }
+  return names;
+}
+
+/** `barrel` cut to the `export { … } from` lines giving `names`; undefined if it holds anything else or lacks one of them. */
+export function cutBarrel(barrel: string, names: Set<string>): string | undefined {
+  const kept: string[] = [];
+  const found = new Set<string>();
+  for (const statement of barrel.split(';').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^export\s*\{([^}]*)\}\s*from\s*(["'][^"']+["'])$/.exec(statement);
+    if (!m) return undefined;
+    const exportedName = (part: string) => part.split(/\s+as\s+/).pop()!.trim();
+    const wanted = m[1]!.split(',').map((p) => p.trim()).filter((p) => p && names.has(exportedName(p)));
+    for (const w of wanted) found.add(exportedName(w));
+    if (wanted.length) kept.push(`export { ${wanted.join(', ')} } from ${m[2]};`);
+  }
+  return found.size === names.size ? kept.join('\n') : undefined;
+}
+
+/**
  * The esbuild settings of every function's code (the agent runtime's image reuses them too, as one
  * file); `lambdaBuildOptions` adds how a function's output is laid out.
  */
@@ -115,7 +187,7 @@ export const LAMBDA_BUNDLE = {
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },
-  plugins: [aiSdkZodCopy],
+  plugins: [aiSdkZodCopy, sdkBarrelsPerImporter],
 } satisfies BuildOptions;
 
 /**
