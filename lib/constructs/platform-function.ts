@@ -35,7 +35,7 @@ export interface PlatformFunctionProps {
 }
 
 /**
- * CDK's asset for a function: esbuild with lib/bundling.ts's options, run in this process. Not
+ * CDK's asset for a function: esbuild with lib/bundling.ts's options and plugins, in a child process (bundleFunctionSync). Not
  * NodejsFunction: its esbuild call writes one `--outfile`, which cannot split code into lazy chunks.
  * The asset is hashed on the bundler's output, so any change to the code that ships redeploys the
  * function and nothing else does.
