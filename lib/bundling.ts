@@ -1,5 +1,9 @@
-import { fileURLToPath } from 'node:url';
-import type { BuildOptions, Metafile } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
 /**
  * How every Lambda of the platform is bundled (docs/architecture.md §11), in one place: PlatformFunction
@@ -50,6 +54,134 @@ export const ZOD_V3 = fileURLToPath(new URL('../shared/bundle-stubs/zod-v3-kinds
 export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('../shared/bundle-stubs/ai-gateway.ts', import.meta.url));
 
 /**
+ * The AI SDK's own copy of zod. The AI SDK (loaded by `import()`, ../shared/ai/sdk/*) uses zod classic
+ * (`zod`, `zod/v4`), the platform zod/mini; both are built on the same zod/v4/core/*.js files. esbuild
+ * splits by file, so a core file reached at init through zod/mini lands in the init chunk with every
+ * part of it the lazy AI SDK uses too: ~148 KB of zod at the cold start of ai, gateway and
+ * runtime-model, against ~40 KB elsewhere. Resolving the AI SDK's zod imports into a namespace of
+ * their own makes esbuild treat those files as other modules: the classic copy, core included, moves
+ * into the lazy chunks with the SDK. Measured: ai init 497 KB → 385 KB, package +29 KB.
+ * Two copies are safe here because zod keeps its one registry on `globalThis.__zod_globalRegistry`
+ * (descriptions and metadata set through either copy are seen by both) and `toJSONSchema` reads a
+ * schema's `_zod` internals, not its class: a zod/mini tool schema of the platform converts to the
+ * same JSON Schema (test/infra/bundles.test.ts sends one to a fake provider from a real bundle).
+ */
+export const AI_SDK_ZOD_NAMESPACE = 'ai-sdk-zod';
+const AI_SDK_FILE = /[\\/]node_modules[\\/](ai|@ai-sdk[\\/][^\\/]+)[\\/]/;
+
+export const aiSdkZodCopy: Plugin = {
+  name: 'ai-sdk-zod-copy',
+  setup(esbuild) {
+    // Same target as the `zod` alias below (locales trimmed), only in the other namespace.
+    esbuild.onResolve({ filter: /^zod(\/v4)?$/ }, (args) =>
+      AI_SDK_FILE.test(args.importer) ? { path: ZOD_WITHOUT_LOCALES, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: false } : undefined,
+    );
+    // Inside the copy, esbuild's own resolution (extensions, zod's package.json `sideEffects`), kept in the namespace.
+    esbuild.onResolve({ filter: /^\./, namespace: AI_SDK_ZOD_NAMESPACE }, async (args) => {
+      const resolved = await esbuild.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer });
+      return { path: resolved.path, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: resolved.sideEffects, errors: resolved.errors };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: AI_SDK_ZOD_NAMESPACE }, (args) => ({
+      contents: readFileSync(args.path, 'utf8'),
+      loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+/**
+ * The AWS SDK's subpath barrels (`@smithy/core/protocols`, `@aws-sdk/core/protocols`...), cut per importer.
+ * esbuild splits by file and counts a file as reached from every entry whose static import graph
+ * leads to it, tree shaking aside: the DynamoDB client reaches the protocols barrel at init, the
+ * barrel imports every protocol, so the REST-JSON (SES) and XML (S3) protocol code a lazy client
+ * uses landed in the init chunk (~13 KB in accounts, ~28 KB in provisioner and skills). Each import
+ * of such a barrel instead gets a barrel of only the `export { … } from` lines giving the names that
+ * importer takes: the same bindings from the same files (one instance of each, so classes stay the
+ * same), no other import edge. A barrel with other statements, or an importer taking more than
+ * names (`import *`, `export *`), keeps the real barrel. The packages declare `sideEffects: false`,
+ * so evaluating fewer barrel lines changes nothing else.
+ */
+export const SDK_BARREL_NAMESPACE = 'sdk-barrel-cut';
+const SDK_BARREL = /^@(aws-sdk|smithy)\/core\/[a-zA-Z-]+$/;
+
+export const sdkBarrelsPerImporter: Plugin = {
+  name: 'sdk-barrels-per-importer',
+  setup(esbuild) {
+    const cutBarrels = new Map<string, string>();
+    const sourceOf = (file: string, namespace: string) =>
+      namespace === SDK_BARREL_NAMESPACE ? cutBarrels.get(file) : namespace === 'file' ? readFileSync(file, 'utf8') : undefined;
+    esbuild.onResolve({ filter: SDK_BARREL }, async (args) => {
+      if (args.pluginData === SDK_BARREL_NAMESPACE) return undefined;
+      const importerSource = sourceOf(args.importer, args.namespace);
+      const names = importerSource === undefined ? undefined : namesTakenFrom(importerSource, args.path);
+      if (!names) return undefined;
+      const barrel = await esbuild.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        importer: args.importer,
+        pluginData: SDK_BARREL_NAMESPACE,
+      });
+      if (barrel.errors.length || barrel.namespace !== 'file') return undefined;
+      const cut = cutBarrel(readFileSync(barrel.path, 'utf8'), names);
+      if (cut === undefined) return undefined;
+      // One module per barrel and set of names.
+      const key = `${barrel.path}?${[...names].sort().join(',')}`;
+      cutBarrels.set(key, cut);
+      return { path: key, namespace: SDK_BARREL_NAMESPACE, sideEffects: false };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: SDK_BARREL_NAMESPACE }, (args) => ({
+      contents: cutBarrels.get(args.path)!,
+      loader: 'js',
+      resolveDir: path.dirname(args.path.slice(0, args.path.indexOf('?'))),
+    }));
+  },
+};
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The names `source` imports or re-exports from `specifier`; undefined when it takes more (`import *`, `export *`, a default or bare import). */
+export function namesTakenFrom(source: string, specifier: string): Set<string> | undefined {
+  const quoted = `["']${escapeRegExp(specifier)}["']`;
+  if (new RegExp(`import\\s*${quoted}|(import\\s*\\*|export\\s*\\*|import\\s+[\\w$]+\\s*(,|from))[^;]*?${quoted}`).test(source)) return undefined;
+  const names = new Set<string>();
+  for (const m of source.matchAll(new RegExp(`(?:import|export)\\s*\\{([^}]*)\\}\\s*from\\s*${quoted}`, 'g')))
+    for (const part of m[1]!.split(',')) {
+      const name = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0]!
+        .trim();
+      if (name) names.add(name);
+    }
+  return names;
+}
+
+/** `barrel` cut to the `export { … } from` lines giving `names`; undefined if it holds anything else or lacks one of them. */
+export function cutBarrel(barrel: string, names: Set<string>): string | undefined {
+  const kept: string[] = [];
+  const found = new Set<string>();
+  for (const statement of barrel
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const m = /^export\s*\{([^}]*)\}\s*from\s*(["'][^"']+["'])$/.exec(statement);
+    if (!m) return undefined;
+    const exportedName = (part: string) =>
+      part
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
+    const wanted = m[1]!
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p && names.has(exportedName(p)));
+    for (const w of wanted) found.add(exportedName(w));
+    if (wanted.length) kept.push(`export { ${wanted.join(', ')} } from ${m[2]};`);
+  }
+  return found.size === names.size ? kept.join('\n') : undefined;
+}
+
+/**
  * The esbuild settings of every function's code (the agent runtime's image reuses them too, as one
  * file); `lambdaBuildOptions` adds how a function's output is laid out.
  */
@@ -75,6 +207,7 @@ export const LAMBDA_BUNDLE = {
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },
+  plugins: [aiSdkZodCopy, sdkBarrelsPerImporter],
 } satisfies BuildOptions;
 
 /**
@@ -98,6 +231,19 @@ export const LAMBDA_ENTRY_NAME = 'index';
 export function lambdaBuildOptions(entry: string, outdir: string) {
   return { ...LAMBDA_BUNDLE, ...SPLIT_OUTPUT, entryPoints: { [LAMBDA_ENTRY_NAME]: entry }, outdir } satisfies BuildOptions;
 }
+
+/**
+ * Bundles one function synchronously, for CDK's local bundling (tryBundle cannot wait). esbuild runs
+ * plugins only in its asynchronous API, so a child node process (with tsx, to load this file) builds it.
+ */
+export function bundleFunctionSync(entry: string, outdir: string): void {
+  const script = `const { lambdaBuildOptions } = await import(${JSON.stringify(import.meta.url)});
+const { build } = await import('esbuild');
+await build({ ...lambdaBuildOptions(${JSON.stringify(entry)}, ${JSON.stringify(outdir)}), logLevel: 'error' });`;
+  execFileSync(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+// tsx's one export is its loader (`node --import tsx`); an absolute URL, whatever the working directory.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /**
  * The outputs a function's cold start parses and runs: its entry and, transitively, the chunks it

@@ -1,13 +1,12 @@
 import { join, relative } from 'node:path';
 import { AssetHashType, DockerImage, type Duration, Stack } from 'aws-cdk-lib';
-import { buildSync } from 'esbuild';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { LAMBDA_ENTRY_NAME, lambdaBuildOptions } from '../bundling';
+import { bundleFunctionSync, LAMBDA_ENTRY_NAME } from '../bundling';
 import { LAMBDA_MEMORY_MB } from '../function-sizing';
 
 /** Where a function that talks to instances sits in the VPC. */
@@ -36,7 +35,7 @@ export interface PlatformFunctionProps {
 }
 
 /**
- * CDK's asset for a function: esbuild with lib/bundling.ts's options, run in this process. Not
+ * CDK's asset for a function: esbuild with lib/bundling.ts's options and plugins, in a child process (bundleFunctionSync). Not
  * NodejsFunction: its esbuild call writes one `--outfile`, which cannot split code into lazy chunks.
  * The asset is hashed on the bundler's output, so any change to the code that ships redeploys the
  * function and nothing else does.
@@ -63,7 +62,7 @@ const LOCAL_BUNDLING_ONLY = 'functions are bundled locally with esbuild (lib/bun
 
 /** Writes index.mjs, chunks/ and their source maps into `outputDir`; an esbuild error stops the synthesis. */
 export function bundleFunction(entry: string, outputDir: string): true {
-  buildSync({ ...lambdaBuildOptions(entry, outputDir), logLevel: 'error' });
+  bundleFunctionSync(entry, outputDir);
   return true;
 }
 

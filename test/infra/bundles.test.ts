@@ -14,6 +14,11 @@ import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
 import {
   AI_DEFAULT_PROVIDER,
+  AI_SDK_ZOD_NAMESPACE,
+  aiSdkZodCopy,
+  cutBarrel,
+  namesTakenFrom,
+  sdkBarrelsPerImporter,
   CREDENTIALS_SHIM,
   ESM_REQUIRE_BANNER,
   initLoadedOutputs,
@@ -30,6 +35,7 @@ import { WORKERS } from '../../lib/constructs/functions';
 import { PlatformFunction } from '../../lib/constructs/platform-function';
 import { NEEDS, type Need } from '../../lib/permissions';
 import { contract } from '../../shared/contract';
+import { startFakeModelServer } from '../helpers/fake-model-server';
 
 /**
  * The bundles as they deploy (lib/bundling.ts: split into an entry and lazy chunks), built once:
@@ -69,6 +75,20 @@ const bundleOf = (folder: string) => {
   };
 };
 
+/** Loads a module in a fresh node process (as Lambda does) and prints what `expression` gives. */
+const evaluate = async (file: string, expression: string) => {
+  const script = `const m = await import(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(await (${expression})));`;
+  const env = {
+    PATH: process.env.PATH,
+    LOG_LEVEL: 'SILENT',
+    STAGE: 'test',
+    AWS_REGION: 'us-east-1',
+    JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123',
+  };
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
+  return JSON.parse(stdout) as unknown;
+};
+
 beforeAll(async () => {
   outdir = mkdtempSync(path.join(tmpdir(), 'platform-bundles-'));
   // One build per function, as each deploys: in a build of several entries, a module shared by two
@@ -100,6 +120,7 @@ describe('bundling settings', () => {
       sourcesContent: false,
       external: [],
       banner: { js: ESM_REQUIRE_BANNER },
+      plugins: [aiSdkZodCopy, sdkBarrelsPerImporter],
       alias: {
         [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
         zod: ZOD_WITHOUT_LOCALES,
@@ -147,20 +168,6 @@ describe('bundling settings', () => {
 });
 
 describe('code splitting', () => {
-  /** Loads a module in a fresh node process (as Lambda does) and prints what `expression` gives. */
-  const evaluate = async (file: string, expression: string) => {
-    const script = `const m = await import(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(await (${expression})));`;
-    const env = {
-      PATH: process.env.PATH,
-      LOG_LEVEL: 'SILENT',
-      STAGE: 'test',
-      AWS_REGION: 'us-east-1',
-      JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123',
-    };
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
-    return JSON.parse(stdout) as unknown;
-  };
-
   it('leaves a library only imported through import() out of the cold start: SES in accounts', () => {
     const accounts = bundleOf('accounts');
     const ses = (i: string) => i.endsWith('shared/adapters/email-ses.ts') || i.includes('node_modules/@aws-sdk/client-sesv2/');
@@ -233,6 +240,142 @@ describe('zod in a bundle', () => {
     expect(bundled.sameZ).toBe(true);
     expect(bundled.locales).toEqual(['en']);
   });
+});
+
+describe("the AI SDK's own zod copy", () => {
+  const classicZod = (i: string) => /zod\/v4\/classic\//.test(i);
+
+  it("keeps zod classic (the AI SDK's) out of the cold start of the functions that call models", () => {
+    for (const folder of ['ai', 'gateway', 'runtime-model']) {
+      const { inputs, initInputs } = bundleOf(folder);
+      expect(initInputs.filter(classicZod), folder).toEqual([]);
+      expect(
+        initInputs.filter((i) => i.startsWith(`${AI_SDK_ZOD_NAMESPACE}:`)),
+        folder,
+      ).toEqual([]);
+      // Shipped, in lazy chunks: the AI SDK's copy, core included.
+      expect(
+        inputs.some((i) => i.startsWith(`${AI_SDK_ZOD_NAMESPACE}:`) && i.includes('zod/v4/core/to-json-schema.js')),
+        folder,
+      ).toBe(true);
+    }
+  });
+
+  it('sends a provider the same tool JSON schemas, descriptions included, as the unbundled code', async () => {
+    const models = await startFakeModelServer();
+    try {
+      const probe = path.join(ROOT, 'test/infra/fixtures/ai-tool-schemas.ts');
+      const probeOut = path.join(outdir, 'ai-tool-schemas');
+      const { metafile } = await build({ ...lambdaBuildOptions(probe, probeOut), sourcemap: false, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
+      const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/ai-tool-schemas/index.mjs'))!;
+      // Two copies in this bundle: zod/mini's core at init, the AI SDK's in its lazy chunks.
+      const initInputs = inputsOf(metafile, initLoadedOutputs(metafile, entry));
+      expect(initInputs.some((i) => /^[^:]*zod\/v4\/core\/schemas\.js$/.test(i))).toBe(true);
+      expect(initInputs.filter(classicZod)).toEqual([]);
+
+      await evaluate(path.resolve(ROOT, entry), `m.callWithTools(${JSON.stringify(models.baseUrl)}).then(() => true)`);
+      await (await import('./fixtures/ai-tool-schemas')).callWithTools(models.baseUrl);
+      const [bundled, unbundled] = models.requests.map((r) => r.body.tools);
+      expect(models.requests).toHaveLength(2);
+      expect(bundled).toEqual(unbundled);
+      expect(JSON.stringify(bundled)).toContain('"description":"the city to look up"');
+      expect(JSON.stringify(bundled)).toContain('"description":"a weather query"');
+      expect(JSON.stringify(bundled)).toContain('"title":"Unit"');
+    } finally {
+      await models.close();
+    }
+  }, 60_000);
+});
+
+describe('the SDK barrels cut per importer', () => {
+  const sesProtocol = (i: string) =>
+    /@smithy\/core\/dist-es\/submodules\/protocols\/HttpBindingProtocol\.js|@aws-sdk\/core\/dist-es\/submodules\/protocols\/json\/AwsRestJsonProtocol\.js/.test(
+      i,
+    );
+  const s3Protocol = (i: string) => /@aws-sdk\/core\/dist-es\/submodules\/protocols\/xml\//.test(i);
+
+  it('cuts a barrel to the lines an importer needs, and keeps the real one when it cannot tell', () => {
+    const barrel = 'export { A, B as C } from "./a";\nexport { D } from "./d";\nexport { E } from "@scope/e";\n';
+    expect(namesTakenFrom('import { C, E as F } from "@smithy/core/x";\nexport { A } from "@smithy/core/x";', '@smithy/core/x')).toEqual(
+      new Set(['C', 'E', 'A']),
+    );
+    expect(cutBarrel(barrel, new Set(['C', 'E']))).toBe('export { B as C } from "./a";\nexport { E } from "@scope/e";');
+    expect(cutBarrel(barrel, new Set(['Z']))).toBeUndefined();
+    expect(cutBarrel(`${barrel}export * from "./f";`, new Set(['D']))).toBeUndefined();
+    for (const wider of [
+      'import * as x from "@smithy/core/x";',
+      'import "@smithy/core/x";',
+      'export * from "@smithy/core/x";',
+      'import x, { A } from "@smithy/core/x";',
+    ])
+      expect(namesTakenFrom(wider, '@smithy/core/x'), wider).toBeUndefined();
+  });
+
+  it('leaves the SES and S3 protocol code out of the cold start, in the lazy chunks', () => {
+    for (const [folder, lazyProtocol] of [
+      ['accounts', sesProtocol],
+      ['settings', sesProtocol],
+      ['provisioner', s3Protocol],
+      ['skills', s3Protocol],
+    ] as const) {
+      const { inputs, initInputs } = bundleOf(folder);
+      expect(initInputs.filter(lazyProtocol), folder).toEqual([]);
+      expect(inputs.some(lazyProtocol), folder).toBe(true);
+    }
+  });
+
+  it('sends the same S3 and SES requests from a bundle as from the sources', async () => {
+    const requests: { method?: string; url?: string; contentType?: string; checksum?: string; body: string }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const checksum = Object.entries(req.headers).find(([h]) => h.startsWith('x-amz-checksum-'));
+        requests.push({
+          method: req.method,
+          url: req.url,
+          contentType: req.headers['content-type'],
+          checksum: checksum?.join('='),
+          body: Buffer.concat(chunks).toString(),
+        });
+        if (req.url!.startsWith('/v2/email/')) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ MessageId: 'probe-message' }));
+        } else {
+          res.writeHead(200, { etag: '"probe-etag"' });
+          res.end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const probeOut = path.join(outdir, 'lazy-aws-calls');
+      const { metafile } = await build({
+        ...lambdaBuildOptions(path.join(ROOT, 'test/infra/fixtures/lazy-aws-calls.ts'), probeOut),
+        sourcemap: false,
+        absWorkingDir: ROOT,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/lazy-aws-calls/index.mjs'))!;
+      const initInputs = inputsOf(metafile, initLoadedOutputs(metafile, entry));
+      expect(initInputs.some((i) => i.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
+      expect(initInputs.filter((i) => sesProtocol(i) || s3Protocol(i))).toEqual([]);
+
+      const bundled = await evaluate(path.resolve(ROOT, entry), `m.callLazyClients(${JSON.stringify(endpoint)})`);
+      const fromBundle = requests.splice(0);
+      const unbundled = await (await import('./fixtures/lazy-aws-calls')).callLazyClients(endpoint);
+      expect(bundled).toEqual({ etag: '"probe-etag"', messageId: 'probe-message' });
+      expect(unbundled).toEqual(bundled);
+      expect(fromBundle).toHaveLength(2);
+      expect(fromBundle).toEqual(requests);
+      expect(fromBundle[0]).toMatchObject({ method: 'PUT', url: expect.stringMatching(/^\/probe-bucket\/a\/b\.txt/), body: 'hello barrels' });
+      expect(fromBundle[0]!.checksum).toMatch(/^x-amz-checksum-crc32=/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 60_000);
 });
 
 describe('a bundled function in a fresh process', () => {

@@ -23,7 +23,13 @@ const ROUTE_SPECIFIC = ['functions/skills/channel-inbound.ts', 'functions/agent-
 let metafile: Metafile;
 
 const inputsOf = (outputs: string[]) =>
-  new Set(outputs.flatMap((o) => Object.entries(metafile.outputs[o]!.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([name]) => name)));
+  new Set(
+    outputs.flatMap((o) =>
+      Object.entries(metafile.outputs[o]!.inputs)
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([name]) => name),
+    ),
+  );
 
 beforeAll(async () => {
   const result = await build({
@@ -50,7 +56,7 @@ describe('the skills function', () => {
     expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => !ever.has(f))).toEqual([]);
   });
 
-  it("loads, for each catalogue name, the module of that skill", async () => {
+  it('loads, for each catalogue name, the module of that skill', async () => {
     for (const { name } of SKILL_CATALOGUE) expect((await skillLoaders[name]()).name, name).toBe(name);
   });
 });
