@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LAMBDA_BUNDLE } from '../../lib/bundling';
+import { initLoadedOutputs, LAMBDA_BUNDLE } from '../../lib/bundling';
 
 /**
  * The AWS clients other than DynamoDB load on their first use, never at a function's cold start
@@ -45,14 +45,7 @@ async function splitBuild(fn: string): Promise<SplitBundle> {
   });
   const outputs = (metafile as Metafile).outputs;
   const entry = Object.keys(outputs).find((k) => path.basename(k) === 'index.mjs')!;
-  const init = new Set<string>();
-  const pending = [entry];
-  while (pending.length) {
-    const chunk = pending.pop()!;
-    if (init.has(chunk)) continue;
-    init.add(chunk);
-    for (const i of outputs[chunk]!.imports) if (i.kind === 'import-statement' && outputs[i.path]) pending.push(i.path);
-  }
+  const init = new Set(initLoadedOutputs(metafile as Metafile, entry));
   const bundle: SplitBundle = { atInit: new Set(), lazy: new Set() };
   for (const [chunk, output] of Object.entries(outputs))
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {

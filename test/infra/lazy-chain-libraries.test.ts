@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAMBDA_BUNDLE } from '../../lib/bundling';
+import { initLoadedOutputs, LAMBDA_BUNDLE, reachableOutputs } from '../../lib/bundling';
 
 /**
  * Built with code splitting, as the functions deploy: the chain, passkey and remote-key-set
@@ -51,22 +51,13 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 function modulesOf(fn: string) {
   const outputs = metafile.outputs;
   const entry = Object.keys(outputs).find((k) => k.endsWith(`/${fn}.mjs`))!;
-  const reach = (kinds: string[]) => {
-    const seen = new Set<string>();
-    const stack = [entry];
-    while (stack.length) {
-      const file = stack.pop()!;
-      if (seen.has(file)) continue;
-      seen.add(file);
-      for (const i of outputs[file]!.imports) if (kinds.includes(i.kind) && outputs[i.path]) stack.push(i.path);
-    }
-    return [...seen].flatMap((file) =>
+  const inputsOf = (files: string[]) =>
+    files.flatMap((file) =>
       Object.entries(outputs[file]!.inputs)
         .filter(([, i]) => i.bytesInOutput > 0)
         .map(([name]) => name),
     );
-  };
-  return { atInit: reach(['import-statement']), packaged: reach(['import-statement', 'dynamic-import']) };
+  return { atInit: inputsOf(initLoadedOutputs(metafile, entry)), packaged: inputsOf(reachableOutputs(metafile, entry)) };
 }
 
 describe('chain, passkey and remote key set libraries load on first use', () => {
