@@ -160,8 +160,13 @@ describe('web console in Chromium', () => {
     // Through the agent (its runtime stored the exchange in the agent's history), not the model layer directly.
     expect(chatCalls).toEqual(['POST /api/chat']);
     const agentId = new URL(page.url()).pathname.split('/').at(-1);
-    const history = (await page.evaluate(`fetch('/api/chat?agentId=${agentId}').then((r) => r.json())`)) as { messages: { role: string; content: string }[] };
-    expect(history.messages.map((m) => [m.role, m.content])).toEqual([
+    // The runtime stores the exchange as the stream ends, just after the last piece is on screen.
+    const readHistory = async () =>
+      ((await page.evaluate(`fetch('/api/chat?agentId=${agentId}').then((r) => r.json())`)) as { messages: { role: string; content: string }[] }).messages.map(
+        (m) => [m.role, m.content],
+      );
+    await expect.poll(async () => (await readHistory()).length, POLL).toBe(2);
+    expect(await readHistory()).toEqual([
       ['assistant', full],
       ['user', chatText],
     ]);

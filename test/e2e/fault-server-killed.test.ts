@@ -66,6 +66,8 @@ describe('the local stack leaves no process behind', () => {
     await stack.exited();
     const settleMs = await allGone(pids, 10_000);
     console.info(`children gone ${settleMs} ms after SIGKILL of the server process`);
+    // The watchdog removes each pid file just after its kill (killRecorded): give it a moment.
+    await until(async () => (readPidRecords(pidDir).length === 0 ? true : undefined), 'the pid files to be removed', 5_000).catch(() => undefined);
     expect(readPidRecords(pidDir)).toEqual([]);
   }, 150_000);
 
