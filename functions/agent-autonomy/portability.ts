@@ -21,7 +21,7 @@ import { addSchedule, firstRunAt } from './schedules';
  * agent is provisioned through the one provisioning path (plan agent limit in its transaction).
  */
 
-type ExportDocument = z.infer<typeof AgentExport>;
+type ExportDocument = z.infer<ReturnType<typeof AgentExport>>;
 
 /** Setting names that hold a secret, whatever the skill: their values never leave the platform. */
 const SECRET_NAME = /(secret|token|password|passwd|credential|api[-_]?key|private[-_]?key|access[-_]?key|^key$|auth)/i;
@@ -76,7 +76,7 @@ function parseDocument(body: unknown): ExportDocument {
       supportedVersion: AGENT_EXPORT_VERSION,
     });
   }
-  const parsed = AgentExport.safeParse(body);
+  const parsed = AgentExport().safeParse(body);
   if (!parsed.success) {
     throw badRequest('this is not a valid agent export', 'INVALID_EXPORT', {
       issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
@@ -106,7 +106,7 @@ export async function importAgent(auth: AuthContext, body: unknown) {
     throw new HttpError(429, `schedule limit reached: the account's plan allows ${limits?.schedules ?? 0}`, 'SCHEDULE_LIMIT_REACHED', {
       limit: limits?.schedules ?? 0,
     });
-  const configCheck = AgentConfig.safeParse(doc.agent.config);
+  const configCheck = AgentConfig().safeParse(doc.agent.config);
   if (!configCheck.success) throw badRequest('the agent configuration in this export is not valid', 'INVALID_EXPORT');
   const entries = Object.entries(doc.memory).map(([key, value]) => encodeEntry(key, value));
 

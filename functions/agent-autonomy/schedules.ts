@@ -58,7 +58,7 @@ export async function schedulesOf(userId: string, agentId: string) {
 export async function addSchedule(
   auth: AuthContext,
   agentId: string,
-  body: z.infer<typeof CreateScheduleBody> & { status?: ScheduleRecord['status'] },
+  body: z.infer<ReturnType<typeof CreateScheduleBody>> & { status?: ScheduleRecord['status'] },
 ): Promise<ScheduleRecord> {
   await ownedAgent(auth.userId, agentId);
   const limits = requirePlan(await accountAccess(auth));

@@ -130,7 +130,7 @@ async function ensProof(agentId: string, signature: string, walletAddress: strin
   return { attestationUid: null, verifierAddress: signer, metadata: { checked: 'ens-name', ensName: name, message: verificationMessage(agentId), signature } };
 }
 
-export async function verify(auth: AuthContext, agentId: string, body: z.infer<typeof VerifyAgentBody>) {
+export async function verify(auth: AuthContext, agentId: string, body: z.infer<ReturnType<typeof VerifyAgentBody>>) {
   await ownAgent(auth, agentId);
   if (body.verificationType === 'webauthn') {
     const passkey = await provePasskey(auth, agentId, body.signature!);

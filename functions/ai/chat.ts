@@ -26,7 +26,7 @@ async function refuseContradictingHeaders(auth: AuthContext, headers: Record<str
 
 const wantsStream = (accept: string | undefined) => !!accept && /(^|,)\s*text\/event-stream/i.test(accept);
 
-export async function aiChat(auth: AuthContext, body: z.infer<typeof ChatRequestBody>, headers: Record<string, string | undefined>) {
+export async function aiChat(auth: AuthContext, body: z.infer<ReturnType<typeof ChatRequestBody>>, headers: Record<string, string | undefined>) {
   await refuseContradictingHeaders(auth, headers);
   const input: ModelCallInput = {
     caller: { kind: 'account', account: auth },

@@ -20,8 +20,8 @@ function limitsOf(access: AccountAccess) {
 }
 
 /** Answers only the values the contract names: an unrecognised stored value reads as none. */
-const shownPlan = (plan: string | null | undefined) => (AccountPlan.safeParse(plan).success ? plan! : 'none');
-const shownStatus = (status: string | undefined) => (SubscriptionStatus.safeParse(status).success ? status! : 'none');
+const shownPlan = (plan: string | null | undefined) => (AccountPlan().safeParse(plan).success ? plan! : 'none');
+const shownStatus = (status: string | undefined) => (SubscriptionStatus().safeParse(status).success ? status! : 'none');
 
 async function balanceOf(userId: string): Promise<number> {
   return (await getUser(userId, true))?.credits ?? 0;

@@ -19,6 +19,7 @@ import { keys } from '../../shared/db/keys';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
 import { badRequest } from '../../shared/http/errors';
+import { lazySchema } from '../../shared/lazy-schema';
 
 /** Who a plugin serves: an account (card) or an anonymous on-chain payer (MPP), which gets account-free tools only. */
 export type PluginCaller = { kind: 'account'; auth: AuthContext } | { kind: 'payer'; payer: string; reference: string };
@@ -52,41 +53,51 @@ const AUDIO_MEDIA_TYPES: Record<(typeof TTS_FORMATS)[number], string> = {
   pcm: 'audio/pcm',
 };
 
-const Message = z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string().check(z.minLength(1), z.maxLength(200_000)) });
-const TextInput = z
-  .strictObject({
-    prompt: z.optional(z.string().check(z.minLength(1), z.maxLength(200_000))),
-    messages: z.optional(z.array(Message).check(z.minLength(1), z.maxLength(200))),
-    system: z.optional(z.string().check(z.maxLength(20_000))),
-    model: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
-    taskType: z.optional(z.string().check(z.minLength(1), z.maxLength(32))),
-    temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
-    top_p: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
-    maxTokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
-    max_tokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
-  })
-  .check(z.refine((b) => !!b.prompt !== !!b.messages, 'send `prompt` or `messages` (one of them)'));
-const AgentInput = z.intersection(
-  TextInput,
-  z.object({
-    maxSteps: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_STEPS))),
-    agentId: z
-      .optional(z.string().check(z.minLength(1), z.maxLength(128)))
-      .check(z.describe("one of the caller's agents: its memory and installed skills become tools")),
+const Message = lazySchema(() =>
+  z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string().check(z.minLength(1), z.maxLength(200_000)) }),
+);
+const TextInput = lazySchema(() =>
+  z
+    .strictObject({
+      prompt: z.optional(z.string().check(z.minLength(1), z.maxLength(200_000))),
+      messages: z.optional(z.array(Message()).check(z.minLength(1), z.maxLength(200))),
+      system: z.optional(z.string().check(z.maxLength(20_000))),
+      model: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+      taskType: z.optional(z.string().check(z.minLength(1), z.maxLength(32))),
+      temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
+      top_p: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+      maxTokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
+      max_tokens: z.optional(z.number().check(z.int(), z.positive(), z.maximum(1_000_000))),
+    })
+    .check(z.refine((b) => !!b.prompt !== !!b.messages, 'send `prompt` or `messages` (one of them)')),
+);
+const AgentInput = lazySchema(() =>
+  z.intersection(
+    TextInput(),
+    z.object({
+      maxSteps: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_STEPS))),
+      agentId: z
+        .optional(z.string().check(z.minLength(1), z.maxLength(128)))
+        .check(z.describe("one of the caller's agents: its memory and installed skills become tools")),
+    }),
+  ),
+);
+const TtsInput = lazySchema(() =>
+  z.strictObject({
+    input: z.string().check(z.minLength(1), z.maxLength(TTS_MAX_CHARS)),
+    voice: z._default(z.string().check(z.minLength(1), z.maxLength(32)), 'alloy'),
+    format: z._default(z.enum(TTS_FORMATS), 'mp3'),
+    model: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'tts-1'),
+    instructions: z.optional(z.string().check(z.maxLength(4096))),
   }),
 );
-const TtsInput = z.strictObject({
-  input: z.string().check(z.minLength(1), z.maxLength(TTS_MAX_CHARS)),
-  voice: z._default(z.string().check(z.minLength(1), z.maxLength(32)), 'alloy'),
-  format: z._default(z.enum(TTS_FORMATS), 'mp3'),
-  model: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'tts-1'),
-  instructions: z.optional(z.string().check(z.maxLength(4096))),
-});
-const SttInput = z.strictObject({
-  audio: z.base64().check(z.maxLength(Math.ceil(STT_MAX_AUDIO_BYTES / 3) * 4, `at most ${STT_MAX_AUDIO_BYTES} bytes of audio`)),
-  model: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'whisper-1'),
-  language: z.optional(z.string().check(z.minLength(2), z.maxLength(8))),
-});
+const SttInput = lazySchema(() =>
+  z.strictObject({
+    audio: z.base64().check(z.maxLength(Math.ceil(STT_MAX_AUDIO_BYTES / 3) * 4, `at most ${STT_MAX_AUDIO_BYTES} bytes of audio`)),
+    model: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'whisper-1'),
+    language: z.optional(z.string().check(z.minLength(2), z.maxLength(8))),
+  }),
+);
 
 /** The agent schema's strict text part refuses its own extra keys, so they are split off first. */
 const agentShape = (body: Record<string, unknown>) => {
@@ -95,10 +106,10 @@ const agentShape = (body: Record<string, unknown>) => {
 };
 
 export type PluginInput =
-  | { plugin: 'generate-text'; input: z.output<typeof TextInput> }
-  | { plugin: 'agent'; input: z.output<typeof TextInput> & { maxSteps?: number; agentId?: string } }
-  | { plugin: 'tts'; input: z.output<typeof TtsInput> }
-  | { plugin: 'stt'; input: z.output<typeof SttInput> };
+  | { plugin: 'generate-text'; input: z.output<ReturnType<typeof TextInput>> }
+  | { plugin: 'agent'; input: z.output<ReturnType<typeof TextInput>> & { maxSteps?: number; agentId?: string } }
+  | { plugin: 'tts'; input: z.output<ReturnType<typeof TtsInput>> }
+  | { plugin: 'stt'; input: z.output<ReturnType<typeof SttInput>> };
 
 function parseWith<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
   const out = schema.safeParse(body);
@@ -113,16 +124,16 @@ function parseWith<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<
 export function parsePluginInput(plugin: GatewayPluginId, body: Record<string, unknown>): PluginInput {
   switch (plugin) {
     case 'generate-text':
-      return { plugin, input: parseWith(TextInput, body) };
+      return { plugin, input: parseWith(TextInput(), body) };
     case 'agent': {
       const { text, extra } = agentShape(body);
-      const parsed = parseWith(AgentInput, { ...parseWith(TextInput, text), ...extra });
+      const parsed = parseWith(AgentInput(), { ...parseWith(TextInput(), text), ...extra });
       return { plugin, input: parsed };
     }
     case 'tts':
-      return { plugin, input: parseWith(TtsInput, body) };
+      return { plugin, input: parseWith(TtsInput(), body) };
     case 'stt':
-      return { plugin, input: parseWith(SttInput, body) };
+      return { plugin, input: parseWith(SttInput(), body) };
   }
 }
 
@@ -134,7 +145,7 @@ const modelCaller = (caller: PluginCaller): ModelCaller =>
     ? { kind: 'account', account: { userId: caller.auth.userId, isAdmin: caller.auth.isAdmin, isTester: caller.auth.isTester } }
     : { kind: 'prepaid', payerId: caller.payer, reference: caller.reference };
 
-function messagesOf(input: z.output<typeof TextInput>): ModelMessage[] {
+function messagesOf(input: z.output<ReturnType<typeof TextInput>>): ModelMessage[] {
   const conversation: ModelMessage[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
   return input.system ? [{ role: 'system', content: input.system }, ...conversation] : conversation;
 }

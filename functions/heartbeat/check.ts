@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
 import { fetchRuntimeStats, runtimeRequest, RuntimeUnreachableError } from '../../shared/adapters/launcher';
 import { gatewayToken, type InstanceRecord } from '../../shared/db/instances';
+import { lazySchema } from '../../shared/lazy-schema';
 
 export interface InstanceCheck {
   /** The instance answered /health at all. */
@@ -49,7 +50,9 @@ export async function checkInstance(userId: string, instance: InstanceRecord, re
 }
 
 /** The runtime's websocket figures in its `GET /health` (runtime/app.ts). */
-const HealthWebsockets = z.object({ websockets: z.object({ open: z.int().check(z.nonnegative()), lastChangeAt: z.nullable(z.iso.datetime()) }) });
+const HealthWebsockets = lazySchema(() =>
+  z.object({ websockets: z.object({ open: z.int().check(z.nonnegative()), lastChangeAt: z.nullable(z.iso.datetime()) }) }),
+);
 
 /**
  * When the instance's websockets last showed life: `now` while one is open, else when the last one
@@ -61,7 +64,7 @@ export async function lastWebsocketActivity(userId: string, instance: InstanceRe
   if (!endpoint) return undefined;
   try {
     const res = await runtimeRequest(endpoint, await gatewayToken(userId), '/health', { timeoutMs: HEALTH_TIMEOUT_MS });
-    const parsed = HealthWebsockets.safeParse(res.body);
+    const parsed = HealthWebsockets().safeParse(res.body);
     if (res.status !== 200 || !parsed.success) return undefined;
     const { open, lastChangeAt } = parsed.data.websockets;
     return open > 0 ? now : lastChangeAt ? new Date(lastChangeAt) : undefined;

@@ -67,7 +67,7 @@ const fallbackOf = (snap: InstanceRecord) =>
     ? { previousImage: snap.previousImage, previousRuntimeVersion: snap.previousRuntimeVersion ?? snap.runtimeVersion }
     : { previousImage: snap.image, previousRuntimeVersion: snap.runtimeVersion };
 
-export async function update(auth: AuthContext, userId: string, body: z.infer<typeof UpdateInstanceBody> | undefined) {
+export async function update(auth: AuthContext, userId: string, body: z.infer<ReturnType<typeof UpdateInstanceBody>> | undefined) {
   requireOwner(auth, userId);
   const image = body?.image ?? config().runtimeImage;
   if (!config().approvedRuntimeImages.includes(image)) {

@@ -13,8 +13,8 @@ import { tx } from '../../shared/db/tenant';
 import { HttpError } from '../../shared/http/errors';
 import { provisionFor } from '../agents/provision';
 
-type Body = z.infer<typeof ProvisionChannelsBody>;
-type Provider = z.infer<typeof AiProvider>;
+type Body = z.infer<ReturnType<typeof ProvisionChannelsBody>>;
+type Provider = z.infer<ReturnType<typeof AiProvider>>;
 
 /** The model each AI provider choice starts with (`<vendor>/<model>`; the aggregator serves every vendor). */
 const PROVIDER_MODELS: Record<Provider, { model: string; baseUrl: string }> = {

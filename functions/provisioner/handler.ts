@@ -22,7 +22,7 @@ class BusyError extends Error {}
 const accountDeletion = () => import('./account-deletion');
 
 function parse(record: SQSRecord): ProvisioningMessage {
-  return ProvisioningMessage.parse(JSON.parse(record.body));
+  return ProvisioningMessage().parse(JSON.parse(record.body));
 }
 
 async function doWork(record: SQSRecord): Promise<void> {

@@ -12,7 +12,7 @@ import { agentModel, ownerRights } from '../instance/runtime-agent';
  * the provider key kept here. This route keeps its own codes for "no provider" and provider
  * failures, which the runtime shows its users.
  */
-export async function completion(userId: string, body: { agentId: string; messages: z.infer<typeof RuntimeChatMessage>[]; stream?: boolean }) {
+export async function completion(userId: string, body: { agentId: string; messages: z.infer<ReturnType<typeof RuntimeChatMessage>>[]; stream?: boolean }) {
   const [agent, instance, rights] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), ownerRights(userId)]);
   if (!agent || !instance || !rights) throw notFound('no such agent');
   const input: ModelCallInput = {

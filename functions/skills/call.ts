@@ -4,8 +4,9 @@ import { validationError } from '../../shared/http/pipeline';
 import type { SkillName } from '../../shared/contract/skills';
 import { loadSkill } from './registry';
 import type { SkillCall } from './skill-module';
+import { lazySchema } from '../../shared/lazy-schema';
 
-const ActionField = z.looseObject({ action: z.optional(z.string()) });
+const ActionField = lazySchema(() => z.looseObject({ action: z.optional(z.string()) }));
 
 /**
  * Runs one skill action: the body's `action` picks it, its strict schema validates the body (400
@@ -14,7 +15,7 @@ const ActionField = z.looseObject({ action: z.optional(z.string()) });
 export async function runSkill(name: SkillName, call: SkillCall, body: unknown) {
   const skill = await loadSkill(name);
   const actionNames = Object.keys(skill.actions);
-  const chosen = ActionField.safeParse(body ?? {});
+  const chosen = ActionField().safeParse(body ?? {});
   const actionName = (chosen.success ? chosen.data.action : undefined) ?? skill.defaultAction;
   const action = actionName !== undefined && Object.hasOwn(skill.actions, actionName) ? skill.actions[actionName]! : undefined;
   if (!action) {

@@ -49,6 +49,6 @@ export async function verifyFidToken(token: string): Promise<string> {
   }
   // The provider writes the fid as a number or a numeric string.
   const fid = typeof sub === 'number' ? String(sub) : sub;
-  if (typeof fid !== 'string' || !Fid.safeParse(fid).success) throw invalid();
+  if (typeof fid !== 'string' || !Fid().safeParse(fid).success) throw invalid();
   return fid;
 }

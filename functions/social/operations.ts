@@ -1,16 +1,18 @@
 import * as z from 'zod/mini';
 import { config } from '../../shared/config';
 import { SOCIAL_SESSION_TTL_SECONDS, type socialContract } from '../../shared/contract/social';
+import { schemasOf } from '../../shared/contract/route';
 import { HttpError } from '../../shared/http/errors';
 import type { Operations } from '../../shared/http/pipeline';
 import { checkGating, gatingFailed } from './gating';
 import { verifyFidToken } from './identity-token';
 import { openSocialSession, refreshSocialSession } from './session';
+import { lazySchema } from '../../shared/lazy-schema';
 
 type SocialOps = Operations<typeof socialContract>;
 
 /** The spec answers a missing token with 401, so the handler checks for it before the rest of the body. */
-const HasFidToken = z.looseObject({ fidToken: z.string().check(z.minLength(1)) });
+const HasFidToken = lazySchema(() => z.looseObject({ fidToken: z.string().check(z.minLength(1)) }));
 
 function validationError(error: z.core.$ZodError) {
   const issues = error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
@@ -40,8 +42,8 @@ export const socialOperations: SocialOps = {
   getSocialRefreshInfo: async () => refreshMetadata,
 
   verifySocialIdentity: async (ctx) => {
-    if (!HasFidToken.safeParse(ctx.body).success) throw new HttpError(401, 'fidToken is required', 'FID_TOKEN_REQUIRED');
-    const body = ctx.route.body!.safeParse(ctx.body);
+    if (!HasFidToken().safeParse(ctx.body).success) throw new HttpError(401, 'fidToken is required', 'FID_TOKEN_REQUIRED');
+    const body = schemasOf(ctx.route).body!.safeParse(ctx.body);
     if (!body.success) throw validationError(body.error);
     const { fidToken, address } = body.data as { fidToken: string; address?: string };
 

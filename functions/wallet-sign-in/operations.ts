@@ -12,6 +12,7 @@ import {
 } from '../../shared/auth/siwe';
 import { config } from '../../shared/config';
 import type { walletSignInContract } from '../../shared/contract/wallet-sign-in';
+import { schemasOf } from '../../shared/contract/route';
 import { keys } from '../../shared/db/keys';
 import { accountView, loginItems } from '../../shared/db/users';
 import { HttpError } from '../../shared/http/errors';
@@ -48,7 +49,7 @@ export const walletSignInOperations: WalletSignInOps = {
   getSiweNonce: async () => issueNonce(),
 
   signInWithWallet: async (ctx) => {
-    const body = ctx.route.body!.safeParse(ctx.body);
+    const body = schemasOf(ctx.route).body!.safeParse(ctx.body);
     if (!body.success) throw rejected('message and signature (0x-prefixed hex) are required');
     const { message, signature } = body.data as { message: string; signature: Hex };
 

@@ -17,30 +17,33 @@ import {
 import { type DeliveryTarget, readDeliveryState, recordAttemptOutcome } from '../../shared/db/webhook-deliveries';
 import { logger } from '../../shared/http/logger';
 import { mailEndpointDisabled } from './disabled-notice';
+import { lazySchema } from '../../shared/lazy-schema';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 
 const PLATFORM_EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', ...ACCOUNT_EVENT_TYPES] as const;
 
-export const PlatformEventSchema = z
-  .object({
-    id: z.string().check(z.minLength(1), z.maxLength(100)),
-    type: z.union([z.enum(PLATFORM_EVENT_TYPES), z.custom<MessageEventType>((t) => typeof t === 'string' && MESSAGE_EVENT_TYPE.test(t))]),
-    timestamp: z.string(),
-    data: z.record(z.string(), z.unknown()),
-    accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
-    endpointId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-    delivery: z.optional(
-      z.strictObject({
-        target: z.string().check(z.minLength(1), z.maxLength(64)),
-        step: z.number().check(z.int(), z.minimum(1), z.maximum(100)),
-        dueAt: z.iso.datetime(),
-        manual: z.optional(z.boolean()),
-      }),
-    ),
-  })
-  // A type of the user's own naming only travels as a webhook skill message to one endpoint.
-  .check(z.refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || !!(e.accountId && e.endpointId), 'unknown event type'));
+export const PlatformEventSchema = lazySchema(() =>
+  z
+    .object({
+      id: z.string().check(z.minLength(1), z.maxLength(100)),
+      type: z.union([z.enum(PLATFORM_EVENT_TYPES), z.custom<MessageEventType>((t) => typeof t === 'string' && MESSAGE_EVENT_TYPE.test(t))]),
+      timestamp: z.string(),
+      data: z.record(z.string(), z.unknown()),
+      accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+      endpointId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      delivery: z.optional(
+        z.strictObject({
+          target: z.string().check(z.minLength(1), z.maxLength(64)),
+          step: z.number().check(z.int(), z.minimum(1), z.maximum(100)),
+          dueAt: z.iso.datetime(),
+          manual: z.optional(z.boolean()),
+        }),
+      ),
+    })
+    // A type of the user's own naming only travels as a webhook skill message to one endpoint.
+    .check(z.refine((e) => (PLATFORM_EVENT_TYPES as readonly string[]).includes(e.type) || !!(e.accountId && e.endpointId), 'unknown event type')),
+);
 
 const endpointHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 /** Hosts only in logs: a receiver URL may carry a token in its path or query. */

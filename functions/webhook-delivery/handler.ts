@@ -22,7 +22,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   } catch {
     throw new Error('message is not JSON');
   }
-  const event = PlatformEventSchema.parse(body);
+  const event = PlatformEventSchema().parse(body);
   if (event.delivery && Date.parse(event.delivery.dueAt) - Date.now() > DUE_TOLERANCE_MS) {
     await queueDelivery({ ...event, delivery: event.delivery });
     return;

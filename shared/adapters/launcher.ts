@@ -4,6 +4,7 @@ import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { sendJson } from './queue';
 import { serverSentEvents } from '../../runtime/sse';
+import { lazySchema } from '../lazy-schema';
 
 /**
  * Where agent instances run: ECS Fargate tasks in AWS (launcher-ecs.ts), child processes running
@@ -80,18 +81,20 @@ const nonNegative = () => z.number().check(z.nonnegative());
  * out the lifecycle transition that produced instance `generation`.
  */
 
-export const ProvisioningMessage = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('agent'), userId: nonEmpty(), agentId: nonEmpty(), ownerEmail: nonEmpty() }),
-  z.object({
-    kind: z.literal('lifecycle'),
-    userId: nonEmpty(),
-    generation: z.int().check(z.positive()),
-    op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
-  }),
-  /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
-  z.object({ kind: z.literal('account-deletion'), userId: nonEmpty() }),
-]);
-export type ProvisioningMessage = z.infer<typeof ProvisioningMessage>;
+export const ProvisioningMessage = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('agent'), userId: nonEmpty(), agentId: nonEmpty(), ownerEmail: nonEmpty() }),
+    z.object({
+      kind: z.literal('lifecycle'),
+      userId: nonEmpty(),
+      generation: z.int().check(z.positive()),
+      op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
+    }),
+    /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
+    z.object({ kind: z.literal('account-deletion'), userId: nonEmpty() }),
+  ]),
+);
+export type ProvisioningMessage = z.infer<ReturnType<typeof ProvisioningMessage>>;
 
 export class QueueNotConfiguredError extends Error {}
 
@@ -194,21 +197,23 @@ export async function isHealthy(endpoint: string, token: string): Promise<boolea
 }
 
 /** What the runtime's `GET /stats` answers (runtime/app.ts). */
-export const RuntimeStatsBody = z.object({
-  status: z.string(),
-  runtimeVersion: z.string(),
-  cpuPercent: nonNegative(),
-  memory: z.object({ usedBytes: nonNegative(), limitBytes: z.number().check(z.positive()) }),
-  uptimeMs: nonNegative(),
-  pids: z.int().check(z.nonnegative()),
-  network: z.object({ rxBytes: nonNegative(), txBytes: nonNegative() }),
-});
-export type RuntimeStats = z.infer<typeof RuntimeStatsBody>;
+export const RuntimeStatsBody = lazySchema(() =>
+  z.object({
+    status: z.string(),
+    runtimeVersion: z.string(),
+    cpuPercent: nonNegative(),
+    memory: z.object({ usedBytes: nonNegative(), limitBytes: z.number().check(z.positive()) }),
+    uptimeMs: nonNegative(),
+    pids: z.int().check(z.nonnegative()),
+    network: z.object({ rxBytes: nonNegative(), txBytes: nonNegative() }),
+  }),
+);
+export type RuntimeStats = z.infer<ReturnType<typeof RuntimeStatsBody>>;
 
 /** Live figures of a running instance; RuntimeUnreachableError when it does not answer them. */
 export async function fetchRuntimeStats(endpoint: string, token: string): Promise<RuntimeStats> {
   const res = await runtimeRequest(endpoint, token, '/stats', { timeoutMs: 3000 });
-  const parsed = RuntimeStatsBody.safeParse(res.body);
+  const parsed = RuntimeStatsBody().safeParse(res.body);
   if (res.status !== 200 || !parsed.success) throw new RuntimeUnreachableError(`instance answered stats with ${res.status}`);
   return parsed.data;
 }

@@ -1,6 +1,7 @@
 import type * as oauth from 'oauth4webapi';
 import * as z from 'zod/mini';
 import { config } from '../config';
+import { lazySchema } from '../lazy-schema';
 
 /**
  * The two OAuth sign-in providers, spoken through oauth4webapi (standards-only OAuth 2 / OpenID
@@ -49,8 +50,10 @@ export function oauthProvider(name: OAuthProviderName): OAuthProvider | undefine
   return name === 'codehost' ? codehost() : webid();
 }
 
-const CodehostUser = z.object({ id: z.union([z.int(), z.string().check(z.minLength(1))]), login: z.optional(z.string()), name: z.nullish(z.string()) });
-const CodehostEmails = z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() }));
+const CodehostUser = lazySchema(() =>
+  z.object({ id: z.union([z.int(), z.string().check(z.minLength(1))]), login: z.optional(z.string()), name: z.nullish(z.string()) }),
+);
+const CodehostEmails = lazySchema(() => z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() })));
 
 function codehost(): OAuthProvider | undefined {
   const p = config().oauth.codehost;
@@ -69,9 +72,9 @@ function codehost(): OAuthProvider | undefined {
     clientAuth: async () => (await oauthSdk()).ClientSecretPost(clientSecret),
     scope: 'read:user user:email',
     async fetchProfile(tokens) {
-      const user = CodehostUser.safeParse(await getJson(tokens.access_token, p.userInfoUrl));
+      const user = CodehostUser().safeParse(await getJson(tokens.access_token, p.userInfoUrl));
       if (!user.success) throw new ProviderError('user record is malformed');
-      const emails = CodehostEmails.safeParse(await getJson(tokens.access_token, p.emailsUrl));
+      const emails = CodehostEmails().safeParse(await getJson(tokens.access_token, p.emailsUrl));
       if (!emails.success) throw new ProviderError('email list is malformed');
       const primary = emails.data.find((e) => e.primary && e.verified);
       return {

@@ -10,6 +10,7 @@ import { logger } from '../logger';
 import { creditEntryId, creditItems } from './credits';
 import { ACTIVE_STATUSES } from './entitlements';
 import { isPlanName, type PlanName } from './plans';
+import { lazySchema } from '../lazy-schema';
 
 /**
  * Applies verified card webhook events to the account: the SUBSCRIPTION item (plus the plan mirrored
@@ -40,46 +41,50 @@ const statusRank = (status: string) => (TERMINAL_STATUSES.has(status) ? 3 : ACTI
 const idOf = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : undefined;
 
-const Metadata = z.catch(z.record(z.string(), z.string()), {});
+const Metadata = lazySchema(() => z.catch(z.record(z.string(), z.string()), {}));
 const epochToIso = (s: unknown) => (typeof s === 'number' && Number.isFinite(s) ? new Date(s * 1000).toISOString() : undefined);
 const positiveIntOf = (s: string | undefined, max: number) => {
   const n = Number(s);
   return Number.isInteger(n) && n > 0 && n <= max ? n : undefined;
 };
 
-const CheckoutSession = z.looseObject({
-  id: z.string(),
-  mode: z.optional(z.string()),
-  created: z.optional(z.number()),
-  client_reference_id: z.nullish(z.string()),
-  payment_status: z.optional(z.string()),
-  metadata: z.optional(Metadata),
-  subscription: z.optional(z.unknown()),
-  customer: z.optional(z.unknown()),
-  amount_total: z.nullish(z.int()),
-  currency: z.nullish(z.string()),
-});
+const CheckoutSession = lazySchema(() =>
+  z.looseObject({
+    id: z.string(),
+    mode: z.optional(z.string()),
+    created: z.optional(z.number()),
+    client_reference_id: z.nullish(z.string()),
+    payment_status: z.optional(z.string()),
+    metadata: z.optional(Metadata()),
+    subscription: z.optional(z.unknown()),
+    customer: z.optional(z.unknown()),
+    amount_total: z.nullish(z.int()),
+    currency: z.nullish(z.string()),
+  }),
+);
 
-const Subscription = z.looseObject({
-  id: z.string(),
-  status: z.string(),
-  customer: z.optional(z.unknown()),
-  metadata: z.optional(Metadata),
-  cancel_at_period_end: z.optional(z.boolean()),
-  current_period_start: z.optional(z.number()),
-  current_period_end: z.optional(z.number()),
-  items: z.optional(
-    z.looseObject({
-      data: z.array(
-        z.looseObject({
-          current_period_start: z.optional(z.number()),
-          current_period_end: z.optional(z.number()),
-          price: z.optional(z.looseObject({ id: z.string() })),
-        }),
-      ),
-    }),
-  ),
-});
+const Subscription = lazySchema(() =>
+  z.looseObject({
+    id: z.string(),
+    status: z.string(),
+    customer: z.optional(z.unknown()),
+    metadata: z.optional(Metadata()),
+    cancel_at_period_end: z.optional(z.boolean()),
+    current_period_start: z.optional(z.number()),
+    current_period_end: z.optional(z.number()),
+    items: z.optional(
+      z.looseObject({
+        data: z.array(
+          z.looseObject({
+            current_period_start: z.optional(z.number()),
+            current_period_end: z.optional(z.number()),
+            price: z.optional(z.looseObject({ id: z.string() })),
+          }),
+        ),
+      }),
+    ),
+  }),
+);
 
 interface SubscriptionChange {
   userId: string;
@@ -166,7 +171,7 @@ function customerLink(customerId: string | undefined, userId: string): TransactI
 }
 
 async function onCheckoutPaid(event: CardEvent, now: Date): Promise<EventOutcome> {
-  const parsed = CheckoutSession.safeParse(event.data.object);
+  const parsed = CheckoutSession().safeParse(event.data.object);
   if (!parsed.success) return recordOnly(event, undefined, 'ignored', now);
   const session = parsed.data;
   const metadata = session.metadata ?? {};
@@ -210,7 +215,7 @@ async function onCheckoutPaid(event: CardEvent, now: Date): Promise<EventOutcome
  * the hash the checkout carried (shared/db/gateway-receipts.ts). The receipt is keyed by that hash,
  * so a second event of the same session (completed, then async succeeded) stores nothing twice.
  */
-async function onGatewayCallPaid(event: CardEvent, session: z.output<typeof CheckoutSession>, now: Date): Promise<EventOutcome> {
+async function onGatewayCallPaid(event: CardEvent, session: z.output<ReturnType<typeof CheckoutSession>>, now: Date): Promise<EventOutcome> {
   const metadata = session.metadata ?? {};
   const paid = session.payment_status === 'paid';
   const plugin = metadata.plugin;
@@ -233,7 +238,7 @@ function planOfPrice(priceId: string | undefined): PlanName | undefined {
 }
 
 async function onSubscriptionChange(event: CardEvent, now: Date): Promise<EventOutcome> {
-  const parsed = Subscription.safeParse(event.data.object);
+  const parsed = Subscription().safeParse(event.data.object);
   if (!parsed.success) return recordOnly(event, undefined, 'ignored', now);
   const sub = parsed.data;
   const metadata = sub.metadata ?? {};

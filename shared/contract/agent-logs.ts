@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
-const IdParams = z.strictObject({ id: ResourceId });
+const IdParams = lazySchema(() => z.strictObject({ id: ResourceId() }));
 
 export const AGENT_LOG_DEFAULT_LIMIT = 50;
 export const AGENT_LOG_MAX_LIMIT = 200;
@@ -10,27 +10,29 @@ export const AGENT_LOG_MAX_FOLLOW_SECONDS = 300;
 export const AGENT_LOG_RETENTION_DAYS = 7;
 
 /** One entry of the per-agent log (`GET /api/agents/{id}/logs`). */
-export const AgentLogEntry = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('runtime'),
-    id: z.string(),
-    at: IsoDate,
-    stream: z.enum(['stdout', 'stderr', 'runtime']).check(z.describe('`runtime` when the runtime reported the line itself')),
-    level: z.nullable(z.string()),
-    line: z.string(),
-  }),
-  z.object({ kind: z.literal('message'), id: z.string(), at: IsoDate, role: z.enum(['user', 'assistant', 'system']), content: z.string() }),
-  z.object({
-    kind: z.literal('lifecycle'),
-    id: z.string(),
-    at: IsoDate,
-    type: z.string(),
-    op: z.nullable(z.string()),
-    status: z.nullable(z.string()),
-    reason: z.nullable(z.string()),
-    operationId: z.nullable(z.string()),
-  }),
-]);
+export const AgentLogEntry = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('runtime'),
+      id: z.string(),
+      at: IsoDate(),
+      stream: z.enum(['stdout', 'stderr', 'runtime']).check(z.describe('`runtime` when the runtime reported the line itself')),
+      level: z.nullable(z.string()),
+      line: z.string(),
+    }),
+    z.object({ kind: z.literal('message'), id: z.string(), at: IsoDate(), role: z.enum(['user', 'assistant', 'system']), content: z.string() }),
+    z.object({
+      kind: z.literal('lifecycle'),
+      id: z.string(),
+      at: IsoDate(),
+      type: z.string(),
+      op: z.nullable(z.string()),
+      status: z.nullable(z.string()),
+      reason: z.nullable(z.string()),
+      operationId: z.nullable(z.string()),
+    }),
+  ]),
+);
 
 export const agentLogsContract = defineGroup({
   group: 'agent-logs',
@@ -55,20 +57,21 @@ export const agentLogsContract = defineGroup({
         'responses, so there the events arrive in one body when the stream ends.',
       ].join(' '),
       params: IdParams,
-      query: z.strictObject({
-        limit: z
-          ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(AGENT_LOG_MAX_LIMIT)), AGENT_LOG_DEFAULT_LIMIT)
-          .check(z.describe(`entries per page (default ${AGENT_LOG_DEFAULT_LIMIT})`)),
-        cursor: z.optional(z.string().check(z.maxLength(512))).check(z.describe('the `cursor` of the previous page')),
-        follow: z
-          ._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(AGENT_LOG_MAX_FOLLOW_SECONDS)), 0)
-          .check(z.describe('event stream only: seconds to keep sending new entries (default 0)')),
+      query: () =>
+        z.strictObject({
+          limit: z
+            ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(AGENT_LOG_MAX_LIMIT)), AGENT_LOG_DEFAULT_LIMIT)
+            .check(z.describe(`entries per page (default ${AGENT_LOG_DEFAULT_LIMIT})`)),
+          cursor: z.optional(z.string().check(z.maxLength(512))).check(z.describe('the `cursor` of the previous page')),
+          follow: z
+            ._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(AGENT_LOG_MAX_FOLLOW_SECONDS)), 0)
+            .check(z.describe('event stream only: seconds to keep sending new entries (default 0)')),
+        }),
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ entries: z.array(AgentLogEntry()), cursor: z.nullable(z.string()) }),
+        404: ErrorBody(),
       }),
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ entries: z.array(AgentLogEntry), cursor: z.nullable(z.string()) }),
-        404: ErrorBody,
-      },
     },
   ],
 });

@@ -1,84 +1,90 @@
 import * as z from 'zod/mini';
 import { VerificationType } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
-const EvmAddress = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
-const Bytes32Hex = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex value'));
+const EvmAddress = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+const Bytes32Hex = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex value')));
 
-const IdParams = z.strictObject({ id: ResourceId });
+const IdParams = lazySchema(() => z.strictObject({ id: ResourceId() }));
 
 /** Verification record (spec 2.9): every field but `verified` is null while unverified. */
-export const AgentVerification = z.discriminatedUnion('verified', [
-  z.object({
-    verified: z.literal(true),
-    verificationType: VerificationType,
-    attestationUid: z.nullable(z.string()).check(z.describe('set for `eas`')),
-    verifierAddress: z.nullable(EvmAddress).check(z.describe('the wallet that produced the proof, when there is one')),
-    verifiedAt: IsoDate,
-    metadata: z.nullable(z.record(z.string(), z.json())),
-  }),
-  z.object({
-    verified: z.literal(false),
-    verificationType: z.null(),
-    attestationUid: z.null(),
-    verifierAddress: z.null(),
-    verifiedAt: z.null(),
-    metadata: z.null(),
-  }),
-]);
+export const AgentVerification = lazySchema(() =>
+  z.discriminatedUnion('verified', [
+    z.object({
+      verified: z.literal(true),
+      verificationType: VerificationType(),
+      attestationUid: z.nullable(z.string()).check(z.describe('set for `eas`')),
+      verifierAddress: z.nullable(EvmAddress()).check(z.describe('the wallet that produced the proof, when there is one')),
+      verifiedAt: IsoDate(),
+      metadata: z.nullable(z.record(z.string(), z.json())),
+    }),
+    z.object({
+      verified: z.literal(false),
+      verificationType: z.null(),
+      attestationUid: z.null(),
+      verifierAddress: z.null(),
+      verifiedAt: z.null(),
+      metadata: z.null(),
+    }),
+  ]),
+);
 
 const SIGNATURE_TYPES: readonly string[] = ['coinbase', 'ens', 'webauthn'];
 
-export const VerifyAgentBody = z
-  .strictObject({
-    verificationType: VerificationType,
-    attestationUid: z.optional(Bytes32Hex).check(z.describe('required for `eas`: the UID of the attestation about this agent')),
-    walletAddress: z.optional(EvmAddress),
-    signature: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(z.describe('required for `coinbase`, `ens` and `webauthn`')),
-    ensName: z
-      .optional(z.string().check(z.minLength(3), z.maxLength(255)))
-      .check(z.describe('required for `ens`: the name that must resolve to the signing wallet')),
-  })
-  .check(
-    z.superRefine((body, ctx) => {
-      if (body.verificationType === 'eas' && body.attestationUid === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
-      }
-      if (body.verificationType === 'eas' && body.walletAddress === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['walletAddress'],
-          message: "walletAddress is required for eas verification: it must be the attestation's recipient",
-        });
-      }
-      if (body.verificationType === 'ens' && body.ensName === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['ensName'], message: 'ensName is required for ens verification' });
-      }
-      if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
-      }
-    }),
-  );
+export const VerifyAgentBody = lazySchema(() =>
+  z
+    .strictObject({
+      verificationType: VerificationType(),
+      attestationUid: z.optional(Bytes32Hex()).check(z.describe('required for `eas`: the UID of the attestation about this agent')),
+      walletAddress: z.optional(EvmAddress()),
+      signature: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(z.describe('required for `coinbase`, `ens` and `webauthn`')),
+      ensName: z
+        .optional(z.string().check(z.minLength(3), z.maxLength(255)))
+        .check(z.describe('required for `ens`: the name that must resolve to the signing wallet')),
+    })
+    .check(
+      z.superRefine((body, ctx) => {
+        if (body.verificationType === 'eas' && body.attestationUid === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
+        }
+        if (body.verificationType === 'eas' && body.walletAddress === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['walletAddress'],
+            message: "walletAddress is required for eas verification: it must be the attestation's recipient",
+          });
+        }
+        if (body.verificationType === 'ens' && body.ensName === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['ensName'], message: 'ensName is required for ens verification' });
+        }
+        if (SIGNATURE_TYPES.includes(body.verificationType) && body.signature === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['signature'], message: `signature is required for ${body.verificationType} verification` });
+        }
+      }),
+    ),
+);
 
 /** WebAuthn ceremony options as the browser API takes them (PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON). */
-const WebauthnOptions = z.looseObject({ challenge: z.string().check(z.describe('base64url, single use, 5 minutes')) });
+const WebauthnOptions = lazySchema(() => z.looseObject({ challenge: z.string().check(z.describe('base64url, single use, 5 minutes')) }));
 
-const Base64Url = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'base64url'), z.maxLength(4096));
+const Base64Url = lazySchema(() => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'base64url'), z.maxLength(4096)));
 
 /** PublicKeyCredential.toJSON() of a newly created passkey (RegistrationResponseJSON). */
-const PasskeyRegistrationResponse = z.object({
-  id: Base64Url,
-  rawId: Base64Url,
-  type: z.literal('public-key'),
-  response: z.object({
-    clientDataJSON: Base64Url,
-    attestationObject: Base64Url,
-    transports: z.optional(z.array(z.string().check(z.maxLength(32))).check(z.maxLength(8))),
+const PasskeyRegistrationResponse = lazySchema(() =>
+  z.object({
+    id: Base64Url(),
+    rawId: Base64Url(),
+    type: z.literal('public-key'),
+    response: z.object({
+      clientDataJSON: Base64Url(),
+      attestationObject: Base64Url(),
+      transports: z.optional(z.array(z.string().check(z.maxLength(32))).check(z.maxLength(8))),
+    }),
+    authenticatorAttachment: z.optional(z.enum(['platform', 'cross-platform'])),
+    clientExtensionResults: z._default(z.record(z.string(), z.json()), {}),
   }),
-  authenticatorAttachment: z.optional(z.enum(['platform', 'cross-platform'])),
-  clientExtensionResults: z._default(z.record(z.string(), z.json()), {}),
-});
+);
 
 export const agentVerificationContract = defineGroup({
   group: 'agent-verification',
@@ -96,11 +102,11 @@ export const agentVerificationContract = defineGroup({
       rateLimit: 'agents',
       summary: "Read an owned agent's verification record.",
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: AgentVerification,
-        404: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: AgentVerification(),
+        404: ErrorBody(),
+      }),
     },
     {
       operation: 'verifyAgent',
@@ -133,20 +139,20 @@ export const agentVerificationContract = defineGroup({
         attestationUid: '0x5f1b3c9e2a7d4b6f8e0c1a3d5b7f9e2c4a6d8b0f1e3c5a7d9b2f4e6c8a0d1b3f',
         walletAddress: '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
       },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({
           success: z.literal(true),
           verified: z.literal(true),
-          verificationType: VerificationType,
+          verificationType: VerificationType(),
           attestationUid: z.nullable(z.string()),
-          verifiedAt: IsoDate,
+          verifiedAt: IsoDate(),
         }),
-        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('VERIFICATION_FAILED') })]),
-        404: ErrorBody,
-        422: ErrorBody,
-        503: ErrorBody,
-      },
+        400: z.union([ValidationErrorBody(), z.looseObject({ error: z.string(), code: z.literal('VERIFICATION_FAILED') })]),
+        404: ErrorBody(),
+        422: ErrorBody(),
+        503: ErrorBody(),
+      }),
     },
     {
       operation: 'passkeyRegistrationOptions',
@@ -159,7 +165,7 @@ export const agentVerificationContract = defineGroup({
         'The passkey belongs to the account (any of its agents can later be verified with it); the agent id only scopes the request to an owned agent. ' +
         'The options carry a single-use challenge valid for 5 minutes; asking again replaces it. The relying party is the platform web origin (`APP_URL`).',
       params: IdParams,
-      responses: { ...commonErrorResponses, 200: WebauthnOptions, 404: ErrorBody },
+      responses: () => ({ ...commonErrorResponses(), 200: WebauthnOptions(), 404: ErrorBody() }),
     },
     {
       operation: 'registerPasskey',
@@ -172,7 +178,7 @@ export const agentVerificationContract = defineGroup({
         'The attestation is checked with the pending challenge, the origin and the relying party id; the challenge is consumed whatever the outcome. ' +
         '400 `VERIFICATION_FAILED` when the response does not verify, 422 `WEBAUTHN_CHALLENGE_MISSING` without a pending challenge, 409 `PASSKEY_EXISTS` for a credential already registered.',
       params: IdParams,
-      body: z.strictObject({ response: PasskeyRegistrationResponse }),
+      body: () => z.strictObject({ response: PasskeyRegistrationResponse() }),
       example: {
         response: {
           id: 'q2Fh6kR0yJ8wX5mZ1nB3cA',
@@ -182,7 +188,13 @@ export const agentVerificationContract = defineGroup({
           clientExtensionResults: {},
         },
       },
-      responses: { ...commonErrorResponses, 201: z.object({ credentialId: z.string(), createdAt: IsoDate }), 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+      responses: () => ({
+        ...commonErrorResponses(),
+        201: z.object({ credentialId: z.string(), createdAt: IsoDate() }),
+        404: ErrorBody(),
+        409: ErrorBody(),
+        422: ErrorBody(),
+      }),
     },
     {
       operation: 'passkeyAssertionOptions',
@@ -195,7 +207,7 @@ export const agentVerificationContract = defineGroup({
         "Lists the account's passkeys as allowed credentials and carries a single-use challenge for this agent, valid for 5 minutes. " +
         'Then `POST /api/agents/{id}/verify` with `verificationType: "webauthn"` and `signature` = the JSON of the assertion. 422 `NO_PASSKEY` before any passkey is registered.',
       params: IdParams,
-      responses: { ...commonErrorResponses, 200: WebauthnOptions, 404: ErrorBody, 422: ErrorBody },
+      responses: () => ({ ...commonErrorResponses(), 200: WebauthnOptions(), 404: ErrorBody(), 422: ErrorBody() }),
     },
     {
       operation: 'removeAgentVerification',
@@ -205,11 +217,11 @@ export const agentVerificationContract = defineGroup({
       rateLimit: 'agents',
       summary: 'Remove the verification of an owned agent (`verified` back to false).',
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: SuccessTrue,
-        404: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: SuccessTrue(),
+        404: ErrorBody(),
+      }),
     },
   ],
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { AgentConfig, AgentMessage, AgentStatus, VerificationType } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 // Defined apart so the groups that only show agents, messages or an agent's config (agent chat,
 // instance, agent verification) do not bundle this whole group.
@@ -13,104 +13,114 @@ export const AGENT_MESSAGES_MAX_LIMIT = 200;
 /** Model choices of `POST /api/agents/provision`: the default model, a second general model, or `custom`. */
 export const DEFAULT_AGENT_MODEL = 'openai/gpt-4o-mini';
 export const SECOND_AGENT_MODEL = 'anthropic/claude-3-5-haiku';
-export const ProvisionModel = z.enum([DEFAULT_AGENT_MODEL, SECOND_AGENT_MODEL, 'custom']);
+export const ProvisionModel = lazySchema(() => z.enum([DEFAULT_AGENT_MODEL, SECOND_AGENT_MODEL, 'custom']));
 
-const WsUrl = z.url({ protocol: /^wss?$/ });
-const HttpsUrl = z.url({ protocol: /^https$/ });
+const WsUrl = lazySchema(() => z.url({ protocol: /^wss?$/ }));
+const HttpsUrl = lazySchema(() => z.url({ protocol: /^https$/ }));
 
 /** Agent list form (spec 2.3). */
-export const AgentListItem = z.object({
-  id: z.string(),
-  name: z.string(),
-  model: z.string(),
-  status: AgentStatus,
-  websocketUrl: WsUrl,
-  createdAt: IsoDate,
-  updatedAt: IsoDate,
-});
+export const AgentListItem = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    model: z.string(),
+    status: AgentStatus(),
+    websocketUrl: WsUrl(),
+    createdAt: IsoDate(),
+    updatedAt: IsoDate(),
+  }),
+);
 
 /** Agent detail form (spec 2.4), plus the list-form fields a client needs to show the agent. */
-export const AgentDetail = z.object({
-  id: z.string(),
-  status: AgentStatus,
-  startedAt: z.nullable(IsoDate).check(z.describe('when the instance last started; null while it has never run')),
-  plan: z.string().check(z.describe('plan of the owning account')),
-  subdomain: z.string(),
-  url: HttpsUrl,
-  runtimeVersion: z.string().check(z.describe('version of the agent runtime engine')),
-  verified: z.boolean(),
-  verificationType: z.nullable(VerificationType),
-  attestationUid: z.nullable(z.string()),
-  verifiedAt: z.nullable(IsoDate),
-  name: z.string(),
-  model: z.string(),
-  websocketUrl: WsUrl,
-  createdAt: IsoDate,
-  updatedAt: IsoDate,
-  failureReason: z
-    .optional(z.string())
-    .check(z.describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)')),
-});
+export const AgentDetail = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    status: AgentStatus(),
+    startedAt: z.nullable(IsoDate()).check(z.describe('when the instance last started; null while it has never run')),
+    plan: z.string().check(z.describe('plan of the owning account')),
+    subdomain: z.string(),
+    url: HttpsUrl(),
+    runtimeVersion: z.string().check(z.describe('version of the agent runtime engine')),
+    verified: z.boolean(),
+    verificationType: z.nullable(VerificationType()),
+    attestationUid: z.nullable(z.string()),
+    verifiedAt: z.nullable(IsoDate()),
+    name: z.string(),
+    model: z.string(),
+    websocketUrl: WsUrl(),
+    createdAt: IsoDate(),
+    updatedAt: IsoDate(),
+    failureReason: z
+      .optional(z.string())
+      .check(z.describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)')),
+  }),
+);
 
-const NotApplicable = z.literal('N/A');
-const DecimalString = z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal number'));
+const NotApplicable = lazySchema(() => z.literal('N/A'));
+const DecimalString = lazySchema(() => z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal number')));
 
 /** Live agent stats (spec 2.7), read from the running instance. */
-export const AgentStatsLive = z.object({
-  status: z.literal('ok'),
-  stats: z.object({
-    agentId: z.string(),
-    cpu: z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`')),
-    memory: z.string().check(z.describe('used / limit, e.g. `120.5MiB / 2GiB`')),
-    memoryPercent: z.string().check(z.describe('e.g. `5.88%`')),
-    network: z.string().check(z.describe('in / out, e.g. `1.2kB / 3.4kB`')),
-    uptime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
-    uptimeFormatted: z.string().check(z.describe('e.g. `3h 12m`')),
-    status: z.string().check(z.describe('status the instance reports')),
-    pids: z.string(),
-    messagesProcessed: NotApplicable,
-    messagesPerHour: NotApplicable,
-    averageResponseTime: NotApplicable,
-    successRate: NotApplicable,
-    errorRate: NotApplicable,
+export const AgentStatsLive = lazySchema(() =>
+  z.object({
+    status: z.literal('ok'),
+    stats: z.object({
+      agentId: z.string(),
+      cpu: z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`')),
+      memory: z.string().check(z.describe('used / limit, e.g. `120.5MiB / 2GiB`')),
+      memoryPercent: z.string().check(z.describe('e.g. `5.88%`')),
+      network: z.string().check(z.describe('in / out, e.g. `1.2kB / 3.4kB`')),
+      uptime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
+      uptimeFormatted: z.string().check(z.describe('e.g. `3h 12m`')),
+      status: z.string().check(z.describe('status the instance reports')),
+      pids: z.string(),
+      messagesProcessed: NotApplicable(),
+      messagesPerHour: NotApplicable(),
+      averageResponseTime: NotApplicable(),
+      successRate: NotApplicable(),
+      errorRate: NotApplicable(),
+    }),
   }),
-});
+);
 
 /** Fallback stats (spec 2.7) when the backend is unavailable: built from stored figures, never invented. */
-export const AgentStatsMock = z.object({
-  status: z.literal('mock'),
-  stats: z.object({
-    agentId: z.string(),
-    messagesProcessed: z.number().check(z.int(), z.nonnegative()),
-    messagesPerHour: z.number().check(z.nonnegative()),
-    averageResponseTime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
-    uptime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
-    successRate: DecimalString,
-    errorRate: DecimalString,
-    timestamp: IsoDate,
-  }),
-});
-
-export const AgentStats = z.discriminatedUnion('status', [AgentStatsLive, AgentStatsMock]);
-
-export const ProvisionAgentBody = z
-  .strictObject({
-    name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(64)),
-    model: z._default(ProvisionModel, DEFAULT_AGENT_MODEL),
-    config: z.optional(AgentConfig),
-    tier: z
-      .optional(z.enum(['starter', 'pro', 'enterprise']))
-      .check(z.describe('accepted for compatibility and ignored: the agent limit always comes from the account plan')),
-  })
-  .check(
-    z.superRefine((body, ctx) => {
-      if (body.model === 'custom' && body.config?.model === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
-      }
+export const AgentStatsMock = lazySchema(() =>
+  z.object({
+    status: z.literal('mock'),
+    stats: z.object({
+      agentId: z.string(),
+      messagesProcessed: z.number().check(z.int(), z.nonnegative()),
+      messagesPerHour: z.number().check(z.nonnegative()),
+      averageResponseTime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
+      uptime: z.number().check(z.nonnegative(), z.describe('milliseconds')),
+      successRate: DecimalString(),
+      errorRate: DecimalString(),
+      timestamp: IsoDate(),
     }),
-  );
+  }),
+);
 
-const IdParams = z.strictObject({ id: ResourceId });
+export const AgentStats = lazySchema(() => z.discriminatedUnion('status', [AgentStatsLive(), AgentStatsMock()]));
+
+export const ProvisionAgentBody = lazySchema(() =>
+  z
+    .strictObject({
+      name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(64)),
+      model: z._default(ProvisionModel(), DEFAULT_AGENT_MODEL),
+      config: z.optional(AgentConfig()),
+      tier: z
+        .optional(z.enum(['starter', 'pro', 'enterprise']))
+        .check(z.describe('accepted for compatibility and ignored: the agent limit always comes from the account plan')),
+    })
+    .check(
+      z.superRefine((body, ctx) => {
+        if (body.model === 'custom' && body.config?.model === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['config', 'model'], message: 'config.model is required when model is custom' });
+        }
+      }),
+    ),
+);
+
+const IdParams = lazySchema(() => z.strictObject({ id: ResourceId() }));
 
 /**
  * Deprecated operations keep working (spec 4.3) and say so in every answer (RFC 9745
@@ -121,26 +131,30 @@ export const AGENTS_SUNSET = '2027-07-01T00:00:00Z';
 const deprecationNote = (successor: string) =>
   `Answers carry \`Deprecation: @${Date.parse(AGENTS_DEPRECATED_SINCE) / 1000}\` (RFC 9745), \`Sunset: ${new Date(AGENTS_SUNSET).toUTCString()}\` (RFC 8594) and \`Link: ${successor}; rel="successor-version"\` (path parameters filled in).`;
 
-const ProvisionedAgentBody = z.object({
-  success: z.literal(true),
-  agent: z.object({
-    id: z.string(),
-    name: z.string(),
-    status: z.enum(['provisioning', 'running']),
-    websocketUrl: WsUrl,
-    model: z.string(),
-    createdAt: IsoDate,
+const ProvisionedAgentBody = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    agent: z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(['provisioning', 'running']),
+      websocketUrl: WsUrl(),
+      model: z.string(),
+      createdAt: IsoDate(),
+    }),
   }),
-});
+);
 
-const AgentLimitBody = z.looseObject({
-  error: z.string(),
-  code: z.literal('AGENT_LIMIT_REACHED'),
-  current: z.number().check(z.int(), z.nonnegative(), z.describe('agents the account has')),
-  limit: z.number().check(z.int(), z.nonnegative(), z.describe('agents the account plan allows')),
-});
+const AgentLimitBody = lazySchema(() =>
+  z.looseObject({
+    error: z.string(),
+    code: z.literal('AGENT_LIMIT_REACHED'),
+    current: z.number().check(z.int(), z.nonnegative(), z.describe('agents the account has')),
+    limit: z.number().check(z.int(), z.nonnegative(), z.describe('agents the account plan allows')),
+  }),
+);
 
-const SubscriptionRequiredBody = z.looseObject({ error: z.string(), code: z.enum(['SUBSCRIPTION_REQUIRED', 'PLAN_REQUIRED']) });
+const SubscriptionRequiredBody = lazySchema(() => z.looseObject({ error: z.string(), code: z.enum(['SUBSCRIPTION_REQUIRED', 'PLAN_REQUIRED']) }));
 
 const exampleConfig: AgentConfig = {
   systemPrompt: 'You are the booking assistant of a touring DJ. Answer promoters politely and never confirm a date without checking the calendar.',
@@ -177,10 +191,10 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: "List the caller's agents; without a session the list is empty (not 401).",
       description: 'A credential that is present but invalid is still refused with 401.',
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ agents: z.array(AgentListItem), count: z.number().check(z.int(), z.nonnegative()), status: z.literal('ok') }),
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ agents: z.array(AgentListItem()), count: z.number().check(z.int(), z.nonnegative()), status: z.literal('ok') }),
+      }),
     },
     {
       operation: 'listProvisionedAgents',
@@ -189,10 +203,10 @@ export const agentsContract = defineGroup({
       auth: 'session',
       rateLimit: 'agents',
       summary: "List the caller's agents in the provisioning view.",
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), agents: z.array(AgentListItem), count: z.number().check(z.int(), z.nonnegative()) }),
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ success: z.literal(true), agents: z.array(AgentListItem()), count: z.number().check(z.int(), z.nonnegative()) }),
+      }),
     },
     {
       operation: 'provisionAgent',
@@ -214,13 +228,13 @@ export const agentsContract = defineGroup({
       ].join(' '),
       body: ProvisionAgentBody,
       example: { name: 'Tour Booking Assistant', model: DEFAULT_AGENT_MODEL, config: exampleConfig },
-      responses: {
-        ...commonErrorResponses,
-        201: ProvisionedAgentBody,
-        402: SubscriptionRequiredBody,
-        429: z.union([AgentLimitBody, ErrorBody]),
-        502: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        201: ProvisionedAgentBody(),
+        402: SubscriptionRequiredBody(),
+        429: z.union([AgentLimitBody(), ErrorBody()]),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'getAgent',
@@ -230,11 +244,11 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: 'Get one owned agent in detail form.',
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ agent: AgentDetail, status: z.literal('ok') }),
-        404: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ agent: AgentDetail(), status: z.literal('ok') }),
+        404: ErrorBody(),
+      }),
     },
     {
       operation: 'getAgentConfig',
@@ -244,12 +258,12 @@ export const agentsContract = defineGroup({
       rateLimit: 'agents',
       summary: "Read an owned agent's configuration.",
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ config: AgentConfig }),
-        404: ErrorBody,
-        502: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ config: AgentConfig() }),
+        404: ErrorBody(),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'updateAgentConfig',
@@ -267,12 +281,12 @@ export const agentsContract = defineGroup({
       params: IdParams,
       body: AgentConfig,
       example: exampleConfig,
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), config: AgentConfig }),
-        404: ErrorBody,
-        502: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ success: z.literal(true), config: AgentConfig() }),
+        404: ErrorBody(),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'listAgentMessages',
@@ -283,22 +297,23 @@ export const agentsContract = defineGroup({
       summary: "Page through an owned agent's messages, newest first.",
       description: `\`limit\` defaults to ${AGENT_MESSAGES_DEFAULT_LIMIT} (at most ${AGENT_MESSAGES_MAX_LIMIT}), \`offset\` to 0 and counts from the newest message; \`total\` is the number of messages overall.`,
       params: IdParams,
-      query: z.object({
-        limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(AGENT_MESSAGES_MAX_LIMIT)), AGENT_MESSAGES_DEFAULT_LIMIT),
-        offset: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
-      }),
-      responses: {
-        ...commonErrorResponses,
+      query: () =>
+        z.object({
+          limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(AGENT_MESSAGES_MAX_LIMIT)), AGENT_MESSAGES_DEFAULT_LIMIT),
+          offset: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
+        }),
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({
-          messages: z.array(AgentMessage),
+          messages: z.array(AgentMessage()),
           total: z.number().check(z.int(), z.nonnegative()),
           limit: z.number().check(z.int()),
           offset: z.number().check(z.int()),
           status: z.literal('ok'),
         }),
-        404: ErrorBody,
-        502: ErrorBody,
-      },
+        404: ErrorBody(),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'getAgentStats',
@@ -309,11 +324,11 @@ export const agentsContract = defineGroup({
       summary: 'Runtime stats of an owned agent: live (`status: ok`) or, when the backend is unavailable, the labelled fallback (`status: mock`).',
       description: 'The fallback is built from the figures the platform stores for the agent (message counts, uptime samples), never from random numbers.',
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: AgentStats,
-        404: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: AgentStats(),
+        404: ErrorBody(),
+      }),
     },
     {
       operation: 'createAgentDeprecated',
@@ -329,13 +344,13 @@ export const agentsContract = defineGroup({
       ].join(' '),
       body: ProvisionAgentBody,
       example: { name: 'Tour Booking Assistant', model: DEFAULT_AGENT_MODEL },
-      responses: {
-        ...commonErrorResponses,
-        201: ProvisionedAgentBody,
-        402: SubscriptionRequiredBody,
-        429: z.union([AgentLimitBody, ErrorBody]),
-        502: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        201: ProvisionedAgentBody(),
+        402: SubscriptionRequiredBody(),
+        429: z.union([AgentLimitBody(), ErrorBody()]),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'updateAgentDeprecated',
@@ -352,12 +367,12 @@ export const agentsContract = defineGroup({
       params: IdParams,
       body: AgentConfig,
       example: { systemPrompt: 'Be brief.', temperature: 0.4 },
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), config: AgentConfig }),
-        404: ErrorBody,
-        502: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ success: z.literal(true), config: AgentConfig() }),
+        404: ErrorBody(),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'deleteAgentDeprecated',
@@ -373,11 +388,11 @@ export const agentsContract = defineGroup({
         deprecationNote('</api/instance/{userId}/stop>'),
       ].join(' '),
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({ success: z.literal(true), id: z.string(), deleted: z.literal(true) }),
-        404: ErrorBody,
-      },
+        404: ErrorBody(),
+      }),
     },
   ],
 });

@@ -17,7 +17,7 @@ export const apiDocumentContract = defineGroup({
       path: '/api/openapi.json',
       auth: 'none',
       summary: 'The OpenAPI 3.1 document generated from this contract.',
-      responses: { 200: z.looseObject({ openapi: z.literal('3.1.0') }) },
+      responses: () => ({ 200: z.looseObject({ openapi: z.literal('3.1.0') }) }),
     },
   ],
 });

@@ -1,33 +1,37 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
-import { defineGroup, type RouteDefinition } from './route';
+import { defineGroup, lazySchema, type RouteDefinition } from './route';
 
 /**
  * Autonomous agents (issue 22): monthly spending caps with a kill switch, scheduled prompts, and
  * agent export/import. Served by the agent-autonomy group.
  */
 
-const AgentIdParams = z.strictObject({ id: ResourceId });
+const AgentIdParams = lazySchema(() => z.strictObject({ id: ResourceId() }));
 
 // --- budgets ---
 
 export const BUDGET_CAP_MAX_USD = 1_000_000;
 
-export const BudgetView = z.object({
-  scope: z.enum(['account', 'agent']),
-  agentId: z.optional(z.string()),
-  monthlyCapUsd: z.nullable(z.number()).check(z.describe('null: no cap')),
-  month: z.string().check(z.describe('the UTC month the spend is counted in, `YYYY-MM`')),
-  spentUsd: z.number().check(z.describe('catalogue cost of the metered calls of the month, calls in flight included')),
-  status: z.enum(['ok', 'warning', 'exceeded']).check(z.describe('`warning` from 80 % of the cap, `exceeded` at the cap')),
-  paused: z.boolean().check(z.describe('what the cap covers is paused by the budget (the instance stopped, or the agent paused)')),
-});
+export const BudgetView = lazySchema(() =>
+  z.object({
+    scope: z.enum(['account', 'agent']),
+    agentId: z.optional(z.string()),
+    monthlyCapUsd: z.nullable(z.number()).check(z.describe('null: no cap')),
+    month: z.string().check(z.describe('the UTC month the spend is counted in, `YYYY-MM`')),
+    spentUsd: z.number().check(z.describe('catalogue cost of the metered calls of the month, calls in flight included')),
+    status: z.enum(['ok', 'warning', 'exceeded']).check(z.describe('`warning` from 80 % of the cap, `exceeded` at the cap')),
+    paused: z.boolean().check(z.describe('what the cap covers is paused by the budget (the instance stopped, or the agent paused)')),
+  }),
+);
 
-export const PutBudgetBody = z.strictObject({
-  monthlyCapUsd: z
-    .nullable(z.number().check(z.positive(), z.maximum(BUDGET_CAP_MAX_USD)))
-    .check(z.describe('the cap in USD at catalogue price; null removes it')),
-});
+export const PutBudgetBody = lazySchema(() =>
+  z.strictObject({
+    monthlyCapUsd: z
+      .nullable(z.number().check(z.positive(), z.maximum(BUDGET_CAP_MAX_USD)))
+      .check(z.describe('the cap in USD at catalogue price; null removes it')),
+  }),
+);
 
 const budgetDescription = [
   'A monthly (UTC calendar month) spending cap over everything metered: model calls (AI routes, agent chat, the gateway charged to the account),',
@@ -47,7 +51,7 @@ export const budgetRoutes = [
     rateLimit: 'agents',
     summary: "The account's monthly spending cap and this month's spend.",
     description: budgetDescription,
-    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView }) },
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ budget: BudgetView() }) }),
   },
   {
     operation: 'putAccountBudget',
@@ -59,7 +63,7 @@ export const budgetRoutes = [
     description: budgetDescription,
     body: PutBudgetBody,
     example: { monthlyCapUsd: 25 },
-    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView, resumed: z.boolean() }), 400: ValidationErrorBody },
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ budget: BudgetView(), resumed: z.boolean() }), 400: ValidationErrorBody() }),
   },
   {
     operation: 'getAgentBudget',
@@ -69,7 +73,7 @@ export const budgetRoutes = [
     rateLimit: 'agents',
     summary: "An owned agent's monthly spending cap and this month's spend.",
     params: AgentIdParams,
-    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView }), 404: ErrorBody },
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ budget: BudgetView() }), 404: ErrorBody() }),
   },
   {
     operation: 'putAgentBudget',
@@ -82,7 +86,12 @@ export const budgetRoutes = [
     params: AgentIdParams,
     body: PutBudgetBody,
     example: { monthlyCapUsd: 5 },
-    responses: { ...commonErrorResponses, 200: z.object({ budget: BudgetView, resumed: z.boolean() }), 400: ValidationErrorBody, 404: ErrorBody },
+    responses: () => ({
+      ...commonErrorResponses(),
+      200: z.object({ budget: BudgetView(), resumed: z.boolean() }),
+      400: ValidationErrorBody(),
+      404: ErrorBody(),
+    }),
   },
 ] as const satisfies readonly RouteDefinition[];
 
@@ -90,46 +99,52 @@ export const budgetRoutes = [
 
 export const SCHEDULE_PROMPT_MAX_CHARS = 4000;
 
-const ScheduleParams = z.strictObject({ id: ResourceId, scheduleId: ResourceId });
+const ScheduleParams = lazySchema(() => z.strictObject({ id: ResourceId(), scheduleId: ResourceId() }));
 
-export const RunSummary = z.object({
-  runId: z.string().check(z.describe('the schedule id and the slot it served: `<scheduleId>#<slot>`')),
-  slot: IsoDate.check(z.describe('the due time the run served')),
-  status: z.enum(['running', 'succeeded', 'skipped', 'failed']),
-  reason: z
-    .optional(z.string())
-    .check(z.describe('skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code')),
-  at: IsoDate,
-});
+export const RunSummary = lazySchema(() =>
+  z.object({
+    runId: z.string().check(z.describe('the schedule id and the slot it served: `<scheduleId>#<slot>`')),
+    slot: IsoDate().check(z.describe('the due time the run served')),
+    status: z.enum(['running', 'succeeded', 'skipped', 'failed']),
+    reason: z
+      .optional(z.string())
+      .check(z.describe('skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code')),
+    at: IsoDate(),
+  }),
+);
 
-export const ScheduleView = z.object({
-  id: z.string(),
-  agentId: z.string(),
-  cron: z.optional(z.string()).check(z.describe('five-field cron expression, UTC')),
-  at: z.optional(IsoDate).check(z.describe('one-time run')),
-  prompt: z.string(),
-  sessionId: z.optional(z.string()),
-  status: z.enum(['active', 'paused', 'done']),
-  nextRunAt: z.nullable(IsoDate),
-  createdAt: IsoDate,
-  updatedAt: IsoDate,
-  lastRun: z.optional(RunSummary),
-});
+export const ScheduleView = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    agentId: z.string(),
+    cron: z.optional(z.string()).check(z.describe('five-field cron expression, UTC')),
+    at: z.optional(IsoDate()).check(z.describe('one-time run')),
+    prompt: z.string(),
+    sessionId: z.optional(z.string()),
+    status: z.enum(['active', 'paused', 'done']),
+    nextRunAt: z.nullable(IsoDate()),
+    createdAt: IsoDate(),
+    updatedAt: IsoDate(),
+    lastRun: z.optional(RunSummary()),
+  }),
+);
 
-export const CreateScheduleBody = z.strictObject({
-  cron: z
-    .optional(z.string().check(z.minLength(9), z.maxLength(100)))
-    .check(
-      z.describe(
-        '`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists, names such as `MON`, `L` and `#`); give `cron` or `at`',
+export const CreateScheduleBody = lazySchema(() =>
+  z.strictObject({
+    cron: z
+      .optional(z.string().check(z.minLength(9), z.maxLength(100)))
+      .check(
+        z.describe(
+          '`minute hour day-of-month month day-of-week` in UTC (`*`, numbers, ranges, steps, lists, names such as `MON`, `L` and `#`); give `cron` or `at`',
+        ),
       ),
-    ),
-  at: z.optional(IsoDate).check(z.describe('a one-time run at this time; give `cron` or `at`')),
-  prompt: z.string().check(z.minLength(1), z.maxLength(SCHEDULE_PROMPT_MAX_CHARS)),
-  sessionId: z.optional(ResourceId).check(z.describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it')),
-});
+    at: z.optional(IsoDate()).check(z.describe('a one-time run at this time; give `cron` or `at`')),
+    prompt: z.string().check(z.minLength(1), z.maxLength(SCHEDULE_PROMPT_MAX_CHARS)),
+    sessionId: z.optional(ResourceId()).check(z.describe('a chat session of this agent (`/api/agent`): the run continues it and its answer is added to it')),
+  }),
+);
 
-export const UpdateScheduleBody = z.strictObject({ paused: z.boolean() });
+export const UpdateScheduleBody = lazySchema(() => z.strictObject({ paused: z.boolean() }));
 
 const scheduleDescription = [
   "Scheduled prompts: at each due time the sweeper sends the prompt to the agent on the account's running instance; the answer is stored in",
@@ -151,7 +166,7 @@ export const scheduleRoutes = [
     summary: "An owned agent's scheduled prompts.",
     description: scheduleDescription,
     params: AgentIdParams,
-    responses: { ...commonErrorResponses, 200: z.object({ schedules: z.array(ScheduleView) }), 404: ErrorBody },
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ schedules: z.array(ScheduleView()) }), 404: ErrorBody() }),
   },
   {
     operation: 'createAgentSchedule',
@@ -164,14 +179,14 @@ export const scheduleRoutes = [
     params: AgentIdParams,
     body: CreateScheduleBody,
     example: { cron: '0 9 * * 1-5', prompt: "Summarise yesterday's bookings." },
-    responses: {
-      ...commonErrorResponses,
-      201: z.object({ schedule: ScheduleView }),
-      400: z.union([ValidationErrorBody, ErrorBody]),
-      402: ErrorBody,
-      404: ErrorBody,
-      429: ErrorBody,
-    },
+    responses: () => ({
+      ...commonErrorResponses(),
+      201: z.object({ schedule: ScheduleView() }),
+      400: z.union([ValidationErrorBody(), ErrorBody()]),
+      402: ErrorBody(),
+      404: ErrorBody(),
+      429: ErrorBody(),
+    }),
   },
   {
     operation: 'getAgentSchedule',
@@ -181,7 +196,7 @@ export const scheduleRoutes = [
     rateLimit: 'agents',
     summary: 'One schedule and its runs (kept 30 days), oldest first.',
     params: ScheduleParams,
-    responses: { ...commonErrorResponses, 200: z.object({ schedule: ScheduleView, runs: z.array(RunSummary) }), 404: ErrorBody },
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ schedule: ScheduleView(), runs: z.array(RunSummary()) }), 404: ErrorBody() }),
   },
   {
     operation: 'updateAgentSchedule',
@@ -193,7 +208,13 @@ export const scheduleRoutes = [
     params: ScheduleParams,
     body: UpdateScheduleBody,
     example: { paused: true },
-    responses: { ...commonErrorResponses, 200: z.object({ schedule: ScheduleView }), 400: ValidationErrorBody, 404: ErrorBody, 409: ErrorBody },
+    responses: () => ({
+      ...commonErrorResponses(),
+      200: z.object({ schedule: ScheduleView() }),
+      400: ValidationErrorBody(),
+      404: ErrorBody(),
+      409: ErrorBody(),
+    }),
   },
   {
     operation: 'deleteAgentSchedule',
@@ -203,7 +224,7 @@ export const scheduleRoutes = [
     rateLimit: 'agents',
     summary: 'Delete a schedule; its past runs stay readable until they expire.',
     params: ScheduleParams,
-    responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
+    responses: () => ({ ...commonErrorResponses(), 200: SuccessTrue(), 404: ErrorBody() }),
   },
 ] as const satisfies readonly RouteDefinition[];
 
@@ -215,46 +236,52 @@ export const AGENT_EXPORT_MAX_SCHEDULES = 200;
 export const AGENT_EXPORT_MAX_HISTORY = 1000;
 
 /** Any JSON value of a memory entry or a skill setting. */
-const JsonValue = z.json();
+const JsonValue = lazySchema(() => z.json());
 
-export const AgentExport = z.strictObject({
-  format: z.literal(AGENT_EXPORT_FORMAT),
-  formatVersion: z
-    .number()
-    .check(z.int(), z.positive(), z.describe(`${AGENT_EXPORT_VERSION} today; an import of a newer version answers 400 \`EXPORT_VERSION_UNSUPPORTED\``)),
-  exportedAt: IsoDate,
-  agent: z.strictObject({
-    name: z.string().check(z.minLength(1), z.maxLength(100)),
-    model: z.string().check(z.minLength(1), z.maxLength(128)),
-    config: z.record(z.string(), JsonValue).check(z.describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)')),
+export const AgentExport = lazySchema(() =>
+  z.strictObject({
+    format: z.literal(AGENT_EXPORT_FORMAT),
+    formatVersion: z
+      .number()
+      .check(z.int(), z.positive(), z.describe(`${AGENT_EXPORT_VERSION} today; an import of a newer version answers 400 \`EXPORT_VERSION_UNSUPPORTED\``)),
+    exportedAt: IsoDate(),
+    agent: z.strictObject({
+      name: z.string().check(z.minLength(1), z.maxLength(100)),
+      model: z.string().check(z.minLength(1), z.maxLength(128)),
+      config: z
+        .record(z.string(), JsonValue())
+        .check(z.describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)')),
+    }),
+    memory: z.record(z.string().check(z.maxLength(256)), JsonValue()),
+    skills: z.array(z.strictObject({ skillId: ResourceId(), enabled: z.boolean(), config: z.record(z.string(), JsonValue()) })).check(z.maxLength(100)),
+    schedules: z
+      .array(
+        z.strictObject({
+          cron: z.optional(z.string().check(z.maxLength(100))),
+          at: z.optional(IsoDate()),
+          prompt: z.string().check(z.minLength(1), z.maxLength(SCHEDULE_PROMPT_MAX_CHARS)),
+          status: z.enum(['active', 'paused', 'done']),
+        }),
+      )
+      .check(z.maxLength(AGENT_EXPORT_MAX_SCHEDULES)),
+    secrets: z
+      .strictObject({
+        env: z.array(z.string().check(z.maxLength(128))).check(z.maxLength(100)),
+        credentials: z.array(z.string().check(z.maxLength(128))).check(z.maxLength(100)),
+        skillSettings: z
+          .array(z.strictObject({ skillId: z.string().check(z.maxLength(64)), field: z.string().check(z.maxLength(128)) }))
+          .check(z.maxLength(500)),
+      })
+      .check(z.describe('the NAMES of the secrets the agent used, never their values: enter them again after an import')),
+    history: z
+      .optional(
+        z
+          .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string(), createdAt: IsoDate() }))
+          .check(z.maxLength(AGENT_EXPORT_MAX_HISTORY)),
+      )
+      .check(z.describe('with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history)')),
   }),
-  memory: z.record(z.string().check(z.maxLength(256)), JsonValue),
-  skills: z.array(z.strictObject({ skillId: ResourceId, enabled: z.boolean(), config: z.record(z.string(), JsonValue) })).check(z.maxLength(100)),
-  schedules: z
-    .array(
-      z.strictObject({
-        cron: z.optional(z.string().check(z.maxLength(100))),
-        at: z.optional(IsoDate),
-        prompt: z.string().check(z.minLength(1), z.maxLength(SCHEDULE_PROMPT_MAX_CHARS)),
-        status: z.enum(['active', 'paused', 'done']),
-      }),
-    )
-    .check(z.maxLength(AGENT_EXPORT_MAX_SCHEDULES)),
-  secrets: z
-    .strictObject({
-      env: z.array(z.string().check(z.maxLength(128))).check(z.maxLength(100)),
-      credentials: z.array(z.string().check(z.maxLength(128))).check(z.maxLength(100)),
-      skillSettings: z.array(z.strictObject({ skillId: z.string().check(z.maxLength(64)), field: z.string().check(z.maxLength(128)) })).check(z.maxLength(500)),
-    })
-    .check(z.describe('the NAMES of the secrets the agent used, never their values: enter them again after an import')),
-  history: z
-    .optional(
-      z
-        .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system']), content: z.string(), createdAt: IsoDate }))
-        .check(z.maxLength(AGENT_EXPORT_MAX_HISTORY)),
-    )
-    .check(z.describe('with `?history=true`: the newest messages, oldest first (for the record; an import starts a fresh history)')),
-});
+);
 
 const exportDescription = [
   `A versioned JSON document (\`format\` \`${AGENT_EXPORT_FORMAT}\`, \`formatVersion\` ${AGENT_EXPORT_VERSION}): name, model, configuration, memory,`,
@@ -273,8 +300,8 @@ export const portabilityRoutes = [
     summary: 'Export an owned agent as a versioned JSON document.',
     description: exportDescription,
     params: AgentIdParams,
-    query: z.strictObject({ history: z._default(z.enum(['true', 'false']), 'false').check(z.describe('include the newest messages')) }),
-    responses: { ...commonErrorResponses, 200: AgentExport, 404: ErrorBody },
+    query: () => z.strictObject({ history: z._default(z.enum(['true', 'false']), 'false').check(z.describe('include the newest messages')) }),
+    responses: () => ({ ...commonErrorResponses(), 200: AgentExport(), 404: ErrorBody() }),
   },
   {
     operation: 'importAgent',
@@ -303,11 +330,11 @@ export const portabilityRoutes = [
       schedules: [{ cron: '0 9 * * 1-5', prompt: "Summarise yesterday's bookings.", status: 'active' }],
       secrets: { env: [], credentials: [], skillSettings: [] },
     },
-    responses: {
-      ...commonErrorResponses,
+    responses: () => ({
+      ...commonErrorResponses(),
       201: z.object({
         success: z.literal(true),
-        agent: z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.literal('provisioning'), createdAt: IsoDate }),
+        agent: z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.literal('provisioning'), createdAt: IsoDate() }),
         imported: z.object({ memoryKeys: z.number().check(z.int()), skills: z.number().check(z.int()), schedules: z.number().check(z.int()) }),
         secretsToEnter: z.object({
           env: z.array(z.string()),
@@ -315,11 +342,11 @@ export const portabilityRoutes = [
           skillSettings: z.array(z.object({ skillId: z.string(), field: z.string() })),
         }),
       }),
-      400: z.union([ValidationErrorBody, ErrorBody]),
-      402: ErrorBody,
-      429: ErrorBody,
-      502: ErrorBody,
-    },
+      400: z.union([ValidationErrorBody(), ErrorBody()]),
+      402: ErrorBody(),
+      429: ErrorBody(),
+      502: ErrorBody(),
+    }),
   },
 ] as const satisfies readonly RouteDefinition[];
 

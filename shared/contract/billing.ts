@@ -3,122 +3,140 @@ import { AccountPlan } from './account-fields';
 import { CARD_FAILURES, CheckoutAnswer, PriceId, RequestedPlan } from './checkout';
 import { commonErrorResponses, ErrorBody, IsoDate, ValidationErrorBody } from './common';
 import { AiProvider } from './provision';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
-export const SubscriptionStatus = z
-  .enum(['none', 'active', 'trialing', 'past_due', 'canceled', 'incomplete', 'incomplete_expired', 'unpaid', 'paused'])
-  .check(z.describe('state of the card subscription as the processor last reported it; `none` when the account never subscribed'));
+export const SubscriptionStatus = lazySchema(() =>
+  z
+    .enum(['none', 'active', 'trialing', 'past_due', 'canceled', 'incomplete', 'incomplete_expired', 'unpaid', 'paused'])
+    .check(z.describe('state of the card subscription as the processor last reported it; `none` when the account never subscribed')),
+);
 
 /** Providers whose keys a user may bring: the aggregator and the four model vendors of spec 4.5. */
-export const ByokProvider = AiProvider.check(z.describe('AI provider id'));
+export const ByokProvider = lazySchema(() => AiProvider().check(z.describe('AI provider id')));
 
-export const ByokState = z.object({
-  enabled: z.boolean().check(z.describe('true when at least one provider key is stored')),
-  providers: z
-    .array(
-      z.object({
-        provider: ByokProvider,
-        keyPreview: z.string().check(z.describe('the last four characters of the key, e.g. `…x9Qa`; the key itself is never returned')),
-        updatedAt: IsoDate,
-      }),
-    )
-    .check(z.describe('providers with a stored key')),
-});
+export const ByokState = lazySchema(() =>
+  z.object({
+    enabled: z.boolean().check(z.describe('true when at least one provider key is stored')),
+    providers: z
+      .array(
+        z.object({
+          provider: ByokProvider(),
+          keyPreview: z.string().check(z.describe('the last four characters of the key, e.g. `…x9Qa`; the key itself is never returned')),
+          updatedAt: IsoDate(),
+        }),
+      )
+      .check(z.describe('providers with a stored key')),
+  }),
+);
 
 const Count = () => z.number().check(z.int(), z.nonnegative());
 
-export const PlanLimits = z
-  .object({
-    agents: Count(),
-    skills: Count(),
-    a2aPerDay: Count().check(z.describe('agent-to-agent messages per day')),
-    memory: z.string().check(z.regex(/^\d+ GB$/), z.describe('agent memory as the plan table lists it, e.g. `8 GB`')),
-    models: z.array(z.string()).check(z.describe('model ids (`<vendor>/<model>`) the plan may use')),
-  })
-  .check(z.describe('limits of the plan table (spec 2.16); zeros and no models without a plan; admins get `network` limits'));
+export const PlanLimits = lazySchema(() =>
+  z
+    .object({
+      agents: Count(),
+      skills: Count(),
+      a2aPerDay: Count().check(z.describe('agent-to-agent messages per day')),
+      memory: z.string().check(z.regex(/^\d+ GB$/), z.describe('agent memory as the plan table lists it, e.g. `8 GB`')),
+      models: z.array(z.string()).check(z.describe('model ids (`<vendor>/<model>`) the plan may use')),
+    })
+    .check(z.describe('limits of the plan table (spec 2.16); zeros and no models without a plan; admins get `network` limits')),
+);
 
 export const CREDITS_LEDGER_DEFAULT_LIMIT = 20;
 export const CREDITS_LEDGER_MAX_LIMIT = 100;
 
-export const CreditPack = z.object({ price: PriceId.check(z.describe("the processor's price id")), credits: z.number().check(z.int(), z.positive()) });
+export const CreditPack = lazySchema(() =>
+  z.object({ price: PriceId().check(z.describe("the processor's price id")), credits: z.number().check(z.int(), z.positive()) }),
+);
 
-const UsageTotals = z.object({
-  promptTokens: z.number().check(z.int()),
-  completionTokens: z.number().check(z.int()),
-  totalTokens: z.number().check(z.int()),
-  costUsd: z.number().check(z.nonnegative()),
-  credits: z.number().check(z.int(), z.describe('credits charged (0 for allowance, BYOK and admin calls)')),
-  calls: z.number().check(z.int()),
-});
-
-export const Usage = z.object({
-  periodStart: IsoDate.check(z.describe('start of the billing period (the calendar month, UTC, without a subscription period)')),
-  periodEnd: IsoDate,
-  credits: z.object({
-    balance: z.number().check(z.int()),
-    spent: z.number().check(z.int(), z.nonnegative(), z.describe('credits spent on usage this period (sum of the ledger `usage` entries)')),
-    added: z.number().check(z.int(), z.nonnegative(), z.describe('credits bought, granted or refunded this period')),
-    usageEntries: z.number().check(z.int(), z.nonnegative(), z.describe('number of `usage` ledger entries this period')),
+const UsageTotals = lazySchema(() =>
+  z.object({
+    promptTokens: z.number().check(z.int()),
+    completionTokens: z.number().check(z.int()),
+    totalTokens: z.number().check(z.int()),
+    costUsd: z.number().check(z.nonnegative()),
+    credits: z.number().check(z.int(), z.describe('credits charged (0 for allowance, BYOK and admin calls)')),
+    calls: z.number().check(z.int()),
   }),
-  limits: PlanLimits,
-  tokens: z
-    .object({ prompt: z.number().check(z.int()), completion: z.number().check(z.int()), total: z.number().check(z.int()) })
-    .check(z.describe('model tokens of the period')),
-  costUsd: z.number().check(z.nonnegative(), z.describe('model cost of the period at catalogue prices, USD')),
-  allowance: z
-    .object({ includedCredits: z.number().check(z.int()), usedCredits: z.number().check(z.int()) })
-    .check(z.describe("the plan's included model spend of the period, in credits, and how much of it is used; past it calls are debited from the balance")),
-  a2aMessages: z.number().check(z.int(), z.nonnegative(), z.describe('agent-to-agent messages of the period')),
-  models: z.array(z.extend(UsageTotals, { model: z.string() })).check(z.describe('per model')),
-  agents: z
-    .array(
-      z.extend(UsageTotals, {
-        agentId: z.nullable(z.string()).check(z.describe('null: calls made outside any agent (POST /api/ai/chat)')),
-        a2aMessages: z.number().check(z.int()),
-      }),
-    )
-    .check(z.describe('per agent')),
-  days: z
-    .array(z.extend(UsageTotals, { day: z.string().check(z.describe('`yyyy-mm-dd`, UTC')), model: z.string() }))
-    .check(z.describe('per day and model, oldest first (days without calls are absent)')),
-});
+);
 
-const BillingAction = z.discriminatedUnion('action', [
-  z.strictObject({ action: z.literal('create-checkout'), plan: RequestedPlan }),
-  z.strictObject({
-    action: z.literal('enable-byok'),
-    provider: ByokProvider,
-    apiKey: z
-      .string()
-      .check(z.minLength(8), z.maxLength(512), z.regex(/^\S+$/, 'no whitespace'), z.describe('stored envelope-encrypted; never returned or logged')),
+export const Usage = lazySchema(() =>
+  z.object({
+    periodStart: IsoDate().check(z.describe('start of the billing period (the calendar month, UTC, without a subscription period)')),
+    periodEnd: IsoDate(),
+    credits: z.object({
+      balance: z.number().check(z.int()),
+      spent: z.number().check(z.int(), z.nonnegative(), z.describe('credits spent on usage this period (sum of the ledger `usage` entries)')),
+      added: z.number().check(z.int(), z.nonnegative(), z.describe('credits bought, granted or refunded this period')),
+      usageEntries: z.number().check(z.int(), z.nonnegative(), z.describe('number of `usage` ledger entries this period')),
+    }),
+    limits: PlanLimits(),
+    tokens: z
+      .object({ prompt: z.number().check(z.int()), completion: z.number().check(z.int()), total: z.number().check(z.int()) })
+      .check(z.describe('model tokens of the period')),
+    costUsd: z.number().check(z.nonnegative(), z.describe('model cost of the period at catalogue prices, USD')),
+    allowance: z
+      .object({ includedCredits: z.number().check(z.int()), usedCredits: z.number().check(z.int()) })
+      .check(z.describe("the plan's included model spend of the period, in credits, and how much of it is used; past it calls are debited from the balance")),
+    a2aMessages: z.number().check(z.int(), z.nonnegative(), z.describe('agent-to-agent messages of the period')),
+    models: z.array(z.extend(UsageTotals(), { model: z.string() })).check(z.describe('per model')),
+    agents: z
+      .array(
+        z.extend(UsageTotals(), {
+          agentId: z.nullable(z.string()).check(z.describe('null: calls made outside any agent (POST /api/ai/chat)')),
+          a2aMessages: z.number().check(z.int()),
+        }),
+      )
+      .check(z.describe('per agent')),
+    days: z
+      .array(z.extend(UsageTotals(), { day: z.string().check(z.describe('`yyyy-mm-dd`, UTC')), model: z.string() }))
+      .check(z.describe('per day and model, oldest first (days without calls are absent)')),
   }),
-  z.strictObject({ action: z.literal('disable-byok'), provider: ByokProvider }),
-  z.strictObject({ action: z.literal('get-usage') }),
-  z.strictObject({ action: z.literal('buy-credits'), price: PriceId.check(z.describe('price id of one of the credit packs `GET /api/billing` lists')) }),
-  z.strictObject({ action: z.literal('change-plan'), plan: RequestedPlan }),
-  z.strictObject({ action: z.literal('billing-portal') }),
-]);
+);
 
-const PlanHoldings = z.object({ agents: z.number().check(z.int()), skills: z.number().check(z.int()) });
-const PlanChangeAnswer = z.object({
-  success: z.literal(true),
-  plan: z.string().check(z.describe('the plan asked for; the account moves to it when the card webhook confirms')),
-  previousPlan: z.nullable(z.string()),
-  subscriptionId: z.string(),
-  status: z.literal('pending'),
-});
+const BillingAction = lazySchema(() =>
+  z.discriminatedUnion('action', [
+    z.strictObject({ action: z.literal('create-checkout'), plan: RequestedPlan() }),
+    z.strictObject({
+      action: z.literal('enable-byok'),
+      provider: ByokProvider(),
+      apiKey: z
+        .string()
+        .check(z.minLength(8), z.maxLength(512), z.regex(/^\S+$/, 'no whitespace'), z.describe('stored envelope-encrypted; never returned or logged')),
+    }),
+    z.strictObject({ action: z.literal('disable-byok'), provider: ByokProvider() }),
+    z.strictObject({ action: z.literal('get-usage') }),
+    z.strictObject({ action: z.literal('buy-credits'), price: PriceId().check(z.describe('price id of one of the credit packs `GET /api/billing` lists')) }),
+    z.strictObject({ action: z.literal('change-plan'), plan: RequestedPlan() }),
+    z.strictObject({ action: z.literal('billing-portal') }),
+  ]),
+);
 
-export const LedgerEntry = z.object({
-  id: z.string(),
-  delta: z.number().check(z.int(), z.describe('credits added (positive) or spent (negative)')),
-  reason: z.enum(['purchase', 'referral', 'usage', 'refund', 'adjustment']),
-  note: z.optional(z.string()),
-  createdAt: IsoDate,
-});
+const PlanHoldings = lazySchema(() => z.object({ agents: z.number().check(z.int()), skills: z.number().check(z.int()) }));
+const PlanChangeAnswer = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    plan: z.string().check(z.describe('the plan asked for; the account moves to it when the card webhook confirms')),
+    previousPlan: z.nullable(z.string()),
+    subscriptionId: z.string(),
+    status: z.literal('pending'),
+  }),
+);
 
-const Gone = z.looseObject({ error: z.string(), code: z.literal('GONE'), use: z.string().check(z.describe('the replacement route')) });
+export const LedgerEntry = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    delta: z.number().check(z.int(), z.describe('credits added (positive) or spent (negative)')),
+    reason: z.enum(['purchase', 'referral', 'usage', 'refund', 'adjustment']),
+    note: z.optional(z.string()),
+    createdAt: IsoDate(),
+  }),
+);
 
-const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
+const Gone = lazySchema(() => z.looseObject({ error: z.string(), code: z.literal('GONE'), use: z.string().check(z.describe('the replacement route')) }));
+
+const BadRequest = lazySchema(() => z.union([ValidationErrorBody(), ErrorBody()]));
 
 export const billingContract = defineGroup({
   group: 'billing',
@@ -135,21 +153,21 @@ export const billingContract = defineGroup({
       description:
         '`plan` is the plan of the latest subscription and stays named after it ends; `active` (status `active` or `trialing`) says whether it is in force. ' +
         'Only verified card webhooks change the plan and status.',
-      responses: {
+      responses: () => ({
         200: z.object({
-          plan: AccountPlan,
-          status: SubscriptionStatus,
+          plan: AccountPlan(),
+          status: SubscriptionStatus(),
           active: z.boolean().check(z.describe('true while the subscription is `active` or `trialing` (always true for admins)')),
-          currentPeriodEnd: z.nullable(IsoDate),
+          currentPeriodEnd: z.nullable(IsoDate()),
           cancelAtPeriodEnd: z.boolean(),
           credits: z.number().check(z.int()),
           extraStorageGb: z.number().check(z.int(), z.nonnegative(), z.describe('agent storage bought on top of the plan')),
-          byok: ByokState,
-          limits: PlanLimits,
-          creditPacks: z.array(CreditPack).check(z.describe('what `buy-credits` and `GET /api/card/credits` accept')),
+          byok: ByokState(),
+          limits: PlanLimits(),
+          creditPacks: z.array(CreditPack()).check(z.describe('what `buy-credits` and `GET /api/card/credits` accept')),
         }),
-        ...commonErrorResponses,
-      },
+        ...commonErrorResponses(),
+      }),
     },
     {
       operation: 'postBilling',
@@ -173,22 +191,25 @@ export const billingContract = defineGroup({
       body: BillingAction,
       // get-usage: an example any account can run without a card processor.
       example: { action: 'get-usage' },
-      responses: {
+      responses: () => ({
         200: z.union([
-          z.extend(CheckoutAnswer, { credits: z.optional(z.number().check(z.int(), z.positive())).check(z.describe('buy-credits only')) }),
-          z.object({ success: z.literal(true), byok: ByokState }),
-          z.object({ usage: Usage }),
-          PlanChangeAnswer,
+          z.extend(CheckoutAnswer(), { credits: z.optional(z.number().check(z.int(), z.positive())).check(z.describe('buy-credits only')) }),
+          z.object({ success: z.literal(true), byok: ByokState() }),
+          z.object({ usage: Usage() }),
+          PlanChangeAnswer(),
           z.object({ url: z.url() }),
         ]),
-        402: ErrorBody,
-        404: ErrorBody,
-        409: z.union([ErrorBody, z.looseObject({ error: z.string(), code: z.literal('PLAN_LIMIT_EXCEEDED'), current: PlanHoldings, limit: PlanHoldings })]),
-        502: ErrorBody,
-        503: ErrorBody,
-        ...commonErrorResponses,
-        400: BadRequest,
-      },
+        402: ErrorBody(),
+        404: ErrorBody(),
+        409: z.union([
+          ErrorBody(),
+          z.looseObject({ error: z.string(), code: z.literal('PLAN_LIMIT_EXCEEDED'), current: PlanHoldings(), limit: PlanHoldings() }),
+        ]),
+        502: ErrorBody(),
+        503: ErrorBody(),
+        ...commonErrorResponses(),
+        400: BadRequest(),
+      }),
     },
     {
       operation: 'getCredits',
@@ -199,22 +220,23 @@ export const billingContract = defineGroup({
       description:
         'Every change of the balance (purchase, referral, usage, refund, adjustment) is one ledger entry written in the same transaction, so the balance always equals the sum of the ledger. ' +
         '`cursor` continues the ledger where the previous page ended (null on the last page).',
-      query: z.object({
-        limit: z
-          ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(CREDITS_LEDGER_MAX_LIMIT)), CREDITS_LEDGER_DEFAULT_LIMIT)
-          .check(z.describe(`ledger entries to return, ${CREDITS_LEDGER_DEFAULT_LIMIT} by default, at most ${CREDITS_LEDGER_MAX_LIMIT}`)),
-        cursor: z.optional(z.string().check(z.maxLength(2048))).check(z.describe('the `cursor` of the previous page')),
-      }),
-      responses: {
+      query: () =>
+        z.object({
+          limit: z
+            ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(CREDITS_LEDGER_MAX_LIMIT)), CREDITS_LEDGER_DEFAULT_LIMIT)
+            .check(z.describe(`ledger entries to return, ${CREDITS_LEDGER_DEFAULT_LIMIT} by default, at most ${CREDITS_LEDGER_MAX_LIMIT}`)),
+          cursor: z.optional(z.string().check(z.maxLength(2048))).check(z.describe('the `cursor` of the previous page')),
+        }),
+      responses: () => ({
         200: z.object({
           balance: z.number().check(z.int()),
           currency: z.literal('credits'),
-          ledger: z.array(LedgerEntry),
+          ledger: z.array(LedgerEntry()),
           cursor: z.nullable(z.string()),
         }),
-        ...commonErrorResponses,
-        400: BadRequest,
-      },
+        ...commonErrorResponses(),
+        400: BadRequest(),
+      }),
     },
     {
       operation: 'getLegacyCheckout',
@@ -223,7 +245,7 @@ export const billingContract = defineGroup({
       auth: 'none',
       deprecated: true,
       summary: 'Retired checkout: always 410 Gone; use `GET /api/card/checkout`.',
-      responses: { 410: Gone, ...commonErrorResponses },
+      responses: () => ({ 410: Gone(), ...commonErrorResponses() }),
     },
     {
       operation: 'postLegacyCheckout',
@@ -234,7 +256,7 @@ export const billingContract = defineGroup({
       rawBody: true,
       summary: 'Retired checkout: always 410 Gone; use `GET /api/card/checkout`.',
       description: 'Whatever the body (it is not parsed), the answer is 410.',
-      responses: { 410: Gone, ...commonErrorResponses },
+      responses: () => ({ 410: Gone(), ...commonErrorResponses() }),
     },
   ],
 });

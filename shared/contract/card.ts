@@ -3,11 +3,11 @@ import { PlanName, RedirectBody } from './account-fields';
 import { CARD_FAILURES, CheckoutAnswer, PriceId, RequestedPlan } from './checkout';
 import { commonErrorResponses, ErrorBody, ValidationErrorBody } from './common';
 import { GatewayPluginIdSchema } from './gateway';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 export const STORAGE_UPGRADE_MAX_GB = 64;
 
-const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
+const BadRequest = lazySchema(() => z.union([ValidationErrorBody(), ErrorBody()]));
 
 /**
  * The routes that call the card processor on every request (checkout and portal redirects, the
@@ -31,8 +31,8 @@ export const cardContract = defineGroup({
         '`/settings/billing?checkout=success` (or `=cancelled`); the plan changes only when the card webhook confirms. ' +
         'An unknown plan is 400; the retired `free` plan is 402 `PLAN_REQUIRED`; 409 `ALREADY_SUBSCRIBED` while a subscription is active. ' +
         CARD_FAILURES,
-      query: z.object({ plan: RequestedPlan }),
-      responses: { 302: RedirectBody, 402: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+      query: () => z.object({ plan: RequestedPlan() }),
+      responses: () => ({ 302: RedirectBody(), 402: ErrorBody(), 409: ErrorBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'cardPortalRedirect',
@@ -41,7 +41,7 @@ export const cardContract = defineGroup({
       auth: 'session',
       summary: "302 to the card processor's billing portal, where the user updates the card, sees invoices or cancels.",
       description: 'Returns to `/settings/billing`. 404 `NO_CARD_CUSTOMER` before a first checkout. ' + CARD_FAILURES,
-      responses: { 302: RedirectBody, 404: ErrorBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+      responses: () => ({ 302: RedirectBody(), 404: ErrorBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'cardCreditsRedirect',
@@ -53,8 +53,8 @@ export const cardContract = defineGroup({
         "`price` is the processor's price id of one of the credit packs the platform sells (`creditPacks` of `GET /api/billing`); any other id is 400 `UNKNOWN_PRICE` (the client never sets an amount). " +
         'Credits are added when the card webhook confirms payment. ' +
         CARD_FAILURES,
-      query: z.object({ price: PriceId }),
-      responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses, 400: BadRequest },
+      query: () => z.object({ price: PriceId() }),
+      responses: () => ({ 302: RedirectBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses(), 400: BadRequest() }),
     },
     {
       operation: 'cardStorageUpgrade',
@@ -68,13 +68,14 @@ export const cardContract = defineGroup({
         'Answers `{url, sessionId}` of a checkout for `storageGb` GB; the storage is added to the account (`extraStorageGb` of `GET /api/billing`) when the card webhook confirms payment. ' +
         '402 `SUBSCRIPTION_REQUIRED` without an active subscription. ' +
         CARD_FAILURES,
-      body: z.strictObject({
-        storageGb: z
-          .number()
-          .check(z.int(), z.minimum(1), z.maximum(STORAGE_UPGRADE_MAX_GB), z.describe(`extra storage in GB, at most ${STORAGE_UPGRADE_MAX_GB}`)),
-      }),
+      body: () =>
+        z.strictObject({
+          storageGb: z
+            .number()
+            .check(z.int(), z.minimum(1), z.maximum(STORAGE_UPGRADE_MAX_GB), z.describe(`extra storage in GB, at most ${STORAGE_UPGRADE_MAX_GB}`)),
+        }),
       example: { storageGb: 4 },
-      responses: { 200: CheckoutAnswer, 402: ErrorBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+      responses: () => ({ 200: CheckoutAnswer(), 402: ErrorBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'createGatewayCardPayment',
@@ -91,8 +92,8 @@ export const cardContract = defineGroup({
         'With a session and no subscription: 303 to a subscription checkout for `plan` (default `label`, the smallest plan) with `metadata.plugin`; ' +
         'with one in force: 303 straight back to the app (`/settings/billing?plugin=<id>`). An unknown plugin is 400. ' +
         CARD_FAILURES,
-      query: z.object({ plugin: GatewayPluginIdSchema, plan: z._default(PlanName, 'label') }),
-      responses: { 303: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses },
+      query: () => z.object({ plugin: GatewayPluginIdSchema(), plan: z._default(PlanName(), 'label') }),
+      responses: () => ({ 303: RedirectBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'cardWebhook',
@@ -113,12 +114,13 @@ export const cardContract = defineGroup({
         '- `customer.subscription.created` / `.updated` / `.deleted`: status (active when `active` or `trialing`), plan (`metadata.plan`, else the plan of the price), billing period and cancel-at-period-end, for `metadata.userId` ' +
         '(else the account of the customer). A cancellation of an older subscription does not end a newer active one.\n' +
         "Other event types, and events for unknown accounts, are acknowledged and ignored. The event is the processor's own format, so its body is open.",
-      body: z.looseObject({
-        id: z.string(),
-        type: z.string(),
-        created: z.optional(z.number().check(z.int())),
-        data: z.looseObject({ object: z.looseObject({}) }),
-      }),
+      body: () =>
+        z.looseObject({
+          id: z.string(),
+          type: z.string(),
+          created: z.optional(z.number().check(z.int())),
+          data: z.looseObject({ object: z.looseObject({}) }),
+        }),
       example: {
         id: 'evt_1QbX2cL4mN8pRsTu',
         object: 'event',
@@ -138,12 +140,12 @@ export const cardContract = defineGroup({
           },
         },
       },
-      responses: {
+      responses: () => ({
         200: z.object({ received: z.literal(true) }),
-        503: ErrorBody,
-        ...commonErrorResponses,
-        400: z.union([ValidationErrorBody, ErrorBody]),
-      },
+        503: ErrorBody(),
+        ...commonErrorResponses(),
+        400: z.union([ValidationErrorBody(), ErrorBody()]),
+      }),
     },
   ],
 });

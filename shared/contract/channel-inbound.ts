@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody } from './common';
 import type { RouteDefinition } from './route';
+import { lazySchema } from './route';
 
 /**
  * The channel skills' inbound routes (issue 13 part C): one per messaging app, public, each
@@ -12,15 +13,15 @@ import type { RouteDefinition } from './route';
  * does when it is running, and the agent's reply goes back to the conversation through the app.
  */
 
-const HookId = z
-  .string()
-  .check(z.regex(/^hook_[0-9a-f]{32}$/, 'a hook id'), z.describe('the hook id of the connection (from the skill `connect` answer `inboundUrl`)'));
+const HookId = lazySchema(() =>
+  z.string().check(z.regex(/^hook_[0-9a-f]{32}$/, 'a hook id'), z.describe('the hook id of the connection (from the skill `connect` answer `inboundUrl`)')),
+);
 
-const inboundResponses = {
-  ...commonErrorResponses,
+const inboundResponses = lazySchema(() => ({
+  ...commonErrorResponses(),
   200: z.looseObject({}).check(z.describe("the app's expected acknowledgement")),
-  401: ErrorBody.check(z.describe('missing or wrong signature, or unknown hook: nothing stored')),
-};
+  401: ErrorBody().check(z.describe('missing or wrong signature, or unknown hook: nothing stored')),
+}));
 
 const inbound = (operation: string, app: string, summary: string, description: string, example: unknown): RouteDefinition => ({
   operation,
@@ -32,8 +33,8 @@ const inbound = (operation: string, app: string, summary: string, description: s
   openBody: true,
   summary,
   description,
-  params: z.strictObject({ hookId: HookId }),
-  body: z.looseObject({}),
+  params: () => z.strictObject({ hookId: HookId() }),
+  body: () => z.looseObject({}),
   example,
   responses: inboundResponses,
 });
@@ -105,15 +106,16 @@ export const whatsappVerificationRoute = {
   summary: "WhatsApp Cloud API webhook verification: Meta's subscription check of business-messaging's inbound URL.",
   description:
     "Answers `hub.challenge` as `text/plain` when `hub.mode` is `subscribe` and `hub.verify_token` is the connection's verify token (given to or made by `connect`); 403 `VERIFY_TOKEN_MISMATCH` otherwise, also for an unknown hook.",
-  params: z.strictObject({ hookId: HookId }),
-  query: z.strictObject({
-    'hub.mode': z.optional(z.string().check(z.maxLength(32))),
-    'hub.verify_token': z.optional(z.string().check(z.maxLength(512))),
-    'hub.challenge': z.optional(z.string().check(z.maxLength(256))),
-  }),
-  responses: {
-    ...commonErrorResponses,
+  params: () => z.strictObject({ hookId: HookId() }),
+  query: () =>
+    z.strictObject({
+      'hub.mode': z.optional(z.string().check(z.maxLength(32))),
+      'hub.verify_token': z.optional(z.string().check(z.maxLength(512))),
+      'hub.challenge': z.optional(z.string().check(z.maxLength(256))),
+    }),
+  responses: () => ({
+    ...commonErrorResponses(),
     200: z.string().check(z.describe('the challenge, as text/plain')),
-    403: ErrorBody.check(z.describe('wrong mode or verify token, or unknown hook')),
-  },
+    403: ErrorBody().check(z.describe('wrong mode or verify token, or unknown hook')),
+  }),
 } as const satisfies RouteDefinition;

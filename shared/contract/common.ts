@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { lazySchema } from './route';
 
 /**
  * The bodies every route group shares, in zod/mini (docs/architecture.md §11: mini schemas cost a
@@ -6,29 +7,36 @@ import * as z from 'zod/mini';
  */
 
 /** The spec's error body, `{error, code?}`, plus any extra fields an endpoint table names. */
-export const ErrorBody = z.looseObject({
-  error: z.string(),
-  code: z.optional(z.string()),
-});
+export const ErrorBody = lazySchema(() =>
+  z.looseObject({
+    error: z.string(),
+    code: z.optional(z.string()),
+  }),
+);
 
-export const ValidationErrorBody = z.object({
-  error: z.string(),
-  code: z.literal('VALIDATION_ERROR'),
-  issues: z.array(z.object({ path: z.string(), message: z.string() })),
-});
+export const ValidationErrorBody = lazySchema(() =>
+  z.object({
+    error: z.string(),
+    code: z.literal('VALIDATION_ERROR'),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })),
+  }),
+);
 
-export const SuccessTrue = z.object({ success: z.literal(true) });
+export const SuccessTrue = lazySchema(() => z.object({ success: z.literal(true) }));
 
-export const IsoDate = z.iso.datetime({ offset: true });
+export const IsoDate = lazySchema(() => z.iso.datetime({ offset: true }));
 
 /** Answers every route may give whatever it does (auth, validation, limits, failures). */
-export const commonErrorResponses = {
-  400: ValidationErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  429: ErrorBody,
-  500: ErrorBody,
-} as const;
+export const commonErrorResponses = lazySchema(
+  () =>
+    ({
+      400: ValidationErrorBody(),
+      401: ErrorBody(),
+      403: ErrorBody(),
+      429: ErrorBody(),
+      500: ErrorBody(),
+    }) as const,
+);
 
 /** Ids the platform generates are URL-safe; anything else is refused before it reaches a key. */
-export const ResourceId = z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -'));
+export const ResourceId = lazySchema(() => z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -')));

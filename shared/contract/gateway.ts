@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate } from './common';
 import { GATEWAY_PLUGIN_IDS, type GatewayPluginId } from './gateway-plugins';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 export { GATEWAY_PLUGIN_IDS, type GatewayPluginId };
 
@@ -12,12 +12,12 @@ export const GATEWAY_PLUGINS = [
   { id: 'tts', purpose: 'speech synthesis', authRequired: true, streaming: false },
   { id: 'stt', purpose: 'speech transcription', authRequired: true, streaming: false },
 ] as const satisfies readonly { id: GatewayPluginId; purpose: string; authRequired: boolean; streaming: boolean }[];
-export const GatewayPluginIdSchema = z.enum(GATEWAY_PLUGIN_IDS);
+export const GatewayPluginIdSchema = lazySchema(() => z.enum(GATEWAY_PLUGIN_IDS));
 export const DEFAULT_GATEWAY_PLUGIN: GatewayPluginId = 'generate-text';
 export const isGatewayPluginId = (id: string): id is GatewayPluginId => (GATEWAY_PLUGIN_IDS as readonly string[]).includes(id);
 
 export const GATEWAY_PAYMENT_METHODS = ['card', 'mpp'] as const;
-export const GatewayPaymentMethod = z.enum(GATEWAY_PAYMENT_METHODS);
+export const GatewayPaymentMethod = lazySchema(() => z.enum(GATEWAY_PAYMENT_METHODS));
 
 /** CORS preflight answer of spec 4.12. */
 export const GATEWAY_CORS = {
@@ -25,18 +25,20 @@ export const GATEWAY_CORS = {
   allowHeaders: ['Authorization', 'Content-Type', 'X-Plugin-Id', 'X-Payment-Method'],
 } as const;
 
-const Address = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
-const TxHash = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash'));
+const Address = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+const TxHash = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash')));
 
-export const GatewaySuccessBody = z.looseObject({
-  plugin: GatewayPluginIdSchema,
-  message: z.string().check(z.describe("the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field)")),
-  timestamp: IsoDate,
-  payment: z.discriminatedUnion('method', [
-    z.object({ method: z.literal('card'), receipt: z.null() }),
-    z.object({ method: z.literal('mpp'), receipt: TxHash.check(z.describe('the payment transaction hash')) }),
-  ]),
-});
+export const GatewaySuccessBody = lazySchema(() =>
+  z.looseObject({
+    plugin: GatewayPluginIdSchema(),
+    message: z.string().check(z.describe("the plugin's answer (text; the transcript for `stt`; for `tts` a short note beside the `audio` field)")),
+    timestamp: IsoDate(),
+    payment: z.discriminatedUnion('method', [
+      z.object({ method: z.literal('card'), receipt: z.null() }),
+      z.object({ method: z.literal('mpp'), receipt: TxHash().check(z.describe('the payment transaction hash')) }),
+    ]),
+  }),
+);
 
 /** Why a 402 was given: no payment, no subscription, MPP off, or why an MPP credential was refused. */
 export const GATEWAY_PAYMENT_CODES = [
@@ -58,40 +60,42 @@ export const GATEWAY_PAYMENT_CODES = [
   'UNKNOWN_RECEIPT',
 ] as const;
 
-const DecimalAmount = z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal amount'));
+const DecimalAmount = lazySchema(() => z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal amount')));
 
 /**
  * The 402 challenge body; the same figures go in `WWW-Authenticate: Payment amount=.., currency=.., recipient=..`.
  * Without MPP configured, `recipient`, `nonce` and `expiresAt` are null, `description` says so, and there is no `WWW-Authenticate`.
  */
-export const GatewayPaymentRequiredBody = z.strictObject({
-  error: z.literal('payment_required'),
-  code: z.enum(GATEWAY_PAYMENT_CODES),
-  message: z.string(),
-  mpp: z.strictObject({
-    scheme: z.literal('tempo').check(z.describe('the Tempo charge method of the MPP drafts, push mode (the client pays, then sends the hash)')),
-    amount: DecimalAmount.check(z.describe('price in the token (TIP-20, 6 decimals): the transfer must carry at least amount × 10^6 base units')),
-    currency: Address.check(z.describe('token contract address')),
-    recipient: z.nullable(Address),
-    description: z.string(),
-    nonce: z.nullable(z.string().check(z.minLength(1))).check(z.describe('single use; valid for MPP_CHALLENGE_TTL_SECONDS and for this plugin only')),
-    expiresAt: z.nullable(z.int().check(z.positive())).check(z.describe('epoch milliseconds')),
-  }),
-  card: z.strictObject({
-    checkoutUrl: z.string().check(z.describe('card checkout for this plugin, `/api/v1/payments/card/create?plugin=<id>`')),
-    amount: z
-      .number()
-      .check(
-        z.nonnegative(),
-        z.describe(
-          'price of one call paid by a one-off card checkout, in `currency` units (GATEWAY_CARD_PRICES, else the token price × GATEWAY_CARD_RATE rounded up to a penny, at least 0.30)',
+export const GatewayPaymentRequiredBody = lazySchema(() =>
+  z.strictObject({
+    error: z.literal('payment_required'),
+    code: z.enum(GATEWAY_PAYMENT_CODES),
+    message: z.string(),
+    mpp: z.strictObject({
+      scheme: z.literal('tempo').check(z.describe('the Tempo charge method of the MPP drafts, push mode (the client pays, then sends the hash)')),
+      amount: DecimalAmount().check(z.describe('price in the token (TIP-20, 6 decimals): the transfer must carry at least amount × 10^6 base units')),
+      currency: Address().check(z.describe('token contract address')),
+      recipient: z.nullable(Address()),
+      description: z.string(),
+      nonce: z.nullable(z.string().check(z.minLength(1))).check(z.describe('single use; valid for MPP_CHALLENGE_TTL_SECONDS and for this plugin only')),
+      expiresAt: z.nullable(z.int().check(z.positive())).check(z.describe('epoch milliseconds')),
+    }),
+    card: z.strictObject({
+      checkoutUrl: z.string().check(z.describe('card checkout for this plugin, `/api/v1/payments/card/create?plugin=<id>`')),
+      amount: z
+        .number()
+        .check(
+          z.nonnegative(),
+          z.describe(
+            'price of one call paid by a one-off card checkout, in `currency` units (GATEWAY_CARD_PRICES, else the token price × GATEWAY_CARD_RATE rounded up to a penny, at least 0.30)',
+          ),
         ),
-      ),
-    currency: z.string().check(z.describe('card billing currency, `gbp`')),
+      currency: z.string().check(z.describe('card billing currency, `gbp`')),
+    }),
   }),
-});
+);
 
-const EmptyBody = z.null().check(z.describe('no body'));
+const EmptyBody = lazySchema(() => z.null().check(z.describe('no body')));
 
 export const gatewayContract = defineGroup({
   group: 'gateway',
@@ -126,21 +130,22 @@ export const gatewayContract = defineGroup({
       ].join(' '),
       openBody: true,
       // A string, not the enum: an unknown plugin (body or header) answers the spec's 502 `no_plugin`.
-      body: z.looseObject({
-        plugin: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('default `generate-text`; `X-Plugin-Id` overrides it')),
-      }),
+      body: () =>
+        z.looseObject({
+          plugin: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('default `generate-text`; `X-Plugin-Id` overrides it')),
+        }),
       example: { plugin: 'generate-text', prompt: 'Write a two-line gig announcement for Friday.', maxTokens: 120 },
-      responses: {
-        ...commonErrorResponses,
-        200: GatewaySuccessBody,
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: GatewaySuccessBody(),
         401: z
-          .union([z.object({ error: z.literal('Unauthorized') }), ErrorBody])
+          .union([z.object({ error: z.literal('Unauthorized') }), ErrorBody()])
           .check(z.describe('`Unauthorized`, or a malformed credential refused by the auth pipeline')),
-        402: GatewayPaymentRequiredBody,
-        500: z.union([z.object({ error: z.literal('internal') }), ErrorBody]),
+        402: GatewayPaymentRequiredBody(),
+        500: z.union([z.object({ error: z.literal('internal') }), ErrorBody()]),
         502: z.object({ error: z.literal('no_plugin') }),
-        503: ErrorBody.check(z.describe('`CHAIN_UNAVAILABLE`: the payment chain RPC did not answer')),
-      },
+        503: ErrorBody().check(z.describe('`CHAIN_UNAVAILABLE`: the payment chain RPC did not answer')),
+      }),
     },
     {
       operation: 'gatewayPreflight',
@@ -150,7 +155,7 @@ export const gatewayContract = defineGroup({
       summary: 'CORS preflight: allows POST and OPTIONS with the Authorization, Content-Type, X-Plugin-Id and X-Payment-Method headers.',
       description:
         'Origins allowed by `GATEWAY_ALLOWED_ORIGINS` (default the app origin) are echoed; `Payment-Receipt`, `WWW-Authenticate` and `x-plugin-id` are exposed to scripts.',
-      responses: { 204: EmptyBody },
+      responses: () => ({ 204: EmptyBody() }),
     },
   ],
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, IsoDate } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 /** The hosting platform MCP server's tools by category (spec 4.13): 7 categories, 21 tools. */
 export const INFRA_MCP_TOOL_CATEGORIES = {
@@ -37,72 +37,87 @@ export const INFRA_MCP_VALIDATION_ERRORS = {
 
 const tools = <K extends InfraMcpToolCategory>(category: K) => z.array(z.enum(INFRA_MCP_TOOL_CATEGORIES[category]));
 
-const examplesShape = Object.fromEntries(INFRA_MCP_USE_CASES.map((useCase) => [useCase, z.array(z.string().check(z.minLength(1))).check(z.minLength(1))])) as {
-  [K in InfraMcpUseCase]: z.ZodMiniArray<z.ZodMiniString>;
-};
+const examplesShape = () =>
+  Object.fromEntries(INFRA_MCP_USE_CASES.map((useCase) => [useCase, z.array(z.string().check(z.minLength(1))).check(z.minLength(1))])) as {
+    [K in InfraMcpUseCase]: z.ZodMiniArray<z.ZodMiniString>;
+  };
 
-export const InfraMcpHealthBody = z.strictObject({
-  name: z.string(),
-  version: z.string(),
-  description: z.string(),
-  status: z.literal('operational'),
-  official_repo: z.url(),
-  docker_image: z.string(),
-  documentation: z.url(),
-  timestamp: IsoDate,
-});
-
-export const InfraMcpInfoBody = z.strictObject({
-  name: z.string(),
-  version: z.string(),
-  description: z.string(),
-  maintained_by: z.string(),
-  repository: z.url(),
-  docker_image: z.string(),
-  documentation: z.url(),
-  setup_guide: z.string().check(z.describe('where the setup guide is, e.g. `/api/infra-mcp/setup`')),
-  features: z.array(z.string()),
-});
-
-export const InfraMcpSetupBody = z.strictObject({
-  title: z.string(),
-  recommended_approach: z.string(),
-  quick_start: z.strictObject({ step_1: z.string(), step_2: z.string(), step_3: z.string() }),
-  docker_config_example: z.record(z.string(), z.json()).check(z.describe('an MCP client configuration that runs the server image')),
-  documentation_links: z.record(z.string(), z.url()).check(z.describe('link name to URL')),
-});
-
-export const InfraMcpToolsBody = z.strictObject({
-  source: z.string(),
-  tool_categories: z.strictObject({
-    workspaces: tools('workspaces'),
-    services: tools('services'),
-    deployments: tools('deployments'),
-    logs: tools('logs'),
-    metrics: tools('metrics'),
-    postgres: tools('postgres'),
-    key_value: tools('key_value'),
+export const InfraMcpHealthBody = lazySchema(() =>
+  z.strictObject({
+    name: z.string(),
+    version: z.string(),
+    description: z.string(),
+    status: z.literal('operational'),
+    official_repo: z.url(),
+    docker_image: z.string(),
+    documentation: z.url(),
+    timestamp: IsoDate(),
   }),
-  complete_reference: z.url(),
-});
+);
 
-export const InfraMcpExamplesBody = z.strictObject({
-  description: z.string(),
-  examples: z.strictObject(examplesShape),
-});
+export const InfraMcpInfoBody = lazySchema(() =>
+  z.strictObject({
+    name: z.string(),
+    version: z.string(),
+    description: z.string(),
+    maintained_by: z.string(),
+    repository: z.url(),
+    docker_image: z.string(),
+    documentation: z.url(),
+    setup_guide: z.string().check(z.describe('where the setup guide is, e.g. `/api/infra-mcp/setup`')),
+    features: z.array(z.string()),
+  }),
+);
 
-export const InfraMcpValidateConfigBody = z.strictObject({
-  api_key: z.optional(z.string()),
-  endpoint: z.optional(z.string()),
-});
+export const InfraMcpSetupBody = lazySchema(() =>
+  z.strictObject({
+    title: z.string(),
+    recommended_approach: z.string(),
+    quick_start: z.strictObject({ step_1: z.string(), step_2: z.string(), step_3: z.string() }),
+    docker_config_example: z.record(z.string(), z.json()).check(z.describe('an MCP client configuration that runs the server image')),
+    documentation_links: z.record(z.string(), z.url()).check(z.describe('link name to URL')),
+  }),
+);
 
-export const InfraMcpValidateFailureBody = z.strictObject({
-  valid: z.literal(false),
-  errors: z.array(z.string()).check(z.minLength(1), z.describe('the messages of INFRA_MCP_VALIDATION_ERRORS, or one naming a malformed body')),
-  help: z.string(),
-});
+export const InfraMcpToolsBody = lazySchema(() =>
+  z.strictObject({
+    source: z.string(),
+    tool_categories: z.strictObject({
+      workspaces: tools('workspaces'),
+      services: tools('services'),
+      deployments: tools('deployments'),
+      logs: tools('logs'),
+      metrics: tools('metrics'),
+      postgres: tools('postgres'),
+      key_value: tools('key_value'),
+    }),
+    complete_reference: z.url(),
+  }),
+);
 
-const RedirectBody = z.null().check(z.describe('no body; the target is in `Location`'));
+export const InfraMcpExamplesBody = lazySchema(() =>
+  z.strictObject({
+    description: z.string(),
+    examples: z.strictObject(examplesShape()),
+  }),
+);
+
+export const InfraMcpValidateConfigBody = lazySchema(() =>
+  z.strictObject({
+    api_key: z.optional(z.string()),
+    endpoint: z.optional(z.string()),
+  }),
+);
+
+export const InfraMcpValidateFailureBody = lazySchema(() =>
+  z.strictObject({
+    valid: z.literal(false),
+    errors: z.array(z.string()).check(z.minLength(1), z.describe('the messages of INFRA_MCP_VALIDATION_ERRORS, or one naming a malformed body')),
+    help: z.string(),
+  }),
+);
+
+const RedirectBody = lazySchema(() => z.null().check(z.describe('no body; the target is in `Location`')));
 
 export const infraMcpContract = defineGroup({
   group: 'infra-mcp',
@@ -115,7 +130,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/health',
       auth: 'none',
       summary: 'Status of the MCP gateway, with the official repository, image and documentation.',
-      responses: { 200: InfraMcpHealthBody, ...commonErrorResponses },
+      responses: () => ({ 200: InfraMcpHealthBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'getInfraMcpInfo',
@@ -123,7 +138,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/info',
       auth: 'none',
       summary: 'What the MCP server is, who maintains it, where it lives and what it can do.',
-      responses: { 200: InfraMcpInfoBody, ...commonErrorResponses },
+      responses: () => ({ 200: InfraMcpInfoBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'getInfraMcpSetup',
@@ -131,7 +146,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/setup',
       auth: 'none',
       summary: 'How to set the MCP server up: recommended approach, three quick-start steps and an example configuration.',
-      responses: { 200: InfraMcpSetupBody, ...commonErrorResponses },
+      responses: () => ({ 200: InfraMcpSetupBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'listInfraMcpTools',
@@ -139,7 +154,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/tools',
       auth: 'none',
       summary: "The MCP server's 21 tools in their 7 categories.",
-      responses: { 200: InfraMcpToolsBody, ...commonErrorResponses },
+      responses: () => ({ 200: InfraMcpToolsBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'listInfraMcpExamples',
@@ -147,7 +162,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/examples',
       auth: 'none',
       summary: 'Example prompts for five use cases.',
-      responses: { 200: InfraMcpExamplesBody, ...commonErrorResponses },
+      responses: () => ({ 200: InfraMcpExamplesBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'validateInfraMcpConfig',
@@ -160,11 +175,11 @@ export const infraMcpContract = defineGroup({
       body: InfraMcpValidateConfigBody,
       handlerValidates: true,
       example: { api_key: 'rnd_Xk29fLmQ7pR4tV8wZc1N', endpoint: 'https://api.example.com/v1' },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.strictObject({ valid: z.literal(true), message: z.string(), next_steps: z.array(z.string()) }),
-        400: InfraMcpValidateFailureBody,
-      },
+        400: InfraMcpValidateFailureBody(),
+      }),
     },
     {
       operation: 'redirectInfraMcpDocs',
@@ -172,7 +187,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/docs',
       auth: 'none',
       summary: 'Permanent redirect (301) to the vendor documentation.',
-      responses: { 301: RedirectBody, ...commonErrorResponses },
+      responses: () => ({ 301: RedirectBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'redirectInfraMcpGithub',
@@ -180,7 +195,7 @@ export const infraMcpContract = defineGroup({
       path: '/api/infra-mcp/github',
       auth: 'none',
       summary: 'Permanent redirect (301) to the vendor repository.',
-      responses: { 301: RedirectBody, ...commonErrorResponses },
+      responses: () => ({ 301: RedirectBody(), ...commonErrorResponses() }),
     },
   ],
 });

@@ -1,102 +1,123 @@
 import * as z from 'zod/mini';
 import { AgentConfig, AgentMessage, AgentStatus } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 import { RuntimeChatMessage, runtimeAuth } from './runtime-model';
 
 /** The statuses `waitFor` accepts: all but `active`. */
-const WaitableStatus = z.enum(AgentStatus.options.filter((status): status is Exclude<z.infer<typeof AgentStatus>, 'active'> => status !== 'active'));
-const UserIdParams = z.strictObject({ userId: ResourceId });
+const WaitableStatus = lazySchema(() =>
+  z.enum(AgentStatus().options.filter((status): status is Exclude<z.infer<ReturnType<typeof AgentStatus>>, 'active'> => status !== 'active')),
+);
+const UserIdParams = lazySchema(() => z.strictObject({ userId: ResourceId() }));
 
 /**
  * Failure body of the lifecycle endpoints (spec 4.4). Loose so the pipeline's own answers
  * (`{error, code}` with `AUTH_REQUIRED` / `TOKEN_INVALID`) can carry the same two fields.
  */
-export const LifecycleFailureBody = z.looseObject({
-  success: z.literal(false),
-  status: z.literal('error'),
-  error: z.optional(z.string()),
-  code: z.optional(z.string()),
-});
+export const LifecycleFailureBody = lazySchema(() =>
+  z.looseObject({
+    success: z.literal(false),
+    status: z.literal('error'),
+    error: z.optional(z.string()),
+    code: z.optional(z.string()),
+  }),
+);
 
-const lifecycleFailures = {
-  401: LifecycleFailureBody,
-  403: LifecycleFailureBody,
-  404: LifecycleFailureBody,
-  500: LifecycleFailureBody,
-  502: LifecycleFailureBody,
-} as const;
+const lifecycleFailures = lazySchema(
+  () =>
+    ({
+      401: LifecycleFailureBody(),
+      403: LifecycleFailureBody(),
+      404: LifecycleFailureBody(),
+      500: LifecycleFailureBody(),
+      502: LifecycleFailureBody(),
+    }) as const,
+);
 
 /** Repair and reset-memory return the backend's answer directly (spec 4.4), e.g. `{success, message}`. */
-export const BackendActionBody = z.looseObject({
-  success: z.literal(true),
-  message: z.string(),
-  status: z.optional(AgentStatus).check(z.describe('status after the action, when the backend reports it')),
-  current: z.optional(AgentStatus).check(z.describe('where the instance is now')),
-  operationId: z.optional(z.string()).check(z.describe('the operation that produced the current state')),
-});
+export const BackendActionBody = lazySchema(() =>
+  z.looseObject({
+    success: z.literal(true),
+    message: z.string(),
+    status: z.optional(AgentStatus()).check(z.describe('status after the action, when the backend reports it')),
+    current: z.optional(AgentStatus()).check(z.describe('where the instance is now')),
+    operationId: z.optional(z.string()).check(z.describe('the operation that produced the current state')),
+  }),
+);
 
-export const UpdateInstanceBody = z.strictObject({
-  runtimeVersion: z
-    .optional(z.string().check(z.regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/, 'must be a runtime version such as 2025.6.1')))
-    .check(z.describe('runtime engine version to move to; omitted means the latest the operator has approved')),
-  image: z
-    .optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/, 'must be a container image reference')))
-    .check(z.describe('container image to run; must be one of the images the operator has approved, else 400 `IMAGE_NOT_ALLOWED`')),
-});
+export const UpdateInstanceBody = lazySchema(() =>
+  z.strictObject({
+    runtimeVersion: z
+      .optional(z.string().check(z.regex(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/, 'must be a runtime version such as 2025.6.1')))
+      .check(z.describe('runtime engine version to move to; omitted means the latest the operator has approved')),
+    image: z
+      .optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/, 'must be a container image reference')))
+      .check(z.describe('container image to run; must be one of the images the operator has approved, else 400 `IMAGE_NOT_ALLOWED`')),
+  }),
+);
 
 /** Instance record (spec 2.5). */
-export const InstanceRecord = z.object({
-  userId: z.string(),
-  status: AgentStatus,
-  startedAt: z.nullable(IsoDate).check(z.describe('null while the instance has never run')),
-  subdomain: z.string(),
-  url: z.url({ protocol: /^https$/ }),
-  plan: z.string(),
-  runtimeVersion: z.string(),
-  failureReason: z.optional(z.string()).check(z.describe('only when the status is `error`: why the last launch or health check failed')),
-});
+export const InstanceRecord = lazySchema(() =>
+  z.object({
+    userId: z.string(),
+    status: AgentStatus(),
+    startedAt: z.nullable(IsoDate()).check(z.describe('null while the instance has never run')),
+    subdomain: z.string(),
+    url: z.url({ protocol: /^https$/ }),
+    plan: z.string(),
+    runtimeVersion: z.string(),
+    failureReason: z.optional(z.string()).check(z.describe('only when the status is `error`: why the last launch or health check failed')),
+  }),
+);
 /** The instance as `GET /api/instance/{userId}` answers it: the record, and with `waitFor` whether the status was reached. */
-export const InstanceView = z.extend(InstanceRecord, {
-  reached: z.optional(z.boolean()).check(z.describe('only with `waitFor`: whether the instance reached that status before the timeout')),
-});
+export const InstanceView = lazySchema(() =>
+  z.extend(InstanceRecord(), {
+    reached: z.optional(z.boolean()).check(z.describe('only with `waitFor`: whether the instance reached that status before the timeout')),
+  }),
+);
 
 /** Instance stats (spec 2.6). */
-export const InstanceStats = z.object({
-  userId: z.string(),
-  cpu: z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`')),
-  memory: z.string().check(z.describe('memory in use, e.g. `120.5MiB`')),
-  status: AgentStatus,
-  plan: z.string(),
-  runtimeVersion: z.string(),
-});
+export const InstanceStats = lazySchema(() =>
+  z.object({
+    userId: z.string(),
+    cpu: z.string().check(z.regex(/^\d+(\.\d+)?%$/, 'must be a percentage such as `1.25%`')),
+    memory: z.string().check(z.describe('memory in use, e.g. `120.5MiB`')),
+    status: AgentStatus(),
+    plan: z.string(),
+    runtimeVersion: z.string(),
+  }),
+);
 
 /** What a starting runtime loads: every agent with its configuration, memory and recent history. */
-export const RuntimeAgentState = z.object({
-  id: z.string(),
-  name: z.string(),
-  model: z.string().check(z.describe('the model the platform answers this agent with')),
-  config: AgentConfig,
-  memory: z.record(z.string(), z.json()),
-  messages: z.array(AgentMessage).check(z.describe('the most recent messages, oldest first')),
-  skills: z
-    .array(z.object({ skillId: z.string(), enabled: z.boolean(), config: z.record(z.string(), z.json()) }))
-    .check(z.describe('the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}`')),
-  credentials: z
-    .record(z.string(), z.string())
-    .check(
-      z.describe("the agent's credentials (name → value, set with `POST /api/agent` action `set-credential`): decrypted only for this gateway-token read"),
-    ),
-});
+export const RuntimeAgentState = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    model: z.string().check(z.describe('the model the platform answers this agent with')),
+    config: AgentConfig(),
+    memory: z.record(z.string(), z.json()),
+    messages: z.array(AgentMessage()).check(z.describe('the most recent messages, oldest first')),
+    skills: z
+      .array(z.object({ skillId: z.string(), enabled: z.boolean(), config: z.record(z.string(), z.json()) }))
+      .check(z.describe('the skills installed on the agent; the runtime calls them at `POST /api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}`')),
+    credentials: z
+      .record(z.string(), z.string())
+      .check(
+        z.describe("the agent's credentials (name → value, set with `POST /api/agent` action `set-credential`): decrypted only for this gateway-token read"),
+      ),
+  }),
+);
 
 export const RUNTIME_HISTORY_MESSAGES = 50;
 
-const RuntimeExchangeBody = z.strictObject({
-  agentId: ResourceId,
-  messages: z.array(RuntimeChatMessage).check(z.minLength(1), z.maxLength(10)),
-  responseMs: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(3_600_000))).check(z.describe('time the model took to answer')),
-  failed: z.optional(z.boolean()).check(z.describe('the exchange ended without an answer')),
-});
+const RuntimeExchangeBody = lazySchema(() =>
+  z.strictObject({
+    agentId: ResourceId(),
+    messages: z.array(RuntimeChatMessage()).check(z.minLength(1), z.maxLength(10)),
+    responseMs: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(3_600_000))).check(z.describe('time the model took to answer')),
+    failed: z.optional(z.boolean()).check(z.describe('the exchange ended without an answer')),
+  }),
+);
 
 const transitionDescription = (what: string) =>
   [
@@ -138,43 +159,45 @@ export const INSTANCE_STATE_MACHINE = [
   '`instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`.',
 ].join('\n');
 
-const OperationProgress = {
-  current: AgentStatus.check(z.describe('where the instance is now (e.g. `provisioning` while a start is launching it)')),
+const OperationProgress = lazySchema(() => ({
+  current: AgentStatus().check(z.describe('where the instance is now (e.g. `provisioning` while a start is launching it)')),
   operationId: z.string().check(z.describe('the operation that produced the current state; its events carry the same id')),
-};
+}));
 const transitionAnswer = <S extends 'running' | 'stopped'>(status: S) =>
-  z.object({ success: z.literal(true), status: z.literal(status), ...OperationProgress });
+  z.object({ success: z.literal(true), status: z.literal(status), ...OperationProgress() });
 
 /** How long `waitFor` may hold a request: under API Gateway's 29 s integration timeout. */
 export const MAX_WAIT_SECONDS = 25;
 
 /** One stored lifecycle event (the event log and the webhook `data` carry the same fields). */
-export const LifecycleEventRecord = z.object({
-  id: z.string(),
-  type: z
-    .string()
-    .check(
-      z.describe(
-        '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
+export const LifecycleEventRecord = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    type: z
+      .string()
+      .check(
+        z.describe(
+          '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
+        ),
       ),
-    ),
-  at: IsoDate,
-  cause: z
-    .string()
-    .check(
-      z.describe(
-        "`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`)",
+    at: IsoDate(),
+    cause: z
+      .string()
+      .check(
+        z.describe(
+          "`user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`)",
+        ),
       ),
-    ),
-  operationId: z.optional(z.string()),
-  op: z.optional(z.string()).check(z.describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`')),
-  generation: z.optional(z.number().check(z.int())),
-  status: z.optional(z.string()).check(z.describe('status after the event')),
-  reason: z.optional(z.string()),
-  agentId: z.optional(z.string()),
-  image: z.optional(z.string()),
-  runtimeVersion: z.optional(z.string()),
-});
+    operationId: z.optional(z.string()),
+    op: z.optional(z.string()).check(z.describe('the lifecycle operation: `launch`, `start`, `stop`, `restart`, `update`, `repair`, `reset-memory`')),
+    generation: z.optional(z.number().check(z.int())),
+    status: z.optional(z.string()).check(z.describe('status after the event')),
+    reason: z.optional(z.string()),
+    agentId: z.optional(z.string()),
+    image: z.optional(z.string()),
+    runtimeVersion: z.optional(z.string()),
+  }),
+);
 
 export const instanceContract = defineGroup({
   group: 'instance',
@@ -200,11 +223,11 @@ export const instanceContract = defineGroup({
           'Websocket clients wake an agent stopped for idleness this way before connecting: start, then `GET /api/instance/{userId}?waitFor=running` (chats wake it by themselves).',
       ),
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: transitionAnswer('running'),
-        ...lifecycleFailures,
-      },
+        ...lifecycleFailures(),
+      }),
     },
     {
       operation: 'stopInstance',
@@ -216,11 +239,11 @@ export const instanceContract = defineGroup({
       summary: 'Stop the instance (from any state → `stopped`).',
       description: transitionDescription('Stops the running instance; memory and configuration are kept.'),
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: transitionAnswer('stopped'),
-        ...lifecycleFailures,
-      },
+        ...lifecycleFailures(),
+      }),
     },
     {
       operation: 'restartInstance',
@@ -232,11 +255,11 @@ export const instanceContract = defineGroup({
       summary: 'Restart the instance (from any state → `provisioning` → `running`).',
       description: transitionDescription('Relaunches the instance; memory and installed skills are delivered again, so nothing is lost.'),
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: transitionAnswer('running'),
-        ...lifecycleFailures,
-      },
+        ...lifecycleFailures(),
+      }),
     },
     {
       operation: 'updateInstance',
@@ -250,14 +273,14 @@ export const instanceContract = defineGroup({
         'Triggers an image update on the backend. The optional body picks a runtime version or an operator-approved image; an empty or absent body moves to the latest approved version.',
       ),
       params: UserIdParams,
-      body: z.optional(UpdateInstanceBody),
+      body: () => z.optional(UpdateInstanceBody()),
       example: { runtimeVersion: '2025.6.1' },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: transitionAnswer('running'),
-        400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('IMAGE_NOT_ALLOWED') })]),
-        ...lifecycleFailures,
-      },
+        400: z.union([commonErrorResponses()[400], z.looseObject({ error: z.string(), code: z.literal('IMAGE_NOT_ALLOWED') })]),
+        ...lifecycleFailures(),
+      }),
     },
     {
       operation: 'repairInstance',
@@ -269,11 +292,11 @@ export const instanceContract = defineGroup({
       summary: 'Repair the instance (from any state → `provisioning` → `running`); the backend answer is returned as is.',
       description: transitionDescription('Replaces a broken or failed instance with a fresh one carrying the same memory, skills and configuration.'),
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: BackendActionBody,
-        ...lifecycleFailures,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: BackendActionBody(),
+        ...lifecycleFailures(),
+      }),
     },
     {
       operation: 'resetInstanceMemory',
@@ -292,11 +315,11 @@ export const instanceContract = defineGroup({
           'A running instance is told at once (its agents forget their memory and conversation), then relaunches.',
       ),
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: BackendActionBody,
-        ...lifecycleFailures,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: BackendActionBody(),
+        ...lifecycleFailures(),
+      }),
     },
     {
       operation: 'getInstance',
@@ -312,18 +335,19 @@ export const instanceContract = defineGroup({
         "whichever comes first; then the record carries `reached` (true when it got there). Like Fly Machines' `wait`: use it instead of polling.",
       ].join(' '),
       params: UserIdParams,
-      query: z.strictObject({
-        waitFor: z.optional(WaitableStatus).check(z.describe('the status to wait for')),
-        timeout: z
-          .optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_WAIT_SECONDS)))
-          .check(z.describe(`seconds to wait at most (default ${MAX_WAIT_SECONDS})`)),
+      query: () =>
+        z.strictObject({
+          waitFor: z.optional(WaitableStatus()).check(z.describe('the status to wait for')),
+          timeout: z
+            .optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_WAIT_SECONDS)))
+            .check(z.describe(`seconds to wait at most (default ${MAX_WAIT_SECONDS})`)),
+        }),
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: InstanceView(),
+        404: ErrorBody(),
+        502: ErrorBody(),
       }),
-      responses: {
-        ...commonErrorResponses,
-        200: InstanceView,
-        404: ErrorBody,
-        502: ErrorBody,
-      },
     },
     {
       operation: 'listInstanceEvents',
@@ -338,14 +362,15 @@ export const instanceContract = defineGroup({
         '`cursor` continues where the previous page ended (null on the last page).',
       ].join(' '),
       params: UserIdParams,
-      query: z.strictObject({
-        limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50).check(z.describe('events per page (default 50)')),
-        cursor: z.optional(z.string().check(z.maxLength(2048))).check(z.describe('the `cursor` of the previous page')),
+      query: () =>
+        z.strictObject({
+          limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50).check(z.describe('events per page (default 50)')),
+          cursor: z.optional(z.string().check(z.maxLength(2048))).check(z.describe('the `cursor` of the previous page')),
+        }),
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ events: z.array(LifecycleEventRecord()), cursor: z.nullable(z.string()) }),
       }),
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ events: z.array(LifecycleEventRecord), cursor: z.nullable(z.string()) }),
-      },
     },
     {
       operation: 'getInstanceStats',
@@ -357,12 +382,12 @@ export const instanceContract = defineGroup({
       summary: "Read the caller's instance CPU and memory figures.",
       description: "The path `userId` must be the caller's own id (403 otherwise); 404 when the account has no instance; 502 when the backend is unreachable.",
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: InstanceStats,
-        404: ErrorBody,
-        502: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: InstanceStats(),
+        404: ErrorBody(),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'getInstanceToken',
@@ -375,12 +400,12 @@ export const instanceContract = defineGroup({
       description:
         "Returns exactly the token the running instance checks. The path `userId` must be the caller's own id (403 otherwise); 502 when the backend is unreachable.",
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({ token: z.string().check(z.minLength(1)) }),
-        404: ErrorBody,
-        502: ErrorBody,
-      },
+        404: ErrorBody(),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'rotateInstanceToken',
@@ -396,11 +421,11 @@ export const instanceContract = defineGroup({
         'Password resets rotate it too, as do password changes and sign-out everywhere. Answers the new token (as `GET .../token` would). ' +
         "The path `userId` must be the caller's own id (403 otherwise). `rotated: false` when no token existed yet (one is generated and returned).",
       params: UserIdParams,
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({ success: z.literal(true), rotated: z.boolean(), token: z.string().check(z.minLength(1)) }),
-        404: ErrorBody,
-      },
+        404: ErrorBody(),
+      }),
     },
     {
       operation: 'getRuntimeState',
@@ -410,11 +435,11 @@ export const instanceContract = defineGroup({
       summary: 'Runtime: the agents an instance serves, with configuration, memory and recent history (loaded at start, so a restart loses nothing).',
       description: `${runtimeAuth} \`agentId\` narrows the answer to one agent (an empty list when it is not the account's). History: the newest ${RUNTIME_HISTORY_MESSAGES} messages per agent.`,
       params: UserIdParams,
-      query: z.strictObject({ agentId: z.optional(ResourceId) }),
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ userId: z.string(), runtimeVersion: z.string(), agents: z.array(RuntimeAgentState) }),
-      },
+      query: () => z.strictObject({ agentId: z.optional(ResourceId()) }),
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ userId: z.string(), runtimeVersion: z.string(), agents: z.array(RuntimeAgentState()) }),
+      }),
     },
     {
       operation: 'reportRuntimeExchange',
@@ -433,7 +458,7 @@ export const instanceContract = defineGroup({
         ],
         responseMs: 840,
       },
-      responses: { ...commonErrorResponses, 200: SuccessTrue, 404: ErrorBody },
+      responses: () => ({ ...commonErrorResponses(), 200: SuccessTrue(), 404: ErrorBody() }),
     },
     {
       operation: 'runtimeA2aMessage',
@@ -449,19 +474,19 @@ export const instanceContract = defineGroup({
         "recipient's history (role `user`, prefixed with the sender), where its runtime reads it.",
       ].join(' '),
       params: UserIdParams,
-      body: z.strictObject({ fromAgentId: ResourceId, toAgentId: ResourceId, message: z.string().check(z.minLength(1), z.maxLength(32_000)) }),
+      body: () => z.strictObject({ fromAgentId: ResourceId(), toAgentId: ResourceId(), message: z.string().check(z.minLength(1), z.maxLength(32_000)) }),
       example: { fromAgentId: 'agt_7f3k2m9q', toAgentId: 'agt_2b8x4n1c', message: 'The Berlin venue confirmed 300 capacity.' },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({
           success: z.literal(true),
-          message: z.object({ id: z.string(), fromAgentId: z.string(), toAgentId: z.string(), createdAt: IsoDate }),
+          message: z.object({ id: z.string(), fromAgentId: z.string(), toAgentId: z.string(), createdAt: IsoDate() }),
           usage: z.object({ today: z.number().check(z.int()), limit: z.number().check(z.int()) }),
         }),
-        402: ErrorBody,
-        404: ErrorBody,
-        429: z.extend(ErrorBody, { current: z.number().check(z.int()), limit: z.number().check(z.int()) }),
-      },
+        402: ErrorBody(),
+        404: ErrorBody(),
+        429: z.extend(ErrorBody(), { current: z.number().check(z.int()), limit: z.number().check(z.int()) }),
+      }),
     },
   ],
 });

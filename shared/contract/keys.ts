@@ -1,25 +1,29 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 /** Most API keys one account may hold; creating one more answers 400 `KEY_LIMIT`. */
 export const API_KEYS_PER_ACCOUNT = 25;
 export const API_KEY_NAME_MAX = 64;
 
 /** A key record as listed and read (spec 2.10); the key itself is never retrievable again. */
-export const ApiKeyRecord = z.object({
-  id: z.string(),
-  name: z.string().check(z.maxLength(API_KEY_NAME_MAX)),
-  keyPreview: z.string().check(z.describe('truncated preview such as `sk_AbC…9xYz`; enough to recognise a key, not to use it')),
-  createdAt: IsoDate,
-  lastUsed: z.nullable(IsoDate).check(z.describe('null until the key is first used')),
-});
+export const ApiKeyRecord = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    name: z.string().check(z.maxLength(API_KEY_NAME_MAX)),
+    keyPreview: z.string().check(z.describe('truncated preview such as `sk_AbC…9xYz`; enough to recognise a key, not to use it')),
+    createdAt: IsoDate(),
+    lastUsed: z.nullable(IsoDate()).check(z.describe('null until the key is first used')),
+  }),
+);
 
-export const CreateApiKeyBody = z.strictObject({
-  name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(API_KEY_NAME_MAX)),
-});
+export const CreateApiKeyBody = lazySchema(() =>
+  z.strictObject({
+    name: z.string().check(z.trim(), z.minLength(1, 'name is required'), z.maxLength(API_KEY_NAME_MAX)),
+  }),
+);
 
-const IdParams = z.strictObject({ id: ResourceId });
+const IdParams = lazySchema(() => z.strictObject({ id: ResourceId() }));
 
 export const keysContract = defineGroup({
   group: 'keys',
@@ -40,10 +44,10 @@ export const keysContract = defineGroup({
       path: '/api/keys',
       auth: 'session',
       summary: "List the caller's API keys (previews only, never the keys).",
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ keys: z.array(ApiKeyRecord) }),
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ keys: z.array(ApiKeyRecord()) }),
+      }),
     },
     {
       operation: 'createApiKey',
@@ -57,16 +61,16 @@ export const keysContract = defineGroup({
       description: `400 \`KEY_LIMIT\` when the account already holds ${API_KEYS_PER_ACCOUNT} keys.`,
       body: CreateApiKeyBody,
       example: { name: 'CI deploy key' },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         201: z.object({
           id: z.string(),
           name: z.string(),
           key: z.string().check(z.regex(/^sk_[A-Za-z0-9_-]{32,}$/, 'must be an sk_ key')),
-          createdAt: IsoDate,
+          createdAt: IsoDate(),
         }),
-        400: z.union([ValidationErrorBody, z.looseObject({ error: z.string(), code: z.literal('KEY_LIMIT'), limit: z.number().check(z.int()) })]),
-      },
+        400: z.union([ValidationErrorBody(), z.looseObject({ error: z.string(), code: z.literal('KEY_LIMIT'), limit: z.number().check(z.int()) })]),
+      }),
     },
     {
       operation: 'getApiKey',
@@ -75,11 +79,11 @@ export const keysContract = defineGroup({
       auth: 'session',
       summary: 'Read one owned API key record (without the key).',
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: ApiKeyRecord,
-        404: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: ApiKeyRecord(),
+        404: ErrorBody(),
+      }),
     },
     {
       operation: 'deleteApiKey',
@@ -88,11 +92,11 @@ export const keysContract = defineGroup({
       auth: 'session',
       summary: 'Revoke an owned API key; requests with it are refused from then on.',
       params: IdParams,
-      responses: {
-        ...commonErrorResponses,
-        200: SuccessTrue,
-        404: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: SuccessTrue(),
+        404: ErrorBody(),
+      }),
     },
   ],
 });

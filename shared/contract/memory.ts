@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, ValidationErrorBody } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 export { ResourceId };
 
@@ -22,22 +22,28 @@ export const MEMORY_LIMIT_CODES = ['MEMORY_VALUE_TOO_LARGE', 'MEMORY_TOO_MANY_KE
  * Any characters, but whole ones: a lone UTF-16 surrogate cannot be stored as UTF-8 and would come
  * back as another key. 256 UTF-16 units are at most 768 bytes, well inside the 1 KB sort key.
  */
-export const MemoryKey = z.string().check(
-  z.minLength(1),
-  z.maxLength(MEMORY_KEY_MAX_LENGTH),
-  z.refine((k) => !/\p{Cs}/u.test(k), 'must not contain unpaired surrogates'),
+export const MemoryKey = lazySchema(() =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(MEMORY_KEY_MAX_LENGTH),
+    z.refine((k) => !/\p{Cs}/u.test(k), 'must not contain unpaired surrogates'),
+  ),
 );
 
-const SingleMemoryWrite = z.strictObject({
-  agentId: ResourceId,
-  key: MemoryKey,
-  memory: z.json().check(z.describe(`any JSON value, at most ${MEMORY_VALUE_MAX_BYTES} bytes once encoded`)),
-});
+const SingleMemoryWrite = lazySchema(() =>
+  z.strictObject({
+    agentId: ResourceId(),
+    key: MemoryKey(),
+    memory: z.json().check(z.describe(`any JSON value, at most ${MEMORY_VALUE_MAX_BYTES} bytes once encoded`)),
+  }),
+);
 
-const BulkMemoryWrite = z.strictObject({
-  agentId: ResourceId,
-  memory: z.record(MemoryKey, z.json()).check(z.describe(`at most ${MEMORY_BULK_MAX_KEYS} keys, each value at most ${MEMORY_VALUE_MAX_BYTES} bytes`)),
-});
+const BulkMemoryWrite = lazySchema(() =>
+  z.strictObject({
+    agentId: ResourceId(),
+    memory: z.record(MemoryKey(), z.json()).check(z.describe(`at most ${MEMORY_BULK_MAX_KEYS} keys, each value at most ${MEMORY_VALUE_MAX_BYTES} bytes`)),
+  }),
+);
 
 export const memoryContract = defineGroup({
   group: 'memory',
@@ -52,12 +58,12 @@ export const memoryContract = defineGroup({
       summary: "Read an owned agent's memory.",
       description:
         "`lastUpdated` is the newest write among the keys, null while the memory is empty. An agent that is not the caller's answers 404, exactly like a missing one.",
-      query: z.strictObject({ agentId: ResourceId }),
-      responses: {
-        200: z.object({ memory: z.record(z.string(), z.json()), agentId: z.string(), count: z.number().check(z.int()), lastUpdated: z.nullable(IsoDate) }),
-        404: ErrorBody,
-        ...commonErrorResponses,
-      },
+      query: () => z.strictObject({ agentId: ResourceId() }),
+      responses: () => ({
+        200: z.object({ memory: z.record(z.string(), z.json()), agentId: z.string(), count: z.number().check(z.int()), lastUpdated: z.nullable(IsoDate()) }),
+        404: ErrorBody(),
+        ...commonErrorResponses(),
+      }),
     },
     {
       operation: 'writeMemory',
@@ -77,21 +83,21 @@ export const memoryContract = defineGroup({
         "Once stored, the change is pushed to the account's running instance (best effort, within 2 s), so the agent uses it from its next answer;",
         'an instance that is not running or cannot be reached reads it when it next loads its state.',
       ].join(' '),
-      body: z.union([SingleMemoryWrite, BulkMemoryWrite]),
+      body: () => z.union([SingleMemoryWrite(), BulkMemoryWrite()]),
       example: { agentId: 'agt_7f3k2m9q', key: 'favourite_venue', memory: { city: 'Bristol', name: 'The Fleece' } },
-      responses: {
+      responses: () => ({
         200: z.union([
-          z.object({ success: z.literal(true), agentId: z.string(), key: z.string(), saved: IsoDate }),
-          z.object({ success: z.literal(true), agentId: z.string(), keysUpdated: z.number().check(z.int()), saved: IsoDate }),
+          z.object({ success: z.literal(true), agentId: z.string(), key: z.string(), saved: IsoDate() }),
+          z.object({ success: z.literal(true), agentId: z.string(), keysUpdated: z.number().check(z.int()), saved: IsoDate() }),
         ]),
-        404: ErrorBody,
-        409: ErrorBody.check(z.describe('the same keys were being written at the same moment; try again')),
-        ...commonErrorResponses,
+        404: ErrorBody(),
+        409: ErrorBody().check(z.describe('the same keys were being written at the same moment; try again')),
+        ...commonErrorResponses(),
         400: z.union([
-          ValidationErrorBody,
+          ValidationErrorBody(),
           z.looseObject({ error: z.string(), code: z.enum(MEMORY_LIMIT_CODES), limit: z.optional(z.number().check(z.int())) }),
         ]),
-      },
+      }),
     },
   ],
 });

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { CallbackPath, RedirectBody, SESSION_COOKIE_NOTE } from './account-fields';
 import { commonErrorResponses, ErrorBody, ValidationErrorBody } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 /** 400s the handler gives itself (beyond the pipeline's validation errors); not exported, so it stays inline in the document. */
-const BadRequest = z.union([ValidationErrorBody, ErrorBody]);
+const BadRequest = lazySchema(() => z.union([ValidationErrorBody(), ErrorBody()]));
 
 const oauthStart = <const Op extends string>(operation: Op, provider: 'codehost' | 'webid', label: string) => ({
   operation,
@@ -19,8 +19,8 @@ const oauthStart = <const Op extends string>(operation: Op, provider: 'codehost'
     `(binding the flow to this browser), and redirects to the provider with \`state\` and \`code_challenge\`. ` +
     `The redirect URI registered with the provider is \`<APP_URL>/api/auth/callback/${provider}\`. ` +
     `503 \`OAUTH_NOT_CONFIGURED\` when the provider's client id or client secret is not configured.`,
-  query: z.object({ callbackUrl: z.optional(CallbackPath) }),
-  responses: { 302: RedirectBody, 503: ErrorBody, ...commonErrorResponses },
+  query: () => z.object({ callbackUrl: z.optional(CallbackPath()) }),
+  responses: () => ({ 302: RedirectBody(), 503: ErrorBody(), ...commonErrorResponses() }),
 });
 
 const oauthCallback = <const Op extends string>(operation: Op, provider: 'codehost' | 'webid', label: string) => ({
@@ -37,12 +37,13 @@ const oauthCallback = <const Op extends string>(operation: Op, provider: 'codeho
     `A new account emits \`user.created\`. ${SESSION_COOKIE_NOTE} The redirect goes to the \`callbackUrl\` given at the start (default \`/\`). ` +
     `When the provider answers with \`error\` (the user declined) or no \`code\`, the answer is a 302 to \`/signin?error=OAuthCallback\` without a session. ` +
     `502 \`OAUTH_PROVIDER_ERROR\` when the provider's token exchange or user info fails; 503 when the provider is not configured.`,
-  query: z.object({
-    code: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
-    state: z.string().check(z.minLength(1), z.maxLength(512)),
-    error: z.optional(z.string().check(z.maxLength(256))),
-  }),
-  responses: { 302: RedirectBody, 502: ErrorBody, 503: ErrorBody, ...commonErrorResponses, 400: BadRequest },
+  query: () =>
+    z.object({
+      code: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+      state: z.string().check(z.minLength(1), z.maxLength(512)),
+      error: z.optional(z.string().check(z.maxLength(256))),
+    }),
+  responses: () => ({ 302: RedirectBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses(), 400: BadRequest() }),
 });
 
 /** Apart from the password accounts: only these routes carry the OAuth client (issue 16). */
@@ -60,12 +61,12 @@ export const oauthSignInContract = defineGroup({
       description:
         'Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. ' +
         'A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).',
-      responses: {
+      responses: () => ({
         200: z.object({
           oauthProviders: z.array(z.enum(['codehost', 'webid'])).check(z.describe('the configured providers; start one at `GET /api/auth/oauth-<provider>`')),
         }),
-        ...commonErrorResponses,
-      },
+        ...commonErrorResponses(),
+      }),
     },
     oauthStart('startCodehostOAuth', 'codehost', 'code-hosting'),
     oauthStart('startWebidOAuth', 'webid', 'web-identity'),

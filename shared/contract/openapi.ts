@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { RouteDefinition, RouteGroup } from './route';
+import { isLazySchema, schemasOf, type RouteDefinition, type RouteGroup } from './route';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -37,7 +37,9 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
   // Compared without the registry (names, descriptions), and only when a name is met twice: cheap.
   const shapeOf = (schema: z.core.$ZodType) => JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', metadata: z.core.registry() }));
   for (const module of modules) {
-    for (const [exportName, value] of Object.entries(module)) {
+    for (const [exportName, exported] of Object.entries(module)) {
+      // A contract schema is built on first use (shared/contract/route.ts): naming it builds it.
+      const value = isLazySchema(exported) && /^[A-Z]/.test(exportName) ? exported() : exported;
       if (!isObjectLike(value) || !/^[A-Z]/.test(exportName)) continue;
       const existing = z.globalRegistry.get(value) as { id?: string } | undefined;
       if (existing?.id) {
@@ -92,7 +94,7 @@ class ComponentCollector {
       const shape = JSON.stringify(rewriteRefs(def, new Map([[local, '$self']])));
       let name = this.anonymousByShape.get(shape);
       if (!name) {
-        name = shape === JSON_VALUE_SHAPE ? 'JsonValue' : `Recursive${this.anonymousByShape.size + 1}`;
+        name = shape === jsonValueShape() ? 'JsonValue' : `Recursive${this.anonymousByShape.size + 1}`;
         this.anonymousByShape.set(shape, name);
       }
       return name;
@@ -119,11 +121,14 @@ function rewriteRefs(node: unknown, renames: Map<string, string>): unknown {
   return out;
 }
 
-const JSON_VALUE_SHAPE = (() => {
+/** Built on first use: the API document's function builds it on its first request, not at a cold start. */
+let builtJsonValueShape: string | undefined;
+const jsonValueShape = () => (builtJsonValueShape ??= computeJsonValueShape());
+function computeJsonValueShape() {
   const { $defs } = z.toJSONSchema(z.object({ value: z.json() }), { io: 'output' }) as { $defs: Record<string, JsonSchema> };
   const [local, def] = Object.entries($defs)[0]!;
   return JSON.stringify(rewriteRefs(def, new Map([[local, '$self']])));
-})();
+}
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -234,9 +239,10 @@ const header = (description: string, schema: JsonSchema = { type: 'string' }) =>
 function responsesOf(route: RouteDefinition, components: ComponentCollector) {
   const responses: Record<string, Record<string, unknown>> = {};
   const codes = pipelineCodes(route);
-  const statuses = new Set([...Object.keys(route.responses).map(Number), ...Object.keys(codes).map(Number)]);
+  const schemas: Record<number, z.core.$ZodType | undefined> = route.responses();
+  const statuses = new Set([...Object.keys(schemas).map(Number), ...Object.keys(codes).map(Number)]);
   for (const status of [...statuses].sort((a, b) => a - b)) {
-    const schema = (route.responses as Record<number, z.core.$ZodType | undefined>)[status];
+    const schema = schemas[status];
     const body = schema ? components.convert(schema, 'output') : status >= 400 ? { $ref: `${COMPONENT_REF}Error` } : undefined;
     const allCodes = [...new Set([...(codes[status] ?? []), ...declaredCodes(body, components.schemas)])];
     const description = [STATUS_TEXT[status] ?? String(status), allCodes.length ? `Codes: ${allCodes.map((c) => `\`${c}\``).join(', ')}.` : '']
@@ -278,8 +284,8 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
     for (const route of group.routes) {
       const parameters: unknown[] = [];
       for (const [where, schema] of [
-        ['path', route.params],
-        ['query', route.query],
+        ['path', schemasOf(route).params],
+        ['query', schemasOf(route).query],
       ] as const) {
         if (!schema) continue;
         const js = components.convert(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -323,7 +329,10 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
         operation.requestBody = {
           required: true,
           content: {
-            'application/json': { schema: components.convert(route.body, 'input'), ...(route.example !== undefined ? { example: route.example } : {}) },
+            'application/json': {
+              schema: components.convert(schemasOf(route).body!, 'input'),
+              ...(route.example !== undefined ? { example: route.example } : {}),
+            },
           },
         };
       } else if (route.rawBody) {

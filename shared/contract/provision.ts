@@ -1,71 +1,79 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 /** The aggregator first (the default), then the four model vendors. */
-export const AiProvider = z.enum(['openrouter', 'openai', 'anthropic', 'google', 'mistral']);
+export const AiProvider = lazySchema(() => z.enum(['openrouter', 'openai', 'anthropic', 'google', 'mistral']));
 
 /** `free` is accepted by the schema so the handler can answer the spec's 402, not a generic 400. */
-export const ProvisionPlan = z.enum(['solo', 'collective', 'label', 'network', 'free']);
+export const ProvisionPlan = lazySchema(() => z.enum(['solo', 'collective', 'label', 'network', 'free']));
 
-const ChannelToken = z.string().check(z.minLength(1), z.maxLength(512));
+const ChannelToken = lazySchema(() => z.string().check(z.minLength(1), z.maxLength(512)));
 
-export const ProvisionChannelsBody = z
-  .strictObject({
-    chatBotToken: z.optional(ChannelToken).check(z.describe('chatBot bot token; at least one channel token is required')),
-    chatBotUserId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('chatBot user id the agent is bound to (owner binding)')),
-    businessMessagingToken: z.optional(ChannelToken).check(z.describe('businessMessaging access token; at least one channel token is required')),
-    communityBotToken: z.optional(ChannelToken).check(z.describe('communityBot bot token; at least one channel token is required')),
-    aiProvider: z._default(AiProvider, 'openrouter'),
-    apiKey: z.optional(z.string().check(z.minLength(1), z.maxLength(512))).check(z.describe('key for the AI provider; stored encrypted, never returned')),
-    plan: z.optional(ProvisionPlan).check(z.describe('`free` or omitted answers 402 `PAYMENT_REQUIRED`')),
-    email: z.optional(z.email()).check(z.describe("accepted for compatibility and ignored: the agent joins the authenticated caller's account")),
-    cardSubscriptionId: z
-      .optional(z.string().check(z.minLength(1), z.maxLength(255)))
-      .check(z.describe('active card subscription id; required unless the caller is an authenticated admin or tester')),
-  })
-  .check(
-    z.superRefine((body, ctx) => {
-      if (body.chatBotToken === undefined && body.businessMessagingToken === undefined && body.communityBotToken === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [],
-          message: 'at least one channel token is required: chatBotToken, businessMessagingToken or communityBotToken',
-        });
-      }
-    }),
-  );
+export const ProvisionChannelsBody = lazySchema(() =>
+  z
+    .strictObject({
+      chatBotToken: z.optional(ChannelToken()).check(z.describe('chatBot bot token; at least one channel token is required')),
+      chatBotUserId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('chatBot user id the agent is bound to (owner binding)')),
+      businessMessagingToken: z.optional(ChannelToken()).check(z.describe('businessMessaging access token; at least one channel token is required')),
+      communityBotToken: z.optional(ChannelToken()).check(z.describe('communityBot bot token; at least one channel token is required')),
+      aiProvider: z._default(AiProvider(), 'openrouter'),
+      apiKey: z.optional(z.string().check(z.minLength(1), z.maxLength(512))).check(z.describe('key for the AI provider; stored encrypted, never returned')),
+      plan: z.optional(ProvisionPlan()).check(z.describe('`free` or omitted answers 402 `PAYMENT_REQUIRED`')),
+      email: z.optional(z.email()).check(z.describe("accepted for compatibility and ignored: the agent joins the authenticated caller's account")),
+      cardSubscriptionId: z
+        .optional(z.string().check(z.minLength(1), z.maxLength(255)))
+        .check(z.describe('active card subscription id; required unless the caller is an authenticated admin or tester')),
+    })
+    .check(
+      z.superRefine((body, ctx) => {
+        if (body.chatBotToken === undefined && body.businessMessagingToken === undefined && body.communityBotToken === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [],
+            message: 'at least one channel token is required: chatBotToken, businessMessagingToken or communityBotToken',
+          });
+        }
+      }),
+    ),
+);
 
 /** What the proxy returns (spec 4.5); the full backend record stays server-side. */
-export const ProvisionChannelsResponse = z.object({
-  success: z.literal(true),
-  userId: z.string(),
-  subdomain: z.string(),
-  url: z.url({ protocol: /^https$/ }),
-  streamKey: z.string().check(z.describe('secret key for pushing the live stream; shown to the caller once')),
-  liveStreamId: z.string(),
-});
+export const ProvisionChannelsResponse = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    userId: z.string(),
+    subdomain: z.string(),
+    url: z.url({ protocol: /^https$/ }),
+    streamKey: z.string().check(z.describe('secret key for pushing the live stream; shown to the caller once')),
+    liveStreamId: z.string(),
+  }),
+);
 
 /** The live stream of a channel-provisioned agent, as its owner reads it back (spec 4.5's full backend fields). */
-export const ProvisionedStream = z.object({
-  agentId: z.string(),
-  provider: z.string(),
-  liveStreamId: z.string(),
-  rtmpServer: z.string(),
-  streamKey: z.string().check(z.describe('secret: whoever holds it can publish to the stream')),
-  rtmp: z.object({ server: z.string(), key: z.string() }),
-  playbackUrl: z.string(),
-  hls: z.object({ playlistUrl: z.string() }),
-  lowLatency: z.boolean(),
-  resolution: z.string(),
-  bitrate: z.string(),
-  createdAt: z.iso.datetime({ offset: true }),
-  keyRotatedAt: z.nullable(z.iso.datetime({ offset: true })).check(z.describe('when the stream key was last replaced; null while it is the first one')),
-});
+export const ProvisionedStream = lazySchema(() =>
+  z.object({
+    agentId: z.string(),
+    provider: z.string(),
+    liveStreamId: z.string(),
+    rtmpServer: z.string(),
+    streamKey: z.string().check(z.describe('secret: whoever holds it can publish to the stream')),
+    rtmp: z.object({ server: z.string(), key: z.string() }),
+    playbackUrl: z.string(),
+    hls: z.object({ playlistUrl: z.string() }),
+    lowLatency: z.boolean(),
+    resolution: z.string(),
+    bitrate: z.string(),
+    createdAt: z.iso.datetime({ offset: true }),
+    keyRotatedAt: z.nullable(z.iso.datetime({ offset: true })).check(z.describe('when the stream key was last replaced; null while it is the first one')),
+  }),
+);
 
-const StreamParams = z.strictObject({
-  id: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an agent id'), z.describe('the agent id')),
-});
+const StreamParams = lazySchema(() =>
+  z.strictObject({
+    id: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an agent id'), z.describe('the agent id')),
+  }),
+);
 
 export const provisionContract = defineGroup({
   group: 'provision',
@@ -107,13 +115,13 @@ export const provisionContract = defineGroup({
         email: 'dj.nova@example.com',
         cardSubscriptionId: 'sub_1QfZ8kLmN3oP4qR5sT6uV7wX',
       },
-      responses: {
-        ...commonErrorResponses,
-        200: ProvisionChannelsResponse,
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: ProvisionChannelsResponse(),
         402: z.looseObject({ error: z.string(), code: z.literal('PAYMENT_REQUIRED') }),
-        429: z.union([z.looseObject({ error: z.string(), code: z.literal('AGENT_LIMIT_REACHED'), current: z.number(), limit: z.number() }), ErrorBody]),
-        502: ErrorBody,
-      },
+        429: z.union([z.looseObject({ error: z.string(), code: z.literal('AGENT_LIMIT_REACHED'), current: z.number(), limit: z.number() }), ErrorBody()]),
+        502: ErrorBody(),
+      }),
     },
     {
       operation: 'getProvisionedStream',
@@ -125,7 +133,7 @@ export const provisionContract = defineGroup({
       description:
         "Owner only: an agent that is not the caller's, or that was not provisioned with channels, answers 404. The stream key is decrypted for the owner; treat it as a secret.",
       params: StreamParams,
-      responses: { ...commonErrorResponses, 200: ProvisionedStream, 404: ErrorBody },
+      responses: () => ({ ...commonErrorResponses(), 200: ProvisionedStream(), 404: ErrorBody() }),
     },
     {
       operation: 'rotateProvisionedStreamKey',
@@ -137,7 +145,7 @@ export const provisionContract = defineGroup({
       description:
         'For an owner whose key leaked: the streaming provider issues a new key for the same live stream (same id, server and playback URLs), which is stored envelope-encrypted. Owner only (404 otherwise); 502 when the streaming provider fails (the old key stays).',
       params: StreamParams,
-      responses: { ...commonErrorResponses, 200: ProvisionedStream, 404: ErrorBody, 502: ErrorBody },
+      responses: () => ({ ...commonErrorResponses(), 200: ProvisionedStream(), 404: ErrorBody(), 502: ErrorBody() }),
     },
   ],
 });

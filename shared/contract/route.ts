@@ -37,9 +37,10 @@ export interface RouteDefinition {
   summary: string;
   description?: string;
   deprecated?: boolean;
-  params?: z.core.$ZodObject;
-  query?: z.core.$ZodObject;
-  body?: z.core.$ZodType;
+  /** The request's schemas, built on the route's first call (`schemasOf`), never at a cold start. */
+  params?: Lazy<z.core.$ZodObject>;
+  query?: Lazy<z.core.$ZodObject>;
+  body?: Lazy<z.core.$ZodType>;
   /**
    * When true the pipeline does not parse the body as JSON and hands the handler the raw text
    * (signature checks need the exact bytes), or lets the handler decide how to answer a bad body.
@@ -84,8 +85,8 @@ export interface RouteDefinition {
    * replay is envelope-encrypted (shared/crypto/envelope.ts), never stored in the clear.
    */
   secretAnswer?: boolean;
-  /** Status code → schema of the answer; used for documentation and by contract tests. */
-  responses: Record<number, z.core.$ZodType>;
+  /** Status code → schema of the answer; used for documentation and by contract tests, never by a function. */
+  responses: Lazy<Record<number, z.core.$ZodType>>;
 }
 
 export interface RouteGroup {
@@ -100,6 +101,37 @@ export interface RouteGroup {
    */
   streams?: boolean;
   routes: readonly RouteDefinition[];
+}
+
+/**
+ * A schema the contract builds when it is first needed, not when the module loads: a Lambda's cold
+ * start builds none (zod builds a schema node in about 40 µs before the code is warm, and a group's
+ * contract holds hundreds, 4-22 ms per function), and its first request builds only the schemas of
+ * the route it serves (docs/architecture.md §11).
+ */
+export type Lazy<S> = () => S;
+
+export { isLazySchema, lazySchema, type LazySchema } from '../lazy-schema';
+
+type Built<F> = F extends () => infer S ? S : undefined;
+
+/** A route's request schemas, built. */
+export interface RouteSchemas<R extends RouteDefinition = RouteDefinition> {
+  params: Built<R['params']>;
+  query: Built<R['query']>;
+  body: Built<R['body']>;
+}
+
+const builtRouteSchemas = new WeakMap<RouteDefinition, RouteSchemas>();
+
+/** The route's request schemas, built on its first call and kept for the next ones. */
+export function schemasOf<R extends RouteDefinition>(route: R): RouteSchemas<R> {
+  let schemas = builtRouteSchemas.get(route);
+  if (!schemas) {
+    schemas = { params: route.params?.(), query: route.query?.(), body: route.body?.() };
+    builtRouteSchemas.set(route, schemas);
+  }
+  return schemas as RouteSchemas<R>;
 }
 
 export const defineGroup = <const G extends RouteGroup>(group: G): G => group;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, ResourceId } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 /**
  * The runtime's model call, apart from the instance group: it is the only runtime route that calls a
@@ -9,43 +9,51 @@ import { defineGroup } from './route';
  */
 
 /** A chat message between a runtime and the model layer. */
-export const RuntimeChatMessage = z.strictObject({
-  role: z.enum(['system', 'user', 'assistant']),
-  content: z.string().check(z.maxLength(100_000)),
-});
+export const RuntimeChatMessage = lazySchema(() =>
+  z.strictObject({
+    role: z.enum(['system', 'user', 'assistant']),
+    content: z.string().check(z.maxLength(100_000)),
+  }),
+);
 
 export const runtimeAuth = [
   "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (the token of `GET /api/instance/{userId}/token`);",
   'any other credential answers 401 `TOKEN_INVALID`. The runtime never holds provider keys or platform secrets.',
 ].join(' ');
 
-const RuntimeCompletionBody = z.strictObject({
-  agentId: ResourceId,
-  messages: z.array(RuntimeChatMessage).check(z.minLength(1), z.maxLength(200)),
-  stream: z
-    .optional(z.boolean())
-    .check(
-      z.describe('true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}'),
-    ),
-});
+const RuntimeCompletionBody = lazySchema(() =>
+  z.strictObject({
+    agentId: ResourceId(),
+    messages: z.array(RuntimeChatMessage()).check(z.minLength(1), z.maxLength(200)),
+    stream: z
+      .optional(z.boolean())
+      .check(
+        z.describe(
+          'true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}',
+        ),
+      ),
+  }),
+);
 
-const Int = z.number().check(z.int());
+const Int = lazySchema(() => z.number().check(z.int()));
 
 /** OpenAI chat completion shape, so any OpenAI-compatible client library can be the runtime's. */
-export const RuntimeCompletion = z.object({
-  id: z.string(),
-  object: z.literal('chat.completion'),
-  created: Int,
-  model: z.string(),
-  choices: z.array(
-    z.object({
-      index: Int,
-      message: z.object({ role: z.literal('assistant'), content: z.string() }),
-      finish_reason: z.nullable(z.string()),
-    }),
-  ),
-  usage: z.object({ prompt_tokens: Int, completion_tokens: Int, total_tokens: Int }),
-});
+export const RuntimeCompletion = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: Int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: Int(),
+        message: z.object({ role: z.literal('assistant'), content: z.string() }),
+        finish_reason: z.nullable(z.string()),
+      }),
+    ),
+    usage: z.object({ prompt_tokens: Int(), completion_tokens: Int(), total_tokens: Int() }),
+  }),
+);
 
 export const runtimeModelContract = defineGroup({
   group: 'runtime-model',
@@ -66,7 +74,7 @@ export const runtimeModelContract = defineGroup({
         'metered and charged like every model call (402 `INSUFFICIENT_CREDITS`, see `POST /api/ai/chat`). 503 `MODEL_NOT_CONFIGURED` while no',
         'provider serves the model; 502 `MODEL_PROVIDER_ERROR` when the provider fails or times out.',
       ].join(' '),
-      params: z.strictObject({ userId: ResourceId }),
+      params: () => z.strictObject({ userId: ResourceId() }),
       body: RuntimeCompletionBody,
       example: {
         agentId: 'agt_7f3k2m9q',
@@ -75,15 +83,15 @@ export const runtimeModelContract = defineGroup({
           { role: 'user', content: 'Which dates are still open in June?' },
         ],
       },
-      responses: {
-        ...commonErrorResponses,
-        200: RuntimeCompletion,
-        402: ErrorBody,
-        403: ErrorBody,
-        404: ErrorBody,
-        502: ErrorBody,
-        503: ErrorBody,
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: RuntimeCompletion(),
+        402: ErrorBody(),
+        403: ErrorBody(),
+        404: ErrorBody(),
+        502: ErrorBody(),
+        503: ErrorBody(),
+      }),
     },
   ],
 });

@@ -1,44 +1,50 @@
 import * as z from 'zod/mini';
 import { AccountPlan, DisplayName, Email, ExistingPassword, NewPassword } from './account-fields';
 import { commonErrorResponses, ErrorBody, SuccessTrue } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
 /** A PATCH changes only the keys it names; the rest keep their value. */
-export const NotificationsPatch = z
-  .strictObject({
-    email: z.optional(z.boolean()).check(z.describe('account and security email (sign-in alerts, password changes)')),
-    agentStatus: z.optional(z.boolean()).check(z.describe('an agent changes status: running, stopped, error')),
-    billing: z.optional(z.boolean()).check(z.describe('receipts, failed payments, renewals, low credit balance')),
-    productUpdates: z.optional(z.boolean()).check(z.describe('product news and announcements')),
-  })
-  .check(z.describe('notification preferences to change; keys left out keep their current value'));
+export const NotificationsPatch = lazySchema(() =>
+  z
+    .strictObject({
+      email: z.optional(z.boolean()).check(z.describe('account and security email (sign-in alerts, password changes)')),
+      agentStatus: z.optional(z.boolean()).check(z.describe('an agent changes status: running, stopped, error')),
+      billing: z.optional(z.boolean()).check(z.describe('receipts, failed payments, renewals, low credit balance')),
+      productUpdates: z.optional(z.boolean()).check(z.describe('product news and announcements')),
+    })
+    .check(z.describe('notification preferences to change; keys left out keep their current value')),
+);
 
 export const NOTIFICATION_DEFAULTS = { email: true, agentStatus: true, billing: true, productUpdates: false } as const;
 
-export const Notifications = z
-  .object({ email: z.boolean(), agentStatus: z.boolean(), billing: z.boolean(), productUpdates: z.boolean() })
-  .check(z.describe('notification preferences; defaults: email, agentStatus and billing on, productUpdates off'));
+export const Notifications = lazySchema(() =>
+  z
+    .object({ email: z.boolean(), agentStatus: z.boolean(), billing: z.boolean(), productUpdates: z.boolean() })
+    .check(z.describe('notification preferences; defaults: email, agentStatus and billing on, productUpdates off')),
+);
 
 /** Spec 4.1 fields, plus the notification preferences so a PATCH can be read back. */
-export const SettingsProfile = z.object({
-  id: z.string(),
-  email: Email,
-  name: z.string(),
-  plan: AccountPlan,
-  credits: z.int(),
-  twoFactorEnabled: z.boolean(),
-  notifications: Notifications,
-  emailVerified: z
-    .boolean()
-    .check(
-      z.describe(
-        'the address was confirmed through an emailed link (or an OAuth provider); admin and tester rights, OAuth linking and referral credit need it',
+export const SettingsProfile = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    email: Email(),
+    name: z.string(),
+    plan: AccountPlan(),
+    credits: z.int(),
+    twoFactorEnabled: z.boolean(),
+    notifications: Notifications(),
+    emailVerified: z
+      .boolean()
+      .check(
+        z.describe(
+          'the address was confirmed through an emailed link (or an OAuth provider); admin and tester rights, OAuth linking and referral credit need it',
+        ),
       ),
-    ),
-  pendingEmail: z.nullable(Email).check(z.describe('a new address waiting for its confirmation link; `email` changes when the link is opened')),
-  referralCode: z.string().check(z.describe("the account's own referral code, to share")),
-  referralsCredited: z.int().check(z.gte(0), z.describe('referrals of this account that were credited (at most REFERRAL_CAP)')),
-});
+    pendingEmail: z.nullable(Email()).check(z.describe('a new address waiting for its confirmation link; `email` changes when the link is opened')),
+    referralCode: z.string().check(z.describe("the account's own referral code, to share")),
+    referralsCredited: z.int().check(z.gte(0), z.describe('referrals of this account that were credited (at most REFERRAL_CAP)')),
+  }),
+);
 
 export const settingsContract = defineGroup({
   group: 'settings',
@@ -51,7 +57,7 @@ export const settingsContract = defineGroup({
       path: '/api/settings',
       auth: 'session',
       summary: "The caller's profile.",
-      responses: { 200: SettingsProfile, 404: ErrorBody, ...commonErrorResponses },
+      responses: () => ({ 200: SettingsProfile(), 404: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'updateSettings',
@@ -66,13 +72,14 @@ export const settingsContract = defineGroup({
         "Addresses in the operator's admin or tester list are refused with 403 `EMAIL_RESERVED`. The new address is proven before it takes effect: the answer shows it as `pendingEmail` " +
         'and a confirmation link goes to it; opening the link (`POST /api/auth/verify-email`) moves the account and signs out every session (tokens carry the email). ' +
         'An empty body changes nothing and answers the current profile. Emits `user.updated` when something changed.',
-      body: z.strictObject({
-        name: z.optional(DisplayName),
-        email: z.optional(Email),
-        currentPassword: z.optional(ExistingPassword).check(z.describe('required when `email` changes')),
-      }),
+      body: () =>
+        z.strictObject({
+          name: z.optional(DisplayName()),
+          email: z.optional(Email()),
+          currentPassword: z.optional(ExistingPassword()).check(z.describe('required when `email` changes')),
+        }),
       example: { name: 'Ada King', email: 'ada.king@example.com', currentPassword: 'correct horse battery' },
-      responses: { 200: SettingsProfile, 404: ErrorBody, 409: ErrorBody, ...commonErrorResponses },
+      responses: () => ({ 200: SettingsProfile(), 404: ErrorBody(), 409: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'patchSettings',
@@ -81,9 +88,9 @@ export const settingsContract = defineGroup({
       auth: 'session',
       summary: 'Change the display name and/or notification preferences; answers the updated profile.',
       description: '`notifications` is merged key by key into the stored preferences. Emits `user.updated` when something changed.',
-      body: z.strictObject({ name: z.optional(DisplayName), notifications: z.optional(NotificationsPatch) }),
+      body: () => z.strictObject({ name: z.optional(DisplayName()), notifications: z.optional(NotificationsPatch()) }),
       example: { name: 'Ada', notifications: { agentStatus: false, productUpdates: true } },
-      responses: { 200: SettingsProfile, 404: ErrorBody, ...commonErrorResponses },
+      responses: () => ({ 200: SettingsProfile(), 404: ErrorBody(), ...commonErrorResponses() }),
     },
     {
       operation: 'deleteAccount',
@@ -101,15 +108,15 @@ export const settingsContract = defineGroup({
         'An account with an instance or a card subscription answers 202 `{success: true, status: "deleting"}`: sessions and API keys are revoked at once, and the deletion worker ' +
         'stops the instance (ECS task or local process), cancels the subscription at the card processor (recorded past the deletion), then deletes the data as above; ' +
         'a failure part-way leaves the account `deleting` and the worker retries until it is done. Either way the user gets a final email. 502 when the deletion cannot be queued (nothing is revoked).',
-      body: z.strictObject({ password: z.optional(ExistingPassword) }),
+      body: () => z.strictObject({ password: z.optional(ExistingPassword()) }),
       example: { password: 'correct horse battery' },
-      responses: {
-        200: SuccessTrue,
+      responses: () => ({
+        200: SuccessTrue(),
         202: z.object({ success: z.literal(true), status: z.literal('deleting') }),
-        404: ErrorBody,
-        502: ErrorBody,
-        ...commonErrorResponses,
-      },
+        404: ErrorBody(),
+        502: ErrorBody(),
+        ...commonErrorResponses(),
+      }),
     },
     {
       operation: 'changePassword',
@@ -121,13 +128,14 @@ export const settingsContract = defineGroup({
         "Wrong `currentPassword` → 401 `INVALID_PASSWORD` (the session stays valid). On success every other session of the account is signed out (the caller's stays valid) " +
         'and any emailed reset link stops working. The instance gateway token is rotated (a running instance swaps it in place), API keys are revoked when `revokeApiKeys` is true, ' +
         'and the account gets an email listing what was revoked.',
-      body: z.strictObject({
-        currentPassword: ExistingPassword,
-        newPassword: NewPassword,
-        revokeApiKeys: z.optional(z.boolean()).check(z.describe('`true` also revokes every API key of the account')),
-      }),
+      body: () =>
+        z.strictObject({
+          currentPassword: ExistingPassword(),
+          newPassword: NewPassword(),
+          revokeApiKeys: z.optional(z.boolean()).check(z.describe('`true` also revokes every API key of the account')),
+        }),
       example: { currentPassword: 'correct horse battery', newPassword: 'staple-battery-horse-9', revokeApiKeys: true },
-      responses: { 200: SuccessTrue, 404: ErrorBody, ...commonErrorResponses },
+      responses: () => ({ 200: SuccessTrue(), 404: ErrorBody(), ...commonErrorResponses() }),
     },
   ],
 });

@@ -1,42 +1,48 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ValidationErrorBody } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
-export const EvmAddress = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed, 42-character hex address'));
+export const EvmAddress = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed, 42-character hex address')));
 
 /** Smallest-unit token amounts can exceed 2^53, so they travel as decimal strings. */
-const IntegerString = z.string().check(z.regex(/^\d+$/, 'must be an integer in the smallest token unit'));
+const IntegerString = lazySchema(() => z.string().check(z.regex(/^\d+$/, 'must be an integer in the smallest token unit')));
 
 /** Decentralised-social account id: a positive integer, sent as a string. */
-export const Fid = z.string().check(z.regex(/^[1-9][0-9]{0,19}$/, 'must be a positive integer'));
+export const Fid = lazySchema(() => z.string().check(z.regex(/^[1-9][0-9]{0,19}$/, 'must be a positive integer')));
 
 /** Self-description a metadata GET answers, so a client can discover how to call the POST. */
-export const EndpointMetadata = z.object({
-  endpoint: z.string().check(z.describe('the path')),
-  method: z.literal('POST'),
-  description: z.string(),
-  requiredFields: z.array(z.string()),
-  optionalFields: z.array(z.string()),
-  response: z.array(z.string()).check(z.describe('fields of a successful answer')),
-});
+export const EndpointMetadata = lazySchema(() =>
+  z.object({
+    endpoint: z.string().check(z.describe('the path')),
+    method: z.literal('POST'),
+    description: z.string(),
+    requiredFields: z.array(z.string()),
+    optionalFields: z.array(z.string()),
+    response: z.array(z.string()).check(z.describe('fields of a successful answer')),
+  }),
+);
 
 export const SOCIAL_SESSION_TTL_SECONDS = 86400;
 
-const SocialSessionToken = z
-  .string()
-  .check(
-    z.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64'),
-    z.describe('base64 of a platform session JWT (send the decoded JWT as `Authorization: Bearer`); valid for 86400 seconds'),
-  );
+const SocialSessionToken = lazySchema(() =>
+  z
+    .string()
+    .check(
+      z.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64'),
+      z.describe('base64 of a platform session JWT (send the decoded JWT as `Authorization: Bearer`); valid for 86400 seconds'),
+    ),
+);
 
-const RefreshToken = z.string().check(z.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64'), z.describe('32 random bytes, base64; single use, valid 30 days'));
+const RefreshToken = lazySchema(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64'), z.describe('32 random bytes, base64; single use, valid 30 days')),
+);
 
-const GatingFacts = {
+const GatingFacts = lazySchema(() => ({
   tokenGated: z.boolean().check(z.describe('whether token gating is enabled; when false everyone has access')),
-  minBalance: IntegerString.check(z.describe('minimum balance of the gating token, in its smallest unit')),
+  minBalance: IntegerString().check(z.describe('minimum balance of the gating token, in its smallest unit')),
   token: z.string().check(z.describe('symbol of the gating token')),
   chain: z.string().check(z.describe('network the balance is read on (`l2-main`)')),
-};
+}));
 
 export const socialContract = defineGroup({
   group: 'social',
@@ -49,7 +55,7 @@ export const socialContract = defineGroup({
       path: '/api/auth/social/verify',
       auth: 'none',
       summary: 'Describe how to call `POST /api/auth/social/verify`.',
-      responses: { 200: EndpointMetadata, ...commonErrorResponses },
+      responses: () => ({ 200: EndpointMetadata(), ...commonErrorResponses() }),
     },
     {
       operation: 'verifySocialIdentity',
@@ -68,36 +74,37 @@ export const socialContract = defineGroup({
         '`sessionToken` is the base64 of a platform session JWT (decode it and send it as `Authorization: Bearer`) valid for `expiresIn` = 86400 seconds; ' +
         '`refreshToken` (32 random bytes, base64; only its hash is stored, valid 30 days, single use) gets a new one from `POST /api/auth/social/refresh`. ' +
         '503 `SOCIAL_NOT_CONFIGURED` when the provider JWKS or issuer is not configured, 503 `SOCIAL_PROVIDER_UNAVAILABLE` when its JWKS cannot be fetched; 503 `CHAIN_UNAVAILABLE` when the balance cannot be read (RPC down, too slow, or past the request deadline).',
-      body: z.strictObject({
-        fidToken: z.string().check(z.minLength(1), z.maxLength(8192), z.describe('identity token (JWT) issued by the social provider')),
-        address: z.optional(EvmAddress).check(z.describe('wallet to check for token gating')),
-      }),
+      body: () =>
+        z.strictObject({
+          fidToken: z.string().check(z.minLength(1), z.maxLength(8192), z.describe('identity token (JWT) issued by the social provider')),
+          address: z.optional(EvmAddress()).check(z.describe('wallet to check for token gating')),
+        }),
       example: {
         fidToken: 'eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJzdWIiOjEyMzQ1LCJhdWQiOiJhcHAuZXhhbXBsZS5jb20iLCJleHAiOjE3MzY5NDU2MDB9.c2lnbmF0dXJl',
         address: '0x5B38Da6a701c568545dCfcB03FcB875f56beddC4',
       },
-      responses: {
+      responses: () => ({
         200: z.object({
           success: z.literal(true),
-          fid: Fid,
-          sessionToken: SocialSessionToken,
-          refreshToken: RefreshToken,
+          fid: Fid(),
+          sessionToken: SocialSessionToken(),
+          refreshToken: RefreshToken(),
           expiresIn: z.int().check(z.positive(), z.describe(`seconds the session token is valid; ${SOCIAL_SESSION_TTL_SECONDS}`)),
-          address: z.nullable(EvmAddress),
+          address: z.nullable(EvmAddress()),
           message: z.string(),
           tokenGated: z.boolean().check(z.describe('true when a gating check ran and passed')),
           accessLevel: z.enum(['basic', 'token-holder']).check(z.describe('`token-holder` when the gating check passed, `basic` otherwise')),
         }),
-        ...commonErrorResponses,
-        400: z.union([ValidationErrorBody, ErrorBody]),
+        ...commonErrorResponses(),
+        400: z.union([ValidationErrorBody(), ErrorBody()]),
         403: z.looseObject({
           error: z.string(),
           code: z.optional(z.string()),
           required: z.string().check(z.describe('what is missing, e.g. `at least 1000000000000000000 of TOKEN on l2-main`')),
-          minBalance: IntegerString,
+          minBalance: IntegerString(),
         }),
-        503: ErrorBody,
-      },
+        503: ErrorBody(),
+      }),
     },
     {
       operation: 'getSocialRefreshInfo',
@@ -105,7 +112,7 @@ export const socialContract = defineGroup({
       path: '/api/auth/social/refresh',
       auth: 'none',
       summary: 'Describe how to call `POST /api/auth/social/refresh`.',
-      responses: { 200: EndpointMetadata, ...commonErrorResponses },
+      responses: () => ({ 200: EndpointMetadata(), ...commonErrorResponses() }),
     },
     {
       operation: 'refreshSocialSession',
@@ -117,18 +124,18 @@ export const socialContract = defineGroup({
       description:
         '`refreshToken` is the one from verify or from an earlier refresh. A missing or empty one answers 400; one that is unknown, used, expired, or whose account is gone or has had its sessions revoked (password change or reset) answers 401 `REFRESH_TOKEN_INVALID`. ' +
         'Refresh tokens rotate: each works once and the answer carries its successor.',
-      body: z.strictObject({ refreshToken: z.string().check(z.minLength(1), z.maxLength(512), z.describe('base64')) }),
+      body: () => z.strictObject({ refreshToken: z.string().check(z.minLength(1), z.maxLength(512), z.describe('base64')) }),
       example: { refreshToken: 'q3Xv9cJf0bN2kLr7TzWy5eA1uH8sDg4MpQo6iVxKc0E=' },
-      responses: {
+      responses: () => ({
         200: z.object({
           success: z.literal(true),
-          sessionToken: SocialSessionToken,
-          refreshToken: RefreshToken,
+          sessionToken: SocialSessionToken(),
+          refreshToken: RefreshToken(),
           expiresIn: z.int().check(z.positive(), z.describe(`seconds; ${SOCIAL_SESSION_TTL_SECONDS}`)),
           message: z.string(),
         }),
-        ...commonErrorResponses,
-      },
+        ...commonErrorResponses(),
+      }),
     },
     {
       operation: 'verifyTokenGating',
@@ -140,20 +147,20 @@ export const socialContract = defineGroup({
       description:
         'A public read of the on-chain balance on l2-main; `fid` is echoed back and does not prove ownership of `address`. `hasAccess` is true when gating is disabled or the balance is at least `minBalance`. ' +
         '503 `CHAIN_UNAVAILABLE` when the chain cannot be read (RPC down, too slow, or past the request deadline).',
-      body: z.strictObject({ fid: Fid, address: EvmAddress }),
+      body: () => z.strictObject({ fid: Fid(), address: EvmAddress() }),
       example: { fid: '12345', address: '0x5B38Da6a701c568545dCfcB03FcB875f56beddC4' },
-      responses: {
+      responses: () => ({
         200: z.object({
           fid: z.string(),
-          address: EvmAddress,
+          address: EvmAddress(),
           hasAccess: z.boolean(),
-          ...GatingFacts,
+          ...GatingFacts(),
           message: z.string(),
-          timestamp: IsoDate,
+          timestamp: IsoDate(),
         }),
-        ...commonErrorResponses,
-        503: ErrorBody,
-      },
+        ...commonErrorResponses(),
+        503: ErrorBody(),
+      }),
     },
     {
       operation: 'getTokenGatingStatus',
@@ -164,18 +171,18 @@ export const socialContract = defineGroup({
       summary: 'Token-gating status of a wallet, with the gating token and chain details.',
       description:
         '`rpcEndpoint` is the public RPC URL of the chain without any credentials (never a keyed provider URL). `contractAddress` is null while gating is off. 503 `CHAIN_UNAVAILABLE` when the chain cannot be read.',
-      query: z.object({ address: EvmAddress }),
-      responses: {
+      query: () => z.object({ address: EvmAddress() }),
+      responses: () => ({
         200: z.object({
-          address: EvmAddress,
+          address: EvmAddress(),
           hasAccess: z.boolean(),
-          ...GatingFacts,
-          contractAddress: z.nullable(EvmAddress).check(z.describe('the gating token contract; null while gating is off')),
+          ...GatingFacts(),
+          contractAddress: z.nullable(EvmAddress()).check(z.describe('the gating token contract; null while gating is off')),
           rpcEndpoint: z.url().check(z.describe('public RPC URL, no credentials')),
         }),
-        ...commonErrorResponses,
-        503: ErrorBody,
-      },
+        ...commonErrorResponses(),
+        503: ErrorBody(),
+      }),
     },
   ],
 });

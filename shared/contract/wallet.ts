@@ -1,58 +1,74 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate } from './common';
-import { defineGroup } from './route';
+import { defineGroup, lazySchema } from './route';
 
-export const WalletAddress = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address'));
-export const WalletNetwork = z.enum(['l2-test', 'l2-main']);
+export const WalletAddress = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+export const WalletNetwork = lazySchema(() => z.enum(['l2-test', 'l2-main']));
 
 /** `unavailable` when the chain RPC is unset, down or slower than its bound: never a 500 and never a made-up number. */
 export const BALANCE_UNAVAILABLE = 'unavailable';
-const Balance = z
-  .union([z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal amount')), z.literal(BALANCE_UNAVAILABLE)])
-  .check(z.describe('native balance in ether units (decimal string), or `unavailable` when the chain RPC cannot be read'));
-const SetupHint = z.string().check(z.describe('what the operator must configure: names of the missing settings, never their values'));
+const Balance = lazySchema(() =>
+  z
+    .union([z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a decimal amount')), z.literal(BALANCE_UNAVAILABLE)])
+    .check(z.describe('native balance in ether units (decimal string), or `unavailable` when the chain RPC cannot be read')),
+);
+const SetupHint = lazySchema(() => z.string().check(z.describe('what the operator must configure: names of the missing settings, never their values')));
 
 /** Features the hosted wallet advertises; the stablecoin transfer feature is named `send_<stablecoin>`. */
-const HostedWalletFeature = z.union([z.enum(['create_wallet', 'get_balance', 'trade_tokens', 'x402_payments']), z.string().check(z.regex(/^send_[a-z0-9]+$/))]);
+const HostedWalletFeature = lazySchema(() =>
+  z.union([z.enum(['create_wallet', 'get_balance', 'trade_tokens', 'x402_payments']), z.string().check(z.regex(/^send_[a-z0-9]+$/))]),
+);
 
-export const HostedWalletConfigured = z.object({
-  agenticWallet: z.object({
-    status: z.literal('configured'),
-    projectId: z.string(),
-    features: z.array(HostedWalletFeature),
+export const HostedWalletConfigured = lazySchema(() =>
+  z.object({
+    agenticWallet: z.object({
+      status: z.literal('configured'),
+      projectId: z.string(),
+      features: z.array(HostedWalletFeature()),
+    }),
+    instructions: z.string(),
   }),
-  instructions: z.string(),
-});
+);
 
-export const UserWallet = z.object({
-  address: WalletAddress,
-  balance: Balance,
-  network: WalletNetwork,
-  hasWallet: z.literal(true),
-  createdAt: IsoDate,
-});
+export const UserWallet = lazySchema(() =>
+  z.object({
+    address: WalletAddress(),
+    balance: Balance(),
+    network: WalletNetwork(),
+    hasWallet: z.literal(true),
+    createdAt: IsoDate(),
+  }),
+);
 
-export const NoWallet = z.object({
-  address: z.null(),
-  balance: Balance,
-  network: WalletNetwork,
-  hasWallet: z.literal(false),
-  message: z.string(),
-});
+export const NoWallet = lazySchema(() =>
+  z.object({
+    address: z.null(),
+    balance: Balance(),
+    network: WalletNetwork(),
+    hasWallet: z.literal(false),
+    message: z.string(),
+  }),
+);
 
-export const WalletActionBody = z.strictObject({
-  action: z.enum(['create', 'get_seed', 'export_seed']),
-});
+export const WalletActionBody = lazySchema(() =>
+  z.strictObject({
+    action: z.enum(['create', 'get_seed', 'export_seed']),
+  }),
+);
 
-export const CreateWalletBody = z.strictObject({
-  email: z.email(),
-});
+export const CreateWalletBody = lazySchema(() =>
+  z.strictObject({
+    email: z.email(),
+  }),
+);
 
-export const HostedWalletBody = z.strictObject({
-  privateKey: z
-    .optional(z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')))
-    .check(z.describe('key to import; a new one is generated when omitted. Stored encrypted, never returned or logged')),
-});
+export const HostedWalletBody = lazySchema(() =>
+  z.strictObject({
+    privateKey: z
+      .optional(z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')))
+      .check(z.describe('key to import; a new one is generated when omitted. Stored encrypted, never returned or logged')),
+  }),
+);
 
 export const walletContract = defineGroup({
   group: 'wallet',
@@ -75,10 +91,10 @@ export const walletContract = defineGroup({
         '`network` is the configured chain the balance is read from; `balance` is `unavailable` when that RPC cannot be read within its time bound.',
         'Without a session: the hosted-wallet description when the hosted wallet is configured (no auth needed, as the spec says), else 401.',
       ].join(' '),
-      responses: {
-        ...commonErrorResponses,
-        200: z.union([UserWallet, NoWallet, HostedWalletConfigured]),
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.union([UserWallet(), NoWallet(), HostedWalletConfigured()]),
+      }),
     },
     {
       operation: 'runWalletAction',
@@ -92,17 +108,17 @@ export const walletContract = defineGroup({
       ].join(' '),
       body: WalletActionBody,
       example: { action: 'create' },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.union([
-          z.object({ address: WalletAddress, network: WalletNetwork, message: z.string() }),
-          z.object({ address: WalletAddress, network: WalletNetwork, createdAt: IsoDate, warning: z.string() }),
+          z.object({ address: WalletAddress(), network: WalletNetwork(), message: z.string() }),
+          z.object({ address: WalletAddress(), network: WalletNetwork(), createdAt: IsoDate(), warning: z.string() }),
         ]),
-        400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
-        403: ErrorBody,
-        404: ErrorBody,
-        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), ErrorBody]),
-      },
+        400: z.union([commonErrorResponses()[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
+        403: ErrorBody(),
+        404: ErrorBody(),
+        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint() }), ErrorBody()]),
+      }),
     },
     {
       operation: 'getWalletAddress',
@@ -115,14 +131,14 @@ export const walletContract = defineGroup({
         'Without one: `{authenticated: false, needsAuth: true, message}`; when wallet key custody is not configured (no KMS key in AWS):',
         '`{authenticated: false, needsAuth: true, error, setup}`.',
       ].join(' '),
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.union([
-          z.object({ authenticated: z.literal(true), address: z.nullable(WalletAddress) }),
+          z.object({ authenticated: z.literal(true), address: z.nullable(WalletAddress()) }),
           z.object({ authenticated: z.literal(false), needsAuth: z.literal(true), message: z.string() }),
-          z.object({ authenticated: z.literal(false), needsAuth: z.literal(true), error: z.string(), setup: SetupHint }),
+          z.object({ authenticated: z.literal(false), needsAuth: z.literal(true), error: z.string(), setup: SetupHint() }),
         ]),
-      },
+      }),
     },
     {
       operation: 'createHostedWalletForEmail',
@@ -137,17 +153,17 @@ export const walletContract = defineGroup({
       ].join(' '),
       body: CreateWalletBody,
       example: { email: 'dj.nova@example.com' },
-      responses: {
-        ...commonErrorResponses,
+      responses: () => ({
+        ...commonErrorResponses(),
         200: z.object({
           success: z.literal(true),
-          walletAddress: WalletAddress,
+          walletAddress: WalletAddress(),
           walletId: z.string(),
-          networks: z.array(WalletNetwork),
+          networks: z.array(WalletNetwork()),
         }),
-        400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
-        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), z.looseObject({ error: z.string(), details: z.string() }), ErrorBody]),
-      },
+        400: z.union([commonErrorResponses()[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
+        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint() }), z.looseObject({ error: z.string(), details: z.string() }), ErrorBody()]),
+      }),
     },
     {
       operation: 'getHostedWalletInfo',
@@ -156,10 +172,10 @@ export const walletContract = defineGroup({
       auth: 'session',
       summary: 'Describe the hosted wallet: an EVM wallet on the main and test networks.',
       description: 'Requires a session (the spec shows none; the hosted-wallet routes are not left open). A fixed description; needs no provider.',
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ status: z.literal('ok'), type: z.literal('evm_wallet'), supportedChains: z.array(WalletNetwork) }),
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ status: z.literal('ok'), type: z.literal('evm_wallet'), supportedChains: z.array(WalletNetwork()) }),
+      }),
     },
     {
       operation: 'createHostedWallet',
@@ -176,13 +192,13 @@ export const walletContract = defineGroup({
       body: HostedWalletBody,
       // No key: a published example key is swept by bots the moment it holds funds, so the example asks for a generated one.
       example: {},
-      responses: {
-        ...commonErrorResponses,
-        200: z.object({ success: z.literal(true), address: WalletAddress, network: z.literal('l2-test') }),
-        400: z.union([commonErrorResponses[400], z.looseObject({ error: z.string(), code: z.enum(['WALLET_EXISTS', 'INVALID_PRIVATE_KEY']) })]),
-        409: ErrorBody,
-        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint }), ErrorBody]),
-      },
+      responses: () => ({
+        ...commonErrorResponses(),
+        200: z.object({ success: z.literal(true), address: WalletAddress(), network: z.literal('l2-test') }),
+        400: z.union([commonErrorResponses()[400], z.looseObject({ error: z.string(), code: z.enum(['WALLET_EXISTS', 'INVALID_PRIVATE_KEY']) })]),
+        409: ErrorBody(),
+        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint() }), ErrorBody()]),
+      }),
     },
   ],
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { canonicalContext, defaultKeyProvider, keyProvider, openGcm, sealGcm, UnwrapError, type EncryptionContext } from './key-providers';
+import { lazySchema } from '../lazy-schema';
 
 /**
  * Envelope encryption of secrets at rest (wallet private keys, agent gateway tokens): every record
@@ -11,26 +12,28 @@ import { canonicalContext, defaultKeyProvider, keyProvider, openGcm, sealGcm, Un
 export type { EncryptionContext } from './key-providers';
 export { KeyCustodyConfigError, keyCustodyStatus } from './key-providers';
 
-const b64 = z.base64();
+const b64 = lazySchema(() => z.base64());
 
-export const EnvelopeRecordSchema = z.object({
-  v: z.literal(1),
-  alg: z.literal('A256GCM'),
-  keyProvider: z.enum(['kms', 'local']),
-  wrappedKey: b64,
-  iv: b64,
-  tag: b64,
-  ciphertext: b64,
-});
-export type EnvelopeRecord = z.infer<typeof EnvelopeRecordSchema>;
+export const EnvelopeRecordSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    alg: z.literal('A256GCM'),
+    keyProvider: z.enum(['kms', 'local']),
+    wrappedKey: b64(),
+    iv: b64(),
+    tag: b64(),
+    ciphertext: b64(),
+  }),
+);
+export type EnvelopeRecord = z.infer<ReturnType<typeof EnvelopeRecordSchema>>;
 
 /** The record does not open under this context: tampered, another user's, or not a record at all. */
 export class EnvelopeError extends Error {}
 
-const ContextSchema = z.strictObject({ userId: z.string().check(z.minLength(1)), purpose: z.string().check(z.minLength(1)) });
+const ContextSchema = lazySchema(() => z.strictObject({ userId: z.string().check(z.minLength(1)), purpose: z.string().check(z.minLength(1)) }));
 
 function checkedContext(context: EncryptionContext): EncryptionContext {
-  const parsed = ContextSchema.safeParse(context);
+  const parsed = ContextSchema().safeParse(context);
   if (!parsed.success) throw new EnvelopeError('encryption context must be {userId, purpose}');
   return parsed.data;
 }
@@ -95,7 +98,7 @@ export async function encrypt(plaintext: Uint8Array | string, context: Encryptio
 
 export async function decrypt(record: EnvelopeRecord, context: EncryptionContext): Promise<Buffer> {
   const ctx = checkedContext(context);
-  const parsed = EnvelopeRecordSchema.safeParse(record);
+  const parsed = EnvelopeRecordSchema().safeParse(record);
   if (!parsed.success) throw new EnvelopeError('not an envelope record');
   const r = parsed.data;
   const aad = canonicalContext(ctx);

@@ -10,7 +10,7 @@ import { raceDeadline, withDeadline } from '../deadline';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency';
 import { flushRequestOutcomes, noteRequestOutcome } from '../db/request-outcomes';
 import { ConditionFailedError, InvalidCursorError } from '../db/tenant';
-import { routeKey, type RouteDefinition, type RouteGroup } from '../contract/route';
+import { routeKey, schemasOf, type RouteDefinition, type RouteGroup } from '../contract/route';
 import { CSRF_COOKIE, readCookies, SESSION_COOKIE } from './cookies';
 import { httpErrorOf } from './domain-errors';
 import { HttpError, notImplemented } from './errors';
@@ -23,7 +23,8 @@ import { attachStream, canStream } from './streaming';
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
 
-type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
+/** What a route's lazy schema (`() => schema`, shared/contract/route.ts) parses to. */
+type Infer<F> = F extends () => infer S ? (S extends z.core.$ZodType ? z.output<S> : undefined) : undefined;
 
 /** What every operation receives: validated input, the caller, and the raw event for the rare need. */
 export interface OperationContext<R extends RouteDefinition = RouteDefinition> {
@@ -287,9 +288,10 @@ async function prepareRequest(routes: Map<string, RouteDefinition>, request: Pip
     await consumeRateLimit(route.rateLimit, rateLimitSubject(rule, ip, auth?.userId));
   }
 
-  const params = parseWith(route.params, event.pathParameters ?? {}, 'params');
-  const query = parseWith(route.query, event.queryStringParameters ?? {}, 'query');
-  const body = route.handlerValidates || route.rawBody ? parsedBody : parseWith(route.body, parsedBody, 'body');
+  const schemas = schemasOf(route);
+  const params = parseWith(schemas.params, event.pathParameters ?? {}, 'params');
+  const query = parseWith(schemas.query, event.queryStringParameters ?? {}, 'query');
+  const body = route.handlerValidates || route.rawBody ? parsedBody : parseWith(schemas.body, parsedBody, 'body');
 
   const ctx = {
     route,

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { PaymentRefusedError } from './errors';
+import { lazySchema } from '../lazy-schema';
 
 /** The `scheme` of our challenges and credentials: the Tempo charge method of the MPP drafts, push mode. */
 export const MPP_SCHEME = 'tempo';
@@ -11,17 +12,19 @@ export interface MppCredential {
   challengeNonce: string;
 }
 
-const TxHash = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/));
-const Nonce = z.string().check(z.minLength(1), z.maxLength(128));
+const TxHash = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/)));
+const Nonce = lazySchema(() => z.string().check(z.minLength(1), z.maxLength(128)));
 
 /** Spec 4.12: `{scheme, transaction, challengeNonce}`. */
-const SpecCredential = z.object({ scheme: z.literal(MPP_SCHEME), transaction: TxHash, challengeNonce: Nonce });
+const SpecCredential = lazySchema(() => z.object({ scheme: z.literal(MPP_SCHEME), transaction: TxHash(), challengeNonce: Nonce() }));
 
 /** The drafts' hash payload: `{challenge: {id}, payload: {type: "hash", hash}}` (draft-tempo-charge-00, push mode). */
-const DraftCredential = z.object({
-  challenge: z.object({ id: Nonce }),
-  payload: z.object({ type: z.literal('hash'), hash: TxHash }),
-});
+const DraftCredential = lazySchema(() =>
+  z.object({
+    challenge: z.object({ id: Nonce() }),
+    payload: z.object({ type: z.literal('hash'), hash: TxHash() }),
+  }),
+);
 
 const malformed = (why: string) => new PaymentRefusedError('MALFORMED_CREDENTIAL', `malformed payment credential: ${why}`);
 
@@ -51,10 +54,10 @@ export function parsePaymentAuthorization(authorization: string): MppCredential 
   } else {
     json = decodeBase64Url(value);
   }
-  const spec = SpecCredential.safeParse(json);
+  const spec = SpecCredential().safeParse(json);
   if (spec.success)
     return { scheme: spec.data.scheme, transaction: spec.data.transaction.toLowerCase() as `0x${string}`, challengeNonce: spec.data.challengeNonce };
-  const draft = DraftCredential.safeParse(json);
+  const draft = DraftCredential().safeParse(json);
   if (draft.success) {
     return { scheme: MPP_SCHEME, transaction: draft.data.payload.hash.toLowerCase() as `0x${string}`, challengeNonce: draft.data.challenge.id };
   }

@@ -11,7 +11,7 @@ import { db } from '../../shared/db/client';
 import { putTestAgent } from '../security/route-samples';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */
-const schemaOf = (operation: string, status: number) => (keysContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses[status]!;
+const schemaOf = (operation: string, status: number) => (keysContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses()[status]!;
 
 async function createKey(session: TestSession, name = 'my key') {
   const res = await call('POST', '/api/keys', { body: { name }, session });

@@ -8,7 +8,8 @@ import { infraMcpContract, INFRA_MCP_TOOL_CATEGORIES, INFRA_MCP_USE_CASES } from
 import { call } from '../helpers/api';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */
-const schemaOf = (operation: string, status: number) => (infraMcpContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses[status]!;
+const schemaOf = (operation: string, status: number) =>
+  (infraMcpContract.routes.find((r) => r.operation === operation) as RouteDefinition).responses()[status]!;
 const validate = (body: unknown) => call('POST', '/api/infra-mcp/validate-config', { rawBody: JSON.stringify(body) });
 
 afterEach(() => {

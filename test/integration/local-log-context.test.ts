@@ -26,8 +26,8 @@ const probe = defineGroup({
   description: 'log context probe',
   dynamoOnly: true,
   routes: [
-    { operation: 'slow', method: 'GET', path: '/api/health', auth: 'none', summary: 's', responses: {} },
-    { operation: 'fast', method: 'GET', path: '/api/skills', auth: 'none', summary: 's', responses: {} },
+    { operation: 'slow', method: 'GET', path: '/api/health', auth: 'none', summary: 's', responses: () => ({}) },
+    { operation: 'fast', method: 'GET', path: '/api/skills', auth: 'none', summary: 's', responses: () => ({}) },
   ],
 });
 const handler = createHandler(probe, {

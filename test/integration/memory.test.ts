@@ -34,7 +34,7 @@ describe('reading memory (spec 4.6, 2.11)', () => {
     const res = await read(session, agentId);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ memory: {}, agentId, count: 0, lastUpdated: null });
-    expect(getRoute.responses[200].safeParse(res.body).success).toBe(true);
+    expect(getRoute.responses()[200].safeParse(res.body).success).toBe(true);
   });
 
   it('refuses a missing or malformed agentId with 400', async () => {
@@ -61,7 +61,7 @@ describe('single writes', () => {
     const res = await write(session, { agentId, key: 'favourite_venue', memory: value });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, agentId, key: 'favourite_venue', saved: expect.any(String) });
-    expect(writeRoute.responses[200].safeParse(res.body).success).toBe(true);
+    expect(writeRoute.responses()[200].safeParse(res.body).success).toBe(true);
     const got = await read(session, agentId);
     expect(got.body).toEqual({ memory: { favourite_venue: value }, agentId, count: 1, lastUpdated: res.body.saved });
   });
@@ -140,7 +140,7 @@ describe('single writes', () => {
     const refused = await write(session, { agentId, key: 'k', memory: over });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: 'MEMORY_VALUE_TOO_LARGE', limit: MEMORY_VALUE_MAX_BYTES });
-    expect(writeRoute.responses[400].safeParse(refused.body).success).toBe(true);
+    expect(writeRoute.responses()[400].safeParse(refused.body).success).toBe(true);
     expect((await read(session, agentId)).body.memory.k).toBe(atLimit);
   });
 
@@ -198,7 +198,7 @@ describe('bulk writes: at most 50 keys, all-or-nothing', () => {
     const res = await write(session, { agentId, memory });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, agentId, keysUpdated: 50, saved: expect.any(String) });
-    expect(writeRoute.responses[200].safeParse(res.body).success).toBe(true);
+    expect(writeRoute.responses()[200].safeParse(res.body).success).toBe(true);
     const got = await read(session, agentId);
     expect(got.body).toEqual({ memory, agentId, count: 50, lastUpdated: res.body.saved });
   });

@@ -22,7 +22,7 @@ describe('GET /api/metrics/:userId/historical', () => {
 
     const day = await get(user, `/api/metrics/${user.userId}/historical`);
     expect(day.status).toBe(200);
-    expect(HistoricalMetricsBody.safeParse(day.body).success).toBe(true);
+    expect(HistoricalMetricsBody().safeParse(day.body).success).toBe(true);
     expect(day.body.userId).toBe(user.userId);
     expect(day.body.timeRange).toBe('24h');
     expect(day.body.metrics.map((m: { cpu: number | null }) => m.cpu)).toEqual([10, null]);
@@ -71,7 +71,7 @@ describe('GET /api/metrics/:userId/performance', () => {
     await sampleAt(user.userId, 90_000, { cpu: 33.5, memory: 44.25, messages: 8, errors: 2, responseMsTotal: 1200 });
     await sampleAt(user.userId, 30_000, { cpu: null, memory: null, messages: 2, errors: 0, responseMsTotal: 300 });
     const res = await get(user, `/api/metrics/${user.userId}/performance`);
-    expect(PerformanceMetricsBody.safeParse(res.body).success).toBe(true);
+    expect(PerformanceMetricsBody().safeParse(res.body).success).toBe(true);
     // The three-hour-old sample is not among the newest 12, so its 100% errors do not count.
     expect(res.body).toEqual({ cpu: 33.5, memory: 44.25, errorRate: 20, responseTime: 188 });
   });
@@ -82,7 +82,7 @@ describe('GET /api/metrics/:userId/summary', () => {
     const user = await testSession();
     const res = await get(user, `/api/metrics/${user.userId}/summary`);
     expect(res.status).toBe(200);
-    expect(MetricsSummaryBody.safeParse(res.body).success).toBe(true);
+    expect(MetricsSummaryBody().safeParse(res.body).success).toBe(true);
     expect(res.body).toEqual({
       revenue: { month: '$0.00', total: '$0.00', change: '0%' },
       bookings: { completed: 0, pending: 0, conversion: '0%' },
@@ -120,7 +120,7 @@ describe('GET /api/metrics/:userId/summary', () => {
 
     const res = await get(user, `/api/metrics/${user.userId}/summary`);
     expect(res.status).toBe(200);
-    expect(MetricsSummaryBody.safeParse(res.body).success).toBe(true);
+    expect(MetricsSummaryBody().safeParse(res.body).success).toBe(true);
     expect(res.body).toEqual({
       revenue: { month: '$151.00', total: '$1,351.00', change: '-24.5%' },
       bookings: { completed: 2, pending: 1, conversion: '50%' },

@@ -11,7 +11,7 @@ const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 const ownedIdRoutes = allRoutes.filter(
   (r) =>
     r.auth !== 'none' &&
-    (/\{(id|userId|agentId)\}/.test(r.path) || Object.keys(r.query?._zod.def.shape ?? {}).some((k) => /agentId|id$/i.test(k)) || namesAgentInBody(r)),
+    (/\{(id|userId|agentId)\}/.test(r.path) || Object.keys(r.query?.()._zod.def.shape ?? {}).some((k) => /agentId|id$/i.test(k)) || namesAgentInBody(r)),
 );
 
 describe("another user's ids are answered as missing or forbidden, with no data", () => {

@@ -14,7 +14,7 @@ export function fillPath(route: ContractRoute, values: Record<string, string>): 
 }
 
 export function defaultQuery(route: ContractRoute, values: Record<string, string> = {}): string {
-  const shape = route.query?._zod.def.shape ?? {};
+  const shape = route.query?.()._zod.def.shape ?? {};
   const q = new URLSearchParams();
   for (const [name, schema] of Object.entries(shape)) {
     if (values[name] !== undefined) q.set(name, values[name]!);

@@ -10,9 +10,9 @@ describe('contract constants modules', () => {
   });
 
   it('names the plans and tiers the accounts contract accepts', () => {
-    expect([...PLAN_NAMES]).toEqual(PlanName.options);
-    expect([...LEGACY_TIERS]).toEqual(LegacyTier.options);
-    expect([...ACCOUNT_PLANS]).toEqual(AccountPlan.options);
+    expect([...PLAN_NAMES]).toEqual(PlanName().options);
+    expect([...LEGACY_TIERS]).toEqual(LegacyTier().options);
+    expect([...ACCOUNT_PLANS]).toEqual(AccountPlan().options);
     expect(isAccountPlan('solo')).toBe(true);
     expect(isAccountPlan('free')).toBe(false);
     expect(isAccountPlan(null)).toBe(false);

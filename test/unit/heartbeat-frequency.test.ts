@@ -12,11 +12,11 @@ describe('heartbeat frequency', () => {
     ['720h', 43_200],
   ])('%s is %d minutes and valid', (f, minutes) => {
     expect(frequencyMinutes(f)).toBe(minutes);
-    expect(HeartbeatFrequency.safeParse(f).success).toBe(true);
+    expect(HeartbeatFrequency().safeParse(f).success).toBe(true);
   });
 
   it.each(['4m', '31d', '721h', '43201m', '0m', '0h', '3', 'h', '3 h', '3H', '-3h', '1.5h', '03h', '1w', '', '123456789m'])('%j is refused', (f) => {
-    expect(HeartbeatFrequency.safeParse(f).success).toBe(false);
+    expect(HeartbeatFrequency().safeParse(f).success).toBe(false);
   });
 
   it('adds the frequency to a time', () => {

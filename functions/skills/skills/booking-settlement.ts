@@ -32,16 +32,16 @@ const alreadyReleased = () => conflict('the funds of this booking were already r
 export const skill: SkillModule = {
   name: 'booking-settlement',
   actions: {
-    list: action(bodies.list, async (call) => {
+    list: action(bodies().list, async (call) => {
       const bookings = (await listEscrows(call.userId)).filter((b) => b.escrow).map(view);
       return { bookings, count: bookings.length };
     }),
-    get: action(bodies.get, async (call, body) => {
+    get: action(bodies().get, async (call, body) => {
       const booking = await getEscrow(call.userId, body.bookingId);
       if (!booking?.escrow) throw notFound('no escrow for this booking');
       return { booking: view(booking) };
     }),
-    create_escrow: action(bodies.create_escrow, async (call, body) => {
+    create_escrow: action(bodies().create_escrow, async (call, body) => {
       const terms = bookingTerms(body.booking);
       const escrow: BookingEscrow = {
         bookingId: body.bookingId,
@@ -57,7 +57,7 @@ export const skill: SkillModule = {
       }
       return { booking: view(escrow) };
     }),
-    release_funds: action(bodies.release_funds, async (call, body) => {
+    release_funds: action(bodies().release_funds, async (call, body) => {
       const booking = await getEscrow(call.userId, body.bookingId);
       if (!booking?.escrow) throw notFound('no escrow for this booking');
       if (booking.status === 'completed') throw alreadyReleased();
@@ -81,7 +81,7 @@ export const skill: SkillModule = {
       }
       return { booking: view({ ...booking, status: 'completed', releasedAt, settlement: figures }), released: figures.deposit };
     }),
-    simulate_settlement: action(bodies.simulate_settlement, async (_call, body) => ({
+    simulate_settlement: action(bodies().simulate_settlement, async (_call, body) => ({
       settlement: settle(bookingTerms(body.booking), numberToMicros(body.booking.netRevenue ?? 0)).figures,
       simulated: true,
     })),

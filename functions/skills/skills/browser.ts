@@ -142,7 +142,7 @@ export const skill: SkillModule = {
   name: 'browser',
   defaultAction: 'fetch',
   actions: {
-    fetch: action(bodies.fetch, async (_call, body) => {
+    fetch: action(bodies().fetch, async (_call, body) => {
       const page = await guardedFetch(body.url, {
         maxBytes: PAGE_MAX_BYTES,
         timeoutMs: PAGE_TIMEOUT_MS,

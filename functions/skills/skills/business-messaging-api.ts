@@ -13,8 +13,8 @@ import { action, type SkillModule } from '../skill-module';
 export const skill: SkillModule = {
   name: 'business-messaging-api',
   actions: {
-    connect: action(bodies.connect, (call, body) => connectChannel(call, 'business-messaging-api', body)),
-    send_template: action(bodies.send_template, async (call, body) => {
+    connect: action(bodies().connect, (call, body) => connectChannel(call, 'business-messaging-api', body)),
+    send_template: action(bodies().send_template, async (call, body) => {
       const { app, target, access } = await outbound(call.userId, 'business-messaging-api', body.to);
       const sent = await withinDailyChannelLimit(call.userId, call.now, () =>
         sendWhatsappTemplate(access, target, { name: body.template, languageCode: body.languageCode, parameters: body.parameters }),
@@ -32,11 +32,11 @@ export const skill: SkillModule = {
       await recordMessage(call.userId, message);
       return { message };
     }),
-    list_templates: action(bodies.list_templates, async (call) => {
+    list_templates: action(bodies().list_templates, async (call) => {
       const { access } = await outbound(call.userId, 'business-messaging-api', 'templates');
       const templates = await listWhatsappTemplates(access);
       return { templates, count: templates.length };
     }),
-    list_messages: action(bodies.list_messages, (call, body) => listChannelMessages(call.userId, 'business-messaging-api', body)),
+    list_messages: action(bodies().list_messages, (call, body) => listChannelMessages(call.userId, 'business-messaging-api', body)),
   },
 };

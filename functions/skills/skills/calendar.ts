@@ -69,7 +69,7 @@ export function busyIntervals(events: { start: string; end: string }[], from: st
 export const skill: SkillModule = {
   name: 'calendar',
   actions: {
-    create_event: action(bodies.create_event, async (call, body) => {
+    create_event: action(bodies().create_event, async (call, body) => {
       const at = call.now.toISOString();
       const event: CalendarEvent = {
         eventId: newRecordId('cal'),
@@ -84,16 +84,16 @@ export const skill: SkillModule = {
       await createRecord(call.userId, keys.calendarEvent(call.userId, event.eventId), event);
       return { event: view(event) };
     }),
-    list_events: action(bodies.list_events, async (call, body) => {
+    list_events: action(bodies().list_events, async (call, body) => {
       const events = await eventsIn(call.userId, body.from, body.to);
       return { events: events.map(view), count: events.length };
     }),
-    get_event: action(bodies.get_event, async (call, body) => {
+    get_event: action(bodies().get_event, async (call, body) => {
       const event = await getRecord<CalendarEvent>(call.userId, keys.calendarEvent(call.userId, body.eventId));
       if (!event) throw missing();
       return { event: view(event) };
     }),
-    update_event: action(bodies.update_event, async (call, { action: _action, eventId, ...changes }) => {
+    update_event: action(bodies().update_event, async (call, { action: _action, eventId, ...changes }) => {
       const key = keys.calendarEvent(call.userId, eventId);
       const current = await getRecord<CalendarEvent>(call.userId, key);
       if (!current) throw missing();
@@ -111,16 +111,16 @@ export const skill: SkillModule = {
       if (!event) throw missing();
       return { event: view(event) };
     }),
-    delete_event: action(bodies.delete_event, async (call, body) => {
+    delete_event: action(bodies().delete_event, async (call, body) => {
       if (!(await deleteRecord(call.userId, keys.calendarEvent(call.userId, body.eventId)))) throw missing();
       return { deleted: body.eventId };
     }),
-    free_busy: action(bodies.free_busy, async (call, body) => {
+    free_busy: action(bodies().free_busy, async (call, body) => {
       const from = iso(body.from);
       const to = iso(body.to);
       return { from, to, ...busyIntervals(await eventsIn(call.userId, from, to), from, to) };
     }),
-    export_ics: action(bodies.export_ics, async (call, body) => {
+    export_ics: action(bodies().export_ics, async (call, body) => {
       const events = await eventsIn(call.userId, body.from, body.to);
       const ics = toIcs(
         events.map((e) => ({

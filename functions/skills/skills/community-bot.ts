@@ -6,9 +6,9 @@ import { action, type SkillModule } from '../skill-module';
 export const skill: SkillModule = {
   name: 'community-bot',
   actions: {
-    connect: action(bodies.connect, (call, body) => connectChannel(call, 'community-bot', body)),
-    send: action(bodies.send, async (call, body) => ({ message: await sendText(call.userId, 'community-bot', body.to, body.text, call.now) })),
-    list_messages: action(bodies.list_messages, (call, body) => listChannelMessages(call.userId, 'community-bot', body)),
-    channel_info: action(bodies.channel_info, (call, body) => describeChannel(call.userId, 'community-bot', body.target)),
+    connect: action(bodies().connect, (call, body) => connectChannel(call, 'community-bot', body)),
+    send: action(bodies().send, async (call, body) => ({ message: await sendText(call.userId, 'community-bot', body.to, body.text, call.now) })),
+    list_messages: action(bodies().list_messages, (call, body) => listChannelMessages(call.userId, 'community-bot', body)),
+    channel_info: action(bodies().channel_info, (call, body) => describeChannel(call.userId, 'community-bot', body.target)),
   },
 };

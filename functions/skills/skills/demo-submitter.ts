@@ -6,8 +6,8 @@ import { action, type SkillModule } from '../skill-module';
 export const skill: SkillModule = {
   name: 'demo-submitter',
   actions: {
-    submit: action(bodies.submit, async (call, { action: _a, ...demo }) => ({ demo: await submitDemo(call.userId, demo, call.now) })),
-    list: action(bodies.list, async (call, body) => {
+    submit: action(bodies().submit, async (call, { action: _a, ...demo }) => ({ demo: await submitDemo(call.userId, demo, call.now) })),
+    list: action(bodies().list, async (call, body) => {
       const demos = (await listDemos(call.userId)).filter((d) => !body.status || d.status === body.status);
       return { demos, count: demos.length };
     }),

@@ -48,7 +48,7 @@ const stateView = (agentId: string, state: DjSetState | undefined, stream: Agent
 export const skill: SkillModule = {
   name: 'dj-streaming',
   actions: {
-    start_stream: action(bodies.start_stream, async (call, body) => {
+    start_stream: action(bodies().start_stream, async (call, body) => {
       const agentId = await ownedAgent(call, body.agentId);
       const [state, provisioned] = await Promise.all([getDjSet(call.userId, agentId), provisionedStream(call.userId, agentId)]);
       if (state?.status === 'live') throw conflict('a set is already live on this stream', 'ALREADY_LIVE');
@@ -80,7 +80,7 @@ export const skill: SkillModule = {
         ...(streamKey ? { streamKey, streamKeyNotice: 'shown once: store it in your broadcasting software' } : {}),
       };
     }),
-    stop_stream: action(bodies.stop_stream, async (call, body) => {
+    stop_stream: action(bodies().stop_stream, async (call, body) => {
       const agentId = await ownedAgent(call, body.agentId);
       const state = await getDjSet(call.userId, agentId);
       const live = state?.status === 'live' ? state.live : undefined;
@@ -100,12 +100,12 @@ export const skill: SkillModule = {
         set: { setId: live.setId, title: live.title ?? null, genre: live.genre ?? null, startedAt: live.startedAt, endedAt, durationSeconds },
       };
     }),
-    status: action(bodies.status, async (call, body) => {
+    status: action(bodies().status, async (call, body) => {
       const agentId = await ownedAgent(call, body.agentId);
       const [state, provisioned] = await Promise.all([getDjSet(call.userId, agentId), provisionedStream(call.userId, agentId)]);
       return stateView(agentId, state, provisioned ?? state?.stream);
     }),
-    list_sets: action(bodies.list_sets, async (call, body) => {
+    list_sets: action(bodies().list_sets, async (call, body) => {
       const agentId = await ownedAgent(call, body.agentId);
       const sets = (await finishedSets(call.userId, agentId)).reverse();
       return {

@@ -24,7 +24,7 @@ const view = (a: EmailAudit) => ({ messageId: a.messageId, to: a.to, subject: a.
 export const skill: SkillModule = {
   name: 'email',
   actions: {
-    send: action(bodies.send, async (call, body) => {
+    send: action(bodies().send, async (call, body) => {
       const recipients = [...new Set((Array.isArray(body.to) ? body.to : [body.to]).map((t) => t.toLowerCase()))];
       const day = dayOf(call.now);
       const { plan, limit } = await planLimit(call.userId);
@@ -64,11 +64,11 @@ export const skill: SkillModule = {
       }
       return { messages: results, sent: results.filter((r) => r.status === 'sent').length };
     }),
-    list: action(bodies.list, async (call, body) => {
+    list: action(bodies().list, async (call, body) => {
       const messages = (await listEmails(call.userId, body.limit ?? 50)).map(view);
       return { messages, count: messages.length };
     }),
-    usage: action(bodies.usage, async (call) => {
+    usage: action(bodies().usage, async (call) => {
       const { plan, limit } = await planLimit(call.userId);
       const sentToday = await emailsSentOn(call.userId, dayOf(call.now));
       return { plan, limit, sentToday, remaining: Math.max(0, limit - sentToday) };

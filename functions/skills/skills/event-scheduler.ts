@@ -10,7 +10,7 @@ const DELIVERY =
 export const skill: SkillModule = {
   name: 'event-scheduler',
   actions: {
-    schedule: action(bodies.schedule, async (call, body) => {
+    schedule: action(bodies().schedule, async (call, body) => {
       const scheduledFor = new Date(`${body.date}T${body.time}:00.000Z`);
       if (Number.isNaN(scheduledFor.getTime())) throw badRequest('no such date', 'INVALID_DATE');
       if (scheduledFor.getTime() <= call.now.getTime()) throw badRequest('the time is in the past', 'TIME_IN_PAST');
@@ -21,11 +21,11 @@ export const skill: SkillModule = {
       );
       return { post, delivery: DELIVERY };
     }),
-    list: action(bodies.list, async (call, body) => {
+    list: action(bodies().list, async (call, body) => {
       const posts = (await listScheduledPosts(call.userId)).filter((p) => !body.status || p.status === body.status).map(({ sk: _sk, ...p }) => p);
       return { posts, count: posts.length, delivery: DELIVERY };
     }),
-    cancel: action(bodies.cancel, async (call, body) => {
+    cancel: action(bodies().cancel, async (call, body) => {
       const post = await cancelScheduledPost(call.userId, body.postId, call.now);
       if (!post) throw notFound('no such scheduled post');
       return { post };

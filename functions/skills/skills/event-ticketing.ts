@@ -10,12 +10,12 @@ const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} 
 export const skill: SkillModule = {
   name: 'event-ticketing',
   actions: {
-    create_event: action(bodies.create_event, async (call, { action: _a, ...input }) => ({ event: await createTicketedEvent(call.userId, input, call.now) })),
-    list_events: action(bodies.list_events, async (call) => {
+    create_event: action(bodies().create_event, async (call, { action: _a, ...input }) => ({ event: await createTicketedEvent(call.userId, input, call.now) })),
+    list_events: action(bodies().list_events, async (call) => {
       const events = await listTicketedEvents(call.userId);
       return { events, count: events.length };
     }),
-    purchase: action(bodies.purchase, async (call, body) => {
+    purchase: action(bodies().purchase, async (call, body) => {
       const event = await getTicketedEvent(call.userId, body.eventId);
       if (!event) throw notFound('no such event');
       if (!Object.hasOwn(event.tiers, body.tier)) throw notFound('no such ticket tier');
@@ -40,7 +40,7 @@ export const skill: SkillModule = {
       }
       return { order, confirmationSent };
     }),
-    list_orders: action(bodies.list_orders, async (call, body) => {
+    list_orders: action(bodies().list_orders, async (call, body) => {
       const orders = await listTicketOrders(call.userId, body.eventId);
       return { orders, count: orders.length, ticketsSold: orders.reduce((n, o) => n + o.quantity, 0) };
     }),

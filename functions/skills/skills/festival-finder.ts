@@ -3,10 +3,10 @@ import { festivalFinderActions as bodies, type FestivalEntry } from '../../../sh
 import { listFestivals } from '../../../shared/db/skills/finder-catalogues';
 import { action, type SkillModule } from '../skill-module';
 
-type Festival = z.infer<typeof FestivalEntry>;
+type Festival = z.infer<ReturnType<typeof FestivalEntry>>;
 
 /** Festivals of the operator's catalogue listing the genre, in the country, with a ticket at most `maxPrice`. Soonest first. */
-export const searchFestivals = (festivals: Festival[], f: z.infer<typeof bodies.search>) =>
+export const searchFestivals = (festivals: Festival[], f: z.infer<ReturnType<typeof bodies>['search']>) =>
   festivals
     .filter((x) => f.genre === undefined || x.genres.some((g) => g.toLowerCase() === f.genre!.toLowerCase()))
     .filter((x) => f.country === undefined || x.country.toLowerCase() === f.country.toLowerCase())
@@ -16,7 +16,7 @@ export const searchFestivals = (festivals: Festival[], f: z.infer<typeof bodies.
 export const skill: SkillModule = {
   name: 'festival-finder',
   actions: {
-    search: action(bodies.search, async (_call, body) => {
+    search: action(bodies().search, async (_call, body) => {
       const festivals = searchFestivals(await listFestivals<Festival>(), body);
       return { festivals, count: festivals.length };
     }),

@@ -90,7 +90,7 @@ const view = (f: StoredFile) => ({
 export const skill: SkillModule = {
   name: 'file-manager',
   actions: {
-    upload: action(bodies.upload, async (call, body) => {
+    upload: action(bodies().upload, async (call, body) => {
       const bytes = Buffer.from(body.contentBase64, 'base64');
       if (bytes.length > FILE_UPLOAD_MAX_BYTES)
         throw badRequest(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
@@ -103,7 +103,7 @@ export const skill: SkillModule = {
       );
       return { file: view(file) };
     }),
-    upload_url: action(bodies.upload_url, async (call, body) => {
+    upload_url: action(bodies().upload_url, async (call, body) => {
       const [used, limit] = await Promise.all([usedBytes(call.userId), quotaBytes(call.userId)]);
       if (used + body.size > limit) throw quotaReached(used, limit, body.size);
       const fileId = newRecordId('file');
@@ -121,7 +121,7 @@ export const skill: SkillModule = {
       });
       return { fileId, key: objectKey, upload, maxUploadBytes: FILE_URL_UPLOAD_MAX_BYTES };
     }),
-    confirm_upload: action(bodies.confirm_upload, async (call, body) => {
+    confirm_upload: action(bodies().confirm_upload, async (call, body) => {
       const pending = await getPendingUpload(call.userId, body.fileId);
       if (!pending) {
         const done = await getFile(call.userId, body.fileId);
@@ -169,24 +169,24 @@ export const skill: SkillModule = {
       }
       return { file: view(file) };
     }),
-    list: action(bodies.list, async (call, body) => {
+    list: action(bodies().list, async (call, body) => {
       const files = (await listFiles(call.userId)).filter((f) => body.folder === undefined || f.folder === body.folder);
       files.sort((a, b) => a.folder.localeCompare(b.folder) || a.name.localeCompare(b.name));
       return { files: files.map(view), count: files.length, totalBytes: files.reduce((n, f) => n + f.size, 0) };
     }),
-    get: action(bodies.get, async (call, body) => {
+    get: action(bodies().get, async (call, body) => {
       const file = await getFile(call.userId, body.fileId);
       const bytes = file && (await fileStorage().get(file.objectKey));
       if (!file || !bytes) throw notFound('file not found');
       return { file: view(file), contentBase64: bytes.toString('base64') };
     }),
-    delete: action(bodies.delete, async (call, body) => {
+    delete: action(bodies().delete, async (call, body) => {
       const file = await getFile(call.userId, body.fileId);
       if (!file || !(await removeFile(call.userId, file))) throw notFound('file not found');
       await fileStorage().delete(file.objectKey);
       return { deleted: body.fileId, freedBytes: file.size };
     }),
-    usage: action(bodies.usage, async (call) => {
+    usage: action(bodies().usage, async (call) => {
       const [used, limit, files] = await Promise.all([usedBytes(call.userId), quotaBytes(call.userId), listFiles(call.userId)]);
       return { usedBytes: used, limitBytes: limit, files: files.length, maxUploadBytes: FILE_UPLOAD_MAX_BYTES };
     }),

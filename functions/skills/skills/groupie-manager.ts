@@ -36,7 +36,7 @@ const RULES_TEXT = [
   'casual: every other fan',
 ];
 
-type FanFields = z.output<typeof FanFields>;
+type FanFields = z.output<ReturnType<typeof FanFields>>;
 
 const toInput = (f: FanFields, now: Date): FanInput => {
   const [whole, cents = ''] = f.spend.split('.');
@@ -75,15 +75,15 @@ export const skill: SkillModule = {
   name: 'groupie-manager',
   defaultAction: 'segment',
   actions: {
-    add_fan: action(bodies.add_fan, async (call, { action: _action, ...fields }) => ({ fan: view(await storeFan(call, fields)) })),
-    import_fans: action(bodies.import_fans, async (call, body) => {
+    add_fan: action(bodies().add_fan, async (call, { action: _action, ...fields }) => ({ fan: view(await storeFan(call, fields)) })),
+    import_fans: action(bodies().import_fans, async (call, body) => {
       const stored: FanRecord[] = [];
       // Small batches: a 200-fan import stays well inside the table's write capacity per partition.
       for (let i = 0; i < body.fans.length; i += 25) stored.push(...(await Promise.all(body.fans.slice(i, i + 25).map((f) => storeFan(call, f)))));
       const fanIds = new Set(stored.map((f) => f.fanId));
       return { imported: body.fans.length, fans: fanIds.size, segmentation: countSegments(stored.filter(uniqueBy())) };
     }),
-    segment: action(bodies.segment, async (call) => {
+    segment: action(bodies().segment, async (call) => {
       const fans = await listFans(call.userId);
       const segmented = await Promise.all(
         fans.map(async (fan) => {
@@ -102,7 +102,7 @@ export const skill: SkillModule = {
         segmentedAt: call.now.toISOString(),
       };
     }),
-    list_fans: action(bodies.list_fans, async (call, body) => {
+    list_fans: action(bodies().list_fans, async (call, body) => {
       const fans = (await listFans(call.userId)).filter((f) => !body.segment || f.segment === body.segment);
       return { fans: fans.map(view), count: fans.length };
     }),

@@ -18,7 +18,7 @@ const noList = () => notFound('this event has no guest list; create it first');
 export const skill: SkillModule = {
   name: 'guestlist',
   actions: {
-    create_list: action(bodies.create_list, async (call, { action: _a, ...input }) => {
+    create_list: action(bodies().create_list, async (call, { action: _a, ...input }) => {
       try {
         return { list: await createGuestList(call.userId, input, call.now) };
       } catch (err) {
@@ -26,7 +26,7 @@ export const skill: SkillModule = {
         throw err;
       }
     }),
-    add_guest: action(bodies.add_guest, async (call, { action: _a, ...input }) => {
+    add_guest: action(bodies().add_guest, async (call, { action: _a, ...input }) => {
       try {
         const guest = await addGuest(call.userId, input, call.now);
         if (!guest) throw noList();
@@ -36,11 +36,11 @@ export const skill: SkillModule = {
         throw err;
       }
     }),
-    remove_guest: action(bodies.remove_guest, async (call, body) => {
+    remove_guest: action(bodies().remove_guest, async (call, body) => {
       if (!(await removeGuest(call.userId, body.eventId, body.guestId))) throw notFound('no such guest');
       return { removed: body.guestId };
     }),
-    check_in: action(bodies.check_in, async (call, body) => {
+    check_in: action(bodies().check_in, async (call, body) => {
       try {
         const guest = await checkInGuest(call.userId, body.eventId, body.guestId, call.now);
         if (!guest) throw notFound('no such guest');
@@ -50,7 +50,7 @@ export const skill: SkillModule = {
         throw err;
       }
     }),
-    list_guests: action(bodies.list_guests, async (call, body) => {
+    list_guests: action(bodies().list_guests, async (call, body) => {
       const [list, guests] = await Promise.all([getGuestList(call.userId, body.eventId, true), listGuests(call.userId, body.eventId)]);
       if (!list) throw noList();
       const headcount = guests.reduce((n, g) => n + 1 + g.plusOnes, 0);

@@ -147,7 +147,7 @@ async function startExecution(call: SkillCall, rule: SplitRule, amount: string |
 export const skill: SkillModule = {
   name: 'instant-split',
   actions: {
-    create_split_rule: action(bodies.create_split_rule, async (call, body) => {
+    create_split_rule: action(bodies().create_split_rule, async (call, body) => {
       const recipients = Array.isArray(body.splits) ? body.splits : [body.splits];
       const total = recipients.reduce((sum, r) => sum + numberToMicros(r.percentage), 0n);
       if (total !== HUNDRED_PERCENT) {
@@ -176,12 +176,12 @@ export const skill: SkillModule = {
       await createSplitRule(call.userId, rule);
       return { rule: ruleView(rule) };
     }),
-    list_pending: action(bodies.list_pending, async (call) => {
+    list_pending: action(bodies().list_pending, async (call) => {
       const [rules, legs] = await Promise.all([listSplitRules(call.userId), listSplitLegs(call.userId)]);
       const pending = legs.filter((l) => l.status !== 'confirmed').map(legView);
       return { rules: rules.map(ruleView), pending, count: pending.length };
     }),
-    get_balance: action(bodies.get_balance, async (call) => {
+    get_balance: action(bodies().get_balance, async (call) => {
       const { token } = paymentSettings();
       const { formatUnits, parseUnits } = await import('../viem-payments');
       const wallet = await accountWallet(call.userId);
@@ -193,7 +193,7 @@ export const skill: SkillModule = {
         rules: rules.map((r) => ({ splitId: r.splitId, threshold: r.threshold, ready: balance > 0n && balance >= parseUnits(r.threshold, token.decimals) })),
       };
     }),
-    execute_split: action(bodies.execute_split, async (call, body) => {
+    execute_split: action(bodies().execute_split, async (call, body) => {
       let rule = await requireRule(call.userId, body.splitId);
       const resumed = !!rule.openExecution;
       if (!rule.openExecution) {
@@ -211,7 +211,7 @@ export const skill: SkillModule = {
       if (done) await closeExecution(call.userId, rule.splitId, execution.executionId);
       return { execution: { ...execution, resumed, complete: done }, legs: paid.map(legView) };
     }),
-    simulate: action(bodies.simulate, async (call, body) => {
+    simulate: action(bodies().simulate, async (call, body) => {
       const revenue = BigInt(body.streams) * numberToMicros(body.rate);
       const rule = body.splitId ? await requireRule(call.userId, body.splitId) : undefined;
       const shares = rule

@@ -55,18 +55,18 @@ const notes = (userId: string) => listRecords<Note>(userId, keys.notePrefix);
 export const skill: SkillModule = {
   name: 'notes-workspace',
   actions: {
-    create_note: action(bodies.create_note, async (call, body) => {
+    create_note: action(bodies().create_note, async (call, body) => {
       const at = call.now.toISOString();
       const note: Note = { noteId: newRecordId('note'), title: body.title, content: body.content, tags: [...new Set(body.tags)], createdAt: at, updatedAt: at };
       await createRecord(call.userId, keys.note(call.userId, note.noteId), note);
       return { note: view(note) };
     }),
-    get_note: action(bodies.get_note, async (call, body) => {
+    get_note: action(bodies().get_note, async (call, body) => {
       const note = await getRecord<Note>(call.userId, keys.note(call.userId, body.noteId));
       if (!note) throw missing();
       return { note: view(note) };
     }),
-    update_note: action(bodies.update_note, async (call, { noteId, title, content, tags }) => {
+    update_note: action(bodies().update_note, async (call, { noteId, title, content, tags }) => {
       const note = await updateRecord<Note>(call.userId, keys.note(call.userId, noteId), {
         title,
         content,
@@ -76,15 +76,15 @@ export const skill: SkillModule = {
       if (!note) throw missing();
       return { note: view(note) };
     }),
-    delete_note: action(bodies.delete_note, async (call, body) => {
+    delete_note: action(bodies().delete_note, async (call, body) => {
       if (!(await deleteRecord(call.userId, keys.note(call.userId, body.noteId)))) throw missing();
       return { deleted: body.noteId };
     }),
-    list_notes: action(bodies.list_notes, async (call, body) => {
+    list_notes: action(bodies().list_notes, async (call, body) => {
       const list = (await notes(call.userId)).filter((n) => !body.tag || n.tags.includes(body.tag)).sort(newestFirst);
       return { notes: list.map(summary), count: list.length };
     }),
-    search: action(bodies.search, async (call, body) => {
+    search: action(bodies().search, async (call, body) => {
       const words = [...new Set(body.query.toLowerCase().split(/\s+/).filter(Boolean))];
       const ranked = (await notes(call.userId))
         .filter((n) => !body.tag || n.tags.includes(body.tag))

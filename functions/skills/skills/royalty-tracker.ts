@@ -29,7 +29,7 @@ export const skill: SkillModule = {
   name: 'royalty-tracker',
   defaultAction: 'total',
   actions: {
-    total: action(bodies.total, async (call) => {
+    total: action(bodies().total, async (call) => {
       const statements = await listStatements(call.userId);
       const total = statements.reduce((n, s) => n + toMicros(s.amount), 0n);
       return {
@@ -42,7 +42,7 @@ export const skill: SkillModule = {
         byRelease: sumBy(statements, 'release').map(({ name, total }) => ({ release: name, total })),
       };
     }),
-    import_statements: action(bodies.import_statements, async (call, body) => {
+    import_statements: action(bodies().import_statements, async (call, body) => {
       const importedAt = call.now.toISOString();
       const statements: RoyaltyStatement[] = body.statements.map((s) => ({ statementId: statementId(s.source, s.reference), ...s, importedAt }));
       const ids = new Set(statements.map((s) => s.statementId));

@@ -75,7 +75,7 @@ export function orderSet(tracks: Track[]): Track[] {
 export const skill: SkillModule = {
   name: 'setlist-oracle',
   actions: {
-    build: action(bodies.build, async (call, body) => {
+    build: action(bodies().build, async (call, body) => {
       const library = await listTracks(call.userId);
       const pool = body.genre ? library.filter((t) => t.genre.toLowerCase() === body.genre!.toLowerCase()) : library;
       const targetSeconds = Math.round(body.duration * 60);

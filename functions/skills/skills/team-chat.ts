@@ -6,9 +6,9 @@ import { action, type SkillModule } from '../skill-module';
 export const skill: SkillModule = {
   name: 'team-chat',
   actions: {
-    connect: action(bodies.connect, (call, body) => connectChannel(call, 'team-chat', body)),
-    send: action(bodies.send, async (call, body) => ({ message: await sendText(call.userId, 'team-chat', body.to, body.text, call.now) })),
-    list_messages: action(bodies.list_messages, (call, body) => listChannelMessages(call.userId, 'team-chat', body)),
-    channel_info: action(bodies.channel_info, (call, body) => describeChannel(call.userId, 'team-chat', body.target)),
+    connect: action(bodies().connect, (call, body) => connectChannel(call, 'team-chat', body)),
+    send: action(bodies().send, async (call, body) => ({ message: await sendText(call.userId, 'team-chat', body.to, body.text, call.now) })),
+    list_messages: action(bodies().list_messages, (call, body) => listChannelMessages(call.userId, 'team-chat', body)),
+    channel_info: action(bodies().channel_info, (call, body) => describeChannel(call.userId, 'team-chat', body.target)),
   },
 };

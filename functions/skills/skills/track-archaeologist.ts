@@ -20,16 +20,16 @@ export function searchTracks(
 export const skill: SkillModule = {
   name: 'track-archaeologist',
   actions: {
-    search: action(bodies.search, async (call, { action: _a, ...filters }) => {
+    search: action(bodies().search, async (call, { action: _a, ...filters }) => {
       const tracks = searchTracks(await listTracks(call.userId), filters);
       return { tracks, count: tracks.length };
     }),
-    add: action(bodies.add, async (call, body) => ({ track: (await addTracks(call.userId, [body.track], call.now))[0] })),
-    import: action(bodies.import, async (call, body) => {
+    add: action(bodies().add, async (call, body) => ({ track: (await addTracks(call.userId, [body.track], call.now))[0] })),
+    import: action(bodies().import, async (call, body) => {
       const tracks = await addTracks(call.userId, body.tracks, call.now);
       return { imported: tracks.length, tracks };
     }),
-    delete: action(bodies.delete, async (call, body) => {
+    delete: action(bodies().delete, async (call, body) => {
       if (!(await deleteTrack(call.userId, body.trackId))) throw notFound('no such track');
       return { deleted: body.trackId };
     }),

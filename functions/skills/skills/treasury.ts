@@ -65,7 +65,7 @@ async function holdings(userId: string): Promise<Holding[]> {
 export const skill: SkillModule = {
   name: 'treasury',
   actions: {
-    get_balances: action(bodies.get_balances, async (call) => {
+    get_balances: action(bodies().get_balances, async (call) => {
       const list = await holdings(call.userId);
       const readouts = await Promise.all(list.map((h) => readHolding(h.address)));
       const totals: Record<string, bigint> = Object.fromEntries(assets().map((a) => [a.symbol, 0n]));
@@ -84,7 +84,7 @@ export const skill: SkillModule = {
         ...(config().wallet.rpcUrl ? {} : { message: 'no chain RPC is configured (WALLET_RPC_URL): balances are unavailable' }),
       };
     }),
-    add_wallet: action(bodies.add_wallet, async (call, body) => {
+    add_wallet: action(bodies().add_wallet, async (call, body) => {
       const { getAddress } = await import('../viem-payments');
       const address = getAddress(body.address.toLowerCase());
       try {
@@ -97,12 +97,12 @@ export const skill: SkillModule = {
       }
       return { wallet: { address, label: body.label ?? null, source: 'tracked' } };
     }),
-    remove_wallet: action(bodies.remove_wallet, async (call, body) => {
+    remove_wallet: action(bodies().remove_wallet, async (call, body) => {
       if (!(await removeTrackedWallet(call.userId, body.address))) throw notFound('this address is not tracked');
       const { getAddress } = await import('../viem-payments');
       return { removed: getAddress(body.address.toLowerCase()) };
     }),
-    list_wallets: action(bodies.list_wallets, async (call) => {
+    list_wallets: action(bodies().list_wallets, async (call) => {
       const list = await holdings(call.userId);
       return { wallets: list, count: list.length };
     }),

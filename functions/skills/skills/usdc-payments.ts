@@ -63,7 +63,7 @@ async function settle(call: SkillCall, transfer: StablecoinTransfer): Promise<St
 export const skill: SkillModule = {
   name: 'usdc-payments',
   actions: {
-    send: action(bodies.send, async (call, body) => {
+    send: action(bodies().send, async (call, body) => {
       const { token } = paymentSettings();
       const { formatUnits, getAddress, parseUnits } = await import('../viem-payments');
       const fraction = body.amount.split('.')[1] ?? '';
@@ -119,7 +119,7 @@ export const skill: SkillModule = {
       });
       return { transfer: view(transfer) };
     }),
-    get_balance: action(bodies.get_balance, async (call) => {
+    get_balance: action(bodies().get_balance, async (call) => {
       const { token } = paymentSettings();
       const { formatUnits } = await import('../viem-payments');
       const wallet = await accountWallet(call.userId);
@@ -133,17 +133,17 @@ export const skill: SkillModule = {
         remainingToday: fromMicros(BigInt(Math.max(0, limit - sent))),
       };
     }),
-    set_daily_limit: action(bodies.set_daily_limit, async (call, body) => {
+    set_daily_limit: action(bodies().set_daily_limit, async (call, body) => {
       const micros = Number(toMicros(body.amount));
       await setDailyLimitMicros(call.userId, micros, call.now);
       return { dailyLimit: fromMicros(BigInt(micros)) };
     }),
-    status: action(bodies.status, async (call, body) => {
+    status: action(bodies().status, async (call, body) => {
       const transfer = await getTransfer(call.userId, body.hash);
       if (!transfer) throw notFound('no transfer with this hash');
       return { transfer: view(await settle(call, transfer)) };
     }),
-    list: action(bodies.list, async (call) => {
+    list: action(bodies().list, async (call) => {
       const all = (await listTransfers(call.userId)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
       const pending = all.filter((t) => t.status === 'pending').slice(0, LIST_SETTLE_MAX);
       const settled = new Map((await Promise.all(pending.map((t) => settle(call, t)))).map((t) => [t.hash, t]));

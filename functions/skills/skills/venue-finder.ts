@@ -3,11 +3,11 @@ import { venueFinderActions as bodies, type VenueEntry } from '../../../shared/c
 import { listVenues } from '../../../shared/db/skills/finder-catalogues';
 import { action, type SkillModule } from '../skill-module';
 
-type Venue = z.infer<typeof VenueEntry>;
+type Venue = z.infer<ReturnType<typeof VenueEntry>>;
 const same = (a: string, b: string | undefined) => b === undefined || a.toLowerCase() === b.toLowerCase();
 
 /** Venues of the operator's catalogue that match every filter: holds at least `capacity`, costs at most `maxPrice`. Cheapest first. */
-export const searchVenues = (venues: Venue[], f: z.infer<typeof bodies.search>) =>
+export const searchVenues = (venues: Venue[], f: z.infer<ReturnType<typeof bodies>['search']>) =>
   venues
     .filter((v) => same(v.city, f.city) && same(v.type, f.type))
     .filter((v) => (f.capacity === undefined || v.capacity >= f.capacity) && (f.maxPrice === undefined || v.price <= f.maxPrice))
@@ -16,7 +16,7 @@ export const searchVenues = (venues: Venue[], f: z.infer<typeof bodies.search>) 
 export const skill: SkillModule = {
   name: 'venue-finder',
   actions: {
-    search: action(bodies.search, async (_call, body) => {
+    search: action(bodies().search, async (_call, body) => {
       const venues = searchVenues(await listVenues<Venue>(), body);
       return { venues, count: venues.length };
     }),

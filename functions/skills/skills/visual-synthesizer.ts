@@ -23,7 +23,7 @@ export const skill: SkillModule = {
   name: 'visual-synthesizer',
   defaultAction: 'generate',
   actions: {
-    generate: action(bodies.generate, async (call, body) => {
+    generate: action(bodies().generate, async (call, body) => {
       const limit = await quotaBytes(call.userId);
       const used = await usedBytes(call.userId);
       // Refused before the model call, so a full storage costs no credits. No plan, no storage: the

@@ -34,7 +34,7 @@ async function ownEndpoint(userId: string, endpointId: string) {
 export const skill: SkillModule = {
   name: 'webhook',
   actions: {
-    register: action(bodies.register, async (call, body) => {
+    register: action(bodies().register, async (call, body) => {
       try {
         await vetUrl(body.url);
       } catch (err) {
@@ -52,15 +52,15 @@ export const skill: SkillModule = {
         throw err;
       }
     }),
-    list: action(bodies.list, async (call) => {
+    list: action(bodies().list, async (call) => {
       const endpoints = (await listUserWebhooks(call.userId)).map(view);
       return { endpoints, count: endpoints.length };
     }),
-    remove: action(bodies.remove, async (call, body) => {
+    remove: action(bodies().remove, async (call, body) => {
       if (!(await deleteUserWebhook(call.userId, body.endpointId))) throw notFound('webhook endpoint not found');
       return { removed: body.endpointId };
     }),
-    send: action(bodies.send, async (call, body) => {
+    send: action(bodies().send, async (call, body) => {
       await ownEndpoint(call.userId, body.endpointId);
       const messageId = body.id ?? `msg_${randomBytes(12).toString('base64url')}`;
       const message = { messageId, endpointId: body.endpointId, type: body.type, queuedAt: call.now.toISOString() };
@@ -83,7 +83,7 @@ export const skill: SkillModule = {
       }
       return { message, queued: true, duplicate: false };
     }),
-    deliveries: action(bodies.deliveries, async (call, body) => {
+    deliveries: action(bodies().deliveries, async (call, body) => {
       await ownEndpoint(call.userId, body.endpointId);
       return listDeliveryAttempts(call.userId, body.endpointId, body.limit, body.cursor);
     }),

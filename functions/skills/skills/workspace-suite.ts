@@ -44,7 +44,7 @@ async function inFolder<T>(run: () => Promise<T>): Promise<T> {
 export const skill: SkillModule = {
   name: 'workspace-suite',
   actions: {
-    create_folder: action(bodies.create_folder, async (call, body) => {
+    create_folder: action(bodies().create_folder, async (call, body) => {
       const folder: WorkspaceFolder = {
         folderId: newRecordId('fld'),
         name: body.name,
@@ -55,7 +55,7 @@ export const skill: SkillModule = {
       await inFolder(() => createFolder(call.userId, folder));
       return { folder: folderView(folder) };
     }),
-    list_folder: action(bodies.list_folder, async (call, body) => {
+    list_folder: action(bodies().list_folder, async (call, body) => {
       const folder = body.folderId ? await getFolder(call.userId, body.folderId) : undefined;
       if (body.folderId && !folder) throw folderMissing();
       const [folders, documents] = await Promise.all([listFolders(call.userId), listDocuments(call.userId)]);
@@ -76,7 +76,7 @@ export const skill: SkillModule = {
           .map(documentSummary),
       };
     }),
-    delete_folder: action(bodies.delete_folder, async (call, body) => {
+    delete_folder: action(bodies().delete_folder, async (call, body) => {
       const folder = await getFolder(call.userId, body.folderId);
       if (!folder) throw folderMissing();
       try {
@@ -87,7 +87,7 @@ export const skill: SkillModule = {
       }
       return { deleted: body.folderId };
     }),
-    create_document: action(bodies.create_document, async (call, body) => {
+    create_document: action(bodies().create_document, async (call, body) => {
       const at = call.now.toISOString();
       const doc: WorkspaceDocument = {
         documentId: newRecordId('doc'),
@@ -100,12 +100,12 @@ export const skill: SkillModule = {
       await inFolder(() => createDocument(call.userId, doc));
       return { document: documentView(doc) };
     }),
-    get_document: action(bodies.get_document, async (call, body) => {
+    get_document: action(bodies().get_document, async (call, body) => {
       const doc = await getDocument(call.userId, body.documentId);
       if (!doc) throw documentMissing();
       return { document: documentView(doc) };
     }),
-    update_document: action(bodies.update_document, async (call, body) => {
+    update_document: action(bodies().update_document, async (call, body) => {
       const doc = await updateRecord<WorkspaceDocument>(call.userId, documentKey(call.userId, body.documentId), {
         title: body.title,
         content: body.content,
@@ -114,14 +114,14 @@ export const skill: SkillModule = {
       if (!doc) throw documentMissing();
       return { document: documentView(doc) };
     }),
-    move_document: action(bodies.move_document, async (call, body) => {
+    move_document: action(bodies().move_document, async (call, body) => {
       const doc = await getDocument(call.userId, body.documentId);
       if (!doc) throw documentMissing();
       const to = body.folderId ?? undefined;
       if (!(await inFolder(() => moveDocument(call.userId, doc, to, call.now.toISOString())))) throw conflict('the document changed meanwhile, try again');
       return { document: documentSummary({ ...doc, folderId: to, updatedAt: call.now.toISOString() }) };
     }),
-    delete_document: action(bodies.delete_document, async (call, body) => {
+    delete_document: action(bodies().delete_document, async (call, body) => {
       const doc = await getDocument(call.userId, body.documentId);
       if (!doc || !(await deleteDocument(call.userId, doc))) throw documentMissing();
       return { deleted: body.documentId };

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { MESSAGE_EVENT_TYPE } from '../webhook-events';
 import type { SkillActionBodies } from './index';
+import { lazySchema } from '../route';
 
 /**
  * Skills of issue 13 part B: `webhook` and `browser` (development), `visual-synthesizer` (creative).
@@ -12,50 +13,50 @@ export const BROWSER_TEXT_DEFAULT_CHARS = 20_000;
 export const BROWSER_TEXT_MAX_CHARS = 100_000;
 export const BROWSER_MAX_LINKS = 200;
 
-const PageUrl = z.string().check(z.trim(), z.maxLength(2048), z.regex(/^https?:\/\//i, 'an http(s) URL'));
+const PageUrl = lazySchema(() => z.string().check(z.trim(), z.maxLength(2048), z.regex(/^https?:\/\//i, 'an http(s) URL')));
 
-export const browserBodies = {
+export const browserBodies = lazySchema(() => ({
   fetch: z
     .strictObject({
       action: z.literal('fetch'),
-      url: PageUrl,
+      url: PageUrl(),
       maxChars: z
         ._default(z.number().check(z.int(), z.minimum(100), z.maximum(BROWSER_TEXT_MAX_CHARS)), BROWSER_TEXT_DEFAULT_CHARS)
         .check(z.describe('longest text returned; a longer page is cut and `textTruncated` says so')),
     })
     .check(z.describe(`the page's title, readable text (scripts and styles dropped) and links as absolute URLs (at most ${BROWSER_MAX_LINKS})`)),
-};
+}));
 
 export const browserActions: SkillActionBodies = { bodies: browserBodies, example: { action: 'fetch', url: 'https://example.com/news' } };
 
-const EndpointId = z.string().check(z.regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)'));
+const EndpointId = lazySchema(() => z.string().check(z.regex(/^whe_[A-Za-z0-9_-]{12}$/, 'an endpoint id (whe_...)')));
 /** The Standard Webhooks message id: stable across retries, so receivers can drop duplicates. */
-const MessageId = z.string().check(z.regex(/^msg_[A-Za-z0-9_-]{8,64}$/, 'msg_ followed by 8 to 64 letters, digits, _ or -'));
+const MessageId = lazySchema(() => z.string().check(z.regex(/^msg_[A-Za-z0-9_-]{8,64}$/, 'msg_ followed by 8 to 64 letters, digits, _ or -')));
 
-export const webhookBodies = {
+export const webhookBodies = lazySchema(() => ({
   register: z
-    .strictObject({ action: z.literal('register'), url: PageUrl })
+    .strictObject({ action: z.literal('register'), url: PageUrl() })
     .check(z.describe('register an endpoint (the signing secret is shown once, here); the URL must reach the public internet')),
   list: z.strictObject({ action: z.literal('list') }),
-  remove: z.strictObject({ action: z.literal('remove'), endpointId: EndpointId }),
+  remove: z.strictObject({ action: z.literal('remove'), endpointId: EndpointId() }),
   send: z
     .strictObject({
       action: z.literal('send'),
-      endpointId: EndpointId,
+      endpointId: EndpointId(),
       type: z.string().check(z.regex(MESSAGE_EVENT_TYPE, 'a dotted event type such as show.announced'), z.describe('the event type receivers see')),
       payload: z.record(z.string().check(z.maxLength(64)), z.json()).check(z.describe('the event data (JSON object)')),
-      id: z.optional(MessageId).check(z.describe('message id; repeating one does not send again (safe retries). Default: a new id')),
+      id: z.optional(MessageId()).check(z.describe('message id; repeating one does not send again (safe retries). Default: a new id')),
     })
     .check(z.describe('queue one signed delivery (Standard Webhooks); failures are retried through the events queue')),
   deliveries: z
     .strictObject({
       action: z.literal('deliveries'),
-      endpointId: EndpointId,
+      endpointId: EndpointId(),
       limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(100)), 20),
       cursor: z.optional(z.string().check(z.maxLength(2048))),
     })
     .check(z.describe('the delivery log of an endpoint, newest first: every attempt with its outcome')),
-};
+}));
 
 export const webhookActions: SkillActionBodies = {
   bodies: webhookBodies,
@@ -64,7 +65,7 @@ export const webhookActions: SkillActionBodies = {
 
 export const IMAGE_SIZES = ['1024x1024', '1024x1536', '1536x1024'] as const;
 
-export const visualSynthesizerBodies = {
+export const visualSynthesizerBodies = lazySchema(() => ({
   generate: z
     .strictObject({
       // The spec's body is just prompt and style: the one action may go unnamed.
@@ -74,7 +75,7 @@ export const visualSynthesizerBodies = {
       size: z._default(z.enum(IMAGE_SIZES), '1024x1024'),
     })
     .check(z.describe("an image from the model layer's image generation (plan-gated, metered like chat), kept in the file-manager storage")),
-};
+}));
 
 export const visualSynthesizerActions: SkillActionBodies = {
   bodies: visualSynthesizerBodies,

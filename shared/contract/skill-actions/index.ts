@@ -12,10 +12,12 @@ import { browserActions, visualSynthesizerActions, webhookActions } from './deve
 import { bookingSettlementActions, emailActions, instantSplitActions, usdcPaymentsActions } from './payments';
 import { demoSubmitterActions, setlistOracleActions, trackArchaeologistActions } from './music';
 import { channelSkillActions } from './channels';
+import type { Lazy } from '../route';
 
 /** The actions of one skill: each body is a strict object whose `action` is a literal. */
 export interface SkillActionBodies {
-  bodies: Record<string, z.ZodMiniObject>;
+  /** Built on first use (shared/contract/route.ts `lazySchema`); the example is plain data. */
+  bodies: Lazy<Record<string, z.ZodMiniObject>>;
   /** A valid body of one action: documents the endpoint and seeds the generic security suites. */
   example: Record<string, unknown>;
 }
@@ -36,7 +38,10 @@ export const SKILL_ACTION_BODIES: Record<string, SkillActionBodies> = {
   'file-manager': fileManagerActions,
   'track-archaeologist': { bodies: trackArchaeologistActions, example: { action: 'search', bpm: 124, genre: 'deep house', mood: 'uplifting' } },
   'setlist-oracle': { bodies: setlistOracleActions, example: { action: 'build', genre: 'techno', duration: 90 } },
-  'event-ticketing': { bodies: eventTicketingActions, example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' } },
+  'event-ticketing': {
+    bodies: eventTicketingActions,
+    example: { action: 'purchase', eventId: 'evt_summer-24', email: 'fan@example.com', tier: 'general' },
+  },
   guestlist: {
     bodies: guestlistActions,
     example: { action: 'add_guest', eventId: 'evt_summer-24', name: 'Ada Lovelace', email: 'ada@example.com', plusOnes: 1 },
