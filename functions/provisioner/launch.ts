@@ -93,9 +93,10 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
 }
 
 /**
- * Runs the launch of the instance's current generation (the caller owns it): healthy → `running`;
- * never healthy → for an update, one relaunch of the previous image, else `error`. Then the
- * agents waiting for a launch follow. Launcher failures (capacity...) are thrown for a retry.
+ * Runs the launch of the instance's current generation (the caller owns it): healthy → `running`,
+ * the waiting agents joining in the same write; never healthy → for an update, one relaunch of the
+ * previous image, else `error`. Then the agents still waiting follow (they fail with the launch, or
+ * join an instance stopped meanwhile). Launcher failures (capacity...) are thrown for a retry.
  */
 export async function runLaunch(instance: InstanceRecord): Promise<void> {
   const { userId, generation } = instance;

@@ -53,7 +53,6 @@ export const handler = async (event: EventBridgeEvent<'ECS Task State Change', T
     if (await settleLaunch(task.userId, task.generation, { status: 'running', set: { handle } })) {
       await startDefaultHeartbeat(task.userId);
       logger().info('instance running (task event)', { userId: task.userId, generation: task.generation });
-      await settlePendingAgents(task.userId);
     }
     return;
   }
