@@ -505,7 +505,11 @@ async function joinAhead(userId: string, generation: number, agentIds: string[],
         tx.update(
           keys.instance(userId),
           { expression: 'ADD readyAgents :n', values: { ':n': chunk.length } },
-          { expression: '#status = :provisioning AND generation = :gen', names: { '#status': 'status' }, values: { ':provisioning': 'provisioning', ':gen': generation } },
+          {
+            expression: '#status = :provisioning AND generation = :gen',
+            names: { '#status': 'status' },
+            values: { ':provisioning': 'provisioning', ':gen': generation },
+          },
         ),
         ...chunk.map((agentId) => agentJoinItem(userId, agentId, now.toISOString())),
       ]);
@@ -539,13 +543,26 @@ export async function settleLaunch(
     const applies = outcome.status === 'running' ? snap?.status === 'provisioning' : snap?.status === 'provisioning' || snap?.status === 'running';
     if (!snap || snap.generation !== generation || !applies) return undefined;
     const about = { cause, op: snap.op, operationId: snap.operationId, generation };
-    const agentRunning = (agentId: string): LifecycleEventInput => ({ cause, type: 'agent.running', agentId, status: 'running', operationId: snap.operationId });
+    const agentRunning = (agentId: string): LifecycleEventInput => ({
+      cause,
+      type: 'agent.running',
+      agentId,
+      status: 'running',
+      operationId: snap.operationId,
+    });
     let change: Change;
     if (outcome.status === 'running') {
       const waiting = await waitingAgents(userId);
       if (waiting.agents.length > JOINED_WITH_TRANSITION) {
         if (attempt >= SETTLE_ATTEMPTS) throw new ConditionFailedError('the waiting agents kept changing');
-        joinedAhead.push(...(await joinAhead(userId, generation, waiting.agents.slice(JOINED_WITH_TRANSITION).map((a) => a.id), now)));
+        joinedAhead.push(
+          ...(await joinAhead(
+            userId,
+            generation,
+            waiting.agents.slice(JOINED_WITH_TRANSITION).map((a) => a.id),
+            now,
+          )),
+        );
         continue;
       }
       const joining = waiting.agents.map((a) => a.id);

@@ -94,13 +94,23 @@ describe('waiting agents join in the write that makes the instance running', () 
     const after = await settleLaunch(userId, 1, { status: 'running', set: {} });
     expect(after).toMatchObject({ status: 'running', readyAgents: 60 });
     expect(await getInstance(userId, true)).toMatchObject({ status: 'running', readyAgents: 60 });
-    expect(await agentIdsOf(userId, 'ready')).toEqual(agents.slice(2).map((a) => a.id).sort());
+    expect(await agentIdsOf(userId, 'ready')).toEqual(
+      agents
+        .slice(2)
+        .map((a) => a.id)
+        .sort(),
+    );
     expect(await agentIdsOf(userId, 'provisioning')).toEqual([]);
     expect(await getAgent(userId, agents[0]!.id, true)).toMatchObject({ phase: 'error', failureReason: 'failed before the launch settled' });
     expect(await getAgent(userId, agents[1]!.id, true)).toBeUndefined();
     expect(await agentQuotaUsed(userId)).toBe(60);
     const events = (await listLifecycleEvents(userId, 200)).events.filter((e) => e.type === 'agent.running');
-    expect(events.map((e) => e.agentId).sort()).toEqual(agents.slice(2).map((a) => a.id).sort());
+    expect(events.map((e) => e.agentId).sort()).toEqual(
+      agents
+        .slice(2)
+        .map((a) => a.id)
+        .sort(),
+    );
   });
 
   it('agents deleted, failed and created while the launch settles: none is brought back, and the counts agree', async () => {
