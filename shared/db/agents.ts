@@ -253,28 +253,36 @@ export async function markAgentReady(userId: string, agentId: string, instanceSt
   }
 }
 
+/**
+ * The writes that fail waiting agents: phase `error`, only while still `provisioning` (one deleted or
+ * settled meanwhile is left as it is), and their units of quota back. The caller moves the
+ * counters (agents `provisioning` → `error`), in its one counter update.
+ */
+export function agentFailItems(userId: string, agentIds: string[], reason: string, at: string): TransactItem[] {
+  if (!agentIds.length) return [];
+  return [
+    ...agentIds.map((agentId) =>
+      tx.update(
+        keys.agent(userId, agentId),
+        {
+          expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at REMOVE gsi1pk, gsi1sk',
+          values: { ':error': 'error', ':at': at, ':reason': reason },
+        },
+        { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
+      ),
+    ),
+    tx.update(
+      keys.agentQuota(userId),
+      { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -agentIds.length, ':at': at } },
+      { expression: '#count >= :n', names: { '#count': 'count' }, values: { ':n': agentIds.length } },
+    ),
+  ];
+}
+
 /** A provisioning agent whose launch failed: phase `error` and its unit of quota back. */
 export async function failAgent(userId: string, agentId: string, reason: string, now = new Date()): Promise<boolean> {
-  const at = now.toISOString();
   try {
-    await transactRetrying(
-      present([
-        tx.update(
-          keys.agent(userId, agentId),
-          {
-            expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at REMOVE gsi1pk, gsi1sk',
-            values: { ':error': 'error', ':at': at, ':reason': reason },
-          },
-          { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
-        ),
-        tx.update(
-          keys.agentQuota(userId),
-          { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -1, ':at': at } },
-          { expression: '#count > :zero', names: { '#count': 'count' }, values: { ':zero': 0 } },
-        ),
-        agentStatusMove('provisioning', 'error'),
-      ]),
-    );
+    await transactRetrying(present([...agentFailItems(userId, [agentId], reason, now.toISOString()), agentStatusMove('provisioning', 'error')]));
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

@@ -6,6 +6,7 @@ import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
 import {
   AGENT_COUNTER,
   agentJoinItem,
+  agentFailItems,
   agentQuotaUnchanged,
   counterUpdate,
   deploymentCount,
@@ -313,6 +314,8 @@ interface Change {
   alongside?: TransactItem[];
   /** Waiting agents that join the instance in this write (each counted in readyAgents), and the check that none was missed. */
   joining?: { agentIds: string[]; quotaCount: number | undefined };
+  /** Waiting agents that fail with the launch in this write, their quota released. */
+  failing?: { agentIds: string[]; reason: string };
 }
 
 /**
@@ -342,6 +345,7 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     Object.assign(values, { ':listPk': keys.provisioningPartition, ':listSk': keys.provisioningSince(now.toISOString(), userId) });
   } else if (snap.status === 'provisioning') removes.push('gsi1pk', 'gsi1sk');
   const joining = change.joining?.agentIds ?? [];
+  const failing = change.failing?.agentIds ?? [];
   if (joining.length) {
     sets.push('readyAgents = :ready');
     values[':ready'] = snap.readyAgents + joining.length;
@@ -352,18 +356,20 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     present([
       tx.update(keys.instance(userId), { expression, names, values }, { expression: '#status = :cur AND generation = :gen AND readyAgents = :k' }),
       listedInstanceUpdate(userId, { status: change.to, base: baseChange(change.set, change.remove), keptBase: listedBase(snap.handle) }),
-      // The ready agents take the instance's new status; the joining ones leave `provisioning` for it.
+      // The ready agents take the instance's new status; the joining ones leave `provisioning` for it, the failing ones for `error`.
       counterUpdate(AGENT_COUNTER, [
         [snap.status, -snap.readyAgents],
         [change.to, snap.readyAgents],
-        ['provisioning', -joining.length],
+        ['provisioning', -joining.length - failing.length],
         [change.to, joining.length],
+        ['error', failing.length],
       ]),
       change.deployment ? deploymentCount(change.deployment) : undefined,
       ...events.items,
       ...(change.alongside ?? []),
       ...joining.map((agentId) => agentJoinItem(userId, agentId, now.toISOString())),
       change.joining ? agentQuotaUnchanged(userId, change.joining.quotaCount) : undefined,
+      ...agentFailItems(userId, failing, change.failing?.reason ?? '', now.toISOString()),
     ]),
   );
   await events.publish();
@@ -475,23 +481,25 @@ export async function transitionInstance(
 const TRANSACTION_ITEMS = 100;
 
 /**
- * Waiting agents that join in the very write that makes the instance `running`: two items each (the
- * agent, its `agent.running` event) beside the transition's own six (instance, listed copy,
- * counters, deployments, its event, the quota check), well within TRANSACTION_ITEMS. The rest of a
+ * Waiting agents that join (or fail) in the very write that settles the launch: two items each (the
+ * agent, its event) beside at most eight of the transition's own (instance, listed copy, counters,
+ * deployments, two events, a platform figure, the quota), within TRANSACTION_ITEMS. The rest of a
  * larger crowd (the biggest plan allows 100 agents, admins 1000) joins just before, in chunks, on
  * the instance still launching: a ready agent shows its instance's status, so they too show
- * `provisioning` until that same write.
+ * `provisioning` until that same write. (Failing ones beyond it fail just after, in
+ * settlePendingAgents: nothing shows a failed launch as running.)
  */
-const JOINED_WITH_TRANSITION = 45;
+const SETTLED_WITH_TRANSITION = 45;
 
 /**
  * Joining agents puts their creation and removal under the transition's conditions, so a settle may
  * have to read again a few more times than a bare transition.
  */
 const SETTLE_ATTEMPTS = 25;
+const FAIL_WITH_TRANSITION_ATTEMPTS = 3;
 
 /**
- * Joins `agentIds` to the instance while it still launches `generation` (see JOINED_WITH_TRANSITION).
+ * Joins `agentIds` to the instance while it still launches `generation` (see SETTLED_WITH_TRANSITION).
  * The ones that joined; a chunk whose condition fails (an agent gone, the launch superseded) stops
  * here, and the caller reads again. Counters do not move: the agents show `provisioning` before and after.
  */
@@ -528,12 +536,14 @@ async function joinAhead(userId: string, generation: number, agentIds: string[],
  * newer transition won) or the instance is not in a status the outcome applies to.
  *
  * `running` joins the agents waiting for the launch in the same transaction (`joining`), so no
- * reader ever sees the instance running beside an agent of it still `provisioning`.
+ * reader ever sees the instance running beside an agent of it still `provisioning`. `error` with
+ * `failWaiting` fails them in it (`failing`): for callers that give the launch up, not for one
+ * that relaunches at once (the local stack at start), whose agents wait for the new launch.
  */
 export async function settleLaunch(
   userId: string,
   generation: number,
-  outcome: { status: 'running'; set: Record<string, unknown> } | { status: 'error'; reason: string },
+  outcome: { status: 'running'; set: Record<string, unknown> } | { status: 'error'; reason: string; failWaiting?: true },
   now = new Date(),
   cause: EventCause = 'provisioner',
 ): Promise<InstanceRecord | undefined> {
@@ -553,16 +563,10 @@ export async function settleLaunch(
     let change: Change;
     if (outcome.status === 'running') {
       const waiting = await waitingAgents(userId);
-      if (waiting.agents.length > JOINED_WITH_TRANSITION) {
+      if (waiting.agents.length > SETTLED_WITH_TRANSITION) {
         if (attempt >= SETTLE_ATTEMPTS) throw new ConditionFailedError('the waiting agents kept changing');
-        joinedAhead.push(
-          ...(await joinAhead(
-            userId,
-            generation,
-            waiting.agents.slice(JOINED_WITH_TRANSITION).map((a) => a.id),
-            now,
-          )),
-        );
+        const beyond = waiting.agents.slice(SETTLED_WITH_TRANSITION).map((a) => a.id);
+        joinedAhead.push(...(await joinAhead(userId, generation, beyond, now)));
         continue;
       }
       const joining = waiting.agents.map((a) => a.id);
@@ -584,15 +588,22 @@ export async function settleLaunch(
         ],
       };
     } else {
+      // The error must land whatever the agents do: after a few tries it goes alone, and settlePendingAgents fails them after.
+      const failWaiting = outcome.failWaiting && attempt <= FAIL_WITH_TRANSITION_ATTEMPTS;
+      const failing = failWaiting ? (await waitingAgents(userId)).agents.slice(0, SETTLED_WITH_TRANSITION).map((a) => a.id) : [];
       change = {
         to: 'error',
         set: { lastError: outcome.reason },
+        failing: { agentIds: failing, reason: outcome.reason },
         deployment: snap.status === 'provisioning' ? 'failed' : undefined,
         // The heartbeat records its own failed check with its sample.
         alongside: snap.status === 'running' && cause !== 'heartbeat' ? [deadInstanceCheck(now)] : undefined,
         events: [
           ...(snap.status === 'running' ? [{ ...about, type: 'instance.unhealthy' as const, status: 'running', reason: outcome.reason }] : []),
           { ...about, type: 'instance.error', status: 'error', reason: outcome.reason },
+          ...failing.map(
+            (agentId): LifecycleEventInput => ({ cause, type: 'agent.error', agentId, status: 'error', reason: outcome.reason, operationId: snap.operationId }),
+          ),
         ],
       };
     }

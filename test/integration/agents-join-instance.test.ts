@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/provisioner/handler';
 import { ADMIN_AGENT_LIMIT } from '../../shared/billing/plans';
 import { agentQuotaUsed, createAgent, deleteAgent, failAgent, getAgent, listAgents, type AgentRecord } from '../../shared/db/agents';
-import { ensureInstance, getInstance, settleLaunch } from '../../shared/db/instances';
+import { ensureInstance, getInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { accountSession, call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
@@ -46,7 +46,7 @@ const agentIdsOf = async (userId: string, phase: AgentRecord['phase']) =>
 const waitingAgent = (userId: string, i: number) =>
   createAgent(userId, { name: `waiting ${i}`, model: 'anthropic/claude-3-5-haiku', config: {}, source: 'api' }, ADMIN_AGENT_LIMIT);
 
-describe('waiting agents join in the write that makes the instance running', () => {
+describe('the agents waiting for a launch settle in the write that settles it', () => {
   it('a client polling during a real provision never sees the instance running beside an agent still provisioning', async () => {
     const user = await accountSession();
     await subscribe(user.userId, 'collective');
@@ -137,5 +137,37 @@ describe('waiting agents join in the write that makes the instance running', () 
       expect(instance?.readyAgents).toBe(stored.filter((a) => a.phase === 'ready').length);
       expect(await agentQuotaUsed(userId)).toBe(stored.filter((a) => a.phase !== 'error').length);
     }
+  });
+
+  it('a launch given up fails its waiting agents in the same write, quota back; one relaunched at once keeps them waiting', async () => {
+    const user = await testSession();
+    const { userId } = user;
+    const agents: AgentRecord[] = [];
+    for (let i = 0; i < 3; i += 1) agents.push(await waitingAgent(userId, i));
+    await ensureInstance(userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1', jobOwner: 'test' });
+
+    // The local stack's restart recovery: error, then a new launch at once, which the agents wait for.
+    expect(await settleLaunch(userId, 1, { status: 'error', reason: 'the local stack stopped during the launch' })).toMatchObject({ status: 'error' });
+    expect(await agentIdsOf(userId, 'provisioning')).toEqual(agents.map((a) => a.id).sort());
+    expect(await agentQuotaUsed(userId)).toBe(3);
+
+    const relaunched = await transitionInstance(userId, 'start', { jobOwner: () => 'test' });
+    const given = await settleLaunch(
+      userId,
+      relaunched.after.generation,
+      { status: 'error', reason: 'never healthy', failWaiting: true },
+      new Date(),
+      'dead-letter',
+    );
+    expect(given).toMatchObject({ status: 'error', readyAgents: 0 });
+    expect(await agentIdsOf(userId, 'error')).toEqual(agents.map((a) => a.id).sort());
+    expect(await agentQuotaUsed(userId)).toBe(0);
+    const events = (await listLifecycleEvents(userId, 100)).events;
+    const failedAt = events.filter((e) => e.type === 'instance.error').at(-1)!.at;
+    const agentErrors = events.filter((e) => e.type === 'agent.error');
+    expect(agentErrors.map((e) => [e.agentId, e.reason, e.cause, e.at])).toEqual(
+      expect.arrayContaining(agents.map((a) => [a.id, 'never healthy', 'dead-letter', failedAt])),
+    );
+    expect(agentErrors).toHaveLength(3);
   });
 });
