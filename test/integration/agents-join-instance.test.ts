@@ -46,6 +46,15 @@ const agentIdsOf = async (userId: string, phase: AgentRecord['phase']) =>
 const waitingAgent = (userId: string, i: number) =>
   createAgent(userId, { name: `waiting ${i}`, model: 'anthropic/claude-3-5-haiku', config: {}, source: 'api' }, ADMIN_AGENT_LIMIT);
 
+/** A new account with `count` agents waiting for its first launch, under way (generation 1). */
+async function launchFor(count: number) {
+  const user = await testSession();
+  const agents: AgentRecord[] = [];
+  for (let i = 0; i < count; i += 1) agents.push(await waitingAgent(user.userId, i));
+  await ensureInstance(user.userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1', jobOwner: 'test' });
+  return { userId: user.userId, agents };
+}
+
 describe('the agents waiting for a launch settle in the write that settles it', () => {
   it('a client polling during a real provision never sees the instance running beside an agent still provisioning', async () => {
     const user = await accountSession();
@@ -83,11 +92,7 @@ describe('the agents waiting for a launch settle in the write that settles it', 
   }, 60_000);
 
   it('more agents than one transaction holds all join, and a failed or deleted agent stays as it was', async () => {
-    const user = await testSession();
-    const { userId } = user;
-    const agents: AgentRecord[] = [];
-    for (let i = 0; i < 62; i += 1) agents.push(await waitingAgent(userId, i));
-    await ensureInstance(userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1', jobOwner: 'test' });
+    const { userId, agents } = await launchFor(62);
     expect(await failAgent(userId, agents[0]!.id, 'failed before the launch settled')).toBe(true);
     expect(await deleteAgent(userId, agents[1]!, 'provisioning')).toBe(true);
 
@@ -115,11 +120,7 @@ describe('the agents waiting for a launch settle in the write that settles it', 
 
   it('agents deleted, failed and created while the launch settles: none is brought back, and the counts agree', async () => {
     for (let round = 0; round < 4; round += 1) {
-      const user = await testSession();
-      const { userId } = user;
-      const agents: AgentRecord[] = [];
-      for (let i = 0; i < 6; i += 1) agents.push(await waitingAgent(userId, i));
-      await ensureInstance(userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1', jobOwner: 'test' });
+      const { userId, agents } = await launchFor(6);
       const [settled, deleted, failed] = await Promise.all([
         settleLaunch(userId, 1, { status: 'running', set: {} }),
         // Each removal read the agent waiting; it lands only while it still is (else false).
@@ -140,11 +141,7 @@ describe('the agents waiting for a launch settle in the write that settles it', 
   });
 
   it('a launch given up fails its waiting agents in the same write, quota back; one relaunched at once keeps them waiting', async () => {
-    const user = await testSession();
-    const { userId } = user;
-    const agents: AgentRecord[] = [];
-    for (let i = 0; i < 3; i += 1) agents.push(await waitingAgent(userId, i));
-    await ensureInstance(userId, { ownerEmail: user.email, image: 'img', runtimeVersion: '1', jobOwner: 'test' });
+    const { userId, agents } = await launchFor(3);
 
     // The local stack's restart recovery: error, then a new launch at once, which the agents wait for.
     expect(await settleLaunch(userId, 1, { status: 'error', reason: 'the local stack stopped during the launch' })).toMatchObject({ status: 'error' });
