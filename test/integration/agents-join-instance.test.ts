@@ -3,6 +3,8 @@ import { handler } from '../../functions/provisioner/handler';
 import { ADMIN_AGENT_LIMIT } from '../../shared/billing/plans';
 import { agentQuotaUsed, createAgent, deleteAgent, failAgent, getAgent, listAgents, type AgentRecord } from '../../shared/db/agents';
 import { ensureInstance, getInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
+import { db } from '../../shared/db/client';
+import { keys } from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { accountSession, call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
@@ -116,6 +118,29 @@ describe('the agents waiting for a launch settle in the write that settles it', 
         .map((a) => a.id)
         .sort(),
     );
+  });
+
+  it('an agent created after the waiting ones were read, just before the write, is not left behind', async () => {
+    const { userId, agents } = await launchFor(2);
+    let late: AgentRecord | undefined;
+    // Runs the creation on the real table right before the settle's transaction is sent, once.
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Update?: { Key?: Record<string, unknown>; ExpressionAttributeValues?: Record<string, unknown> } }[] })
+          .TransactItems;
+        const transition = items?.find((i) => i.Update?.Key?.pk === keys.instance(userId).pk && i.Update.Key.sk === keys.instance(userId).sk);
+        if (!late && transition?.Update?.ExpressionAttributeValues?.[':to'] === 'running') late = await waitingAgent(userId, 2);
+        return next(args);
+      },
+      { step: 'initialize', name: 'createAgentBeforeRunningWrite' },
+    );
+    try {
+      expect(await settleLaunch(userId, 1, { status: 'running', set: {} })).toMatchObject({ status: 'running', readyAgents: 3 });
+    } finally {
+      db().middlewareStack.remove('createAgentBeforeRunningWrite');
+    }
+    expect(late).toBeDefined();
+    expect(await agentIdsOf(userId, 'ready')).toEqual([...agents, late!].map((a) => a.id).sort());
   });
 
   it('agents deleted, failed and created while the launch settles: none is brought back, and the counts agree', async () => {
