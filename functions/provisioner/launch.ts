@@ -93,9 +93,10 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
 }
 
 /**
- * Runs the launch of the instance's current generation (the caller owns it): healthy → `running`;
- * never healthy → for an update, one relaunch of the previous image, else `error`. Then the
- * agents waiting for a launch follow. Launcher failures (capacity...) are thrown for a retry.
+ * Runs the launch of the instance's current generation (the caller owns it): healthy → `running`,
+ * the waiting agents joining in the same write; never healthy → for an update, one relaunch of the
+ * previous image, else `error`. Then the agents still waiting follow (they fail with the launch, or
+ * join an instance stopped meanwhile). Launcher failures (capacity...) are thrown for a retry.
  */
 export async function runLaunch(instance: InstanceRecord): Promise<void> {
   const { userId, generation } = instance;
@@ -137,7 +138,7 @@ export async function runLaunch(instance: InstanceRecord): Promise<void> {
     );
     emitMetrics({ [PLATFORM_METRICS.provisionsSucceeded]: 1 });
   } else {
-    if (await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason }))
+    if (await settleLaunch(userId, generation, { status: 'error', reason: attempt.health.reason, failWaiting: true }))
       await mailLaunchFailure(userId, generation, attempt.health.reason);
     logger().warn('instance never became healthy', { userId, generation, reason: attempt.health.reason });
     emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
@@ -229,7 +230,7 @@ export async function giveUp(message: LaunchMessage): Promise<void> {
     : 'the launch failed on every attempt';
   if (instance?.status === 'provisioning' && instance.jobOwner === jobId) {
     if (instance.handle?.generation === instance.generation) await (await launcher()).stop(instance.handle, 'launch given up');
-    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason }, new Date(), 'dead-letter');
+    const settled = await settleLaunch(message.userId, instance.generation, { status: 'error', reason, failWaiting: true }, new Date(), 'dead-letter');
     if (settled) {
       emitMetrics({ [PLATFORM_METRICS.provisionsFailed]: 1 });
       await mailLaunchFailure(message.userId, instance.generation, reason);

@@ -53,7 +53,6 @@ export const handler = async (event: EventBridgeEvent<'ECS Task State Change', T
     if (await settleLaunch(task.userId, task.generation, { status: 'running', set: { handle } })) {
       await startDefaultHeartbeat(task.userId);
       logger().info('instance running (task event)', { userId: task.userId, generation: task.generation });
-      await settlePendingAgents(task.userId);
     }
     return;
   }
@@ -67,7 +66,7 @@ export const handler = async (event: EventBridgeEvent<'ECS Task State Change', T
 
   if (detail.lastStatus === 'STOPPED' && instance.status === 'provisioning' && instance.handle?.id === detail.taskArn) {
     const reason = `the task stopped${detail.stoppedReason ? `: ${detail.stoppedReason}` : ''}`;
-    if (await settleLaunch(task.userId, task.generation, { status: 'error', reason })) {
+    if (await settleLaunch(task.userId, task.generation, { status: 'error', reason, failWaiting: true })) {
       logger().warn('instance task stopped', { userId: task.userId, generation: task.generation, reason });
       await settlePendingAgents(task.userId, reason);
     }

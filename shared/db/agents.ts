@@ -197,6 +197,38 @@ export function agentStatus(agent: Pick<AgentRecord, 'phase'>, instanceStatus: I
 }
 
 /**
+ * The write that makes a waiting agent `ready`. Conditional on phase `provisioning`, so an agent
+ * deleted or failed meanwhile is never brought back; the caller counts it on the instance item.
+ */
+export const agentJoinItem = (userId: string, agentId: string, at: string): TransactItem =>
+  tx.update(
+    keys.agent(userId, agentId),
+    { expression: 'SET phase = :ready, readyAt = :at, updatedAt = :at REMOVE gsi1pk, gsi1sk', values: { ':ready': 'ready', ':at': at } },
+    { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
+  );
+
+/** The agents waiting for a launch, and the quota count read just before listing them (see agentQuotaUnchanged). */
+export async function waitingAgents(userId: string): Promise<{ agents: AgentRecord[]; quotaCount: number | undefined }> {
+  const quota = await tenant(userId).get<{ count?: number }>(keys.agentQuota(userId), true);
+  const agents = (await listAgents(userId, true)).filter((a) => a.phase === 'provisioning');
+  return { agents, quotaCount: quota?.count };
+}
+
+/**
+ * A check that no agent was created since `quotaCount` was read: every creation adds to the count in
+ * its own transaction, so a write carrying this check cannot miss an agent created after the
+ * listing that followed the read. (A creation hidden by a removal in between would need that
+ * removal to touch a listed agent or the instance, whose own conditions then fail.)
+ */
+export const agentQuotaUnchanged = (userId: string, quotaCount: number | undefined): TransactItem =>
+  tx.conditionCheck(
+    keys.agentQuota(userId),
+    quotaCount === undefined
+      ? { expression: 'attribute_not_exists(#count)', names: { '#count': 'count' } }
+      : { expression: '#count = :count', names: { '#count': 'count' }, values: { ':count': quotaCount } },
+  );
+
+/**
  * A provisioning agent joins its running (or restarting) instance: phase `ready`, counted on the
  * instance item, which must still have the status the counters move to.
  */
@@ -205,11 +237,7 @@ export async function markAgentReady(userId: string, agentId: string, instanceSt
   try {
     await transactRetrying(
       present([
-        tx.update(
-          keys.agent(userId, agentId),
-          { expression: 'SET phase = :ready, readyAt = :at, updatedAt = :at REMOVE gsi1pk, gsi1sk', values: { ':ready': 'ready', ':at': at } },
-          { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
-        ),
+        agentJoinItem(userId, agentId, at),
         tx.update(
           keys.instance(userId),
           { expression: 'ADD readyAgents :one', values: { ':one': 1 } },
@@ -225,28 +253,36 @@ export async function markAgentReady(userId: string, agentId: string, instanceSt
   }
 }
 
+/**
+ * The writes that fail waiting agents: phase `error`, only while still `provisioning` (one deleted or
+ * settled meanwhile is left as it is), and their units of quota back. The caller moves the
+ * counters (agents `provisioning` → `error`), in its one counter update.
+ */
+export function agentFailItems(userId: string, agentIds: string[], reason: string, at: string): TransactItem[] {
+  if (!agentIds.length) return [];
+  return [
+    ...agentIds.map((agentId) =>
+      tx.update(
+        keys.agent(userId, agentId),
+        {
+          expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at REMOVE gsi1pk, gsi1sk',
+          values: { ':error': 'error', ':at': at, ':reason': reason },
+        },
+        { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
+      ),
+    ),
+    tx.update(
+      keys.agentQuota(userId),
+      { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -agentIds.length, ':at': at } },
+      { expression: '#count >= :n', names: { '#count': 'count' }, values: { ':n': agentIds.length } },
+    ),
+  ];
+}
+
 /** A provisioning agent whose launch failed: phase `error` and its unit of quota back. */
 export async function failAgent(userId: string, agentId: string, reason: string, now = new Date()): Promise<boolean> {
-  const at = now.toISOString();
   try {
-    await transactRetrying(
-      present([
-        tx.update(
-          keys.agent(userId, agentId),
-          {
-            expression: 'SET phase = :error, failedAt = :at, failureReason = :reason, updatedAt = :at REMOVE gsi1pk, gsi1sk',
-            values: { ':error': 'error', ':at': at, ':reason': reason },
-          },
-          { expression: 'phase = :provisioning', values: { ':provisioning': 'provisioning' } },
-        ),
-        tx.update(
-          keys.agentQuota(userId),
-          { expression: 'ADD #count :minus SET updatedAt = :at', names: { '#count': 'count' }, values: { ':minus': -1, ':at': at } },
-          { expression: '#count > :zero', names: { '#count': 'count' }, values: { ':zero': 0 } },
-        ),
-        agentStatusMove('provisioning', 'error'),
-      ]),
-    );
+    await transactRetrying(present([...agentFailItems(userId, [agentId], reason, now.toISOString()), agentStatusMove('provisioning', 'error')]));
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;

@@ -3,7 +3,22 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountAccess } from '../billing/entitlements';
 import { config } from '../config';
 import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
-import { agentStatusMove, deploymentCount, failAgent, getAgent, listAgents, markAgentReady, present, type AgentRecord, type InstanceStatus } from './agents';
+import {
+  AGENT_COUNTER,
+  agentJoinItem,
+  agentFailItems,
+  agentQuotaUnchanged,
+  counterUpdate,
+  deploymentCount,
+  failAgent,
+  getAgent,
+  listAgents,
+  markAgentReady,
+  present,
+  waitingAgents,
+  type AgentRecord,
+  type InstanceStatus,
+} from './agents';
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { recordActivity } from './idle-watch';
@@ -297,6 +312,10 @@ interface Change {
   events?: LifecycleEventInput[];
   /** Other items written in the same transaction (platform figures). */
   alongside?: TransactItem[];
+  /** Waiting agents that join the instance in this write (each counted in readyAgents), and the check that none was missed. */
+  joining?: { agentIds: string[]; quotaCount: number | undefined };
+  /** Waiting agents that fail with the launch in this write, their quota released. */
+  failing?: { agentIds: string[]; reason: string };
 }
 
 /**
@@ -325,20 +344,36 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     sets.push('gsi1pk = :listPk', 'gsi1sk = :listSk');
     Object.assign(values, { ':listPk': keys.provisioningPartition, ':listSk': keys.provisioningSince(now.toISOString(), userId) });
   } else if (snap.status === 'provisioning') removes.push('gsi1pk', 'gsi1sk');
+  const joining = change.joining?.agentIds ?? [];
+  const failing = change.failing?.agentIds ?? [];
+  if (joining.length) {
+    sets.push('readyAgents = :ready');
+    values[':ready'] = snap.readyAgents + joining.length;
+  }
   const expression = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
   const events = lifecycleEventItems(userId, change.events ?? [], now);
   await transactRetrying(
     present([
       tx.update(keys.instance(userId), { expression, names, values }, { expression: '#status = :cur AND generation = :gen AND readyAgents = :k' }),
       listedInstanceUpdate(userId, { status: change.to, base: baseChange(change.set, change.remove), keptBase: listedBase(snap.handle) }),
-      snap.status !== change.to && snap.readyAgents > 0 ? agentStatusMove(snap.status, change.to, snap.readyAgents) : undefined,
+      // The ready agents take the instance's new status; the joining ones leave `provisioning` for it, the failing ones for `error`.
+      counterUpdate(AGENT_COUNTER, [
+        [snap.status, -snap.readyAgents],
+        [change.to, snap.readyAgents],
+        ['provisioning', -joining.length - failing.length],
+        [change.to, joining.length],
+        ['error', failing.length],
+      ]),
       change.deployment ? deploymentCount(change.deployment) : undefined,
       ...events.items,
       ...(change.alongside ?? []),
+      ...joining.map((agentId) => agentJoinItem(userId, agentId, now.toISOString())),
+      change.joining ? agentQuotaUnchanged(userId, change.joining.quotaCount) : undefined,
+      ...agentFailItems(userId, failing, change.failing?.reason ?? '', now.toISOString()),
     ]),
   );
   await events.publish();
-  const after = { ...snap, ...change.set, status: change.to, updatedAt: now.toISOString() } as InstanceRecord;
+  const after = { ...snap, ...change.set, status: change.to, updatedAt: now.toISOString(), readyAgents: snap.readyAgents + joining.length } as InstanceRecord;
   for (const field of change.remove ?? []) delete after[field];
   if (bumpGeneration) after.generation = snap.generation + 1;
   return after;
@@ -442,58 +477,147 @@ export async function transitionInstance(
   }
 }
 
+/** DynamoDB's bound on the items of one transaction. */
+const TRANSACTION_ITEMS = 100;
+
+/**
+ * Waiting agents that join (or fail) in the very write that settles the launch: two items each (the
+ * agent, its event) beside at most eight of the transition's own (instance, listed copy, counters,
+ * deployments, two events, a platform figure, the quota), within TRANSACTION_ITEMS. The rest of a
+ * larger crowd (the biggest plan allows 100 agents, admins 1000) joins just before, in chunks, on
+ * the instance still launching: a ready agent shows its instance's status, so they too show
+ * `provisioning` until that same write. (Failing ones beyond it fail just after, in
+ * settlePendingAgents: nothing shows a failed launch as running.)
+ */
+const SETTLED_WITH_TRANSITION = 45;
+
+/**
+ * Joining agents puts their creation and removal under the transition's conditions, so a settle may
+ * have to read again a few more times than a bare transition.
+ */
+const SETTLE_ATTEMPTS = 25;
+const FAIL_WITH_TRANSITION_ATTEMPTS = 3;
+
+/**
+ * Joins `agentIds` to the instance while it still launches `generation` (see SETTLED_WITH_TRANSITION).
+ * The ones that joined; a chunk whose condition fails (an agent gone, the launch superseded) stops
+ * here, and the caller reads again. Counters do not move: the agents show `provisioning` before and after.
+ */
+async function joinAhead(userId: string, generation: number, agentIds: string[], now: Date): Promise<string[]> {
+  const joined: string[] = [];
+  const perChunk = TRANSACTION_ITEMS - 1;
+  for (let i = 0; i < agentIds.length; i += perChunk) {
+    const chunk = agentIds.slice(i, i + perChunk);
+    try {
+      await transactRetrying([
+        tx.update(
+          keys.instance(userId),
+          { expression: 'ADD readyAgents :n', values: { ':n': chunk.length } },
+          {
+            expression: '#status = :provisioning AND generation = :gen',
+            names: { '#status': 'status' },
+            values: { ':provisioning': 'provisioning', ':gen': generation },
+          },
+        ),
+        ...chunk.map((agentId) => agentJoinItem(userId, agentId, now.toISOString())),
+      ]);
+      joined.push(...chunk);
+    } catch (err) {
+      if (!(err instanceof ConditionFailedError)) throw err;
+      break;
+    }
+  }
+  return joined;
+}
+
 /**
  * Ends the launch of `generation`: `running` (healthy) or `error` (never healthy, given up, or the
  * running instance died: `unhealthy`). Undefined when that generation is no longer current (a
  * newer transition won) or the instance is not in a status the outcome applies to.
+ *
+ * `running` joins the agents waiting for the launch in the same transaction (`joining`), so no
+ * reader ever sees the instance running beside an agent of it still `provisioning`. `error` with
+ * `failWaiting` fails them in it (`failing`): for callers that give the launch up, not for one
+ * that relaunches at once (the local stack at start), whose agents wait for the new launch.
  */
 export async function settleLaunch(
   userId: string,
   generation: number,
-  outcome: { status: 'running'; set: Record<string, unknown> } | { status: 'error'; reason: string },
+  outcome: { status: 'running'; set: Record<string, unknown> } | { status: 'error'; reason: string; failWaiting?: true },
   now = new Date(),
   cause: EventCause = 'provisioner',
 ): Promise<InstanceRecord | undefined> {
+  const joinedAhead: string[] = [];
   for (let attempt = 1; ; attempt += 1) {
     const snap = await getInstance(userId, true);
     const applies = outcome.status === 'running' ? snap?.status === 'provisioning' : snap?.status === 'provisioning' || snap?.status === 'running';
     if (!snap || snap.generation !== generation || !applies) return undefined;
     const about = { cause, op: snap.op, operationId: snap.operationId, generation };
-    const change: Change =
-      outcome.status === 'running'
-        ? {
-            to: 'running',
-            set: { ...outcome.set, startedAt: now.toISOString() },
-            remove: ['lastError', 'lastLaunchAttemptError'],
-            deployment: 'successful',
-            events: [
-              {
-                ...about,
-                type: 'instance.running',
-                status: 'running',
-                image: (outcome.set.image as string | undefined) ?? snap.image,
-                runtimeVersion: (outcome.set.runtimeVersion as string | undefined) ?? snap.runtimeVersion,
-              },
-            ],
-          }
-        : {
-            to: 'error',
-            set: { lastError: outcome.reason },
-            deployment: snap.status === 'provisioning' ? 'failed' : undefined,
-            // The heartbeat records its own failed check with its sample.
-            alongside: snap.status === 'running' && cause !== 'heartbeat' ? [deadInstanceCheck(now)] : undefined,
-            events: [
-              ...(snap.status === 'running' ? [{ ...about, type: 'instance.unhealthy' as const, status: 'running', reason: outcome.reason }] : []),
-              { ...about, type: 'instance.error', status: 'error', reason: outcome.reason },
-            ],
-          };
+    const agentRunning = (agentId: string): LifecycleEventInput => ({
+      cause,
+      type: 'agent.running',
+      agentId,
+      status: 'running',
+      operationId: snap.operationId,
+    });
+    let change: Change;
+    if (outcome.status === 'running') {
+      const waiting = await waitingAgents(userId);
+      if (waiting.agents.length > SETTLED_WITH_TRANSITION) {
+        if (attempt >= SETTLE_ATTEMPTS) throw new ConditionFailedError('the waiting agents kept changing');
+        const beyond = waiting.agents.slice(SETTLED_WITH_TRANSITION).map((a) => a.id);
+        joinedAhead.push(...(await joinAhead(userId, generation, beyond, now)));
+        continue;
+      }
+      const joining = waiting.agents.map((a) => a.id);
+      change = {
+        to: 'running',
+        set: { ...outcome.set, startedAt: now.toISOString() },
+        remove: ['lastError', 'lastLaunchAttemptError'],
+        deployment: 'successful',
+        joining: { agentIds: joining, quotaCount: waiting.quotaCount },
+        events: [
+          {
+            ...about,
+            type: 'instance.running',
+            status: 'running',
+            image: (outcome.set.image as string | undefined) ?? snap.image,
+            runtimeVersion: (outcome.set.runtimeVersion as string | undefined) ?? snap.runtimeVersion,
+          },
+          ...joining.map(agentRunning),
+        ],
+      };
+    } else {
+      // The error must land whatever the agents do: after a few tries it goes alone, and settlePendingAgents fails them after.
+      const failWaiting = outcome.failWaiting && attempt <= FAIL_WITH_TRANSITION_ATTEMPTS;
+      const failing = failWaiting ? (await waitingAgents(userId)).agents.slice(0, SETTLED_WITH_TRANSITION).map((a) => a.id) : [];
+      change = {
+        to: 'error',
+        set: { lastError: outcome.reason },
+        failing: { agentIds: failing, reason: outcome.reason },
+        deployment: snap.status === 'provisioning' ? 'failed' : undefined,
+        // The heartbeat records its own failed check with its sample.
+        alongside: snap.status === 'running' && cause !== 'heartbeat' ? [deadInstanceCheck(now)] : undefined,
+        events: [
+          ...(snap.status === 'running' ? [{ ...about, type: 'instance.unhealthy' as const, status: 'running', reason: outcome.reason }] : []),
+          { ...about, type: 'instance.error', status: 'error', reason: outcome.reason },
+          ...failing.map(
+            (agentId): LifecycleEventInput => ({ cause, type: 'agent.error', agentId, status: 'error', reason: outcome.reason, operationId: snap.operationId }),
+          ),
+        ],
+      };
+    }
     try {
       const after = await writeChange(userId, snap, change, false, now);
-      // A start counts as activity: an instance nobody uses after it runs is stopped when idle.
-      if (outcome.status === 'running') await recordActivity(userId, now);
+      if (outcome.status === 'running') {
+        // Too many for the transaction, these events follow it.
+        for (const agentId of joinedAhead) await recordLifecycleEvent(userId, agentRunning(agentId), now);
+        // A start counts as activity: an instance nobody uses after it runs is stopped when idle.
+        await recordActivity(userId, now);
+      }
       return after;
     } catch (err) {
-      if (!(err instanceof ConditionFailedError) || attempt >= SNAPSHOT_ATTEMPTS) throw err;
+      if (!(err instanceof ConditionFailedError) || attempt >= SETTLE_ATTEMPTS) throw err;
     }
   }
 }
@@ -626,9 +750,10 @@ export async function isGatewayToken(userId: string, presented: string): Promise
 // --- agents waiting for a launch ------------------------------------------------------------------
 
 /**
- * After a launch settles, the agents still in phase `provisioning` follow the instance: they join
- * it when it runs (or was stopped meanwhile), and fail, releasing their quota, when it failed.
- * Consistent reads, so agents written before the launch settled are never missed.
+ * The agents still in phase `provisioning` follow the instance: they join it when it runs (an agent
+ * provisioned on a running instance, once the runtime has reloaded; the ones waiting for a launch
+ * already joined in settleLaunch's write) or was stopped meanwhile, and fail, releasing their quota,
+ * when it failed. Consistent reads, so agents written before the launch settled are never missed.
  */
 export async function settlePendingAgents(userId: string, failureReason = 'the instance never became healthy'): Promise<{ joined: number; failed: number }> {
   let joined = 0;

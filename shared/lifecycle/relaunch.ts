@@ -40,7 +40,7 @@ export async function relaunchAfterExit(exit: UnexpectedExit, now = new Date()):
 
   if (recent.length >= relaunchesPerHour) {
     const reason = `the instance exited unexpectedly (${exit.reason}) after ${recent.length} relaunches within an hour, the most allowed`;
-    if (!(await settleLaunch(userId, generation, { status: 'error', reason }, now, 'self-heal'))) return { outcome: 'ignored' };
+    if (!(await settleLaunch(userId, generation, { status: 'error', reason, failWaiting: true }, now, 'self-heal'))) return { outcome: 'ignored' };
     logger().warn('instance exited too often; left in error', { userId, generation, exit: exit.reason });
     await settlePendingAgents(userId, reason);
     await mailLaunchFailure(userId, generation, reason, 'exits');

@@ -68,7 +68,13 @@ async function takeOverLaunch(instance: InstanceRecord, now: Date, deadBefore?: 
   try {
     await requestProvisioning({ kind: 'lifecycle', userId, generation: after.generation, op: after.op });
   } catch (err) {
-    await settleLaunch(userId, after.generation, { status: 'error', reason: 'a stranded launch could not be queued again' }, new Date(), 'reconciler');
+    await settleLaunch(
+      userId,
+      after.generation,
+      { status: 'error', reason: 'a stranded launch could not be queued again', failWaiting: true },
+      new Date(),
+      'reconciler',
+    );
     await settlePendingAgents(userId, 'a stranded launch could not be queued again');
     throw err;
   }

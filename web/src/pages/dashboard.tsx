@@ -27,8 +27,8 @@ export function Dashboard() {
     void followInstance('running', () => cancelled).then(async (status) => {
       if (cancelled) return;
       await refresh();
-      // The provisioner joins the waiting agents to the instance a moment after it reports running:
-      // a list read in between still shows them provisioning, so read it again until they join.
+      // Agents waiting for a launch join in the write that makes the instance running; one added to an
+      // instance that already runs joins once the runtime has reloaded, so read again until it does.
       for (let reads = 0; !cancelled && reads < 20 && agents.value?.some((a) => a.status === 'provisioning'); reads++) {
         await new Promise((r) => setTimeout(r, 500));
         await refresh();
