@@ -150,9 +150,10 @@ const { measureWarm, CPU_BUDGET, OVERHEAD_BUDGET } = await import('./warm');
 // `--no-throughput` leaves out the autocannon runs (about a minute) for a quicker warm-CPU check.
 const withThroughput = !process.argv.includes('--no-throughput');
 // Wake-to-first-answer starts real runtimes (about 15 s): the full bench only, never a partial run.
-const measured = only ? { warm: [] } : await measureWarm(progress, { throughput: withThroughput, wake: !warmOnly });
+const measured = only ? { warm: [], cold: [] } : await measureWarm(progress, { throughput: withThroughput, wake: !warmOnly });
 const warm = measured.warm;
-const throughput = measured.throughput;
+const throughput = 'throughput' in measured ? measured.throughput : undefined;
+const cold = measured.cold;
 const wake = 'wake' in measured ? measured.wake : undefined;
 const { costPerMillion, PRICES_US_EAST_1 } = await import('./cost');
 const { LAMBDA_MEMORY_MB } = await import('../lib/function-sizing');
@@ -371,6 +372,33 @@ function reportWarmAndTracing() {
     ),
   );
 
+  if (cold.length) {
+    out.push(
+      '',
+      `Cold start to first answer (${cold[0]!.runs} fresh node processes per case: import the deploy bundle, answer one request on DynamoDB Local; ` +
+        'floor = the floor bundle, same commands: import, first call). Lazy loading shows here: the chunks and schemas a first request needs count.',
+      '',
+    );
+    out.push(
+      table(
+        ['route', 'credential', 'status', 'first answer p50 ms', 'import', 'first call', 'floor p50 ms', 'import', 'first call', 'ratio'],
+        cold.map((c) => [
+          c.route,
+          c.credential,
+          String(c.status),
+          c.firstAnswerP50Ms.toFixed(1),
+          c.importP50Ms.toFixed(1),
+          c.firstCallP50Ms.toFixed(1),
+          c.floor.firstAnswerP50Ms.toFixed(1),
+          c.floor.importP50Ms.toFixed(1),
+          c.floor.firstCallP50Ms.toFixed(1),
+          c.ratio.toFixed(2),
+        ]),
+        [false, false, true, true, true, true, true, true, true, true],
+      ),
+    );
+  }
+
   if (throughput) {
     const t0 = throughput[0]!;
     out.push(
@@ -546,6 +574,7 @@ const results = {
   },
   functions: rows,
   warm,
+  coldFirstAnswer: cold,
   throughput,
   wake,
   cost: { prices: PRICES_US_EAST_1, lambdaMemoryMb: LAMBDA_MEMORY_MB, perRoute: costs },
@@ -557,6 +586,7 @@ const results = {
     warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`),
     warmRoutesOverOverheadTarget: warm.filter((w) => !w.overheadOk).map((w) => `${w.route} (${w.credential})`),
     throughputRatios: throughput?.map((t) => `${t.route}: ${t.ratio}`),
+    coldFirstAnswerRatios: cold.map((c) => `${c.route} (${c.credential}): ${c.ratio}`),
     wakeToFirstAnswerP50Ms: wake?.p50Ms,
     durationSeconds: round(durationS, 1),
   },

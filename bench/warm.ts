@@ -12,6 +12,7 @@ import { createApiKey } from '../shared/db/api-keys';
 import { db, resetDbClient, tableName } from '../shared/db/client';
 import { keys } from '../shared/db/keys';
 import { bundle, ROOT } from './bundle';
+import { measureColdFirstAnswer, type ColdCase, type ColdResult } from './cold';
 import { requestUnits, type RequestUnits } from './cost';
 import type { createFloorHandler, RecordedCommand } from './floor';
 import { measureThroughput, THROUGHPUT_CASES, type ThroughputResult } from './throughput';
@@ -123,11 +124,11 @@ async function timed<T>(call: () => Promise<T>) {
 export async function measureWarm(
   progress: (msg: string) => void,
   options: { throughput: boolean; wake?: boolean } = { throughput: false },
-): Promise<{ warm: WarmResult[]; throughput?: ThroughputResult[]; wake?: WakeResult }> {
+): Promise<{ warm: WarmResult[]; cold: ColdResult[]; throughput?: ThroughputResult[]; wake?: WakeResult }> {
   progress('starting DynamoDB Local + SQS emulator…');
   const emulators = await startEmulators({ tableName: TABLE });
   try {
-    reloadConfig({
+    const settings = {
       STAGE: 'test',
       LOG_LEVEL: 'SILENT',
       TABLE_NAME: TABLE,
@@ -142,7 +143,8 @@ export async function measureWarm(
       // Thousands of calls from one user would otherwise measure the 429 path after the first 100.
       RATE_LIMITS: JSON.stringify({ agents: { limit: 1_000_000_000 } }),
       AWS_REGION: 'us-east-1',
-    });
+    };
+    reloadConfig(settings);
     resetDbClient();
 
     // Counting only: every DynamoDB call of the product goes through this one cached client.
@@ -191,6 +193,7 @@ export async function measureWarm(
 
     const route = createRouter();
     const results: WarmResult[] = [];
+    const coldCases: ColdCase[] = [];
     for (const [i, c] of CASES.entries()) {
       const label = `${c.method} ${c.path}`;
       progress(`warm CPU ${i + 1}/${CASES.length}: ${label} (${c.credential})…`);
@@ -202,12 +205,16 @@ export async function measureWarm(
       if (c.credential === 'apiKey') headers.authorization = `Bearer ${apiKey}`;
       const body = c.body === undefined ? undefined : JSON.stringify(c.body);
 
-      const invoke = () => {
-        // Building the event is API Gateway's work, so it stays outside the measured window.
-        const event = toApiGatewayEvent({ method: c.method, path: c.path, headers, body, route: match.route, params: match.params });
-        const context = lambdaContext(match.route.group, event.requestContext.requestId);
-        return () => handler(event, context);
-      };
+      const eventOf = () => toApiGatewayEvent({ method: c.method, path: c.path, headers, body, route: match.route, params: match.params });
+      const invoke = Object.assign(
+        () => {
+          // Building the event is API Gateway's work, so it stays outside the measured window.
+          const event = eventOf();
+          const context = lambdaContext(match.route.group, event.requestContext.requestId);
+          return () => handler(event, context);
+        },
+        { event: eventOf },
+      );
       // Warm the route alone first; the last warm-up call's commands (the steady state) become its floor.
       recordInputs = true;
       for (let n = 0; n < WARMUPS; n++) {
@@ -215,6 +222,7 @@ export async function measureWarm(
         await invoke()();
       }
       const recorded = commands;
+      coldCases.push({ route: label, credential: c.credential, group: match.route.group, event: invoke.event(), commands: recorded });
       const floor = floorFor(recorded);
       for (let n = 0; n < WARMUPS; n++) await floor();
       floors.set(`${label} ${c.credential}`, { floor, headers, body });
@@ -316,15 +324,20 @@ export async function measureWarm(
       });
     }
     KMSClient.prototype.send = kmsSend;
+    const cold = await measureColdFirstAnswer(
+      coldCases,
+      { env: settings, dynamoEndpoint: emulators.dynamoEndpoint, floorEntry: floorBundle.outfile },
+      progress,
+    );
     // Wake-to-first-answer (issue 22) on the same DynamoDB Local, with a provisioning queue of its own.
     const wake = options.wake ? await (await import('./wake')).measureWake(progress, emulators.queueUrls.provisioning) : undefined;
-    if (!options.throughput) return { warm: results, wake };
+    if (!options.throughput) return { warm: results, cold, wake };
     const throughputCases = THROUGHPUT_CASES.map((t) => {
       const f = floors.get(`${t.method} ${t.path} ${t.credential}`);
       if (!f) throw new Error(`the throughput case ${t.method} ${t.path} (${t.credential}) has no warm case to take its floor from`);
       return { ...t, ...f };
     });
-    return { warm: results, throughput: await measureThroughput(throughputCases, progress), wake };
+    return { warm: results, cold, throughput: await measureThroughput(throughputCases, progress), wake };
   } finally {
     resetDbClient();
     await emulators.stop();
