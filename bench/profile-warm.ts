@@ -7,7 +7,7 @@ import { issueSessionToken } from '../shared/auth/jwt';
 import { reloadConfig } from '../shared/config';
 import { createApiKey } from '../shared/db/api-keys';
 import { db, resetDbClient, tableName } from '../shared/db/client';
-import { keys } from '../shared/db/keys';
+import * as keys from '../shared/db/keys';
 
 /**
  * `npx tsx bench/profile-warm.ts <METHOD> <path> [jwt|apiKey|none] [calls] [--threads]` under `node --cpu-prof`: one warm

@@ -10,7 +10,7 @@ import { issueSessionToken } from '../shared/auth/jwt';
 import { reloadConfig } from '../shared/config';
 import { createApiKey } from '../shared/db/api-keys';
 import { db, resetDbClient, tableName } from '../shared/db/client';
-import { keys } from '../shared/db/keys';
+import * as keys from '../shared/db/keys';
 import { bundle, ROOT } from './bundle';
 import { measureColdFirstAnswer, type ColdCase, type ColdResult } from './cold';
 import { requestUnits, type RequestUnits } from './cost';

@@ -6,7 +6,7 @@ import { hashPassword } from '../../shared/auth/passwords';
 import { evictCredentials } from '../../shared/auth/evict';
 import { creditReferralIfDue } from '../../shared/billing/referrals';
 import { config } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { ConditionFailedError, getGlobal, tx } from '../../shared/db/tenant';
 import { transactRetrying } from '../../shared/db/transact-retry';
 import { findUserIdByEmail, getUser } from '../../shared/db/users';

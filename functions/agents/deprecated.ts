@@ -3,7 +3,7 @@ import type { AuthContext } from '../../shared/auth/authenticate';
 import { AGENTS_DEPRECATED_SINCE, AGENTS_SUNSET } from '../../shared/contract/agents';
 import { deleteAgent, getAgent } from '../../shared/db/agents';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { notFound } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { byokContext } from '../../shared/ai/byok';
 import { encrypt, KeyCustodyConfigError } from '../../shared/crypto/envelope';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { HttpError, notFound } from '../../shared/http/errors';
 

@@ -4,7 +4,7 @@ import { accessFrom, freePlanRefused, getSubscription } from '../../shared/billi
 import { PLANS, type PlanName } from '../../shared/billing/plans';
 import { config } from '../../shared/config';
 import { agentQuotaUsed } from '../../shared/db/agents';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { conflict, HttpError } from '../../shared/http/errors';
 

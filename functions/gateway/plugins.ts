@@ -15,7 +15,7 @@ import {
 import { config } from '../../shared/config';
 import type { GatewayPluginId } from '../../shared/contract/gateway';
 import { MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
 import { badRequest } from '../../shared/http/errors';

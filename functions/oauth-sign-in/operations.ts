@@ -4,7 +4,7 @@ import { beginAuthorization, clearStateCookie, completeAuthorization, OAUTH_STAT
 import { startSession } from '../../shared/auth/sign-in';
 import { config } from '../../shared/config';
 import type { oauthSignInContract } from '../../shared/contract/oauth-sign-in';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { loginItems } from '../../shared/db/users';
 import type { Operations } from '../../shared/http/pipeline';
 import { DomainError } from '../../shared/errors';

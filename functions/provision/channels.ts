@@ -8,7 +8,7 @@ import type { AiProvider, ProvisionChannelsBody } from '../../shared/contract/pr
 import { encrypt } from '../../shared/crypto/envelope';
 import { newAgentId } from '../../shared/db/agents';
 import { instanceUrl, subdomainFor } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tx } from '../../shared/db/tenant';
 import { HttpError } from '../../shared/http/errors';
 import { provisionFor } from '../agents/provision';

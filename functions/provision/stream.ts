@@ -1,7 +1,7 @@
 import { StreamingError, streaming } from '../../shared/adapters/streaming';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { decrypt, type EnvelopeRecord, encrypt } from '../../shared/crypto/envelope';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { ConditionFailedError, tenant } from '../../shared/db/tenant';
 import { HttpError, notFound } from '../../shared/http/errors';
 

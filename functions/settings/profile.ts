@@ -1,6 +1,6 @@
 import { isAdminEmail, isTesterEmail } from '../../shared/auth/authenticate';
 import { sendVerificationLink } from '../../shared/auth/email-verification';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { ConditionFailedError, tenant } from '../../shared/db/tenant';
 import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type UserProfile } from '../../shared/db/users';
 import { emitEvent, userEventData } from '../../shared/events/emit';

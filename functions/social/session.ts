@@ -6,7 +6,7 @@ import { signInWithIdentity, type ExternalIdentity } from '../../shared/auth/lin
 import { sessionIsValid } from '../../shared/auth/session-gate';
 import { SOCIAL_SESSION_TTL_SECONDS } from '../../shared/contract/social';
 import { db, tableName } from '../../shared/db/client';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tx } from '../../shared/db/tenant';
 import { getUser, type UserProfile } from '../../shared/db/users';
 import { HttpError } from '../../shared/http/errors';

@@ -13,7 +13,7 @@ import {
 import { config } from '../../shared/config';
 import type { walletSignInContract } from '../../shared/contract/wallet-sign-in';
 import { schemasOf } from '../../shared/contract/route';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { accountView, loginItems } from '../../shared/db/users';
 import { HttpError } from '../../shared/http/errors';
 import type { Operations } from '../../shared/http/pipeline';

@@ -1,6 +1,6 @@
 import { sendEmail } from '../adapters/email';
 import { JWT_LIFETIME_SECONDS } from '../auth/jwt';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, getGlobal, tenant, transact, tx } from '../db/tenant';
 import { deleteAccount as removeAccount } from '../db/users';
 import { emitEvent, userEventData } from '../events/emit';

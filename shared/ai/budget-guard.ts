@@ -1,7 +1,7 @@
 import { sendEmail } from '../adapters/email';
 import { requestProvisioning } from '../adapters/launcher';
 import { ACCOUNT_SCOPE, type BudgetCap, claimBudgetAlert, getSpend } from '../db/budgets';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { getInstance, transitionInstance } from '../db/instances';
 import { recordLifecycleEvent } from '../db/lifecycle-events';
 import { ConditionFailedError, tenant } from '../db/tenant';

@@ -1,5 +1,5 @@
 import { decrypt, type EnvelopeRecord } from '../crypto/envelope';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { tenant } from '../db/tenant';
 
 /**

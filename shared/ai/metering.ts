@@ -1,7 +1,7 @@
 import { adjustCredits, creditEntryId, InsufficientCreditsError } from '../billing/credits';
 import type { SubscriptionRecord } from '../billing/entitlements';
 import { ACCOUNT_SCOPE, agentScope, BudgetExceededDbError, type BudgetCap, capsFor, releaseBudget, reserveBudget, settleSpendItems } from '../db/budgets';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 import { getUser } from '../db/users';

@@ -1,4 +1,4 @@
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { tenant } from '../db/tenant';
 import { catalogue } from './catalogue';
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sendEmail } from '../adapters/email';
 import { config } from '../config';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, getGlobal, tx } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 import { changeEmailItems, getUser, normaliseEmail, type UserProfile } from '../db/users';

@@ -1,6 +1,6 @@
 import { emitEvent, userEventData } from '../events/emit';
 import type { Key } from '../db/keys';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '../db/tenant';
 import { createUser, EmailTakenError, findUserIdByEmail, getUser, isDerivedEmail, type LoginIdentity, type UserProfile } from '../db/users';
 import { DomainError } from '../errors';

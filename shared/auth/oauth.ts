@@ -11,7 +11,7 @@ import {
 } from '../adapters/oauth-providers';
 import { config } from '../config';
 import { db, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { serializeCookie } from './cookies';
 import { DomainError } from '../errors';
 import { logger } from '../logger';

@@ -4,7 +4,7 @@ import type { Hex } from 'viem';
 import { chainClient } from '../adapters/chain';
 import { config } from '../config';
 import { db, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 
 /**
  * Sign-In with Ethereum (EIP-4361) on the L2 main network. The message is parsed with viem's own

@@ -1,4 +1,4 @@
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 

@@ -1,6 +1,6 @@
 import type { AuthContext } from '../auth/authenticate';
 import { config } from '../config';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { tenant } from '../db/tenant';
 import { DomainError } from '../errors';
 import { allModelIds, modelsForPlan } from '../ai/catalogue';

@@ -1,7 +1,7 @@
 import { CARD_CURRENCY, CARD_MINIMUM_CHARGE_MINOR, config } from '../config';
 import type { GatewayPluginId } from '../contract/gateway';
 import { gatewayReceiptHash, readGatewayReceipt, takeGatewayReceiptLease } from '../db/gateway-receipts';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { serveUnderLease } from '../db/serve-lease';
 import { PaymentRefusedError } from '../mpp/errors';
 

@@ -1,5 +1,5 @@
 import { config } from '../config';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, tenant, tx } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 import type { UserProfile } from '../db/users';

@@ -3,7 +3,7 @@ import type { CardEvent } from '../adapters/card';
 import { config } from '../config';
 import { isGatewayPluginId } from '../contract/gateway';
 import { GATEWAY_RECEIPT_HASH, gatewayReceiptItem } from '../db/gateway-receipts';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
 import { logger } from '../logger';

@@ -1,5 +1,5 @@
 import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
 

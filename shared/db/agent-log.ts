@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 import type { LifecycleEvent } from './lifecycle-events';
 import { InvalidCursorError, tenant } from './tenant';
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { AgentConfig } from '../contract/agents';
-import { keys } from './keys';
+import * as keys from './keys';
 import { messageCountUpdate } from './metrics';
 import { ConditionFailedError, queryEvery, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyPreview, generateApiKey, hashApiKey } from '../auth/api-keys';
 import { db, tableName } from './client';
-import { keys, type Key } from './keys';
+import * as keys from './keys';
+import type { Key } from './keys';
 import { ConditionFailedError, getGlobal, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
 

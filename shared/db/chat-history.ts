@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredMessage } from './agents';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 
 /** One page of an agent's messages, newest first, strictly before `before` (ISO time) when given. */
 export async function messagesBefore(userId: string, agentId: string, limit: number, before?: string) {

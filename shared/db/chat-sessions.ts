@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
 

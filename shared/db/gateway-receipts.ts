@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 import { takeServeLease } from './serve-lease';
 import { tx, type TransactItem } from './tenant';
 

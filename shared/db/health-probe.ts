@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 
 /**
  * Whether the table answers: one consistent-read-free GetItem of a fixed key, bounded by the

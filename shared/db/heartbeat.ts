@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { frequencyMinutes, HEARTBEAT_DEFAULTS } from '../contract/heartbeat-frequency';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
 /**

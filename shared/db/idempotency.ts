@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EnvelopeRecord } from '../crypto/envelope';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
 /**

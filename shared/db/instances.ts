@@ -20,7 +20,7 @@ import {
   type InstanceStatus,
 } from './agents';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 import { recordActivity } from './idle-watch';
 import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type LifecycleEventInput } from './lifecycle-events';
 import { deadInstanceCheck } from './metrics';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { emitAccountEvent, type LifecycleEventType } from '../events/emit';
-import { keys } from './keys';
+import * as keys from './keys';
 import { tenant, tx, type TransactItem } from './tenant';
 
 /**

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 
 /** A checkout session of the local card page (shared/adapters/card-local.ts). */
 export interface LocalCheckoutRecord {

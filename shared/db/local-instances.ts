@@ -1,7 +1,7 @@
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import type { InstanceRecord } from './instances';
-import { keys } from './keys';
+import * as keys from './keys';
 
 /**
  * Every instance recorded `running` or `provisioning`, for the local stack's reconcile (its

@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { type Key, keys } from './keys';
+import * as keys from './keys';
+import type { Key } from './keys';
 import { queryEvery, tenant, transact, tx, type TransactItem } from './tenant';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
 /**

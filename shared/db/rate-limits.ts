@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 
 /**
  * A sliding-window rate limit in one DynamoDB item per scope and subject. The window is cut into

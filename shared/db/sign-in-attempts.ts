@@ -1,5 +1,5 @@
 import { config, type RateLimitRule } from '../config';
-import { keys } from './keys';
+import * as keys from './keys';
 import { getGlobal, tenant, transact, tx } from './tenant';
 
 /**

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SKILL_CATALOGUE, SKILL_CATALOGUE_VERSION, type SkillCatalogueEntry } from '../contract/skills';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, queryEvery, tenant, transact, tx } from './tenant';
 
 /**

@@ -9,7 +9,8 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys, type Key } from './keys';
+import * as keys from './keys';
+import type { Key } from './keys';
 
 /** A write lost a race or broke a rule the database settles (unique email, plan limit, state). */
 export class ConditionFailedError extends Error {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
 

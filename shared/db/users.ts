@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { isAccountPlan } from '../contract/plan-names';
 import { db, tableName } from './client';
-import { keys, type Key } from './keys';
+import * as keys from './keys';
+import type { Key } from './keys';
 import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 

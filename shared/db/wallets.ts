@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnvelopeRecord } from '../crypto/envelope';
-import { keys } from './keys';
+import * as keys from './keys';
 import { ConditionFailedError, tenant, transact, tx } from './tenant';
 
 /**

@@ -1,4 +1,5 @@
-import { type Key, keys } from './keys';
+import * as keys from './keys';
+import type { Key } from './keys';
 import { type Condition, ConditionFailedError, getGlobal, tenant, transact, tx } from './tenant';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { newLease, takeServeLease } from '../db/serve-lease';
 import { ConditionFailedError, tx } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import { config } from '../config';
 import { decimalToUnits, TIP20_DECIMALS } from '../billing/gateway-card';
-import { keys } from '../db/keys';
+import * as keys from '../db/keys';
 import { serveUnderLease } from '../db/serve-lease';
 import { consumeChallenge, issueChallenge, readChallenge, reclaimPaidChallenge, txHashUsed, type ChallengeBinding, type ChallengeRecord } from './challenges';
 import type { MppCredential } from './credential';

@@ -3,7 +3,7 @@ import { loadGroupHandler } from '../../bin/handlers';
 import { createRouter, lambdaContext, toApiGatewayEvent } from '../../bin/local-server';
 import { csrfTokenFor } from '../../shared/auth/csrf';
 import { issueSessionToken } from '../../shared/auth/jwt';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
 

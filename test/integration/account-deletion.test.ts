@@ -7,7 +7,7 @@ import { deletedAccountRecord, deletionMarker } from '../../shared/accounts/dele
 import { reloadConfig } from '../../shared/config';
 import { listInstalledSkills, skillQuotaUsed } from '../../shared/db/installed-skills';
 import { getInstance } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { listCatalogue } from '../../shared/db/skill-catalogue';
 import { tenant } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readOutbox } from '../../shared/adapters/email';
 import { creditLedger } from '../../shared/billing/credits';
 import { config, reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';

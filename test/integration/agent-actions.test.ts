@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runtimeRequest } from '../../shared/adapters/launcher';
 import { createAgent } from '../../shared/db/agents';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, type CallResult, type TestSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, accountSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';

@@ -6,7 +6,7 @@ import { ACCOUNT_SCOPE, utcMonth } from '../../shared/db/budgets';
 import { forgetActivityMemo, recordActivity, setIdleStopMinutes } from '../../shared/db/idle-watch';
 import { getInstance, settleLaunch } from '../../shared/db/instances';
 import { flushRequestOutcomes } from '../../shared/db/request-outcomes';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
 import { putRunningInstance, putTestAgent } from '../security/route-samples';

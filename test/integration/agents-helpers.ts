@@ -11,7 +11,7 @@ import { createLocalServer } from '../../bin/local-server';
 import { setLauncher, type Launcher, type LaunchSpec } from '../../shared/adapters/launcher';
 import { localLauncher } from '../../shared/adapters/launcher-local';
 import { sqs } from '../../shared/adapters/queue';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import type { LaunchHandle } from '../../shared/db/instances';
 

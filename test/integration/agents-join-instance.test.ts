@@ -4,7 +4,7 @@ import { ADMIN_AGENT_LIMIT } from '../../shared/billing/plans';
 import { agentQuotaUsed, createAgent, deleteAgent, failAgent, getAgent, listAgents, type AgentRecord } from '../../shared/db/agents';
 import { ensureInstance, getInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
 import { db } from '../../shared/db/client';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { accountSession, call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { agentQuotaUsed, readPlatformCounters } from '../../shared/db/agents';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { drain, privateQueue, subscribe } from './agents-helpers';

@@ -4,7 +4,7 @@ import type { RouteDefinition } from '../../shared/contract/route';
 import { hashApiKey, generateApiKey } from '../../shared/auth/api-keys';
 import { API_KEYS_PER_ACCOUNT, keysContract } from '../../shared/contract/keys';
 import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '../../shared/db/api-keys';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal, tenant, transact, tx } from '../../shared/db/tenant';
 import { accountSession, call, type TestSession } from '../helpers/api';
 import { db } from '../../shared/db/client';

@@ -5,7 +5,7 @@ import { accountAccess, requireActiveSubscription, requirePlan } from '../../sha
 import { PLANS } from '../../shared/billing/plans';
 import { reloadConfig } from '../../shared/config';
 import { decrypt, EnvelopeError } from '../../shared/crypto/envelope';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant, transact } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
 import { DomainError } from '../../shared/errors';

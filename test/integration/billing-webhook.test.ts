@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditLedger } from '../../shared/billing/credits';
 import { getSubscription } from '../../shared/billing/entitlements';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { onMetrics, type EmfDocument } from '../../shared/platform-metrics';
 import { createUser, getUser } from '../../shared/db/users';

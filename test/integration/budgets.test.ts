@@ -5,7 +5,7 @@ import { BudgetExceededError, estimatePromptTokens, generateChat } from '../../s
 import { ACCOUNT_SCOPE, agentScope, getSpend } from '../../shared/db/budgets';
 import { getAgent } from '../../shared/db/agents';
 import { getInstance } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, storeActiveSubscription, type TestSession } from '../helpers/api';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as provisioner } from '../../functions/provisioner/handler';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, uniqueIp, storeActiveSubscription } from '../helpers/api';
 import { startFakeChannels } from '../helpers/fake-channels';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { adjustCredits, creditEntryId, DuplicateCreditEntryError, InsufficientCreditsError, type CreditEntry } from '../../shared/billing/credits';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser, getUser } from '../../shared/db/users';
 

@@ -3,7 +3,7 @@ import { skill } from '../../functions/skills/skills/file-manager';
 import { fileStorage } from '../../shared/adapters/file-storage';
 import { resetS3Client } from '../../shared/adapters/file-storage-s3';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3';
 import { startLocalPagesServer } from '../helpers/local-pages-server';

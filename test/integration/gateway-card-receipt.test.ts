@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gatewayCardPrice, tokenToCardMinor } from '../../shared/billing/gateway-card';
 import { reloadConfig } from '../../shared/config';
 import { gatewayReceiptHash } from '../../shared/db/gateway-receipts';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';

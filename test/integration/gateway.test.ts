@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getAddress, type Hex } from 'viem';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { refusedUrl } from '../helpers/fake-json-rpc';

@@ -5,7 +5,7 @@ import { runHeartbeat } from '../../functions/heartbeat/sweep';
 import { agentStatus, appendExchange, getAgent, readPlatformCounters } from '../../shared/db/agents';
 import { dueShardOf, getHeartbeat, type HeartbeatRecord } from '../../shared/db/heartbeat';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { latestSamples, type MetricSample } from '../../shared/db/metrics';
 import { tenant } from '../../shared/db/tenant';
 import { batchPut, countReads, fakeRuntime, isolatedTable, runningInstance } from './metrics-helpers';

@@ -98,7 +98,7 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
     const user = await testSession();
     await post(user, { frequency: '5m', enabled: true });
     const { tenant } = await import('../../shared/db/tenant');
-    const { keys } = await import('../../shared/db/keys');
+    const keys = await import('../../shared/db/keys');
     const ran = '2024-01-01T00:00:00.000Z';
     await tenant(user.userId).update(keys.heartbeat(user.userId), { expression: 'SET lastHeartbeat = :t', values: { ':t': ran } });
 

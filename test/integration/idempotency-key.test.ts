@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { claimIdempotencyKey } from '../../shared/db/idempotency';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
 

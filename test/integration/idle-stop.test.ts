@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getIdleWatch, recordActivity, forgetActivityMemo, setIdleStopMinutes } from '../../shared/db/idle-watch';
 import { getInstance, settleLaunch } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
 import { tenant } from '../../shared/db/tenant';
 import { runIdleStops } from '../../functions/heartbeat/idle-stop';

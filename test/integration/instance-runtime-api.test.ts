@@ -3,7 +3,7 @@ import { reloadConfig } from '../../shared/config';
 import { createAgent } from '../../shared/db/agents';
 import { ensureInstance, gatewayToken } from '../../shared/db/instances';
 import { writeAgentMemory } from '../../shared/db/memory';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/provisioner/handler';
 import { reloadConfig } from '../../shared/config';
 import { getInstance } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';

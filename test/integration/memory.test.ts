@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { MEMORY_BULK_MAX_KEYS, MEMORY_BULK_MAX_TOTAL_BYTES, MEMORY_VALUE_MAX_BYTES, memoryContract } from '../../shared/contract/memory';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { clearAgentMemory, readAgentMemory } from '../../shared/db/memory';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, type TestSession } from '../helpers/api';

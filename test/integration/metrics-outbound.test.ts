@@ -7,7 +7,7 @@ import { skill as instantSplit } from '../../functions/skills/skills/instant-spl
 import { skill as usdcPayments } from '../../functions/skills/skills/usdc-payments';
 import { skill as webhook } from '../../functions/skills/skills/webhook';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, subscribedSession } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';

@@ -60,7 +60,7 @@ describe('GET /api/metrics (spec 4.10)', () => {
     const userId = `u_${randomUUID().replaceAll('-', '')}`;
     // A bare agent item: createAgent would move the agent counters the recount test below tallies.
     const { tenant } = await import('../../shared/db/tenant');
-    const { keys } = await import('../../shared/db/keys');
+    const keys = await import('../../shared/db/keys');
     const agent = { id: 'agt_counter' };
     await tenant(userId).put({ ...keys.agent(userId, agent.id), id: agent.id, name: 'counter' });
     const before = (await platformMetrics()).metrics.messages.today;

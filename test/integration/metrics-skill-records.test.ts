@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { skill as royaltyTracker } from '../../functions/skills/skills/royalty-tracker';
 import { skill as eventTicketing } from '../../functions/skills/skills/event-ticketing';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession } from '../helpers/api';
 import { runSkill } from '../helpers/skill-call';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { growth } from '../../functions/metrics/summary';
 import { HistoricalMetricsBody, MetricsSummaryBody, PerformanceMetricsBody } from '../../shared/contract/metrics';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession, type TestSession } from '../helpers/api';
 

@@ -15,7 +15,7 @@ import {
 } from '../../shared/ai/model-layer';
 import { adjustCredits, type CreditEntry } from '../../shared/billing/credits';
 import { catalogue } from '../../shared/ai/catalogue';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal, tenant } from '../../shared/db/tenant';
 import { createUser, getUser } from '../../shared/db/users';
 import { fakeAnswerTo, fakePromptTokens } from '../helpers/fake-model-server';

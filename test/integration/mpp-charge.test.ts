@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keccak256, toHex, type Hex } from 'viem';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { redeemCharge } from '../../shared/mpp/charge';
 import { parsePaymentAuthorization } from '../../shared/mpp/credential';

@@ -2,7 +2,7 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authenticate } from '../../shared/auth/authenticate';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '../../shared/db/users';
 import { readOutbox } from '../../shared/adapters/email';

@@ -5,7 +5,7 @@ import { lambdaContext, toApiGatewayEvent } from '../../bin/local-server';
 import { generateApiKey, hashApiKey } from '../../shared/auth/api-keys';
 import { config, reloadConfig } from '../../shared/config';
 import { defineGroup, type RouteDefinition } from '../../shared/contract/route';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { ConditionFailedError, getGlobal, transact, tx } from '../../shared/db/tenant';
 import { HttpError } from '../../shared/http/errors';
 import { createHandler } from '../../shared/http/pipeline';

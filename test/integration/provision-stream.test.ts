@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { decrypt, type EnvelopeRecord } from '../../shared/crypto/envelope';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
 import { call, testSession, uniqueIp, storeActiveSubscription } from '../helpers/api';

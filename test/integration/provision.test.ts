@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { decrypt, type EnvelopeRecord } from '../../shared/crypto/envelope';
 import { agentQuotaUsed, listAgents } from '../../shared/db/agents';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser } from '../../shared/db/users';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';

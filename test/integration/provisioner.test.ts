@@ -9,7 +9,7 @@ import { LaunchError } from '../../shared/adapters/launcher';
 import { reloadConfig } from '../../shared/config';
 import { agentQuotaUsed, createAgent } from '../../shared/db/agents';
 import { ensureInstance, gatewayToken, getInstance, recordOnGeneration } from '../../shared/db/instances';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { onMetrics, type EmfDocument } from '../../shared/platform-metrics';
 import { tenant } from '../../shared/db/tenant';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';

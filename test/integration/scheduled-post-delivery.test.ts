@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliverDuePosts } from '../../functions/heartbeat/scheduled-posts';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { TOKENS, useChannelsBed } from './channels-helpers';
 

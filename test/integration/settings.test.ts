@@ -10,7 +10,7 @@ import { issueSessionToken } from '../../shared/auth/jwt';
 import { hashPassword } from '../../shared/auth/passwords';
 import { reloadConfig } from '../../shared/config';
 import { db, tableName } from '../../shared/db/client';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import { createUser, findUserIdByEmail, getUser } from '../../shared/db/users';
 import { readOutbox } from '../../shared/adapters/email';

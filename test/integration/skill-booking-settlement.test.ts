@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/booking-settlement';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
 import { newTestUserId, runSkill } from '../helpers/skill-call';

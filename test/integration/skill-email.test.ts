@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/email';
 import { readOutbox } from '../../shared/adapters/email';
 import { EMAIL_DAILY_LIMITS } from '../../shared/contract/skill-actions/payments';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call, testSession } from '../helpers/api';
 import { newTestUserId, runSkill } from '../helpers/skill-call';

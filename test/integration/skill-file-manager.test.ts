@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/file-manager';
 import { config } from '../../shared/config';
 import { FILE_UPLOAD_MAX_BYTES } from '../../shared/contract/skill-actions/file-manager';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 

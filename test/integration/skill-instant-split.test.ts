@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/instant-split';
 import { skill as payments } from '../../functions/skills/skills/usdc-payments';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { call, subscribedSession } from '../helpers/api';
 import { tenant } from '../../shared/db/tenant';
 import { leaksKey, newRecipient, startPaymentsChain, type PaymentsChain } from '../helpers/payments-chain';

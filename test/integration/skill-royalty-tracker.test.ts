@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/royalty-tracker';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { readSummaryRecords } from '../../shared/db/metrics';
 import { tenant } from '../../shared/db/tenant';
 import { newTestUserId, runSkill } from '../helpers/skill-call';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/treasury';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { startFakeJsonRpc, type FakeJsonRpc } from '../helpers/fake-json-rpc';
 import { newTestUserId, runSkill } from '../helpers/skill-call';

@@ -6,7 +6,7 @@ import { fileStorage, objectKeyOf } from '../../shared/adapters/file-storage';
 import { billingPeriod } from '../../shared/ai/metering';
 import { adjustCredits } from '../../shared/billing/credits';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { createUser, getUser } from '../../shared/db/users';
 import { startLocalPagesServer } from '../helpers/local-pages-server';

@@ -8,7 +8,7 @@ import { socialEmail } from '../../functions/social/session';
 import { authenticate } from '../../shared/auth/authenticate';
 import { revokeSessions } from '../../shared/auth/session-gate';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { deleteAccount, findUserIdByEmail } from '../../shared/db/users';
 import { call, uniqueIp } from '../helpers/api';

@@ -6,7 +6,7 @@ import { createSiweMessage, type SiweMessage } from 'viem/siwe';
 import { walletEmail } from '../../functions/wallet-sign-in/operations';
 import { authenticate } from '../../shared/auth/authenticate';
 import { reloadConfig } from '../../shared/config';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal } from '../../shared/db/tenant';
 import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '../../shared/db/users';
 import { call, uniqueIp, type CallResult } from '../helpers/api';

@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config';
 import { openWalletKey } from '../../shared/crypto/wallet-keys';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 import { getGlobal, tenant } from '../../shared/db/tenant';
 import { getWalletKeyRecord } from '../../shared/db/wallets';
 import { resetLogger } from '../../shared/http/logger';

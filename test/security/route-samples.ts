@@ -34,7 +34,7 @@ export type OwnedResourceFactory = (owner: TestSession) => Promise<Record<string
 export const ownedResources: Record<string, OwnedResourceFactory> = {};
 
 // --- memory and keys (issue 6) ---
-import { keys as dbKeys } from '../../shared/db/keys';
+import * as dbKeys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { call } from '../helpers/api';
 

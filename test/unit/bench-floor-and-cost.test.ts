@@ -3,7 +3,7 @@ import { inject, describe, expect, it } from 'vitest';
 import { costPerMillion, PRICES_US_EAST_1, requestUnits } from '../../bench/cost';
 import { createFloorHandler } from '../../bench/floor';
 import { db } from '../../shared/db/client';
-import { keys } from '../../shared/db/keys';
+import * as keys from '../../shared/db/keys';
 
 const e = inject('emulators');
 

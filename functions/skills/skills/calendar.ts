@@ -1,5 +1,5 @@
 import { calendarBodies as bodies } from '../../../shared/contract/skill-actions/calendar';
-import { keys } from '../../../shared/db/keys';
+import * as keys from '../../../shared/db/keys';
 import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '../../../shared/db/skills/records';
 import { badRequest, notFound } from '../../../shared/http/errors';
 import { toIcs } from '../ics';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { streaming } from '../../../shared/adapters/streaming';
 import { djStreamingBodies as bodies } from '../../../shared/contract/skill-actions/dj-streaming';
 import { encrypt } from '../../../shared/crypto/envelope';
-import { keys } from '../../../shared/db/keys';
+import * as keys from '../../../shared/db/keys';
 import {
   finishedSets,
   getDjSet,

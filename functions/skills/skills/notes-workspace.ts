@@ -1,5 +1,5 @@
 import { notesWorkspaceBodies as bodies } from '../../../shared/contract/skill-actions/notes-workspace';
-import { keys } from '../../../shared/db/keys';
+import * as keys from '../../../shared/db/keys';
 import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '../../../shared/db/skills/records';
 import { notFound } from '../../../shared/http/errors';
 import { action, type SkillModule } from '../skill-module';

@@ -1,4 +1,4 @@
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
 import { outboundCountUpdate } from '../metrics';
 import { transactRetrying } from '../transact-retry';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChannelAccess, ChannelApp } from '../../adapters/channels';
 import { decrypt, encrypt, type EnvelopeRecord } from '../../crypto/envelope';
 import { DomainError } from '../../errors';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { outboundCountUpdate } from '../metrics';
 import { ConditionFailedError, getGlobal, tenant, transact, tx } from '../tenant';
 import { giveBack, reserveWithin, totalOf } from './daily-counter';

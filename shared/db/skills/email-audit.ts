@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { outboundCountUpdate } from '../metrics';
 import { tenant, transact, tx } from '../tenant';
 import { giveBack, reserveWithin, totalOf } from './daily-counter';

@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../client';
-import { keys, type Key } from '../keys';
+import * as keys from '../keys';
+import type { Key } from '../keys';
 import { queryEvery } from '../tenant';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { tenant } from '../tenant';
 
 /** The user's track library (track-archaeologist, setlist-oracle) and demo submissions (demo-submitter). */

@@ -1,4 +1,4 @@
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../tenant';

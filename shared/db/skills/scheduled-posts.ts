@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dueInIndex } from '../due-index';
 import { dueShardOf, HEARTBEAT_DUE_SHARDS } from '../heartbeat';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { ConditionFailedError, tenant } from '../tenant';
 
 /**

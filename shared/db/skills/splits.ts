@@ -1,4 +1,4 @@
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { outboundCountUpdate } from '../metrics';
 import { ConditionFailedError, tenant, transact, tx } from '../tenant';
 import { transactRetrying } from '../transact-retry';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../../errors';
-import { keys } from '../keys';
+import * as keys from '../keys';
 import { ConditionFailedError, tenant } from '../tenant';
 
 /**

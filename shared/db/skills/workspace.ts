@@ -1,4 +1,5 @@
-import { keys, type Key } from '../keys';
+import * as keys from '../keys';
+import type { Key } from '../keys';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../tenant';
 import { transactRetrying } from '../transact-retry';
 
