@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountAccess } from '../billing/entitlements';
 import { config } from '../config';
-import { decrypt, encrypt, type EnvelopeRecord } from '../crypto/envelope';
+import type { EnvelopeRecord } from '../crypto/envelope';
 import {
   AGENT_COUNTER,
   agentJoinItem,
@@ -26,6 +26,12 @@ import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type Lifecy
 import { deadInstanceCheck } from './metrics';
 import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
+
+/**
+ * The gateway token's envelope encryption (and the key provider behind it) loads with the first token
+ * read or write: most functions that import this module (through the instance push) never need it.
+ */
+const envelope = () => import('../crypto/envelope');
 
 /**
  * The account's one instance (spec 2.5) at `USER#<id> / INSTANCE`: the runtime process or task that
@@ -689,7 +695,7 @@ interface GatewayTokenItem extends Record<string, unknown> {
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function openToken(userId: string, item: GatewayTokenItem): Promise<string> {
-  return (await decrypt(item.token, { userId, purpose: TOKEN_PURPOSE })).toString('utf8');
+  return (await (await envelope()).decrypt(item.token, { userId, purpose: TOKEN_PURPOSE })).toString('utf8');
 }
 
 /**
@@ -703,7 +709,7 @@ export async function gatewayToken(userId: string): Promise<string> {
   const token = `gw_${randomBytes(32).toString('base64url')}`;
   const item: GatewayTokenItem = {
     tokenHash: sha256Hex(token),
-    token: await encrypt(token, { userId, purpose: TOKEN_PURPOSE }),
+    token: await (await envelope()).encrypt(token, { userId, purpose: TOKEN_PURPOSE }),
     createdAt: new Date().toISOString(),
   };
   try {
@@ -730,7 +736,7 @@ export async function replaceGatewayToken(userId: string): Promise<{ previous: s
   const next = `gw_${randomBytes(32).toString('base64url')}`;
   const item: GatewayTokenItem = {
     tokenHash: sha256Hex(next),
-    token: await encrypt(next, { userId, purpose: TOKEN_PURPOSE }),
+    token: await (await envelope()).encrypt(next, { userId, purpose: TOKEN_PURPOSE }),
     createdAt: new Date().toISOString(),
   };
   // Conditional on the token read: of two concurrent rotations one wins, the other is told so.
