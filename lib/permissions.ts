@@ -70,8 +70,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   settings: ['dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning'],
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
-  'agent-verification': ['dataKey'],
-  'agent-logs': ['dataKey', 'readRuntimeLogs'],
+  'agent-logs': ['readRuntimeLogs'],
   // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are emailed.
   'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey', 'sendEmail'],
   provision: ['sendProvisioning', 'dataKey'],
