@@ -65,7 +65,11 @@ export async function redeemCharge<T>(credential: MppCredential, plugin: string,
     const s = mppSettings();
     // The chain proof (viem) is loaded on the first paid call, not by every 402 a container answers.
     const { verifyPayment } = await import('./verify');
-    const verdict = await verifyPayment(credential.transaction as Hex, challenge, { rpcUrl: s.rpcUrl!, confirmations: s.confirmations, timeoutMs: s.rpcTimeoutMs });
+    const verdict = await verifyPayment(credential.transaction as Hex, challenge, {
+      rpcUrl: s.rpcUrl!,
+      confirmations: s.confirmations,
+      timeoutMs: s.rpcTimeoutMs,
+    });
     if ('unreachable' in verdict) throw new ChainUnavailableError(verdict.unreachable);
     if ('refused' in verdict) throw new PaymentRefusedError(verdict.refused, verdict.message);
     payer = verdict.payer;
