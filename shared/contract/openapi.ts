@@ -22,7 +22,7 @@ const RESOURCE_NAMES: Record<string, string> = {
 };
 
 const isObjectLike = (value: unknown): value is z.core.$ZodType =>
-  value instanceof z.core.$ZodType && ['object', 'union', 'intersection'].includes((value as z.core.$ZodType)._zod.def.type);
+  value instanceof z.ZodMiniType && ['object', 'union', 'intersection'].includes((value as z.core.$ZodType)._zod.def.type);
 
 /**
  * Gives the exported object schemas of the contract modules a component name, so the document
@@ -35,7 +35,7 @@ export function nameContractSchemas(modules: readonly Record<string, unknown>[])
   // common.ts holds zod/mini twins of route.ts's shared bodies while groups move to zod/mini: a twin
   // exported under the same name with the same JSON Schema shares the component instead of going inline.
   // Compared without the registry (names, descriptions), and only when a name is met twice: cheap.
-  const shapeOf = (schema: z.core.$ZodType) => JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', metadata: z.core.registry() }));
+  const shapeOf = (schema: z.core.$ZodType) => JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', metadata: z.registry() }));
   for (const module of modules) {
     for (const [exportName, exported] of Object.entries(module)) {
       // A contract schema is built on first use (shared/contract/route.ts): naming it builds it.

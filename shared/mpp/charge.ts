@@ -5,7 +5,7 @@ import * as keys from '../db/keys';
 import { serveUnderLease } from '../db/serve-lease';
 import { consumeChallenge, issueChallenge, readChallenge, reclaimPaidChallenge, txHashUsed, type ChallengeBinding, type ChallengeRecord } from './challenges';
 import type { MppCredential } from './credential';
-import { PaymentRefusedError } from './errors';
+import { ChainUnavailableError, PaymentRefusedError } from './errors';
 
 const mppSettings = () => config().gateway.mpp;
 
@@ -65,7 +65,14 @@ export async function redeemCharge<T>(credential: MppCredential, plugin: string,
     const s = mppSettings();
     // The chain proof (viem) is loaded on the first paid call, not by every 402 a container answers.
     const { verifyPayment } = await import('./verify');
-    payer = await verifyPayment(credential.transaction as Hex, challenge, { rpcUrl: s.rpcUrl!, confirmations: s.confirmations, timeoutMs: s.rpcTimeoutMs });
+    const verdict = await verifyPayment(credential.transaction as Hex, challenge, {
+      rpcUrl: s.rpcUrl!,
+      confirmations: s.confirmations,
+      timeoutMs: s.rpcTimeoutMs,
+    });
+    if ('unreachable' in verdict) throw new ChainUnavailableError(verdict.unreachable);
+    if ('refused' in verdict) throw new PaymentRefusedError(verdict.refused, verdict.message);
+    payer = verdict.payer;
     if (await txHashUsed(credential.transaction)) throw new PaymentRefusedError('ALREADY_USED', 'this transaction has already paid for a call');
     leaseId = await consumeChallenge(challenge, credential.transaction, payer);
   }
