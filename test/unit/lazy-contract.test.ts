@@ -45,10 +45,14 @@ describe('contract schemas are built on first use, not at import', () => {
     const { schemasOf } = await import('../../shared/contract/route');
     const createKey = contract.flatMap((g) => g.routes).find((r) => r.operation === 'createApiKey')!;
     const first = schemasOf(createKey);
+    // The body is built on its first read (the pipeline reads it unless the handler validates it).
+    expect(built.count).toBe(0);
+    expect(first.body).toBeDefined();
     const afterOneRoute = built.count;
     expect(afterOneRoute).toBeGreaterThan(0);
     // Built once: the next request of the route reuses the same schemas.
     expect(schemasOf(createKey)).toBe(first);
+    expect(schemasOf(createKey).body).toBe(first.body);
     expect(built.count).toBe(afterOneRoute);
 
     const { openApiDocument } = await import('../../shared/contract/document');
