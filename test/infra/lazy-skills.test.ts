@@ -68,6 +68,12 @@ describe('the skills function', () => {
     expect(atInit.filter((f) => ZOD_UNUSED_AT_INIT.some((z) => f.endsWith(`node_modules/${z}`)))).toEqual([]);
   });
 
+  it('loads its init code in one chunk, however many lazy modules share parts of it (lib/bundling.ts lazyEntriesShareTheInit)', () => {
+    // index.mjs, the chunk of the init code and esbuild's runtime helpers; 43 files without the plugin.
+    expect(initLoadedOutputs(metafile, ENTRY).length).toBeLessThanOrEqual(3);
+    expect(reachableOutputs(metafile, ENTRY).length).toBeGreaterThan(SKILL_FILES.length);
+  });
+
   it('still carries every skill module, behind an import()', () => {
     const ever = inputsOf(reachableOutputs(metafile, ENTRY));
     expect(SKILL_FILES.length).toBe(SKILL_CATALOGUE.length);
