@@ -247,9 +247,15 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
     const entryFile = path.resolve(esbuild.initialOptions.absWorkingDir ?? process.cwd(), entry);
     esbuild.onResolve({ filter: /.*/ }, async (args) => {
       if (args.kind !== 'dynamic-import' || args.pluginData === LAZY_ENTRY_NAMESPACE || NODE_MODULES.test(args.importer)) return undefined;
-      const target = await esbuild.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: LAZY_ENTRY_NAMESPACE });
+      const target = await esbuild.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        importer: args.importer,
+        pluginData: LAZY_ENTRY_NAMESPACE,
+      });
       // Project TypeScript only: the platform's lazy modules (a CommonJS file's exports are left as esbuild maps them).
-      if (target.errors.length || target.namespace !== 'file' || target.external || !/\.m?ts$/.test(target.path) || NODE_MODULES.test(target.path)) return undefined;
+      if (target.errors.length || target.namespace !== 'file' || target.external || !/\.m?ts$/.test(target.path) || NODE_MODULES.test(target.path))
+        return undefined;
       return { path: target.path, namespace: LAZY_ENTRY_NAMESPACE };
     });
     esbuild.onLoad({ filter: /.*/, namespace: LAZY_ENTRY_NAMESPACE }, (args) => {
