@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { lazySchema } from '../lazy-schema';
 
 /**
  * How a route authenticates its caller.
@@ -110,8 +111,6 @@ export interface RouteGroup {
  * the route it serves (docs/architecture.md §11).
  */
 export type Lazy<S> = () => S;
-
-import { lazySchema } from '../lazy-schema';
 
 export { isLazySchema, lazySchema, type LazySchema } from '../lazy-schema';
 
