@@ -20,7 +20,8 @@ export async function runSkill(name: SkillName, call: SkillCall, body: unknown) 
   const action = actionName !== undefined && Object.hasOwn(skill.actions, actionName) ? skill.actions[actionName]! : undefined;
   if (!action) {
     const unknownAction = z.object({ action: z.enum(actionNames as [string, ...string[]]) }).safeParse(body ?? {});
-    throw validationError('body', unknownAction.error ?? new z.core.$ZodError([]));
+    // No `new z.core.$ZodError`: using `z.core` as a value keeps all of it (compile, JSON Schema) in the init chunk.
+    throw validationError('body', unknownAction.error ?? { issues: [] });
   }
   const withAction = actionName === skill.defaultAction && typeof body === 'object' && body && !('action' in body) ? { ...body, action: actionName } : body;
   const parsed = action.body.safeParse(withAction);

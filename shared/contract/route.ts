@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { lazySchema } from '../lazy-schema';
 
 /**
  * How a route authenticates its caller.
@@ -128,7 +129,15 @@ const builtRouteSchemas = new WeakMap<RouteDefinition, RouteSchemas>();
 export function schemasOf<R extends RouteDefinition>(route: R): RouteSchemas<R> {
   let schemas = builtRouteSchemas.get(route);
   if (!schemas) {
-    schemas = { params: route.params?.(), query: route.query?.(), body: route.body?.() };
+    // The body on its first read: a route whose handler validates its own body may never need it.
+    const body = lazySchema(() => route.body?.());
+    schemas = {
+      params: route.params?.(),
+      query: route.query?.(),
+      get body() {
+        return body();
+      },
+    };
     builtRouteSchemas.set(route, schemas);
   }
   return schemas as RouteSchemas<R>;

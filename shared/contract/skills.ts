@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { channelInboundRoutes, whatsappVerificationRoute } from './channel-inbound';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
-import { SKILL_ACTION_BODIES } from './skill-actions';
+import type { SkillActionBodies } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
 import { defineGroup, lazySchema, type RouteDefinition } from './route';
 
@@ -332,6 +332,23 @@ const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<ReturnType<type
   },
 };
 
+/**
+ * The skills' action bodies (./skill-actions, about 30 KB of schema code) are given by ./index.ts, so
+ * the whole contract (the document, CDK, the tests) has them, while the skills function, which loads
+ * only this group, does not parse them at its cold start: it never builds a skill route's body from
+ * the contract (the route is `handlerValidates`; each skill's module validates with the same schemas).
+ */
+let providedActionBodies: Readonly<Record<string, SkillActionBodies>> | undefined;
+
+export function provideSkillActionBodies(bodies: Readonly<Record<string, SkillActionBodies>>): void {
+  providedActionBodies = bodies;
+}
+
+function skillActionBodies(name: SkillName): SkillActionBodies | undefined {
+  if (!providedActionBodies) throw new Error('the skill action bodies are given by shared/contract/index.ts: import the whole contract to build a skill route');
+  return Object.hasOwn(providedActionBodies, name) ? providedActionBodies[name] : undefined;
+}
+
 // The examples hold exactly the specified skills (their type requires each), and asking them builds no schema.
 const isSpecified = (name: SkillName): name is SpecifiedSkill => Object.hasOwn(SPECIFIED_SKILL_EXAMPLES, name);
 
@@ -340,7 +357,8 @@ const isSpecified = (name: SkillName): name is SpecifiedSkill => Object.hasOwn(S
  * spec's fields where it gives them, else the designed shape.
  */
 export const skillBody = (name: SkillName): z.ZodMiniType => {
-  const actions = Object.hasOwn(SKILL_ACTION_BODIES, name) ? Object.values(SKILL_ACTION_BODIES[name]!.bodies()) : [];
+  const actionBodies = skillActionBodies(name);
+  const actions = actionBodies ? Object.values(actionBodies.bodies()) : [];
   if (actions.length) return z.discriminatedUnion('action', actions as [z.ZodMiniObject, ...z.ZodMiniObject[]]);
   return isSpecified(name) ? SPECIFIED_SKILL_BODIES()[name] : DesignedSkillBody();
 };
@@ -380,7 +398,10 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
     handlerValidates: true,
     // Skills move money and send messages on the caller's behalf: a retried call must not do it twice.
     idempotent: true,
-    example: Object.hasOwn(SKILL_ACTION_BODIES, skill.name) ? SKILL_ACTION_BODIES[skill.name]!.example : SKILL_EXAMPLES[skill.name],
+    // Read by the document and the tests only, through the whole contract.
+    get example() {
+      return skillActionBodies(skill.name)?.example ?? SKILL_EXAMPLES[skill.name];
+    },
     responses: skillResponses,
   };
 });

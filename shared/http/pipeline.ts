@@ -177,7 +177,7 @@ function flattenIssues(issues: readonly Issue[], base: PropertyKey[] = []): { pa
 }
 
 /** 400 VALIDATION_ERROR with the issues, for handlers that validate a body themselves. */
-export function validationError(where: string, error: z.core.$ZodError): HttpError {
+export function validationError(where: string, error: Pick<z.core.$ZodError, 'issues'>): HttpError {
   const issues = flattenIssues(error.issues).map(({ path, issue }) => {
     const keysNote = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
     return { path: [where, ...path.map(String)].join('.'), message: issue.message + keysNote };

@@ -120,7 +120,7 @@ describe('bundling settings', () => {
       sourcesContent: false,
       external: [],
       banner: { js: ESM_REQUIRE_BANNER },
-      plugins: [aiSdkZodCopy, sdkBarrelsPerImporter],
+      plugins: [aiSdkZodCopy, sdkBarrelsPerImporter, expect.objectContaining({ name: 'lazy-entries-share-the-init' })],
       alias: {
         [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
         zod: ZOD_WITHOUT_LOCALES,

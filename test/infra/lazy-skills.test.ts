@@ -17,6 +17,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUTDIR = path.join(ROOT, '.lazy-skills-build');
 const ENTRY = path.relative(ROOT, path.join(OUTDIR, 'index.mjs'));
 const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/skills/skills')).map((f) => `functions/skills/skills/${f}`);
+/**
+ * The skills' action bodies: a skill's module validates with its own (lazy) file, and the contract
+ * gets them only as the whole contract (shared/contract/index.ts). events.ts stays: the catalogue
+ * import routes' bodies use its entries.
+ */
+const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'shared/contract/skill-actions'))
+  .filter((f) => f !== 'events.ts')
+  .map((f) => `shared/contract/skill-actions/${f}`);
+/** zod's JSON Schema and compiled-parser code, which nothing in the function calls at init (using `z.core` as a value keeps it). */
+const ZOD_UNUSED_AT_INIT = ['zod/v4/core/compile.js', 'zod/v4/core/to-json-schema.js', 'zod/v4/core/json-schema-processors.js'];
 /** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
 const ROUTE_SPECIFIC = ['functions/skills/channel-inbound.ts', 'functions/agent-chat/chat.ts', 'functions/skills/instance-calls.ts', 'shared/db/instances.ts'];
 
@@ -48,6 +58,20 @@ describe('the skills function', () => {
     const atInit = inputsOf(initLoadedOutputs(metafile, ENTRY));
     expect(atInit.has('functions/skills/handler.ts')).toBe(true);
     expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => atInit.has(f))).toEqual([]);
+  });
+
+  it("parses no skill's action bodies and none of zod's JSON Schema code at init", () => {
+    const atInit = [...inputsOf(initLoadedOutputs(metafile, ENTRY))];
+    expect(ACTION_BODY_FILES.length).toBeGreaterThan(10);
+    expect(ACTION_BODY_FILES.filter((f) => atInit.includes(f))).toEqual([]);
+    expect(atInit.some((f) => f.endsWith('zod/v4/core/schemas.js'))).toBe(true);
+    expect(atInit.filter((f) => ZOD_UNUSED_AT_INIT.some((z) => f.endsWith(`node_modules/${z}`)))).toEqual([]);
+  });
+
+  it('loads its init code in one chunk, however many lazy modules share parts of it (lib/bundling.ts lazyEntriesShareTheInit)', () => {
+    // index.mjs, the chunk of the init code and esbuild's runtime helpers; 43 files without the plugin.
+    expect(initLoadedOutputs(metafile, ENTRY).length).toBeLessThanOrEqual(3);
+    expect(reachableOutputs(metafile, ENTRY).length).toBeGreaterThan(SKILL_FILES.length);
   });
 
   it('still carries every skill module, behind an import()', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { RouteDefinition } from '../../shared/contract/route';
 
 /**
  * A Lambda's cold start builds no contract schema (shared/contract/route.ts `lazySchema`): every
@@ -45,16 +46,39 @@ describe('contract schemas are built on first use, not at import', () => {
     const { schemasOf } = await import('../../shared/contract/route');
     const createKey = contract.flatMap((g) => g.routes).find((r) => r.operation === 'createApiKey')!;
     const first = schemasOf(createKey);
+    // The body is built on its first read (the pipeline reads it unless the handler validates it).
+    expect(built.count).toBe(0);
+    expect(first.body).toBeDefined();
     const afterOneRoute = built.count;
     expect(afterOneRoute).toBeGreaterThan(0);
     // Built once: the next request of the route reuses the same schemas.
     expect(schemasOf(createKey)).toBe(first);
+    expect(schemasOf(createKey).body).toBe(first.body);
     expect(built.count).toBe(afterOneRoute);
 
     const { openApiDocument } = await import('../../shared/contract/document');
     openApiDocument({ version: 'test' });
     // The document needs every schema of every group: far more than one route's.
     expect(built.count).toBeGreaterThan(afterOneRoute * 20);
+  });
+});
+
+describe('the skills contract alone, as the skills function loads it', () => {
+  it("serves a skill route without the skills' action bodies, which only the whole contract gives", async () => {
+    vi.resetModules();
+    const { skillsContract } = await import('../../shared/contract/skills');
+    const { schemasOf } = await import('../../shared/contract/route');
+    const calendar: RouteDefinition = skillsContract.routes.find((r) => r.operation === 'skillCalendar')!;
+    // The pipeline reads a route's params and query on every call, its body only when it validates it.
+    expect(calendar.handlerValidates).toBe(true);
+    const schemas = schemasOf(calendar);
+    expect(schemas.params).toBeUndefined();
+    expect(() => schemas.body).toThrow(/shared\/contract\/index\.ts/);
+
+    await import('../../shared/contract/index');
+    expect(calendar.example).toMatchObject({ action: 'create_event' });
+    const { safeParse } = await import('zod/mini');
+    expect(safeParse(schemasOf(calendar).body!, { action: 'list_events' }).success).toBe(true);
   });
 });
 
