@@ -76,7 +76,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   provision: ['sendProvisioning', 'dataKey'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
-  billing: ['dataKey', 'sendEmail'],
+  billing: ['dataKey'],
   metrics: ['describeTable'],
   // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner
   // and removes the account's file-manager objects.
