@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundle, ROOT } from './bundle';
 import type { RecordedCommand } from './floor';
-import { median } from './init';
+import { median, runInFreshProcess } from './init';
 
 /**
  * Cold start to first answer: what a caller waits for when a new container takes the request. A
@@ -54,15 +53,11 @@ const LAMBDA_CONTEXT = (group: string) =>
   'callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 29000, done() {}, fail() {}, succeed() {} }';
 
 function probe(code: string, env: NodeJS.ProcessEnv): ProbeOutput {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  // The parent runs under tsx; its loader must not leak into the probe.
-  delete childEnv.NODE_OPTIONS;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { env: childEnv, encoding: 'utf8', timeout: 60_000 });
-  const last = r.stdout.trim().split('\n').at(-1) ?? '';
+  const out = runInFreshProcess(code, env, 'the cold probe');
   try {
-    return JSON.parse(last) as ProbeOutput;
+    return JSON.parse(out.trim().split('\n').at(-1) ?? '') as ProbeOutput;
   } catch {
-    throw new Error(`cold probe failed (exit ${r.status}): ${r.stderr.trim().slice(0, 2000)} ${r.stdout.slice(0, 500)}`);
+    throw new Error(`the cold probe printed no result: ${out.slice(0, 500)}`);
   }
 }
 

@@ -32,16 +32,22 @@ export function lazyLoadOnce(entry: string, chunks: string[]): number {
 
 /** Runs `code` (which sets `t`) in a fresh node process and returns the ms from `t` to its end. */
 function timeInFreshProcess(file: string, code: string): number {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...INIT_ENV };
-  // The parent runs under tsx; its loader must not leak into the probe.
-  delete env.NODE_OPTIONS;
-  const probe = `${code} process.stdout.write(String(performance.now() - t));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { env, encoding: 'utf8', timeout: 60_000 });
-  const ms = Number(r.stdout);
-  if (r.status !== 0 || !Number.isFinite(ms)) {
-    throw new Error(`importing ${file} failed (exit ${r.status}${r.signal ? `, ${r.signal}` : ''}): ${r.stderr.trim().slice(0, 2000)}`);
-  }
+  const out = runInFreshProcess(`${code} process.stdout.write(String(performance.now() - t));`, INIT_ENV, `importing ${file}`);
+  const ms = Number(out);
+  if (!Number.isFinite(ms)) throw new Error(`importing ${file} printed no time: ${out.slice(0, 500)}`);
   return ms;
+}
+
+/**
+ * Runs an ES module `code` in a fresh node process with `env` added to this one's, and returns what
+ * it printed. The parent runs under tsx; its loader must not leak into the probe.
+ */
+export function runInFreshProcess(code: string, env: NodeJS.ProcessEnv, what: string): string {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  delete childEnv.NODE_OPTIONS;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { env: childEnv, encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}${r.signal ? `, ${r.signal}` : ''}): ${r.stderr.trim().slice(0, 2000)}`);
+  return r.stdout;
 }
 
 export const median = (xs: number[]) => {

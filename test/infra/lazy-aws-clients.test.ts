@@ -1,9 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initLoadedOutputs, LAMBDA_BUNDLE } from '../../lib/bundling';
+import { buildAsDeployed } from '../helpers/deployed-bundle';
 
 /**
  * The AWS clients other than DynamoDB load on their first use, never at a function's cold start
@@ -26,33 +25,15 @@ const FUNCTIONS = {
 interface SplitBundle {
   /** The AWS client packages in the entry file and the chunks it imports statically. */
   atInit: Set<string>;
-  /** Those in chunks loaded only by a dynamic import. */
+  /** Those only in chunks an `import()` loads. */
   lazy: Set<string>;
 }
 
 async function splitBuild(fn: string): Promise<SplitBundle> {
-  const { metafile } = await build({
-    ...LAMBDA_BUNDLE,
-    sourcemap: false,
-    splitting: true,
-    write: false,
-    outdir: path.join(ROOT, '.lazy-clients-check', fn),
-    outExtension: { '.js': '.mjs' },
-    entryPoints: { index: path.join(ROOT, 'functions', fn, 'handler.ts') },
-    metafile: true,
-    logLevel: 'silent',
-    absWorkingDir: ROOT,
-  });
-  const outputs = (metafile as Metafile).outputs;
-  const entry = Object.keys(outputs).find((k) => path.basename(k) === 'index.mjs')!;
-  const init = new Set(initLoadedOutputs(metafile as Metafile, entry));
-  const bundle: SplitBundle = { atInit: new Set(), lazy: new Set() };
-  for (const [chunk, output] of Object.entries(outputs))
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const pkg = packageOf(input);
-      if (pkg && bytesInOutput > 0) (init.has(chunk) ? bundle.atInit : bundle.lazy).add(pkg);
-    }
-  return bundle;
+  const built = await buildAsDeployed(fn);
+  const packagesIn = (inputs: string[]) => new Set(inputs.map(packageOf).filter((p): p is string => p !== undefined));
+  const atInit = packagesIn(built.atInit);
+  return { atInit, lazy: new Set([...packagesIn(built.reachable)].filter((p) => !atInit.has(p))) };
 }
 
 const bundles: Record<string, SplitBundle> = {};

@@ -1,8 +1,5 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../../lib/bundling';
+import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
  * Every function that meters a model call (the gateway, ai, agent-chat...) checks the spending caps
@@ -11,45 +8,24 @@ import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../../l
  * (issue 16). Built as the gateway deploys: its own entry, code splitting.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 /** Only a crossed or raised cap needs these. */
 const CROSSED_CAP_ONLY = ['shared/ai/budget-actions.ts', 'shared/adapters/email.ts', 'shared/adapters/launcher.ts', 'shared/db/instances.ts'];
 
-let metafile: Metafile;
-let entry: string;
-
-/** The source files with code in the given outputs. */
-const inputsOf = (outputs: string[]) =>
-  outputs.flatMap((o) =>
-    Object.entries(metafile.outputs[o]!.inputs)
-      .filter(([, i]) => i.bytesInOutput > 0)
-      .map(([name]) => name),
-  );
+let gateway: DeployedBundle;
 
 beforeAll(async () => {
-  const outdir = path.join(ROOT, '.lazy-budget-actions-check');
-  const result = await build({
-    ...lambdaBuildOptions(path.join(ROOT, 'functions/gateway/handler.ts'), outdir),
-    sourcemap: false,
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    absWorkingDir: ROOT,
-  });
-  metafile = result.metafile;
-  entry = Object.keys(metafile.outputs).find((k) => path.basename(k) === 'index.mjs')!;
+  gateway = await buildAsDeployed('gateway');
 }, 60_000);
 
 describe("the spending caps' actions in the gateway", () => {
   it('are not loaded at its cold start, while the check after each call is', () => {
-    const atInit = inputsOf(initLoadedOutputs(metafile, entry));
+    const atInit = gateway.atInit;
     expect(atInit).toContain('shared/ai/budget-guard.ts');
     expect(atInit.filter((i) => CROSSED_CAP_ONLY.includes(i))).toEqual([]);
   });
 
   it('are in its bundle, behind an import()', () => {
-    const ever = inputsOf(reachableOutputs(metafile, entry));
+    const ever = gateway.reachable;
     for (const file of CROSSED_CAP_ONLY) expect(ever, file).toContain(file);
   });
 });

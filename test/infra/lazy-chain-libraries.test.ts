@@ -1,17 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initLoadedOutputs, LAMBDA_BUNDLE, reachableOutputs } from '../../lib/bundling';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
  * Built with code splitting, as the functions deploy: the chain, passkey and remote-key-set
  * libraries are in each function's package but in lazy chunks only, never in what the entry file
  * imports statically, so a cold start of a route that does not use them does not load them (issue 16).
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LAZY_LIBRARIES = /node_modules\/(viem|@noble|@scure|abitype|ox|@adraffy|@simplewebauthn|@peculiar|asn1js)\/|node_modules\/jose\/dist\/webapi\/jwks\//;
 
 /** Function → modules its package must still hold, lazily (so the check cannot pass on a bundle that lost them). */
@@ -25,40 +19,14 @@ const FUNCTIONS: Record<string, RegExp[]> = {
   card: [],
 };
 
-let outdir: string;
-let metafile: Metafile;
+let bundles: Record<string, DeployedBundle>;
 
 beforeAll(async () => {
-  outdir = mkdtempSync(path.join(tmpdir(), 'lazy-libraries-'));
-  const result = await build({
-    ...LAMBDA_BUNDLE,
-    sourcemap: false,
-    splitting: true,
-    entryPoints: Object.fromEntries(Object.keys(FUNCTIONS).map((f) => [f, path.join(ROOT, 'functions', f, 'handler.ts')])),
-    chunkNames: 'chunks/[name]-[hash]',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    absWorkingDir: ROOT,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  metafile = result.metafile;
+  bundles = await buildAllAsDeployed(Object.keys(FUNCTIONS));
 }, 120_000);
 
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-
 /** The modules a cold start evaluates (the entry file and the chunks it imports statically), and all those of its package. */
-function modulesOf(fn: string) {
-  const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((k) => k.endsWith(`/${fn}.mjs`))!;
-  const inputsOf = (files: string[]) =>
-    files.flatMap((file) =>
-      Object.entries(outputs[file]!.inputs)
-        .filter(([, i]) => i.bytesInOutput > 0)
-        .map(([name]) => name),
-    );
-  return { atInit: inputsOf(initLoadedOutputs(metafile, entry)), packaged: inputsOf(reachableOutputs(metafile, entry)) };
-}
+const modulesOf = (fn: string) => ({ atInit: bundles[fn]!.atInit, packaged: bundles[fn]!.reachable });
 
 describe('chain, passkey and remote key set libraries load on first use', () => {
   it.each(Object.keys(FUNCTIONS))('%s: none of them at init, each still in the package', (fn) => {

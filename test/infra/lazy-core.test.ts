@@ -1,10 +1,7 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initLoadedOutputs, LAMBDA_BUNDLE, reachableOutputs, SPLIT_OUTPUT } from '../../lib/bundling';
 import { contract } from '../../shared/contract';
 import { call } from '../helpers/api';
+import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
  * What every function pays at its cold start (issue 16). Session tokens: jose is loaded by the first
@@ -13,59 +10,37 @@ import { call } from '../helpers/api';
  * a lazy chunk loaded by the first request, and later requests reuse the serialized text.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FOLDERS = ['api-document', 'platform', 'keys'];
 const OTHER_GROUP_CONTRACTS = new Set(contract.filter((g) => g.group !== 'api-document').map((g) => `shared/contract/${g.group}.ts`));
 
-let metafile: Metafile;
-
-/** The source files in a function's outputs: those parsed at its cold start, or all it can ever load. */
-function inputsOf(folder: string, reach: typeof initLoadedOutputs): string[] {
-  const entry = Object.keys(metafile.outputs).find((k) => metafile.outputs[k]!.entryPoint === `functions/${folder}/handler.ts`)!;
-  return reach(metafile, entry).flatMap((output) =>
-    Object.entries(metafile.outputs[output]!.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([name]) => name),
-  );
-}
+let bundles: Record<string, DeployedBundle>;
 
 beforeAll(async () => {
-  const result = await build({
-    ...LAMBDA_BUNDLE,
-    ...SPLIT_OUTPUT,
-    sourcemap: false,
-    write: false,
-    entryPoints: Object.fromEntries(FOLDERS.map((f) => [f, path.join(ROOT, 'functions', f, 'handler.ts')])),
-    outdir: path.join(ROOT, '.lazy-core-build'),
-    absWorkingDir: ROOT,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  metafile = result.metafile;
+  bundles = await buildAllAsDeployed(FOLDERS);
 }, 60_000);
 
 describe('session tokens', () => {
   it.each(FOLDERS)('%s: jose is loaded on first use, not at init', (folder) => {
-    const atInit = inputsOf(folder, initLoadedOutputs);
+    const atInit = bundles[folder]!.atInit;
     expect(atInit).toContain('shared/auth/jwt.ts');
     expect(atInit.filter((i) => i.includes('node_modules/jose/'))).toEqual([]);
-    expect(inputsOf(folder, reachableOutputs).some((i) => i.endsWith('node_modules/jose/dist/webapi/jwt/verify.js'))).toBe(true);
+    expect(bundles[folder]!.reachable.some((i) => i.endsWith('node_modules/jose/dist/webapi/jwt/verify.js'))).toBe(true);
   });
 });
 
 describe('the OpenAPI document function', () => {
   it('loads the document generator and the other groups only on its first request', () => {
-    const atInit = inputsOf('api-document', initLoadedOutputs);
+    const atInit = bundles['api-document']!.atInit;
     expect(atInit).toContain('functions/api-document/handler.ts');
     expect(OTHER_GROUP_CONTRACTS.size).toBeGreaterThan(20);
     expect(atInit.filter((i) => i === 'shared/contract/document.ts' || i === 'shared/contract/openapi.ts' || OTHER_GROUP_CONTRACTS.has(i))).toEqual([]);
-    expect(inputsOf('api-document', reachableOutputs)).toContain('shared/contract/document.ts');
+    expect(bundles['api-document']!.reachable).toContain('shared/contract/document.ts');
   });
 
   it('keeps the zod core the contract does not use (z.compile) out of its init', () => {
     // The generator shares zod's files with the cold start: one run-time read of the `z.core`
     // namespace in it brought all of zod core (~60 KB) into the init chunk.
-    const atInit = inputsOf('api-document', initLoadedOutputs);
+    const atInit = bundles['api-document']!.atInit;
     expect(atInit.filter((i) => i.endsWith('zod/v4/core/compile.js') || i.endsWith('zod/v4/core/doc.js'))).toEqual([]);
   });
 

@@ -1,10 +1,7 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LAMBDA_BUNDLE } from '../../lib/bundling';
 import { WORKERS } from '../../lib/constructs/functions';
 import { contract } from '../../shared/contract';
+import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
  * The libraries only some routes (or only a first call) need are loaded on that call, not at a
@@ -12,8 +9,6 @@ import { contract } from '../../shared/contract';
  * and the chunks it imports statically) holds any of them, while the functions that call them still
  * carry them in a lazy chunk. A static import anywhere in a function's graph fails this.
  */
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const LAZY_LIBRARIES = /node_modules\/(ai|@ai-sdk\/[^/]+|stripe|croner|hash-wasm|oauth4webapi)\//;
 
@@ -28,52 +23,16 @@ const CALLERS: Record<string, string[]> = {
 
 const folders = [...new Set([...contract.map((g) => g.group), ...WORKERS.map((w) => w.folder ?? w.name)])];
 
-let outputs: Metafile['outputs'];
-const entryOf = (folder: string) => Object.keys(outputs).find((k) => outputs[k]!.entryPoint === `functions/${folder}/handler.ts`)!;
-
-/** The outputs a function loads: at init (static imports only) or ever (dynamic imports too). */
-function reachable(folder: string, withDynamic: boolean): Set<string> {
-  const seen = new Set<string>();
-  const stack = [entryOf(folder)];
-  while (stack.length) {
-    const file = stack.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const i of outputs[file]!.imports) {
-      if (outputs[i.path] && (i.kind === 'import-statement' || (withDynamic && i.kind === 'dynamic-import'))) stack.push(i.path);
-    }
-  }
-  return seen;
-}
-
-const inputsOf = (files: Set<string>) =>
-  [...files].flatMap((f) =>
-    Object.entries(outputs[f]!.inputs)
-      .filter(([, i]) => i.bytesInOutput > 0)
-      .map(([name]) => name),
-  );
+let bundles: Record<string, DeployedBundle>;
 
 beforeAll(async () => {
-  const result = await build({
-    ...LAMBDA_BUNDLE,
-    sourcemap: false,
-    splitting: true,
-    write: false,
-    entryPoints: Object.fromEntries(folders.map((f) => [f, path.join(ROOT, 'functions', f, 'handler.ts')])),
-    outdir: path.join(ROOT, '.lazy-libraries-build'),
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
-    absWorkingDir: ROOT,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  outputs = result.metafile.outputs;
-}, 120_000);
+  bundles = await buildAllAsDeployed(folders);
+}, 180_000);
 
 describe('route-specific libraries behind dynamic import', () => {
   it("are in no function's init path", () => {
     for (const folder of folders) {
-      const atInit = inputsOf(reachable(folder, false)).filter((i) => LAZY_LIBRARIES.test(i));
+      const atInit = bundles[folder]!.atInit.filter((i) => LAZY_LIBRARIES.test(i));
       expect(atInit, folder).toEqual([]);
     }
   });
@@ -84,7 +43,7 @@ describe('route-specific libraries behind dynamic import', () => {
       for (const folder of callers) {
         expect(folders, folder).toContain(folder);
         expect(
-          inputsOf(reachable(folder, true)).some((i) => pattern.test(i)),
+          bundles[folder]!.reachable.some((i) => pattern.test(i)),
           `${library} in ${folder}`,
         ).toBe(true);
       }

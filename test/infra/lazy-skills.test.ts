@@ -1,11 +1,11 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../../lib/bundling';
+import { initLoadedOutputs, reachableOutputs } from '../../lib/bundling';
 import { skillLoaders } from '../../functions/skills/registry';
 import { SKILL_CATALOGUE } from '../../shared/contract/skills';
+import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
  * The skills function answers some 40 routes, and each call runs one skill: a skill's module (and
@@ -14,8 +14,6 @@ import { SKILL_CATALOGUE } from '../../shared/contract/skills';
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const OUTDIR = path.join(ROOT, '.lazy-skills-build');
-const ENTRY = path.relative(ROOT, path.join(OUTDIR, 'index.mjs'));
 const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/skills/skills')).map((f) => `functions/skills/skills/${f}`);
 /**
  * The skills' action bodies: a skill's module validates with its own (lazy) file, and the contract
@@ -30,38 +28,21 @@ const ZOD_UNUSED_AT_INIT = ['zod/v4/core/compile.js', 'zod/v4/core/to-json-schem
 /** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
 const ROUTE_SPECIFIC = ['functions/skills/channel-inbound.ts', 'functions/agent-chat/chat.ts', 'functions/skills/instance-calls.ts', 'shared/db/instances.ts'];
 
-let metafile: Metafile;
-
-const inputsOf = (outputs: string[]) =>
-  new Set(
-    outputs.flatMap((o) =>
-      Object.entries(metafile.outputs[o]!.inputs)
-        .filter(([, i]) => i.bytesInOutput > 0)
-        .map(([name]) => name),
-    ),
-  );
+let skills: DeployedBundle;
 
 beforeAll(async () => {
-  const result = await build({
-    ...lambdaBuildOptions('functions/skills/handler.ts', OUTDIR),
-    sourcemap: false,
-    write: false,
-    absWorkingDir: ROOT,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  metafile = result.metafile;
+  skills = await buildAsDeployed('skills');
 }, 120_000);
 
 describe('the skills function', () => {
   it('parses no skill module and no route-specific code at init', () => {
-    const atInit = inputsOf(initLoadedOutputs(metafile, ENTRY));
+    const atInit = new Set(skills.atInit);
     expect(atInit.has('functions/skills/handler.ts')).toBe(true);
     expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => atInit.has(f))).toEqual([]);
   });
 
   it("parses no skill's action bodies and none of zod's JSON Schema code at init", () => {
-    const atInit = [...inputsOf(initLoadedOutputs(metafile, ENTRY))];
+    const atInit = skills.atInit;
     expect(ACTION_BODY_FILES.length).toBeGreaterThan(10);
     expect(ACTION_BODY_FILES.filter((f) => atInit.includes(f))).toEqual([]);
     expect(atInit.some((f) => f.endsWith('zod/v4/core/schemas.js'))).toBe(true);
@@ -70,12 +51,12 @@ describe('the skills function', () => {
 
   it('loads its init code in one chunk, however many lazy modules share parts of it (lib/bundling.ts lazyEntriesShareTheInit)', () => {
     // index.mjs, the chunk of the init code and esbuild's runtime helpers; 43 files without the plugin.
-    expect(initLoadedOutputs(metafile, ENTRY).length).toBeLessThanOrEqual(3);
-    expect(reachableOutputs(metafile, ENTRY).length).toBeGreaterThan(SKILL_FILES.length);
+    expect(initLoadedOutputs(skills.metafile, skills.entry).length).toBeLessThanOrEqual(3);
+    expect(reachableOutputs(skills.metafile, skills.entry).length).toBeGreaterThan(SKILL_FILES.length);
   });
 
   it('still carries every skill module, behind an import()', () => {
-    const ever = inputsOf(reachableOutputs(metafile, ENTRY));
+    const ever = new Set(skills.reachable);
     expect(SKILL_FILES.length).toBe(SKILL_CATALOGUE.length);
     expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => !ever.has(f))).toEqual([]);
   });

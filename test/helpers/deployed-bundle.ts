@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../../lib/bundling';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A function built exactly as it deploys (lib/bundling.ts `lambdaBuildOptions`), in memory. */
+export interface DeployedBundle {
+  metafile: Metafile;
+  /** The entry's key in the metafile's outputs (`…/index.mjs`). */
+  entry: string;
+  /** Source files with code in what a cold start parses: the entry and the chunks it imports statically. */
+  atInit: string[];
+  /** Source files with code in everything the function can load (static and `import()`). */
+  reachable: string[];
+}
+
+/** The source files with code in the given outputs of a build. */
+export function inputsIn(metafile: Metafile, outputs: readonly string[]): string[] {
+  return outputs.flatMap((output) =>
+    Object.entries(metafile.outputs[output]!.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([name]) => name),
+  );
+}
+
+/**
+ * Builds `functions/<folder>/handler.ts` with the deploy settings, plugins included, one build per
+ * function as CDK does, so the cold-start checks judge the chunks that ship.
+ */
+export async function buildAsDeployed(folder: string): Promise<DeployedBundle> {
+  const outdir = path.join(ROOT, `.deployed-bundle-${folder}`);
+  const { metafile } = await build({
+    ...lambdaBuildOptions(path.join(ROOT, 'functions', folder, 'handler.ts'), outdir),
+    sourcemap: false,
+    // Nothing is written: the checks read the metafile only.
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    absWorkingDir: ROOT,
+  });
+  const entry = Object.keys(metafile.outputs).find((k) => path.basename(k) === 'index.mjs')!;
+  return {
+    metafile,
+    entry,
+    atInit: inputsIn(metafile, initLoadedOutputs(metafile, entry)),
+    reachable: inputsIn(metafile, reachableOutputs(metafile, entry)),
+  };
+}
+
+/** Several functions built as they deploy, keyed by folder. */
+export async function buildAllAsDeployed(folders: readonly string[]): Promise<Record<string, DeployedBundle>> {
+  const built = await Promise.all(folders.map(async (folder) => [folder, await buildAsDeployed(folder)] as const));
+  return Object.fromEntries(built);
+}
