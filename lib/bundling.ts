@@ -95,14 +95,19 @@ export const aiSdkZodCopy: Plugin = {
  * leads to it, tree shaking aside: the DynamoDB client reaches the protocols barrel at init, the
  * barrel imports every protocol, so the REST-JSON (SES) and XML (S3) protocol code a lazy client
  * uses landed in the init chunk (~13 KB in accounts, ~28 KB in provisioner and skills). Each import
- * of such a barrel instead gets a barrel of only the `export { … } from` lines giving the names that
- * importer takes: the same bindings from the same files (one instance of each, so classes stay the
- * same), no other import edge. A barrel with other statements, or an importer taking more than
- * names (`import *`, `export *`), keeps the real barrel. The packages declare `sideEffects: false`,
- * so evaluating fewer barrel lines changes nothing else.
+ * of such a barrel instead gets a barrel re-exporting only the names that importer takes, straight
+ * from the files that define them: the same bindings from the same files (one instance of each, so
+ * classes stay the same), no other import edge. The serde barrel, which the DynamoDB client reaches
+ * for one helper, also defines names of its own and re-exports the stream code S3 uses (~10 KB at
+ * the skills function's init): its own statements become one module of their own, which the cut
+ * re-exports for the names it defines (retry takes its `v4`). An importer taking more than names
+ * (`import *`, `export *`) keeps the real barrel. The packages declare `sideEffects: false`, so evaluating fewer barrel lines changes
+ * nothing else.
  */
 export const SDK_BARREL_NAMESPACE = 'sdk-barrel-cut';
 const SDK_BARREL = /^@(aws-sdk|smithy)\/core\/[a-zA-Z-]+$/;
+
+export const SDK_BARREL_OWN_NAMESPACE = 'sdk-barrel-own';
 
 export const sdkBarrelsPerImporter: Plugin = {
   name: 'sdk-barrels-per-importer',
@@ -122,7 +127,7 @@ export const sdkBarrelsPerImporter: Plugin = {
         pluginData: SDK_BARREL_NAMESPACE,
       });
       if (barrel.errors.length || barrel.namespace !== 'file') return undefined;
-      const cut = cutBarrel(readFileSync(barrel.path, 'utf8'), names);
+      const cut = cutBarrel(readFileSync(barrel.path, 'utf8'), names, `${SDK_BARREL_OWN_NAMESPACE}:${barrel.path}`);
       if (cut === undefined) return undefined;
       // One module per barrel and set of names.
       const key = `${barrel.path}?${[...names].sort().join(',')}`;
@@ -133,6 +138,16 @@ export const sdkBarrelsPerImporter: Plugin = {
       contents: cutBarrels.get(args.path)!,
       loader: 'js',
       resolveDir: path.dirname(args.path.slice(0, args.path.indexOf('?'))),
+    }));
+    esbuild.onResolve({ filter: new RegExp(`^${SDK_BARREL_OWN_NAMESPACE}:`) }, (args) => ({
+      path: args.path.slice(SDK_BARREL_OWN_NAMESPACE.length + 1),
+      namespace: SDK_BARREL_OWN_NAMESPACE,
+      sideEffects: false,
+    }));
+    esbuild.onLoad({ filter: /.*/, namespace: SDK_BARREL_OWN_NAMESPACE }, (args) => ({
+      contents: barrelOwnStatements(readFileSync(args.path, 'utf8')),
+      loader: 'js',
+      resolveDir: path.dirname(args.path),
     }));
   },
 };
@@ -156,30 +171,48 @@ export function namesTakenFrom(source: string, specifier: string): Set<string> |
   return names;
 }
 
-/** `barrel` cut to the `export { … } from` lines giving `names`; undefined if it holds anything else or lacks one of them. */
-export function cutBarrel(barrel: string, names: Set<string>): string | undefined {
-  const kept: string[] = [];
-  const found = new Set<string>();
-  for (const statement of barrel
-    .split(';')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const m = /^export\s*\{([^}]*)\}\s*from\s*(["'][^"']+["'])$/.exec(statement);
-    if (!m) return undefined;
-    const exportedName = (part: string) =>
-      part
-        .split(/\s+as\s+/)
-        .pop()!
-        .trim();
-    const wanted = m[1]!
+const REEXPORT_FROM = /export\s*\{([^}]*)\}\s*from\s*(["'][^"']+["']);?/g;
+
+/**
+ * `barrel` cut to `names`: each re-exported straight from the file that defines it (`export { … }
+ * from` lines, and `import { … } from` + `export { … }` pairs), and each name the barrel defines
+ * itself (the serde barrel's `v4`, its blob adapter class) from `ownSpecifier`, the module of the
+ * barrel's own statements (`barrelOwnStatements`; one module for every importer, so a class stays
+ * one class). Undefined when a name comes from nowhere the cut can see, or the barrel has an `export *`.
+ */
+export function cutBarrel(barrel: string, names: Set<string>, ownSpecifier?: string): string | undefined {
+  if (/export\s*\*/.test(barrel)) return undefined;
+  const specifiers = (list: string) =>
+    list
       .split(',')
       .map((p) => p.trim())
-      .filter((p) => p && names.has(exportedName(p)));
-    for (const w of wanted) found.add(exportedName(w));
-    if (wanted.length) kept.push(`export { ${wanted.join(', ')} } from ${m[2]};`);
+      .filter(Boolean)
+      .map((p) => {
+        const [imported, local = imported] = p.split(/\s+as\s+/).map((x) => x.trim()) as [string, string?];
+        return { imported, local };
+      });
+  /** Exported name -> the file and the name it has there. */
+  const source = new Map<string, { from: string; name: string }>();
+  const imported = new Map<string, { from: string; name: string }>();
+  for (const m of barrel.matchAll(/import\s*\{([^}]*)\}\s*from\s*(["'][^"']+["'])/g))
+    for (const { imported: name, local } of specifiers(m[1]!)) imported.set(local, { from: m[2]!, name });
+  for (const m of barrel.matchAll(/export\s*\{([^}]*)\}\s*(from\s*(["'][^"']+["']))?/g))
+    for (const { imported: name, local: exported } of specifiers(m[1]!)) {
+      const origin = m[3] ? { from: m[3], name } : imported.get(name);
+      if (origin) source.set(exported, origin);
+    }
+  const definedHere = (name: string) => new RegExp(`export\\s+(const|let|var|class|function\\*?)\\s+${escapeRegExp(name)}\\b`).test(barrel);
+  const kept: string[] = [];
+  for (const name of names) {
+    const origin = source.get(name) ?? (ownSpecifier && definedHere(name) ? { from: JSON.stringify(ownSpecifier), name } : undefined);
+    if (!origin) return undefined;
+    kept.push(`export { ${origin.name === name ? name : `${origin.name} as ${name}`} } from ${origin.from};`);
   }
-  return found.size === names.size ? kept.join('\n') : undefined;
+  return kept.join('\n');
 }
+
+/** The barrel without its `export { … } from` lines: what it defines itself, and the imports that needs. */
+export const barrelOwnStatements = (barrel: string) => barrel.replace(REEXPORT_FROM, '');
 
 /**
  * The esbuild settings of every function's code (the agent runtime's image reuses them too, as one

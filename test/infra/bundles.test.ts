@@ -16,8 +16,10 @@ import {
   AI_DEFAULT_PROVIDER,
   AI_SDK_ZOD_NAMESPACE,
   aiSdkZodCopy,
+  barrelOwnStatements,
   cutBarrel,
   namesTakenFrom,
+  SDK_BARREL_OWN_NAMESPACE,
   sdkBarrelsPerImporter,
   CREDENTIALS_SHIM,
   ESM_REQUIRE_BANNER,
@@ -302,6 +304,16 @@ describe('the SDK barrels cut per importer', () => {
     expect(cutBarrel(barrel, new Set(['C', 'E']))).toBe('export { B as C } from "./a";\nexport { E } from "@scope/e";');
     expect(cutBarrel(barrel, new Set(['Z']))).toBeUndefined();
     expect(cutBarrel(`${barrel}export * from "./f";`, new Set(['D']))).toBeUndefined();
+    // A barrel that also defines names (the serde barrel): re-exported names still come straight from
+    // their files, imported-then-exported ones from theirs, and its own from the module of its own statements.
+    const mixed = `import { bind } from "./bind";\nimport { g } from "./g";\n${barrel}export { g };\nexport const v4 = bind(g);\nexport class Blob extends bind(g) {\n}\n`;
+    expect(cutBarrel(mixed, new Set(['D', 'g', 'v4', 'Blob']), 'own:x')).toBe(
+      'export { D } from "./d";\nexport { g } from "./g";\nexport { v4 } from "own:x";\nexport { Blob } from "own:x";',
+    );
+    expect(cutBarrel(mixed, new Set(['v4']))).toBeUndefined();
+    expect(barrelOwnStatements(mixed)).toBe(
+      'import { bind } from "./bind";\nimport { g } from "./g";\n\n\n\nexport { g };\nexport const v4 = bind(g);\nexport class Blob extends bind(g) {\n}\n',
+    );
     for (const wider of [
       'import * as x from "@smithy/core/x";',
       'import "@smithy/core/x";',
@@ -321,6 +333,19 @@ describe('the SDK barrels cut per importer', () => {
       const { inputs, initInputs } = bundleOf(folder);
       expect(initInputs.filter(lazyProtocol), folder).toEqual([]);
       expect(inputs.some(lazyProtocol), folder).toBe(true);
+    }
+  });
+
+  it("leaves the stream code of the serde barrel in the lazy S3 chunks, though the retry middleware at init takes the barrel's own v4", () => {
+    const s3Streams = (i: string) => /@smithy\/core\/dist-es\/submodules\/serde\/util-stream\/(checksum\/ChecksumStream|sdk-stream-mixin)\.js$/.test(i);
+    for (const folder of ['skills', 'provisioner']) {
+      const { inputs, initInputs } = bundleOf(folder);
+      expect(initInputs.filter(s3Streams), folder).toEqual([]);
+      expect(inputs.filter(s3Streams), folder).toHaveLength(2);
+      expect(
+        initInputs.some((i) => i.startsWith(`${SDK_BARREL_OWN_NAMESPACE}:`) && i.endsWith('serde/index.js')),
+        folder,
+      ).toBe(true);
     }
   });
 
