@@ -299,12 +299,62 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
   },
 });
 
+/**
+ * The contract's documentation stays out of the functions that do not serve it. A route's `summary`,
+ * `description` and `responses` (and a group's `description`) are read by the OpenAPI document
+ * only (shared/contract/openapi.ts), yet every function carried them: the prose and the response
+ * schemas' factories of its group were 3–9 KB of each init. Each contract file is loaded with
+ * those properties removed from its route and group objects (objects with an `operation`, or a
+ * `group` and `routes`), and every `lazySchema(…)` call marked pure, so the response schemas and
+ * what only they referenced are tree-shaken. The function whose handler
+ * loads the document builder (`shared/contract/document`: api-document) keeps them all; the local
+ * stack and the tests run the sources, with everything.
+ */
+const CONTRACT_FILE = /[\\/]shared[\\/]contract[\\/].+\.ts$/;
+const DOC_PROPERTIES = new Set(['summary', 'description', 'responses']);
+
+export const contractWithoutDocs = (entry: string): Plugin => ({
+  name: 'contract-without-docs',
+  setup(esbuild) {
+    const entryFile = path.resolve(esbuild.initialOptions.absWorkingDir ?? process.cwd(), entry);
+    if (/contract\/document['"]/.test(readFileSync(entryFile, 'utf8'))) return;
+    esbuild.onLoad({ filter: CONTRACT_FILE }, (args) => ({ contents: withoutContractDocs(readFileSync(args.path, 'utf8'), args.path), loader: 'ts' }));
+  },
+});
+
+/** `source` (a contract module) without the documentation properties of its route and group objects. */
+export function withoutContractDocs(source: string, fileName = 'contract.ts'): string {
+  const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript');
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const nameOf = (p: import('typescript').ObjectLiteralElementLike) => (p.name && ts.isIdentifier(p.name) ? p.name.text : undefined);
+  const isDocumented = (o: import('typescript').ObjectLiteralExpression) => {
+    const names = new Set(o.properties.map(nameOf));
+    return names.has('operation') || (names.has('group') && names.has('routes'));
+  };
+  const strip: import('typescript').TransformerFactory<import('typescript').SourceFile> = (context) => {
+    const visit = (node: import('typescript').Node): import('typescript').Node => {
+      const visited = ts.visitEachChild(node, visit, context);
+      // esbuild honours a pure annotation across files only at the call: one per lazySchema call.
+      if (ts.isCallExpression(visited) && ts.isIdentifier(visited.expression) && visited.expression.text === 'lazySchema')
+        return ts.addSyntheticLeadingComment(visited, ts.SyntaxKind.MultiLineCommentTrivia, '@__PURE__', false);
+      if (!ts.isObjectLiteralExpression(visited) || !isDocumented(visited)) return visited;
+      return context.factory.updateObjectLiteralExpression(
+        visited,
+        visited.properties.filter((p) => !DOC_PROPERTIES.has(nameOf(p) ?? '')),
+      );
+    };
+    return (sourceFile) => ts.visitNode(sourceFile, visit) as import('typescript').SourceFile;
+  };
+  const [stripped] = ts.transform(file, [strip]).transformed;
+  return ts.createPrinter().printFile(stripped!);
+}
+
 /** The complete esbuild options of one function: its handler file bundled into `outdir`. */
 export function lambdaBuildOptions(entry: string, outdir: string) {
   return {
     ...LAMBDA_BUNDLE,
     ...SPLIT_OUTPUT,
-    plugins: [...LAMBDA_BUNDLE.plugins, lazyEntriesShareTheInit(entry)],
+    plugins: [...LAMBDA_BUNDLE.plugins, lazyEntriesShareTheInit(entry), contractWithoutDocs(entry)],
     entryPoints: { [LAMBDA_ENTRY_NAME]: entry },
     outdir,
   } satisfies BuildOptions;

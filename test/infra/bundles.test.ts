@@ -24,6 +24,7 @@ import {
   CREDENTIALS_SHIM,
   ESM_REQUIRE_BANNER,
   initLoadedOutputs,
+  withoutContractDocs,
   LAMBDA_BUNDLE,
   lambdaBuildOptions,
   reachableOutputs,
@@ -36,7 +37,10 @@ import { ZodFirstPartyTypeKind as standInTypeNames } from '../../shared/bundle-s
 import { WORKERS } from '../../lib/constructs/functions';
 import { PlatformFunction } from '../../lib/constructs/platform-function';
 import { NEEDS, type Need } from '../../lib/permissions';
+import { config } from '../../shared/config';
 import { contract } from '../../shared/contract';
+import { openApiDocument } from '../../shared/contract/document';
+import { API_VERSION } from '../../functions/api-document/version';
 import { startFakeModelServer } from '../helpers/fake-model-server';
 
 /**
@@ -122,7 +126,12 @@ describe('bundling settings', () => {
       sourcesContent: false,
       external: [],
       banner: { js: ESM_REQUIRE_BANNER },
-      plugins: [aiSdkZodCopy, sdkBarrelsPerImporter, expect.objectContaining({ name: 'lazy-entries-share-the-init' })],
+      plugins: [
+        aiSdkZodCopy,
+        sdkBarrelsPerImporter,
+        expect.objectContaining({ name: 'lazy-entries-share-the-init' }),
+        expect.objectContaining({ name: 'contract-without-docs' }),
+      ],
       alias: {
         [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
         zod: ZOD_WITHOUT_LOCALES,
@@ -287,6 +296,52 @@ describe("the AI SDK's own zod copy", () => {
       await models.close();
     }
   }, 60_000);
+});
+
+describe("the contract's documentation", () => {
+  it('is removed from route and group objects only, and every lazySchema call is marked pure', () => {
+    const source = [
+      'const Body = lazySchema(() => z.object({ a: z.string() }));',
+      "const skill = { name: 'x', description: 'kept: a skill entry, not a route' };",
+      "export const g = defineGroup({ group: 'g', description: 'group prose', routes: [",
+      "  { operation: 'op', method: 'GET', path: '/p', auth: 'none', summary: 'route prose', description: 'more prose', body: Body, responses: () => ({ 200: Body() }) },",
+      '] });',
+    ].join('\n');
+    const stripped = withoutContractDocs(source);
+    for (const gone of ['group prose', 'route prose', 'more prose', 'responses']) expect(stripped).not.toContain(gone);
+    for (const kept of ["description: 'kept: a skill entry, not a route'", "operation: 'op'", 'body: Body', "group: 'g'"]) expect(stripped).toContain(kept);
+    expect(stripped).toMatch(/\/\*\s*@__PURE__\s*\*\/\s*lazySchema\(/);
+  });
+
+  it('leaves a function with its request validation but without the prose and the response schemas', () => {
+    // Bundles are megabytes of text: the checks say which phrase, not the whole text, when they fail.
+    const has = (folder: string, phrase: string) => ({ [phrase]: bundleOf(folder).text.includes(phrase) });
+    const requestValidation = 'must be a whole number followed by m, h or d';
+    const routeProse = 'Counted from the records the account stores';
+    const responseSchema = 'percent of the quota; above 100 when the table outgrew it';
+    expect({ ...has('metrics', requestValidation), ...has('metrics', routeProse), ...has('metrics', responseSchema) }).toEqual({
+      [requestValidation]: true,
+      [routeProse]: false,
+      [responseSchema]: false,
+    });
+    expect({ ...has('api-document', routeProse), ...has('api-document', responseSchema) }).toEqual({ [routeProse]: true, [responseSchema]: true });
+  });
+
+  it('is all there in the document the api-document bundle serves: the same text as the sources give', async () => {
+    const event = {
+      version: '2.0',
+      routeKey: 'GET /api/openapi.json',
+      rawPath: '/api/openapi.json',
+      rawQueryString: '',
+      headers: {},
+      requestContext: { http: { method: 'GET', path: '/api/openapi.json', sourceIp: '127.0.0.1' }, requestId: 'r1', routeKey: 'GET /api/openapi.json' },
+      isBase64Encoded: false,
+    };
+    const context = "{ functionName: 'api-document', awsRequestId: 'r1', getRemainingTimeInMillis: () => 29000 }";
+    const served = (await evaluate(bundleOf('api-document').file, `m.handler(${JSON.stringify(event)}, ${context}).then((r) => r.body)`)) as string;
+    const fromSources = JSON.stringify(openApiDocument({ version: API_VERSION, serverUrl: config().appUrl }));
+    expect({ length: served.length, same: served === fromSources }).toEqual({ length: fromSources.length, same: true });
+  });
 });
 
 describe('the SDK barrels cut per importer', () => {
