@@ -146,7 +146,7 @@ const rows: FunctionRow[] = targets.map((t) => {
 });
 
 // 3. Warm handler CPU, with the emulators up only now so Java does not disturb the init numbers.
-const { measureWarm, CPU_BUDGET, OVERHEAD_BUDGET } = await import('./warm');
+const { measureWarm, OVERHEAD_BUDGET } = await import('./warm');
 // `--no-throughput` leaves out the autocannon runs (about a minute) for a quicker warm-CPU check.
 const withThroughput = !process.argv.includes('--no-throughput');
 // Wake-to-first-answer starts real runtimes (about 15 s): the full bench only, never a partial run.
@@ -284,7 +284,8 @@ if (!only) reportWarmAndTracing();
 function reportWarmAndTracing() {
   out.push(
     '',
-    `Warm handler CPU outside I/O (${warm[0]?.iterations ?? 0} calls after ${warm[0]?.warmups ?? 0} warm-ups; process.cpuUsage() per call, DynamoDB Local in another process; budget p50 <= ${CPU_BUDGET.p50Ms} ms, p99 <= ${CPU_BUDGET.p99Ms} ms)`,
+    `Warm CPU per call, the DynamoDB client's own work included (${warm[0]?.iterations ?? 0} calls after ${warm[0]?.warmups ?? 0} warm-ups; process.cpuUsage() per call, ` +
+      'DynamoDB Local in another process; judged in the next table, above the floor that makes the same calls)',
     '',
   );
   out.push(
@@ -302,8 +303,6 @@ function reportWarmAndTracing() {
         'wall p50 ms',
         'wall p99 ms',
         'DynamoDB trips/req',
-        'cpu ok',
-        '',
       ],
       warm.map((w) => [
         w.route,
@@ -322,10 +321,8 @@ function reportWarmAndTracing() {
         w.callsWithExtraRoundTrips
           ? `${w.dbRoundTripsPerRequest} (max ${w.dbRoundTripsMax} on ${w.callsWithExtraRoundTrips} calls)`
           : String(w.dbRoundTripsPerRequest),
-        w.cpuOk ? 'yes' : 'NO',
-        w.cpuOk ? '' : 'OVER BUDGET',
       ]),
-      [false, false, true, true, true, true, true, true, true, true, true, true, false, false],
+      [false, false, true, true, true, true, true, true, true, true, true, true],
     ),
   );
   out.push(
@@ -336,8 +333,8 @@ function reportWarmAndTracing() {
 
   out.push(
     '',
-    `Warm CPU above the floor (floor = the same DynamoDB commands through the bare document client, bundled like the baseline; ` +
-      `measured interleaved with the route, ${warm[0]?.iterations ?? 0} calls each; target overhead p50 <= ${OVERHEAD_BUDGET.p50Ms} ms, p99 <= ${OVERHEAD_BUDGET.p99Ms} ms)`,
+    `Warm handler CPU outside I/O: above the floor (floor = the same DynamoDB commands through the bare document client, bundled like the baseline; ` +
+      `measured interleaved with the route, ${warm[0]?.iterations ?? 0} calls each; budget overhead p50 <= ${OVERHEAD_BUDGET.p50Ms} ms, p99 <= ${OVERHEAD_BUDGET.p99Ms} ms)`,
     '',
   );
   out.push(
@@ -366,7 +363,7 @@ function reportWarmAndTracing() {
         w.overheadP99Ms.toFixed(3),
         String(w.kmsCallsPerRequest),
         w.overheadOk ? 'yes' : 'NO',
-        w.overheadOk ? '' : 'OVER TARGET',
+        w.overheadOk ? '' : 'OVER BUDGET',
       ]),
       [false, false, true, true, true, true, true, true, true, false, false],
     ),
@@ -511,7 +508,7 @@ out.push(
     `${webConsole.ok ? '' : ' OVER BUDGET'} (${webConsole.files.join(', ')})`,
 );
 
-const warmOver = warm.filter((w) => !w.cpuOk);
+const warmOver = warm.filter((w) => !w.overheadOk);
 const durationS = (performance.now() - startedAt) / 1000;
 const loadAtEnd = os.loadavg()[0]!;
 // Timings on a shared two-core machine mean little when other work competes for the cores.
@@ -527,8 +524,7 @@ const medianInitKb = rows.length ? round(median(rows.map((r) => r.initKb)), 1) :
 out.push(
   '',
   `SUMMARY: ${medianInitKb === undefined ? '' : `median init ${medianInitKb} KB (target <= ${BUDGET.medianInitKb} KB); `}${warmOnly ? 'functions not measured (--warm-only)' : over.length ? `${over.length}/${rows.length} functions OVER BUDGET (${over.map((r) => r.name).join(', ')})` : `all ${rows.length} functions within budget`}; ` +
-    `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET` : `all ${warm.length} warm routes within CPU budget`}; ` +
-    `${only ? '' : `${warm.filter((w) => !w.overheadOk).length}/${warm.length} warm routes over the overhead target; `}` +
+    `${only ? 'warm CPU not measured (--only)' : warmOver.length ? `${warmOver.length}/${warm.length} warm routes OVER BUDGET (CPU above the floor)` : `all ${warm.length} warm routes within the CPU budget (CPU above the floor)`}; ` +
     `${wake ? `wake-to-first-answer p50 ${wake.p50Ms} ms; ` : ''}` +
     `${throughput ? `throughput ratio ${throughput.map((t) => `${t.route} ${t.ratio.toFixed(2)}`).join(', ')}; ` : ''}` +
     `bench took ${durationS.toFixed(1)} s.`,
@@ -548,8 +544,6 @@ const results = {
   },
   budgets: {
     ...BUDGET,
-    warmCpuP50Ms: CPU_BUDGET.p50Ms,
-    warmCpuP99Ms: CPU_BUDGET.p99Ms,
     warmOverheadP50Ms: OVERHEAD_BUDGET.p50Ms,
     warmOverheadP99Ms: OVERHEAD_BUDGET.p99Ms,
     throughputRatio: THROUGHPUT_RATIO_TARGET,
@@ -584,7 +578,6 @@ const results = {
     functionsOverBudget: over.map((r) => r.name),
     medianInitKb,
     warmRoutesOverBudget: warmOver.map((w) => `${w.route} (${w.credential})`),
-    warmRoutesOverOverheadTarget: warm.filter((w) => !w.overheadOk).map((w) => `${w.route} (${w.credential})`),
     throughputRatios: throughput?.map((t) => `${t.route}: ${t.ratio}`),
     coldFirstAnswerRatios: cold.map((c) => `${c.route} (${c.credential}): ${c.ratio}`),
     wakeToFirstAnswerP50Ms: wake?.p50Ms,

@@ -30,7 +30,6 @@ import type { WakeResult } from './wake';
 // Steady state: after 200 calls V8 was still compiling the pipeline on its helper threads, and that work was most of the public route's p99 (bench/profile-warm.ts --threads: the slowest calls gather in the first few thousand).
 export const WARMUPS = 1000;
 export const ITERATIONS = 2000;
-export const CPU_BUDGET = { p50Ms: 0.3, p99Ms: 1 };
 
 type Credential = 'none' | 'jwt' | 'apiKey';
 
@@ -88,7 +87,6 @@ export interface WarmResult {
   dbRequestUnits: RequestUnits;
   /** Median KMS calls per request over the measured calls (0 in steady state, DESIGN.md section 11). */
   kmsCallsPerRequest: number;
-  cpuOk: boolean;
   /** The floor: the same DynamoDB commands through the bare document client, measured interleaved with the route. */
   floor: { commands: string[]; cpuP50Ms: number; cpuP99Ms: number; wallP50Ms: number; wallP99Ms: number };
   /** CPU above the floor: route percentile minus floor percentile. */
@@ -97,7 +95,11 @@ export interface WarmResult {
   overheadOk: boolean;
 }
 
-/** Issue 16's target for the CPU a route spends above its floor. */
+/**
+ * DESIGN §11's budget for warm handler CPU outside I/O, judged on the CPU a route spends above its
+ * floor (issue 16): the process CPU of a call also counts the DynamoDB client's own work (marshalling,
+ * signing, HTTP), which the floor, making the same commands with nothing else, pays as well.
+ */
 export const OVERHEAD_BUDGET = { p50Ms: 0.3, p99Ms: 1 };
 
 const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-for-hs256-0123456789';
@@ -310,7 +312,6 @@ export async function measureWarm(
         dbCommands: commands.map((x) => x.name),
         dbRequestUnits: requestUnits(recorded),
         kmsCallsPerRequest: percentile(kms, 0.5),
-        cpuOk: cpuP50Ms <= CPU_BUDGET.p50Ms && cpuP99Ms <= CPU_BUDGET.p99Ms,
         floor: {
           commands: recorded.map((x) => x.name),
           cpuP50Ms: r4(percentile(floorCpu, 0.5)),
