@@ -223,7 +223,8 @@ describe('web console in Chromium', () => {
   it('shows the tokens of the chat in the usage chart', async () => {
     await page.getByRole('link', { name: 'Billing' }).click();
     await expect.poll(async () => Number(await page.getByTestId('total-tokens').textContent()), POLL).toBeGreaterThan(0);
-    expect(await page.locator('.chart canvas').count()).toBe(2);
+    // The charts draw after the figures arrive, and later still on a loaded machine.
+    await expect.poll(() => page.locator('.chart canvas').count(), POLL).toBe(2);
     const tokensCell = page
       .getByRole('row')
       .filter({ hasText: new Date().toISOString().slice(0, 10) })
