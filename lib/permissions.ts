@@ -25,7 +25,7 @@ export const TABLE_ITEM_ACTIONS = [
 
 /** What a function may do beyond reading and writing the table's items, which every function does. */
 export type Need =
-  /** sqs:SendMessage on the provisioning queue (shared/adapters/launcher.ts requestProvisioning). */
+  /** sqs:SendMessage on the provisioning queue (shared/adapters/provisioning-queue.ts requestProvisioning). */
   | 'sendProvisioning'
   /** sqs:SendMessage on the events queue (shared/events/emit.ts emitEvent). */
   | 'sendEvents'

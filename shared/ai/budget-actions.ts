@@ -1,5 +1,5 @@
 import { sendEmail } from '../adapters/email';
-import { requestProvisioning } from '../adapters/launcher';
+import { requestProvisioning } from '../adapters/provisioning-queue';
 import { ACCOUNT_SCOPE, type BudgetCap, claimBudgetAlert, getSpend } from '../db/budgets';
 import * as keys from '../db/keys';
 import { getInstance, transitionInstance } from '../db/instances';
