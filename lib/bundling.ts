@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -340,12 +340,47 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
   },
 });
 
+/**
+ * esbuild writes a chunk for every `import()` in the graph, also for one whose call tree shaking
+ * removed (viem's index reaches `import('isows')` of its unused websocket transport: `ws`, 49 KB;
+ * the skills function's unused `launcher()` reaches the ECS client). Nothing imports such a chunk,
+ * so its code can never run, but it was deployed and counted against the 1 MB package limit
+ * (gateway 88 KB, skills 263 KB). After the build, every output the entry cannot reach statically
+ * or through `import()` is deleted (from disk, or from `outputFiles` when nothing is written) and
+ * from the metafile, which this plugin asks esbuild for.
+ */
+export const dropUnreachableChunks = (outdir: string): Plugin => ({
+  name: 'drop-unreachable-chunks',
+  setup(esbuild) {
+    esbuild.initialOptions.metafile = true;
+    const workingDir = esbuild.initialOptions.absWorkingDir ?? process.cwd();
+    esbuild.onEnd((result) => {
+      const metafile = result.metafile;
+      if (!metafile || result.errors.length) return;
+      const entry = path
+        .relative(workingDir, path.resolve(workingDir, outdir, `${LAMBDA_ENTRY_NAME}.mjs`))
+        .split(path.sep)
+        .join('/');
+      if (!metafile.outputs[entry]) return;
+      const reachable = new Set(reachableOutputs(metafile, entry));
+      const unreachable = Object.keys(metafile.outputs).filter((o) => o.endsWith('.mjs') && !reachable.has(o));
+      const dropped = new Set(unreachable.flatMap((o) => [o, `${o}.map`]).filter((o) => metafile.outputs[o]));
+      for (const output of dropped) {
+        delete metafile.outputs[output];
+        const file = path.resolve(workingDir, output);
+        if (result.outputFiles) result.outputFiles = result.outputFiles.filter((f) => f.path !== file);
+        else rmSync(file, { force: true });
+      }
+    });
+  },
+});
+
 /** The complete esbuild options of one function: its handler file bundled into `outdir`. */
 export function lambdaBuildOptions(entry: string, outdir: string) {
   return {
     ...LAMBDA_BUNDLE,
     ...SPLIT_OUTPUT,
-    plugins: [...LAMBDA_BUNDLE.plugins, lazyEntriesShareTheInit(entry)],
+    plugins: [...LAMBDA_BUNDLE.plugins, lazyEntriesShareTheInit(entry), dropUnreachableChunks(outdir)],
     entryPoints: { [LAMBDA_ENTRY_NAME]: entry },
     outdir,
   } satisfies BuildOptions;
@@ -375,7 +410,7 @@ export function initLoadedOutputs(metafile: Metafile, entry: string): string[] {
 /**
  * Every output a function can ever load: its entry and the chunks reached statically or through
  * `import()`. esbuild also writes a chunk for an `import()` whose call tree shaking removed; nothing
- * loads that one, so the code in it cannot run.
+ * loads that one, so the code in it cannot run (`dropUnreachableChunks` deletes it).
  */
 export function reachableOutputs(metafile: Metafile, entry: string): string[] {
   return walkOutputs(metafile, entry, ['import-statement', 'dynamic-import']);

@@ -123,7 +123,12 @@ describe('bundling settings', () => {
       sourcesContent: false,
       external: [],
       banner: { js: ESM_REQUIRE_BANNER },
-      plugins: [aiSdkZodCopy, sdkBarrelsPerImporter, expect.objectContaining({ name: 'lazy-entries-share-the-init' })],
+      plugins: [
+        aiSdkZodCopy,
+        sdkBarrelsPerImporter,
+        expect.objectContaining({ name: 'lazy-entries-share-the-init' }),
+        expect.objectContaining({ name: 'drop-unreachable-chunks' }),
+      ],
       alias: {
         [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
         zod: ZOD_WITHOUT_LOCALES,
@@ -194,6 +199,31 @@ describe('code splitting', () => {
     expect(readFileSync(lazyChunk!, 'utf8').startsWith(ESM_REQUIRE_BANNER)).toBe(true);
     expect(existsSync(`${lazyChunk}.map`)).toBe(true);
     expect(await evaluate(path.resolve(entry), 'm.handler()')).toBe(process.platform);
+  });
+
+  it('deploys no chunk that nothing can load: an import() that tree shaking removed leaves no file (ws in gateway)', () => {
+    for (const folder of folders) {
+      const metafile = metafiles.get(folder)!;
+      const entry = Object.keys(metafile.outputs).find((f) => f.endsWith(`/${folder}/index.mjs`))!;
+      const reachable = new Set(reachableOutputs(metafile, entry));
+      const written = readdirSync(path.join(outdir, folder, 'chunks')).map((c) =>
+        path
+          .relative(ROOT, path.join(outdir, folder, 'chunks', c))
+          .split(path.sep)
+          .join('/'),
+      );
+      expect(
+        Object.keys(metafile.outputs).filter((o) => o.endsWith('.mjs') && !reachable.has(o)),
+        folder,
+      ).toEqual([]);
+      expect(
+        written.filter((file) => !metafile.outputs[file]),
+        folder,
+      ).toEqual([]);
+    }
+    // viem's index reaches its websocket transport's import('isows'), a call no function keeps.
+    expect(bundleOf('gateway').inputs.filter((i) => /node_modules\/(ws|isows)\//.test(i))).toEqual([]);
+    expect(Object.keys(metafiles.get('gateway')!.inputs).some((i) => /node_modules\/ws\//.test(i))).toBe(true);
   });
 
   it("deploys each function's own index.mjs and chunks from CDK's local bundling", async () => {

@@ -33,4 +33,12 @@ describe('the packages of the functions that call models', () => {
     expect(reachable.filter((i) => LAUNCHING_ONLY.some((part) => i.includes(part)))).toEqual([]);
     expect(reachable.filter((i) => MAILING_ONLY.some((part) => i.includes(part)))).toEqual([]);
   });
+
+  it.each(['ai', 'runtime-model'] as const)('%s deploys under 1 MB, all chunks together (DESIGN §11)', (fn) => {
+    const { metafile } = bundles[fn]!;
+    const packageBytes = Object.entries(metafile.outputs)
+      .filter(([name]) => name.endsWith('.mjs'))
+      .reduce((sum, [, output]) => sum + output.bytes, 0);
+    expect(packageBytes).toBeLessThan(1024 * 1024);
+  });
 });
