@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/http/logger';
 import { queueDelivery } from '../../shared/events/emit';
 import { deliverEvent, PlatformEventSchema } from './deliver';
-import { deliverQueuedEmail, isQueuedEmail } from './mailer';
+import { isQueuedEmail } from '../../shared/adapters/email-queue';
 
 /** SQS delays in whole seconds; a retry this close to its time is sent now rather than queued again. */
 const DUE_TOLERANCE_MS = 250;
@@ -23,7 +23,8 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   } catch {
     throw new Error('message is not JSON');
   }
-  if (isQueuedEmail(body)) return deliverQueuedEmail(body);
+  // Loaded by the first email: most of the queue's messages are events.
+  if (isQueuedEmail(body)) return (await import('./mailer')).deliverQueuedEmail(body);
   const event = PlatformEventSchema().parse(body);
   if (event.delivery && Date.parse(event.delivery.dueAt) - Date.now() > DUE_TOLERANCE_MS) {
     await queueDelivery({ ...event, delivery: event.delivery });

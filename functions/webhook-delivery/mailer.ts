@@ -31,9 +31,6 @@ export const QueuedEmailSchema = lazySchema(() =>
   }),
 );
 
-/** True for a message of the events queue that is a queued email rather than a platform event. */
-export const isQueuedEmail = (body: unknown): boolean => (body as { kind?: unknown } | null)?.kind === 'email';
-
 export class MailBeingSentError extends Error {}
 
 type ClaimOutcome = 'claimed' | 'sent' | 'rejected';

@@ -19,6 +19,9 @@ export interface QueuedEmail {
   message: EmailMessage;
 }
 
+/** True for a message of the events queue that is a queued email rather than a platform event. */
+export const isQueuedEmail = (body: unknown): boolean => (body as { kind?: unknown } | null)?.kind === 'email';
+
 export class EmailQueueNotConfiguredError extends Error {}
 
 /** Queues one email for the account `userId`; throws when the events queue is not configured or SQS refuses. */

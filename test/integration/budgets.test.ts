@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../shared/adapters/email';
-import type { QueuedEmail } from '../../shared/adapters/email-queue';
+import { isQueuedEmail, type QueuedEmail } from '../../shared/adapters/email-queue';
 import { catalogue, costUsd } from '../../shared/ai/catalogue';
 import { BudgetExceededError, estimatePromptTokens, generateChat } from '../../shared/ai/model-layer';
 import { ACCOUNT_SCOPE, agentScope, getSpend } from '../../shared/db/budgets';
@@ -12,7 +12,6 @@ import { tenant } from '../../shared/db/tenant';
 import { accountSession, call, storeActiveSubscription, type TestSession } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';
 import { useFakeModelProviders } from '../helpers/model-providers';
-import { isQueuedEmail } from '../../functions/webhook-delivery/mailer';
 import { putRunningInstance, putTestAgent } from '../security/route-samples';
 import { privateQueue, sqsEvent, sqsRecord } from './agents-helpers';
 
