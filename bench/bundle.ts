@@ -74,7 +74,7 @@ function measure(name: string, outdir: string, metafile: Metafile): BundleResult
     outfile: path.resolve(ROOT, entry),
     initBytes: bytesOf(initOutputs),
     packageBytes: bytesOf(code),
-    // A chunk of an import() that tree shaking removed is written but never loaded: not counted here.
+    // The chunk of an import() that tree shaking removed is not written (lib/bundling.ts dropUnreachableChunks).
     lazyChunks: reachableOutputs(metafile, entry)
       .filter((o) => !initOutputs.includes(o))
       .map((o) => path.resolve(ROOT, o)),

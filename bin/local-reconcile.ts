@@ -1,4 +1,4 @@
-import { requestProvisioning } from '../shared/adapters/launcher';
+import { requestProvisioning } from '../shared/adapters/provisioning-queue';
 import { localLauncher } from '../shared/adapters/launcher-local';
 import { IllegalTransitionError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '../shared/db/instances';
 import { instancesRecordedLive } from '../shared/db/local-instances';

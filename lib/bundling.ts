@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -72,10 +72,26 @@ const AI_SDK_FILE = /[\\/]node_modules[\\/](ai|@ai-sdk[\\/][^\\/]+)[\\/]/;
 export const aiSdkZodCopy: Plugin = {
   name: 'ai-sdk-zod-copy',
   setup(esbuild) {
-    // Same target as the `zod` alias below (locales trimmed), only in the other namespace.
-    esbuild.onResolve({ filter: /^zod(\/v4)?$/ }, (args) =>
-      AI_SDK_FILE.test(args.importer) ? { path: ZOD_WITHOUT_LOCALES, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: false } : undefined,
-    );
+    // Same target as the `zod` alias below (locales trimmed), only in the other namespace; narrowed
+    // to the members the importer uses when it can tell (zodMembersUsedBy).
+    const membersOf = new Map<string, Promise<Set<string> | undefined>>();
+    esbuild.onResolve({ filter: /^zod(\/v4)?$/ }, async (args) => {
+      if (!AI_SDK_FILE.test(args.importer)) return undefined;
+      if (!membersOf.has(args.importer)) membersOf.set(args.importer, zodMembersUsedBy(args.importer, readFileSync(args.importer, 'utf8')));
+      const members = await membersOf.get(args.importer);
+      if (members) return { path: [...members].sort().join(','), namespace: AI_SDK_ZOD_MEMBERS_NAMESPACE, sideEffects: false };
+      return { path: ZOD_WITHOUT_LOCALES, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: false };
+    });
+    esbuild.onLoad({ filter: /.*/, namespace: AI_SDK_ZOD_MEMBERS_NAMESPACE }, (args) => ({
+      contents: zodMembersModule(args.path.split(',')),
+      loader: 'js',
+      resolveDir: path.dirname(ZOD_WITHOUT_LOCALES),
+    }));
+    esbuild.onResolve({ filter: /.*/, namespace: AI_SDK_ZOD_MEMBERS_NAMESPACE }, () => ({
+      path: ZOD_WITHOUT_LOCALES,
+      namespace: AI_SDK_ZOD_NAMESPACE,
+      sideEffects: false,
+    }));
     // Inside the copy, esbuild's own resolution (extensions, zod's package.json `sideEffects`), kept in the namespace.
     esbuild.onResolve({ filter: /^\./, namespace: AI_SDK_ZOD_NAMESPACE }, async (args) => {
       const resolved = await esbuild.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer });
@@ -88,6 +104,64 @@ export const aiSdkZodCopy: Plugin = {
     }));
   },
 };
+
+/**
+ * The AI SDK imports zod as `import { z as z2 } from "zod/v4"`, and `z` is zod's whole API as one
+ * namespace object, which esbuild cannot tree-shake: every AI function shipped all of zod classic
+ * (`z.compile`, `z.fromJSONSchema`, the ISO and codec helpers...) in its lazy chunks. An importer
+ * that only ever reads members of its zod bindings (`z2.object`, `z4.toJSONSchema`) gets instead a
+ * module with just those members, taken from the same copy of zod, so the rest falls away. A name used
+ * any other way (passed as a value, re-exported) or any other import form keeps the real module.
+ */
+export const AI_SDK_ZOD_MEMBERS_NAMESPACE = 'ai-sdk-zod-members';
+
+/**
+ * The members an importer reads from its zod imports (`import { z }`, `{ z as x }`, `* as x` of
+ * `zod` or `zod/v4`); undefined when it imports zod otherwise or uses such a binding other than as
+ * `x.member`. TypeScript's parser (a devDependency, like esbuild) reads the importer, so strings,
+ * regular expressions and properties of the same name are not mistaken for the binding.
+ */
+export async function zodMembersUsedBy(fileName: string, source: string): Promise<Set<string> | undefined> {
+  const ts = (await import('typescript')).default;
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const locals = new Set<string>();
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || !/^zod(\/v4)?$/.test(statement.moduleSpecifier.text)) continue;
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    if (!clause || clause.name || !bindings) return undefined;
+    if (ts.isNamespaceImport(bindings)) locals.add(bindings.name.text);
+    else if (bindings.elements.length === 1 && (bindings.elements[0]!.propertyName ?? bindings.elements[0]!.name).text === 'z')
+      locals.add(bindings.elements[0]!.name.text);
+    else return undefined;
+  }
+  if (!locals.size) return undefined;
+  const members = new Set<string>();
+  let otherUse = false;
+  const visit = (node: import('typescript').Node): void => {
+    if (otherUse) return;
+    if (ts.isImportDeclaration(node)) return;
+    if (ts.isIdentifier(node) && locals.has(node.text)) {
+      const parent = node.parent;
+      if (ts.isPropertyAccessExpression(parent) && parent.expression === node && parent.name.text !== '__proto__') members.add(parent.name.text);
+      // The name of a property, not the binding.
+      else if (!((ts.isPropertyAccessExpression(parent) || ts.isPropertyAssignment(parent) || ts.isMethodDeclaration(parent)) && parent.name === node))
+        otherUse = true;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return otherUse ? undefined : members;
+}
+
+/** `members` of zod as named exports and as the `z` object, read from zod's namespace (a missing one is undefined, as on `z`). */
+export function zodMembersModule(members: readonly string[]): string {
+  // Local names of their own: members such as `null` or `enum` are reserved words.
+  const locals = members.map((member, i) => `const m${i} = zod[${JSON.stringify(member)}];`).join('\n');
+  const named = members.map((member, i) => `m${i} as ${member}`).join(', ');
+  const object = members.map((member, i) => `${JSON.stringify(member)}: m${i}`).join(', ');
+  return `import * as zod from ${JSON.stringify(ZOD_WITHOUT_LOCALES)};\n${locals}\nexport { ${named} };\nexport const z = { ${object} };\n`;
+}
 
 /**
  * The AWS SDK's subpath barrels (`@smithy/core/protocols`, `@aws-sdk/core/protocols`...), cut per importer.
@@ -349,12 +423,47 @@ export function withoutContractDocs(source: string, fileName = 'contract.ts'): s
   return ts.createPrinter().printFile(stripped!);
 }
 
+/**
+ * esbuild writes a chunk for every `import()` in the graph, also for one whose call tree shaking
+ * removed (viem's index reaches `import('isows')` of its unused websocket transport: `ws`, 49 KB;
+ * the skills function's unused `launcher()` reaches the ECS client). Nothing imports such a chunk,
+ * so its code can never run, but it was deployed and counted against the 1 MB package limit
+ * (gateway 88 KB, skills 263 KB). After the build, every output the entry cannot reach statically
+ * or through `import()` is deleted (from disk, or from `outputFiles` when nothing is written) and
+ * from the metafile, which this plugin asks esbuild for.
+ */
+export const dropUnreachableChunks = (outdir: string): Plugin => ({
+  name: 'drop-unreachable-chunks',
+  setup(esbuild) {
+    esbuild.initialOptions.metafile = true;
+    const workingDir = esbuild.initialOptions.absWorkingDir ?? process.cwd();
+    esbuild.onEnd((result) => {
+      const metafile = result.metafile;
+      if (!metafile || result.errors.length) return;
+      const entry = path
+        .relative(workingDir, path.resolve(workingDir, outdir, `${LAMBDA_ENTRY_NAME}.mjs`))
+        .split(path.sep)
+        .join('/');
+      if (!metafile.outputs[entry]) return;
+      const reachable = new Set(reachableOutputs(metafile, entry));
+      const unreachable = Object.keys(metafile.outputs).filter((o) => o.endsWith('.mjs') && !reachable.has(o));
+      const dropped = new Set(unreachable.flatMap((o) => [o, `${o}.map`]).filter((o) => metafile.outputs[o]));
+      for (const output of dropped) {
+        delete metafile.outputs[output];
+        const file = path.resolve(workingDir, output);
+        if (result.outputFiles) result.outputFiles = result.outputFiles.filter((f) => f.path !== file);
+        else rmSync(file, { force: true });
+      }
+    });
+  },
+});
+
 /** The complete esbuild options of one function: its handler file bundled into `outdir`. */
 export function lambdaBuildOptions(entry: string, outdir: string) {
   return {
     ...LAMBDA_BUNDLE,
     ...SPLIT_OUTPUT,
-    plugins: [...LAMBDA_BUNDLE.plugins, lazyEntriesShareTheInit(entry), contractWithoutDocs(entry)],
+    plugins: [...LAMBDA_BUNDLE.plugins, lazyEntriesShareTheInit(entry), contractWithoutDocs(entry), dropUnreachableChunks(outdir)],
     entryPoints: { [LAMBDA_ENTRY_NAME]: entry },
     outdir,
   } satisfies BuildOptions;
@@ -384,7 +493,7 @@ export function initLoadedOutputs(metafile: Metafile, entry: string): string[] {
 /**
  * Every output a function can ever load: its entry and the chunks reached statically or through
  * `import()`. esbuild also writes a chunk for an `import()` whose call tree shaking removed; nothing
- * loads that one, so the code in it cannot run.
+ * loads that one, so the code in it cannot run (`dropUnreachableChunks` deletes it).
  */
 export function reachableOutputs(metafile: Metafile, entry: string): string[] {
   return walkOutputs(metafile, entry, ['import-statement', 'dynamic-import']);

@@ -25,7 +25,7 @@ export const TABLE_ITEM_ACTIONS = [
 
 /** What a function may do beyond reading and writing the table's items, which every function does. */
 export type Need =
-  /** sqs:SendMessage on the provisioning queue (shared/adapters/launcher.ts requestProvisioning). */
+  /** sqs:SendMessage on the provisioning queue (shared/adapters/provisioning-queue.ts requestProvisioning). */
   | 'sendProvisioning'
   /** sqs:SendMessage on the events queue (shared/events/emit.ts emitEvent). */
   | 'sendEvents'
@@ -71,8 +71,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   'agent-logs': ['readRuntimeLogs'],
-  // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are emailed.
-  'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey', 'sendEmail'],
+  // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are queued on the events queue.
+  'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey'],
   provision: ['sendProvisioning', 'dataKey'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
@@ -89,14 +89,15 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // file-manager keeps file bytes in the files bucket.
   skills: ['dataKey', 'reachInstances', 'sendEmail', 'sendEvents', 'fileBucket', 'sendProvisioning'],
   // User endpoints' signing secrets are envelope-encrypted.
-  // Retries and redeliveries are queued on the events queue; a disabled endpoint's owner is mailed.
+  // Retries and redeliveries are queued on the events queue; a disabled endpoint's owner is mailed, as are the emails other functions queue there.
   'webhook-delivery': ['dataKey', 'sendEvents', 'sendEmail'],
   webhooks: ['dataKey', 'sendEvents'],
   // The model layer decrypts a user's own provider key (BYOK); agent chat reaches the running instance.
-  // Every metered call runs the spending caps' kill switch (issue 22): events, emails, stopping the instance.
-  ai: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
-  gateway: ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
-  'runtime-model': ['dataKey', 'sendEmail', 'sendEvents', 'sendProvisioning'],
+  // Every metered call runs the spending caps' kill switch (issue 22): events, stopping the instance,
+  // and alert emails queued on the events queue for webhook-delivery to send (no SES right here).
+  ai: ['dataKey', 'sendEvents', 'sendProvisioning'],
+  gateway: ['dataKey', 'sendEvents', 'sendProvisioning'],
+  'runtime-model': ['dataKey', 'sendEvents', 'sendProvisioning'],
   // A chat to an idle-stopped agent wakes it through the provisioning queue (issue 22).
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.

@@ -1,4 +1,4 @@
-import { requestProvisioning } from '../../shared/adapters/launcher';
+import { requestProvisioning } from '../../shared/adapters/provisioning-queue';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
 import type { AgentConfig } from '../../shared/contract/agents';

@@ -1,4 +1,4 @@
-import { requestProvisioning } from '../../shared/adapters/launcher';
+import { requestProvisioning } from '../../shared/adapters/provisioning-queue';
 import { getSubscription } from '../../shared/billing/entitlements';
 import { isPlanName, PLANS } from '../../shared/billing/plans';
 import { dueIdleWatches, IDLE_DUE_SHARDS, type IdleWatch, minutesLater, recordActivity, settleIdleCheck } from '../../shared/db/idle-watch';

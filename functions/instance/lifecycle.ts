@@ -1,6 +1,6 @@
 import type { UpdateInstanceBody } from '../../shared/contract/instance';
 import type * as z from 'zod/mini';
-import { requestProvisioning } from '../../shared/adapters/launcher';
+import { requestProvisioning } from '../../shared/adapters/provisioning-queue';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
 import { agentMemoryPath, pushToRunningInstance } from '../../shared/adapters/instance-push';

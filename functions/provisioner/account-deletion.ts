@@ -1,6 +1,7 @@
 import { cancelSubscription } from '../../shared/adapters/card';
 import { fileStorage, objectKeyOf, pendingObjectKeyOf } from '../../shared/adapters/file-storage';
-import { launcher, requestProvisioning } from '../../shared/adapters/launcher';
+import { launcher } from '../../shared/adapters/launcher';
+import { requestProvisioning } from '../../shared/adapters/provisioning-queue';
 import { completeAccountDeletion, deletionMarker, recordDeletionStep } from '../../shared/accounts/deletion';
 import { ACTIVE_STATUSES, getSubscription } from '../../shared/billing/entitlements';
 import { getInstance, NoInstanceError, transitionInstance } from '../../shared/db/instances';

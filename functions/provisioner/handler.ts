@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { ProvisioningMessage } from '../../shared/adapters/launcher';
+import { ProvisioningMessage } from '../../shared/adapters/provisioning-queue';
 import { logger } from '../../shared/http/logger';
 import { claimJob, completeJob, releaseJob } from '../../shared/db/provision-jobs';
 import { giveUp, jobIdOf, noteLaunchAttemptError, runAgentJob, runLifecycleJob } from './launch';

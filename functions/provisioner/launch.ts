@@ -1,14 +1,7 @@
 import { deliverKeptMessages } from '../agent-chat/wake-delivery';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  isHealthy,
-  launcher,
-  LaunchError,
-  runtimeRequest,
-  RuntimeUnreachableError,
-  type Launcher,
-  type ProvisioningMessage,
-} from '../../shared/adapters/launcher';
+import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableError, type Launcher } from '../../shared/adapters/launcher';
+import type { ProvisioningMessage } from '../../shared/adapters/provisioning-queue';
 import { getSubscription } from '../../shared/billing/entitlements';
 import { instanceMemoryMiB } from '../../shared/billing/plans';
 import { config } from '../../shared/config';

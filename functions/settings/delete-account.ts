@@ -1,4 +1,4 @@
-import { requestProvisioning } from '../../shared/adapters/launcher';
+import { requestProvisioning } from '../../shared/adapters/provisioning-queue';
 import { beginAccountDeletion, completeAccountDeletion } from '../../shared/accounts/deletion';
 import { revokeSessions } from '../../shared/auth/session-gate';
 import { endSessionCookies } from '../../shared/auth/sign-in';

@@ -16,7 +16,6 @@ import {
 } from '../../shared/db/user-webhooks';
 import { type DeliveryTarget, readDeliveryState, recordAttemptOutcome } from '../../shared/db/webhook-deliveries';
 import { logger } from '../../shared/http/logger';
-import { mailEndpointDisabled } from './disabled-notice';
 import { lazySchema } from '../../shared/lazy-schema';
 
 export const DELIVERY_TIMEOUT_MS = 5000;
@@ -243,6 +242,7 @@ async function afterAccountAttempt(userId: string, endpoint: UserWebhookEndpoint
     nextAttemptAt: report.nextAttemptAt,
   });
   if (await noteEndpointFailure(userId, endpoint.id, report.at, config().webhooks.disableAfterMs)) {
-    await mailEndpointDisabled(userId, endpoint, config().webhooks.disableAfterMs);
+    // Loaded by the first endpoint disabled, like the mailer: the worker's init carries no mail code.
+    await (await import('./disabled-notice')).mailEndpointDisabled(userId, endpoint, config().webhooks.disableAfterMs);
   }
 }

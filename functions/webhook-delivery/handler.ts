@@ -2,13 +2,14 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/http/logger';
 import { queueDelivery } from '../../shared/events/emit';
 import { deliverEvent, PlatformEventSchema } from './deliver';
+import { isQueuedEmail } from '../../shared/adapters/email-queue';
 
 /** SQS delays in whole seconds; a retry this close to its time is sent now rather than queued again. */
 const DUE_TOLERANCE_MS = 250;
 
 /**
  * Consumer of the events queue (spec 6): each message is one platform event, POSTed signed to its
- * endpoints. A receiver that fails is not SQS's concern: its next attempt is queued as its own
+ * endpoints, or an email queued by a function that does not send mail itself (./mailer.ts). A receiver that fails is not SQS's concern: its next attempt is queued as its own
  * message on the retry schedule (deliver.ts), and a message that arrives before its time (a wait
  * longer than SQS's 15-minute delay) is queued again for the rest. A record is reported in
  * `batchItemFailures` only when the work could not be done (the table or the queue failed): SQS
@@ -22,6 +23,8 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   } catch {
     throw new Error('message is not JSON');
   }
+  // Loaded by the first email: most of the queue's messages are events.
+  if (isQueuedEmail(body)) return (await import('./mailer')).deliverQueuedEmail(body);
   const event = PlatformEventSchema().parse(body);
   if (event.delivery && Date.parse(event.delivery.dueAt) - Date.now() > DUE_TOLERANCE_MS) {
     await queueDelivery({ ...event, delivery: event.delivery });

@@ -2,7 +2,6 @@ import * as z from 'zod/mini';
 import { config } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
-import { sendJson } from './queue';
 import { serverSentEvents } from '../../runtime/sse';
 import { lazySchema } from '../lazy-schema';
 
@@ -73,37 +72,7 @@ export const RUNTIME_PORT = 8080;
 
 export class LaunchError extends Error {}
 
-const nonEmpty = () => z.string().check(z.minLength(1));
 const nonNegative = () => z.number().check(z.nonnegative());
-
-/**
- * Work for the provisioner (SQS): launch an agent's instance (or join the running one), or carry
- * out the lifecycle transition that produced instance `generation`.
- */
-
-export const ProvisioningMessage = lazySchema(() =>
-  z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('agent'), userId: nonEmpty(), agentId: nonEmpty(), ownerEmail: nonEmpty() }),
-    z.object({
-      kind: z.literal('lifecycle'),
-      userId: nonEmpty(),
-      generation: z.int().check(z.positive()),
-      op: z.enum(['launch', 'start', 'stop', 'restart', 'update', 'repair', 'reset-memory']),
-    }),
-    /** Finish deleting an account: stop its instance, cancel its card subscription, then delete its data (retried until done). */
-    z.object({ kind: z.literal('account-deletion'), userId: nonEmpty() }),
-  ]),
-);
-export type ProvisioningMessage = z.infer<ReturnType<typeof ProvisioningMessage>>;
-
-export class QueueNotConfiguredError extends Error {}
-
-/** Queues work for the provisioner; throws when the queue is not configured or SQS refuses. */
-export async function requestProvisioning(message: ProvisioningMessage, opts: { delaySeconds?: number } = {}): Promise<void> {
-  const url = config().provisioningQueueUrl;
-  if (!url) throw new QueueNotConfiguredError('PROVISIONING_QUEUE_URL is not set');
-  await sendJson(url, message, opts);
-}
 
 let override: Launcher | undefined;
 let selected: Promise<Launcher> | undefined;

@@ -1,5 +1,5 @@
-import { sendEmail } from '../adapters/email';
-import { requestProvisioning } from '../adapters/launcher';
+import { queueEmail } from '../adapters/email-queue';
+import { requestProvisioning } from '../adapters/provisioning-queue';
 import { ACCOUNT_SCOPE, type BudgetCap, claimBudgetAlert, getSpend } from '../db/budgets';
 import * as keys from '../db/keys';
 import { getInstance, transitionInstance } from '../db/instances';
@@ -11,9 +11,10 @@ import { WARNING_SHARE } from './budget-guard';
 
 /**
  * What a spending cap does once it is crossed (./budget-guard.ts): the alerts, the pause and the
- * resume. Loaded by the first call whose spend reaches 80 % of a cap, or by a raised cap: the email
- * and launcher adapters and the instance transitions stay out of the cold start of every function
- * that meters a model call.
+ * resume. Loaded by the first call whose spend reaches 80 % of a cap, or by a raised cap: the
+ * provisioning queue and the instance transitions stay out of the cold start of every function that
+ * meters a model call. The alert emails go through the events queue (../adapters/email-queue.ts), so
+ * these functions do not package the SES client at all.
  */
 
 const agentIdOf = (scope: string) => (scope === ACCOUNT_SCOPE ? undefined : scope.slice('AGENT#'.length));
@@ -23,9 +24,9 @@ async function notifyOwner(userId: string, subject: string, text: string) {
   const user = await getUser(userId);
   if (!user?.email) return;
   try {
-    await sendEmail({ to: user.email, subject, text });
+    await queueEmail(userId, { to: user.email, subject, text });
   } catch (err) {
-    logger().error('could not send a budget email', { userId, error: (err as Error).message });
+    logger().error('could not queue a budget email', { userId, error: (err as Error).message });
   }
 }
 

@@ -315,3 +315,6 @@ export const idleDuePartition = (shard: number) => `IDLEDUE#${shard}`;
 /** Wake on demand: a message kept for an instance still waking (by its operation id), in gsi1 under its shard's due partition until delivered. */
 export const wakeDelivery = (userId: string, operationId: string): Key => ({ pk: userPk(userId), sk: `WAKEDELIVERY#${operationId}` });
 export const wakeDeliveryDuePartition = (shard: number) => `WAKEDUE#${shard}`;
+
+/** An email queued through the events queue (shared/adapters/email-queue.ts): the mailer's claim, so an SQS redelivery does not mail twice. */
+export const queuedEmail = (userId: string, mailId: string): Key => ({ pk: userPk(userId), sk: `MAILSENT#${mailId}` });

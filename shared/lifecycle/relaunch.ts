@@ -1,4 +1,4 @@
-import { requestProvisioning } from '../adapters/launcher';
+import { requestProvisioning } from '../adapters/provisioning-queue';
 import { config } from '../config';
 import { getInstance, settleLaunch, settlePendingAgents, transitionInstance } from '../db/instances';
 import { logger } from '../logger';

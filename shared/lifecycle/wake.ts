@@ -1,4 +1,4 @@
-import { requestProvisioning } from '../adapters/launcher';
+import { requestProvisioning } from '../adapters/provisioning-queue';
 import { getInstance, type InstanceRecord, settleLaunch, transitionInstance } from '../db/instances';
 import { logger } from '../logger';
 import { waitForStatus } from './wait-for-status';

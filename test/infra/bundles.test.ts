@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
 import {
   AI_DEFAULT_PROVIDER,
+  AI_SDK_ZOD_MEMBERS_NAMESPACE,
   AI_SDK_ZOD_NAMESPACE,
   aiSdkZodCopy,
   barrelOwnStatements,
@@ -32,6 +33,8 @@ import {
   ZOD_MINI,
   ZOD_V3,
   ZOD_WITHOUT_LOCALES,
+  zodMembersModule,
+  zodMembersUsedBy,
 } from '../../lib/bundling';
 import { ZodFirstPartyTypeKind as standInTypeNames } from '../../shared/bundle-stubs/zod-v3-kinds';
 import { WORKERS } from '../../lib/constructs/functions';
@@ -131,6 +134,7 @@ describe('bundling settings', () => {
         sdkBarrelsPerImporter,
         expect.objectContaining({ name: 'lazy-entries-share-the-init' }),
         expect.objectContaining({ name: 'contract-without-docs' }),
+        expect.objectContaining({ name: 'drop-unreachable-chunks' }),
       ],
       alias: {
         [REPLACED_CREDENTIAL_PROVIDER]: CREDENTIALS_SHIM,
@@ -204,6 +208,31 @@ describe('code splitting', () => {
     expect(await evaluate(path.resolve(entry), 'm.handler()')).toBe(process.platform);
   });
 
+  it('deploys no chunk that nothing can load: an import() that tree shaking removed leaves no file (ws in gateway)', () => {
+    for (const folder of folders) {
+      const metafile = metafiles.get(folder)!;
+      const entry = Object.keys(metafile.outputs).find((f) => f.endsWith(`/${folder}/index.mjs`))!;
+      const reachable = new Set(reachableOutputs(metafile, entry));
+      const written = readdirSync(path.join(outdir, folder, 'chunks')).map((c) =>
+        path
+          .relative(ROOT, path.join(outdir, folder, 'chunks', c))
+          .split(path.sep)
+          .join('/'),
+      );
+      expect(
+        Object.keys(metafile.outputs).filter((o) => o.endsWith('.mjs') && !reachable.has(o)),
+        folder,
+      ).toEqual([]);
+      expect(
+        written.filter((file) => !metafile.outputs[file]),
+        folder,
+      ).toEqual([]);
+    }
+    // viem's index reaches its websocket transport's import('isows'), a call no function keeps.
+    expect(bundleOf('gateway').inputs.filter((i) => /node_modules\/(ws|isows)\//.test(i))).toEqual([]);
+    expect(Object.keys(metafiles.get('gateway')!.inputs).some((i) => /node_modules\/ws\//.test(i))).toBe(true);
+  });
+
   it("deploys each function's own index.mjs and chunks from CDK's local bundling", async () => {
     const app = new App({ outdir: mkdtempSync(path.join(outdir, 'cdk.out-')) });
     const stack = new Stack(app, 'Bundled');
@@ -272,6 +301,46 @@ describe("the AI SDK's own zod copy", () => {
     }
   });
 
+  it('reads which zod members an AI SDK module uses, and keeps the whole API when it cannot tell', async () => {
+    const source = [
+      'import { z as z2 } from "zod/v4";',
+      'import * as z4 from "zod/v4";',
+      'import { z } from "zod";',
+      'const schema = z2.object({ kind: z2.enum(["a"]), n: z.null(), c: z.coerce.number() });',
+      'const json = z4.toJSONSchema(schema);',
+      // Not the bindings: a regular expression, a string, properties and keys of the same name.
+      'const camel = (s) => s.replace(/[_-]([a-z])/g, "z2 z"); const o = { z2: 1 }; o.z4 = 2;',
+    ].join('\n');
+    expect(await zodMembersUsedBy('probe.mjs', source)).toEqual(new Set(['object', 'enum', 'null', 'coerce', 'toJSONSchema']));
+    for (const wider of [
+      'import { z as z2 } from "zod/v4"; register(z2);',
+      'import { z as z2 } from "zod/v4"; export { z2 };',
+      'import { z, ZodType } from "zod/v4"; z.string();',
+      'import zod from "zod"; zod.string();',
+      'import { z } from "zod/v4"; const k = z["string"];',
+    ])
+      expect(await zodMembersUsedBy('probe.mjs', wider), wider).toBeUndefined();
+    // Reserved words are members too (`z.null`, `z.enum`): the module must still parse.
+    const narrowed = zodMembersModule(['null', 'object']).replace(/^import .*$/m, 'const zod = { null: "N", object: "O", string: "S" };');
+    const loaded = await import(`data:text/javascript,${encodeURIComponent(narrowed)}`);
+    expect({ ...loaded }).toEqual({ null: 'N', object: 'O', z: { null: 'N', object: 'O' } });
+  });
+
+  it('ships only the zod members the AI SDK uses: no z.compile, no z.fromJSONSchema', () => {
+    for (const folder of ['ai', 'gateway', 'runtime-model', 'skills']) {
+      const { inputs } = bundleOf(folder);
+      expect(
+        inputs.filter((i) => /zod\/v4\/(core\/compile|classic\/from-json-schema)\.js$/.test(i)),
+        folder,
+      ).toEqual([]);
+      const aiSdkZodImports = Object.entries(metafiles.get(folder)!.inputs).flatMap(([importer, input]) =>
+        /node_modules\/(ai|@ai-sdk\/[^/]+)\//.test(importer) ? input.imports.filter((i) => /^zod(\/v4)?$/.test(i.original ?? '')).map((i) => i.path) : [],
+      );
+      expect(aiSdkZodImports.length, folder).toBeGreaterThan(0);
+      for (const target of aiSdkZodImports) expect(target.startsWith(`${AI_SDK_ZOD_MEMBERS_NAMESPACE}:`), `${folder}: ${target}`).toBe(true);
+    }
+  });
+
   it('sends a provider the same tool JSON schemas, descriptions included, as the unbundled code', async () => {
     const models = await startFakeModelServer();
     try {
@@ -284,10 +353,15 @@ describe("the AI SDK's own zod copy", () => {
       expect(initInputs.some((i) => /^[^:]*zod\/v4\/core\/schemas\.js$/.test(i))).toBe(true);
       expect(initInputs.filter(classicZod)).toEqual([]);
 
-      await evaluate(path.resolve(ROOT, entry), `m.callWithTools(${JSON.stringify(models.baseUrl)}).then(() => true)`);
-      await (await import('./fixtures/ai-tool-schemas')).callWithTools(models.baseUrl);
-      const [bundled, unbundled] = models.requests.map((r) => r.body.tools);
-      expect(models.requests).toHaveLength(2);
+      const bundledAnswers = await evaluate(path.resolve(ROOT, entry), `m.callWithTools(${JSON.stringify(models.baseUrl)})`);
+      const unbundledAnswers = await (await import('./fixtures/ai-tool-schemas')).callWithTools(models.baseUrl);
+      // The answers as the providers' zod schemas (the AI SDK's copy, narrowed per importer) parse them.
+      expect(bundledAnswers).toEqual(JSON.parse(JSON.stringify(unbundledAnswers)));
+      expect(unbundledAnswers.anthropic).toBe('fake answer to: and in a stream?');
+      expect(unbundledAnswers.anthropicUsage).toMatchObject({ inputTokens: 10, outputTokens: 'fake answer to: and in a stream?'.length });
+      const toolLists = models.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body.tools);
+      expect(models.requests).toHaveLength(4);
+      const [bundled, unbundled] = toolLists;
       expect(bundled).toEqual(unbundled);
       expect(JSON.stringify(bundled)).toContain('"description":"the city to look up"');
       expect(JSON.stringify(bundled)).toContain('"description":"a weather query"');

@@ -9,7 +9,7 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
  */
 
 /** Only a crossed or raised cap needs these. */
-const CROSSED_CAP_ONLY = ['shared/ai/budget-actions.ts', 'shared/adapters/email.ts', 'shared/adapters/launcher.ts', 'shared/db/instances.ts'];
+const CROSSED_CAP_ONLY = ['shared/ai/budget-actions.ts', 'shared/adapters/email-queue.ts', 'shared/adapters/provisioning-queue.ts', 'shared/db/instances.ts'];
 
 let gateway: DeployedBundle;
 

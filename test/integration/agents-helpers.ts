@@ -219,7 +219,7 @@ export async function pumpProvisioningUntil(queueUrl: string, done: () => Promis
 export async function idleStopInstance(bed: { queueUrl: string; launcher: ReturnType<typeof countingLauncher> }, userId: string) {
   const [{ getInstance, transitionInstance }, { requestProvisioning }] = await Promise.all([
     import('../../shared/db/instances'),
-    import('../../shared/adapters/launcher'),
+    import('../../shared/adapters/provisioning-queue'),
   ]);
   const instance = await getInstance(userId, true);
   if (instance?.status !== 'running') throw new Error(`cannot idle-stop an instance that is ${instance?.status ?? 'missing'}`);

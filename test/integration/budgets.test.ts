@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../shared/adapters/email';
+import { isQueuedEmail, type QueuedEmail } from '../../shared/adapters/email-queue';
 import { catalogue, costUsd } from '../../shared/ai/catalogue';
 import { BudgetExceededError, estimatePromptTokens, generateChat } from '../../shared/ai/model-layer';
 import { ACCOUNT_SCOPE, agentScope, getSpend } from '../../shared/db/budgets';
@@ -12,7 +13,7 @@ import { accountSession, call, storeActiveSubscription, type TestSession } from 
 import { captureEvents } from '../helpers/event-queue';
 import { useFakeModelProviders } from '../helpers/model-providers';
 import { putRunningInstance, putTestAgent } from '../security/route-samples';
-import { privateQueue } from './agents-helpers';
+import { privateQueue, sqsEvent, sqsRecord } from './agents-helpers';
 
 const bed = useFakeModelProviders();
 
@@ -99,11 +100,18 @@ describe('budgets: the account cap', () => {
       expect(instance).toMatchObject({ status: 'stopped', stopReason: 'budget' });
       const stopped = (await listLifecycleEvents(owner.userId, 100)).events.find((e) => e.type === 'instance.stopped');
       expect(stopped).toMatchObject({ cause: 'budget', reason: 'budget' });
+      const drained = await events.drain();
+      const queued = drained.filter((e) => e.accountId === owner.userId).map((e) => e.type);
+      expect(queued).toEqual(expect.arrayContaining(['budget.warning', 'budget.exceeded', 'instance.stopped']));
+      // The alerts are queued on the events queue, not mailed in the request: its worker sends them.
+      const queuedMails = drained.filter((m) => isQueuedEmail(m) && (m as unknown as QueuedEmail).userId === owner.userId);
+      expect(queuedMails).toHaveLength(2);
+      expect(await readOutbox(owner.email)).toEqual([]);
+      const { handler: eventsWorker } = await import('../../functions/webhook-delivery/handler');
+      expect((await eventsWorker(sqsEvent(...queuedMails.map((m) => sqsRecord(m))))).batchItemFailures).toEqual([]);
       const mails = await readOutbox(owner.email);
       expect(mails.filter((m) => m.subject.startsWith('80 %'))).toHaveLength(1);
       expect(mails.filter((m) => m.subject.includes('is reached'))).toHaveLength(1);
-      const queued = (await events.drain()).filter((e) => e.accountId === owner.userId).map((e) => e.type);
-      expect(queued).toEqual(expect.arrayContaining(['budget.warning', 'budget.exceeded', 'instance.stopped']));
       expect((await call('GET', '/api/budget', { session: owner })).body.budget).toMatchObject({ status: 'exceeded', paused: true });
 
       // Raising the cap resumes the instance and lets calls through again.
