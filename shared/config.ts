@@ -232,10 +232,10 @@ const WEBHOOK_SETTINGS = {
 
 /** Standard Webhooks' retry schedule (as Svix runs it): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
-const DAY_MS = 24 * 3600_000;
 
 /** A shortened schedule or disable window is for tests and the local stack: in AWS it would drop events after a short outage. */
 export const webhooksConfig = /* @__PURE__ */ configSection([WEBHOOK_SETTINGS], (e, core) => {
+  const DAY_MS = 24 * 3600_000;
   if (core.inAws) {
     const total = e.WEBHOOK_RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
     if (e.WEBHOOK_RETRY_SCHEDULE_MS.length && total < DAY_MS) {

@@ -18,31 +18,8 @@ const UNREAD = [
   'WEBHOOK_RETRY_SCHEDULE_MS',
   'EAS_SCHEMA_UID',
 ];
-/** What config() parses: the request path of every function. */
-const CORE = [
-  'STAGE',
-  'LOG_LEVEL',
-  'AWS_REGION',
-  'TABLE_NAME',
-  'DYNAMODB_ENDPOINT',
-  'DYNAMODB_CONNECT_TIMEOUT_MS',
-  'DYNAMODB_REQUEST_TIMEOUT_MS',
-  'DYNAMODB_MAX_ATTEMPTS',
-  'HEALTH_PROBE_CACHE_MS',
-  'REQUEST_DEADLINE_MS',
-  'SQS_ENDPOINT',
-  'PROVISIONING_QUEUE_URL',
-  'EVENTS_QUEUE_URL',
-  'JWT_SECRET',
-  'JWT_ISSUER',
-  'JWT_AUDIENCE',
-  'APP_URL',
-  'COOKIE_SECURE',
-  'ADMIN_EMAILS',
-  'TESTER_EMAILS',
-  'MAX_BODY_BYTES',
-  'RATE_LIMITS',
-];
+/** What config() parses, the request path of every function: the first settings (STAGE to TESTER_EMAILS) and the request limits. */
+const CORE = [...KNOWN_SETTINGS.slice(0, KNOWN_SETTINGS.indexOf('TESTER_EMAILS') + 1), 'MAX_BODY_BYTES', 'RATE_LIMITS'];
 
 const settingsNamedIn = (code: string) => KNOWN_SETTINGS.filter((name) => new RegExp(`\\b${name}\\b`).test(code));
 
