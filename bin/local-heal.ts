@@ -1,5 +1,5 @@
 import { localLauncher } from '../shared/adapters/launcher-local';
-import { config } from '../shared/config';
+import { instanceConfig } from '../shared/config';
 import { logger } from '../shared/http/logger';
 import { relaunchAfterExit, type RelaunchResult } from '../shared/lifecycle/relaunch';
 import { redriveStranded } from '../shared/lifecycle/stranded';
@@ -11,13 +11,13 @@ import { redriveStranded } from '../shared/lifecycle/stranded';
  * driven again at once (shared/lifecycle/stranded.ts) instead of after the usual wait.
  */
 export async function startLocalHealing(startedAt: Date): Promise<{ stop(): void }> {
-  if (config().launcher === 'local') healLocalExits();
+  if (instanceConfig().launcher === 'local') healLocalExits();
   const stranded = await redriveStranded({ olderThan: startedAt, workersDeadBefore: startedAt });
   if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled)
     logger().warn('work stranded by the previous run driven again', { ...stranded });
   return {
     stop() {
-      if (config().launcher === 'local') localLauncher().onUnexpectedExit(undefined);
+      if (instanceConfig().launcher === 'local') localLauncher().onUnexpectedExit(undefined);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { completeLocalCheckout, describeLocalCheckout, LOCAL_CHECKOUT_PAGE } from '../shared/adapters/card-local';
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '../shared/adapters/file-storage';
-import { config } from '../shared/config';
+import { cardConfig } from '../shared/config';
 import { serveConsole } from './local-console';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '../shared/contract/skill-actions/file-manager';
 
@@ -62,8 +62,8 @@ const index = (): PageAnswer =>
     openapi: '/api/openapi.json',
     health: '/api/health',
     docs: 'README.md in the repository: the walkthrough from sign-up to a running agent',
-    cardMode: config().card.mode,
-    ...(config().card.mode === 'local'
+    cardMode: cardConfig().mode,
+    ...(cardConfig().mode === 'local'
       ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' }
       : {}),
   });
@@ -77,7 +77,7 @@ const describeCheckout = (session: NonNullable<Awaited<ReturnType<typeof describ
 const localCardOff = () => html(404, 'Local card mode is off', '<p>Start the local stack with <code>CARD_MODE=local</code> to use this page.</p>');
 
 async function checkoutPage({ params }: PageRequest): Promise<PageAnswer> {
-  if (config().card.mode !== 'local') return localCardOff();
+  if (cardConfig().mode !== 'local') return localCardOff();
   const session = await describeLocalCheckout(params[0]!);
   if (!session) return html(404, 'Checkout not found', '<p>This checkout does not exist, has expired or was already completed.</p>');
   const what = describeCheckout(session);
@@ -91,7 +91,7 @@ async function checkoutPage({ params }: PageRequest): Promise<PageAnswer> {
 }
 
 async function completeCheckout({ params, origin }: PageRequest): Promise<PageAnswer> {
-  if (config().card.mode !== 'local') return localCardOff();
+  if (cardConfig().mode !== 'local') return localCardOff();
   const done = await completeLocalCheckout(params[0]!, `${origin}/api/webhooks/card`);
   if (done.outcome === 'unknown') return html(404, 'Checkout not found', '<p>This checkout does not exist, has expired or was already completed.</p>');
   if (done.outcome === 'webhook-refused')

@@ -9,7 +9,7 @@ import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, Receive
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { localLauncher } from '../shared/adapters/launcher-local';
 import { sqs } from '../shared/adapters/queue';
-import { config } from '../shared/config';
+import { heartbeatConfig, instanceConfig } from '../shared/config';
 import { logger } from '../shared/http/logger';
 import type { Emulators } from './local-emulators';
 import { startLocalHealing } from './local-heal';
@@ -26,7 +26,7 @@ export async function startLocalWorkers(emulators: Emulators) {
     pollQueue(emulators.dlqUrls.provisioning, provisioner.dlqHandler),
     pollQueue(emulators.queueUrls.events, webhookDelivery.handler),
   ];
-  const heartbeat = heartbeatTimer(config().heartbeat.tickMs);
+  const heartbeat = heartbeatTimer(heartbeatConfig().tickMs);
   const reconciled = await reconcileLocalInstances('relaunch');
   if (reconciled.relaunched) logger().info('relaunching the instances that were running before the stack stopped', { ...reconciled });
   const healing = await startLocalHealing(startedAt);
@@ -36,7 +36,7 @@ export async function startLocalWorkers(emulators: Emulators) {
     async stop() {
       healing.stop();
       await Promise.all([...pollers.map((p) => p.stop()), heartbeat.stop()]);
-      if (config().launcher === 'local') await localLauncher().stopAll();
+      if (instanceConfig().launcher === 'local') await localLauncher().stopAll();
     },
   };
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { config, ConfigError, localSettings, reloadConfig } from '../shared/config';
+import { ConfigError, localSettings, reloadConfig, cardConfig } from '../shared/config';
 import { resetQueueClient } from '../shared/adapters/queue';
 import { resetDbClient } from '../shared/db/client';
 import { logger } from '../shared/http/logger';
@@ -86,9 +86,9 @@ async function main() {
     // Plain http on loopback: browsers and curl would drop a Secure cookie here.
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
     // The local card page signs its webhook with this secret, and the webhook verifies with it.
-    ...(config().card.mode === 'local' ? { CARD_WEBHOOK_SECRET: ensureSecret(dataDir, 'CARD_WEBHOOK_SECRET', 'card-webhook-secret', 'whsec_') } : {}),
+    ...(cardConfig().mode === 'local' ? { CARD_WEBHOOK_SECRET: ensureSecret(dataDir, 'CARD_WEBHOOK_SECRET', 'card-webhook-secret', 'whsec_') } : {}),
   });
-  if (config().card.mode === 'local') progress(`local card mode: checkouts complete on ${baseUrl}/local-card/checkout/… with no payment`);
+  if (cardConfig().mode === 'local') progress(`local card mode: checkouts complete on ${baseUrl}/local-card/checkout/… with no payment`);
   resetDbClient();
   resetQueueClient();
 

@@ -14,7 +14,7 @@ import type { Node } from 'constructs';
  */
 
 /**
- * The keys of SETTINGS in shared/config.ts, in its order. They are not exported, so this list
+ * The keys of the settings groups (`const *_SETTINGS`) of shared/config.ts, in its order. They are not exported, so this list
  * is kept by hand; test/infra/settings.test.ts reads shared/config.ts and fails when they drift.
  */
 export const KNOWN_SETTINGS = [
@@ -259,7 +259,7 @@ export type RouteTarget = readonly string[] | 'all' | 'http';
 
 /**
  * THE routing table: setting name, or prefix ending in `_`, → the functions whose code reads it
- * (found by following each function's imports to its `config().x` reads). An exact name wins over a
+ * (found by following each function's imports to its `config()` and section accessor reads). An exact name wins over a
  * prefix, a longer prefix over a shorter one.
  */
 export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {

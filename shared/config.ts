@@ -6,12 +6,13 @@ import { PLAN_NAMES } from './contract/plan-names';
 import './zod-messages';
 
 /**
- * The only reader of process.env, in sections: `config()` parses the core settings every function
- * needs (stage, log level, region, table, DynamoDB budget, deadline, JWT), and each other property
- * on its first read (memoised until `reloadConfig`), so a function parses only the settings it reads:
- * each variable is parsed once, when a section first reads it (lazySettings). Nothing is built at
- * import: SETTINGS holds one schema factory per variable, and zod/mini keeps zod classic out of the
- * functions that need no other classic schema.
+ * The only reader of process.env, in sections. `config()` holds the core every function reads on its
+ * request path (stage, log level, region, table, DynamoDB budget, deadline, JWT, rate limits...); every
+ * other section has its own accessor (`cardConfig()`, `gatewayConfig()`...), built on its first call from
+ * the settings groups it names and kept until `reloadConfig`. Each accessor is a pure top-level constant,
+ * so a function's bundle carries only the sections its code reads, with their settings. Each variable is
+ * parsed on its first read (lazySettings). Nothing is built at import: each group holds one schema
+ * factory per variable, and zod/mini keeps zod classic out of the functions that need no other classic schema.
  *
  * Timing of a bad setting: in AWS a bad value outside the core fails the first request that reads
  * its section, with a ConfigError naming the variable (before, every cold start failed); the local
@@ -60,11 +61,12 @@ const optionalText = () =>
     z.transform((v) => v?.trim() || undefined),
   );
 
-/**
- * One schema factory per variable, in the order of lib/settings.ts KNOWN_SETTINGS (test/infra/
- * settings.test.ts reads this block and fails when they drift).
+/*
+ * The settings, one schema factory per variable, in groups; the groups follow each other in the order of
+ * lib/settings.ts KNOWN_SETTINGS (test/infra/settings.test.ts reads every `const *_SETTINGS = {` block
+ * of this file and fails when they drift). A section follows the last group it reads.
  */
-const SETTINGS = {
+const CORE_SETTINGS = {
   STAGE: () => z._default(z.enum(['local', 'test', 'aws']), 'aws'),
   LOG_LEVEL: () => z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
   AWS_REGION: () => z._default(z.string(), 'us-east-1'),
@@ -98,53 +100,122 @@ const SETTINGS = {
   COOKIE_SECURE: () => bool(true),
   ADMIN_EMAILS: () => csv(),
   TESTER_EMAILS: () => csv(),
+};
 
+const KMS_SETTINGS = {
   KMS_KEY_ID: () => z.optional(z.string()),
+};
+
+const ECS_SETTINGS = {
   ECS_CLUSTER_ARN: () => z.optional(z.string()),
   ECS_TASK_DEFINITION_ARN: () => z.optional(z.string()),
   ECS_SUBNET_IDS: () => csv(),
   ECS_SECURITY_GROUP_IDS: () => csv(),
+};
+
+const RUNTIME_SETTINGS = {
   /** In AWS, the task definition's image (runtime/Dockerfile's asset unless the operator overrides it); a label locally. */
   RUNTIME_IMAGE: () => z._default(z.string(), 'agent-platform/runtime:local'),
   AGENT_DOMAIN: () => z._default(z.string(), 'agents.localhost'),
+};
 
+const REQUEST_LIMIT_SETTINGS = {
   MAX_BODY_BYTES: () => positiveInt(1024 * 1024),
   RATE_LIMITS: () => z.optional(z.string()),
+};
 
+const DATA_SETTINGS = {
   /** Wallets (spec 4.9). Folder of the local stack's data; the local master key lives in it. */
   DATA_DIR: () => z._default(z.string(), '.data'),
   /** Master key that wraps wallet data keys where there is no KMS (local stack, tests); 32 bytes, created 0600 when absent. */
   LOCAL_MASTER_KEY_FILE: () => z.optional(z.string()),
+};
+
+/** Wallet key custody: KMS in AWS, a local master key file elsewhere. */
+export const keyCustodyConfig = /* @__PURE__ */ configSection([KMS_SETTINGS, DATA_SETTINGS], (e, core) => ({
+  kmsKeyId: e.KMS_KEY_ID,
+  /** Tests get a master key in the temp folder, never in the developer's data folder. */
+  localMasterKeyFile: dataPath(core, e.DATA_DIR, e.LOCAL_MASTER_KEY_FILE, 'agent-platform-test-master.key', 'master.key'),
+}));
+
+const WALLET_SETTINGS = {
   /** Chain RPC the wallet balance is read from; unset → balance "unavailable". */
   WALLET_RPC_URL: () => z.optional(z.url()),
   /** Network name reported with wallets (the chain WALLET_RPC_URL serves). */
   WALLET_NETWORK: () => z._default(z.enum(['l2-test', 'l2-main']), 'l2-test'),
   /** Upper bound of one balance read, so a down RPC never holds a request. */
   WALLET_RPC_TIMEOUT_MS: () => positiveInt(3000),
+};
+
+export const walletConfig = /* @__PURE__ */ configSection([WALLET_SETTINGS], (e) => ({
+  rpcUrl: e.WALLET_RPC_URL,
+  network: e.WALLET_NETWORK,
+  rpcTimeoutMs: e.WALLET_RPC_TIMEOUT_MS,
+}));
+
+const HOSTED_WALLET_SETTINGS = {
   /** Hosted-wallet provider behind /api/wallet/create; unset = not configured. `local` = keys generated here, envelope-encrypted. */
   HOSTED_WALLET_PROVIDER: () => z.optional(z.enum(['local'])),
   /** Project id the hosted wallet reports; defaults to the provider name. */
   HOSTED_WALLET_PROJECT_ID: () => z.optional(z.string().check(z.minLength(1))),
+};
+
+export const hostedWalletConfig = /* @__PURE__ */ configSection([HOSTED_WALLET_SETTINGS], (e) => ({
+  provider: e.HOSTED_WALLET_PROVIDER,
+  projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER,
+}));
+
+const INFRA_MCP_SETTINGS = {
   /** Hosting-platform MCP gateway (spec 4.13): where `/api/infra-mcp/docs` and `/github` redirect, and the image it names. */
   INFRA_MCP_DOCS_URL: () => z._default(z.url({ protocol: /^https$/ }), 'https://docs.infra-platform.example/mcp-server'),
   INFRA_MCP_REPO_URL: () => z._default(z.url({ protocol: /^https$/ }), 'https://code.infra-platform.example/infra-platform/mcp-server'),
   INFRA_MCP_DOCKER_IMAGE: () => z._default(z.string().check(z.minLength(1)), 'ghcr.io/infra-platform/mcp-server:latest'),
+};
+
+export const infraMcpConfig = /* @__PURE__ */ configSection([INFRA_MCP_SETTINGS], (e) => ({
+  docsUrl: e.INFRA_MCP_DOCS_URL,
+  repoUrl: e.INFRA_MCP_REPO_URL,
+  dockerImage: e.INFRA_MCP_DOCKER_IMAGE,
+}));
+
+const REFERRAL_SETTINGS = {
   /** Accounts (issue 3). Credits granted to both users when a sign-up names a valid referral code. */
   REFERRAL_CREDITS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 100),
   /** Referrals credited per referrer at most (issue 9): past it a referral still links the accounts but pays nothing. */
   REFERRAL_CAP: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 20),
+};
+
+export const referralConfig = /* @__PURE__ */ configSection([REFERRAL_SETTINGS], (e) => ({ credits: e.REFERRAL_CREDITS, cap: e.REFERRAL_CAP }));
+
+const EMAIL_SETTINGS = {
   /** Where the local stack and tests write each outgoing email as a JSON file; default $DATA_DIR/outbox. */
   OUTBOX_DIR: () => z.optional(z.string()),
   /** Sender of account email (password reset); must be an SES-verified identity in AWS. */
   EMAIL_FROM: () => z._default(z.string().check(z.minLength(3)), 'no-reply@localhost'),
+};
+
+const BOT_CHECK_SETTINGS = {
   /** Challenge-token siteverify URL (Turnstile/reCAPTCHA wire format); unset = bot detection off (local default). */
   BOT_CHECK_VERIFY_URL: () => z.optional(z.url()),
   /** Secret sent to the siteverify URL with each token. */
   BOT_CHECK_SECRET: () => z.optional(z.string()),
+};
+
+export const botCheckConfig = /* @__PURE__ */ configSection([BOT_CHECK_SETTINGS], (e) => ({ verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET }));
+
+const SIGN_IN_TIMING_SETTINGS = {
   /** Forgot-password answers take at least this long, known email or not, so timing reveals nothing. */
   FORGOT_PASSWORD_MIN_MS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 300),
   /** Sign-in from an unfamiliar address while the account's failure cap is reached waits this long when bot detection is off. */
   SIGN_IN_CAPPED_DELAY_MS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(30000)), 3000),
+};
+
+export const signInTimingConfig = /* @__PURE__ */ configSection([SIGN_IN_TIMING_SETTINGS], (e) => ({
+  forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
+  signInCappedDelayMs: e.SIGN_IN_CAPPED_DELAY_MS,
+}));
+
+const WEBHOOK_SETTINGS = {
   /** Webhook receivers (spec 6): comma-separated URLs; every event is POSTed to each. Unset = no delivery. */
   WEBHOOK_ENDPOINTS: () => listOf(z.url({ protocol: /^https?$/ })),
   /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
@@ -157,6 +228,30 @@ const SETTINGS = {
   WEBHOOK_RETRY_SCHEDULE_MS: () => z.pipe(commaList(), z.array(wholeNumber(7 * 24 * 3600_000, 'milliseconds')).check(z.maxLength(30))),
   /** An account endpoint whose deliveries failed without a success for this long is disabled and its owner mailed (3 days; at least a day in AWS). */
   WEBHOOK_DISABLE_AFTER_MS: () => positiveInt(3 * 24 * 3600_000),
+};
+
+/** Standard Webhooks' retry schedule (as Svix runs it): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+/** A shortened schedule or disable window is for tests and the local stack: in AWS it would drop events after a short outage. */
+export const webhooksConfig = /* @__PURE__ */ configSection([WEBHOOK_SETTINGS], (e, core) => {
+  const DAY_MS = 24 * 3600_000;
+  if (core.inAws) {
+    const total = e.WEBHOOK_RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
+    if (e.WEBHOOK_RETRY_SCHEDULE_MS.length && total < DAY_MS) {
+      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must cover at least 24 hours in AWS (it covers ${Math.round(total / 60_000)} minutes)`);
+    }
+    if (e.WEBHOOK_DISABLE_AFTER_MS < DAY_MS) throw new ConfigError('WEBHOOK_DISABLE_AFTER_MS must be at least a day (86400000) in AWS');
+  }
+  return {
+    endpoints: e.WEBHOOK_ENDPOINTS,
+    secret: e.WEBHOOK_SECRET,
+    retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS.length ? e.WEBHOOK_RETRY_SCHEDULE_MS : DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+    disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+  };
+});
+
+const CARD_SETTINGS = {
   /**
    * Card payments (spec 2.16, 4.14) through the processor's official SDK. Unset secret key or price
    * → the checkout routes answer 503 CARD_NOT_CONFIGURED; unset webhook secret → the webhook does.
@@ -187,6 +282,37 @@ const SETTINGS = {
    * local server, which completes the session and posts a signed webhook; refused in AWS.
    */
   CARD_MODE: () => z._default(z.enum(['processor', 'local']), 'processor'),
+};
+
+const cardPlanPrices = () => z.partialRecord(z.enum(PLAN_NAMES), z.string().check(z.minLength(1)));
+const cardCreditPrices = () => z.record(pattern(/^[A-Za-z0-9_-]{1,128}$/), z.number().check(z.int(), z.positive()));
+
+/** Card settings; the return pages of a checkout are on the application's origin. */
+export const cardConfig = /* @__PURE__ */ configSection([CARD_SETTINGS], (e, core) => {
+  if (e.CARD_MODE === 'local' && core.inAws) throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
+  const fromMap = jsonSetting('CARD_PRICES', e.CARD_PRICES, cardPlanPrices) ?? {};
+  const single = { label: e.CARD_PRICE_LABEL, solo: e.CARD_PRICE_SOLO, collective: e.CARD_PRICE_COLLECTIVE, network: e.CARD_PRICE_NETWORK };
+  const planPrices: Partial<Record<keyof typeof single, string>> = { ...fromMap };
+  for (const [plan, price] of Object.entries(single) as [keyof typeof single, string | undefined][]) if (price) planPrices[plan] = price;
+  const billingPage = new URL('/settings/billing', core.appUrl);
+  return {
+    mode: e.CARD_MODE,
+    secretKey: e.CARD_SECRET_KEY,
+    webhookSecret: e.CARD_WEBHOOK_SECRET,
+    webhookToleranceSeconds: e.CARD_WEBHOOK_TOLERANCE_SECONDS,
+    api: { host: e.CARD_API_HOST, port: e.CARD_API_PORT, protocol: e.CARD_API_PROTOCOL },
+    timeoutMs: e.CARD_TIMEOUT_MS,
+    planPrices,
+    creditPrices: jsonSetting('CARD_CREDIT_PRICES', e.CARD_CREDIT_PRICES, cardCreditPrices) ?? {},
+    storagePrice: e.CARD_STORAGE_PRICE,
+    /** The processor replaces `{CHECKOUT_SESSION_ID}` with the session id. */
+    successUrl: `${billingPage.href}?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
+    cancelUrl: `${billingPage.href}?checkout=cancelled`,
+  };
+});
+export type CardConfig = ReturnType<typeof cardConfig>;
+
+const OAUTH_SETTINGS = {
   /**
    * OAuth sign-in (issue 3). Each provider is off until its client id AND secret are set (start and
    * callback answer 503 OAUTH_NOT_CONFIGURED). The URLs default to the real providers' endpoints;
@@ -209,6 +335,29 @@ const SETTINGS = {
   OAUTH_WEBID_USERINFO_URL: () => z._default(z.url(), 'https://openidconnect.googleapis.com/v1/userinfo'),
   /** Upper bound of one call to a provider (token exchange, user info), so a slow provider never holds a request. */
   OAUTH_TIMEOUT_MS: () => positiveInt(5000),
+};
+
+export const oauthConfig = /* @__PURE__ */ configSection([OAUTH_SETTINGS], (e) => ({
+  timeoutMs: e.OAUTH_TIMEOUT_MS,
+  codehost: {
+    clientId: e.OAUTH_CODEHOST_CLIENT_ID,
+    clientSecret: e.OAUTH_CODEHOST_CLIENT_SECRET,
+    authorizeUrl: e.OAUTH_CODEHOST_AUTHORIZE_URL,
+    tokenUrl: e.OAUTH_CODEHOST_TOKEN_URL,
+    userInfoUrl: e.OAUTH_CODEHOST_USERINFO_URL,
+    emailsUrl: e.OAUTH_CODEHOST_EMAILS_URL,
+  },
+  webid: {
+    clientId: e.OAUTH_WEBID_CLIENT_ID,
+    clientSecret: e.OAUTH_WEBID_CLIENT_SECRET,
+    issuer: e.OAUTH_WEBID_ISSUER,
+    authorizeUrl: e.OAUTH_WEBID_AUTHORIZE_URL,
+    tokenUrl: e.OAUTH_WEBID_TOKEN_URL,
+    userInfoUrl: e.OAUTH_WEBID_USERINFO_URL,
+  },
+}));
+
+const CHAIN_SETTINGS = {
   /**
    * Wallet sign-in (SIWE): JSON-RPC of the L2 main network (chain 8453) used to verify smart-wallet
    * signatures (ERC-1271 / ERC-6492). Unset → plain EOA signatures still verify locally; smart-wallet
@@ -217,6 +366,11 @@ const SETTINGS = {
   CHAIN_RPC_URL: () => z.optional(z.url()),
   /** Upper bound of one smart-wallet verification call; past it the sign-in answers 503. */
   CHAIN_RPC_TIMEOUT_MS: () => positiveInt(3000),
+};
+
+export const chainConfig = /* @__PURE__ */ configSection([CHAIN_SETTINGS], (e) => ({ rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS }));
+
+const SOCIAL_SETTINGS = {
   /**
    * Decentralised-social identity (spec 4.2): `fidToken` is a JWT verified against this JWKS, with
    * this issuer and audience. Unset JWKS URL or issuer → POST /api/auth/social/verify answers 503
@@ -225,6 +379,15 @@ const SETTINGS = {
   SOCIAL_JWKS_URL: () => z.optional(z.url()),
   SOCIAL_ISSUER: () => optionalText(),
   SOCIAL_AUDIENCE: () => optionalText(),
+};
+
+export const socialConfig = /* @__PURE__ */ configSection([SOCIAL_SETTINGS], (e, core) => ({
+  jwksUrl: e.SOCIAL_JWKS_URL,
+  issuer: e.SOCIAL_ISSUER,
+  audience: e.SOCIAL_AUDIENCE ?? new URL(core.appUrl).host,
+}));
+
+const GATING_SETTINGS = {
   /**
    * Token gating (spec 4.2): ERC-20 contract on the L2 main network whose balance gates access.
    * Unset → gating is off (everyone has access, `tokenGated: false`).
@@ -238,12 +401,33 @@ const SETTINGS = {
   GATING_RPC_URL: () => z.optional(z.url()),
   /** The credential-free RPC URL reported as `rpcEndpoint` (never GATING_RPC_URL, which may hold a key). */
   GATING_PUBLIC_RPC_URL: () => z._default(z.url(), 'https://mainnet.base.org'),
+};
+
+export const gatingConfig = /* @__PURE__ */ configSection([GATING_SETTINGS, CHAIN_SETTINGS], (e) => ({
+  tokenAddress: e.GATING_TOKEN_ADDRESS,
+  minBalance: e.GATING_MIN_BALANCE,
+  tokenSymbol: e.GATING_TOKEN_SYMBOL,
+  rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? e.GATING_PUBLIC_RPC_URL,
+  publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
+}));
+
+const MODEL_SETTINGS = {
   /** Agents, instances and provisioning (issue 5). OpenAI-compatible model endpoint of the platform's model layer (e.g. https://api.openai.com/v1); unset → chat answers MODEL_NOT_CONFIGURED. */
   MODEL_API_BASE_URL: () => z.optional(z.url()),
   /** Bearer key sent to MODEL_API_BASE_URL; never handed to agent runtimes. */
   MODEL_API_KEY: () => optionalText(),
   /** Upper bound of one model call. */
   MODEL_API_TIMEOUT_MS: () => positiveInt(60_000),
+};
+
+/** Agents, instances and provisioning (issue 5). */
+export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) => ({
+  baseUrl: e.MODEL_API_BASE_URL,
+  apiKey: e.MODEL_API_KEY,
+  timeoutMs: e.MODEL_API_TIMEOUT_MS,
+}));
+
+const AI_SETTINGS = {
   /**
    * AI model layer (issue 10). Direct providers: a key enables the vendor's own API for its catalogue
    * models (direct wins over the MODEL_API_BASE_URL aggregator); the base URLs are for proxies and fakes.
@@ -256,6 +440,17 @@ const SETTINGS = {
   GOOGLE_BASE_URL: () => z.optional(z.url()),
   /** The model catalogue as JSON (same shape as shared/ai/catalogue.ts); unset → the versioned file. */
   AI_CATALOGUE: () => optionalText(),
+};
+
+/** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by shared/ai/catalogue.ts). */
+export const aiConfig = /* @__PURE__ */ configSection([AI_SETTINGS], (e) => ({
+  openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+  anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+  google: { apiKey: e.GOOGLE_API_KEY, baseUrl: e.GOOGLE_BASE_URL },
+  catalogueJson: e.AI_CATALOGUE,
+}));
+
+const PROVISIONING_SETTINGS = {
   /** Dead-letter queue of the provisioning queue: the local stack polls it into the provisioner's DLQ handler. */
   PROVISIONING_DLQ_URL: () => z.optional(z.string()),
   /** How instances are launched: `ecs` (Fargate RunTask) or `local` (child processes running runtime/). Default: ecs in AWS, local elsewhere. */
@@ -271,21 +466,70 @@ const SETTINGS = {
   RUNTIME_PLATFORM_URL: () => z.optional(z.url()),
   /** Local launcher: the runtime entry file it runs (default runtime/server.ts). */
   LOCAL_RUNTIME_ENTRY: () => z.optional(z.string()),
+};
+
+/** Agents, instances and provisioning (issue 5): where and how agent runtimes are launched. */
+export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTIME_SETTINGS, PROVISIONING_SETTINGS], (e, core) => ({
+  ecs: {
+    clusterArn: e.ECS_CLUSTER_ARN,
+    taskDefinitionArn: e.ECS_TASK_DEFINITION_ARN,
+    subnetIds: e.ECS_SUBNET_IDS,
+    securityGroupIds: e.ECS_SECURITY_GROUP_IDS,
+  },
+  runtimeImage: e.RUNTIME_IMAGE,
+  agentDomain: e.AGENT_DOMAIN,
+  provisioningDlqUrl: e.PROVISIONING_DLQ_URL,
+  launcher: e.LAUNCHER ?? (core.stage === 'aws' ? 'ecs' : 'local'),
+  runtimeVersion: e.RUNTIME_VERSION,
+  approvedRuntimeImages: [e.RUNTIME_IMAGE, ...e.APPROVED_RUNTIME_IMAGES],
+  provisionHealth: { attempts: e.PROVISION_HEALTH_ATTEMPTS, intervalMs: e.PROVISION_HEALTH_INTERVAL_MS },
+  runtimePlatformUrl: e.RUNTIME_PLATFORM_URL ?? core.appUrl,
+  localRuntimeEntry: e.LOCAL_RUNTIME_ENTRY,
+}));
+
+const STREAMING_SETTINGS = {
   /** Live streams of channel-provisioned agents: `local` generates and stores keys, no outside call. */
   STREAMING_PROVIDER: () => z._default(z.enum(['local']), 'local'),
   /** RTMP ingest server and HLS playback origin the local streaming adapter reports. */
   STREAMING_RTMP_URL: () => z._default(pattern(/^rtmps?:\/\//), 'rtmp://127.0.0.1:1935/live'),
   STREAMING_PLAYBACK_BASE_URL: () => z.optional(z.url()),
+};
+
+export const streamingConfig = /* @__PURE__ */ configSection([STREAMING_SETTINGS], (e, core) => ({
+  provider: e.STREAMING_PROVIDER,
+  rtmpUrl: e.STREAMING_RTMP_URL,
+  playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', core.appUrl).href,
+}));
+
+const HEARTBEAT_SETTINGS = {
   /** Heartbeat and metrics (issue 6). Local stack: how often the heartbeat sweep runs (AWS: the EventBridge schedule, every 5 minutes). */
   HEARTBEAT_TICK_MS: () => positiveInt(60_000),
   /** Most due users one sweep claims; the rest stay due for the next run. */
   HEARTBEAT_MAX_USERS_PER_RUN: () => positiveInt(1000),
   /** Users checked at once in a sweep (each check waits on an instance with short timeouts). */
   HEARTBEAT_CONCURRENCY: () => positiveInt(16),
+};
+
+/** Heartbeat and metrics (issue 6). */
+export const heartbeatConfig = /* @__PURE__ */ configSection([HEARTBEAT_SETTINGS], (e) => ({
+  tickMs: e.HEARTBEAT_TICK_MS,
+  maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN,
+  concurrency: e.HEARTBEAT_CONCURRENCY,
+}));
+
+const METRICS_SETTINGS = {
   /** Storage quota GET /api/metrics reports the table size against, in MB. */
   METRICS_STORAGE_QUOTA_MB: () => positiveInt(25_600),
+};
+
+export const metricsConfig = /* @__PURE__ */ configSection([METRICS_SETTINGS], (e) => ({ storageQuotaMb: e.METRICS_STORAGE_QUOTA_MB }));
+
+const TREASURY_SETTINGS = {
   /** Skills of issue 12 part B. treasury: ERC-20 tokens whose balances it reads besides the native coin, `SYMBOL:0xcontract:decimals` comma-separated (read through WALLET_RPC_URL). */
   TREASURY_TOKENS: () => listOf(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
+};
+
+const FILES_SETTINGS = {
   /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); `s3` = the bucket FILES_BUCKET (the stack sets both). */
   FILE_STORAGE: () => z._default(z.enum(['local', 's3']), 'local'),
   /** Folder of the local file storage; default $DATA_DIR/files. */
@@ -298,8 +542,38 @@ const SETTINGS = {
   FILE_UPLOAD_URL_TTL_SECONDS: () => positiveInt(900),
   /** How long a signed download URL of a stored file (visual-synthesizer's images) stays valid. */
   FILE_DOWNLOAD_URL_TTL_SECONDS: () => positiveInt(3600),
+};
+
+export const filesConfig = /* @__PURE__ */ configSection([FILES_SETTINGS, DATA_SETTINGS], (e, core) => {
+  if (e.FILE_STORAGE === 's3' && !e.FILES_BUCKET) throw new ConfigError('FILE_STORAGE=s3 needs FILES_BUCKET');
+  return {
+    storage: e.FILE_STORAGE,
+    dir: dataPath(core, e.DATA_DIR, e.FILES_DIR, 'agent-platform-test-files', 'files'),
+    bucket: e.FILES_BUCKET,
+    s3Endpoint: e.FILES_S3_ENDPOINT,
+    uploadUrlTtlSeconds: e.FILE_UPLOAD_URL_TTL_SECONDS,
+    downloadUrlTtlSeconds: e.FILE_DOWNLOAD_URL_TTL_SECONDS,
+  };
+});
+
+const PAYMENT_TOKEN_SETTINGS = {
   /** Skills of issue 13 part A. usdc-payments and instant-split: the stablecoin they send, `SYMBOL:0xcontract:decimals` (through WALLET_RPC_URL); unset = payments not configured. */
   PAYMENT_TOKEN: () => z.optional(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
+};
+
+/** `SYMBOL:0xcontract:decimals`, as the token settings give it. */
+function tokenSetting(value: string) {
+  const [symbol, address, decimals] = value.split(':');
+  return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
+}
+
+/** Skills of issue 12 part B (treasury) and issue 13 part A (the stablecoin usdc-payments and instant-split send). */
+export const skillTokensConfig = /* @__PURE__ */ configSection([TREASURY_SETTINGS, PAYMENT_TOKEN_SETTINGS], (e) => ({
+  treasuryTokens: e.TREASURY_TOKENS.map(tokenSetting),
+  paymentToken: e.PAYMENT_TOKEN ? tokenSetting(e.PAYMENT_TOKEN) : undefined,
+}));
+
+const GATEWAY_SETTINGS = {
   /**
    * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
    * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
@@ -325,6 +599,41 @@ const SETTINGS = {
   GATEWAY_CARD_PRICES: () => optionalText(),
   /** Billing-currency units charged per payment-token unit (a decimal, at most 6 decimals); 1 never charges less than the token price. */
   GATEWAY_CARD_RATE: () => z._default(pattern(/^\d+(\.\d{1,6})?$/, 'a decimal rate with at most 6 decimals'), '1'),
+};
+
+/** Gateway prices in the payment token (decimal strings, at most 6 decimals: TIP-20 base units). */
+export const DEFAULT_GATEWAY_PRICES = { 'generate-text': '0.01', agent: '0.05', tts: '0.02', stt: '0.02' } as const;
+const gatewayPrices = () =>
+  z.partialRecord(
+    z.enum(GATEWAY_PLUGIN_IDS),
+    z.pipe(z.union([z.string(), z.pipe(z.number(), z.transform(String))]), pattern(/^\d+(\.\d{1,6})?$/, 'a decimal price with at most 6 decimals')),
+  );
+/** Card checkouts are priced in GBP (spec 2.16), whatever currency the plan table lists; Stripe's smallest GBP charge is 30p. */
+export const CARD_CURRENCY = 'gbp';
+export const CARD_MINIMUM_CHARGE_MINOR = 30;
+const gatewayCardPrices = () =>
+  z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), z.number().check(z.int(), z.minimum(CARD_MINIMUM_CHARGE_MINOR), z.maximum(100_000_000)));
+
+/** v1 gateway (issue 11): prices, CORS origins and the MPP chain settings. */
+export const gatewayConfig = /* @__PURE__ */ configSection([GATEWAY_SETTINGS], (e, core) => {
+  const prices: Record<string, string> = { ...DEFAULT_GATEWAY_PRICES, ...jsonSetting('GATEWAY_PRICES', e.GATEWAY_PRICES, gatewayPrices) };
+  return {
+    prices,
+    allowedOrigins: e.GATEWAY_ALLOWED_ORIGINS.length ? e.GATEWAY_ALLOWED_ORIGINS : [new URL(core.appUrl).origin],
+    card: { prices: jsonSetting('GATEWAY_CARD_PRICES', e.GATEWAY_CARD_PRICES, gatewayCardPrices) ?? {}, rate: e.GATEWAY_CARD_RATE },
+    mpp: {
+      chainId: e.MPP_CHAIN_ID,
+      rpcUrl: e.MPP_RPC_URL,
+      recipient: e.MPP_RECIPIENT?.toLowerCase(),
+      currency: e.MPP_CURRENCY.toLowerCase(),
+      confirmations: e.MPP_CONFIRMATIONS,
+      challengeTtlSeconds: e.MPP_CHALLENGE_TTL_SECONDS,
+      rpcTimeoutMs: e.MPP_RPC_TIMEOUT_MS,
+    },
+  };
+});
+
+const EAS_SETTINGS = {
   /**
    * Agent verification with EAS (issue 9): the attestation is read from this EAS contract (default the
    * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
@@ -333,6 +642,15 @@ const SETTINGS = {
   EAS_CONTRACT_ADDRESS: () => z._default(evmAddress(), '0x4200000000000000000000000000000000000021'),
   EAS_SCHEMA_UID: () => z.optional(bytes32Hex()),
   EAS_RPC_URL: () => z.optional(z.url()),
+};
+
+export const easConfig = /* @__PURE__ */ configSection([EAS_SETTINGS, CHAIN_SETTINGS], (e) => ({
+  contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`,
+  schemaUid: e.EAS_SCHEMA_UID,
+  rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL,
+}));
+
+const CHANNEL_SETTINGS = {
   /** Channel skills of issue 13 part C: each messaging app's HTTP API (tests point them at loopback fakes). */
   CHANNEL_TELEGRAM_API_URL: () => z._default(z.url(), 'https://api.telegram.org'),
   CHANNEL_DISCORD_API_URL: () => z._default(z.url(), 'https://discord.com/api/v10'),
@@ -340,12 +658,36 @@ const SETTINGS = {
   CHANNEL_SLACK_API_URL: () => z._default(z.url(), 'https://slack.com/api'),
   /** Bound on one call to a messaging app. */
   CHANNEL_TIMEOUT_MS: () => positiveInt(10_000),
+};
+
+/** Channel skills of issue 13 part C. */
+export const channelsConfig = /* @__PURE__ */ configSection([CHANNEL_SETTINGS], (e) => ({
+  telegramUrl: e.CHANNEL_TELEGRAM_API_URL,
+  discordUrl: e.CHANNEL_DISCORD_API_URL,
+  whatsappUrl: e.CHANNEL_WHATSAPP_API_URL,
+  slackUrl: e.CHANNEL_SLACK_API_URL,
+  timeoutMs: e.CHANNEL_TIMEOUT_MS,
+}));
+
+const FETCH_SETTINGS = {
   /**
    * Skills of issue 13 part B (webhook, browser): user-supplied URLs go through the guarded fetch,
    * which refuses loopback. Tests and the local stack list their loopback fakes here, exactly
    * (`127.0.0.1:8080`, `[::1]:8080`); refused in AWS.
    */
   FETCH_ALLOWED_LOOPBACK: () => listOf(pattern(/^(127\.0\.0\.1|\[::1\]):\d{1,5}$/, '127.0.0.1:<port> or [::1]:<port>')),
+};
+
+/** The guarded fetch of user-supplied URLs (issue 13 part B). */
+export const fetchConfig = /* @__PURE__ */ configSection([FETCH_SETTINGS], (e, core) => {
+  const allowedLoopback = e.FETCH_ALLOWED_LOOPBACK;
+  if (allowedLoopback.length && core.inAws) {
+    throw new ConfigError('FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs');
+  }
+  return { allowedLoopback };
+});
+
+const COINBASE_VERIFICATION_SETTINGS = {
   /**
    * `coinbase` agent verification (issue 18): the wallet must hold Coinbase's "Verified Account" attestation on Base, found
    * through Coinbase's attestation indexer and read from EAS (EAS_CONTRACT_ADDRESS, EAS_RPC_URL). Defaults: Base mainnet
@@ -354,9 +696,26 @@ const SETTINGS = {
   COINBASE_VERIFICATION_INDEXER: () => z._default(evmAddress(), '0x2c7eE1E5f416dfF40054c27A62f7B357C4E8619C'),
   COINBASE_VERIFICATION_ATTESTER: () => z._default(evmAddress(), '0x357458739F90461b99789350868CD7CF330Dd7EE'),
   COINBASE_VERIFICATION_SCHEMA_UID: () => z._default(bytes32Hex(), '0xf8b05c79f090979bf4a80270aba232dff11a10d9ca55c4f88de95317970f0de9'),
+};
+
+export const coinbaseVerificationConfig = /* @__PURE__ */ configSection([COINBASE_VERIFICATION_SETTINGS], (e) => ({
+  indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
+  attester: e.COINBASE_VERIFICATION_ATTESTER as `0x${string}`,
+  schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
+}));
+
+const ENS_SETTINGS = {
   /** `ens` agent verification: the name must resolve to the signing wallet on this chain (Ethereum mainnet) through the ENS Universal Resolver. Unset → 503 ENS_NOT_CONFIGURED. */
   ENS_RPC_URL: () => z.optional(z.url()),
   ENS_UNIVERSAL_RESOLVER: () => z._default(evmAddress(), '0xeeeeeeee14d718c2b47d9923deab1335e144eeee'),
+};
+
+export const ensConfig = /* @__PURE__ */ configSection([ENS_SETTINGS], (e) => ({
+  rpcUrl: e.ENS_RPC_URL,
+  universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}`,
+}));
+
+const HEALING_SETTINGS = {
   /**
    * Healing (issue 20): an instance that exits unexpectedly is relaunched after these pauses, one per
    * consecutive relaunch (the last repeats; at most 900, SQS's longest delay), at most
@@ -368,20 +727,70 @@ const SETTINGS = {
       listOf(wholeNumber(900)),
       z.transform((list) => (list.length ? list : [1, 5, 30, 120, 300])),
     ),
+};
+
+const AWS_FAKE_SETTINGS = {
   /** Another ECS / KMS endpoint than AWS's (a loopback fake in tests); the credentials are the local ones then. */
   ECS_ENDPOINT: () => z.optional(z.url()),
   KMS_ENDPOINT: () => z.optional(z.url()),
+};
+
+/** Loopback fakes of ECS and KMS (tests); unset in AWS. */
+export const awsFakesConfig = /* @__PURE__ */ configSection([AWS_FAKE_SETTINGS], (e) => {
+  const local = { accessKeyId: 'local', secretAccessKey: 'local' };
+  return {
+    ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: local } : {},
+    kms: e.KMS_ENDPOINT ? { endpoint: e.KMS_ENDPOINT, credentials: local } : {},
+  };
+});
+
+const REDRIVE_SETTINGS = {
   /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off. */
   PROVISIONING_REDRIVE_AFTER_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 180),
+};
+
+/** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
+export const healingConfig = /* @__PURE__ */ configSection([HEALING_SETTINGS, REDRIVE_SETTINGS], (e) => ({
+  relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR,
+  backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS,
+  provisioningRedriveAfterMs: e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000,
+}));
+
+const RUNTIME_LOG_SETTINGS = {
   /** Per-agent log in AWS (issue 18): the CloudWatch Logs group the runtime tasks write to (the stack sets it); unset = the lines the local launcher keeps. */
   RUNTIME_LOG_GROUP: () => z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
   /** Another CloudWatch Logs endpoint, for a loopback fake in tests; default AWS's. */
   CLOUDWATCH_LOGS_ENDPOINT: () => z.optional(z.url()),
+};
+
+/** Where the per-agent log reads runtime output in AWS (issue 18). */
+export const runtimeLogsConfig = /* @__PURE__ */ configSection([RUNTIME_LOG_SETTINGS], (e) => ({
+  group: e.RUNTIME_LOG_GROUP,
+  endpoint: e.CLOUDWATCH_LOGS_ENDPOINT,
+}));
+
+const SES_SETTINGS = {
   /** Email through SES v2 at this endpoint outside AWS (a loopback fake in tests); refused in AWS, where SES is AWS's own. */
   SES_ENDPOINT: () => z.optional(z.url()),
+};
+
+/** Tests write their mail to the temp folder, never into the developer's data folder. */
+export const emailConfig = /* @__PURE__ */ configSection([EMAIL_SETTINGS, SES_SETTINGS, DATA_SETTINGS], (e, core) => {
+  if (e.SES_ENDPOINT && core.inAws) throw new ConfigError('SES_ENDPOINT is for tests and the local stack only: in AWS email goes to SES itself');
+  return {
+    from: e.EMAIL_FROM,
+    sesEndpoint: e.SES_ENDPOINT,
+    outboxDir: dataPath(core, e.DATA_DIR, e.OUTBOX_DIR, 'agent-platform-test-outbox', 'outbox'),
+  };
+});
+
+const WAKE_SETTINGS = {
   /** Wake on demand (issue 22): how long a message to an idle-stopped agent waits for its wake before 202 (under API Gateway's 29 s, the model's time left over). */
   WAKE_WAIT_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(25)), 20),
 };
+
+/** Issue 22: the bounded wait of a message that wakes an idle-stopped instance. */
+export const wakeConfig = /* @__PURE__ */ configSection([WAKE_SETTINGS], (e) => ({ waitMs: e.WAKE_WAIT_SECONDS * 1000 }));
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
 
@@ -430,58 +839,79 @@ export const MIN_JWT_SECRET_BYTES = 32;
 
 export class ConfigError extends Error {}
 
-type Settings = typeof SETTINGS;
-type SettingName = keyof Settings;
-type SettingValues = { readonly [K in SettingName]: z.output<ReturnType<Settings[K]>> };
-const SETTING_NAMES = () => Object.keys(SETTINGS) as SettingName[];
+type SettingFactories = Record<string, () => z.core.$ZodType>;
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** The parsed values of the settings of `Groups`, by name. */
+type ValuesOf<Groups extends readonly SettingFactories[], All = UnionToIntersection<Groups[number]>> = {
+  readonly [K in keyof All]: All[K] extends () => infer S ? (S extends z.core.$ZodType ? z.output<S> : never) : never;
+};
 
 /** The problems of one variable, `NAME: message` each; none when it parses. */
-function settingProblems(name: SettingName, env: NodeJS.ProcessEnv): { problems: string[]; value?: unknown } {
-  const result = z.safeParse(SETTINGS[name](), env[name]);
+function settingProblems(name: string, factory: () => z.core.$ZodType, env: NodeJS.ProcessEnv): { problems: string[]; value?: unknown } {
+  const result = z.safeParse(factory(), env[name]);
   if (result.success) return { problems: [], value: result.data };
   return { problems: result.error.issues.map((issue) => `${[name, ...issue.path].join('.')}: ${issue.message}`) };
 }
 
-/** The settings of `env`, each variable parsed on the first read of its property, once. */
-function lazySettings(env: NodeJS.ProcessEnv): SettingValues {
-  const settings = {} as SettingValues;
-  for (const name of SETTING_NAMES()) {
-    Object.defineProperty(settings, name, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const { problems, value } = settingProblems(name, env);
-        if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-        Object.defineProperty(settings, name, { value, enumerable: true });
-        return value;
-      },
-    });
+/** The settings of `groups` in `env`, each variable parsed on the first read of its property, once. */
+function lazySettings<Groups extends readonly SettingFactories[]>(env: NodeJS.ProcessEnv, groups: Groups): ValuesOf<Groups> {
+  const settings = {};
+  for (const group of groups) {
+    for (const [name, factory] of Object.entries(group)) {
+      Object.defineProperty(settings, name, {
+        configurable: true,
+        enumerable: true,
+        get() {
+          const { problems, value } = settingProblems(name, factory, env);
+          if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+          Object.defineProperty(settings, name, { value, enumerable: true });
+          return value;
+        },
+      });
+    }
   }
-  return settings;
+  return settings as ValuesOf<Groups>;
 }
 
-/** Builds a property on its first read and keeps it until the next `reloadConfig`. */
-function memoiser() {
-  const built = new Map<string, unknown>();
-  return <T>(name: string, build: () => T): T => {
-    if (!built.has(name)) built.set(name, build());
-    return built.get(name) as T;
+/** Bumped by `reloadConfig`: a section built before it is built again on its next read. */
+let generation = 0;
+
+/**
+ * A section of the configuration, read as `section()`: built from the settings of `groups` on its
+ * first read and kept until the next `reloadConfig`. Declared `const x = /* @__PURE__ *\/ configSection(...)`
+ * so that esbuild drops a section, its settings and its builder from every function that never reads it.
+ */
+function configSection<Groups extends readonly SettingFactories[], T>(groups: Groups, build: (e: ValuesOf<Groups>, core: Config) => T) {
+  let built: { generation: number; value: T } | undefined;
+  const read = (): T => {
+    if (built?.generation !== generation) built = { generation, value: build(lazySettings(process.env, groups), config()) };
+    return built.value;
   };
+  /** For validateAllSettings: the section over `env`, kept nowhere. */
+  const buildFrom = (env: NodeJS.ProcessEnv, core: Config) => build(lazySettings(env, groups), core);
+  return Object.assign(read, { buildFrom });
 }
 
-function buildConfig(env: NodeJS.ProcessEnv) {
-  const e = lazySettings(env);
+/** Tests keep their files in the temp folder, never in the developer's data folder. */
+function dataPath(core: Config, dataDir: string, explicit: string | undefined, testName: string, name: string) {
+  return explicit ?? (core.stage === 'test' ? join(tmpdir(), testName) : join(dataDir, name));
+}
+
+/**
+ * The core: what the request path of every function reads (pipeline, authentication, DynamoDB and
+ * SQS clients, rate limiter, events). The scalars parse on their first read.
+ */
+function buildCore(env: NodeJS.ProcessEnv) {
+  const e = lazySettings(env, [CORE_SETTINGS, REQUEST_LIMIT_SETTINGS]);
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
-  const inAws = e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
-  const memo = memoiser();
-  /** Tests keep their files in the temp folder, never in the developer's data folder. */
-  const dataPath = (explicit: string | undefined, testName: string, name: string) =>
-    explicit ?? (e.STAGE === 'test' ? join(tmpdir(), testName) : join(e.DATA_DIR, name));
+  let rateLimits: Record<string, RateLimitRule> | undefined;
 
   return {
     stage: e.STAGE,
+    /** Settings for tests and the local stack only are refused here (a function in Lambda is in AWS whatever STAGE says). */
+    inAws: e.STAGE === 'aws' || env.AWS_LAMBDA_FUNCTION_NAME !== undefined,
     logLevel: e.LOG_LEVEL,
     region: e.AWS_REGION,
     tableName: e.TABLE_NAME,
@@ -517,246 +947,130 @@ function buildConfig(env: NodeJS.ProcessEnv) {
     get testerEmails() {
       return e.TESTER_EMAILS;
     },
-    get kmsKeyId() {
-      return e.KMS_KEY_ID;
-    },
-    get ecs() {
-      return memo('ecs', () => ({
-        clusterArn: e.ECS_CLUSTER_ARN,
-        taskDefinitionArn: e.ECS_TASK_DEFINITION_ARN,
-        subnetIds: e.ECS_SUBNET_IDS,
-        securityGroupIds: e.ECS_SECURITY_GROUP_IDS,
-      }));
-    },
-    get runtimeImage() {
-      return e.RUNTIME_IMAGE;
-    },
-    get agentDomain() {
-      return e.AGENT_DOMAIN;
-    },
     get maxBodyBytes() {
       return e.MAX_BODY_BYTES;
     },
     get rateLimits() {
-      return memo('rateLimits', () => rateLimitSettings(e.RATE_LIMITS));
-    },
-    /** Tests get a master key in the temp folder, never in the developer's data folder. */
-    get localMasterKeyFile() {
-      return dataPath(e.LOCAL_MASTER_KEY_FILE, 'agent-platform-test-master.key', 'master.key');
-    },
-    get wallet() {
-      return memo('wallet', () => ({ rpcUrl: e.WALLET_RPC_URL, network: e.WALLET_NETWORK, rpcTimeoutMs: e.WALLET_RPC_TIMEOUT_MS }));
-    },
-    get hostedWallet() {
-      return memo('hostedWallet', () => ({ provider: e.HOSTED_WALLET_PROVIDER, projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER }));
-    },
-    get infraMcp() {
-      return memo('infraMcp', () => ({ docsUrl: e.INFRA_MCP_DOCS_URL, repoUrl: e.INFRA_MCP_REPO_URL, dockerImage: e.INFRA_MCP_DOCKER_IMAGE }));
-    },
-    get referralCredits() {
-      return e.REFERRAL_CREDITS;
-    },
-    get referralCap() {
-      return e.REFERRAL_CAP;
-    },
-    /** Tests write their mail to the temp folder, never into the developer's data folder. */
-    get email() {
-      return memo('email', () => {
-        if (e.SES_ENDPOINT && inAws) throw new ConfigError('SES_ENDPOINT is for tests and the local stack only: in AWS email goes to SES itself');
-        return { from: e.EMAIL_FROM, sesEndpoint: e.SES_ENDPOINT, outboxDir: dataPath(e.OUTBOX_DIR, 'agent-platform-test-outbox', 'outbox') };
-      });
-    },
-    get botCheck() {
-      return memo('botCheck', () => ({ verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET }));
-    },
-    get forgotPasswordMinMs() {
-      return e.FORGOT_PASSWORD_MIN_MS;
-    },
-    get signInCappedDelayMs() {
-      return e.SIGN_IN_CAPPED_DELAY_MS;
-    },
-    get webhooks() {
-      return memo('webhooks', () => webhookSettings(e, inAws));
-    },
-    get card() {
-      return memo('card', () => cardSettings(e, inAws));
-    },
-    get oauth() {
-      return memo('oauth', () => ({
-        timeoutMs: e.OAUTH_TIMEOUT_MS,
-        codehost: {
-          clientId: e.OAUTH_CODEHOST_CLIENT_ID,
-          clientSecret: e.OAUTH_CODEHOST_CLIENT_SECRET,
-          authorizeUrl: e.OAUTH_CODEHOST_AUTHORIZE_URL,
-          tokenUrl: e.OAUTH_CODEHOST_TOKEN_URL,
-          userInfoUrl: e.OAUTH_CODEHOST_USERINFO_URL,
-          emailsUrl: e.OAUTH_CODEHOST_EMAILS_URL,
-        },
-        webid: {
-          clientId: e.OAUTH_WEBID_CLIENT_ID,
-          clientSecret: e.OAUTH_WEBID_CLIENT_SECRET,
-          issuer: e.OAUTH_WEBID_ISSUER,
-          authorizeUrl: e.OAUTH_WEBID_AUTHORIZE_URL,
-          tokenUrl: e.OAUTH_WEBID_TOKEN_URL,
-          userInfoUrl: e.OAUTH_WEBID_USERINFO_URL,
-        },
-      }));
-    },
-    get chain() {
-      return memo('chain', () => ({ rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS }));
-    },
-    get eas() {
-      return memo('eas', () => ({
-        contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`,
-        schemaUid: e.EAS_SCHEMA_UID,
-        rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL,
-      }));
-    },
-    get coinbaseVerification() {
-      return memo('coinbaseVerification', () => ({
-        indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
-        attester: e.COINBASE_VERIFICATION_ATTESTER as `0x${string}`,
-        schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
-      }));
-    },
-    get ens() {
-      return memo('ens', () => ({ rpcUrl: e.ENS_RPC_URL, universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}` }));
-    },
-    get social() {
-      return memo('social', () => ({ jwksUrl: e.SOCIAL_JWKS_URL, issuer: e.SOCIAL_ISSUER, audience: e.SOCIAL_AUDIENCE ?? new URL(e.APP_URL).host }));
-    },
-    get gating() {
-      return memo('gating', () => ({
-        tokenAddress: e.GATING_TOKEN_ADDRESS,
-        minBalance: e.GATING_MIN_BALANCE,
-        tokenSymbol: e.GATING_TOKEN_SYMBOL,
-        rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? e.GATING_PUBLIC_RPC_URL,
-        publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
-      }));
-    },
-    /** Agents, instances and provisioning (issue 5). */
-    get model() {
-      return memo('model', () => ({ baseUrl: e.MODEL_API_BASE_URL, apiKey: e.MODEL_API_KEY, timeoutMs: e.MODEL_API_TIMEOUT_MS }));
-    },
-    /** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by shared/ai/catalogue.ts). */
-    get ai() {
-      return memo('ai', () => ({
-        openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
-        anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
-        google: { apiKey: e.GOOGLE_API_KEY, baseUrl: e.GOOGLE_BASE_URL },
-        catalogueJson: e.AI_CATALOGUE,
-      }));
-    },
-    get provisioningDlqUrl() {
-      return e.PROVISIONING_DLQ_URL;
-    },
-    get launcher() {
-      return e.LAUNCHER ?? (e.STAGE === 'aws' ? 'ecs' : 'local');
-    },
-    get runtimeVersion() {
-      return e.RUNTIME_VERSION;
-    },
-    get approvedRuntimeImages() {
-      return memo('approvedRuntimeImages', () => [e.RUNTIME_IMAGE, ...e.APPROVED_RUNTIME_IMAGES]);
-    },
-    get provisionHealth() {
-      return memo('provisionHealth', () => ({ attempts: e.PROVISION_HEALTH_ATTEMPTS, intervalMs: e.PROVISION_HEALTH_INTERVAL_MS }));
-    },
-    get runtimePlatformUrl() {
-      return e.RUNTIME_PLATFORM_URL ?? e.APP_URL;
-    },
-    get localRuntimeEntry() {
-      return e.LOCAL_RUNTIME_ENTRY;
-    },
-    get streaming() {
-      return memo('streaming', () => ({
-        provider: e.STREAMING_PROVIDER,
-        rtmpUrl: e.STREAMING_RTMP_URL,
-        playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', e.APP_URL).href,
-      }));
-    },
-    /** Heartbeat and metrics (issue 6). */
-    get heartbeat() {
-      return memo('heartbeat', () => ({ tickMs: e.HEARTBEAT_TICK_MS, maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN, concurrency: e.HEARTBEAT_CONCURRENCY }));
-    },
-    get metricsStorageQuotaMb() {
-      return e.METRICS_STORAGE_QUOTA_MB;
-    },
-    /** Skills of issue 12 part B. */
-    get treasuryTokens() {
-      return memo('treasuryTokens', () => e.TREASURY_TOKENS.map(tokenSetting));
-    },
-    /** Skills of issue 13 part A: the stablecoin usdc-payments and instant-split send. */
-    get paymentToken() {
-      return memo('paymentToken', () => {
-        const token = e.PAYMENT_TOKEN;
-        return token ? tokenSetting(token) : undefined;
-      });
-    },
-    get files() {
-      return memo('files', () => {
-        if (e.FILE_STORAGE === 's3' && !e.FILES_BUCKET) throw new ConfigError('FILE_STORAGE=s3 needs FILES_BUCKET');
-        return {
-          storage: e.FILE_STORAGE,
-          dir: dataPath(e.FILES_DIR, 'agent-platform-test-files', 'files'),
-          bucket: e.FILES_BUCKET,
-          s3Endpoint: e.FILES_S3_ENDPOINT,
-          uploadUrlTtlSeconds: e.FILE_UPLOAD_URL_TTL_SECONDS,
-          downloadUrlTtlSeconds: e.FILE_DOWNLOAD_URL_TTL_SECONDS,
-        };
-      });
-    },
-    get gateway() {
-      return memo('gateway', () => gatewaySettings(e));
-    },
-    /** Channel skills of issue 13 part C. */
-    get channels() {
-      return memo('channels', () => ({
-        telegramUrl: e.CHANNEL_TELEGRAM_API_URL,
-        discordUrl: e.CHANNEL_DISCORD_API_URL,
-        whatsappUrl: e.CHANNEL_WHATSAPP_API_URL,
-        slackUrl: e.CHANNEL_SLACK_API_URL,
-        timeoutMs: e.CHANNEL_TIMEOUT_MS,
-      }));
-    },
-    /** The guarded fetch of user-supplied URLs (issue 13 part B). */
-    get fetch() {
-      return memo('fetch', () => {
-        const allowedLoopback = e.FETCH_ALLOWED_LOOPBACK;
-        if (allowedLoopback.length && inAws) {
-          throw new ConfigError(
-            'FETCH_ALLOWED_LOOPBACK is for tests and the local stack only: in AWS it would open the network behind the platform to user URLs',
-          );
-        }
-        return { allowedLoopback };
-      });
-    },
-    /** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
-    get healing() {
-      return memo('healing', () => ({ relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR, backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS }));
-    },
-    get provisioningRedriveAfterMs() {
-      return e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000;
-    },
-    /** Issue 22: the bounded wait of a message that wakes an idle-stopped instance. */
-    get wakeWaitMs() {
-      return e.WAKE_WAIT_SECONDS * 1000;
-    },
-    /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
-    get awsFakes() {
-      return memo('awsFakes', () => {
-        const local = { accessKeyId: 'local', secretAccessKey: 'local' };
-        return {
-          ecs: e.ECS_ENDPOINT ? { endpoint: e.ECS_ENDPOINT, credentials: local } : {},
-          kms: e.KMS_ENDPOINT ? { endpoint: e.KMS_ENDPOINT, credentials: local } : {},
-        };
-      });
-    },
-    /** Where the per-agent log reads runtime output in AWS (issue 18). */
-    get runtimeLogs() {
-      return memo('runtimeLogs', () => ({ group: e.RUNTIME_LOG_GROUP, endpoint: e.CLOUDWATCH_LOGS_ENDPOINT }));
+      rateLimits ??= rateLimitSettings(e.RATE_LIMITS);
+      return rateLimits;
     },
   };
+}
+
+export type Config = ReturnType<typeof buildCore>;
+
+let cached: Config | undefined;
+
+/** The core settings; every other section has its own accessor (cardConfig(), gatewayConfig()...). */
+export function config(): Config {
+  cached ??= buildCore(process.env);
+  return cached;
+}
+
+/** Every group of settings, in the order of lib/settings.ts KNOWN_SETTINGS. */
+const allSettingGroups = () => [
+  CORE_SETTINGS,
+  KMS_SETTINGS,
+  ECS_SETTINGS,
+  RUNTIME_SETTINGS,
+  REQUEST_LIMIT_SETTINGS,
+  DATA_SETTINGS,
+  WALLET_SETTINGS,
+  HOSTED_WALLET_SETTINGS,
+  INFRA_MCP_SETTINGS,
+  REFERRAL_SETTINGS,
+  EMAIL_SETTINGS,
+  BOT_CHECK_SETTINGS,
+  SIGN_IN_TIMING_SETTINGS,
+  WEBHOOK_SETTINGS,
+  CARD_SETTINGS,
+  OAUTH_SETTINGS,
+  CHAIN_SETTINGS,
+  SOCIAL_SETTINGS,
+  GATING_SETTINGS,
+  MODEL_SETTINGS,
+  AI_SETTINGS,
+  PROVISIONING_SETTINGS,
+  STREAMING_SETTINGS,
+  HEARTBEAT_SETTINGS,
+  METRICS_SETTINGS,
+  TREASURY_SETTINGS,
+  FILES_SETTINGS,
+  PAYMENT_TOKEN_SETTINGS,
+  GATEWAY_SETTINGS,
+  EAS_SETTINGS,
+  CHANNEL_SETTINGS,
+  FETCH_SETTINGS,
+  COINBASE_VERIFICATION_SETTINGS,
+  ENS_SETTINGS,
+  HEALING_SETTINGS,
+  AWS_FAKE_SETTINGS,
+  REDRIVE_SETTINGS,
+  RUNTIME_LOG_SETTINGS,
+  SES_SETTINGS,
+  WAKE_SETTINGS,
+];
+
+/** Every section but the core. */
+const allSections = () => [
+  keyCustodyConfig,
+  walletConfig,
+  hostedWalletConfig,
+  infraMcpConfig,
+  referralConfig,
+  botCheckConfig,
+  signInTimingConfig,
+  webhooksConfig,
+  cardConfig,
+  oauthConfig,
+  chainConfig,
+  socialConfig,
+  gatingConfig,
+  modelConfig,
+  aiConfig,
+  instanceConfig,
+  streamingConfig,
+  heartbeatConfig,
+  metricsConfig,
+  filesConfig,
+  skillTokensConfig,
+  gatewayConfig,
+  easConfig,
+  channelsConfig,
+  fetchConfig,
+  coinbaseVerificationConfig,
+  ensConfig,
+  healingConfig,
+  awsFakesConfig,
+  runtimeLogsConfig,
+  emailConfig,
+  wakeConfig,
+];
+
+/**
+ * Parses every setting and builds every section, so that any bad one fails now: the local stack at
+ * start (a developer sees a bad .env at once) and tests, through `reloadConfig`. No function calls
+ * it (it names every section, so a function that did would carry them all).
+ */
+export function validateAllSettings(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems = allSettingGroups().flatMap((group) => Object.entries(group).flatMap(([name, factory]) => settingProblems(name, factory, env).problems));
+  if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  const core = buildCore(env);
+  for (const property of Object.keys(core) as (keyof Config)[]) void core[property];
+  for (const section of allSections()) section.buildFrom(env, core);
+  return core;
+}
+
+/** For the local stack and tests, which set the environment after this module loads: drops every built section and validates all settings. */
+export function reloadConfig(overrides: Record<string, string | undefined> = {}): Config {
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  cached = undefined;
+  generation++;
+  cached = validateAllSettings(process.env);
+  return cached;
 }
 
 function rateLimitSettings(json: string | undefined) {
@@ -765,82 +1079,6 @@ function rateLimitSettings(json: string | undefined) {
   for (const [scope, rule] of Object.entries(DEFAULT_RATE_LIMITS)) rateLimits[scope] = { ...rule, ...overrides[scope] };
   return rateLimits;
 }
-
-/** Standard Webhooks' retry schedule (as Svix runs it): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
-const DAY_MS = 24 * 3600_000;
-
-/** A shortened schedule or disable window is for tests and the local stack: in AWS it would drop events after a short outage. */
-function webhookSettings(e: SettingValues, inAws: boolean) {
-  if (inAws) {
-    const total = e.WEBHOOK_RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
-    if (e.WEBHOOK_RETRY_SCHEDULE_MS.length && total < DAY_MS) {
-      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must cover at least 24 hours in AWS (it covers ${Math.round(total / 60_000)} minutes)`);
-    }
-    if (e.WEBHOOK_DISABLE_AFTER_MS < DAY_MS) throw new ConfigError('WEBHOOK_DISABLE_AFTER_MS must be at least a day (86400000) in AWS');
-  }
-  return {
-    endpoints: e.WEBHOOK_ENDPOINTS,
-    secret: e.WEBHOOK_SECRET,
-    retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS.length ? e.WEBHOOK_RETRY_SCHEDULE_MS : DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
-    disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
-  };
-}
-
-/** `SYMBOL:0xcontract:decimals`, as the token settings give it. */
-function tokenSetting(value: string) {
-  const [symbol, address, decimals] = value.split(':');
-  return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
-}
-
-export type Config = ReturnType<typeof buildConfig>;
-
-let cached: Config | undefined;
-
-export function config(): Config {
-  cached ??= buildConfig(process.env);
-  return cached;
-}
-
-/**
- * Parses every setting and reads every section, so that any bad one fails now: the local stack at
- * start (a developer sees a bad .env at once) and tests, through `reloadConfig`.
- */
-export function validateAllSettings(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems = SETTING_NAMES().flatMap((name) => settingProblems(name, env).problems);
-  if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  const all = buildConfig(env);
-  for (const section of Object.keys(all) as (keyof Config)[]) void all[section];
-  return all;
-}
-
-/** For the local stack and tests, which set the environment after this module loads: drops every memoised section and validates all settings. */
-export function reloadConfig(overrides: Record<string, string | undefined> = {}): Config {
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  cached = undefined;
-  cached = validateAllSettings(process.env);
-  return cached;
-}
-
-/** The local stack's settings that are not the Lambda's (port, data folder). */
-export function localSettings(env: NodeJS.ProcessEnv = process.env) {
-  return z
-    .object({
-      PORT: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65535)), 3000),
-      HOST: z._default(z.string(), '127.0.0.1'),
-      DATA_DIR: z._default(z.string(), '.data'),
-      DYNAMODB_LOCAL_PORT: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65535)), 0),
-      /** DynamoDB Local's JVM heap cap (-Xmx), in MiB. */
-      DYNAMODB_LOCAL_MAX_HEAP_MB: z._default(z.coerce.number().check(z.int(), z.minimum(64)), 512),
-    })
-    .parse(env);
-}
-
-const cardPlanPrices = () => z.partialRecord(z.enum(PLAN_NAMES), z.string().check(z.minLength(1)));
-const cardCreditPrices = () => z.record(pattern(/^[A-Za-z0-9_-]{1,128}$/), z.number().check(z.int(), z.positive()));
 
 function jsonSetting<S extends z.core.$ZodType>(name: string, raw: string | undefined, schema: () => S): z.output<S> | undefined {
   if (!raw) return undefined;
@@ -855,60 +1093,18 @@ function jsonSetting<S extends z.core.$ZodType>(name: string, raw: string | unde
   return out.data;
 }
 
-/** Card settings; the return pages of a checkout are on the application's origin. */
-function cardSettings(e: SettingValues, inAws: boolean) {
-  if (e.CARD_MODE === 'local' && inAws) throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
-  const fromMap = jsonSetting('CARD_PRICES', e.CARD_PRICES, cardPlanPrices) ?? {};
-  const single = { label: e.CARD_PRICE_LABEL, solo: e.CARD_PRICE_SOLO, collective: e.CARD_PRICE_COLLECTIVE, network: e.CARD_PRICE_NETWORK };
-  const planPrices: Partial<Record<keyof typeof single, string>> = { ...fromMap };
-  for (const [plan, price] of Object.entries(single) as [keyof typeof single, string | undefined][]) if (price) planPrices[plan] = price;
-  const billingPage = new URL('/settings/billing', e.APP_URL);
-  return {
-    mode: e.CARD_MODE,
-    secretKey: e.CARD_SECRET_KEY,
-    webhookSecret: e.CARD_WEBHOOK_SECRET,
-    webhookToleranceSeconds: e.CARD_WEBHOOK_TOLERANCE_SECONDS,
-    api: { host: e.CARD_API_HOST, port: e.CARD_API_PORT, protocol: e.CARD_API_PROTOCOL },
-    timeoutMs: e.CARD_TIMEOUT_MS,
-    planPrices,
-    creditPrices: jsonSetting('CARD_CREDIT_PRICES', e.CARD_CREDIT_PRICES, cardCreditPrices) ?? {},
-    storagePrice: e.CARD_STORAGE_PRICE,
-    /** The processor replaces `{CHECKOUT_SESSION_ID}` with the session id. */
-    successUrl: `${billingPage.href}?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-    cancelUrl: `${billingPage.href}?checkout=cancelled`,
-  };
-}
-
-/** Gateway prices in the payment token (decimal strings, at most 6 decimals: TIP-20 base units). */
-export const DEFAULT_GATEWAY_PRICES = { 'generate-text': '0.01', agent: '0.05', tts: '0.02', stt: '0.02' } as const;
-const gatewayPrices = () =>
-  z.partialRecord(
-    z.enum(GATEWAY_PLUGIN_IDS),
-    z.pipe(z.union([z.string(), z.pipe(z.number(), z.transform(String))]), pattern(/^\d+(\.\d{1,6})?$/, 'a decimal price with at most 6 decimals')),
-  );
-/** Card checkouts are priced in GBP (spec 2.16), whatever currency the plan table lists; Stripe's smallest GBP charge is 30p. */
-export const CARD_CURRENCY = 'gbp';
-export const CARD_MINIMUM_CHARGE_MINOR = 30;
-const gatewayCardPrices = () =>
-  z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), z.number().check(z.int(), z.minimum(CARD_MINIMUM_CHARGE_MINOR), z.maximum(100_000_000)));
-
-/** v1 gateway (issue 11): prices, CORS origins and the MPP chain settings. */
-function gatewaySettings(e: SettingValues) {
-  const prices: Record<string, string> = { ...DEFAULT_GATEWAY_PRICES, ...jsonSetting('GATEWAY_PRICES', e.GATEWAY_PRICES, gatewayPrices) };
-  return {
-    prices,
-    allowedOrigins: e.GATEWAY_ALLOWED_ORIGINS.length ? e.GATEWAY_ALLOWED_ORIGINS : [new URL(e.APP_URL).origin],
-    card: { prices: jsonSetting('GATEWAY_CARD_PRICES', e.GATEWAY_CARD_PRICES, gatewayCardPrices) ?? {}, rate: e.GATEWAY_CARD_RATE },
-    mpp: {
-      chainId: e.MPP_CHAIN_ID,
-      rpcUrl: e.MPP_RPC_URL,
-      recipient: e.MPP_RECIPIENT?.toLowerCase(),
-      currency: e.MPP_CURRENCY.toLowerCase(),
-      confirmations: e.MPP_CONFIRMATIONS,
-      challengeTtlSeconds: e.MPP_CHALLENGE_TTL_SECONDS,
-      rpcTimeoutMs: e.MPP_RPC_TIMEOUT_MS,
-    },
-  };
+/** The local stack's settings that are not the Lambda's (port, data folder). */
+export function localSettings(env: NodeJS.ProcessEnv = process.env) {
+  return z
+    .object({
+      PORT: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65535)), 3000),
+      HOST: z._default(z.string(), '127.0.0.1'),
+      DATA_DIR: z._default(z.string(), '.data'),
+      DYNAMODB_LOCAL_PORT: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65535)), 0),
+      /** DynamoDB Local's JVM heap cap (-Xmx), in MiB. */
+      DYNAMODB_LOCAL_MAX_HEAP_MB: z._default(z.coerce.number().check(z.int(), z.minimum(64)), 512),
+    })
+    .parse(env);
 }
 
 /**

@@ -5,7 +5,7 @@ import { sendEmail } from '../../shared/adapters/email';
 import { hashPassword } from '../../shared/auth/passwords';
 import { evictCredentials } from '../../shared/auth/evict';
 import { creditReferralIfDue } from '../../shared/billing/referrals';
-import { config } from '../../shared/config';
+import { config, signInTimingConfig } from '../../shared/config';
 import * as keys from '../../shared/db/keys';
 import { ConditionFailedError, getGlobal, tx } from '../../shared/db/tenant';
 import { transactRetrying } from '../../shared/db/transact-retry';
@@ -69,7 +69,7 @@ export async function forgotPassword(ctx: AccountsCtx<'forgotPassword'>) {
   } catch (err) {
     logger().error('password reset email not sent', { error: (err as Error).message });
   }
-  const wait = started + config().forgotPasswordMinMs - Date.now();
+  const wait = started + signInTimingConfig().forgotPasswordMinMs - Date.now();
   if (wait > 0) await sleep(wait);
   return { message: FORGOT_MESSAGE };
 }

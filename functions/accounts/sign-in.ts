@@ -4,7 +4,7 @@ import { checkPassword } from '../../shared/auth/passwords';
 import { startSession, endSessionCookies } from '../../shared/auth/sign-in';
 import { evictCredentials } from '../../shared/auth/evict';
 import { csrfTokenFor } from '../../shared/auth/csrf';
-import { config } from '../../shared/config';
+import { config, signInTimingConfig } from '../../shared/config';
 import { knownSignInAddresses, recordSignInFailure, recordSignInSuccess, signInFailures } from '../../shared/db/sign-in-attempts';
 import { accountView, findUserIdByEmail, getUser, normaliseEmail } from '../../shared/db/users';
 import { CSRF_COOKIE, serializeCookie, SESSION_MAX_AGE_SECONDS } from '../../shared/http/cookies';
@@ -46,7 +46,7 @@ export async function signInWithCredentials(ctx: AccountsCtx<'signInWithCredenti
 
 /** Past the account's failure cap: a solved bot check when bot detection is on, otherwise a wait. */
 async function slowDown(ctx: AccountsCtx<'signInWithCredentials'>) {
-  if (!botCheckEnabled()) return setTimeout(config().signInCappedDelayMs);
+  if (!botCheckEnabled()) return setTimeout(signInTimingConfig().signInCappedDelayMs);
   if (!ctx.headers[BOT_CHECK_HEADER]?.trim()) {
     throw new HttpError(403, `too many failed sign-ins for this account: solve the bot check and send its token in ${BOT_CHECK_HEADER}`, 'BOT_CHECK_REQUIRED');
   }

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { runtimeEventStream, RuntimeUnreachableError } from '../../shared/adapters/launcher';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
-import { config } from '../../shared/config';
+import { modelConfig, wakeConfig } from '../../shared/config';
 import { getAgent } from '../../shared/db/agents';
 import { recordActivity } from '../../shared/db/idle-watch';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
@@ -27,7 +27,7 @@ export async function streamChatMessage(auth: AuthContext, agentId: string, mess
   await recordActivity(auth.userId);
   // An agent stopped for idleness wakes for a streamed chat as for any chat (issue 22): past the wait, 202 and delivery later.
   if (instance && instance.status !== 'running') {
-    const woke = await wakeAndWait(auth.userId, 'chat', config().wakeWaitMs);
+    const woke = await wakeAndWait(auth.userId, 'chat', wakeConfig().waitMs);
     if (woke.state === 'waking') return keepWhileWaking(auth.userId, { operationId: woke.operationId }, { agentId, message, source: 'chat' });
     if (woke.state === 'running') instance = woke.instance;
   }
@@ -43,7 +43,7 @@ export async function streamChatMessage(auth: AuthContext, agentId: string, mess
       await gatewayToken(auth.userId),
       `/agents/${encodeURIComponent(agentId)}/chat`,
       { content: message, stream: true },
-      config().model.timeoutMs + 5_000,
+      modelConfig().timeoutMs + 5_000,
     );
   } catch (err) {
     if (err instanceof RuntimeUnreachableError) throw new HttpError(502, 'the agent did not answer', 'BACKEND_UNAVAILABLE');

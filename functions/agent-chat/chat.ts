@@ -2,7 +2,7 @@ import type { AuthContext } from '../../shared/auth/authenticate';
 import { recordActivity } from '../../shared/db/idle-watch';
 import { runtimeRequest, RuntimeUnreachableError } from '../../shared/adapters/launcher';
 import { accountAccess, requireActiveSubscription } from '../../shared/billing/entitlements';
-import { config } from '../../shared/config';
+import { modelConfig, wakeConfig } from '../../shared/config';
 import { getAgent } from '../../shared/db/agents';
 import { messagesBefore } from '../../shared/db/chat-history';
 import { gatewayToken, getInstance } from '../../shared/db/instances';
@@ -50,7 +50,7 @@ export async function askAgent(userId: string, agentId: string, message: string,
   // Chats, agent calls, channel messages and scheduled runs all come through here: idle auto-stop's activity.
   await recordActivity(userId);
   if (wakeBy && instance?.status !== 'running') {
-    const woke = await wakeAndWait(userId, wakeBy, config().wakeWaitMs);
+    const woke = await wakeAndWait(userId, wakeBy, wakeConfig().waitMs);
     if (woke.state === 'waking') throw new StillWakingError(woke.operationId);
     if (woke.state === 'running') instance = woke.instance;
   }
@@ -63,7 +63,7 @@ export async function askAgent(userId: string, agentId: string, message: string,
     answer = await runtimeRequest(endpoint, await gatewayToken(userId), `/agents/${encodeURIComponent(agentId)}/chat`, {
       method: 'POST',
       body: { content: message, ...(thread ? { thread } : {}) },
-      timeoutMs: config().model.timeoutMs + 5_000,
+      timeoutMs: modelConfig().timeoutMs + 5_000,
     });
   } catch (err) {
     if (err instanceof RuntimeUnreachableError) throw new HttpError(502, 'the agent did not answer', 'BACKEND_UNAVAILABLE');

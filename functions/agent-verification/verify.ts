@@ -3,7 +3,7 @@ import type * as z from 'zod/mini';
 import { readAttestation, readIndexedAttestationUid, type Attestation } from '../../shared/adapters/eas';
 import { resolveEnsName } from '../../shared/adapters/ens';
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { config } from '../../shared/config';
+import { chainConfig, coinbaseVerificationConfig, easConfig, ensConfig } from '../../shared/config';
 import type { VerifyAgentBody } from '../../shared/contract/agent-verification';
 import { setAgentVerification, type AgentVerificationRecord } from '../../shared/db/agents';
 import { badRequest, HttpError, notFound } from '../../shared/http/errors';
@@ -40,12 +40,12 @@ const unproven = (message: string, code: string) => new HttpError(422, message, 
 
 /** Reads the attestation on chain and refuses anything that does not prove `recipient` holds it under `expected.schemaUid` (and from `expected.attester` when given). */
 async function checkedAttestation(uid: Hex, recipient: string, expected: { schemaUid: string; attester?: string }): Promise<Attestation> {
-  const { rpcUrl, contractAddress } = config().eas;
+  const { rpcUrl, contractAddress } = easConfig();
   const { schemaUid } = expected;
   const { getAddress } = await import('./viem-proofs');
   let attestation: Attestation;
   try {
-    attestation = await readAttestation({ rpcUrl: rpcUrl!, timeoutMs: config().chain.rpcTimeoutMs, contract: contractAddress, uid });
+    attestation = await readAttestation({ rpcUrl: rpcUrl!, timeoutMs: chainConfig().rpcTimeoutMs, contract: contractAddress, uid });
   } catch {
     throw chainUnavailable();
   }
@@ -66,7 +66,7 @@ async function checkedAttestation(uid: Hex, recipient: string, expected: { schem
 const chainUnavailable = () => new HttpError(503, 'the chain cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
 
 async function easProof(uid: Hex, walletAddress: string) {
-  const { schemaUid, rpcUrl } = config().eas;
+  const { schemaUid, rpcUrl } = easConfig();
   if (!schemaUid || !rpcUrl) throw new HttpError(503, 'EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
   const attestation = await checkedAttestation(uid, walletAddress, { schemaUid });
   const { getAddress } = await import('./viem-proofs');
@@ -82,12 +82,12 @@ const attestedAt = (attestation: Attestation) => new Date(Number(attestation.tim
 /** The signing wallet must hold Coinbase's "Verified Account" attestation: found through Coinbase's indexer, then checked on EAS like any other. */
 async function coinbaseProof(agentId: string, signature: string, walletAddress: string | undefined) {
   const signer = await walletSigner(agentId, signature, walletAddress);
-  const { rpcUrl } = config().eas;
-  const { indexer, attester, schemaUid } = config().coinbaseVerification;
+  const { rpcUrl } = easConfig();
+  const { indexer, attester, schemaUid } = coinbaseVerificationConfig();
   if (!rpcUrl) throw new HttpError(503, 'coinbase verification is not configured on this platform (no Base RPC)', 'COINBASE_NOT_CONFIGURED');
   let uid: Hex;
   try {
-    uid = await readIndexedAttestationUid({ rpcUrl, timeoutMs: config().chain.rpcTimeoutMs, indexer, recipient: signer as Hex, schemaUid });
+    uid = await readIndexedAttestationUid({ rpcUrl, timeoutMs: chainConfig().rpcTimeoutMs, indexer, recipient: signer as Hex, schemaUid });
   } catch {
     throw chainUnavailable();
   }
@@ -111,7 +111,7 @@ async function coinbaseProof(agentId: string, signature: string, walletAddress: 
 /** The ENS name must resolve to the signing wallet. */
 async function ensProof(agentId: string, signature: string, walletAddress: string | undefined, ensName: string) {
   const signer = await walletSigner(agentId, signature, walletAddress);
-  const { rpcUrl, universalResolver } = config().ens;
+  const { rpcUrl, universalResolver } = ensConfig();
   if (!rpcUrl) throw new HttpError(503, 'ENS verification is not configured on this platform', 'ENS_NOT_CONFIGURED');
   const { getAddress, normalize } = await import('./viem-proofs');
   let name: string;
@@ -122,7 +122,7 @@ async function ensProof(agentId: string, signature: string, walletAddress: strin
   }
   let resolved: string | null;
   try {
-    resolved = await resolveEnsName({ rpcUrl, timeoutMs: config().chain.rpcTimeoutMs, universalResolver, name });
+    resolved = await resolveEnsName({ rpcUrl, timeoutMs: chainConfig().rpcTimeoutMs, universalResolver, name });
   } catch {
     throw chainUnavailable();
   }

@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { instanceConfig } from '../../shared/config';
 import { agentStatus, type AgentRecord } from '../../shared/db/agents';
 import { agentWebsocketUrl, instanceUrl, subdomainFor, type InstanceRecord, type ListedInstance } from '../../shared/db/instances';
 
@@ -29,7 +29,7 @@ export const detail = (userId: string, agent: AgentRecord, instance: InstanceRec
     plan,
     subdomain: subdomainFor(userId),
     url: instanceUrl(userId),
-    runtimeVersion: instance?.runtimeVersion ?? config().runtimeVersion,
+    runtimeVersion: instance?.runtimeVersion ?? instanceConfig().runtimeVersion,
     verified: !!v,
     verificationType: v?.verificationType ?? null,
     attestationUid: v?.attestationUid ?? null,

@@ -1,6 +1,6 @@
 import { accountAccess } from '../../shared/billing/entitlements';
 import { gatewayCardPrice, redeemGatewayReceipt } from '../../shared/billing/gateway-card';
-import { config } from '../../shared/config';
+import { gatewayConfig } from '../../shared/config';
 import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, isGatewayPluginId, type GatewayPluginId } from '../../shared/contract/gateway';
 import type { gatewayContract } from '../../shared/contract/gateway';
 import { isGatewayReceiptToken } from '../../shared/db/gateway-receipts';
@@ -62,7 +62,7 @@ async function paymentRequired(plugin: GatewayPluginId, why: { code: string; mes
     const mpp = {
       scheme: MPP_SCHEME,
       amount,
-      currency: getAddress(config().gateway.mpp.currency),
+      currency: getAddress(gatewayConfig().mpp.currency),
       recipient: null,
       description: MPP_UNAVAILABLE,
       nonce: null,

@@ -1,5 +1,5 @@
 import { GATEWAY_CORS } from '../../shared/contract/gateway';
-import { config } from '../../shared/config';
+import { gatewayConfig } from '../../shared/config';
 
 /** Response headers a browser script may read (spec 4.12: the receipt, the challenge, the plugin). */
 const EXPOSED_HEADERS = ['Payment-Receipt', 'WWW-Authenticate', 'x-plugin-id'];
@@ -7,7 +7,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** CORS headers for a request from `origin`: only configured origins are named; others get none. */
 export function corsHeaders(origin: string | undefined): Record<string, string> {
-  const allowed = config().gateway.allowedOrigins;
+  const allowed = gatewayConfig().allowedOrigins;
   const headers: Record<string, string> = { vary: 'Origin' };
   if (!origin) return headers;
   if (allowed.includes('*')) headers['access-control-allow-origin'] = '*';

@@ -12,7 +12,7 @@ import {
   type TextSdk,
   type TokenUsage,
 } from '../../shared/ai/model-layer';
-import { config } from '../../shared/config';
+import { modelConfig } from '../../shared/config';
 import type { GatewayPluginId } from '../../shared/contract/gateway';
 import { MEMORY_VALUE_MAX_BYTES } from '../../shared/contract/memory';
 import * as keys from '../../shared/db/keys';
@@ -229,7 +229,7 @@ async function speech() {
 /** The AI SDK's speech calls, imported on the first tts or stt call of a container (shared/ai/sdk/speech.ts). */
 const speechSdk = () => import('../../shared/ai/sdk/speech');
 
-const abortAfterModelTimeout = () => AbortSignal.timeout(config().model.timeoutMs);
+const abortAfterModelTimeout = () => AbortSignal.timeout(modelConfig().timeoutMs);
 
 /** Runs a plugin to its complete answer. */
 export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<PluginAnswer> {

@@ -16,7 +16,7 @@ import {
   type RunStatus,
   SCHEDULE_DUE_SHARDS,
 } from '../../shared/db/schedules';
-import { config } from '../../shared/config';
+import { wakeConfig } from '../../shared/config';
 import { HttpError } from '../../shared/http/errors';
 import { wakeAndWait } from '../../shared/lifecycle/wake';
 import { logger } from '../../shared/http/logger';
@@ -64,7 +64,7 @@ async function skipReason(s: DueSchedule, now: Date): Promise<string | undefined
   if (agent.pausedReason === 'budget' || (await budgetReached(s.userId, s.agentId, now))) return 'budget';
   if (instance?.status !== 'running') {
     // An instance stopped for idleness wakes for the run; one still waking after the wait keeps the slot due for the next tick.
-    const woke = await wakeAndWait(s.userId, 'schedule', config().wakeWaitMs);
+    const woke = await wakeAndWait(s.userId, 'schedule', wakeConfig().waitMs);
     if (woke.state === 'waking') return STILL_WAKING;
     if (woke.state !== 'running') return 'instance-not-running';
   }

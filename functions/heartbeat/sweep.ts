@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { heartbeatConfig } from '../../shared/config';
 import { listAgents } from '../../shared/db/agents';
 import { claimHeartbeat, dueHeartbeats, HEARTBEAT_DUE_SHARDS, type HeartbeatBaseline, type HeartbeatRecord } from '../../shared/db/heartbeat';
 import { getInstance, settleLaunch } from '../../shared/db/instances';
@@ -99,7 +99,7 @@ async function beatOne(item: HeartbeatRecord, now: Date, retryPauseMs?: number):
 }
 
 export async function runHeartbeat(opts: SweepOptions = {}): Promise<SweepResult> {
-  const settings = config().heartbeat;
+  const settings = heartbeatConfig();
   const now = opts.now ?? new Date();
   const due = await readDue(now, opts.maxUsers ?? settings.maxUsersPerRun);
   const result: SweepResult = { due: due.length, claimed: 0, sampled: 0, markedUnhealthy: 0 };

@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { infraMcpConfig } from '../../shared/config';
 import { INFRA_MCP_API_KEY_PREFIX, INFRA_MCP_TOOL_CATEGORIES, type InfraMcpUseCase } from '../../shared/contract/infra-mcp';
 
 /**
@@ -12,7 +12,7 @@ const DESCRIPTION =
 const API_KEY_ENV = 'INFRA_API_KEY';
 
 const links = () => {
-  const { docsUrl, repoUrl, dockerImage } = config().infraMcp;
+  const { docsUrl, repoUrl, dockerImage } = infraMcpConfig();
   return { docsUrl, repoUrl, dockerImage };
 };
 

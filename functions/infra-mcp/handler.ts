@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { infraMcpConfig } from '../../shared/config';
 import { infraMcpContract } from '../../shared/contract/infra-mcp';
 import { createHandler } from '../../shared/http/pipeline';
 import { reply } from '../../shared/http/reply';
@@ -15,6 +15,6 @@ export const handler = createHandler(infraMcpContract, {
     const outcome = validateInfraMcpConfig(body);
     return outcome.valid ? outcome : reply.json(400, outcome);
   },
-  redirectInfraMcpDocs: async () => reply.redirect(config().infraMcp.docsUrl, 301),
-  redirectInfraMcpGithub: async () => reply.redirect(config().infraMcp.repoUrl, 301),
+  redirectInfraMcpDocs: async () => reply.redirect(infraMcpConfig().docsUrl, 301),
+  redirectInfraMcpGithub: async () => reply.redirect(infraMcpConfig().repoUrl, 301),
 });

@@ -2,7 +2,7 @@ import type { UpdateInstanceBody } from '../../shared/contract/instance';
 import type * as z from 'zod/mini';
 import { requestProvisioning } from '../../shared/adapters/provisioning-queue';
 import type { AuthContext } from '../../shared/auth/authenticate';
-import { config } from '../../shared/config';
+import { instanceConfig } from '../../shared/config';
 import { agentMemoryPath, pushToRunningInstance } from '../../shared/adapters/instance-push';
 import { listAgents, markHistoryReset } from '../../shared/db/agents';
 import { getInstance, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '../../shared/db/instances';
@@ -69,11 +69,11 @@ const fallbackOf = (snap: InstanceRecord) =>
 
 export async function update(auth: AuthContext, userId: string, body: z.infer<ReturnType<typeof UpdateInstanceBody>> | undefined) {
   requireOwner(auth, userId);
-  const image = body?.image ?? config().runtimeImage;
-  if (!config().approvedRuntimeImages.includes(image)) {
-    throw badRequest('this image is not one the operator has approved', 'IMAGE_NOT_ALLOWED', { approved: config().approvedRuntimeImages });
+  const image = body?.image ?? instanceConfig().runtimeImage;
+  if (!instanceConfig().approvedRuntimeImages.includes(image)) {
+    throw badRequest('this image is not one the operator has approved', 'IMAGE_NOT_ALLOWED', { approved: instanceConfig().approvedRuntimeImages });
   }
-  const runtimeVersion = body?.runtimeVersion ?? config().runtimeVersion;
+  const runtimeVersion = body?.runtimeVersion ?? instanceConfig().runtimeVersion;
   const after = await transition(auth, userId, 'update', (snap) => ({ image, runtimeVersion, ...fallbackOf(snap) }));
   return { success: true as const, status: 'running' as const, ...progress(after) };
 }

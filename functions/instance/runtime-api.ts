@@ -1,6 +1,6 @@
 import { requestWake } from '../../shared/lifecycle/wake';
 import { accessFrom, getSubscription, requireActiveSubscription } from '../../shared/billing/entitlements';
-import { config } from '../../shared/config';
+import { instanceConfig } from '../../shared/config';
 import { A2aLimitError, countA2aMessage } from '../../shared/db/a2a';
 import { RUNTIME_HISTORY_MESSAGES } from '../../shared/contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '../../shared/db/agents';
@@ -41,7 +41,7 @@ export async function runtimeState(userId: string, agentId: string | undefined) 
   const served = agents.filter((a) => a.phase !== 'error');
   return {
     userId,
-    runtimeVersion: instance?.runtimeVersion ?? config().runtimeVersion,
+    runtimeVersion: instance?.runtimeVersion ?? instanceConfig().runtimeVersion,
     agents: await Promise.all(served.map((a) => agentState(userId, a))),
   };
 }

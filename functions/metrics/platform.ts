@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { metricsConfig } from '../../shared/config';
 import { readPlatformCounters } from '../../shared/db/agents';
 import { sumDaily, tableSizeBytes, utcDay } from '../../shared/db/metrics';
 import { requestOutcomesBetween } from '../../shared/db/request-outcomes';
@@ -79,7 +79,7 @@ async function requestFigures(now: Date) {
 
 async function storageFigures() {
   const usedMb = round2((await tableSizeBytes()) / (1024 * 1024));
-  const totalMb = config().metricsStorageQuotaMb;
+  const totalMb = metricsConfig().storageQuotaMb;
   return { used: usedMb, total: totalMb, percentUsed: round2((usedMb / totalMb) * 100) };
 }
 

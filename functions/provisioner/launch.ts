@@ -4,7 +4,7 @@ import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableErr
 import type { ProvisioningMessage } from '../../shared/adapters/provisioning-queue';
 import { getSubscription } from '../../shared/billing/entitlements';
 import { instanceMemoryMiB } from '../../shared/billing/plans';
-import { config } from '../../shared/config';
+import { instanceConfig } from '../../shared/config';
 import { appendRuntimeLogLines } from '../../shared/db/agent-log';
 import { failAgent, getAgent } from '../../shared/db/agents';
 import {
@@ -41,7 +41,7 @@ type Health = { ok: true; handle: LaunchHandle } | { ok: false; reason: string; 
  * sent while this launch was in flight) supersedes it, and this job stops instead of waiting on.
  */
 async function waitHealthy(l: Launcher, handle: LaunchHandle, token: string, userId: string, generation: number): Promise<Health> {
-  const { attempts, intervalMs } = config().provisionHealth;
+  const { attempts, intervalMs } = instanceConfig().provisionHealth;
   let current = handle;
   for (let i = 1; i <= attempts; i += 1) {
     if ((await getInstance(userId, true))?.generation !== generation) return { ok: false, reason: 'superseded', superseded: true };
@@ -67,7 +67,7 @@ async function launchAndWait(instance: InstanceRecord, image: string, runtimeVer
     image,
     runtimeVersion,
     gatewayToken: token,
-    platformUrl: config().runtimePlatformUrl,
+    platformUrl: instanceConfig().runtimePlatformUrl,
     keepLogLines: (lines) => appendRuntimeLogLines(instance.userId, lines),
     // Read at every launch, so a plan change applies from the next start, restart or update.
     memoryMiB: instanceMemoryMiB((await getSubscription(instance.userId))?.plan),
@@ -173,8 +173,8 @@ export async function runAgentJob(message: AgentMessage, jobId: string): Promise
   if (agent?.phase !== 'provisioning') return;
   let { instance } = await ensureInstance(userId, {
     ownerEmail: message.ownerEmail,
-    image: config().runtimeImage,
-    runtimeVersion: config().runtimeVersion,
+    image: instanceConfig().runtimeImage,
+    runtimeVersion: instanceConfig().runtimeVersion,
     jobOwner: jobId,
   });
   for (let pass = 1; pass <= MAX_PASSES; pass += 1) {

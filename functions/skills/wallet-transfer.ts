@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { chainClient } from '../../shared/adapters/chain';
-import { config } from '../../shared/config';
+import { skillTokensConfig, walletConfig } from '../../shared/config';
 import { openWalletKey } from '../../shared/crypto/wallet-keys';
 import { getWalletKeyRecord, getWalletSummary } from '../../shared/db/wallets';
 import { DEFAULT_DAILY_PAYMENT_LIMIT } from '../../shared/contract/skill-actions/payments';
@@ -17,8 +17,8 @@ import { logger } from '../../shared/http/logger';
  * be recorded before anything leaves, and a retry resends the same bytes (the chain takes a nonce once).
  */
 export function paymentSettings() {
-  const token = config().paymentToken;
-  const { rpcUrl, rpcTimeoutMs } = config().wallet;
+  const token = skillTokensConfig().paymentToken;
+  const { rpcUrl, rpcTimeoutMs } = walletConfig();
   if (!token || !rpcUrl) throw new HttpError(503, 'payments are not configured (PAYMENT_TOKEN and WALLET_RPC_URL)', 'PAYMENTS_NOT_CONFIGURED');
   return { token, rpcUrl, rpcTimeoutMs };
 }

@@ -1,5 +1,5 @@
 import { chainClient } from '../../shared/adapters/chain';
-import { config } from '../../shared/config';
+import { chainConfig, gatingConfig } from '../../shared/config';
 import { HttpError } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 
@@ -40,7 +40,7 @@ async function assertGatingChain(rpcUrl: string, timeoutMs: number): Promise<voi
 }
 
 export async function gatingFacts(): Promise<Omit<GatingResult, 'hasAccess'>> {
-  const g = config().gating;
+  const g = gatingConfig();
   return {
     tokenGated: !!g.tokenAddress,
     minBalance: g.minBalance,
@@ -54,8 +54,8 @@ export async function gatingFacts(): Promise<Omit<GatingResult, 'hasAccess'>> {
 export async function checkGating(address: string): Promise<GatingResult> {
   const facts = await gatingFacts();
   if (!facts.contractAddress) return { ...facts, hasAccess: true };
-  const { rpcUrl } = config().gating;
-  const timeoutMs = config().chain.rpcTimeoutMs;
+  const { rpcUrl } = gatingConfig();
+  const timeoutMs = chainConfig().rpcTimeoutMs;
   await assertGatingChain(rpcUrl, timeoutMs);
   const { erc20Abi, getAddress, readContract } = await import('./viem-gating');
   let balance: bigint;

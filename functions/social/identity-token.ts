@@ -1,6 +1,6 @@
 import type { createRemoteJWKSet } from 'jose';
 import { Fid } from '../../shared/contract/social';
-import { config } from '../../shared/config';
+import { socialConfig } from '../../shared/config';
 import { HttpError } from '../../shared/http/errors';
 import { logger } from '../../shared/http/logger';
 
@@ -32,7 +32,7 @@ const providerDown = (errors: typeof import('./jose-remote'), err: unknown) =>
 
 /** Returns the fid the token proves. */
 export async function verifyFidToken(token: string): Promise<string> {
-  const { jwksUrl, issuer, audience } = config().social;
+  const { jwksUrl, issuer, audience } = socialConfig();
   if (!jwksUrl || !issuer) throw new HttpError(503, 'social sign-in is not configured', 'SOCIAL_NOT_CONFIGURED');
   const jose = await import('./jose-remote');
   let sub: unknown;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { config } from '../../shared/config';
+import { gatingConfig } from '../../shared/config';
 import { SOCIAL_SESSION_TTL_SECONDS, type socialContract } from '../../shared/contract/social';
 import { schemasOf } from '../../shared/contract/route';
 import { HttpError } from '../../shared/http/errors';
@@ -95,6 +95,6 @@ export const socialOperations: SocialOps = {
 
   getTokenGatingStatus: async (ctx) => {
     const gating = await checkGating(ctx.query.address);
-    return { address: ctx.query.address, ...gating, rpcEndpoint: config().gating.publicRpcUrl };
+    return { address: ctx.query.address, ...gating, rpcEndpoint: gatingConfig().publicRpcUrl };
   },
 };

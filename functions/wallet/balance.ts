@@ -1,5 +1,5 @@
 import { chainClient } from '../../shared/adapters/chain';
-import { config } from '../../shared/config';
+import { walletConfig } from '../../shared/config';
 import { BALANCE_UNAVAILABLE } from '../../shared/contract/wallet';
 import { logger } from '../../shared/http/logger';
 
@@ -8,7 +8,7 @@ import { logger } from '../../shared/http/logger';
  * the bound: `unavailable`, so a wallet page still answers (never a 500, never a guessed number).
  */
 export async function readBalance(address: `0x${string}`): Promise<string> {
-  const { rpcUrl, rpcTimeoutMs } = config().wallet;
+  const { rpcUrl, rpcTimeoutMs } = walletConfig();
   if (!rpcUrl) return BALANCE_UNAVAILABLE;
   try {
     const { formatEther, getBalance } = await import('./viem-balance');

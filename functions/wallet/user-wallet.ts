@@ -1,5 +1,5 @@
 import { hostedWallet } from '../../shared/adapters/hosted-wallet';
-import { config } from '../../shared/config';
+import { walletConfig } from '../../shared/config';
 import type { AuthContext } from '../../shared/auth/authenticate';
 import { keyCustodyStatus } from '../../shared/crypto/envelope';
 import { storeWallet } from '../../shared/crypto/wallet-keys';
@@ -13,7 +13,7 @@ const NO_WALLET_MESSAGE = 'No wallet yet: POST /api/wallet with {"action":"creat
 /** GET /api/wallet: the caller's wallet; without a session, the hosted wallet's description when it is configured. */
 export async function getWallet(auth: AuthContext | undefined) {
   if (!auth) return hostedDescription();
-  const network = config().wallet.network;
+  const network = walletConfig().network;
   const wallet = await getWalletSummary(auth.userId);
   if (!wallet) return { address: null, balance: '0', network, hasWallet: false as const, message: NO_WALLET_MESSAGE };
   return { address: wallet.address, balance: await readBalance(wallet.address), network, hasWallet: true as const, createdAt: wallet.createdAt };
@@ -41,7 +41,7 @@ export async function runWalletAction(auth: AuthContext, action: 'create' | 'get
   if (action === 'export_seed')
     throw forbidden('seed and private key export is disabled: keys are held encrypted and never leave the platform', 'EXPORT_FORBIDDEN');
   if (action === 'create') {
-    const wallet = await creatingWallet(() => storeWallet(auth.userId, { custody: 'platform', network: config().wallet.network }));
+    const wallet = await creatingWallet(() => storeWallet(auth.userId, { custody: 'platform', network: walletConfig().network }));
     return { address: wallet.address, network: wallet.network, message: 'Wallet created. Its private key is stored encrypted and is never shown.' };
   }
   const wallet = await getWalletSummary(auth.userId);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import * as z from 'zod/mini';
-import { config } from '../../shared/config';
+import { config, webhooksConfig } from '../../shared/config';
 import { type MessageEventType, type PlatformEvent, queueDelivery } from '../../shared/events/emit';
 import { guardedFetch } from '../../shared/adapters/guarded-fetch';
 import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
@@ -143,7 +143,7 @@ async function attemptAt(event: PlatformEvent, destination: Destination): Promis
   const delivered = error === undefined;
   const original = withoutDirective(event);
   let nextAttemptAt: string | undefined;
-  const delay = step === undefined ? undefined : config().webhooks.retryScheduleMs[step - 1];
+  const delay = step === undefined ? undefined : webhooksConfig().retryScheduleMs[step - 1];
   if (!delivered && step !== undefined && delay !== undefined) {
     nextAttemptAt = new Date(Date.now() + delay).toISOString();
     await queueDelivery({ ...original, delivery: { target: destination.retryTarget, step: step + 1, dueAt: nextAttemptAt } });
@@ -172,7 +172,7 @@ async function attemptAll(event: PlatformEvent, destinations: Destination[], nam
  */
 export async function deliverEvent(event: PlatformEvent): Promise<void> {
   if (event.accountId) return deliverAccountEvent(event.accountId, event);
-  const { endpoints, secret } = config().webhooks;
+  const { endpoints, secret } = webhooksConfig();
   const targets = event.delivery ? endpoints.filter((url) => endpointHash(url) === event.delivery!.target) : endpoints;
   if (!targets.length) return;
   if (!secret) throw new Error('WEBHOOK_ENDPOINTS is set but WEBHOOK_SECRET is not');
@@ -241,8 +241,8 @@ async function afterAccountAttempt(userId: string, endpoint: UserWebhookEndpoint
     error: report.error,
     nextAttemptAt: report.nextAttemptAt,
   });
-  if (await noteEndpointFailure(userId, endpoint.id, report.at, config().webhooks.disableAfterMs)) {
+  if (await noteEndpointFailure(userId, endpoint.id, report.at, webhooksConfig().disableAfterMs)) {
     // Loaded by the first endpoint disabled, like the mailer: the worker's init carries no mail code.
-    await (await import('./disabled-notice')).mailEndpointDisabled(userId, endpoint, config().webhooks.disableAfterMs);
+    await (await import('./disabled-notice')).mailEndpointDisabled(userId, endpoint, webhooksConfig().disableAfterMs);
   }
 }

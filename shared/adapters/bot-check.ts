@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { botCheckConfig } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../logger';
 
@@ -13,14 +13,14 @@ export const BOT_CHECK_TIMEOUT_MS = 5000;
 /** Turnstile tokens are at most 2048 characters; anything longer is not a token. */
 const MAX_TOKEN_LENGTH = 4096;
 
-export const botCheckEnabled = () => !!config().botCheck.verifyUrl;
+export const botCheckEnabled = () => !!botCheckConfig().verifyUrl;
 
 const blocked = () => new DomainError('forbidden', 'bot check failed', 'BOT_DETECTED');
 const unavailable = () => new DomainError('unavailable', 'bot check is unavailable, try again shortly', 'BOT_CHECK_UNAVAILABLE');
 
 /** True when the verify service accepts the token. Throws when the service cannot answer. */
 export async function verifyBotToken(token: string, remoteIp: string): Promise<boolean> {
-  const { verifyUrl, secret } = config().botCheck;
+  const { verifyUrl, secret } = botCheckConfig();
   if (!verifyUrl) return true;
   if (!secret) throw new Error('BOT_CHECK_SECRET is not configured');
   const res = await fetch(verifyUrl, {

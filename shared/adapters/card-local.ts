@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
-import { config } from '../config';
+import { config, cardConfig } from '../config';
 import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout, type LocalCheckoutRecord } from '../db/local-checkouts';
 
 /**
@@ -32,8 +32,8 @@ export async function createLocalSession(params: Stripe.Checkout.SessionCreatePa
     ...(line?.price_data?.unit_amount !== undefined
       ? { amountTotal: line.price_data.unit_amount * (line.quantity ?? 1), currency: line.price_data.currency }
       : {}),
-    successUrl: params.success_url ?? config().card.successUrl,
-    cancelUrl: params.cancel_url ?? config().card.cancelUrl,
+    successUrl: params.success_url ?? cardConfig().successUrl,
+    cancelUrl: params.cancel_url ?? cardConfig().cancelUrl,
     createdAt: Math.floor(Date.now() / 1000),
   });
   return { sessionId, url: new URL(`${LOCAL_CHECKOUT_PAGE}/${sessionId}`, config().appUrl).href };
@@ -75,7 +75,7 @@ export type LocalCompletion = { outcome: 'paid'; redirect: string } | { outcome:
  * own `POST /api/webhooks/card`). The redirect is the session's success page.
  */
 export async function completeLocalCheckout(sessionId: string, webhookUrl: string): Promise<LocalCompletion> {
-  const secret = config().card.webhookSecret;
+  const secret = cardConfig().webhookSecret;
   if (!secret) throw new Error('CARD_MODE=local needs CARD_WEBHOOK_SECRET (the local stack generates one)');
   const now = Math.floor(Date.now() / 1000);
   const session = await takeLocalCheckout(sessionId, now);

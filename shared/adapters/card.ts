@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { CARD_CURRENCY, config, type Config } from '../config';
+import { CARD_CURRENCY, type CardConfig, cardConfig } from '../config';
 import { creditsOfPrice } from '../billing/credit-packs';
 import { DomainError } from '../errors';
 import { logger } from '../logger';
@@ -32,21 +32,21 @@ export const cardNotConfigured = (what = 'card payments are not configured') => 
 let loadedSdk: typeof import('./stripe-sdk') | undefined;
 const stripeSdk = async () => (loadedSdk ??= await import('./stripe-sdk'));
 
-const clients = new WeakMap<Config, Stripe>();
+const clients = new WeakMap<CardConfig, Stripe>();
 
 /** One SDK client per configuration (tests and the local stack reload it). */
 async function client(): Promise<Stripe> {
-  const c = config();
+  const c = cardConfig();
   const cached = clients.get(c);
   if (cached) return cached;
-  if (!c.card.secretKey) throw cardNotConfigured();
-  const { host, port, protocol } = c.card.api;
+  if (!c.secretKey) throw cardNotConfigured();
+  const { host, port, protocol } = c.api;
   const { Stripe } = await stripeSdk();
-  const stripe = new Stripe(c.card.secretKey, {
+  const stripe = new Stripe(c.secretKey, {
     ...(host ? { host } : {}),
     ...(port ? { port } : {}),
     ...(protocol ? { protocol } : {}),
-    timeout: c.card.timeoutMs,
+    timeout: c.timeoutMs,
     // One retry, with the idempotency key the SDK adds, so a dropped connection cannot create two sessions.
     maxNetworkRetries: 1,
     telemetry: false,
@@ -64,7 +64,7 @@ const RETRY_BACKOFF_ALLOWANCE_MS = 1000;
  * processor answers CARD_PROCESSOR_ERROR before the function is cut off.
  */
 function bounded(): Stripe.RequestOptions {
-  const perAttempt = config().card.timeoutMs;
+  const perAttempt = cardConfig().timeoutMs;
   const withRetry = 2 * perAttempt + RETRY_BACKOFF_ALLOWANCE_MS;
   const budget = outsideCallBudgetMs(withRetry);
   return budget >= withRetry ? { timeout: perAttempt, maxNetworkRetries: 1 } : { timeout: budget, maxNetworkRetries: 0 };
@@ -86,10 +86,10 @@ function customerFields(buyer: Buyer): Pick<Stripe.Checkout.SessionCreateParams,
 }
 
 /** A secret key, or the local stack's local card mode, which needs none. */
-const canCharge = () => config().card.mode === 'local' || !!config().card.secretKey;
+const canCharge = () => cardConfig().mode === 'local' || !!cardConfig().secretKey;
 
 async function createSession(params: Stripe.Checkout.SessionCreateParams): Promise<CheckoutSession> {
-  const c = config().card;
+  const c = cardConfig();
   if (c.mode === 'local') return (await import('./card-local')).createLocalSession({ success_url: c.successUrl, cancel_url: c.cancelUrl, ...params });
   let session: Stripe.Checkout.Session;
   try {
@@ -113,8 +113,8 @@ async function createSession(params: Stripe.Checkout.SessionCreateParams): Promi
 }
 
 export function planPriceId(plan: string): string {
-  const configured = config().card.planPrices[plan as keyof Config['card']['planPrices']];
-  const price = configured ?? (config().card.mode === 'local' ? `price_local_${plan}` : undefined);
+  const configured = cardConfig().planPrices[plan as keyof CardConfig['planPrices']];
+  const price = configured ?? (cardConfig().mode === 'local' ? `price_local_${plan}` : undefined);
   if (!price || !canCharge()) throw cardNotConfigured(`card payments for the ${plan} plan are not configured`);
   return price;
 }
@@ -148,7 +148,7 @@ export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<Ch
 }
 
 export function createStorageCheckout(buyer: Buyer, storageGb: number): Promise<CheckoutSession> {
-  const price = config().card.storagePrice;
+  const price = cardConfig().storagePrice;
   if (!price || !canCharge()) throw cardNotConfigured('storage upgrades are not configured');
   return createSession({
     mode: 'payment',
@@ -205,7 +205,7 @@ const CARD_CLOCK_SKEW_SECONDS = 60;
 export async function verifyCardWebhook(rawBody: string, signature: string | undefined): Promise<CardEvent> {
   const invalid = () => new DomainError('invalid', 'invalid card webhook signature', 'INVALID_SIGNATURE');
   if (!signature) throw invalid();
-  const { webhookSecret, webhookToleranceSeconds } = config().card;
+  const { webhookSecret, webhookToleranceSeconds } = cardConfig();
   if (!webhookSecret) throw cardNotConfigured('the card webhook secret is not configured');
   const { Stripe } = await stripeSdk();
   let event: Stripe.Event;

@@ -1,5 +1,5 @@
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
-import { config } from '../config';
+import { channelsConfig } from '../config';
 import { DomainError } from '../errors';
 
 /**
@@ -40,7 +40,7 @@ async function call(app: ChannelApp, url: string, init: { method?: string; heade
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
       headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: AbortSignal.timeout(config().channels.timeoutMs),
+      signal: AbortSignal.timeout(channelsConfig().timeoutMs),
       redirect: 'error',
     });
   } catch {
@@ -58,7 +58,7 @@ const seg = encodeURIComponent;
 
 const telegram = {
   method: (access: ChannelAccess, method: string, body?: unknown) =>
-    call('telegram', `${config().channels.telegramUrl}/bot${access.token}/${method}`, { body }).then((b) => {
+    call('telegram', `${channelsConfig().telegramUrl}/bot${access.token}/${method}`, { body }).then((b) => {
       if (b?.ok !== true) throw failed('telegram', String(b?.description ?? 'not ok'));
       return b.result;
     }),
@@ -68,7 +68,7 @@ const discordHeaders = (access: ChannelAccess) => ({ authorization: `Bot ${acces
 const bearer = (access: ChannelAccess) => ({ authorization: `Bearer ${access.token}` });
 
 async function slack(access: ChannelAccess, method: string, body: Record<string, unknown>) {
-  const out = await call('slack', `${config().channels.slackUrl}/${method}`, { headers: bearer(access), body });
+  const out = await call('slack', `${channelsConfig().slackUrl}/${method}`, { headers: bearer(access), body });
   if (out?.ok !== true) throw failed('slack', String(out?.error ?? 'not ok'));
   return out;
 }
@@ -86,14 +86,14 @@ export async function sendChannelMessage(app: ChannelApp, access: ChannelAccess,
       return { externalId: String(result.message_id), to: String(result.chat?.id ?? to) };
     }
     case 'discord': {
-      const out = await call('discord', `${config().channels.discordUrl}/channels/${seg(to)}/messages`, {
+      const out = await call('discord', `${channelsConfig().discordUrl}/channels/${seg(to)}/messages`, {
         headers: discordHeaders(access),
         body: { content: text },
       });
       return { externalId: String(out.id), to: String(out.channel_id ?? to) };
     }
     case 'whatsapp': {
-      const out = await call('whatsapp', `${config().channels.whatsappUrl}/${seg(phoneNumber(access))}/messages`, {
+      const out = await call('whatsapp', `${channelsConfig().whatsappUrl}/${seg(phoneNumber(access))}/messages`, {
         headers: bearer(access),
         body: { messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'text', text: { preview_url: false, body: text } },
       });
@@ -113,7 +113,7 @@ export async function sendWhatsappTemplate(
   template: { name: string; languageCode: string; parameters: string[] },
 ): Promise<SentMessage> {
   const components = template.parameters.length ? [{ type: 'body', parameters: template.parameters.map((text) => ({ type: 'text', text })) }] : [];
-  const out = await call('whatsapp', `${config().channels.whatsappUrl}/${seg(phoneNumber(access))}/messages`, {
+  const out = await call('whatsapp', `${channelsConfig().whatsappUrl}/${seg(phoneNumber(access))}/messages`, {
     headers: bearer(access),
     body: { messaging_product: 'whatsapp', to, type: 'template', template: { name: template.name, language: { code: template.languageCode }, components } },
   });
@@ -123,7 +123,7 @@ export async function sendWhatsappTemplate(
 /** WhatsApp: the business account's message templates. */
 export async function listWhatsappTemplates(access: ChannelAccess) {
   if (!access.businessAccountId) throw new DomainError('invalid', 'connect the channel with its businessAccountId first', 'CHANNEL_NOT_CONFIGURED');
-  const out = await call('whatsapp', `${config().channels.whatsappUrl}/${seg(access.businessAccountId)}/message_templates`, { headers: bearer(access) });
+  const out = await call('whatsapp', `${channelsConfig().whatsappUrl}/${seg(access.businessAccountId)}/message_templates`, { headers: bearer(access) });
   return ((out.data ?? []) as any[]).map((t) => ({ id: String(t.id), name: String(t.name), language: t.language, status: t.status, category: t.category }));
 }
 
@@ -136,14 +136,14 @@ export async function channelInfo(app: ChannelApp, access: ChannelAccess, target
     }
     case 'discord': {
       if (target) {
-        const ch = await call('discord', `${config().channels.discordUrl}/channels/${seg(target)}`, { headers: discordHeaders(access) });
+        const ch = await call('discord', `${channelsConfig().discordUrl}/channels/${seg(target)}`, { headers: discordHeaders(access) });
         return { channelId: String(ch.id), name: ch.name, guildId: ch.guild_id, type: ch.type };
       }
-      const me = await call('discord', `${config().channels.discordUrl}/users/@me`, { headers: discordHeaders(access) });
+      const me = await call('discord', `${channelsConfig().discordUrl}/users/@me`, { headers: discordHeaders(access) });
       return { botId: String(me.id), username: me.username };
     }
     case 'whatsapp': {
-      const out = await call('whatsapp', `${config().channels.whatsappUrl}/${seg(phoneNumber(access))}?fields=display_phone_number,verified_name`, {
+      const out = await call('whatsapp', `${channelsConfig().whatsappUrl}/${seg(phoneNumber(access))}?fields=display_phone_number,verified_name`, {
         headers: bearer(access),
       });
       return { phoneNumberId: String(out.id), displayPhoneNumber: out.display_phone_number, verifiedName: out.verified_name };

@@ -1,5 +1,5 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { config } from '../config';
+import { config, emailConfig } from '../config';
 import { outsideCallSignal } from '../deadline';
 import { type EmailMessage, EmailRejectedError } from './email';
 
@@ -10,7 +10,7 @@ const SES_TIMEOUT_MS = 5000;
 
 let ses: SESv2Client | undefined;
 function sesClient(): SESv2Client {
-  const endpoint = config().email.sesEndpoint;
+  const endpoint = emailConfig().sesEndpoint;
   ses ??= new SESv2Client({
     region: config().region,
     maxAttempts: 3,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { config } from '../config';
+import { config, emailConfig } from '../config';
 import { logger } from '../logger';
 
 /**
@@ -35,10 +35,10 @@ let loadedSesSender: typeof import('./email-ses') | undefined;
 const sesSender = async () => (loadedSesSender ??= await import('./email-ses'));
 
 /** SES in AWS, and outside it when SES_ENDPOINT names one (tests exercise the SES path against a fake). */
-const viaSes = () => config().stage === 'aws' || config().email.sesEndpoint !== undefined;
+const viaSes = () => config().stage === 'aws' || emailConfig().sesEndpoint !== undefined;
 
 async function writeToOutbox(message: EmailMessage, from: string): Promise<string> {
-  const dir = config().email.outboxDir;
+  const dir = emailConfig().outboxDir;
   const entry: OutboxEntry = { id: randomUUID(), from, createdAt: new Date().toISOString(), ...message };
   await mkdir(dir, { recursive: true });
   // Time first so a directory listing reads oldest to newest.
@@ -47,7 +47,7 @@ async function writeToOutbox(message: EmailMessage, from: string): Promise<strin
 }
 
 export async function sendEmail(message: EmailMessage): Promise<string> {
-  const from = config().email.from;
+  const from = emailConfig().from;
   const id = viaSes() ? await (await sesSender()).sendWithSes(message, from) : await writeToOutbox(message, from);
   logger().info('email sent', { to: message.to, subject: message.subject, via: viaSes() ? 'ses' : 'outbox', messageId: id });
   return id;
@@ -55,7 +55,7 @@ export async function sendEmail(message: EmailMessage): Promise<string> {
 
 /** The local outbox, oldest first, optionally only the messages to one address. */
 export async function readOutbox(to?: string): Promise<OutboxEntry[]> {
-  const dir = config().email.outboxDir;
+  const dir = emailConfig().outboxDir;
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();

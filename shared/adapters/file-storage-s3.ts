@@ -1,12 +1,12 @@
 import { lazyClient } from '../aws/lazy-client';
-import { config } from '../config';
+import { config, filesConfig } from '../config';
 import type { FileStorage } from './file-storage';
 
 /** S3 in AWS; FILES_S3_ENDPOINT points it at another S3-compatible store (path-style), as the tests' loopback fake. Loaded on the first file call. */
 const s3Client = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/s3'),
   (sdk) => {
-    const endpoint = config().files.s3Endpoint;
+    const endpoint = filesConfig().s3Endpoint;
     return new sdk.S3Client({
       region: config().region,
       maxAttempts: 3,
@@ -22,7 +22,7 @@ export function resetS3Client(): void {
 }
 
 const bucket = () => {
-  const name = config().files.bucket;
+  const name = filesConfig().bucket;
   if (!name) throw new Error('FILES_BUCKET is not set');
   return name;
 };
@@ -78,7 +78,7 @@ export const s3Storage: FileStorage = {
   },
   async uploadTarget(objectKey, { size, contentType, now }) {
     const { client: s3, sdk } = await s3Client.get();
-    const expiresIn = config().files.uploadUrlTtlSeconds;
+    const expiresIn = filesConfig().uploadUrlTtlSeconds;
     // Content-Type and Content-Length are signed: S3 refuses a PUT of any other size or type.
     const url = await sdk.getSignedUrl(s3, new sdk.PutObjectCommand({ Bucket: bucket(), Key: objectKey, ContentType: contentType, ContentLength: size }), {
       expiresIn,
@@ -94,7 +94,7 @@ export const s3Storage: FileStorage = {
   },
   async downloadUrl(objectKey, { contentType, now }) {
     const { client: s3, sdk } = await s3Client.get();
-    const expiresIn = config().files.downloadUrlTtlSeconds;
+    const expiresIn = filesConfig().downloadUrlTtlSeconds;
     const url = await sdk.getSignedUrl(s3, new sdk.GetObjectCommand({ Bucket: bucket(), Key: objectKey, ResponseContentType: contentType }), {
       expiresIn,
       signingDate: now,

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { config } from '../config';
+import { config, filesConfig } from '../config';
 import { s3Storage } from './file-storage-s3';
 
 /**
@@ -38,7 +38,7 @@ const OBJECT_KEY = new RegExp(`^(pending/)?${PART}/${PART}$`);
 
 function localPath(objectKey: string): string {
   if (!OBJECT_KEY.test(objectKey)) throw new Error('invalid object key');
-  const root = resolve(config().files.dir);
+  const root = resolve(filesConfig().dir);
   const path = resolve(root, objectKey);
   if (!path.startsWith(root + sep)) throw new Error('object key outside the storage folder');
   return path;
@@ -141,7 +141,7 @@ const localStorage: FileStorage = {
     await rename(localPath(from), target);
   },
   async list(prefix) {
-    const root = resolve(config().files.dir);
+    const root = resolve(filesConfig().dir);
     const folder = resolve(root, prefix);
     if (!folder.startsWith(root + sep)) throw new Error('prefix outside the storage folder');
     try {
@@ -153,7 +153,7 @@ const localStorage: FileStorage = {
   },
   async uploadTarget(objectKey, { size, contentType, now }) {
     localPath(objectKey);
-    const expires = Math.floor(now.getTime() / 1000) + config().files.uploadUrlTtlSeconds;
+    const expires = Math.floor(now.getTime() / 1000) + filesConfig().uploadUrlTtlSeconds;
     const url = new URL(LOCAL_UPLOAD_PATH, config().appUrl);
     for (const [k, v] of Object.entries({ key: objectKey, expires: String(expires), size: String(size), type: contentType })) url.searchParams.set(k, v);
     url.searchParams.set('signature', uploadSignature(objectKey, expires, size, contentType));
@@ -161,7 +161,7 @@ const localStorage: FileStorage = {
   },
   async downloadUrl(objectKey, { contentType, now }) {
     localPath(objectKey);
-    const expires = Math.floor(now.getTime() / 1000) + config().files.downloadUrlTtlSeconds;
+    const expires = Math.floor(now.getTime() / 1000) + filesConfig().downloadUrlTtlSeconds;
     const url = new URL(LOCAL_DOWNLOAD_PATH, config().appUrl);
     for (const [k, v] of Object.entries({ key: objectKey, expires: String(expires), type: contentType })) url.searchParams.set(k, v);
     url.searchParams.set('signature', downloadSignature(objectKey, expires, contentType));
@@ -170,7 +170,7 @@ const localStorage: FileStorage = {
 };
 
 export function fileStorage(): FileStorage {
-  switch (config().files.storage) {
+  switch (filesConfig().storage) {
     case 'local':
       return localStorage;
     case 's3':

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
-import { config } from '../config';
+import { fetchConfig } from '../config';
 import { DomainError } from '../errors';
 import { isBlockedAddress } from './url-guard';
 import { outsideCallSignal } from '../deadline';
@@ -78,7 +78,7 @@ export async function vetUrl(raw: string | URL): Promise<Vetted> {
   if (url.username || url.password) throw new UrlNotAllowedError('URLs with credentials are not fetched');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host);
-  if (literal && config().fetch.allowedLoopback.includes(`${url.hostname}:${portOf(url)}`)) return { url, address: host, family: literal as 4 | 6 };
+  if (literal && fetchConfig().allowedLoopback.includes(`${url.hostname}:${portOf(url)}`)) return { url, address: host, family: literal as 4 | 6 };
   let addresses: { address: string; family: number }[];
   if (literal) addresses = [{ address: host, family: literal }];
   else {

@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { hostedWalletConfig, walletConfig } from '../config';
 import { storeWallet } from '../crypto/wallet-keys';
 import type { WalletNetworkName } from '../db/wallets';
 
@@ -35,7 +35,7 @@ function localProvider(projectId: string): HostedWalletProvider {
     features: ['create_wallet', 'get_balance'],
     networks: ['l2-test', 'l2-main'],
     async createWallet(userId) {
-      const wallet = await storeWallet(userId, { custody: 'hosted', network: config().wallet.network });
+      const wallet = await storeWallet(userId, { custody: 'hosted', network: walletConfig().network });
       return { walletId: wallet.walletId, address: wallet.address };
     },
   };
@@ -43,7 +43,7 @@ function localProvider(projectId: string): HostedWalletProvider {
 
 /** The configured provider, or undefined when the hosted wallet is not set up. */
 export function hostedWallet(): HostedWalletProvider | undefined {
-  const { provider, projectId } = config().hostedWallet;
+  const { provider, projectId } = hostedWalletConfig();
   if (provider === 'local') return localProvider(projectId ?? 'local');
   return undefined;
 }

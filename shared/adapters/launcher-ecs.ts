@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Task } from '@aws-sdk/client-ecs';
 import { kms } from '../aws/kms-client';
 import { lazyClient } from '../aws/lazy-client';
-import { config } from '../config';
+import { awsFakesConfig, config, instanceConfig, keyCustodyConfig } from '../config';
 import type { LaunchHandle } from '../db/instances';
 import { LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located } from './launcher';
 
@@ -26,16 +26,16 @@ export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
 /** Loaded on the first launch, locate or stop: this module is reached only where the launcher is ECS. */
 const ecsClient = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/ecs'),
-  (sdk) => new sdk.ECSClient({ region: config().region, maxAttempts: 3, ...config().awsFakes.ecs }),
+  (sdk) => new sdk.ECSClient({ region: config().region, maxAttempts: 3, ...awsFakesConfig().ecs }),
 );
 
 /** Task definitions registered for approved images other than the default, per container image. */
 const taskDefinitions = new Map<string, Promise<string>>();
 
 async function taskDefinitionFor(image: string): Promise<string> {
-  const base = config().ecs.taskDefinitionArn;
+  const base = instanceConfig().ecs.taskDefinitionArn;
   if (!base) throw new LaunchError('ECS_TASK_DEFINITION_ARN is not set');
-  if (image === config().runtimeImage) return base;
+  if (image === instanceConfig().runtimeImage) return base;
   let arn = taskDefinitions.get(image);
   if (!arn) {
     arn = registerWithImage(base, image);
@@ -69,7 +69,7 @@ async function registerWithImage(baseArn: string, image: string): Promise<string
 }
 
 async function encryptedToken(spec: LaunchSpec): Promise<string> {
-  const keyId = config().kmsKeyId;
+  const keyId = keyCustodyConfig().kmsKeyId;
   if (!keyId) throw new LaunchError('KMS_KEY_ID is not set: the gateway token cannot be passed encrypted');
   const { client, sdk } = await kms.get();
   const out = await client.send(
@@ -102,13 +102,13 @@ class EcsLauncher implements Launcher {
   readonly name = 'ecs' as const;
 
   async launch(spec: LaunchSpec): Promise<LaunchHandle> {
-    const c = config();
-    if (!c.ecs.clusterArn) throw new LaunchError('ECS_CLUSTER_ARN is not set');
+    const { ecs: ecsSettings } = instanceConfig();
+    if (!ecsSettings.clusterArn) throw new LaunchError('ECS_CLUSTER_ARN is not set');
     const [taskDefinition, tokenCiphertext] = await Promise.all([taskDefinitionFor(spec.image), encryptedToken(spec)]);
     const { client: ecs, sdk } = await ecsClient.get();
     const out = await ecs.send(
       new sdk.RunTaskCommand({
-        cluster: c.ecs.clusterArn,
+        cluster: ecsSettings.clusterArn,
         taskDefinition,
         launchType: 'FARGATE',
         count: 1,
@@ -116,7 +116,7 @@ class EcsLauncher implements Launcher {
         group: `agent-platform:${spec.userId}`,
         startedBy: `gen-${spec.generation}`,
         networkConfiguration: {
-          awsvpcConfiguration: { subnets: c.ecs.subnetIds, securityGroups: c.ecs.securityGroupIds, assignPublicIp: 'ENABLED' },
+          awsvpcConfiguration: { subnets: ecsSettings.subnetIds, securityGroups: ecsSettings.securityGroupIds, assignPublicIp: 'ENABLED' },
         },
         overrides: {
           ...(spec.memoryMiB ? { memory: String(spec.memoryMiB), cpu: String(fargateCpuFor(spec.memoryMiB)) } : {}),
@@ -145,7 +145,7 @@ class EcsLauncher implements Launcher {
 
   async locate(handle: LaunchHandle): Promise<Located> {
     const { client: ecs, sdk } = await ecsClient.get();
-    const out = await ecs.send(new sdk.DescribeTasksCommand({ cluster: config().ecs.clusterArn, tasks: [handle.id] }));
+    const out = await ecs.send(new sdk.DescribeTasksCommand({ cluster: instanceConfig().ecs.clusterArn, tasks: [handle.id] }));
     const task = out.tasks?.[0];
     if (!task) return { state: 'stopped', handle, reason: 'task not found' };
     const located = { ...handle, endpoint: endpointOf(task) ?? handle.endpoint };
@@ -156,7 +156,7 @@ class EcsLauncher implements Launcher {
   async stop(handle: LaunchHandle, reason: string): Promise<void> {
     const { client: ecs, sdk } = await ecsClient.get();
     try {
-      await ecs.send(new sdk.StopTaskCommand({ cluster: config().ecs.clusterArn, task: handle.id, reason: reason.slice(0, 255) }));
+      await ecs.send(new sdk.StopTaskCommand({ cluster: instanceConfig().ecs.clusterArn, task: handle.id, reason: reason.slice(0, 255) }));
     } catch (err) {
       const name = (err as { name?: string }).name;
       if (name === 'InvalidParameterException' || name === 'ResourceNotFoundException') return;

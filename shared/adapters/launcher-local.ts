@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { config, inheritedEnv } from '../config';
+import { inheritedEnv, instanceConfig } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { logger } from '../logger';
@@ -75,7 +75,7 @@ class LocalLauncher implements Launcher {
       HOST: '127.0.0.1',
       PORT: String(port),
     });
-    const entry = config().localRuntimeEntry ? path.resolve(config().localRuntimeEntry!) : DEFAULT_ENTRY;
+    const entry = instanceConfig().localRuntimeEntry ? path.resolve(instanceConfig().localRuntimeEntry!) : DEFAULT_ENTRY;
     // The plan's memory as the process's cap: V8's heap limit, and the limit the runtime reports.
     const memoryArgs = spec.memoryMiB ? [`--max-old-space-size=${spec.memoryMiB}`] : [];
     if (spec.memoryMiB) env.MEMORY_LIMIT_BYTES = String(spec.memoryMiB * 1024 * 1024);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { config } from '../config';
+import { instanceConfig } from '../config';
 import type { RuntimeLogLineInput } from '../db/agent-log';
 import type { LaunchHandle } from '../db/instances';
 import { serverSentEvents } from '../../runtime/sse';
@@ -79,7 +79,8 @@ let selected: Promise<Launcher> | undefined;
 
 export function launcher(): Promise<Launcher> {
   if (override) return Promise.resolve(override);
-  selected ??= config().launcher === 'ecs' ? import('./launcher-ecs').then((m) => m.ecsLauncher()) : import('./launcher-local').then((m) => m.localLauncher());
+  selected ??=
+    instanceConfig().launcher === 'ecs' ? import('./launcher-ecs').then((m) => m.ecsLauncher()) : import('./launcher-local').then((m) => m.localLauncher());
   return selected;
 }
 

@@ -1,6 +1,6 @@
 import type * as oauth from 'oauth4webapi';
 import * as z from 'zod/mini';
-import { config } from '../config';
+import { config, oauthConfig } from '../config';
 import { lazySchema } from '../lazy-schema';
 
 /**
@@ -40,7 +40,7 @@ export async function requestOptions() {
   const c = config();
   const { allowInsecureRequests } = await oauthSdk();
   return {
-    signal: () => AbortSignal.timeout(c.oauth.timeoutMs),
+    signal: () => AbortSignal.timeout(oauthConfig().timeoutMs),
     [allowInsecureRequests]: c.stage !== 'aws',
   };
 }
@@ -56,7 +56,7 @@ const CodehostUser = lazySchema(() =>
 const CodehostEmails = lazySchema(() => z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() })));
 
 function codehost(): OAuthProvider | undefined {
-  const p = config().oauth.codehost;
+  const p = oauthConfig().codehost;
   if (!p.clientId || !p.clientSecret) return undefined;
   const clientSecret = p.clientSecret;
   const as: oauth.AuthorizationServer = {
@@ -101,7 +101,7 @@ async function getJson(accessToken: string, url: string): Promise<unknown> {
 }
 
 function webid(): OAuthProvider | undefined {
-  const p = config().oauth.webid;
+  const p = oauthConfig().webid;
   if (!p.clientId || !p.clientSecret) return undefined;
   const clientSecret = p.clientSecret;
   const as: oauth.AuthorizationServer = {

@@ -1,5 +1,5 @@
 import { lazyClient } from '../aws/lazy-client';
-import { config } from '../config';
+import { config, runtimeLogsConfig } from '../config';
 
 /**
  * The runtime's output in AWS: the task definition sends the container's stdout and stderr to
@@ -35,7 +35,7 @@ export interface LogStreamPage {
 const logsClient = /* @__PURE__ */ lazyClient(
   () => import('../aws/sdk/cloudwatch-logs'),
   (sdk) => {
-    const endpoint = config().runtimeLogs.endpoint;
+    const endpoint = runtimeLogsConfig().endpoint;
     return new sdk.CloudWatchLogsClient({
       region: config().region,
       maxAttempts: 3,
@@ -49,7 +49,7 @@ export function resetCloudWatchLogsClient(): void {
 }
 
 /** Whether runtime output is read from CloudWatch Logs here (the stack sets the group). */
-export const runtimeLogsInCloudWatch = () => !!config().runtimeLogs.group;
+export const runtimeLogsInCloudWatch = () => !!runtimeLogsConfig().group;
 
 /**
  * One page of a stream read backwards (GetLogEvents with startFromHead false) over
@@ -57,7 +57,7 @@ export const runtimeLogsInCloudWatch = () => !!config().runtimeLogs.group;
  * exist (yet) reads as empty.
  */
 export async function readLogStreamBack(stream: string, range: { startTime: number; endTime: number }, limit: number, token?: string): Promise<LogStreamPage> {
-  const group = config().runtimeLogs.group;
+  const group = runtimeLogsConfig().group;
   if (!group) throw new Error('RUNTIME_LOG_GROUP is not set');
   const { client, sdk } = await logsClient.get();
   try {

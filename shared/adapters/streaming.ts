@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { config } from '../config';
+import { streamingConfig } from '../config';
 
 /**
  * Live streams of channel-provisioned agents (spec 4.5): an ingest (RTMP server + secret stream
@@ -32,7 +32,7 @@ const newStreamKey = () => `live_${randomBytes(24).toString('base64url')}`;
 
 const localProvider: StreamingProvider = {
   async createLiveStream() {
-    const { rtmpUrl, playbackBaseUrl } = config().streaming;
+    const { rtmpUrl, playbackBaseUrl } = streamingConfig();
     const liveStreamId = `ls_${randomBytes(12).toString('hex')}`;
     const playlist = `${playbackBaseUrl.replace(/\/+$/, '')}/${liveStreamId}/index.m3u8`;
     return {
@@ -54,7 +54,7 @@ const localProvider: StreamingProvider = {
 };
 
 export function streaming(): StreamingProvider {
-  switch (config().streaming.provider) {
+  switch (streamingConfig().provider) {
     case 'local':
       return localProvider;
   }

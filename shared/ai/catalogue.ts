@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { config } from '../config';
+import { aiConfig } from '../config';
 
 /**
  * The model catalogue: the versioned list of models the platform offers (spec 2.14), which plan
@@ -190,7 +190,7 @@ let cached: { source: string | undefined; catalogue: Catalogue } | undefined;
 
 /** The catalogue in force: the operator's AI_CATALOGUE, else the versioned file. */
 export function catalogue(): Catalogue {
-  const source = config().ai.catalogueJson;
+  const source = aiConfig().catalogueJson;
   if (cached && cached.source === source) return cached.catalogue;
   let parsed = DEFAULT_CATALOGUE;
   if (source) {

@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { modelConfig } from '../config';
 import { platformConnections, probeRequest } from './providers';
 import { outsideCallSignal } from '../deadline';
 
@@ -15,7 +15,7 @@ let cached: { at: number; signature: string; providers: Record<string, boolean> 
 
 async function probe(url: string, headers: Record<string, string>): Promise<boolean> {
   try {
-    const res = await fetch(url, { headers, signal: outsideCallSignal(Math.min(PROBE_TIMEOUT_MS, config().model.timeoutMs)), redirect: 'error' });
+    const res = await fetch(url, { headers, signal: outsideCallSignal(Math.min(PROBE_TIMEOUT_MS, modelConfig().timeoutMs)), redirect: 'error' });
     await res.body?.cancel();
     return res.ok;
   } catch {

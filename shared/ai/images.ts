@@ -1,5 +1,5 @@
 import type { generateImage, ImageModel } from 'ai';
-import { config } from '../config';
+import { modelConfig } from '../config';
 import { modelAccess } from './access';
 import { userProviderKeys } from './byok';
 import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } from './catalogue';
@@ -89,7 +89,7 @@ export async function generateImages(input: ImageCallInput): Promise<ImageCallRe
     agentId: input.agentId,
     budgetUsd: costUsd(model, promptTokens, model.maxOutputTokens * n),
   });
-  const timeout = outsideCallSignal(config().model.timeoutMs);
+  const timeout = outsideCallSignal(modelConfig().timeoutMs);
   let out: Awaited<ReturnType<typeof generateImage>>;
   let sdk: ImageSdk | undefined;
   try {

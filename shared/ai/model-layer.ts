@@ -1,5 +1,5 @@
 import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
-import { config } from '../config';
+import { modelConfig } from '../config';
 import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
 import { userProviderKeys } from './byok';
 import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from './catalogue';
@@ -195,7 +195,7 @@ async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal
 
 function timeoutSignal(input: ModelCallInput) {
   // MODEL_API_TIMEOUT_MS, but never past the request's deadline: a timeout answered with its code, not cut off.
-  const timeout = outsideCallSignal(config().model.timeoutMs);
+  const timeout = outsideCallSignal(modelConfig().timeoutMs);
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 

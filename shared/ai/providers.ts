@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai';
-import { config } from '../config';
+import { aiConfig, modelConfig } from '../config';
 import { vendorOf, type CatalogueModel } from './catalogue';
 import type { OpenAIWire } from './openai-wire';
 
@@ -34,7 +34,7 @@ export interface Connection {
   byok: boolean;
 }
 
-const directSettings = (vendor: DirectVendor) => config().ai[vendor];
+const directSettings = (vendor: DirectVendor) => aiConfig()[vendor];
 
 /** The platform's own connections that are configured, by name. */
 export function platformConnections(): Connection[] {
@@ -43,7 +43,7 @@ export function platformConnections(): Connection[] {
     const s = directSettings(vendor);
     if (s.apiKey) out.push({ name: vendor, kind: vendor, baseUrl: s.baseUrl ?? DEFAULT_BASE_URLS[vendor], apiKey: s.apiKey, byok: false });
   }
-  const { baseUrl, apiKey } = config().model;
+  const { baseUrl, apiKey } = modelConfig();
   if (baseUrl) out.push({ name: AGGREGATOR, kind: 'compatible', baseUrl, apiKey, byok: false });
   return out;
 }
@@ -63,7 +63,7 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
   const direct = platform.find((c) => c.name === vendor);
   if (userKeys.openrouter) {
     if (direct) return direct;
-    return { name: AGGREGATOR, kind: 'compatible', baseUrl: config().model.baseUrl ?? DEFAULT_BASE_URLS.openrouter, apiKey: userKeys.openrouter, byok: true };
+    return { name: AGGREGATOR, kind: 'compatible', baseUrl: modelConfig().baseUrl ?? DEFAULT_BASE_URLS.openrouter, apiKey: userKeys.openrouter, byok: true };
   }
   return direct ?? platform.find((c) => c.kind === 'compatible');
 }

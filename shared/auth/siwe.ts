@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { chainClient } from '../adapters/chain';
-import { config } from '../config';
+import { chainConfig } from '../config';
 import { db, tableName } from '../db/client';
 import * as keys from '../db/keys';
 
@@ -158,7 +158,7 @@ export async function verifySiweSignature(address: Hex, message: string, signatu
   const wrapped = isErc6492Signature(signature);
   if (!wrapped && (await signedByKeyOf(address, message, signature))) return true;
 
-  const { rpcUrl, rpcTimeoutMs } = config().chain;
+  const { rpcUrl, rpcTimeoutMs } = chainConfig();
   if (!rpcUrl) {
     // A plain 65-byte signature that does not recover is almost surely just wrong; anything else is a smart wallet's.
     if (!wrapped && size(signature) === 65) return false;

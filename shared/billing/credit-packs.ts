@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { cardConfig } from '../config';
 
 /**
  * The credit packs on sale, apart from the card adapter so that the billing reads that list them
@@ -6,7 +6,7 @@ import { config } from '../config';
  */
 
 /** Credit packs on sale: price id → credits. Only these ids are ever sent to the processor. */
-export const creditPacks = () => config().card.creditPrices;
+export const creditPacks = () => cardConfig().creditPrices;
 
 /** Own keys only: a client-chosen `constructor` or `__proto__` is no pack. */
 export const creditsOfPrice = (priceId: string): number | undefined => (Object.hasOwn(creditPacks(), priceId) ? creditPacks()[priceId] : undefined);

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../auth/authenticate';
-import { config } from '../config';
+import { cardConfig } from '../config';
 import * as keys from '../db/keys';
 import { tenant } from '../db/tenant';
 import { DomainError } from '../errors';
@@ -80,7 +80,7 @@ export const freePlanRefused = (body: Record<string, unknown> = {}) =>
  * that no card is needed there.
  */
 export function subscribeHint(): { subscribe: { checkout: string; billing: string; note?: string } } {
-  const local = config().card.mode === 'local';
+  const local = cardConfig().mode === 'local';
   return {
     subscribe: {
       checkout: 'GET /api/card/checkout?plan=<label|solo|collective|network> (signed in); it redirects to the payment page',

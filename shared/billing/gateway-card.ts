@@ -1,4 +1,4 @@
-import { CARD_CURRENCY, CARD_MINIMUM_CHARGE_MINOR, config } from '../config';
+import { CARD_CURRENCY, CARD_MINIMUM_CHARGE_MINOR, gatewayConfig } from '../config';
 import type { GatewayPluginId } from '../contract/gateway';
 import { gatewayReceiptHash, readGatewayReceipt, takeGatewayReceiptLease } from '../db/gateway-receipts';
 import * as keys from '../db/keys';
@@ -50,7 +50,7 @@ export function tokenToCardMinor(tokenAmount: string, rate: string): bigint {
 }
 
 export function gatewayCardPrice(plugin: GatewayPluginId): GatewayCardPrice {
-  const { prices, card } = config().gateway;
+  const { prices, card } = gatewayConfig();
   const converted = tokenToCardMinor(prices[plugin]!, card.rate);
   const minor = card.prices[plugin] ?? Number(converted < CARD_MINIMUM_CHARGE_MINOR ? BigInt(CARD_MINIMUM_CHARGE_MINOR) : converted);
   return { minor, currency: CARD_CURRENCY, amount: minorToAmount(minor) };

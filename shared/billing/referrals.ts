@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { referralConfig } from '../config';
 import * as keys from '../db/keys';
 import { ConditionFailedError, tenant, tx } from '../db/tenant';
 import { transactRetrying } from '../db/transact-retry';
@@ -13,7 +13,7 @@ export type ReferralOutcome = 'credited' | 'not-due' | 'cap-reached';
  * and counts the referral under the referrer's cap (so throwaway sign-ups cannot farm credit).
  */
 export async function creditReferralIfDue(user: UserProfile, now = new Date()): Promise<ReferralOutcome> {
-  const amount = config().referralCredits;
+  const amount = referralConfig().credits;
   const referrerId = user.referredBy;
   if (!referrerId || !user.emailVerified || user.referralCreditedAt || amount === 0) return 'not-due';
   const at = now.getTime();
@@ -37,7 +37,7 @@ export async function creditReferralIfDue(user: UserProfile, now = new Date()): 
     tx.update(
       keys.referralCount(referrerId),
       { expression: 'SET #count = if_not_exists(#count, :zero) + :one', names: { '#count': 'count' }, values: { ':zero': 0, ':one': 1 } },
-      { expression: 'attribute_not_exists(#count) OR #count < :cap', values: { ':cap': config().referralCap } },
+      { expression: 'attribute_not_exists(#count) OR #count < :cap', values: { ':cap': referralConfig().cap } },
     ),
     ...creditItems(referrerId, amount, 'referral', creditEntryId(at, `referral-${user.userId}`), `referred ${user.userId}`, now),
   ];

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { CardEvent } from '../adapters/card';
-import { config } from '../config';
+import { cardConfig } from '../config';
 import { isGatewayPluginId } from '../contract/gateway';
 import { GATEWAY_RECEIPT_HASH, gatewayReceiptItem } from '../db/gateway-receipts';
 import * as keys from '../db/keys';
@@ -233,7 +233,7 @@ async function onGatewayCallPaid(event: CardEvent, session: z.output<ReturnType<
 /** The plan of a recurring price, for subscriptions changed at the processor without our metadata. */
 function planOfPrice(priceId: string | undefined): PlanName | undefined {
   if (!priceId) return undefined;
-  const plan = Object.entries(config().card.planPrices).find(([, p]) => p === priceId)?.[0];
+  const plan = Object.entries(cardConfig().planPrices).find(([, p]) => p === priceId)?.[0];
   return isPlanName(plan) ? plan : undefined;
 }
 

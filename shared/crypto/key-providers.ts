@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { kms } from '../aws/kms-client';
-import { config } from '../config';
+import { config, keyCustodyConfig } from '../config';
 
 /**
  * Who wraps the per-record data keys: KMS in AWS, a local master key file where there is no KMS
@@ -166,22 +166,21 @@ function localProvider(file: string): KeyProvider {
 
 /** The provider a given record names; a local master key is refused in AWS, where only KMS may hold keys. */
 export function keyProvider(name: KeyProviderName): KeyProvider {
-  const c = config();
+  const custody = keyCustodyConfig();
   if (name === 'kms') {
-    if (!c.kmsKeyId) throw new KeyCustodyConfigError('KMS key not configured', KMS_SETUP);
-    return kmsProvider(c.kmsKeyId);
+    if (!custody.kmsKeyId) throw new KeyCustodyConfigError('KMS key not configured', KMS_SETUP);
+    return kmsProvider(custody.kmsKeyId);
   }
-  if (c.stage === 'aws') throw new KeyCustodyConfigError('a local master key is not allowed in AWS', KMS_SETUP);
-  return localProvider(c.localMasterKeyFile);
+  if (config().stage === 'aws') throw new KeyCustodyConfigError('a local master key is not allowed in AWS', KMS_SETUP);
+  return localProvider(custody.localMasterKeyFile);
 }
 
 /** KMS wherever a key is configured; otherwise the local master key (never in AWS). */
-export const defaultKeyProvider = (): KeyProvider => keyProvider(config().kmsKeyId ? 'kms' : 'local');
+export const defaultKeyProvider = (): KeyProvider => keyProvider(keyCustodyConfig().kmsKeyId ? 'kms' : 'local');
 
 /** Whether new secrets can be sealed here, without touching any key: for answers that must name the missing setting. */
 export function keyCustodyStatus(): { ok: true; provider: KeyProviderName } | { ok: false; error: string; setup: string } {
-  const c = config();
-  if (c.kmsKeyId) return { ok: true, provider: 'kms' };
-  if (c.stage === 'aws') return { ok: false, error: 'wallet key custody is not configured', setup: KMS_SETUP };
+  if (keyCustodyConfig().kmsKeyId) return { ok: true, provider: 'kms' };
+  if (config().stage === 'aws') return { ok: false, error: 'wallet key custody is not configured', setup: KMS_SETUP };
   return { ok: true, provider: 'local' };
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountAccess } from '../billing/entitlements';
-import { config } from '../config';
+import { instanceConfig } from '../config';
 import type { EnvelopeRecord } from '../crypto/envelope';
 import {
   AGENT_COUNTER,
@@ -133,14 +133,14 @@ export class IllegalTransitionError extends Error {
 export const subdomainFor = (userId: string) => `agent-${createHash('sha256').update(userId).digest('hex').slice(0, 16)}`;
 
 /** The public URL of an account's instance (spec 2.4, 2.5); the operator routes the subdomain to it. */
-export const instanceUrl = (userId: string) => `https://${subdomainFor(userId)}.${config().agentDomain}`;
+export const instanceUrl = (userId: string) => `https://${subdomainFor(userId)}.${instanceConfig().agentDomain}`;
 
 /**
  * Where a client opens an agent's websocket: directly on the instance when the launcher knows a
  * reachable address (the local stack), else through the account's subdomain.
  */
 export function agentWebsocketUrl(userId: string, agentId: string, instance: { handle?: Pick<LaunchHandle, 'publicWsBase'> } | undefined): string {
-  const base = instance?.handle?.publicWsBase ?? `wss://${subdomainFor(userId)}.${config().agentDomain}`;
+  const base = instance?.handle?.publicWsBase ?? `wss://${subdomainFor(userId)}.${instanceConfig().agentDomain}`;
   return `${base}/agents/${agentId}`;
 }
 

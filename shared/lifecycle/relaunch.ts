@@ -1,5 +1,5 @@
 import { requestProvisioning } from '../adapters/provisioning-queue';
-import { config } from '../config';
+import { healingConfig } from '../config';
 import { getInstance, settleLaunch, settlePendingAgents, transitionInstance } from '../db/instances';
 import { logger } from '../logger';
 import { mailLaunchFailure } from './failure-notice';
@@ -35,7 +35,7 @@ export async function relaunchAfterExit(exit: UnexpectedExit, now = new Date()):
   const { userId, generation } = exit;
   const snap = await getInstance(userId, true);
   if (snap?.status !== 'running' || snap.generation !== generation || snap.handle?.id !== exit.handleId) return { outcome: 'ignored' };
-  const { relaunchesPerHour, backoffSeconds } = config().healing;
+  const { relaunchesPerHour, backoffSeconds } = healingConfig();
   const recent = (snap.relaunchesAt ?? []).filter((at) => at > now.getTime() - HOUR_MS);
 
   if (recent.length >= relaunchesPerHour) {

@@ -1,5 +1,5 @@
 import { requestProvisioning } from '../adapters/provisioning-queue';
-import { config } from '../config';
+import { healingConfig } from '../config';
 import { agentsPendingSince, getAgent, type PendingAgentRef } from '../db/agents';
 import {
   getInstance,
@@ -108,7 +108,7 @@ async function redriveAgent(ref: PendingAgentRef, now: Date, deadBefore?: Date):
 export async function redriveStranded(opts: RedriveOptions = {}): Promise<RedriveResult> {
   const now = opts.now ?? new Date();
   const result: RedriveResult = { launchesTakenOver: 0, agentsRequeued: 0, agentsSettled: 0 };
-  const after = config().provisioningRedriveAfterMs;
+  const after = healingConfig().provisioningRedriveAfterMs;
   if (!opts.olderThan && !after) return result;
   const olderThan = opts.olderThan ?? new Date(now.getTime() - after);
   // One account's failure never stops the others; what is left is tried again on the next run.

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import { config } from '../config';
+import { gatewayConfig } from '../config';
 import { decimalToUnits, TIP20_DECIMALS } from '../billing/gateway-card';
 import * as keys from '../db/keys';
 import { serveUnderLease } from '../db/serve-lease';
@@ -7,12 +7,12 @@ import { consumeChallenge, issueChallenge, readChallenge, reclaimPaidChallenge, 
 import type { MppCredential } from './credential';
 import { ChainUnavailableError, PaymentRefusedError } from './errors';
 
-const mppSettings = () => config().gateway.mpp;
+const mppSettings = () => gatewayConfig().mpp;
 
 /** Machine payments need somewhere to be paid and a chain to check; without either they are off. */
 export const mppEnabled = () => !!mppSettings().recipient && !!mppSettings().rpcUrl;
 
-export const priceOf = (plugin: string): string => config().gateway.prices[plugin]!;
+export const priceOf = (plugin: string): string => gatewayConfig().prices[plugin]!;
 
 /** A fresh challenge for one call of `plugin`, stored with everything a payment will be checked against. */
 export async function issueChargeChallenge(plugin: string, now = Date.now()): Promise<ChallengeRecord> {

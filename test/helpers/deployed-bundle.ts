@@ -14,6 +14,8 @@ export interface DeployedBundle {
   atInit: string[];
   /** Source files with code in everything the function can load (static and `import()`). */
   reachable: string[];
+  /** The code a cold start parses: the entry and the chunks it imports statically, as built. */
+  initCode: string;
 }
 
 /** The source files with code in the given outputs of a build. */
@@ -31,7 +33,7 @@ export function inputsIn(metafile: Metafile, outputs: readonly string[]): string
  */
 export async function buildAsDeployed(folder: string): Promise<DeployedBundle> {
   const outdir = path.join(ROOT, `.deployed-bundle-${folder}`);
-  const { metafile } = await build({
+  const { metafile, outputFiles } = await build({
     ...lambdaBuildOptions(path.join(ROOT, 'functions', folder, 'handler.ts'), outdir),
     sourcemap: false,
     // Nothing is written: the checks read the metafile only.
@@ -41,10 +43,13 @@ export async function buildAsDeployed(folder: string): Promise<DeployedBundle> {
     absWorkingDir: ROOT,
   });
   const entry = Object.keys(metafile.outputs).find((k) => path.basename(k) === 'index.mjs')!;
+  const initOutputs = initLoadedOutputs(metafile, entry);
+  const textOf = new Map(outputFiles.map((file) => [path.relative(ROOT, file.path), file.text]));
   return {
     metafile,
     entry,
-    atInit: inputsIn(metafile, initLoadedOutputs(metafile, entry)),
+    atInit: inputsIn(metafile, initOutputs),
+    initCode: initOutputs.map((output) => textOf.get(output)!).join('\n'),
     reachable: inputsIn(metafile, reachableOutputs(metafile, entry)),
   };
 }

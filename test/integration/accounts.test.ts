@@ -6,7 +6,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readOutbox } from '../../shared/adapters/email';
 import { creditLedger } from '../../shared/billing/credits';
-import { config, reloadConfig } from '../../shared/config';
+import { config, reloadConfig, referralConfig } from '../../shared/config';
 import * as keys from '../../shared/db/keys';
 import { getGlobal, transact, tx } from '../../shared/db/tenant';
 import { getUser } from '../../shared/db/users';
@@ -145,7 +145,7 @@ describe('POST /api/register', () => {
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     const tokens = await Promise.all(emails.map(verificationTokenFor));
     await Promise.all(tokens.map((token) => call('POST', '/api/auth/verify-email', { body: { token }, ip: uniqueIp() })));
-    const bonus = config().referralCredits;
+    const bonus = referralConfig().credits;
     const ref = await ledgerSum(referrer.userId);
     expect(ref.entries).toHaveLength(8);
     expect((await getUser(referrer.userId, true))?.credits).toBe(8 * bonus);

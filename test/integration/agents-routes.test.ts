@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { encodeAbiParameters, type Hex } from 'viem';
 import { verificationMessage } from '../../functions/agent-verification/verify';
 import type { Attestation } from '../../shared/adapters/eas';
-import { config, reloadConfig } from '../../shared/config';
+import { config, reloadConfig, coinbaseVerificationConfig, ensConfig } from '../../shared/config';
 import { handler } from '../../functions/provisioner/handler';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { startFakeJsonRpc } from '../helpers/fake-json-rpc';
@@ -311,7 +311,7 @@ describe('agent verification', () => {
     const rpc = await startFakeJsonRpc();
     try {
       const { user, agentId } = await agentOf();
-      const cb = config().coinbaseVerification;
+      const cb = coinbaseVerificationConfig();
       const wallet = privateKeyToAccount(generatePrivateKey());
       const signature = await wallet.signMessage({ message: verificationMessage(agentId) });
       const post = (body: Record<string, unknown>) =>
@@ -384,7 +384,7 @@ describe('agent verification', () => {
     const rpc = await startFakeJsonRpc({ chainId: 1 });
     try {
       const { user, agentId } = await agentOf();
-      const resolver = config().ens.universalResolver;
+      const resolver = ensConfig().universalResolver;
       const wallet = privateKeyToAccount(generatePrivateKey());
       const signature = await wallet.signMessage({ message: verificationMessage(agentId) });
       const post = (body: Record<string, unknown>) =>

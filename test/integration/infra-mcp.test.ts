@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../shared/contract/route';
-import { config, reloadConfig } from '../../shared/config';
+import { reloadConfig, infraMcpConfig } from '../../shared/config';
 import { infraMcpContract, INFRA_MCP_TOOL_CATEGORIES, INFRA_MCP_USE_CASES } from '../../shared/contract/infra-mcp';
 import { call } from '../helpers/api';
 
@@ -22,8 +22,8 @@ describe('informational endpoints (spec 4.13)', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['description', 'docker_image', 'documentation', 'name', 'official_repo', 'status', 'timestamp', 'version']);
     expect(res.body.status).toBe('operational');
-    expect(res.body.official_repo).toBe(config().infraMcp.repoUrl);
-    expect(res.body.documentation).toBe(config().infraMcp.docsUrl);
+    expect(res.body.official_repo).toBe(infraMcpConfig().repoUrl);
+    expect(res.body.documentation).toBe(infraMcpConfig().docsUrl);
     expect(z.safeParse(schemaOf('getInfraMcpHealth', 200), res.body).success).toBe(true);
   });
 
@@ -40,7 +40,7 @@ describe('informational endpoints (spec 4.13)', () => {
     const res = await call('GET', '/api/infra-mcp/setup');
     expect(Object.keys(res.body).sort()).toEqual(['docker_config_example', 'documentation_links', 'quick_start', 'recommended_approach', 'title']);
     expect(Object.keys(res.body.quick_start)).toEqual(['step_1', 'step_2', 'step_3']);
-    expect(JSON.stringify(res.body.docker_config_example)).toContain(config().infraMcp.dockerImage);
+    expect(JSON.stringify(res.body.docker_config_example)).toContain(infraMcpConfig().dockerImage);
     expect(z.safeParse(schemaOf('getInfraMcpSetup', 200), res.body).success).toBe(true);
   });
 

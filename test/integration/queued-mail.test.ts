@@ -11,7 +11,7 @@ import { handler as eventsWorker } from '../../functions/webhook-delivery/handle
 import { readOutbox } from '../../shared/adapters/email';
 import { type QueuedEmail, queueEmail } from '../../shared/adapters/email-queue';
 import { sqs } from '../../shared/adapters/queue';
-import { config, reloadConfig } from '../../shared/config';
+import { config, emailConfig, reloadConfig } from '../../shared/config';
 import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
 import { accountSession } from '../helpers/api';
@@ -68,7 +68,7 @@ describe('emails queued on the events queue', () => {
   it('are retried while the mail cannot be sent, end in the dead-letter queue, and are mailed once when replayed', async () => {
     const owner = await accountSession();
     const subject = `failing ${randomUUID()}`;
-    const working = config().email.outboxDir;
+    const working = emailConfig().outboxDir;
     // An outbox folder that cannot be created (its parent is a file): every send fails.
     const blocker = path.join(scratch, 'not-a-folder');
     writeFileSync(blocker, '');

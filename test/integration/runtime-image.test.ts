@@ -9,7 +9,7 @@ import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ecsLauncher } from '../../shared/adapters/launcher-ecs';
-import { config, reloadConfig } from '../../shared/config';
+import { reloadConfig, instanceConfig } from '../../shared/config';
 import { buildRuntime } from '../../runtime/build';
 
 /**
@@ -110,7 +110,7 @@ async function launcherEnvironment(platformUrl: string): Promise<Record<string, 
       userId: USER_ID,
       idempotencyKey: `${USER_ID}#1`,
       generation: 1,
-      image: config().runtimeImage,
+      image: instanceConfig().runtimeImage,
       runtimeVersion: '1.0.0',
       gatewayToken: TOKEN,
       platformUrl,

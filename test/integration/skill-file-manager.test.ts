@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { skill } from '../../functions/skills/skills/file-manager';
-import { config } from '../../shared/config';
+import { filesConfig } from '../../shared/config';
 import { FILE_UPLOAD_MAX_BYTES } from '../../shared/contract/skill-actions/file-manager';
 import * as keys from '../../shared/db/keys';
 import { tenant } from '../../shared/db/tenant';
@@ -24,7 +24,7 @@ async function subscriber(plan = 'solo', extraStorageGb?: number) {
 }
 
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
-const objectsOf = async (userId: string) => readdir(join(config().files.dir, userId)).catch(() => [] as string[]);
+const objectsOf = async (userId: string) => readdir(join(filesConfig().dir, userId)).catch(() => [] as string[]);
 
 describe('file-manager', () => {
   it('uploads, lists, reads back and deletes files, keeping the bytes in use', async () => {

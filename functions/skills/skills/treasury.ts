@@ -1,5 +1,5 @@
 import { chainClient } from '../../../shared/adapters/chain';
-import { config } from '../../../shared/config';
+import { skillTokensConfig, walletConfig } from '../../../shared/config';
 import { TREASURY_MAX_WALLETS, treasuryBodies as bodies } from '../../../shared/contract/skill-actions/treasury';
 import {
   addTrackedWallet,
@@ -30,12 +30,12 @@ interface Holding {
 type Readout = { status: 'ok'; units: Record<string, bigint> } | { status: 'unavailable' };
 
 async function readHolding(address: `0x${string}`): Promise<Readout> {
-  const { rpcUrl, rpcTimeoutMs } = config().wallet;
+  const { rpcUrl, rpcTimeoutMs } = walletConfig();
   if (!rpcUrl) return { status: 'unavailable' };
   const { erc20Abi, getBalance, readContract } = await import('../viem-payments');
   const client = await chainClient(rpcUrl, rpcTimeoutMs);
   try {
-    const tokens = config().treasuryTokens;
+    const tokens = skillTokensConfig().treasuryTokens;
     const [native, ...tokenUnits] = await Promise.all([
       getBalance(client, { address }),
       ...tokens.map((t) => readContract(client, { address: t.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })),
@@ -47,7 +47,7 @@ async function readHolding(address: `0x${string}`): Promise<Readout> {
   }
 }
 
-const assets = () => [NATIVE, ...config().treasuryTokens];
+const assets = () => [NATIVE, ...skillTokensConfig().treasuryTokens];
 const formatting = (formatUnits: (value: bigint, decimals: number) => string) => (units: Record<string, bigint>) =>
   Object.fromEntries(assets().map((a) => [a.symbol, formatUnits(units[a.symbol] ?? 0n, a.decimals)]));
 
@@ -76,12 +76,12 @@ export const skill: SkillModule = {
         return { ...h, status: r.status, balances: r.status === 'ok' ? format(r.units) : null };
       });
       return {
-        network: config().wallet.network,
+        network: walletConfig().network,
         assets: assets().map((a) => a.symbol),
         wallets,
         totals: format(totals),
         complete: readouts.every((r) => r.status === 'ok'),
-        ...(config().wallet.rpcUrl ? {} : { message: 'no chain RPC is configured (WALLET_RPC_URL): balances are unavailable' }),
+        ...(walletConfig().rpcUrl ? {} : { message: 'no chain RPC is configured (WALLET_RPC_URL): balances are unavailable' }),
       };
     }),
     add_wallet: action(bodies().add_wallet, async (call, body) => {
