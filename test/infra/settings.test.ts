@@ -38,6 +38,20 @@ describe('the list of settings', () => {
     expect([...KNOWN_SETTINGS]).toEqual(keys);
   });
 
+  it('validates every settings group and builds every section at start (reloadConfig), none left out', () => {
+    const source = readFileSync(new URL('../../shared/config.ts', import.meta.url), 'utf8');
+    const listed = (name: string) => {
+      const list = new RegExp(`^const ${name} = \\(\\) => \\[\\n([^]*?)^\\];`, 'm').exec(source)?.[1] ?? '';
+      return [...list.matchAll(/^ {2}([A-Za-z_][A-Za-z0-9_]*),$/gm)].map((m) => m[1]!).sort();
+    };
+    const groups = [...source.matchAll(/^const ([A-Z][A-Z0-9_]*_SETTINGS) = \{$/gm)].map((m) => m[1]!).sort();
+    const sections = [...source.matchAll(/^export const ([a-z][A-Za-z0-9]*Config) = \/\* @__PURE__ \*\/ configSection\(/gm)].map((m) => m[1]!).sort();
+    expect(groups.length).toBeGreaterThan(30);
+    expect(sections.length).toBeGreaterThan(25);
+    expect(listed('allSettingGroups')).toEqual(groups);
+    expect(listed('allSections')).toEqual(sections);
+  });
+
   it('places every setting in exactly one class: set by the stack, local only, or routed to functions', () => {
     for (const name of KNOWN_SETTINGS) {
       const classes = [name in STACK_SETTINGS, LOCAL_ONLY_SETTINGS.includes(name), OPERATOR_SETTINGS.includes(name)].filter(Boolean);
