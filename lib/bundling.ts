@@ -386,6 +386,7 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
  */
 const CONTRACT_FILE = /[\\/]shared[\\/]contract[\\/].+\.ts$/;
 const DOC_PROPERTIES = new Set(['summary', 'description', 'responses']);
+const DOCUMENT_BUILDER = /[\\/]shared[\\/]contract[\\/]document$/;
 
 export const contractWithoutDocs = (entry: string): Plugin => ({
   name: 'contract-without-docs',
@@ -393,6 +394,18 @@ export const contractWithoutDocs = (entry: string): Plugin => ({
     const entryFile = path.resolve(esbuild.initialOptions.absWorkingDir ?? process.cwd(), entry);
     if (/contract\/document['"]/.test(readFileSync(entryFile, 'utf8'))) return;
     esbuild.onLoad({ filter: CONTRACT_FILE }, (args) => ({ contents: withoutContractDocs(readFileSync(args.path, 'utf8'), args.path), loader: 'ts' }));
+    // A function that reached the document builder other than from its handler would serve a document without its prose: refused.
+    esbuild.onResolve({ filter: /(^|\/)document$/ }, (args) =>
+      DOCUMENT_BUILDER.test(path.resolve(args.resolveDir, args.path))
+        ? {
+            errors: [
+              {
+                text: `${entry} reaches the OpenAPI document builder (${args.importer}) but its handler does not import it: the contract's documentation would be left out`,
+              },
+            ],
+          }
+        : undefined,
+    );
   },
 });
 

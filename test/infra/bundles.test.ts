@@ -401,6 +401,13 @@ describe("the contract's documentation", () => {
     expect({ ...has('api-document', routeProse), ...has('api-document', responseSchema) }).toEqual({ [routeProse]: true, [responseSchema]: true });
   });
 
+  it('refuses to build a function that reaches the document builder other than from its handler', async () => {
+    const entry = path.join(ROOT, 'test/infra/fixtures/document-indirect-handler.ts');
+    await expect(
+      build({ ...lambdaBuildOptions(entry, path.join(outdir, 'document-indirect')), write: false, absWorkingDir: ROOT, logLevel: 'silent' }),
+    ).rejects.toThrow(/reaches the OpenAPI document builder .*document-indirect\.ts.* but its handler does not import it/);
+  });
+
   it('is all there in the document the api-document bundle serves: the same text as the sources give', async () => {
     const event = {
       version: '2.0',
