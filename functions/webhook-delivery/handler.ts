@@ -9,9 +9,10 @@ const DUE_TOLERANCE_MS = 250;
 
 /**
  * Consumer of the events queue (spec 6): each message is one platform event, POSTed signed to its
- * endpoints, or an email queued by a function that does not send mail itself (./mailer.ts). A receiver that fails is not SQS's concern: its next attempt is queued as its own
- * message on the retry schedule (deliver.ts), and a message that arrives before its time (a wait
- * longer than SQS's 15-minute delay) is queued again for the rest. A record is reported in
+ * endpoints, or an email queued by a function that does not send mail itself (./mailer.ts). A
+ * receiver that fails is not SQS's concern: its next attempt is queued as its own message on the
+ * retry schedule (deliver.ts), and a message that arrives before its time (a wait longer than
+ * SQS's 15-minute delay) is queued again for the rest. A record is reported in
  * `batchItemFailures` only when the work could not be done (the table or the queue failed): SQS
  * retries it and, after the redrive count, moves it to the dead-letter queue, which has an alarm
  * and a replay command (`npm run replay-dlq`).
