@@ -175,8 +175,8 @@ export function zodMembersModule(members: readonly string[]): string {
  * for one helper, also defines names of its own and re-exports the stream code S3 uses (~10 KB at
  * the skills function's init): its own statements become one module of their own, which the cut
  * re-exports for the names it defines (retry takes its `v4`). An importer taking more than names
- * (`import *`, `export *`) keeps the real barrel. The packages declare `sideEffects: false`, so evaluating fewer barrel lines changes
- * nothing else.
+ * (`import *`, `export *`) keeps the real barrel. The packages declare `sideEffects: false`, so
+ * evaluating fewer barrel lines changes nothing else.
  */
 export const SDK_BARREL_NAMESPACE = 'sdk-barrel-cut';
 const SDK_BARREL = /^@(aws-sdk|smithy)\/core\/[a-zA-Z-]+$/;
@@ -393,7 +393,10 @@ export const contractWithoutDocs = (entry: string): Plugin => ({
   setup(esbuild) {
     const entryFile = path.resolve(esbuild.initialOptions.absWorkingDir ?? process.cwd(), entry);
     if (/contract\/document['"]/.test(readFileSync(entryFile, 'utf8'))) return;
-    esbuild.onLoad({ filter: CONTRACT_FILE }, (args) => ({ contents: withoutContractDocs(readFileSync(args.path, 'utf8'), args.path), loader: 'ts' }));
+    esbuild.onLoad({ filter: CONTRACT_FILE }, async (args) => ({
+      contents: await withoutContractDocs(readFileSync(args.path, 'utf8'), args.path),
+      loader: 'ts',
+    }));
     // A function that reached the document builder other than from its handler would serve a document without its prose: refused.
     esbuild.onResolve({ filter: /(^|\/)document$/ }, (args) =>
       DOCUMENT_BUILDER.test(path.resolve(args.resolveDir, args.path))
@@ -410,8 +413,9 @@ export const contractWithoutDocs = (entry: string): Plugin => ({
 });
 
 /** `source` (a contract module) without the documentation properties of its route and group objects. */
-export function withoutContractDocs(source: string, fileName = 'contract.ts'): string {
-  const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript');
+export async function withoutContractDocs(source: string, fileName = 'contract.ts'): Promise<string> {
+  const ts = (await import('typescript')).default;
+  type Node = import('typescript').Node;
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const nameOf = (p: import('typescript').ObjectLiteralElementLike) => (p.name && ts.isIdentifier(p.name) ? p.name.text : undefined);
   const isDocumented = (o: import('typescript').ObjectLiteralExpression) => {
@@ -419,7 +423,7 @@ export function withoutContractDocs(source: string, fileName = 'contract.ts'): s
     return names.has('operation') || (names.has('group') && names.has('routes'));
   };
   const strip: import('typescript').TransformerFactory<import('typescript').SourceFile> = (context) => {
-    const visit = (node: import('typescript').Node): import('typescript').Node => {
+    const visit = (node: Node): Node => {
       const visited = ts.visitEachChild(node, visit, context);
       // esbuild honours a pure annotation across files only at the call: one per lazySchema call.
       if (ts.isCallExpression(visited) && ts.isIdentifier(visited.expression) && visited.expression.text === 'lazySchema')

@@ -373,7 +373,7 @@ describe("the AI SDK's own zod copy", () => {
 });
 
 describe("the contract's documentation", () => {
-  it('is removed from route and group objects only, and every lazySchema call is marked pure', () => {
+  it('is removed from route and group objects only, and every lazySchema call is marked pure', async () => {
     const source = [
       'const Body = lazySchema(() => z.object({ a: z.string() }));',
       "const skill = { name: 'x', description: 'kept: a skill entry, not a route' };",
@@ -381,7 +381,7 @@ describe("the contract's documentation", () => {
       "  { operation: 'op', method: 'GET', path: '/p', auth: 'none', summary: 'route prose', description: 'more prose', body: Body, responses: () => ({ 200: Body() }) },",
       '] });',
     ].join('\n');
-    const stripped = withoutContractDocs(source);
+    const stripped = await withoutContractDocs(source);
     for (const gone of ['group prose', 'route prose', 'more prose', 'responses']) expect(stripped).not.toContain(gone);
     for (const kept of ["description: 'kept: a skill entry, not a route'", "operation: 'op'", 'body: Body', "group: 'g'"]) expect(stripped).toContain(kept);
     expect(stripped).toMatch(/\/\*\s*@__PURE__\s*\*\/\s*lazySchema\(/);
