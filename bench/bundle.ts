@@ -1,12 +1,12 @@
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import path from 'node:path';
-import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../lib/bundling';
+import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '#build/bundling';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DIST = path.join(ROOT, 'bench', 'dist');
 
 /**
- * The exact settings CDK deploys with (lib/bundling.ts: an entry and chunks), so the sizes reported
+ * The exact settings CDK deploys with (build/bundling.ts: an entry and chunks), so the sizes reported
  * are the sizes that ship; only the metafile (for the per-module breakdown) and quiet logging are added here.
  */
 const cdkLike = (entry: string, outdir: string): BuildOptions => ({ ...lambdaBuildOptions(entry, outdir), metafile: true, logLevel: 'silent' });
@@ -74,7 +74,7 @@ function measure(name: string, outdir: string, metafile: Metafile): BundleResult
     outfile: path.resolve(ROOT, entry),
     initBytes: bytesOf(initOutputs),
     packageBytes: bytesOf(code),
-    // The chunk of an import() that tree shaking removed is not written (lib/bundling.ts dropUnreachableChunks).
+    // The chunk of an import() that tree shaking removed is not written (build/bundling.ts dropUnreachableChunks).
     lazyChunks: reachableOutputs(metafile, entry)
       .filter((o) => !initOutputs.includes(o))
       .map((o) => path.resolve(ROOT, o)),

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { bundle, ROOT } from './bundle';
 import type { RecordedCommand } from './floor';
 import { median, runInFreshProcess } from './init';
+import { handlerPath } from '#contract/functions';
 
 /**
  * Cold start to first answer: what a caller waits for when a new container takes the request. A
@@ -89,7 +90,7 @@ export async function measureColdFirstAnswer(
 ): Promise<ColdResult[]> {
   const entries = new Map<string, string>();
   for (const group of new Set(cases.map((c) => c.group))) {
-    entries.set(group, (await bundle(group, path.join(ROOT, 'functions', group, 'handler.ts'))).outfile);
+    entries.set(group, (await bundle(group, path.join(ROOT, handlerPath(group)))).outfile);
   }
   const results: ColdResult[] = [];
   for (const [i, c] of cases.entries()) {

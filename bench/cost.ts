@@ -1,4 +1,4 @@
-import { LAMBDA_MEMORY_MB } from '../lib/function-sizing';
+import { LAMBDA_MEMORY_MB } from '#lib/function-sizing';
 import type { RecordedCommand } from './floor';
 
 /**

@@ -1,13 +1,13 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import { loadGroupHandler } from '../bin/handlers';
-import { startEmulators } from '../bin/local-emulators';
-import { createRouter, lambdaContext, toApiGatewayEvent } from '../bin/local-server';
-import { issueSessionToken } from '../shared/auth/jwt';
-import { reloadConfig } from '../shared/config';
-import { createApiKey } from '../shared/db/api-keys';
-import { db, resetDbClient, tableName } from '../shared/db/client';
-import * as keys from '../shared/db/keys';
+import { loadGroupHandler } from '#local/handlers';
+import { startEmulators } from '#local/emulators';
+import { createRouter, lambdaContext, toApiGatewayEvent } from '#local/server';
+import { issueSessionToken } from '#domain/auth/jwt';
+import { reloadConfig } from '#platform/config';
+import { createApiKey } from '#data/api-keys';
+import { db, resetDbClient, tableName } from '#data/client';
+import * as keys from '#data/keys';
 
 /**
  * `npx tsx bench/profile-warm.ts <METHOD> <path> [jwt|apiKey|none] [calls] [--threads]` under `node --cpu-prof`: one warm

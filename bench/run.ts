@@ -1,9 +1,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { contract } from '../shared/contract';
+import { contract } from '#contract';
 import { addedOverBaseline, bundle, DIST, ROOT, topModules, topPackages, type BundleResult, type ModuleShare } from './bundle';
 import { importOnce, INIT_ENV, lazyLoadOnce, median } from './init';
+import { handlerPath } from '#contract/functions';
 
 /**
  * `npm run bench`: the performance budgets of docs/architecture.md §11. A report, not a gate: it exits 0
@@ -96,7 +97,7 @@ mkdirSync(DIST, { recursive: true });
 progress(`bundling ${targets.length} functions + baseline…`);
 const bundles = new Map<string, BundleResult>();
 const baseline = await bundle('baseline', path.join(ROOT, 'bench', 'baseline.ts'));
-for (const t of targets) bundles.set(t.name, await bundle(t.name, path.join(ROOT, 'functions', t.name, 'handler.ts')));
+for (const t of targets) bundles.set(t.name, await bundle(t.name, path.join(ROOT, handlerPath(t.name))));
 for (const b of [baseline, ...bundles.values()]) writeFileSync(path.join(DIST, b.name, 'meta.json'), JSON.stringify(b.metafile));
 
 // 2. Module init. Round-robin over all bundles, one process at a time (two cores), so drift on
@@ -156,7 +157,7 @@ const throughput = 'throughput' in measured ? measured.throughput : undefined;
 const cold = measured.cold;
 const wake = 'wake' in measured ? measured.wake : undefined;
 const { costPerMillion, PRICES_US_EAST_1 } = await import('./cost');
-const { LAMBDA_MEMORY_MB } = await import('../lib/function-sizing');
+const { LAMBDA_MEMORY_MB } = await import('#lib/function-sizing');
 const { THROUGHPUT_RATIO_TARGET } = await import('./throughput');
 const costs = warm.map((w) => ({
   route: w.route,
@@ -493,7 +494,7 @@ function reportWarmAndTracing() {
 
 // The web console's initial download (web/, issue 21): its JS + CSS gzipped, against its own budget.
 const WEB_CONSOLE_BUDGET_GZIP_KB = 100;
-const consoleBuild = (await import('../bin/build-web')).buildConsole(path.join(DIST, 'web-console'));
+const consoleBuild = (await import('#build/web-console')).buildConsole(path.join(DIST, 'web-console'));
 const webConsole = {
   files: consoleBuild.files,
   bytes: consoleBuild.bytes,

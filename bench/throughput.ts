@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { loadGroupHandler } from '../bin/handlers';
-import { createLocalServer } from '../bin/local-server';
+import { loadGroupHandler } from '#local/handlers';
+import { createLocalServer } from '#local/server';
 import { ROOT } from './bundle';
 
 /**

@@ -1,8 +1,8 @@
-import { reloadConfig } from '../shared/config';
-import { getInstance } from '../shared/db/instances';
-import { countingLauncher, idleStopInstance, pumpProvisioningUntil, runningAgent, startPlatform } from '../test/integration/agents-helpers';
-import { call } from '../test/helpers/api';
-import { fakeAnswerTo, startFakeModelServer } from '../test/helpers/fake-model-server';
+import { reloadConfig } from '#platform/config';
+import { getInstance } from '#data/instances';
+import { countingLauncher, idleStopInstance, pumpProvisioningUntil, runningAgent, startPlatform } from '#test/integration/agents-helpers';
+import { call } from '#test/helpers/api';
+import { fakeAnswerTo, startFakeModelServer } from '#test/helpers/fake-model-server';
 import { percentile } from './warm';
 
 /**

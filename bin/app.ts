@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
-import { addNagChecks } from '../lib/nag';
-import { WebConsoleStack } from '../lib/constructs/web-console';
-import { PlatformStack } from '../lib/platform-stack';
+import { addNagChecks } from '#lib/nag';
+import { WebConsoleStack } from '#lib/constructs/web-console';
+import { PlatformStack } from '#lib/platform-stack';
 
 /** CDK app entry (cdk.json "app"). Operator settings are CDK context: see lib/platform-stack.ts. */
 const app = new App();

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { generateClientTypes } from './client-types';
+import { generateClientTypes } from '#build/client-types';
 
 const target = fileURLToPath(new URL('../clients/typescript/schema.d.ts', import.meta.url));
 const generated = await generateClientTypes();

@@ -12,8 +12,8 @@ import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { config, localSettings } from '../shared/config';
-import { LOCAL_SQS_ENDPOINT_FILE, replayDeadLetters } from './dead-letters';
+import { config, localSettings } from '#platform/config';
+import { LOCAL_SQS_ENDPOINT_FILE, replayDeadLetters } from '#local/dead-letters';
 
 const QUEUES = ['events', 'provisioning'] as const;
 

@@ -1,5 +1,5 @@
 /** `npm run routes` prints the route table; `-- --json` prints it for machines. */
-import { allRoutes } from '../shared/contract';
+import { allRoutes } from '#contract';
 
 const rows = allRoutes.map((r) => ({ method: r.method, path: r.path, group: r.group, operation: r.operation, auth: r.auth, rateLimit: r.rateLimit ?? '-' }));
 

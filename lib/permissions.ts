@@ -9,7 +9,7 @@ import type { Compute } from './constructs/compute';
 
 /**
  * What every function may do on the table and its indexes: the item operations the data layer uses
- * (shared/db: get, query, put, update, delete, batch write, transactions, which IAM checks per item).
+ * (data: get, query, put, update, delete, batch write, transactions, which IAM checks per item).
  * Not CDK's readWriteData, which adds Scan (never used: docs/architecture.md §5) and DescribeTable.
  */
 export const TABLE_ITEM_ACTIONS = [
@@ -25,18 +25,18 @@ export const TABLE_ITEM_ACTIONS = [
 
 /** What a function may do beyond reading and writing the table's items, which every function does. */
 export type Need =
-  /** sqs:SendMessage on the provisioning queue (shared/adapters/provisioning-queue.ts requestProvisioning). */
+  /** sqs:SendMessage on the provisioning queue (adapters/provisioning-queue.ts requestProvisioning). */
   | 'sendProvisioning'
-  /** sqs:SendMessage on the events queue (shared/events/emit.ts emitEvent). */
+  /** sqs:SendMessage on the events queue (domain/events/emit.ts emitEvent). */
   | 'sendEvents'
-  /** kms:GenerateDataKey and kms:Decrypt on the data key: envelope encryption (shared/crypto/envelope.ts). */
+  /** kms:GenerateDataKey and kms:Decrypt on the data key: envelope encryption (platform/crypto/envelope.ts). */
   | 'dataKey'
-  /** ses:SendEmail / ses:SendRawEmail as the EMAIL_FROM identity (shared/adapters/email.ts). */
+  /** ses:SendEmail / ses:SendRawEmail as the EMAIL_FROM identity (adapters/email.ts). */
   | 'sendEmail'
   /** dynamodb:DescribeTable on the table: GET /api/metrics reports its size. */
   | 'describeTable'
   /**
-   * Launch instances (shared/adapters/launcher-ecs.ts): RunTask and DescribeTasks in the cluster,
+   * Launch instances (adapters/launcher-ecs.ts): RunTask and DescribeTasks in the cluster,
    * DescribeTaskDefinition + RegisterTaskDefinition (a revision per approved image), PassRole on the
    * task's two roles, and kms:Encrypt of the gateway token for the runtime's bootstrap only.
    */
@@ -48,9 +48,9 @@ export type Need =
    * the function runs in the VPC with the security group the tasks admit (lib/constructs/compute.ts).
    */
   | 'reachInstances'
-  /** Objects of the files bucket (shared/adapters/file-storage-s3.ts): get, put (and copy), delete, list. */
+  /** Objects of the files bucket (adapters/file-storage-s3.ts): get, put (and copy), delete, list. */
   | 'fileBucket'
-  /** logs:GetLogEvents on the runtime tasks' log group: the per-agent log (shared/adapters/runtime-logs-cloudwatch.ts). */
+  /** logs:GetLogEvents on the runtime tasks' log group: the per-agent log (adapters/runtime-logs-cloudwatch.ts). */
   | 'readRuntimeLogs';
 
 /**
@@ -102,7 +102,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances'],
-  // A new API key kept for Idempotency-Key replay is sealed with the data key (shared/http/pipeline.ts).
+  // A new API key kept for Idempotency-Key replay is sealed with the data key (http/pipeline.ts).
   keys: ['dataKey'],
 };
 
@@ -110,7 +110,7 @@ export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];
 
 /**
  * The encryption-context purpose under which the provisioner encrypts an instance's gateway token and
- * the runtime decrypts it (BOOTSTRAP_PURPOSE in shared/adapters/launcher-ecs.ts, runtime/server.ts;
+ * the runtime decrypts it (BOOTSTRAP_PURPOSE in adapters/launcher-ecs.ts, runtime/server.ts;
  * an infra test checks they agree). Not imported: that module would load the ECS client into synth.
  */
 export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';

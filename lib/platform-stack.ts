@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, type IFunction, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { Construct, Node } from 'constructs';
-import { contract } from '../shared/contract';
+import { contract } from '#contract';
 import { Api } from './constructs/api';
 import { Compute } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
@@ -31,7 +31,7 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - alarmEmail: address(es), comma-separated, every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
  * - emailIdentityArn: SES identity ARN(s), comma-separated, the account email may be sent as;
  *   default: the address and the domain of settings.EMAIL_FROM in the stack's account and region.
- * The functions' own settings (shared/config.ts) are the `settings` / `secretSettings` context keys:
+ * The functions' own settings (platform/config.ts) are the `settings` / `secretSettings` context keys:
  * see lib/settings.ts.
  */
 export interface PlatformSettings {
@@ -72,7 +72,7 @@ export function readSettings(node: Node): PlatformSettings {
     emailIdentityArn: text('emailIdentityArn', false),
     alarmEmail: text('alarmEmail', false),
   };
-  // Fail at synth rather than at the first cold start (shared/config.ts parses the same values).
+  // Fail at synth rather than at the first cold start (platform/config.ts parses the same values).
   if (settings.appUrl && !URL.canParse(settings.appUrl)) throw new Error(`CDK context "appUrl" is not a URL: ${settings.appUrl}`);
   for (const key of ['adminEmails', 'testerEmails', 'alarmEmail'] as const) {
     const bad = settings[key]

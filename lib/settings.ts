@@ -1,7 +1,7 @@
 import type { Node } from 'constructs';
 
 /**
- * Operator settings of the functions: every variable shared/config.ts reads, who may set it in AWS,
+ * Operator settings of the functions: every variable platform/config.ts reads, who may set it in AWS,
  * and which functions receive it.
  *
  * - Plain settings come from the CDK context object `settings` (NAME → value, in cdk.json);
@@ -14,8 +14,8 @@ import type { Node } from 'constructs';
  */
 
 /**
- * The keys of the settings groups (`const *_SETTINGS`) of shared/config.ts, in its order. They are not exported, so this list
- * is kept by hand; test/infra/settings.test.ts reads shared/config.ts and fails when they drift.
+ * The keys of the settings groups (`const *_SETTINGS`) of platform/config.ts, in its order. They are not exported, so this list
+ * is kept by hand; test/infra/settings.test.ts reads platform/config.ts and fails when they drift.
  */
 export const KNOWN_SETTINGS = [
   'STAGE',
@@ -249,7 +249,7 @@ export const SECRET_SETTINGS: readonly string[] = [
 ];
 
 /**
- * Functions that reach the model layer (shared/ai); skills: the visual-synthesizer's image generation;
+ * Functions that reach the model layer (domain/ai); skills: the visual-synthesizer's image generation;
  * runtime-model: the agent runtime's chat completions.
  */
 const AI_FUNCTIONS = ['ai', 'agent-chat', 'runtime-model', 'gateway', 'skills'] as const;
@@ -264,14 +264,14 @@ export type RouteTarget = readonly string[] | 'all' | 'http';
  */
 export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   LOG_LEVEL: 'all',
-  // shared/db/client.ts: every function talks to the table
+  // data/client.ts: every function talks to the table
   DYNAMODB_CONNECT_TIMEOUT_MS: 'all',
   DYNAMODB_REQUEST_TIMEOUT_MS: 'all',
   DYNAMODB_MAX_ATTEMPTS: 'all',
   HEALTH_PROBE_CACHE_MS: ['platform'],
-  // shared/http/pipeline.ts: the deadline of every API request
+  // http/pipeline.ts: the deadline of every API request
   REQUEST_DEADLINE_MS: 'http',
-  // shared/http/pipeline.ts, shared/auth (sessions, CSRF, cookies)
+  // http/pipeline.ts, domain/auth (sessions, CSRF, cookies)
   JWT_ISSUER: 'http',
   JWT_AUDIENCE: 'http',
   COOKIE_SECURE: 'http',
@@ -301,7 +301,7 @@ export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
   HOSTED_WALLET_: ['wallet'],
   INFRA_MCP_: ['infra-mcp'],
   WEBHOOK_: ['webhook-delivery'],
-  // shared/ai (the model layer): the AI routes, agent chat, the runtime's chat and the gateway's plugins
+  // domain/ai (the model layer): the AI routes, agent chat, the runtime's chat and the gateway's plugins
   MODEL_API_: AI_FUNCTIONS,
   OPENAI_: AI_FUNCTIONS,
   ANTHROPIC_: AI_FUNCTIONS,

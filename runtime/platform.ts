@@ -1,4 +1,4 @@
-import { serverSentEvents } from './sse';
+import { serverSentEvents } from '#contract/sse';
 
 /**
  * The runtime's only way to the platform: HTTP with its own gateway token to the internal runtime

@@ -4,7 +4,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { RouteGroup } from '../../shared/contract';
+import type { RouteGroup } from '#contract';
 
 /**
  * Stage-wide ceiling, a circuit breaker for the account rather than a per-user limit: per-user and

@@ -108,7 +108,7 @@ export class Compute extends Construct {
       runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
     // The task role's only right: decrypt the gateway token the provisioner encrypted for its bootstrap
-    // (shared/adapters/launcher-ecs.ts). The condition keeps it from opening any other envelope (wallet
+    // (adapters/launcher-ecs.ts). The condition keeps it from opening any other envelope (wallet
     // keys, other secrets) under the same key; it never gets table, queue or secret access (docs/architecture.md §2).
     this.taskDefinition.taskRole.addToPrincipalPolicy(
       new PolicyStatement({
@@ -119,7 +119,7 @@ export class Compute extends Construct {
     );
     this.runtimeLogGroup = new LogGroup(this, 'RuntimeLogs', { retention: RetentionDays.ONE_MONTH });
     // Container name and stream prefix make the stream names the per-agent log reads
-    // (RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX in shared/adapters/runtime-logs-cloudwatch.ts; an infra test checks they agree).
+    // (RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX in adapters/runtime-logs-cloudwatch.ts; an infra test checks they agree).
     const container = this.taskDefinition.addContainer('runtime', {
       image: props.runtimeImage
         ? ContainerImage.fromRegistry(props.runtimeImage)

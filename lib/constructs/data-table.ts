@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE } from '../../shared/db/table';
+import { TABLE } from '#data/table';
 
 /** The single table of docs/architecture.md §5, built from the same description the local stack uses. */
 export class DataTable extends Construct {

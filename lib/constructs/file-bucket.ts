@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 export const PENDING_UPLOAD_DAYS = 1;
 
 /**
- * The file-manager skill's object storage (shared/adapters/file-storage-s3.ts): private, encrypted,
+ * The file-manager skill's object storage (adapters/file-storage-s3.ts): private, encrypted,
  * TLS only. Uploads by presigned URL land under `pending/` and are moved out when confirmed; the
  * lifecycle removes the ones never confirmed, and multipart uploads left incomplete.
  */

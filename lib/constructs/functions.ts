@@ -5,8 +5,8 @@ import type { Function as Lambda } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { RouteGroup } from '../../shared/contract';
-import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP } from '../../shared/sweeps';
+import type { RouteGroup } from '#contract';
+import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP } from '#contract/sweeps';
 import type { FunctionIdentity } from '../settings';
 import { PlatformFunction, type FunctionNetwork } from './platform-function';
 import type { Queues } from './queues';
@@ -51,7 +51,7 @@ export const platformFunctions = (contract: readonly RouteGroup[]): FunctionIden
 export interface FunctionsProps {
   contract: readonly RouteGroup[];
   projectRoot: string;
-  /** The whole environment of one function: shared/config.ts settings only, routed by the stack. */
+  /** The whole environment of one function: platform/config.ts settings only, routed by the stack. */
   environmentOf: (fn: FunctionIdentity) => Record<string, string>;
   /** Set for the functions that must run in the VPC. */
   networkOf: (name: string) => FunctionNetwork | undefined;

@@ -19,7 +19,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, METRICS_SERVICE, PLATFORM_METRICS, type PlatformMetric } from '../../shared/platform-metrics';
+import { METRICS_NAMESPACE, METRICS_SERVICE, PLATFORM_METRICS, type PlatformMetric } from '#platform/metrics';
 
 /** Alarm thresholds, in one place so the operator can see what pages them. */
 export const ALARM_THRESHOLDS = {
@@ -55,7 +55,7 @@ export interface MonitoringProps {
 
 const FIVE_MINUTES = Duration.minutes(5);
 
-/** A business metric as the functions emit it (shared/platform-metrics.ts). */
+/** A business metric as the functions emit it (platform/metrics.ts). */
 export const platformMetric = (metricName: PlatformMetric, statistic = 'Sum') =>
   new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: METRICS_SERVICE }, statistic, period: FIVE_MINUTES });
 

@@ -6,8 +6,9 @@ import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { bundleFunctionSync, LAMBDA_ENTRY_NAME } from '../bundling';
+import { bundleFunctionSync, LAMBDA_ENTRY_NAME } from '#build/bundling';
 import { LAMBDA_MEMORY_MB } from '../function-sizing';
+import { handlerPath } from '#contract/functions';
 
 /** Where a function that talks to instances sits in the VPC. */
 export interface FunctionNetwork {
@@ -35,7 +36,7 @@ export interface PlatformFunctionProps {
 }
 
 /**
- * CDK's asset for a function: esbuild with lib/bundling.ts's options and plugins, in a child process (bundleFunctionSync). Not
+ * CDK's asset for a function: esbuild with build/bundling.ts's options and plugins, in a child process (bundleFunctionSync). Not
  * NodejsFunction: its esbuild call writes one `--outfile`, which cannot split code into lazy chunks.
  * The asset is hashed on the bundler's output, so any change to the code that ships redeploys the
  * function and nothing else does.
@@ -47,7 +48,7 @@ export function functionCode(projectRoot: string, entry: string): Code {
     bundling: {
       local: { tryBundle: (outputDir) => bundleFunction(entry, outputDir) },
       // Never reached: tryBundle bundles or throws. Docker has no copy of the absolute alias paths
-      // of lib/bundling.ts, so a container build could not be the same bundle; fail, saying why.
+      // of build/bundling.ts, so a container build could not be the same bundle; fail, saying why.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable'),
       command: ['sh', '-c', `echo '${LOCAL_BUNDLING_ONLY}' >&2; exit 1`],
       // CDK caches a staged asset by its source folder and its bundling settings (tryBundle is a function,
@@ -58,7 +59,7 @@ export function functionCode(projectRoot: string, entry: string): Code {
   });
 }
 
-const LOCAL_BUNDLING_ONLY = 'functions are bundled locally with esbuild (lib/bundling.ts, a devDependency), never in Docker; run npm ci first';
+const LOCAL_BUNDLING_ONLY = 'functions are bundled locally with esbuild (build/bundling.ts, a devDependency), never in Docker; run npm ci first';
 
 /** Writes index.mjs, chunks/ and their source maps into `outputDir`; an esbuild error stops the synthesis. */
 export function bundleFunction(entry: string, outputDir: string): true {
@@ -82,7 +83,7 @@ export class PlatformFunction extends Construct {
     if (props.network) allowVpcAttachment(role);
     this.fn = new LambdaFunction(this, 'Function', {
       description: props.streaming ? streamingFunctionDescription(props.name) : functionDescription(props.name),
-      code: functionCode(props.projectRoot, join(props.projectRoot, 'functions', props.folder ?? props.name, 'handler.ts')),
+      code: functionCode(props.projectRoot, join(props.projectRoot, handlerPath(props.folder ?? props.name))),
       handler: `${LAMBDA_ENTRY_NAME}.${props.handlerExport ?? 'handler'}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,

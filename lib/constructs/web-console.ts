@@ -21,14 +21,14 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { ASSET_PREFIX, CONSOLE_DIST, ensureConsoleBuilt } from '../../bin/build-web';
-import { CONSOLE_SECURITY_HEADERS } from '../../bin/local-console';
+import { ASSET_PREFIX, CONSOLE_DIST, ensureConsoleBuilt } from '#build/web-console';
+import { CONSOLE_SECURITY_HEADERS } from '#local/console';
 
 /**
  * The web console in AWS, on one origin with the API so the session cookie stays first-party:
  * CloudFront serves the built files from a private S3 bucket (origin access control; the bucket is
  * never public) and forwards `/api/*` to the HTTP API uncached. Every answer carries the same
- * security headers as the local server's (bin/local-console.ts), through a response headers policy.
+ * security headers as the local server's (local/console.ts), through a response headers policy.
  * Client routes (`/agents/…`, `/verify-email`, `/settings/billing`, `/gateway/receipt`) are rewritten to index.html by a
  * CloudFront Function on the files' behaviour only, so the API's own 404s stay JSON.
  */

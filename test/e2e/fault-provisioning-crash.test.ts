@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as keys from '../../shared/db/keys';
+import * as keys from '#data/keys';
 import { bearerApi, type LocalStack, signUpVerified, startLocalStack, stopLocalStack, until } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 

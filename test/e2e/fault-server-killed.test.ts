@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processStartTime, readPidRecords } from '../../bin/local-supervision';
+import { processStartTime, readPidRecords } from '#local/supervision';
 import { testSession } from '../helpers/api';
 import { bearerApi, startLocalStack, stopLocalStack, until, type LocalStack } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';

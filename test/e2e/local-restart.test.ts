@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import * as keys from '../../shared/db/keys';
+import * as keys from '#data/keys';
 import { testSession, type TestSession } from '../helpers/api';
 import { startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';

@@ -44,7 +44,7 @@ describe('npm start (the embedded local stack)', () => {
   });
 
   it('serves the OpenAPI document with every contract path', async () => {
-    const { allRoutes } = await import('../../shared/contract');
+    const { allRoutes } = await import('#contract');
     const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     for (const r of allRoutes) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId).toBe(r.operation);

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatformClient } from '../../clients/typescript';
+import { createPlatformClient } from '#clients/typescript/index';
 import { startLocalStack, type LocalStack, stopLocalStack } from '../helpers/local-stack';
 
 /**

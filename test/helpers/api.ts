@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { loadGroupHandler } from '../../bin/handlers';
-import { createRouter, lambdaContext, toApiGatewayEvent } from '../../bin/local-server';
-import { csrfTokenFor } from '../../shared/auth/csrf';
-import { issueSessionToken } from '../../shared/auth/jwt';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
+import { loadGroupHandler } from '#local/handlers';
+import { createRouter, lambdaContext, toApiGatewayEvent } from '#local/server';
+import { csrfTokenFor } from '#domain/auth/csrf';
+import { issueSessionToken } from '#domain/auth/jwt';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
+import { CSRF_COOKIE, SESSION_COOKIE } from '#http/cookies';
 
 const route = createRouter();
 

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '../../lib/bundling';
+import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '#build/bundling';
+import { handlerPath } from '#contract/functions';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A function built exactly as it deploys (lib/bundling.ts `lambdaBuildOptions`), in memory. */
+/** A function built exactly as it deploys (build/bundling.ts `lambdaBuildOptions`), in memory. */
 export interface DeployedBundle {
   metafile: Metafile;
   /** The entry's key in the metafile's outputs (`…/index.mjs`). */
@@ -34,7 +35,7 @@ export function inputsIn(metafile: Metafile, outputs: readonly string[]): string
 export async function buildAsDeployed(folder: string): Promise<DeployedBundle> {
   const outdir = path.join(ROOT, `.deployed-bundle-${folder}`);
   const { metafile, outputFiles } = await build({
-    ...lambdaBuildOptions(path.join(ROOT, 'functions', folder, 'handler.ts'), outdir),
+    ...lambdaBuildOptions(path.join(ROOT, handlerPath(folder)), outdir),
     sourcemap: false,
     // Nothing is written: the checks read the metafile only.
     write: false,

@@ -1,8 +1,8 @@
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { sqs } from '../../shared/adapters/queue';
-import { config, reloadConfig } from '../../shared/config';
-import type { PlatformEvent } from '../../shared/events/emit';
+import { sqs } from '#adapters/queue';
+import { config, reloadConfig } from '#platform/config';
+import type { PlatformEvent } from '#domain/events/emit';
 
 /**
  * A queue of its own in the SQS emulator that the platform's events go to while a test runs, so

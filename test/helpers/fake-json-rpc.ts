@@ -3,7 +3,7 @@ import { createAddressFromString } from '@ethereumjs/util';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bytesToHex, decodeFunctionData, encodeAbiParameters, encodeFunctionResult, erc20Abi, hexToBytes, namehash, parseAbi, type Hex } from 'viem';
-import { attestationIndexerAbi, easAbi, type Attestation } from '../../shared/adapters/eas';
+import { attestationIndexerAbi, easAbi, type Attestation } from '#adapters/eas';
 
 /**
  * A JSON-RPC 2.0 chain endpoint on loopback (single and batch requests, hex quantities, standard

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startEmulators } from '../../bin/local-emulators';
+import { startEmulators } from '#local/emulators';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { matchPage } from '../../bin/local-pages';
-import { createLocalServer } from '../../bin/local-server';
+import { matchPage } from '#local/pages';
+import { createLocalServer } from '#local/server';
 
 /** The local server's pages alone (signed file uploads and downloads, checkout pages) on loopback, no API routes. */
 export async function startLocalPagesServer() {

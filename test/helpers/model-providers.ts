@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { reloadConfig } from '../../shared/config';
+import { reloadConfig } from '#platform/config';
 import { startFakeModelServer, type FakeModelServer } from './fake-model-server';
 
 /**

@@ -1,6 +1,6 @@
 import net from 'node:net';
-import { reloadConfig } from '../../shared/config';
-import { resetDbClient } from '../../shared/db/client';
+import { reloadConfig } from '#platform/config';
+import { resetDbClient } from '#data/client';
 import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
 import type { AddressInfo } from 'node:net';
 

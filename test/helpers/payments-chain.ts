@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { reloadConfig } from '../../shared/config';
-import { storeWallet } from '../../shared/crypto/wallet-keys';
-import { resetLogger } from '../../shared/logger';
+import { reloadConfig } from '#platform/config';
+import { storeWallet } from '#platform/crypto/wallet-keys';
+import { resetLogger } from '#platform/logger';
 import { startLocalChain } from './local-chain';
 
 /** The payment token the payments skills send on the local chain (6 decimals, like USDC). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { runSkill as runThroughPipeline } from '../../functions/skills/call';
-import type { SkillCall, SkillModule } from '../../functions/skills/skill-module';
-import { httpErrorOf } from '../../shared/http/domain-errors';
+import { runSkill as runThroughPipeline } from '#functions/http/skills/call';
+import type { SkillCall, SkillModule } from '#functions/http/skills/skill-module';
+import { httpErrorOf } from '#http/domain-errors';
 
 export interface SkillResult {
   status: number;
@@ -9,7 +9,7 @@ export interface SkillResult {
 }
 
 /**
- * Runs a registered skill through the skill call pipeline (functions/skills/call.ts: the action
+ * Runs a registered skill through the skill call pipeline (functions/http/skills/call.ts: the action
  * picked from the body, its strict schema, `{success: true, ...data}`) straight against DynamoDB
  * Local, with a chosen clock where a computation depends on the time. Failures come back as the
  * status and `{error, code, ...}` body the HTTP pipeline sends for them.

@@ -1,6 +1,6 @@
-import { generateApiKey } from '../../shared/auth/api-keys';
+import { generateApiKey } from '#domain/auth/api-keys';
 import { generateKeyPair, SignJWT } from 'jose';
-import { config } from '../../shared/config';
+import { config } from '#platform/config';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 

@@ -1,7 +1,7 @@
 import { inject } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { resetQueueClient } from '../../shared/adapters/queue';
-import { resetDbClient } from '../../shared/db/client';
+import { reloadConfig } from '#platform/config';
+import { resetQueueClient } from '#adapters/queue';
+import { resetDbClient } from '#data/client';
 import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';

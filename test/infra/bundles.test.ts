@@ -35,19 +35,20 @@ import {
   ZOD_WITHOUT_LOCALES,
   zodMembersModule,
   zodMembersUsedBy,
-} from '../../lib/bundling';
-import { ZodFirstPartyTypeKind as standInTypeNames } from '../../shared/bundle-stubs/zod-v3-kinds';
-import { WORKERS } from '../../lib/constructs/functions';
-import { PlatformFunction } from '../../lib/constructs/platform-function';
-import { NEEDS, type Need } from '../../lib/permissions';
-import { config } from '../../shared/config';
-import { contract } from '../../shared/contract';
-import { openApiDocument } from '../../shared/contract/document';
-import { API_VERSION } from '../../functions/api-document/version';
+} from '#build/bundling';
+import { ZodFirstPartyTypeKind as standInTypeNames } from '#build/stubs/zod-v3-kinds';
+import { WORKERS } from '#lib/constructs/functions';
+import { PlatformFunction } from '#lib/constructs/platform-function';
+import { NEEDS, type Need } from '#lib/permissions';
+import { config } from '#platform/config';
+import { contract } from '#contract';
+import { openApiDocument } from '#contract/document';
+import { API_VERSION } from '#functions/http/api-document/version';
 import { startFakeModelServer } from '../helpers/fake-model-server';
+import { handlerPath } from '#contract/functions';
 
 /**
- * The bundles as they deploy (lib/bundling.ts: split into an entry and lazy chunks), built once:
+ * The bundles as they deploy (build/bundling.ts: split into an entry and lazy chunks), built once:
  * every function must load with the credential shim, sign with the role's environment credentials,
  * and use exactly the rights the NEEDS table gives it. A function is its entry plus every chunk it
  * can reach (statically or through `import()`); its cold start loads only the static part.
@@ -104,7 +105,7 @@ beforeAll(async () => {
   // keeps the code either one uses, and what a chunk can import() would be the union of theirs.
   await Promise.all(
     folders.map(async (folder) => {
-      const options = lambdaBuildOptions(path.join(ROOT, 'functions', folder, 'handler.ts'), path.join(outdir, folder));
+      const options = lambdaBuildOptions(path.join(ROOT, handlerPath(folder)), path.join(outdir, folder));
       // Maps change nothing that is tested here.
       const result = await build({ ...options, sourcemap: false, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
       metafiles.set(folder, result.metafile);
@@ -177,7 +178,7 @@ describe('bundling settings', () => {
         inputs.filter((i) => /@aws-sdk\/credential-provider-(node|ini|sso|process|web-identity|http)\//.test(i)),
         folder,
       ).toEqual([]);
-      expect(inputs.some((i) => i.endsWith('shared/aws/lambda-credentials.ts')) || !inputs.some((i) => i.includes('@aws-sdk/client-')), folder).toBe(true);
+      expect(inputs.some((i) => i.endsWith('platform/aws/lambda-credentials.ts')) || !inputs.some((i) => i.includes('@aws-sdk/client-')), folder).toBe(true);
     }
   });
 });
@@ -185,11 +186,11 @@ describe('bundling settings', () => {
 describe('code splitting', () => {
   it('leaves a library only imported through import() out of the cold start: SES in accounts', () => {
     const accounts = bundleOf('accounts');
-    const ses = (i: string) => i.endsWith('shared/adapters/email-ses.ts') || i.includes('node_modules/@aws-sdk/client-sesv2/');
+    const ses = (i: string) => i.endsWith('adapters/email-ses.ts') || i.includes('node_modules/@aws-sdk/client-sesv2/');
     // Shipped (password reset mails go through SES in AWS), in a chunk the cold start does not load.
     expect(accounts.inputs.filter(ses).length).toBeGreaterThan(1);
     expect(accounts.initInputs.filter(ses)).toEqual([]);
-    expect(accounts.initInputs.some((i) => i.endsWith('shared/adapters/email.ts'))).toBe(true);
+    expect(accounts.initInputs.some((i) => i.endsWith('adapters/email.ts'))).toBe(true);
     expect(accounts.lazyOutputs.length).toBeGreaterThan(0);
   });
 
@@ -589,16 +590,16 @@ describe('a bundled function in a fresh process', () => {
 describe('the NEEDS table against the code', () => {
   /** What a bundle shows it does, by the modules and messages that survive tree shaking. */
   const evidence: Record<Need, (b: ReturnType<typeof bundleOf>) => boolean> = {
-    sendEvents: (b) => b.inputs.some((i) => i.endsWith('shared/events/emit.ts')),
+    sendEvents: (b) => b.inputs.some((i) => i.endsWith('domain/events/emit.ts')),
     sendProvisioning: (b) => b.text.includes('PROVISIONING_QUEUE_URL is not set'),
-    dataKey: (b) => b.inputs.some((i) => i.endsWith('shared/crypto/envelope.ts')),
-    sendEmail: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/email.ts')),
+    dataKey: (b) => b.inputs.some((i) => i.endsWith('platform/crypto/envelope.ts')),
+    sendEmail: (b) => b.inputs.some((i) => i.endsWith('adapters/email.ts')),
     describeTable: (b) => b.text.includes('"DescribeTable"'),
-    launchTasks: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/launcher-ecs.ts')),
-    stopTasks: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/launcher-ecs.ts')),
+    launchTasks: (b) => b.inputs.some((i) => i.endsWith('adapters/launcher-ecs.ts')),
+    stopTasks: (b) => b.inputs.some((i) => i.endsWith('adapters/launcher-ecs.ts')),
     reachInstances: (b) => b.text.includes('instance unreachable'),
-    fileBucket: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/file-storage-s3.ts')),
-    readRuntimeLogs: (b) => b.inputs.some((i) => i.endsWith('shared/adapters/runtime-logs-cloudwatch.ts')),
+    fileBucket: (b) => b.inputs.some((i) => i.endsWith('adapters/file-storage-s3.ts')),
+    readRuntimeLogs: (b) => b.inputs.some((i) => i.endsWith('adapters/runtime-logs-cloudwatch.ts')),
   };
   const needsInCode = (folder: string) => {
     const b = bundleOf(folder);

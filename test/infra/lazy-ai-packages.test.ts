@@ -3,20 +3,15 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
 
 /**
  * The functions that call models queue work when a spending cap is crossed but never do it
- * themselves: they queue provisioning (shared/adapters/provisioning-queue.ts) and never launch an
+ * themselves: they queue provisioning (adapters/provisioning-queue.ts) and never launch an
  * instance, which only the provisioner does, and they queue the alert emails on the events queue
- * (shared/adapters/email-queue.ts), whose worker sends them. So their packages (all chunks,
+ * (adapters/email-queue.ts), whose worker sends them. So their packages (all chunks,
  * DESIGN §11: never over 1 MB) carry the SQS client and neither the ECS nor the SES client (issue 16).
  */
 
 const MODEL_CALLERS = ['ai', 'runtime-model', 'gateway'] as const;
-const LAUNCHING_ONLY = [
-  'node_modules/@aws-sdk/client-ecs/',
-  'shared/adapters/launcher-ecs.ts',
-  'shared/adapters/launcher-local.ts',
-  'shared/adapters/launcher.ts',
-];
-const MAILING_ONLY = ['node_modules/@aws-sdk/client-sesv2/', 'shared/adapters/email-ses.ts', 'shared/adapters/email.ts'];
+const LAUNCHING_ONLY = ['node_modules/@aws-sdk/client-ecs/', 'adapters/launcher-ecs.ts', 'adapters/launcher-local.ts', 'adapters/launcher.ts'];
+const MAILING_ONLY = ['node_modules/@aws-sdk/client-sesv2/', 'adapters/email-ses.ts', 'adapters/email.ts'];
 
 const bundles: Partial<Record<(typeof MODEL_CALLERS)[number], DeployedBundle>> = {};
 beforeAll(async () => {
@@ -26,9 +21,9 @@ beforeAll(async () => {
 describe('the packages of the functions that call models', () => {
   it.each(MODEL_CALLERS)('%s can queue provisioning work and emails but holds no launcher and no mail sender', (fn) => {
     const reachable = bundles[fn]!.reachable;
-    expect(reachable).toContain('shared/ai/budget-actions.ts');
-    expect(reachable).toContain('shared/adapters/provisioning-queue.ts');
-    expect(reachable).toContain('shared/adapters/email-queue.ts');
+    expect(reachable).toContain('domain/ai/budget-actions.ts');
+    expect(reachable).toContain('adapters/provisioning-queue.ts');
+    expect(reachable).toContain('adapters/email-queue.ts');
     expect(reachable.some((i) => i.includes('node_modules/@aws-sdk/client-sqs/'))).toBe(true);
     expect(reachable.filter((i) => LAUNCHING_ONLY.some((part) => i.includes(part)))).toEqual([]);
     expect(reachable.filter((i) => MAILING_ONLY.some((part) => i.includes(part)))).toEqual([]);

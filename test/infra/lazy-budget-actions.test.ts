@@ -3,13 +3,13 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
 
 /**
  * Every function that meters a model call (the gateway, ai, agent-chat...) checks the spending caps
- * after the call (shared/ai/budget-guard.ts); what a crossed cap does (the emails, pausing an agent,
+ * after the call (domain/ai/budget-guard.ts); what a crossed cap does (the emails, pausing an agent,
  * stopping the instance) is loaded by the first cap a container sees at 80 %, not at its cold start
  * (issue 16). Built as the gateway deploys: its own entry, code splitting.
  */
 
 /** Only a crossed or raised cap needs these. */
-const CROSSED_CAP_ONLY = ['shared/ai/budget-actions.ts', 'shared/adapters/email-queue.ts', 'shared/adapters/provisioning-queue.ts', 'shared/db/instances.ts'];
+const CROSSED_CAP_ONLY = ['domain/ai/budget-actions.ts', 'adapters/email-queue.ts', 'adapters/provisioning-queue.ts', 'data/instances.ts'];
 
 let gateway: DeployedBundle;
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
 describe("the spending caps' actions in the gateway", () => {
   it('are not loaded at its cold start, while the check after each call is', () => {
     const atInit = gateway.atInit;
-    expect(atInit).toContain('shared/ai/budget-guard.ts');
+    expect(atInit).toContain('domain/ai/budget-guard.ts');
     expect(atInit.filter((i) => CROSSED_CAP_ONLY.includes(i))).toEqual([]);
   });
 

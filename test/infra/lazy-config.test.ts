@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_SETTINGS } from '../../lib/settings';
+import { KNOWN_SETTINGS } from '#lib/settings';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
- * shared/config.ts keeps the core in config() and every other section behind a pure accessor
+ * platform/config.ts keeps the core in config() and every other section behind a pure accessor
  * (issue 16): a function's cold start carries only the sections its code reads, with their settings.
  */
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../shared/contract';
+import { contract } from '#contract';
 import { call } from '../helpers/api';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
@@ -11,7 +11,7 @@ import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bun
  */
 
 const FOLDERS = ['api-document', 'platform', 'keys'];
-const OTHER_GROUP_CONTRACTS = new Set(contract.filter((g) => g.group !== 'api-document').map((g) => `shared/contract/${g.group}.ts`));
+const OTHER_GROUP_CONTRACTS = new Set(contract.filter((g) => g.group !== 'api-document').map((g) => `contract/${g.group}.ts`));
 
 let bundles: Record<string, DeployedBundle>;
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 describe('session tokens', () => {
   it.each(FOLDERS)('%s: jose is loaded on first use, not at init', (folder) => {
     const atInit = bundles[folder]!.atInit;
-    expect(atInit).toContain('shared/auth/jwt.ts');
+    expect(atInit).toContain('domain/auth/jwt.ts');
     expect(atInit.filter((i) => i.includes('node_modules/jose/'))).toEqual([]);
     expect(bundles[folder]!.reachable.some((i) => i.endsWith('node_modules/jose/dist/webapi/jwt/verify.js'))).toBe(true);
   });
@@ -31,10 +31,10 @@ describe('session tokens', () => {
 describe('the OpenAPI document function', () => {
   it('loads the document generator and the other groups only on its first request', () => {
     const atInit = bundles['api-document']!.atInit;
-    expect(atInit).toContain('functions/api-document/handler.ts');
+    expect(atInit).toContain('functions/http/api-document/handler.ts');
     expect(OTHER_GROUP_CONTRACTS.size).toBeGreaterThan(20);
-    expect(atInit.filter((i) => i === 'shared/contract/document.ts' || i === 'shared/contract/openapi.ts' || OTHER_GROUP_CONTRACTS.has(i))).toEqual([]);
-    expect(bundles['api-document']!.reachable).toContain('shared/contract/document.ts');
+    expect(atInit.filter((i) => i === 'contract/document.ts' || i === 'contract/openapi.ts' || OTHER_GROUP_CONTRACTS.has(i))).toEqual([]);
+    expect(bundles['api-document']!.reachable).toContain('contract/document.ts');
   });
 
   it('keeps the zod core the contract does not use (z.compile) out of its init', () => {

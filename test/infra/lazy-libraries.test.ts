@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WORKERS } from '../../lib/constructs/functions';
-import { contract } from '../../shared/contract';
+import { WORKERS } from '#lib/constructs/functions';
+import { contract } from '#contract';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**

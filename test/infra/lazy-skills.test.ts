@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initLoadedOutputs, reachableOutputs } from '../../lib/bundling';
-import { skillLoaders } from '../../functions/skills/registry';
-import { SKILL_CATALOGUE } from '../../shared/contract/skills';
+import { initLoadedOutputs, reachableOutputs } from '#build/bundling';
+import { skillLoaders } from '#functions/http/skills/registry';
+import { SKILL_CATALOGUE } from '#contract/skills';
 import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
@@ -14,19 +14,24 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/skills/skills')).map((f) => `functions/skills/skills/${f}`);
+const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/http/skills/skills')).map((f) => `functions/http/skills/skills/${f}`);
 /**
  * The skills' action bodies: a skill's module validates with its own (lazy) file, and the contract
- * gets them only as the whole contract (shared/contract/index.ts). events.ts stays: the catalogue
+ * gets them only as the whole contract (contract/index.ts). events.ts stays: the catalogue
  * import routes' bodies use its entries.
  */
-const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'shared/contract/skill-actions'))
+const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'contract/skill-actions'))
   .filter((f) => f !== 'events.ts')
-  .map((f) => `shared/contract/skill-actions/${f}`);
+  .map((f) => `contract/skill-actions/${f}`);
 /** zod's JSON Schema and compiled-parser code, which nothing in the function calls at init (using `z.core` as a value keeps it). */
 const ZOD_UNUSED_AT_INIT = ['zod/v4/core/compile.js', 'zod/v4/core/to-json-schema.js', 'zod/v4/core/json-schema-processors.js'];
 /** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
-const ROUTE_SPECIFIC = ['functions/skills/channel-inbound.ts', 'functions/agent-chat/chat.ts', 'functions/skills/instance-calls.ts', 'shared/db/instances.ts'];
+const ROUTE_SPECIFIC = [
+  'functions/http/skills/channel-inbound.ts',
+  'functions/http/agent-chat/chat.ts',
+  'functions/http/skills/instance-calls.ts',
+  'data/instances.ts',
+];
 
 let skills: DeployedBundle;
 
@@ -37,7 +42,7 @@ beforeAll(async () => {
 describe('the skills function', () => {
   it('parses no skill module and no route-specific code at init', () => {
     const atInit = new Set(skills.atInit);
-    expect(atInit.has('functions/skills/handler.ts')).toBe(true);
+    expect(atInit.has('functions/http/skills/handler.ts')).toBe(true);
     expect([...SKILL_FILES, ...ROUTE_SPECIFIC].filter((f) => atInit.has(f))).toEqual([]);
   });
 
@@ -49,7 +54,7 @@ describe('the skills function', () => {
     expect(atInit.filter((f) => ZOD_UNUSED_AT_INIT.some((z) => f.endsWith(`node_modules/${z}`)))).toEqual([]);
   });
 
-  it('loads its init code in one chunk, however many lazy modules share parts of it (lib/bundling.ts lazyEntriesShareTheInit)', () => {
+  it('loads its init code in one chunk, however many lazy modules share parts of it (build/bundling.ts lazyEntriesShareTheInit)', () => {
     // index.mjs, the chunk of the init code and esbuild's runtime helpers; 43 files without the plugin.
     expect(initLoadedOutputs(skills.metafile, skills.entry).length).toBeLessThanOrEqual(3);
     expect(reachableOutputs(skills.metafile, skills.entry).length).toBeGreaterThan(SKILL_FILES.length);

@@ -4,10 +4,10 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { ALARM_THRESHOLDS } from '../../lib/constructs/monitoring';
-import { addNagChecks } from '../../lib/nag';
-import { PlatformStack } from '../../lib/platform-stack';
-import { METRICS_NAMESPACE, PLATFORM_METRICS } from '../../shared/platform-metrics';
+import { ALARM_THRESHOLDS } from '#lib/constructs/monitoring';
+import { addNagChecks } from '#lib/nag';
+import { PlatformStack } from '#lib/platform-stack';
+import { METRICS_NAMESPACE, PLATFORM_METRICS } from '#platform/metrics';
 import { cdkContext, inspect, testApp, type Json } from './synth';
 
 /**

@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '../../lib/constructs/functions';
-import { MAX_RECEIVE_COUNT } from '../../lib/constructs/queues';
-import { functionDescription, streamingFunctionDescription } from '../../lib/constructs/platform-function';
-import { NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '../../lib/permissions';
-import { readSettings } from '../../lib/platform-stack';
-import { BOOTSTRAP_PURPOSE } from '../../shared/adapters/launcher-ecs';
-import { RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX } from '../../shared/adapters/runtime-logs-cloudwatch';
-import { allRoutes, contract, routeKey } from '../../shared/contract';
-import { TABLE } from '../../shared/db/table';
+import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '#lib/constructs/functions';
+import { MAX_RECEIVE_COUNT } from '#lib/constructs/queues';
+import { functionDescription, streamingFunctionDescription } from '#lib/constructs/platform-function';
+import { NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '#lib/permissions';
+import { readSettings } from '#lib/platform-stack';
+import { BOOTSTRAP_PURPOSE } from '#adapters/launcher-ecs';
+import { RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX } from '#adapters/runtime-logs-cloudwatch';
+import { allRoutes, contract, routeKey } from '#contract';
+import { TABLE } from '#data/table';
 import { asArray, cdkContext, inspect, synth, synthStack, testApp, type Json } from './synth';
 
 const { template, dockerImages, stack } = synthStack();
@@ -194,7 +194,7 @@ describe('response streaming', () => {
 });
 
 describe('data', () => {
-  it('builds the table of shared/db/table.ts and keeps it', () => {
+  it('builds the table of data/table.ts and keeps it', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { platformFunctions } from '../../lib/constructs/functions';
+import { platformFunctions } from '#lib/constructs/functions';
 import {
   checkRoutes,
   KNOWN_SETTINGS,
@@ -12,8 +12,8 @@ import {
   SECRET_SETTINGS,
   SETTING_ROUTES,
   STACK_SETTINGS,
-} from '../../lib/settings';
-import { contract } from '../../shared/contract';
+} from '#lib/settings';
+import { contract } from '#contract';
 import { cdkContext, inspect, synth, testApp, type Json } from './synth';
 
 const functions = platformFunctions(contract);
@@ -21,25 +21,25 @@ const allNames = functions.map((f) => f.name);
 const httpNames = functions.filter((f) => f.http).map((f) => f.name);
 
 /**
- * The setting names of shared/config.ts, read from the file (they are not exported): the keys of every
+ * The setting names of platform/config.ts, read from the file (they are not exported): the keys of every
  * `const *_SETTINGS = {...}` group (one schema factory per variable), in the order of the file.
  */
 function envSchemaKeys(): string[] {
-  const source = readFileSync(new URL('../../shared/config.ts', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../../platform/config.ts', import.meta.url), 'utf8');
   const groups = [...source.matchAll(/^const [A-Z][A-Z0-9_]*_SETTINGS = \{\n([^]*?)^\};/gm)].map((m) => m[1]!);
-  expect(groups.length, 'settings groups in shared/config.ts').toBeGreaterThan(10);
+  expect(groups.length, 'settings groups in platform/config.ts').toBeGreaterThan(10);
   return groups.flatMap((group) => [...group.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]!));
 }
 
 describe('the list of settings', () => {
-  it('matches the keys of the settings groups in shared/config.ts, in order', () => {
+  it('matches the keys of the settings groups in platform/config.ts, in order', () => {
     const keys = envSchemaKeys();
     expect(keys.length).toBeGreaterThan(50);
     expect([...KNOWN_SETTINGS]).toEqual(keys);
   });
 
   it('validates every settings group and builds every section at start (reloadConfig), none left out', () => {
-    const source = readFileSync(new URL('../../shared/config.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../platform/config.ts', import.meta.url), 'utf8');
     const listed = (name: string) => {
       const list = new RegExp(`^const ${name} = \\(\\) => \\[\\n([^]*?)^\\];`, 'm').exec(source)?.[1] ?? '';
       return [...list.matchAll(/^ {2}([A-Za-z_][A-Za-z0-9_]*),$/gm)].map((m) => m[1]!).sort();
@@ -200,7 +200,7 @@ describe('settings in the template', () => {
     for (const fn of allNames) expect(t.environmentOf(fn).SECRETS_REVISION, fn).toBe(holders.has(fn) ? '7' : undefined);
   });
 
-  it('puts nothing but shared/config.ts settings in any environment', () => {
+  it('puts nothing but platform/config.ts settings in any environment', () => {
     const allowed = new Set<string>([...KNOWN_SETTINGS, 'NODE_OPTIONS', 'SECRETS_REVISION']);
     for (const fn of allNames) for (const key of Object.keys(t.environmentOf(fn))) expect(allowed.has(key), `${fn} ${key}`).toBe(true);
   });

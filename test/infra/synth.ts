@@ -5,8 +5,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { afterAll, expect } from 'vitest';
-import { functionDescription } from '../../lib/constructs/platform-function';
-import { PlatformStack } from '../../lib/platform-stack';
+import { functionDescription } from '#lib/constructs/platform-function';
+import { PlatformStack } from '#lib/platform-stack';
 
 export type Json = Record<string, any>;
 

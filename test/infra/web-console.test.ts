@@ -1,10 +1,10 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_SECURITY_HEADERS } from '../../bin/local-console';
-import { WebConsoleStack } from '../../lib/constructs/web-console';
-import { addNagChecks } from '../../lib/nag';
-import { PlatformStack } from '../../lib/platform-stack';
+import { CONSOLE_SECURITY_HEADERS } from '#local/console';
+import { WebConsoleStack } from '#lib/constructs/web-console';
+import { addNagChecks } from '#lib/nag';
+import { PlatformStack } from '#lib/platform-stack';
 import { cdkContext, inspect, testApp, type Json } from './synth';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
+import { reloadConfig } from '#platform/config';
 import { call, uniqueIp } from '../helpers/api';
 import { startFakeBotCheck } from '../helpers/fake-bot-check';
 import { uniqueEmail } from './accounts-helpers';

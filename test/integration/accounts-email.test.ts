@@ -1,8 +1,8 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EmailRejectedError, readOutbox, resetEmailClient, sendEmail } from '../../shared/adapters/email';
-import { ConfigError, reloadConfig } from '../../shared/config';
+import { EmailRejectedError, readOutbox, resetEmailClient, sendEmail } from '#adapters/email';
+import { ConfigError, reloadConfig } from '#platform/config';
 import { uniqueEmail } from './accounts-helpers';
 
 // SES has no local emulator, so the AWS path is checked against a mocked client (docs/architecture.md §7).

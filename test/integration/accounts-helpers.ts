@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { expect } from 'vitest';
-import { readOutbox } from '../../shared/adapters/email';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../../shared/http/cookies';
+import { readOutbox } from '#adapters/email';
+import { CSRF_COOKIE, SESSION_COOKIE } from '#http/cookies';
 import { call, uniqueIp, type CallResult, type TestSession } from '../helpers/api';
 
 export const uniqueEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 12)}@example.com`;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeRequest } from '../../shared/adapters/launcher';
-import { createAgent } from '../../shared/db/agents';
-import { gatewayToken, getInstance } from '../../shared/db/instances';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { runtimeRequest } from '#adapters/launcher';
+import { createAgent } from '#data/agents';
+import { gatewayToken, getInstance } from '#data/instances';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { accountSession, call, type CallResult, type TestSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { runningAgent as runningAgentOf, subscribe, useAgentsTestBed } from './agents-helpers';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call, accountSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { arrivedWhileModelWrote, deltaText, readWhileModelIsSlow, sseFramesOf } from '../helpers/sse-timing';

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { AGENT_EXPORT_VERSION } from '../../shared/contract/autonomy';
-import { setAgentCredential } from '../../shared/db/agent-credentials';
-import { appendExchange } from '../../shared/db/agents';
-import { installSkill, listInstalledSkills, updateInstalledSkill } from '../../shared/db/installed-skills';
-import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
-import { listSchedules } from '../../shared/db/schedules';
-import { encodeEntry } from '../../functions/memory/limits';
+import { reloadConfig } from '#platform/config';
+import { AGENT_EXPORT_VERSION } from '#contract/autonomy';
+import { setAgentCredential } from '#data/agent-credentials';
+import { appendExchange } from '#data/agents';
+import { installSkill, listInstalledSkills, updateInstalledSkill } from '#data/installed-skills';
+import { readAgentMemory, writeAgentMemory } from '#data/memory';
+import { listSchedules } from '#data/schedules';
+import { encodeEntry } from '#functions/http/memory/limits';
 import { accountSession, call, storeActiveSubscription, type TestSession, uniqueIp } from '../helpers/api';
 import { privateQueue } from './agents-helpers';
 

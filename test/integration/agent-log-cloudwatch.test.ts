@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetCloudWatchLogsClient, runtimeLogStreamOf } from '../../shared/adapters/runtime-logs-cloudwatch';
-import { reloadConfig } from '../../shared/config';
-import { appendExchange, createAgent } from '../../shared/db/agents';
-import { ensureInstance, settleLaunch, settlePendingAgents } from '../../shared/db/instances';
+import { resetCloudWatchLogsClient, runtimeLogStreamOf } from '#adapters/runtime-logs-cloudwatch';
+import { reloadConfig } from '#platform/config';
+import { appendExchange, createAgent } from '#data/agents';
+import { ensureInstance, settleLaunch, settlePendingAgents } from '#data/instances';
 import { accountSession, call, type TestSession } from '../helpers/api';
 import { type FakeCloudWatchLogs, fakeCloudWatchLogs } from '../helpers/fake-cloudwatch-logs';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { handler as provisioner } from '../../functions/provisioner/handler';
-import { AGENTS_SUNSET } from '../../shared/contract/agents';
-import { appendRuntimeLogLines } from '../../shared/db/agent-log';
-import { agentQuotaUsed } from '../../shared/db/agents';
-import { getHeartbeat } from '../../shared/db/heartbeat';
+import { handler as provisioner } from '#functions/workers/provisioner/handler';
+import { AGENTS_SUNSET } from '#contract/agents';
+import { appendRuntimeLogLines } from '#data/agent-log';
+import { agentQuotaUsed } from '#data/agents';
+import { getHeartbeat } from '#data/heartbeat';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { chat, drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';

@@ -2,18 +2,18 @@ import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { reloadConfig } from '../../shared/config';
+import { reloadConfig } from '#platform/config';
 import { startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadGroupHandler } from '../../bin/handlers';
-import { createLocalServer } from '../../bin/local-server';
-import { setLauncher, type Launcher, type LaunchSpec } from '../../shared/adapters/launcher';
-import { localLauncher } from '../../shared/adapters/launcher-local';
-import { sqs } from '../../shared/adapters/queue';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import type { LaunchHandle } from '../../shared/db/instances';
+import { loadGroupHandler } from '#local/handlers';
+import { createLocalServer } from '#local/server';
+import { setLauncher, type Launcher, type LaunchSpec } from '#adapters/launcher';
+import { localLauncher } from '#adapters/launcher-local';
+import { sqs } from '#adapters/queue';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
+import type { LaunchHandle } from '#data/instances';
 
 /** Shared by the agents, provisioner, lifecycle and provision integration tests. */
 
@@ -189,7 +189,7 @@ export function useAgentsTestBed(settings: Record<string, string> = {}) {
  * message handled, and the agent reported running. Needs `useAgentsTestBed` in the file.
  */
 export async function runningAgent(bed: { queueUrl: string }, plan = 'solo') {
-  const [{ handler }, { accountSession, call, uniqueIp }] = await Promise.all([import('../../functions/provisioner/handler'), import('../helpers/api')]);
+  const [{ handler }, { accountSession, call, uniqueIp }] = await Promise.all([import('#functions/workers/provisioner/handler'), import('../helpers/api')]);
   const user = await accountSession();
   await subscribe(user.userId, plan);
   const res = await call('POST', '/api/agents/provision', { session: user, body: { name: 'Chat bot' }, ip: uniqueIp() });
@@ -204,7 +204,7 @@ export async function runningAgent(bed: { queueUrl: string }, plan = 'solo') {
 
 /** Hands the provisioning messages of `queueUrl` to the provisioner until `done` says the work is over. */
 export async function pumpProvisioningUntil(queueUrl: string, done: () => Promise<boolean>) {
-  const { handler } = await import('../../functions/provisioner/handler');
+  const { handler } = await import('#functions/workers/provisioner/handler');
   await waitFor(async () => {
     const messages = await drain(queueUrl);
     if (messages.length) await handler(sqsEvent(...messages.map((m) => sqsRecord(m))));
@@ -213,14 +213,11 @@ export async function pumpProvisioningUntil(queueUrl: string, done: () => Promis
 }
 
 /**
- * What the minute sweep's idle stop does (functions/heartbeat/idle-stop.ts), for one account, then
+ * What the minute sweep's idle stop does (functions/workers/heartbeat/idle-stop.ts), for one account, then
  * waits until its runtime process is gone. Used by the wake tests and the wake bench.
  */
 export async function idleStopInstance(bed: { queueUrl: string; launcher: ReturnType<typeof countingLauncher> }, userId: string) {
-  const [{ getInstance, transitionInstance }, { requestProvisioning }] = await Promise.all([
-    import('../../shared/db/instances'),
-    import('../../shared/adapters/provisioning-queue'),
-  ]);
+  const [{ getInstance, transitionInstance }, { requestProvisioning }] = await Promise.all([import('#data/instances'), import('#adapters/provisioning-queue')]);
   const instance = await getInstance(userId, true);
   if (instance?.status !== 'running') throw new Error(`cannot idle-stop an instance that is ${instance?.status ?? 'missing'}`);
   const { changed, after } = await transitionInstance(userId, 'stop', {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
-import { ADMIN_AGENT_LIMIT } from '../../shared/billing/plans';
-import { agentQuotaUsed, createAgent, deleteAgent, failAgent, getAgent, listAgents, type AgentRecord } from '../../shared/db/agents';
-import { ensureInstance, getInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
-import { db } from '../../shared/db/client';
-import * as keys from '../../shared/db/keys';
-import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
+import { handler } from '#functions/workers/provisioner/handler';
+import { ADMIN_AGENT_LIMIT } from '#domain/billing/plans';
+import { agentQuotaUsed, createAgent, deleteAgent, failAgent, getAgent, listAgents, type AgentRecord } from '#data/agents';
+import { ensureInstance, getInstance, settleLaunch, transitionInstance } from '#data/instances';
+import { db } from '#data/client';
+import * as keys from '#data/keys';
+import { listLifecycleEvents } from '#data/lifecycle-events';
 import { accountSession, call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 

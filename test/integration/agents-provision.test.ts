@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { agentQuotaUsed, readPlatformCounters } from '../../shared/db/agents';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { reloadConfig } from '#platform/config';
+import { agentQuotaUsed, readPlatformCounters } from '#data/agents';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { drain, privateQueue, subscribe } from './agents-helpers';
 

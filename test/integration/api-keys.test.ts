@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../shared/contract/route';
-import { hashApiKey, generateApiKey } from '../../shared/auth/api-keys';
-import { API_KEYS_PER_ACCOUNT, keysContract } from '../../shared/contract/keys';
-import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '../../shared/db/api-keys';
-import * as keys from '../../shared/db/keys';
-import { getGlobal, tenant, transact, tx } from '../../shared/db/tenant';
+import type { RouteDefinition } from '#contract/route';
+import { hashApiKey, generateApiKey } from '#domain/auth/api-keys';
+import { API_KEYS_PER_ACCOUNT, keysContract } from '#contract/keys';
+import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '#data/api-keys';
+import * as keys from '#data/keys';
+import { getGlobal, tenant, transact, tx } from '#data/tenant';
 import { accountSession, call, type TestSession } from '../helpers/api';
-import { db } from '../../shared/db/client';
+import { db } from '#data/client';
 import { putTestAgent } from '../security/route-samples';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */

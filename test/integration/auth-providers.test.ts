@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
+import { reloadConfig } from '#platform/config';
 import { call, uniqueIp } from '../helpers/api';
 
 /** `GET /api/auth/providers`: the sign-in page's list of OAuth buttons, read from configuration only. */

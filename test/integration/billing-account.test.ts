@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustCredits, creditEntryId, creditItems } from '../../shared/billing/credits';
-import { accountAccess, requireActiveSubscription, requirePlan } from '../../shared/billing/entitlements';
-import { PLANS } from '../../shared/billing/plans';
-import { reloadConfig } from '../../shared/config';
-import { decrypt, EnvelopeError } from '../../shared/crypto/envelope';
-import * as keys from '../../shared/db/keys';
-import { tenant, transact } from '../../shared/db/tenant';
-import { createUser } from '../../shared/db/users';
-import { DomainError } from '../../shared/errors';
-import { httpErrorOf } from '../../shared/http/domain-errors';
-import { byokContext } from '../../shared/ai/byok';
+import { adjustCredits, creditEntryId, creditItems } from '#domain/billing/credits';
+import { accountAccess, requireActiveSubscription, requirePlan } from '#domain/billing/entitlements';
+import { PLANS } from '#domain/billing/plans';
+import { reloadConfig } from '#platform/config';
+import { decrypt, EnvelopeError } from '#platform/crypto/envelope';
+import * as keys from '#data/keys';
+import { tenant, transact } from '#data/tenant';
+import { createUser } from '#data/users';
+import { DomainError } from '#platform/errors';
+import { httpErrorOf } from '#http/domain-errors';
+import { byokContext } from '#domain/ai/byok';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
 

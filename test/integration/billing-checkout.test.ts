@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { createUser } from '../../shared/db/users';
+import { reloadConfig } from '#platform/config';
+import { createUser } from '#data/users';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, startFakeStripe, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountAccess } from '../../shared/billing/entitlements';
-import { reloadConfig } from '../../shared/config';
-import { createUser } from '../../shared/db/users';
+import { accountAccess } from '#domain/billing/entitlements';
+import { reloadConfig } from '#platform/config';
+import { createUser } from '#data/users';
 import { call, testSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { createAgent } from '../../shared/db/agents';
-import { createUser } from '../../shared/db/users';
+import { reloadConfig } from '#platform/config';
+import { createAgent } from '#data/agents';
+import { createUser } from '#data/users';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, startFakeStripe, subscriptionEvent, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accessFrom } from '../../shared/billing/entitlements';
-import { ADMIN_AGENT_LIMIT, agentLimitForPlan, ALL_MODELS, PLAN_NAMES, PLANS } from '../../shared/billing/plans';
+import { accessFrom } from '#domain/billing/entitlements';
+import { ADMIN_AGENT_LIMIT, agentLimitForPlan, ALL_MODELS, PLAN_NAMES, PLANS } from '#domain/billing/plans';
 
 /** The plan table of spec 2.16 and the legacy provisioning tiers, as the one catalogue answers them. */
 describe('plan catalogue', () => {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { creditLedger } from '../../shared/billing/credits';
-import { getSubscription } from '../../shared/billing/entitlements';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
-import { onMetrics, type EmfDocument } from '../../shared/platform-metrics';
-import { createUser, getUser } from '../../shared/db/users';
+import { creditLedger } from '#domain/billing/credits';
+import { getSubscription } from '#domain/billing/entitlements';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
+import { onMetrics, type EmfDocument } from '#platform/metrics';
+import { createUser, getUser } from '#data/users';
 import { call } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, signPayload, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
 

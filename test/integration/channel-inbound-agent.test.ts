@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as provisioner } from '../../functions/provisioner/handler';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { handler as provisioner } from '#functions/workers/provisioner/handler';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { accountSession, call, uniqueIp, storeActiveSubscription } from '../helpers/api';
 import { startFakeChannels } from '../helpers/fake-channels';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { drain, idleStopInstance, pumpProvisioningUntil, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
-import { getInstance } from '../../shared/db/instances';
+import { getInstance } from '#data/instances';
 import { TOKENS } from './channels-helpers';
 
 const bed = useAgentsTestBed();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../../shared/billing/plans';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { PLANS } from '#domain/billing/plans';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { testSession } from '../helpers/api';
 import { subscribe } from './agents-helpers';
 import { TOKENS, useChannelsBed } from './channels-helpers';

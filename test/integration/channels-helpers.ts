@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import { createUser } from '../../shared/db/users';
-import { resetLogger } from '../../shared/http/logger';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
+import { createUser } from '#data/users';
+import { resetLogger } from '#http/logger';
 import { call, testSession, uniqueIp, type CallOptions, type TestSession, storeActiveSubscription } from '../helpers/api';
 import { startFakeChannels } from '../helpers/fake-channels';
 import { privateQueue } from './agents-helpers';

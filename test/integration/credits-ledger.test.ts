@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { adjustCredits, creditEntryId, DuplicateCreditEntryError, InsufficientCreditsError, type CreditEntry } from '../../shared/billing/credits';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import { createUser, getUser } from '../../shared/db/users';
+import { adjustCredits, creditEntryId, DuplicateCreditEntryError, InsufficientCreditsError, type CreditEntry } from '#domain/billing/credits';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
+import { createUser, getUser } from '#data/users';
 
 const newAccount = async () => (await createUser({ email: `${randomUUID()}@example.com` })).userId;
 

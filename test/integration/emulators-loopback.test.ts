@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 /**
  * The emulators hold every table item (password hashes included) and every queued message, and
  * accept made-up credentials: they must answer on loopback only, never on the machine's network
- * addresses. The global setup starts them through bin/local-emulators.ts, as `npm start` does.
+ * addresses. The global setup starts them through local/emulators.ts, as `npm start` does.
  */
 
 function networkAddresses(): string[] {

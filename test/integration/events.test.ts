@@ -5,11 +5,11 @@ import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, ReceiveMe
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DELIVERY_TIMEOUT_MS } from '../../functions/webhook-delivery/deliver';
-import { handler } from '../../functions/webhook-delivery/handler';
-import { assertPublicHttpsUrl } from '../../shared/adapters/url-guard';
-import { sqs } from '../../shared/adapters/queue';
-import { reloadConfig } from '../../shared/config';
+import { DELIVERY_TIMEOUT_MS } from '#functions/workers/webhook-delivery/deliver';
+import { handler } from '#functions/workers/webhook-delivery/handler';
+import { assertPublicHttpsUrl } from '#adapters/url-guard';
+import { sqs } from '#adapters/queue';
+import { reloadConfig } from '#platform/config';
 import { call } from '../helpers/api';
 import { startWebhookReceiver } from '../helpers/fake-webhook-receiver';
 import { signUp } from './accounts-helpers';

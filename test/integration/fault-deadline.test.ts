@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { config, reloadConfig } from '../../shared/config';
-import { resetDbClient } from '../../shared/db/client';
+import { config, reloadConfig } from '#platform/config';
+import { resetDbClient } from '#data/client';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
 import { restoreDatabase, startPausableProxy } from '../helpers/pausable-proxy';
 

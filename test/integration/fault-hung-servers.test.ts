@@ -4,9 +4,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { readOutbox, resetEmailClient } from '../../shared/adapters/email';
-import { OUTSIDE_CALL_MARGIN_MS } from '../../shared/deadline';
-import { createUser } from '../../shared/db/users';
+import { readOutbox, resetEmailClient } from '#adapters/email';
+import { OUTSIDE_CALL_MARGIN_MS } from '#platform/deadline';
+import { createUser } from '#data/users';
 import { call, testSession, uniqueIp, type CallResult } from '../helpers/api';
 import { startHungServer } from '../helpers/hung-server';
 import { useFakeModelProviders } from '../helpers/model-providers';

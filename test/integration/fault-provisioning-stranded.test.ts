@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
-import { agentQuotaUsed, createAgent, getAgent } from '../../shared/db/agents';
-import { ensureInstance, getInstance, settleLaunch } from '../../shared/db/instances';
-import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
-import { agentJobId, claimJob, completeJob, jobState } from '../../shared/db/provision-jobs';
-import { redriveStranded } from '../../shared/lifecycle/stranded';
+import { handler } from '#functions/workers/provisioner/handler';
+import { agentQuotaUsed, createAgent, getAgent } from '#data/agents';
+import { ensureInstance, getInstance, settleLaunch } from '#data/instances';
+import { listLifecycleEvents } from '#data/lifecycle-events';
+import { agentJobId, claimJob, completeJob, jobState } from '#data/provision-jobs';
+import { redriveStranded } from '#domain/lifecycle/stranded';
 import { accountSession } from '../helpers/api';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 

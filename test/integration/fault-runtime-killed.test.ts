@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healLocalExits } from '../../bin/local-heal';
-import { handler } from '../../functions/provisioner/handler';
-import { readOutbox } from '../../shared/adapters/email';
-import { localLauncher } from '../../shared/adapters/launcher-local';
-import { getInstance } from '../../shared/db/instances';
-import { listLifecycleEvents, type LifecycleEvent } from '../../shared/db/lifecycle-events';
-import type { RelaunchResult } from '../../shared/lifecycle/relaunch';
+import { healLocalExits } from '#local/heal';
+import { handler } from '#functions/workers/provisioner/handler';
+import { readOutbox } from '#adapters/email';
+import { localLauncher } from '#adapters/launcher-local';
+import { getInstance } from '#data/instances';
+import { listLifecycleEvents, type LifecycleEvent } from '#data/lifecycle-events';
+import type { RelaunchResult } from '#domain/lifecycle/relaunch';
 import { call, uniqueIp, type TestSession } from '../helpers/api';
 import { drain, runningAgent, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
 

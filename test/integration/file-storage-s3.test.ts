@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/file-manager';
-import { fileStorage } from '../../shared/adapters/file-storage';
-import { resetS3Client } from '../../shared/adapters/file-storage-s3';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { skill } from '#functions/http/skills/skills/file-manager';
+import { fileStorage } from '#adapters/file-storage';
+import { resetS3Client } from '#adapters/file-storage-s3';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3';
 import { startLocalPagesServer } from '../helpers/local-pages-server';
 import { newTestUserId, runSkill } from '../helpers/skill-call';

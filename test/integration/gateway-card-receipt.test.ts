@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gatewayCardPrice, tokenToCardMinor } from '../../shared/billing/gateway-card';
-import { reloadConfig } from '../../shared/config';
-import { gatewayReceiptHash } from '../../shared/db/gateway-receipts';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
+import { gatewayCardPrice, tokenToCardMinor } from '#domain/payments/gateway-card';
+import { reloadConfig } from '#platform/config';
+import { gatewayReceiptHash } from '#data/gateway-receipts';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
 import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { deliverWebhook, sessionCompleted, startFakeStripe, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe';

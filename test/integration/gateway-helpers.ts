@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { reloadConfig } from '../../shared/config';
+import { reloadConfig } from '#platform/config';
 import { startLocalChain, type LocalChain } from '../helpers/local-chain';
 import { call, uniqueIp, type CallOptions } from '../helpers/api';
 

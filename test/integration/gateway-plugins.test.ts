@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseUnits, type Hex } from 'viem';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
-import { readAgentMemory } from '../../shared/db/memory';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
+import { readAgentMemory } from '#data/memory';
 import { testSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { useFakeModelProviders } from '../helpers/model-providers';

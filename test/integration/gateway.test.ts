@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getAddress, type Hex } from 'viem';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { refusedUrl } from '../helpers/fake-json-rpc';
 import { challenge, credentialOf, gateway, OTHER_TOKEN, PATH_USD, PRICE_UNITS, randomAddress, useGatewayChain } from './gateway-helpers';

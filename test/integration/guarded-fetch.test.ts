@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, reloadConfig } from '../../shared/config';
-import { FetchFailedError, guardedFetch, UrlNotAllowedError } from '../../shared/adapters/guarded-fetch';
-import { isBlockedAddress } from '../../shared/adapters/url-guard';
+import { ConfigError, reloadConfig } from '#platform/config';
+import { FetchFailedError, guardedFetch, UrlNotAllowedError } from '#adapters/guarded-fetch';
+import { isBlockedAddress } from '#adapters/url-guard';
 import { startCountingServer } from '../helpers/counting-server';
 
 type Server = Awaited<ReturnType<typeof startCountingServer>>;

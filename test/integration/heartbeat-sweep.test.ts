@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/heartbeat/handler';
-import { runHeartbeat } from '../../functions/heartbeat/sweep';
-import { agentStatus, appendExchange, getAgent, readPlatformCounters } from '../../shared/db/agents';
-import { dueShardOf, getHeartbeat, type HeartbeatRecord } from '../../shared/db/heartbeat';
-import { gatewayToken, getInstance } from '../../shared/db/instances';
-import * as keys from '../../shared/db/keys';
-import { latestSamples, type MetricSample } from '../../shared/db/metrics';
-import { tenant } from '../../shared/db/tenant';
+import { handler } from '#functions/workers/heartbeat/handler';
+import { runHeartbeat } from '#functions/workers/heartbeat/sweep';
+import { agentStatus, appendExchange, getAgent, readPlatformCounters } from '#data/agents';
+import { dueShardOf, getHeartbeat, type HeartbeatRecord } from '#data/heartbeat';
+import { gatewayToken, getInstance } from '#data/instances';
+import * as keys from '#data/keys';
+import { latestSamples, type MetricSample } from '#data/metrics';
+import { tenant } from '#data/tenant';
 import { batchPut, countReads, fakeRuntime, isolatedTable, runningInstance } from './metrics-helpers';
 
 let table: Awaited<ReturnType<typeof isolatedTable>>;
@@ -150,7 +150,7 @@ describe('heartbeat sweep (spec 4.10)', () => {
     const users = await seed(now, { due: 1, later: 0, off: 0 });
     const userId = users.due[0]!;
     const stale = (await getHeartbeat(userId, true))!;
-    const { saveHeartbeat, claimHeartbeat } = await import('../../shared/db/heartbeat');
+    const { saveHeartbeat, claimHeartbeat } = await import('#data/heartbeat');
     await saveHeartbeat(userId, { enabled: false }, now);
     expect(await claimHeartbeat(stale, now)).toBeUndefined();
     const hb = (await getHeartbeat(userId, true))!;

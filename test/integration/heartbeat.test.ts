@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getHeartbeat } from '../../shared/db/heartbeat';
+import { getHeartbeat } from '#data/heartbeat';
 import { call, testSession } from '../helpers/api';
 
 const post = (session: Awaited<ReturnType<typeof testSession>>, body: unknown) => call('POST', '/api/heartbeat', { session, body });
@@ -97,8 +97,8 @@ describe('heartbeat settings (spec 4.10, 2.15)', () => {
   it('DELETE resets to the defaults (on, 3h from the last heartbeat, never in the past) and keeps lastHeartbeat as history', async () => {
     const user = await testSession();
     await post(user, { frequency: '5m', enabled: true });
-    const { tenant } = await import('../../shared/db/tenant');
-    const keys = await import('../../shared/db/keys');
+    const { tenant } = await import('#data/tenant');
+    const keys = await import('#data/keys');
     const ran = '2024-01-01T00:00:00.000Z';
     await tenant(user.userId).update(keys.heartbeat(user.userId), { expression: 'SET lastHeartbeat = :t', values: { ':t': ran } });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { claimIdempotencyKey } from '../../shared/db/idempotency';
-import * as keys from '../../shared/db/keys';
+import { claimIdempotencyKey } from '#data/idempotency';
+import * as keys from '#data/keys';
 import { call, subscribedSession } from '../helpers/api';
-import { tenant } from '../../shared/db/tenant';
+import { tenant } from '#data/tenant';
 
 /** Idempotency-Key on the skill-call routes, through the real pipeline against DynamoDB Local. */
 const subscriber = () => subscribedSession();

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { createUser } from '../../shared/db/users';
-import { tenant } from '../../shared/db/tenant';
+import { reloadConfig } from '#platform/config';
+import { createUser } from '#data/users';
+import { tenant } from '#data/tenant';
 import { accountSession, call, testSession, uniqueIp, type CallOptions, type TestSession } from '../helpers/api';
 import { startFakeStripe, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fake-stripe';
 import { drain, runningAgent, useAgentsTestBed } from './agents-helpers';

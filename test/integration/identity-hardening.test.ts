@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOutbox } from '../../shared/adapters/email';
-import { reloadConfig } from '../../shared/config';
-import { gatewayToken, isGatewayToken } from '../../shared/db/instances';
-import { getUser } from '../../shared/db/users';
+import { readOutbox } from '#adapters/email';
+import { reloadConfig } from '#platform/config';
+import { gatewayToken, isGatewayToken } from '#data/instances';
+import { getUser } from '#data/users';
 import { call, uniqueIp, type TestSession } from '../helpers/api';
 import { register, sessionFrom, signIn, signUp, uniqueEmail, verifyEmailOf } from './accounts-helpers';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { getIdleWatch, recordActivity, forgetActivityMemo, setIdleStopMinutes } from '../../shared/db/idle-watch';
-import { getInstance, settleLaunch } from '../../shared/db/instances';
-import * as keys from '../../shared/db/keys';
-import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
-import { tenant } from '../../shared/db/tenant';
-import { runIdleStops } from '../../functions/heartbeat/idle-stop';
+import { getIdleWatch, recordActivity, forgetActivityMemo, setIdleStopMinutes } from '#data/idle-watch';
+import { getInstance, settleLaunch } from '#data/instances';
+import * as keys from '#data/keys';
+import { listLifecycleEvents } from '#data/lifecycle-events';
+import { tenant } from '#data/tenant';
+import { runIdleStops } from '#functions/workers/heartbeat/idle-stop';
 import { captureEvents } from '../helpers/event-queue';
 import { accountSession, call, storeActiveSubscription } from '../helpers/api';
 import { putRunningInstance } from '../security/route-samples';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { runIdleStops } from '../../functions/heartbeat/idle-stop';
-import { forgetActivityMemo, getIdleWatch, recordActivity, setIdleStopMinutes } from '../../shared/db/idle-watch';
-import { getInstance } from '../../shared/db/instances';
+import { runIdleStops } from '#functions/workers/heartbeat/idle-stop';
+import { forgetActivityMemo, getIdleWatch, recordActivity, setIdleStopMinutes } from '#data/idle-watch';
+import { getInstance } from '#data/instances';
 import { call, uniqueIp } from '../helpers/api';
 import { runningAgent, useAgentsTestBed } from './agents-helpers';
 

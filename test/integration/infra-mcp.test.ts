@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../shared/contract/route';
-import { reloadConfig, infraMcpConfig } from '../../shared/config';
-import { infraMcpContract, INFRA_MCP_TOOL_CATEGORIES, INFRA_MCP_USE_CASES } from '../../shared/contract/infra-mcp';
+import type { RouteDefinition } from '#contract/route';
+import { reloadConfig, infraMcpConfig } from '#platform/config';
+import { infraMcpContract, INFRA_MCP_TOOL_CATEGORIES, INFRA_MCP_USE_CASES } from '#contract/infra-mcp';
 import { call } from '../helpers/api';
 
 /** The contract's schema of one answer, to check bodies against what the OpenAPI document promises. */

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { createAgent } from '../../shared/db/agents';
-import { ensureInstance, gatewayToken } from '../../shared/db/instances';
-import { writeAgentMemory } from '../../shared/db/memory';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { reloadConfig } from '#platform/config';
+import { createAgent } from '#data/agents';
+import { ensureInstance, gatewayToken } from '#data/instances';
+import { writeAgentMemory } from '#data/memory';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { accountSession, call } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { deltaText, sseFramesOf } from '../helpers/sse-timing';

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
-import { reloadConfig } from '../../shared/config';
-import { getInstance } from '../../shared/db/instances';
-import * as keys from '../../shared/db/keys';
-import { readAgentMemory, writeAgentMemory } from '../../shared/db/memory';
-import { tenant } from '../../shared/db/tenant';
+import { handler } from '#functions/workers/provisioner/handler';
+import { reloadConfig } from '#platform/config';
+import { getInstance } from '#data/instances';
+import * as keys from '#data/keys';
+import { readAgentMemory, writeAgentMemory } from '#data/memory';
+import { tenant } from '#data/tenant';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { chat, drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';

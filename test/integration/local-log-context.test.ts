@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalServer } from '../../bin/local-server';
-import { reloadConfig } from '../../shared/config';
-import { defineGroup } from '../../shared/contract/route';
-import { createHandler } from '../../shared/http/pipeline';
-import { logger, resetLogger } from '../../shared/logger';
+import { createLocalServer } from '#local/server';
+import { reloadConfig } from '#platform/config';
+import { defineGroup } from '#contract/route';
+import { createHandler } from '#http/pipeline';
+import { logger, resetLogger } from '#platform/logger';
 
 /**
  * The local server handles requests concurrently in one process. Two overlapping requests: the

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildPersistentFauxqs } from '../../bin/local-queue-store';
+import { buildPersistentFauxqs } from '#local/queue-store';
 
 /**
  * Issue 20: the local stack's queues live under DATA_DIR (fauxqs's SQLite `dataDir`), so a restart

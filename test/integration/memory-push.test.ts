@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
-import { getInstance } from '../../shared/db/instances';
+import { handler } from '#functions/workers/provisioner/handler';
+import { getInstance } from '#data/instances';
 import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { chat, drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { MEMORY_BULK_MAX_KEYS, MEMORY_BULK_MAX_TOTAL_BYTES, MEMORY_VALUE_MAX_BYTES, memoryContract } from '../../shared/contract/memory';
-import * as keys from '../../shared/db/keys';
-import { clearAgentMemory, readAgentMemory } from '../../shared/db/memory';
-import { tenant } from '../../shared/db/tenant';
+import { reloadConfig } from '#platform/config';
+import { MEMORY_BULK_MAX_KEYS, MEMORY_BULK_MAX_TOTAL_BYTES, MEMORY_VALUE_MAX_BYTES, memoryContract } from '#contract/memory';
+import * as keys from '#data/keys';
+import { clearAgentMemory, readAgentMemory } from '#data/memory';
+import { tenant } from '#data/tenant';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { putTestAgent } from '../security/route-samples';
 

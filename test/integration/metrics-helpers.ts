@@ -3,12 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { reloadConfig } from '../../shared/config';
-import { recordSample, type SampleInput } from '../../shared/db/metrics';
-import { createAgent } from '../../shared/db/agents';
-import { db, resetDbClient } from '../../shared/db/client';
-import { ensureInstance, settleLaunch, settlePendingAgents } from '../../shared/db/instances';
-import { createTableInput } from '../../shared/db/table';
+import { reloadConfig } from '#platform/config';
+import { recordSample, type SampleInput } from '#data/metrics';
+import { createAgent } from '#data/agents';
+import { db, resetDbClient } from '#data/client';
+import { ensureInstance, settleLaunch, settlePendingAgents } from '#data/instances';
+import { createTableInput } from '#data/table';
 
 /** Shared by the heartbeat and metrics integration tests. */
 

@@ -1,10 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cachedPlatformMetrics, clearPlatformMetricsCache, PLATFORM_METRICS_CACHE_MS, platformMetrics } from '../../functions/metrics/platform';
-import { reloadConfig } from '../../shared/config';
-import { PlatformMetricsBody } from '../../shared/contract/metrics';
-import { agentStatus, createAgent, listAgents, readPlatformCounters, type AgentStatusValue } from '../../shared/db/agents';
-import { resetDbClient } from '../../shared/db/client';
+import { cachedPlatformMetrics, clearPlatformMetricsCache, PLATFORM_METRICS_CACHE_MS, platformMetrics } from '#functions/http/metrics/platform';
+import { reloadConfig } from '#platform/config';
+import { PlatformMetricsBody } from '#contract/metrics';
+import { agentStatus, createAgent, listAgents, readPlatformCounters, type AgentStatusValue } from '#data/agents';
+import { resetDbClient } from '#data/client';
 import {
   ensureInstance,
   getInstance,
@@ -14,9 +14,9 @@ import {
   settlePendingAgents,
   transitionInstance,
   type InstanceOp,
-} from '../../shared/db/instances';
-import { clearTableSizeCache, messageCountUpdate, type SampleInput } from '../../shared/db/metrics';
-import { transact } from '../../shared/db/tenant';
+} from '#data/instances';
+import { clearTableSizeCache, messageCountUpdate, type SampleInput } from '#data/metrics';
+import { transact } from '#data/tenant';
 import { call } from '../helpers/api';
 import { batchPut, isolatedTable, sampleAt } from './metrics-helpers';
 
@@ -56,11 +56,11 @@ describe('GET /api/metrics (spec 4.10)', () => {
   });
 
   it('counts each stored exchange in the same write: today goes up by one per user message', async () => {
-    const { appendExchange } = await import('../../shared/db/agents');
+    const { appendExchange } = await import('#data/agents');
     const userId = `u_${randomUUID().replaceAll('-', '')}`;
     // A bare agent item: createAgent would move the agent counters the recount test below tallies.
-    const { tenant } = await import('../../shared/db/tenant');
-    const keys = await import('../../shared/db/keys');
+    const { tenant } = await import('#data/tenant');
+    const keys = await import('#data/keys');
     const agent = { id: 'agt_counter' };
     await tenant(userId).put({ ...keys.agent(userId, agent.id), id: agent.id, name: 'counter' });
     const before = (await platformMetrics()).metrics.messages.today;
@@ -76,7 +76,7 @@ describe('GET /api/metrics (spec 4.10)', () => {
   });
 
   it('shares one computation per container for a few seconds, then recomputes', async () => {
-    const { messageCountUpdate: bump } = await import('../../shared/db/metrics');
+    const { messageCountUpdate: bump } = await import('#data/metrics');
     const t0 = Date.now();
     const first = await cachedPlatformMetrics(t0);
     await transact([bump(5)!]);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { skill as royaltyTracker } from '../../functions/skills/skills/royalty-tracker';
-import { skill as eventTicketing } from '../../functions/skills/skills/event-ticketing';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { skill as royaltyTracker } from '#functions/http/skills/skills/royalty-tracker';
+import { skill as eventTicketing } from '#functions/http/skills/skills/event-ticketing';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call, testSession } from '../helpers/api';
 import { runSkill } from '../helpers/skill-call';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { growth } from '../../functions/metrics/summary';
-import { HistoricalMetricsBody, MetricsSummaryBody, PerformanceMetricsBody } from '../../shared/contract/metrics';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { growth } from '#functions/http/metrics/summary';
+import { HistoricalMetricsBody, MetricsSummaryBody, PerformanceMetricsBody } from '#contract/metrics';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call, testSession, type TestSession } from '../helpers/api';
 
 import { sampleAt } from './metrics-helpers';

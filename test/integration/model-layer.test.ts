@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tool } from 'ai';
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { billingPeriod } from '../../shared/ai/metering';
+import { billingPeriod } from '#domain/ai/metering';
 import {
   generateChat,
   InsufficientCreditsAiError,
@@ -12,16 +12,16 @@ import {
   speechProvider,
   streamChat,
   type AccountIdentity,
-} from '../../shared/ai/model-layer';
-import { adjustCredits, type CreditEntry } from '../../shared/billing/credits';
-import { catalogue } from '../../shared/ai/catalogue';
-import * as keys from '../../shared/db/keys';
-import { getGlobal, tenant } from '../../shared/db/tenant';
-import { createUser, getUser } from '../../shared/db/users';
+} from '#domain/ai/model-layer';
+import { adjustCredits, type CreditEntry } from '#domain/billing/credits';
+import { catalogue } from '#domain/ai/catalogue';
+import * as keys from '#data/keys';
+import { getGlobal, tenant } from '#data/tenant';
+import { createUser, getUser } from '#data/users';
 import { fakeAnswerTo, fakePromptTokens } from '../helpers/fake-model-server';
 import { useFakeModelProviders } from '../helpers/model-providers';
 import { subscribe } from './agents-helpers';
-import { enableByok } from '../../functions/billing/byok';
+import { enableByok } from '#functions/http/billing/byok';
 
 const bed = useFakeModelProviders();
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { keccak256, toHex, type Hex } from 'viem';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
-import { redeemCharge } from '../../shared/mpp/charge';
-import { parsePaymentAuthorization } from '../../shared/mpp/credential';
-import { PaymentRefusedError } from '../../shared/mpp/errors';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
+import { redeemCharge } from '#domain/payments/charge';
+import { parsePaymentAuthorization } from '#domain/payments/credential';
+import { PaymentRefusedError } from '#domain/payments/errors';
 import { challenge, credentialOf, PATH_USD, PRICE_UNITS, useGatewayChain } from './gateway-helpers';
 
 /**

@@ -1,11 +1,11 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { authenticate } from '../../shared/auth/authenticate';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
-import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '../../shared/db/users';
-import { readOutbox } from '../../shared/adapters/email';
+import { authenticate } from '#domain/auth/authenticate';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
+import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '#data/users';
+import { readOutbox } from '#adapters/email';
 import { call, uniqueIp, type CallResult } from '../helpers/api';
 import { register, sessionFrom, signIn as signInWithPassword } from './accounts-helpers';
 import { captureEvents } from '../helpers/event-queue';

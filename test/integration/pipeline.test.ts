@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lambdaContext, toApiGatewayEvent } from '../../bin/local-server';
-import { generateApiKey, hashApiKey } from '../../shared/auth/api-keys';
-import { config, reloadConfig } from '../../shared/config';
-import { defineGroup, type RouteDefinition } from '../../shared/contract/route';
-import * as keys from '../../shared/db/keys';
-import { ConditionFailedError, getGlobal, transact, tx } from '../../shared/db/tenant';
-import { HttpError } from '../../shared/http/errors';
-import { createHandler } from '../../shared/http/pipeline';
-import { consumeRateLimit } from '../../shared/http/rate-limit';
-import { reply } from '../../shared/http/reply';
+import { lambdaContext, toApiGatewayEvent } from '#local/server';
+import { generateApiKey, hashApiKey } from '#domain/auth/api-keys';
+import { config, reloadConfig } from '#platform/config';
+import { defineGroup, type RouteDefinition } from '#contract/route';
+import * as keys from '#data/keys';
+import { ConditionFailedError, getGlobal, transact, tx } from '#data/tenant';
+import { HttpError } from '#http/errors';
+import { createHandler } from '#http/pipeline';
+import { consumeRateLimit } from '#http/rate-limit';
+import { reply } from '#http/reply';
 import { accountSession, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
@@ -264,14 +264,14 @@ describe('validation and errors', () => {
 
 describe('tenant repository', () => {
   it('refuses keys outside the caller partition before any I/O', async () => {
-    const { tenant } = await import('../../shared/db/tenant');
+    const { tenant } = await import('#data/tenant');
     const mine = tenant(`u_${randomUUID()}`);
     await expect(mine.get(keys.profile('someone-else'))).rejects.toThrow('outside the caller partition');
     await expect(mine.put({ ...keys.agent('someone-else', 'a1') })).rejects.toThrow('outside the caller partition');
   });
 
   it('pages with an opaque cursor that cannot be pointed at another partition', async () => {
-    const { tenant, InvalidCursorError } = await import('../../shared/db/tenant');
+    const { tenant, InvalidCursorError } = await import('#data/tenant');
     const a = tenant(`u_${randomUUID()}`);
     const b = tenant(`u_${randomUUID()}`);
     for (let i = 0; i < 5; i++) await a.put({ ...keys.agent(a.userId, `a${i}`), n: i });
@@ -286,7 +286,7 @@ describe('tenant repository', () => {
   });
 
   it('conditional writes settle races: of 10 parallel creates of one item exactly one wins', async () => {
-    const { tenant } = await import('../../shared/db/tenant');
+    const { tenant } = await import('#data/tenant');
     const t = tenant(`u_${randomUUID()}`);
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) => t.put({ ...keys.agent(t.userId, 'same'), i }, { expression: 'attribute_not_exists(pk)' })),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/provisioner/handler';
-import { instanceMemoryMiB } from '../../shared/billing/plans';
-import { getInstance } from '../../shared/db/instances';
+import { handler } from '#functions/workers/provisioner/handler';
+import { instanceMemoryMiB } from '#domain/billing/plans';
+import { getInstance } from '#data/instances';
 import { accountSession, call, uniqueIp } from '../helpers/api';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 

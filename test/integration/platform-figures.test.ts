@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runHeartbeat } from '../../functions/heartbeat/sweep';
-import { clearPlatformMetricsCache, platformMetrics } from '../../functions/metrics/platform';
-import { reloadConfig } from '../../shared/config';
-import { resetDbClient } from '../../shared/db/client';
-import { getHeartbeat, saveHeartbeat, startDefaultHeartbeat } from '../../shared/db/heartbeat';
-import { gatewayToken, getInstance, settleLaunch } from '../../shared/db/instances';
-import {
-  discardPendingRequestOutcomes,
-  flushRequestOutcomes,
-  noteRequestOutcome,
-  REQUEST_FLUSH_EVERY,
-  requestOutcomesBetween,
-} from '../../shared/db/request-outcomes';
+import { runHeartbeat } from '#functions/workers/heartbeat/sweep';
+import { clearPlatformMetricsCache, platformMetrics } from '#functions/http/metrics/platform';
+import { reloadConfig } from '#platform/config';
+import { resetDbClient } from '#data/client';
+import { getHeartbeat, saveHeartbeat, startDefaultHeartbeat } from '#data/heartbeat';
+import { gatewayToken, getInstance, settleLaunch } from '#data/instances';
+import { discardPendingRequestOutcomes, flushRequestOutcomes, noteRequestOutcome, REQUEST_FLUSH_EVERY, requestOutcomesBetween } from '#data/request-outcomes';
 import { call } from '../helpers/api';
 import { fakeRuntime, isolatedTable, runningInstance } from './metrics-helpers';
 
@@ -57,7 +51,7 @@ async function publicFigures() {
 
 /** Counts the request-outcome writes the DynamoDB client sends, by wrapping its `send`. */
 async function countOutcomeWrites() {
-  const { db } = await import('../../shared/db/client');
+  const { db } = await import('#data/client');
   const client = db();
   const original = client.send.bind(client);
   let writes = 0;

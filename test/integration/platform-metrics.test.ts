@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { STUCK_PROVISIONING_MS } from '../../functions/heartbeat/five-minute';
-import { handler as heartbeat } from '../../functions/heartbeat/handler';
-import { reloadConfig } from '../../shared/config';
-import { countStuckInProvisioning, ensureInstance, settleLaunch, transitionInstance } from '../../shared/db/instances';
-import { emitMetrics, METRICS_NAMESPACE, METRICS_SERVICE, onMetrics, PLATFORM_METRICS, type EmfDocument } from '../../shared/platform-metrics';
+import { STUCK_PROVISIONING_MS } from '#functions/workers/heartbeat/five-minute';
+import { handler as heartbeat } from '#functions/workers/heartbeat/handler';
+import { reloadConfig } from '#platform/config';
+import { countStuckInProvisioning, ensureInstance, settleLaunch, transitionInstance } from '#data/instances';
+import { emitMetrics, METRICS_NAMESPACE, METRICS_SERVICE, onMetrics, PLATFORM_METRICS, type EmfDocument } from '#platform/metrics';
 import { isolatedTable } from './metrics-helpers';
 
 afterEach(() => {

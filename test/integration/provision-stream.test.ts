@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { decrypt, type EnvelopeRecord } from '../../shared/crypto/envelope';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import { createUser } from '../../shared/db/users';
+import { reloadConfig } from '#platform/config';
+import { decrypt, type EnvelopeRecord } from '#platform/crypto/envelope';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
+import { createUser } from '#data/users';
 import { call, testSession, uniqueIp, storeActiveSubscription } from '../helpers/api';
 import { privateQueue } from './agents-helpers';
 

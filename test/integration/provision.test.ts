@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { decrypt, type EnvelopeRecord } from '../../shared/crypto/envelope';
-import { agentQuotaUsed, listAgents } from '../../shared/db/agents';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
-import { createUser } from '../../shared/db/users';
+import { reloadConfig } from '#platform/config';
+import { decrypt, type EnvelopeRecord } from '#platform/crypto/envelope';
+import { agentQuotaUsed, listAgents } from '#data/agents';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
+import { createUser } from '#data/users';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { drain, privateQueue } from './agents-helpers';
 

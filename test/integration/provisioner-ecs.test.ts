@@ -10,9 +10,9 @@ import {
 import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LaunchError, type LaunchSpec } from '../../shared/adapters/launcher';
-import { ecsLauncher } from '../../shared/adapters/launcher-ecs';
-import { reloadConfig } from '../../shared/config';
+import { LaunchError, type LaunchSpec } from '#adapters/launcher';
+import { ecsLauncher } from '#adapters/launcher-ecs';
+import { reloadConfig } from '#platform/config';
 
 /** ECS has no emulator here, so the ECS launcher is checked against aws-sdk-client-mock (docs/architecture.md §7). */
 

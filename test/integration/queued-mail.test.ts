@@ -4,22 +4,22 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayDeadLetters } from '../../bin/dead-letters';
-import { createQueueWithDlq } from '../../bin/local-emulators';
-import { pollQueue } from '../../bin/local-workers';
-import { handler as eventsWorker } from '../../functions/webhook-delivery/handler';
-import { readOutbox } from '../../shared/adapters/email';
-import { type QueuedEmail, queueEmail } from '../../shared/adapters/email-queue';
-import { sqs } from '../../shared/adapters/queue';
-import { config, emailConfig, reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { replayDeadLetters } from '#local/dead-letters';
+import { createQueueWithDlq } from '#local/emulators';
+import { pollQueue } from '#local/workers';
+import { handler as eventsWorker } from '#functions/workers/webhook-delivery/handler';
+import { readOutbox } from '#adapters/email';
+import { type QueuedEmail, queueEmail } from '#adapters/email-queue';
+import { sqs } from '#adapters/queue';
+import { config, emailConfig, reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { accountSession } from '../helpers/api';
 import { until } from '../helpers/local-stack';
 
 /**
- * Emails queued on the events queue (shared/adapters/email-queue.ts, used by the spending caps'
- * alerts) and sent by its worker (functions/webhook-delivery/mailer.ts): end to end through a
+ * Emails queued on the events queue (adapters/email-queue.ts, used by the spending caps'
+ * alerts) and sent by its worker (functions/workers/webhook-delivery/mailer.ts): end to end through a
  * queue of this file's own in the SQS emulator with a dead-letter queue after two receives, drained
  * by the local stack's poller into the real worker, which writes to the local outbox.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../shared/http/cookies';
-import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../../shared/http/request-guards';
+import { SESSION_COOKIE } from '#http/cookies';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from '#http/request-guards';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { putTestAgent } from '../security/route-samples';
 import { cookieValue, register, uniqueEmail } from './accounts-helpers';

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lambdaContext, toApiGatewayEvent } from '../../bin/local-server';
-import { handler as aiHandler } from '../../functions/ai/handler';
-import { handler as gatewayHandler } from '../../functions/gateway/handler';
-import { aiContract } from '../../shared/contract/ai';
-import { gatewayContract } from '../../shared/contract/gateway';
-import { streamingEntry, type AwsLambdaStreaming } from '../../shared/http/response-streaming';
+import { lambdaContext, toApiGatewayEvent } from '#local/server';
+import { handler as aiHandler } from '#functions/http/ai/handler';
+import { handler as gatewayHandler } from '#functions/http/gateway/handler';
+import { aiContract } from '#contract/ai';
+import { gatewayContract } from '#contract/gateway';
+import { streamingEntry, type AwsLambdaStreaming } from '#http/response-streaming';
 import { testSession, uniqueIp } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { useFakeModelProviders } from '../helpers/model-providers';

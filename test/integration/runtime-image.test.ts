@@ -8,9 +8,9 @@ import { ECSClient, RunTaskCommand } from '@aws-sdk/client-ecs';
 import { EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ecsLauncher } from '../../shared/adapters/launcher-ecs';
-import { reloadConfig, instanceConfig } from '../../shared/config';
-import { buildRuntime } from '../../runtime/build';
+import { ecsLauncher } from '#adapters/launcher-ecs';
+import { reloadConfig, instanceConfig } from '#platform/config';
+import { buildRuntime } from '#build/runtime';
 
 /**
  * There is no container engine here, so the image is checked by doing what it does: the build
@@ -176,7 +176,7 @@ describe('runtime image (runtime/Dockerfile)', () => {
   it('builds the bundle, lays out the run stage, starts with its CMD and the launcher environment, and passes its HEALTHCHECK', async () => {
     // Build stage: the bundling command, whose output path is the container path mapped under root.
     const buildRun = buildStage.filter((i) => i.op === 'RUN').at(-1)!.args;
-    const [, outfile] = /^npx tsx runtime\/build\.ts (\/\S+)$/.exec(buildRun) ?? [];
+    const [, outfile] = /^npx tsx build\/runtime\.ts (\/\S+)$/.exec(buildRun) ?? [];
     expect(outfile, `bundling step: ${buildRun}`).toBeDefined();
     await buildRuntime(path.join(root, outfile!));
 

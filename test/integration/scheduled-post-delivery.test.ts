@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deliverDuePosts } from '../../functions/heartbeat/scheduled-posts';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { deliverDuePosts } from '#functions/workers/heartbeat/scheduled-posts';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { TOKENS, useChannelsBed } from './channels-helpers';
 
 const { bed, skillOk, provisionedUser, expectNoSecretLeaked } = useChannelsBed();

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runDueSchedules } from '../../functions/heartbeat/scheduled-prompts';
-import { messagesBefore } from '../../shared/db/chat-history';
-import { listLifecycleEvents } from '../../shared/db/lifecycle-events';
-import { claimRun, getSchedule, listRuns } from '../../shared/db/schedules';
+import { runDueSchedules } from '#functions/workers/heartbeat/scheduled-prompts';
+import { messagesBefore } from '#data/chat-history';
+import { listLifecycleEvents } from '#data/lifecycle-events';
+import { claimRun, getSchedule, listRuns } from '#data/schedules';
 import { accountSession, call, storeActiveSubscription, type TestSession } from '../helpers/api';
 import { fakeAnswerTo } from '../helpers/fake-model-server';
 import { putTestAgent } from '../security/route-samples';

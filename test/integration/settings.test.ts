@@ -4,16 +4,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../shared/auth/api-keys';
-import { csrfTokenFor } from '../../shared/auth/csrf';
-import { issueSessionToken } from '../../shared/auth/jwt';
-import { hashPassword } from '../../shared/auth/passwords';
-import { reloadConfig } from '../../shared/config';
-import { db, tableName } from '../../shared/db/client';
-import * as keys from '../../shared/db/keys';
-import { getGlobal, transact, tx } from '../../shared/db/tenant';
-import { createUser, findUserIdByEmail, getUser } from '../../shared/db/users';
-import { readOutbox } from '../../shared/adapters/email';
+import { generateApiKey, hashApiKey } from '#domain/auth/api-keys';
+import { csrfTokenFor } from '#domain/auth/csrf';
+import { issueSessionToken } from '#domain/auth/jwt';
+import { hashPassword } from '#domain/auth/passwords';
+import { reloadConfig } from '#platform/config';
+import { db, tableName } from '#data/client';
+import * as keys from '#data/keys';
+import { getGlobal, transact, tx } from '#data/tenant';
+import { createUser, findUserIdByEmail, getUser } from '#data/users';
+import { readOutbox } from '#adapters/email';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { register, sessionFrom, signIn, signUp, uniqueEmail, verifyEmailOf } from './accounts-helpers';
 
@@ -231,7 +231,7 @@ describe('POST /api/settings/password', () => {
   it('voids an emailed reset link', async () => {
     const user = await signUp();
     await call('POST', '/api/auth/forgot-password', { body: { email: user.email }, ip: uniqueIp() });
-    const { readOutbox } = await import('../../shared/adapters/email');
+    const { readOutbox } = await import('#adapters/email');
     const token = new URL(/(http\S+)/.exec((await readOutbox(user.email)).at(-1)!.text)![1]!).searchParams.get('token')!;
     await call('POST', '/api/settings/password', { session: user, body: { currentPassword: PASSWORD, newPassword: 'brand-new-password' } });
     expect((await call('POST', '/api/auth/reset-password', { body: { token, password: 'attacker-choice' }, ip: uniqueIp() })).status).toBe(400);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/booking-settlement';
-import * as keys from '../../shared/db/keys';
+import { skill } from '#functions/http/skills/skills/booking-settlement';
+import * as keys from '#data/keys';
 import { call, subscribedSession } from '../helpers/api';
-import { tenant } from '../../shared/db/tenant';
+import { tenant } from '#data/tenant';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const BOOKING = { guarantee: 1500, backend: 70, deposit: 500 };

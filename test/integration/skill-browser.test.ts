@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/browser';
-import { reloadConfig } from '../../shared/config';
+import { skill } from '#functions/http/skills/skills/browser';
+import { reloadConfig } from '#platform/config';
 import { startCountingServer } from '../helpers/counting-server';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeText } from '../../functions/skills/ics';
-import { skill } from '../../functions/skills/skills/calendar';
+import { escapeText } from '#functions/http/skills/ics';
+import { skill } from '#functions/http/skills/skills/calendar';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const create = (userId: string, title: string, start: string, end: string, extra: Record<string, unknown> = {}) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/dj-streaming';
-import * as keys from '../../shared/db/keys';
-import { readSummaryRecords } from '../../shared/db/metrics';
-import { tenant } from '../../shared/db/tenant';
+import { skill } from '#functions/http/skills/skills/dj-streaming';
+import * as keys from '#data/keys';
+import { readSummaryRecords } from '#data/metrics';
+import { tenant } from '#data/tenant';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 import { putTestAgent } from '../security/route-samples';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/email';
-import { readOutbox } from '../../shared/adapters/email';
-import { EMAIL_DAILY_LIMITS } from '../../shared/contract/skill-actions/payments';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { skill } from '#functions/http/skills/skills/email';
+import { readOutbox } from '#adapters/email';
+import { EMAIL_DAILY_LIMITS } from '#contract/skill-actions/payments';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call, testSession } from '../helpers/api';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 

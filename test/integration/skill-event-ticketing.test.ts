@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readOutbox } from '../../shared/adapters/email';
+import { readOutbox } from '#adapters/email';
 import { callSkill, expectRefused, skillOk, skillUser } from './skills-helpers';
 
 const EVENT = {

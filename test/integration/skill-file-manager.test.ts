@@ -1,11 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/file-manager';
-import { filesConfig } from '../../shared/config';
-import { FILE_UPLOAD_MAX_BYTES } from '../../shared/contract/skill-actions/file-manager';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { skill } from '#functions/http/skills/skills/file-manager';
+import { filesConfig } from '#platform/config';
+import { FILE_UPLOAD_MAX_BYTES } from '#contract/skill-actions/file-manager';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const SOLO_BYTES = 2 * 1024 ** 3;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/groupie-manager';
-import { readSummaryRecords } from '../../shared/db/metrics';
+import { skill } from '#functions/http/skills/skills/groupie-manager';
+import { readSummaryRecords } from '#data/metrics';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const NOW = new Date('2026-06-15T00:00:00Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/notes-workspace';
+import { skill } from '#functions/http/skills/skills/notes-workspace';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 async function seed(userId: string) {

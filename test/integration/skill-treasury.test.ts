@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/treasury';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import { skill } from '#functions/http/skills/skills/treasury';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { startFakeJsonRpc, type FakeJsonRpc } from '../helpers/fake-json-rpc';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/usdc-payments';
-import * as keys from '../../shared/db/keys';
+import { skill } from '#functions/http/skills/skills/usdc-payments';
+import * as keys from '#data/keys';
 import { call, subscribedSession } from '../helpers/api';
-import { tenant } from '../../shared/db/tenant';
+import { tenant } from '#data/tenant';
 import { leaksKey, newRecipient, startPaymentsChain, type PaymentsChain } from '../helpers/payments-chain';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 

@@ -1,11 +1,11 @@
 import type { SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/webhook';
-import { handler as webhookDelivery } from '../../functions/webhook-delivery/handler';
-import { reloadConfig } from '../../shared/config';
-import type { PlatformEvent } from '../../shared/events/emit';
-import { resetLogger } from '../../shared/logger';
+import { skill } from '#functions/http/skills/skills/webhook';
+import { handler as webhookDelivery } from '#functions/workers/webhook-delivery/handler';
+import { reloadConfig } from '#platform/config';
+import type { PlatformEvent } from '#domain/events/emit';
+import { resetLogger } from '#platform/logger';
 import { startCountingServer } from '../helpers/counting-server';
 import { captureEvents } from '../helpers/event-queue';
 import { startWebhookReceiver } from '../helpers/fake-webhook-receiver';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { skill } from '../../functions/skills/skills/workspace-suite';
-import { getFolder, listDocuments } from '../../shared/db/skills/workspace';
+import { skill } from '#functions/http/skills/skills/workspace-suite';
+import { getFolder, listDocuments } from '#data/skills/workspace';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const run = (userId: string, body: Record<string, unknown>) => runSkill(skill, userId, body);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SKILL_CATALOGUE, SKILL_CATEGORIES } from '../../shared/contract/skills';
-import { createAgent } from '../../shared/db/agents';
-import { ensureInstance, gatewayToken } from '../../shared/db/instances';
+import { SKILL_CATALOGUE, SKILL_CATEGORIES } from '#contract/skills';
+import { createAgent } from '#data/agents';
+import { ensureInstance, gatewayToken } from '#data/instances';
 import { call, testSession, uniqueIp, type TestSession } from '../helpers/api';
 import { subscribe } from './agents-helpers';
 

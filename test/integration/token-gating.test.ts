@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { reloadConfig } from '../../shared/config';
+import { reloadConfig } from '#platform/config';
 import { call, uniqueIp } from '../helpers/api';
 import { refusedUrl, startFakeJsonRpc, type FakeJsonRpc } from '../helpers/fake-json-rpc';
 

@@ -3,12 +3,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { concat, encodeAbiParameters, encodeFunctionData, getContractAddress, parseAbi, serializeErc6492Signature, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage, type SiweMessage } from 'viem/siwe';
-import { walletEmail } from '../../functions/wallet-sign-in/operations';
-import { authenticate } from '../../shared/auth/authenticate';
-import { reloadConfig } from '../../shared/config';
-import * as keys from '../../shared/db/keys';
-import { getGlobal } from '../../shared/db/tenant';
-import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '../../shared/db/users';
+import { walletEmail } from '#functions/http/wallet-sign-in/operations';
+import { authenticate } from '#domain/auth/authenticate';
+import { reloadConfig } from '#platform/config';
+import * as keys from '#data/keys';
+import { getGlobal } from '#data/tenant';
+import { createUser, findUserIdByEmail, findUserIdByLogin, getUser } from '#data/users';
 import { call, uniqueIp, type CallResult } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';
 import { refusedUrl, startEvmJsonRpc, startFakeJsonRpc, type EvmJsonRpc } from '../helpers/fake-json-rpc';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../shared/contract';
+import { allRoutes } from '#contract';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { defaultQuery, fillPath, intruderSetup, namesAgentInBody, ownedResources, withOwnedIds } from './route-samples';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../shared/contract';
+import { allRoutes } from '#contract';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { defaultQuery, fillPath } from './route-samples';
 

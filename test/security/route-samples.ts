@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { randomUUID } from 'node:crypto';
-import type { ContractRoute } from '../../shared/contract';
+import type { ContractRoute } from '#contract';
 import type { TestSession } from '../helpers/api';
 
 /**
@@ -34,8 +34,8 @@ export type OwnedResourceFactory = (owner: TestSession) => Promise<Record<string
 export const ownedResources: Record<string, OwnedResourceFactory> = {};
 
 // --- memory and keys (issue 6) ---
-import * as dbKeys from '../../shared/db/keys';
-import { tenant } from '../../shared/db/tenant';
+import * as dbKeys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call } from '../helpers/api';
 
 /** A minimal agent item in the owner's partition: what memory ownership checks for. */
@@ -91,7 +91,7 @@ ownedResources.agents = async (owner) => {
 // --- metrics (issue 6) ---
 /** A heartbeat sample in the owner's partition (samples are written only by the heartbeat), so there is data to leak. */
 ownedResources.metrics = async (owner) => {
-  const { recordSample } = await import('../../shared/db/metrics');
+  const { recordSample } = await import('#data/metrics');
   await recordSample(owner.userId, {
     timestamp: new Date().toISOString(),
     cpu: 12.5,
@@ -117,7 +117,7 @@ ownedResources['agent-chat'] = async (owner) => {
 // --- provisioned live streams (issue 18) ---
 /** A channel-provisioned agent of the owner with its stream record, so a cross-tenant read has a key to leak. */
 ownedResources.provision = async (owner) => {
-  const { encrypt } = await import('../../shared/crypto/envelope');
+  const { encrypt } = await import('#platform/crypto/envelope');
   const id = await putTestAgent(owner.userId);
   const streamKey = `live_${randomUUID()}`;
   await tenant(owner.userId).put({
@@ -187,7 +187,7 @@ ownedResources.skills = async (owner) => {
 ownedResources.webhooks = async (owner) => {
   const res = await call('POST', '/api/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/owned-hook', events: ['instance.*'] }, session: owner });
   if (res.status !== 201) throw new Error(`could not register a webhook endpoint: ${res.status} ${res.text}`);
-  const { recordAttemptOutcome } = await import('../../shared/db/webhook-deliveries');
+  const { recordAttemptOutcome } = await import('#data/webhook-deliveries');
   const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
   const event = { id: eventId, type: 'instance.running', timestamp: new Date().toISOString(), data: { userId: owner.userId }, accountId: owner.userId };
   await recordAttemptOutcome(

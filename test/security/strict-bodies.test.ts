@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../shared/contract';
+import { allRoutes } from '#contract';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { defaultQuery, fillPath, hasBody } from './route-samples';
 

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { inject, describe, expect, it } from 'vitest';
-import { costPerMillion, PRICES_US_EAST_1, requestUnits } from '../../bench/cost';
-import { createFloorHandler } from '../../bench/floor';
-import { db } from '../../shared/db/client';
-import * as keys from '../../shared/db/keys';
+import { costPerMillion, PRICES_US_EAST_1, requestUnits } from '#bench/cost';
+import { createFloorHandler } from '#bench/floor';
+import { db } from '#data/client';
+import * as keys from '#data/keys';
 
 const e = inject('emulators');
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cardConfig, ConfigError, reloadConfig } from '../../shared/config';
+import { cardConfig, ConfigError, reloadConfig } from '#platform/config';
 
 /** The card section after reloading with `env`. */
 function cardAfter(env: Record<string, string | undefined>) {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 /**
- * shared/config.ts parses the core settings in config() and every other section on its first read.
+ * platform/config.ts parses the core settings in config() and every other section on its first read.
  * Each test loads a fresh copy of the module (its memo is module state) over an environment it sets.
  */
 const touched = new Map<string, string | undefined>();
@@ -14,7 +14,7 @@ function setEnv(values: Record<string, string | undefined>) {
 }
 async function freshConfigModule() {
   vi.resetModules();
-  return import('../../shared/config');
+  return import('#platform/config');
 }
 
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, reloadConfig, webhooksConfig } from '../../shared/config';
+import { ConfigError, reloadConfig, webhooksConfig } from '#platform/config';
 
 /** The webhooks section after reloading with `env`. */
 function webhooksAfter(env: Record<string, string | undefined>) {

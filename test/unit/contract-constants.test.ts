@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AccountPlan, LegacyTier, PlanName } from '../../shared/contract/accounts';
-import { GATEWAY_PLUGINS, GATEWAY_PLUGIN_IDS } from '../../shared/contract/gateway';
-import { ACCOUNT_PLANS, isAccountPlan, LEGACY_TIERS, PLAN_NAMES } from '../../shared/contract/plan-names';
+import { AccountPlan, LegacyTier, PlanName } from '#contract/accounts';
+import { GATEWAY_PLUGINS, GATEWAY_PLUGIN_IDS } from '#contract/gateway';
+import { ACCOUNT_PLANS, isAccountPlan, LEGACY_TIERS, PLAN_NAMES } from '#contract/plan-names';
 
 /** Constants that code outside a contract reads from a small module (no contract in every bundle) stay in step with the contract. */
 describe('contract constants modules', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CronError, nextCronTime, parseCron } from '../../shared/cron';
+import { CronError, nextCronTime, parseCron } from '#platform/cron';
 
 const next = async (expr: string, after: string) => nextCronTime(await parseCron(expr), new Date(after))?.toISOString();
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, InvalidCiphertextException, KMSClient, KMSServiceException } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reloadConfig } from '../../shared/config';
-import { clearDataKeyCache, decrypt, encrypt, EnvelopeError, KeyCustodyConfigError, type EnvelopeRecord } from '../../shared/crypto/envelope';
+import { reloadConfig } from '#platform/config';
+import { clearDataKeyCache, decrypt, encrypt, EnvelopeError, KeyCustodyConfigError, type EnvelopeRecord } from '#platform/crypto/envelope';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'envelope-test-'));
 const masterKeyFile = path.join(dir, 'nested', 'master.key');

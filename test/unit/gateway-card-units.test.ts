@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { formatUnits, parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { decimalToUnits, minorToAmount, TIP20_DECIMALS } from '../../shared/billing/gateway-card';
+import { decimalToUnits, minorToAmount, TIP20_DECIMALS } from '#domain/payments/gateway-card';
 
 /** The card price's own decimal arithmetic gives exactly what viem's did, on every input the settings accept. */
 const decimalsAccepted = (): string[] => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyHealth, readHostVitals } from '../../functions/platform/health';
+import { classifyHealth, readHostVitals } from '#functions/http/platform/health';
 
 describe('health thresholds (spec 4.10)', () => {
   it.each([

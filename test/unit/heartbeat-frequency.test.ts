@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { frequencyMinutes, HeartbeatFrequency } from '../../shared/contract/metrics';
-import { addFrequency, applyChange, dueShardOf, HEARTBEAT_DUE_SHARDS } from '../../shared/db/heartbeat';
+import { frequencyMinutes, HeartbeatFrequency } from '#contract/metrics';
+import { addFrequency, applyChange, dueShardOf, HEARTBEAT_DUE_SHARDS } from '#data/heartbeat';
 
 describe('heartbeat frequency', () => {
   it.each([

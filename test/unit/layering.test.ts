@@ -15,15 +15,15 @@ function sourcesUnder(dir: string): string[] {
 const importsOf = (file: string) => [...readFileSync(path.join(root, file), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
 
 describe('errors and imports point one way (docs/architecture.md §2)', () => {
-  it('the data layer and the adapters import nothing from shared/http', () => {
-    const offenders = [...sourcesUnder('shared/db'), ...sourcesUnder('shared/adapters')].filter((file) =>
-      importsOf(file).some((spec) => path.resolve(path.dirname(path.join(root, file)), spec).startsWith(path.join(root, 'shared/http'))),
+  it('the data layer and the adapters import nothing from http', () => {
+    const offenders = [...sourcesUnder('data'), ...sourcesUnder('adapters')].filter((file) =>
+      importsOf(file).some((spec) => path.resolve(path.dirname(path.join(root, file)), spec).startsWith(path.join(root, 'http'))),
     );
     expect(offenders).toEqual([]);
   });
 
-  it('nothing below the pipeline throws HttpError: domain code throws DomainError and shared/http maps it', () => {
-    const below = sourcesUnder('shared').filter((file) => !file.startsWith(path.join('shared', 'http')) && !file.startsWith(path.join('shared', 'contract')));
+  it('nothing below the pipeline throws HttpError: domain code throws DomainError and http maps it', () => {
+    const below = ['platform', 'adapters', 'data', 'domain'].flatMap(sourcesUnder);
     expect(below.length).toBeGreaterThan(50);
     const offenders = below.filter((file) => /\bHttpError\b/.test(readFileSync(path.join(root, file), 'utf8')));
     expect(offenders).toEqual([]);

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RouteDefinition } from '../../shared/contract/route';
+import type { RouteDefinition } from '#contract/route';
 
 /**
- * A Lambda's cold start builds no contract schema (shared/contract/route.ts `lazySchema`): every
+ * A Lambda's cold start builds no contract schema (contract/route.ts `lazySchema`): every
  * zod/mini factory the contract modules call is counted, and loading every contract module must call
  * none. Building the OpenAPI document, which needs them all, proves the counter sees the calls.
  */
@@ -32,18 +32,18 @@ vi.mock('zod/mini', async (importOriginal) => {
 
 describe('contract schemas are built on first use, not at import', () => {
   it('importing every contract module builds no schema; the route that is called builds only its own', async () => {
-    // The worker setup validated every setting (shared/config.ts builds those schemas): start from a
+    // The worker setup validated every setting (platform/config.ts builds those schemas): start from a
     // fresh module registry, so each contract module really loads here, with the counter at zero.
     vi.resetModules();
     built.count = 0;
     built.names.clear();
-    const { contract } = await import('../../shared/contract/index');
-    await import('../../shared/contract/document');
-    await import('../../shared/contract/skill-actions/index');
+    const { contract } = await import('#contract');
+    await import('#contract/document');
+    await import('#contract/skill-actions/index');
     expect([...built.names], 'zod/mini factories called while the contract modules loaded').toEqual([]);
     expect(built.count).toBe(0);
 
-    const { schemasOf } = await import('../../shared/contract/route');
+    const { schemasOf } = await import('#contract/route');
     const createKey = contract.flatMap((g) => g.routes).find((r) => r.operation === 'createApiKey')!;
     const first = schemasOf(createKey);
     // The body is built on its first read (the pipeline reads it unless the handler validates it).
@@ -56,7 +56,7 @@ describe('contract schemas are built on first use, not at import', () => {
     expect(schemasOf(createKey).body).toBe(first.body);
     expect(built.count).toBe(afterOneRoute);
 
-    const { openApiDocument } = await import('../../shared/contract/document');
+    const { openApiDocument } = await import('#contract/document');
     openApiDocument({ version: 'test' });
     // The document needs every schema of every group: far more than one route's.
     expect(built.count).toBeGreaterThan(afterOneRoute * 20);
@@ -66,16 +66,16 @@ describe('contract schemas are built on first use, not at import', () => {
 describe('the skills contract alone, as the skills function loads it', () => {
   it("serves a skill route without the skills' action bodies, which only the whole contract gives", async () => {
     vi.resetModules();
-    const { skillsContract } = await import('../../shared/contract/skills');
-    const { schemasOf } = await import('../../shared/contract/route');
+    const { skillsContract } = await import('#contract/skills');
+    const { schemasOf } = await import('#contract/route');
     const calendar: RouteDefinition = skillsContract.routes.find((r) => r.operation === 'skillCalendar')!;
     // The pipeline reads a route's params and query on every call, its body only when it validates it.
     expect(calendar.handlerValidates).toBe(true);
     const schemas = schemasOf(calendar);
     expect(schemas.params).toBeUndefined();
-    expect(() => schemas.body).toThrow(/shared\/contract\/index\.ts/);
+    expect(() => schemas.body).toThrow(/contract\/index\.ts/);
 
-    await import('../../shared/contract/index');
+    await import('#contract');
     expect(calendar.example).toMatchObject({ action: 'create_event' });
     const { safeParse } = await import('zod/mini');
     expect(safeParse(schemasOf(calendar).body!, { action: 'list_events' }).success).toBe(true);
@@ -86,7 +86,11 @@ describe('no function builds a schema at its cold start', () => {
   it('loading every function handler calls no zod/mini factory', async () => {
     const { readdirSync, existsSync } = await import('node:fs');
     const root = new URL('../../functions/', import.meta.url);
-    const handlers = readdirSync(root).filter((name) => existsSync(new URL(`${name}/handler.ts`, root)));
+    const handlers = ['http', 'workers'].flatMap((kind) =>
+      readdirSync(new URL(`${kind}/`, root))
+        .map((name) => `${kind}/${name}`)
+        .filter((name) => existsSync(new URL(`${name}/handler.ts`, root))),
+    );
     expect(handlers.length).toBeGreaterThan(20);
     vi.resetModules();
     built.count = 0;

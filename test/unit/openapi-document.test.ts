@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateClientTypes } from '../../bin/client-types';
-import { allRoutes } from '../../shared/contract';
-import { openApiDocument } from '../../shared/contract/document';
+import { generateClientTypes } from '#build/client-types';
+import { allRoutes } from '#contract';
+import { openApiDocument } from '#contract/document';
 
 const run = promisify(execFile);
 const doc = openApiDocument({ version: 'test', serverUrl: 'https://api.example.test' }) as {

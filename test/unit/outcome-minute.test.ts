@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { utcMinute } from '../../shared/db/request-outcomes';
+import { utcMinute } from '#data/request-outcomes';
 
-/** The outcome minute is formatted once per minute (shared/db/request-outcomes.ts); the label must still follow every input. */
+/** The outcome minute is formatted once per minute (data/request-outcomes.ts); the label must still follow every input. */
 describe('utcMinute', () => {
   it('labels each instant with its own UTC minute, also when going back and forth between minutes', () => {
     const at = Date.parse('2026-03-01T23:59:59.999Z');

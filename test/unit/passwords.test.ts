@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPassword, hashPassword, verifyPassword } from '../../shared/auth/passwords';
+import { checkPassword, hashPassword, verifyPassword } from '#domain/auth/passwords';
 
 describe('argon2id password hashing', () => {
   it('produces a PHC string with the OWASP parameters and a fresh salt each time', async () => {

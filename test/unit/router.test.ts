@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRouter } from '../../bin/local-server';
-import { allRoutes, routeKey } from '../../shared/contract';
+import { createRouter } from '#local/server';
+import { allRoutes, routeKey } from '#contract';
 
 describe('local router (same table as API Gateway)', () => {
   const route = createRouter();

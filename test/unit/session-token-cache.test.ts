@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { issueSessionToken, TokenInvalidError, verifySessionToken } from '../../shared/auth/jwt';
-import { reloadConfig } from '../../shared/config';
+import { issueSessionToken, TokenInvalidError, verifySessionToken } from '#domain/auth/jwt';
+import { reloadConfig } from '#platform/config';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
-/** A warm container remembers the tokens it verified (shared/auth/jwt.ts); what it remembers must never outlive what the token allows. */
+/** A warm container remembers the tokens it verified (domain/auth/jwt.ts); what it remembers must never outlive what the token allows. */
 describe('verified session tokens are remembered, never past their validity', () => {
   afterEach(() => {
     vi.useRealTimers();

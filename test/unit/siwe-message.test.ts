@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSiweMessage } from 'viem/siwe';
-import { parseSiweMessage, SiweRejectedError } from '../../shared/auth/siwe';
+import { parseSiweMessage, SiweRejectedError } from '#domain/auth/siwe';
 
 // viem's parser is lenient (fields matched anywhere, any address case); these hold it to the
 // strictness of the EIP-4361 reference grammar it replaced.

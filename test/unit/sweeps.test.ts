@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP, sweepsOf } from '../../shared/sweeps';
+import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP, sweepsOf } from '#contract/sweeps';
 
 describe('heartbeat sweeps by rule', () => {
   it('the minute rule runs only the minute sweep, the 5-minute rule only the checks, the local timer both', () => {

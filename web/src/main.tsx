@@ -34,7 +34,7 @@ const ROUTES: Route[] = [
   { path: '/agents/:id', render: (p) => <AgentPage id={p.id!} /> },
   { path: '/marketplace', render: () => <Marketplace /> },
   { path: '/keys', render: () => <ApiKeys /> },
-  // The path the card processor returns to after checkout and the portal (functions/billing).
+  // The path the card processor returns to after checkout and the portal (functions/http/billing).
   { path: '/settings/billing', render: () => <BillingPage /> },
   { path: '/wallet', render: () => <WalletPage /> },
   { path: '/settings', render: () => <SettingsPage /> },

@@ -1,0 +1,378 @@
+import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
+import { modelConfig } from '#platform/config';
+import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
+import { userProviderKeys } from './byok';
+import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from './catalogue';
+import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
+import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
+import { connectionFor, languageModel, type Connection } from './providers';
+import { outsideCallSignal } from '#platform/deadline';
+
+/**
+ * THE model layer: every model call of the platform (the AI routes, agent chat through the runtime,
+ * the v1 gateway's plugins) comes through here. For an account it checks the plan from the stored
+ * account, picks or checks the model, reserves the call's credits, calls the provider through the
+ * AI SDK with a hard timeout, and meters tokens and cost per account, agent, model and day. A
+ * pre-paid caller (the gateway's on-chain payer) has no plan gate and is metered under its payer id.
+ */
+
+export * from './errors';
+export { speechProvider } from './providers';
+export { generateImages, type ImageCallResult } from './images';
+export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from './catalogue';
+export type { AccountIdentity } from './access';
+
+/**
+ * The AI SDK's text calls, imported on the first call that needs them in a container (node caches
+ * the module). Each loader lives beside its callers: esbuild bundles the target of every `import()`
+ * a function's code reaches, so the image skill (which imports ./images.ts) does not carry these,
+ * nor the chat routes the gateway's speech calls (functions/http/gateway/plugins.ts).
+ */
+export type TextSdk = typeof import('./sdk/text');
+export const textSdk = (): Promise<TextSdk> => import('./sdk/text');
+
+export type ModelCaller =
+  /** A platform account (session, API key, or its agent runtime's gateway token); `agentId` when an agent calls. */
+  | { kind: 'account'; account: AccountIdentity; agentId?: string }
+  /** Paid per call outside the platform's ledger (MPP): no plan gate, no credits; `reference` e.g. the transaction hash. */
+  | { kind: 'prepaid'; payerId: string; reference?: string };
+
+export interface ModelCallInput<TOOLS extends ToolSet = ToolSet> {
+  caller: ModelCaller;
+  messages: ModelMessage[];
+  /** `<vendor>/<model>`; auto-selected from `taskType` (default `general`) when omitted. */
+  model?: string;
+  taskType?: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  /** AI SDK tools for multi-step calls (the gateway's `agent` plugin). */
+  tools?: TOOLS;
+  /** Step limit of a tool-calling loop; 1 without tools, at most MAX_STEPS. */
+  maxSteps?: number;
+  abortSignal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ModelCallResult {
+  id: string;
+  model: string;
+  /** The vendor of the model (`openai`, `anthropic`...), as the catalogue's `provider`. */
+  provider: string;
+  /** The connection that served it (a direct vendor API or the aggregator). */
+  servedBy: string;
+  text: string;
+  finishReason: string;
+  usage: TokenUsage;
+  costUsd: number;
+  creditsCharged: number;
+  byok: boolean;
+  steps: number;
+  /** The assistant and tool messages the call produced, to continue a conversation. */
+  responseMessages: ModelMessage[];
+}
+
+export interface ModelStream {
+  id: string;
+  model: string;
+  provider: string;
+  /** Text deltas as the provider produces them. */
+  textStream: AsyncIterable<string>;
+  /** Settles once the stream has been read to its end (or abandoned), after metering. */
+  result: Promise<ModelCallResult>;
+}
+
+export const MAX_STEPS = 20;
+export const DEFAULT_TASK_TYPE = 'general';
+
+/** A model's `available`: a configured provider can serve it. */
+export const isAvailable = (model: Pick<CatalogueModel, 'id'>, userKeys?: Record<string, string>) => connectionFor(model, userKeys) !== undefined;
+
+/**
+ * The cheapest available model that serves a task type (its tag), among `allowed` when given.
+ * Task types map to tags in the catalogue (`general`, `fast`, `code`, `reasoning`, `long-context`).
+ */
+export function selectModel(taskType: string = DEFAULT_TASK_TYPE, allowed?: readonly string[], userKeys?: Record<string, string>): CatalogueModel {
+  const tag = catalogue().taskTags[taskType] ?? taskType;
+  const candidates = catalogue()
+    .models.filter((m) => m.tags.includes(tag) && (!allowed || allowed.includes(m.id)) && isAvailable(m, userKeys))
+    .sort((a, b) => a.inputCost + a.outputCost - (b.inputCost + b.outputCost));
+  if (!candidates[0]) throw new NoModelAvailableError(`no available model serves the task type ${taskType}`);
+  return candidates[0];
+}
+
+export function estimateCost(modelId: string, inputTokens: number, outputTokens: number) {
+  const model = findModel(modelId);
+  if (!model) throw new UnknownModelError(modelId);
+  return { model: model.id, inputTokens, outputTokens, estimatedCost: costUsd(model, inputTokens, outputTokens), currency: 'USD' as const };
+}
+
+/** A conservative token estimate of a prompt (about four characters a token, plus framing per message). */
+export function estimatePromptTokens(messages: ModelMessage[]): number {
+  return messages.reduce((sum, m) => sum + 4 + Math.ceil((typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content).length) / 4), 0);
+}
+
+interface Prepared {
+  model: CatalogueModel;
+  connection: Connection;
+  gate?: ModelAccess;
+  reservation?: Reservation;
+  settings: { temperature?: number; topP?: number; maxOutputTokens: number };
+}
+
+const clamp = (v: number | undefined, min: number, max: number) => (v === undefined ? undefined : Math.min(max, Math.max(min, v)));
+
+async function prepare(input: ModelCallInput): Promise<Prepared> {
+  let gate: ModelAccess | undefined;
+  let userKeys: Record<string, string> = {};
+  if (input.caller.kind === 'account') {
+    [gate, userKeys] = await Promise.all([modelAccess(input.caller.account), userProviderKeys(input.caller.account.userId)]);
+  }
+  let model: CatalogueModel;
+  if (input.model) {
+    const found = findModel(input.model);
+    if (!found) throw new UnknownModelError(input.model);
+    if (gate && !gate.allowedModels.includes(found.id)) throw new ModelRestrictedError(found.id, gate.allowedModels);
+    model = found;
+  } else {
+    model = selectModel(input.taskType ?? DEFAULT_TASK_TYPE, gate?.allowedModels, userKeys);
+  }
+  const connection = connectionFor(model, userKeys);
+  if (!connection) throw new NoModelAvailableError(`no configured provider serves ${model.id}`);
+
+  const promptTokens = estimatePromptTokens(input.messages);
+  if (promptTokens >= model.contextWindow) {
+    throw new ModelRequestError(
+      'CONTEXT_WINDOW_EXCEEDED',
+      `the prompt (about ${promptTokens} tokens) does not fit the ${model.contextWindow}-token context window of ${model.id}`,
+    );
+  }
+  const maxOutputTokens = Math.min(input.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens, model.contextWindow - promptTokens);
+  const settings = {
+    temperature: clamp(input.temperature, 0, vendorOf(model.id) === 'anthropic' ? 1 : 2),
+    topP: clamp(input.topP, 0, 1),
+    maxOutputTokens,
+  };
+
+  let reservation: Reservation | undefined;
+  if (input.caller.kind === 'account' && gate) {
+    reservation = await reserve({
+      userId: input.caller.account.userId,
+      plan: gate.plan,
+      periodStart: billingPeriod(gate.subscription).start,
+      credits: estimateCredits(model, promptTokens, input.maxTokens),
+      free: connection.byok || gate.access.isAdmin,
+      agentId: input.caller.agentId,
+      // The most the call can cost: every step at the output ceiling the provider is given.
+      budgetUsd: costUsd(model, promptTokens, maxOutputTokens) * stepsOf(input),
+    });
+  }
+  return { model, connection, gate, reservation, settings };
+}
+
+const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
+
+/** The SDK (loaded here, on the first call, not at init) and the options of the call. */
+async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
+  const steps = stepsOf(input);
+  const [sdk, model] = await Promise.all([textSdk(), languageModel(p.model, p.connection)]);
+  const options = {
+    model,
+    messages: input.messages,
+    ...p.settings,
+    ...(input.tools ? { tools: input.tools, stopWhen: sdk.stepCountIs(steps) } : {}),
+    // No hidden retries: a failing provider answers at once, within the timeout.
+    maxRetries: 0,
+    abortSignal: signal,
+  };
+  return { sdk, options };
+}
+
+function timeoutSignal(input: ModelCallInput) {
+  // MODEL_API_TIMEOUT_MS, but never past the request's deadline: a timeout answered with its code, not cut off.
+  const timeout = outsideCallSignal(modelConfig().timeoutMs);
+  return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
+}
+
+function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string): ProviderFailureError {
+  if (timedOut) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`);
+  const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
+  return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status);
+}
+
+const tokensOf = (u: LanguageModelUsage | undefined): TokenUsage => {
+  const promptTokens = u?.inputTokens ?? 0;
+  const completionTokens = u?.outputTokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: u?.totalTokens ?? promptTokens + completionTokens };
+};
+
+async function meter(input: ModelCallInput, p: Prepared, usage: TokenUsage): Promise<number> {
+  if (input.caller.kind === 'prepaid') {
+    await recordPayerUsage(input.caller.payerId, p.model, usage, input.caller.reference);
+    return 0;
+  }
+  return settle(p.reservation!, p.model, input.caller.agentId, usage, p.connection.byok);
+}
+
+async function releaseQuietly(p: Prepared) {
+  if (p.reservation) await release(p.reservation);
+}
+
+function resultOf(
+  p: Prepared,
+  id: string,
+  text: string,
+  finishReason: string,
+  usage: TokenUsage,
+  charged: number,
+  steps: number,
+  responseMessages: ModelMessage[],
+): ModelCallResult {
+  return {
+    id,
+    model: p.model.id,
+    provider: vendorOf(p.model.id),
+    servedBy: p.connection.name,
+    text,
+    finishReason,
+    usage,
+    costUsd: costUsd(p.model, usage.promptTokens, usage.completionTokens),
+    creditsCharged: charged,
+    byok: p.connection.byok,
+    steps,
+    responseMessages,
+  };
+}
+
+const newCallId = () => `chatcmpl-${crypto.randomUUID()}`;
+
+/** One chat completion (or a multi-step tool loop), gated, metered. */
+export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelCallResult> {
+  const p = await prepare(input);
+  const { timeout, signal } = timeoutSignal(input);
+  let sdk: TextSdk | undefined;
+  let out;
+  try {
+    const call = await modelCall(input, p, signal);
+    sdk = call.sdk;
+    out = await sdk.generateText(call.options);
+  } catch (err) {
+    await releaseQuietly(p);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
+  }
+  const usage = tokensOf(out.totalUsage);
+  const charged = await meter(input, p, usage);
+  return resultOf(p, out.response.id || newCallId(), out.text, out.finishReason, usage, charged, out.steps.length, out.response.messages as ModelMessage[]);
+}
+
+/**
+ * The same call, streamed. Gate, model and reservation errors throw before anything is streamed,
+ * and so does a provider that fails before its first token, so an HTTP caller can still answer
+ * with a status code; a failure after that ends the text stream with the error.
+ */
+export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelStream> {
+  const p = await prepare(input);
+  const { timeout, signal } = timeoutSignal(input);
+  const { sdk, options } = await modelCall(input, p, signal).catch(async (err: unknown) => {
+    await releaseQuietly(p);
+    throw err;
+  });
+  const stream = sdk.streamText({ ...options, onError: () => {} });
+  const parts = stream.fullStream[Symbol.asyncIterator]();
+  const head: string[] = [];
+  let finished: { usage: TokenUsage; finishReason: string } | undefined;
+  let steps = 0;
+  const take = (part: Awaited<ReturnType<typeof parts.next>>['value']): 'more' | 'done' => {
+    if (!part) return 'done';
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'abort') throw new Error('aborted');
+    if (part.type === 'finish-step') steps += 1;
+    if (part.type === 'finish') {
+      finished = { usage: tokensOf(part.totalUsage), finishReason: part.finishReason };
+      return 'done';
+    }
+    return 'more';
+  };
+  try {
+    for (;;) {
+      const next = await parts.next();
+      if (next.done || take(next.value) === 'done') break;
+      if (next.value.type === 'text-delta') {
+        head.push(next.value.text);
+        break;
+      }
+    }
+  } catch (err) {
+    await releaseQuietly(p);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
+  }
+
+  const id = newCallId();
+  let text = head.join('');
+  let settleResult!: (r: ModelCallResult) => void;
+  let failResult!: (e: unknown) => void;
+  const result = new Promise<ModelCallResult>((resolve, reject) => {
+    settleResult = resolve;
+    failResult = reject;
+  });
+  // Callers that only read the text must not see an unhandled rejection.
+  result.catch(() => {});
+
+  async function* textStream(): AsyncGenerator<string> {
+    let failure: unknown;
+    try {
+      yield* head;
+      while (!finished) {
+        const next = await parts.next();
+        if (next.done || take(next.value) === 'done') break;
+        if (next.value.type === 'text-delta') {
+          text += next.value.text;
+          yield next.value.text;
+        }
+      }
+    } catch (err) {
+      failure = providerFailure(sdk, err, timeout.aborted, p.model.id);
+      throw failure;
+    } finally {
+      // Read to the end, failed, or abandoned by the reader: the tokens known so far are metered;
+      // without a final usage report the reservation stands as the charge.
+      try {
+        const usage = finished?.usage ?? (await estimateAbandoned(p));
+        const charged = await meter(input, p, usage);
+        if (failure) failResult(failure);
+        else settleResult(resultOf(p, id, text, finished?.finishReason ?? 'other', usage, charged, steps, text ? [{ role: 'assistant', content: text }] : []));
+      } catch (err) {
+        failResult(err);
+      }
+    }
+  }
+  return { id, model: p.model.id, provider: vendorOf(p.model.id), textStream: textStream(), result };
+}
+
+/** Usage of a stream that ended without a usage report: the reserved estimate, as tokens. */
+async function estimateAbandoned(p: Prepared): Promise<TokenUsage> {
+  const completionTokens = Math.min(p.settings.maxOutputTokens, 256);
+  return { promptTokens: 0, completionTokens, totalTokens: completionTokens };
+}
+
+/** Model records (spec 2.14) with `available` for the platform's configured providers. */
+export function listModels() {
+  return catalogue().models.map((m) => ({
+    id: m.id,
+    name: m.name,
+    provider: vendorOf(m.id),
+    description: m.description,
+    tags: m.tags,
+    inputCost: m.inputCost,
+    outputCost: m.outputCost,
+    contextWindow: m.contextWindow,
+    available: isAvailable(m),
+  }));
+}
+
+export { providerHealth } from './health';

@@ -1,0 +1,111 @@
+import type { LanguageModel } from 'ai';
+import { aiConfig, modelConfig } from '#platform/config';
+import { vendorOf, type CatalogueModel } from './catalogue';
+import type { OpenAIWire } from './openai-wire';
+
+/**
+ * Which provider serves a catalogue model, through the AI SDK. A direct provider of the model's
+ * vendor wins over the OpenAI-compatible aggregator (MODEL_API_BASE_URL), which serves every
+ * catalogue model by its `<vendor>/<model>` id. A user's own key (BYOK) for the vendor, or for the
+ * aggregator, is used for that user's calls instead of the platform's.
+ */
+
+/** The names `GET /api/ai/health` reports. */
+export const AGGREGATOR = 'openai-compatible';
+const DIRECT_VENDORS = ['openai', 'anthropic', 'google'] as const;
+type DirectVendor = (typeof DIRECT_VENDORS)[number];
+
+/** Vendor APIs a BYOK key may reach directly; mistral's API speaks the OpenAI wire format. */
+const DEFAULT_BASE_URLS: Record<DirectVendor | 'mistral' | 'openrouter', string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+  google: 'https://generativelanguage.googleapis.com/v1beta',
+  mistral: 'https://api.mistral.ai/v1',
+  openrouter: 'https://openrouter.ai/api/v1',
+};
+
+export interface Connection {
+  /** `openai`, `anthropic`, `google`, `mistral` or the aggregator. */
+  name: string;
+  kind: DirectVendor | 'compatible';
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** The user's own key: the call costs the platform nothing and no credits. */
+  byok: boolean;
+}
+
+const directSettings = (vendor: DirectVendor) => aiConfig()[vendor];
+
+/** The platform's own connections that are configured, by name. */
+export function platformConnections(): Connection[] {
+  const out: Connection[] = [];
+  for (const vendor of DIRECT_VENDORS) {
+    const s = directSettings(vendor);
+    if (s.apiKey) out.push({ name: vendor, kind: vendor, baseUrl: s.baseUrl ?? DEFAULT_BASE_URLS[vendor], apiKey: s.apiKey, byok: false });
+  }
+  const { baseUrl, apiKey } = modelConfig();
+  if (baseUrl) out.push({ name: AGGREGATOR, kind: 'compatible', baseUrl, apiKey, byok: false });
+  return out;
+}
+
+/** The connection that serves a model for a caller with these BYOK keys; undefined when none can. */
+export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Record<string, string> = {}): Connection | undefined {
+  const vendor = vendorOf(model.id);
+  const own = userKeys[vendor];
+  if (own) {
+    if ((DIRECT_VENDORS as readonly string[]).includes(vendor)) {
+      const v = vendor as DirectVendor;
+      return { name: v, kind: v, baseUrl: directSettings(v).baseUrl ?? DEFAULT_BASE_URLS[v], apiKey: own, byok: true };
+    }
+    if (vendor === 'mistral') return { name: 'mistral', kind: 'compatible', baseUrl: DEFAULT_BASE_URLS.mistral, apiKey: own, byok: true };
+  }
+  const platform = platformConnections();
+  const direct = platform.find((c) => c.name === vendor);
+  if (userKeys.openrouter) {
+    if (direct) return direct;
+    return { name: AGGREGATOR, kind: 'compatible', baseUrl: modelConfig().baseUrl ?? DEFAULT_BASE_URLS.openrouter, apiKey: userKeys.openrouter, byok: true };
+  }
+  return direct ?? platform.find((c) => c.kind === 'compatible');
+}
+
+/**
+ * The AI SDK language model for a catalogue model over a connection. Each vendor's provider code is
+ * imported on the first call to that vendor, so a container that only serves one vendor never
+ * evaluates the others' (@ai-sdk/anthropic alone is ~111 KB minified).
+ */
+export async function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): Promise<LanguageModel> {
+  switch (c.kind) {
+    case 'openai':
+      return (await import('./openai-wire')).openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }).chat(model.vendorModelId);
+    case 'anthropic':
+      return (await import('./vendors/anthropic')).anthropicModel(model.vendorModelId, c.baseUrl, c.apiKey);
+    case 'google':
+      return (await import('./vendors/google')).googleModel(model.vendorModelId, c.baseUrl, c.apiKey);
+    case 'compatible':
+      return (await import('./vendors/compatible')).compatibleChatModel(c.name === 'mistral' ? model.vendorModelId : model.id, c);
+  }
+}
+
+/**
+ * The OpenAI-wire provider for speech (tts) and transcription (stt): the platform's OpenAI key when
+ * set, else the aggregator. Undefined when neither is configured.
+ */
+export async function speechProvider(): Promise<{ name: string; provider: OpenAIWire } | undefined> {
+  const c = platformConnections().find((x) => x.kind === 'openai') ?? platformConnections().find((x) => x.kind === 'compatible');
+  if (!c) return undefined;
+  const { openAIWire } = await import('./openai-wire');
+  return { name: c.name, provider: openAIWire({ baseURL: c.baseUrl, apiKey: c.apiKey }) };
+}
+
+/** The cheap request that tells whether a connection answers: its model listing. */
+export function probeRequest(c: Connection): { url: string; headers: Record<string, string> } {
+  const base = c.baseUrl.replace(/\/+$/, '');
+  switch (c.kind) {
+    case 'anthropic':
+      return { url: `${base}/models`, headers: { 'x-api-key': c.apiKey ?? '', 'anthropic-version': '2023-06-01' } };
+    case 'google':
+      return { url: `${base}/models`, headers: { 'x-goog-api-key': c.apiKey ?? '' } };
+    default:
+      return { url: `${base}/models`, headers: c.apiKey ? { authorization: `Bearer ${c.apiKey}` } : {} };
+  }
+}

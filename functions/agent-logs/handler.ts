@@ -1,7 +1,0 @@
-import { agentLogsContract } from '../../shared/contract/agent-logs';
-import { createHandler } from '../../shared/http/pipeline';
-import { agentLogs } from './logs';
-
-export const handler = createHandler(agentLogsContract, {
-  getAgentLogs: async ({ auth, params, query, headers }) => agentLogs(auth, params.id, query, headers.accept),
-});

@@ -1,0 +1,36 @@
+import { consumeVerificationToken, sendVerificationLink, VerificationTokenError, VerifiedEmailTakenError } from '#domain/auth/email-verification';
+import { revokeSessions } from '#domain/auth/session-gate';
+import { creditReferralIfDue } from '#domain/billing/referrals';
+import { getUser } from '#data/users';
+import { emitEvent, userEventData } from '#domain/events/emit';
+import { badRequest, conflict, notFound } from '#http/errors';
+import type { AccountsCtx } from './types';
+
+export async function verifyEmail(ctx: AccountsCtx<'verifyEmail'>) {
+  let outcome;
+  try {
+    outcome = await consumeVerificationToken(ctx.body.token);
+  } catch (err) {
+    if (err instanceof VerificationTokenError) throw badRequest('invalid or expired verification link', 'INVALID_TOKEN');
+    if (err instanceof VerifiedEmailTakenError) throw conflict('this email is already in use', 'EMAIL_IN_USE');
+    throw err;
+  }
+  const { user, purpose } = outcome;
+  await creditReferralIfDue(user);
+  if (purpose === 'change') {
+    // Session tokens carry the email: every one of them names the old address now.
+    await revokeSessions(user.userId);
+    await emitEvent('user.updated', userEventData(user, { changes: ['email'] }));
+  }
+  const message = purpose === 'change' ? 'Your new email address is confirmed. Sign in again with it.' : 'Your email address is confirmed.';
+  return { message, email: user.email, emailVerified: true as const };
+}
+
+export async function resendVerificationEmail(ctx: AccountsCtx<'resendVerificationEmail'>) {
+  const user = await getUser(ctx.auth.userId, true);
+  if (!user) throw notFound('account not found');
+  if (user.pendingEmail) await sendVerificationLink(user, user.pendingEmail, 'change');
+  else if (!user.emailVerified) await sendVerificationLink(user, user.email, 'signup');
+  else throw badRequest('the email address is already confirmed', 'ALREADY_VERIFIED');
+  return { message: 'A new confirmation link has been sent.' };
+}

@@ -1,0 +1,27 @@
+import { agentAutonomyContract } from '#contract/autonomy';
+import { createHandler } from '#http/pipeline';
+import { reply } from '#http/reply';
+
+/**
+ * Each route family is loaded on its first call: budgets (with the resume-under-cap path and its
+ * launcher), schedules (with the cron parser and the entitlements), export and import (with the
+ * skill catalogue and the agent schemas, ~60 KB). A container started for one family parses
+ * only that one.
+ */
+const budgets = () => import('./budgets');
+const schedules = () => import('./schedules');
+const portability = () => import('./portability');
+
+export const handler = createHandler(agentAutonomyContract, {
+  getAccountBudget: async ({ auth }) => (await budgets()).accountBudget(auth.userId),
+  putAccountBudget: async ({ auth, body }) => (await budgets()).setAccountBudget(auth.userId, body.monthlyCapUsd),
+  getAgentBudget: async ({ auth, params }) => (await budgets()).agentBudget(auth.userId, params.id),
+  putAgentBudget: async ({ auth, params, body }) => (await budgets()).setAgentBudget(auth.userId, params.id, body.monthlyCapUsd),
+  listAgentSchedules: async ({ auth, params }) => (await schedules()).schedulesOf(auth.userId, params.id),
+  createAgentSchedule: async ({ auth, params, body }) => reply.created({ schedule: await (await schedules()).addSchedule(auth, params.id, body) }),
+  getAgentSchedule: async ({ auth, params }) => (await schedules()).scheduleDetail(auth.userId, params.id, params.scheduleId),
+  updateAgentSchedule: async ({ auth, params, body }) => (await schedules()).pauseOrResume(auth.userId, params.id, params.scheduleId, body.paused),
+  deleteAgentSchedule: async ({ auth, params }) => (await schedules()).removeSchedule(auth.userId, params.id, params.scheduleId),
+  exportAgent: async ({ auth, params, query }) => (await portability()).exportAgent(auth.userId, params.id, query.history === 'true'),
+  importAgent: async ({ auth, body }) => reply.created(await (await portability()).importAgent(auth, body)),
+});

@@ -1,0 +1,69 @@
+import { requestProvisioning } from '#adapters/provisioning-queue';
+import type { AuthContext } from '#domain/auth/authenticate';
+import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
+import type { AgentConfig } from '#contract/agents';
+import { AgentLimitError, createAgent, failAgent, type AgentRecord } from '#data/agents';
+import type { TransactItem } from '#data/tenant';
+import { agentWebsocketUrl, getInstance } from '#data/instances';
+import { HttpError } from '#http/errors';
+import { logger } from '#http/logger';
+
+export interface ProvisionInput {
+  name: string;
+  model: string;
+  config: AgentConfig;
+  source: AgentRecord['source'];
+}
+
+/**
+ * The one provisioning pipeline (agents and channel provisioning): the plan's agent limit is taken
+ * in the same transaction that creates the agent, then the launch is queued. A launch that cannot
+ * be queued gives the quota back at once.
+ */
+export async function provisionFor(
+  auth: Pick<AuthContext, 'userId' | 'email'>,
+  limit: number,
+  input: ProvisionInput,
+  opts: { id?: string; also?: TransactItem[] } = {},
+): Promise<AgentRecord> {
+  let agent: AgentRecord;
+  try {
+    agent = await createAgent(auth.userId, input, limit, opts);
+  } catch (err) {
+    if (err instanceof AgentLimitError) {
+      throw new HttpError(429, `agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', {
+        current: err.current,
+        limit: err.limit,
+      });
+    }
+    throw err;
+  }
+  try {
+    await requestProvisioning({ kind: 'agent', userId: auth.userId, agentId: agent.id, ownerEmail: auth.email });
+  } catch (err) {
+    logger().error('could not queue an agent launch', { error: (err as Error).message });
+    await failAgent(auth.userId, agent.id, 'the launch could not be queued');
+    throw new HttpError(502, 'the provisioning service is unavailable; try again', 'BACKEND_UNAVAILABLE');
+  }
+  return agent;
+}
+
+export async function provisionAgent(auth: AuthContext, body: { name: string; model: string; config?: AgentConfig }) {
+  const access = await accountAccess(auth);
+  requireActiveSubscription(access);
+  const config = body.config ?? {};
+  const model = body.model === 'custom' ? config.model! : body.model;
+  const agent = await provisionFor(auth, access.agentLimit, { name: body.name, model, config, source: 'api' });
+  const instance = await getInstance(auth.userId);
+  return {
+    success: true as const,
+    agent: {
+      id: agent.id,
+      name: agent.name,
+      status: 'provisioning' as const,
+      websocketUrl: agentWebsocketUrl(auth.userId, agent.id, instance),
+      model: agent.model,
+      createdAt: agent.createdAt,
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { isAdminEmail, isTesterEmail } from '#domain/auth/authenticate';
+import { presentsGatewayToken } from '#domain/auth/gateway-token';
+import type { AgentRecord } from '#data/agents';
+import { getUser } from '#data/users';
+import { unauthorized } from '#http/errors';
+
+/**
+ * What every runtime route (functions/http/instance/runtime-api.ts, functions/http/runtime-model) checks. The
+ * gateway token is checked against its stored hash, so these routes never decrypt it.
+ */
+
+export async function requireRuntime(userId: string, authorization: string | undefined): Promise<void> {
+  if (!(await presentsGatewayToken(userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
+}
+
+/** The model the platform answers an agent with: its configured one, else the one it was provisioned with. */
+export const agentModel = (agent: Pick<AgentRecord, 'model' | 'config'>) => agent.config?.model ?? agent.model;
+
+/**
+ * The instance acts with its account's rights as they are now: the current email (it may have
+ * changed since the first launch), and admin or tester rights only for a proven address.
+ */
+export async function ownerRights(userId: string): Promise<{ isAdmin: boolean; isTester: boolean } | undefined> {
+  const owner = await getUser(userId, true);
+  if (!owner) return undefined;
+  const proven = owner.emailVerified === true;
+  return { isAdmin: proven && isAdminEmail(owner.email), isTester: proven && isTesterEmail(owner.email) };
+}

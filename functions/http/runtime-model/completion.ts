@@ -1,0 +1,59 @@
+import type * as z from 'zod/mini';
+import { generateChat, NoModelAvailableError, ProviderFailureError, streamChat, type ModelCallInput, type ModelStream } from '#domain/ai/model-layer';
+import type { RuntimeChatMessage } from '#contract/runtime-model';
+import { getAgent } from '#data/agents';
+import { getInstance } from '#data/instances';
+import { HttpError, notFound } from '#http/errors';
+import { StreamReply } from '#http/reply';
+import { agentModel, ownerRights } from '#functions/http/instance/runtime-agent';
+
+/**
+ * The model layer for one agent: the same gate and metering as every model call (domain/ai), with
+ * the provider key kept here. This route keeps its own codes for "no provider" and provider
+ * failures, which the runtime shows its users.
+ */
+export async function completion(userId: string, body: { agentId: string; messages: z.infer<ReturnType<typeof RuntimeChatMessage>>[]; stream?: boolean }) {
+  const [agent, instance, rights] = await Promise.all([getAgent(userId, body.agentId), getInstance(userId), ownerRights(userId)]);
+  if (!agent || !instance || !rights) throw notFound('no such agent');
+  const input: ModelCallInput = {
+    caller: { kind: 'account', account: { userId, ...rights }, agentId: agent.id },
+    model: agentModel(agent),
+    messages: body.messages,
+    temperature: agent.config?.temperature,
+    maxTokens: agent.config?.maxTokens,
+  };
+  try {
+    if (body.stream) return new StreamReply(completionEvents(await streamChat(input)));
+    const out = await generateChat(input);
+    return {
+      id: out.id,
+      object: 'chat.completion' as const,
+      created: Math.floor(Date.now() / 1000),
+      model: out.model,
+      choices: [{ index: 0, message: { role: 'assistant' as const, content: out.text }, finish_reason: out.finishReason }],
+      usage: openAiUsage(out.usage),
+    };
+  } catch (err) {
+    if (err instanceof NoModelAvailableError)
+      throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
+    if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
+    throw err;
+  }
+}
+
+const openAiUsage = (u: { promptTokens: number; completionTokens: number; totalTokens: number }) => ({
+  prompt_tokens: u.promptTokens,
+  completion_tokens: u.completionTokens,
+  total_tokens: u.totalTokens,
+});
+
+/** The streamed completion: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}. */
+async function* completionEvents(stream: ModelStream) {
+  try {
+    for await (const content of stream.textStream) yield { event: 'delta', data: { content } };
+    const out = await stream.result;
+    yield { event: 'done', data: { id: out.id, model: out.model, finish_reason: out.finishReason, usage: openAiUsage(out.usage) } };
+  } catch (err) {
+    yield { event: 'error', data: { error: 'the model provider failed while streaming', code: (err as { code?: string }).code ?? 'MODEL_PROVIDER_ERROR' } };
+  }
+}

@@ -1,0 +1,19 @@
+import { settingsContract } from '#contract/settings';
+import { createHandler } from '#http/pipeline';
+import { getSettings, patchSettings, updateSettings } from './profile';
+
+/**
+ * A password change (hashing, credential eviction) and an account deletion (the deletion queue,
+ * the instance, the mailer) are rare: each is loaded on its first call, so the settings page's
+ * reads and profile updates start without them.
+ */
+const password = () => import('./password');
+const deletion = () => import('./delete-account');
+
+export const handler = createHandler(settingsContract, {
+  getSettings,
+  updateSettings,
+  patchSettings,
+  changePassword: async (ctx) => (await password()).changePassword(ctx),
+  deleteAccount: async (ctx) => (await deletion()).deleteAccount(ctx),
+});

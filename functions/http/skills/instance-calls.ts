@@ -1,0 +1,39 @@
+import { presentsGatewayToken } from '#domain/auth/gateway-token';
+import { runtimeRequest } from '#adapters/launcher';
+import { getInstalledSkill } from '#data/installed-skills';
+import { gatewayToken, getInstance } from '#data/instances';
+import { unauthorized, notFound } from '#http/errors';
+import { logger } from '#http/logger';
+import { runSkill } from './call';
+import { catalogueName } from './marketplace';
+
+/**
+ * A running instance reloads its agents (installed skills included), as it does for a new
+ * configuration. The install is stored either way: an instance that cannot be reached now loads
+ * it at its next start, so this never fails the request.
+ */
+export async function deliverToInstance(userId: string): Promise<void> {
+  const instance = await getInstance(userId);
+  const endpoint = instance?.handle?.endpoint;
+  if (instance?.status !== 'running' || !endpoint) return;
+  try {
+    const res = await runtimeRequest(endpoint, await gatewayToken(userId), '/reload', { method: 'POST', timeoutMs: 10_000 });
+    if (res.status !== 200) logger().warn('the instance did not reload its skills', { status: res.status });
+  } catch (err) {
+    logger().warn('the instance could not be asked to reload its skills', { error: (err as Error).message });
+  }
+}
+
+/** An agent's runtime calls a skill installed (and enabled) on that agent. */
+export async function runtimeCall(
+  params: { userId: string; agentId: string; skill: string },
+  authorization: string | undefined,
+  requestId: string,
+  body: unknown,
+) {
+  if (!(await presentsGatewayToken(params.userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
+  const name = catalogueName(params.skill);
+  const installed = name && (await getInstalledSkill(params.userId, params.agentId, name));
+  if (!name || !installed?.enabled) throw notFound('the skill is not installed on this agent');
+  return runSkill(name, { userId: params.userId, agentId: params.agentId, requestId, now: new Date() }, body);
+}

@@ -1,0 +1,77 @@
+import { EmailRejectedError, sendEmail } from '#adapters/email';
+import { getSubscription } from '#domain/billing/entitlements';
+import { EMAIL_DAILY_LIMITS, emailBodies as bodies } from '#contract/skill-actions/payments';
+import { DailyLimitExceededError } from '#data/skills/daily-counter';
+import { emailsSentOn, giveBackEmails, listEmails, markEmail, recordEmail, reserveEmails, type EmailAudit } from '#data/skills/email-audit';
+import { HttpError } from '#http/errors';
+import { action, type SkillModule } from '../skill-module';
+
+/**
+ * Email on the user's behalf through the email adapter (SES in AWS, the outbox locally): recipients
+ * validated by the contract, one message per recipient counted against the plan's daily limit
+ * (EMAIL_DAILY_LIMITS), each with an audit record written before it is sent.
+ */
+const dayOf = (now: Date) => now.toISOString().slice(0, 10);
+
+async function planLimit(userId: string) {
+  const plan = (await getSubscription(userId))?.plan;
+  const name = plan && Object.hasOwn(EMAIL_DAILY_LIMITS, plan) ? (plan as keyof typeof EMAIL_DAILY_LIMITS) : 'label';
+  return { plan: name, limit: EMAIL_DAILY_LIMITS[name] };
+}
+
+const view = (a: EmailAudit) => ({ messageId: a.messageId, to: a.to, subject: a.subject, status: a.status, createdAt: a.createdAt });
+
+export const skill: SkillModule = {
+  name: 'email',
+  actions: {
+    send: action(bodies().send, async (call, body) => {
+      const recipients = [...new Set((Array.isArray(body.to) ? body.to : [body.to]).map((t) => t.toLowerCase()))];
+      const day = dayOf(call.now);
+      const { plan, limit } = await planLimit(call.userId);
+      try {
+        await reserveEmails(call.userId, day, recipients.length, limit);
+      } catch (err) {
+        if (err instanceof DailyLimitExceededError) {
+          throw new HttpError(429, `the ${plan} plan sends at most ${limit} emails a day`, 'EMAIL_DAILY_LIMIT', {
+            limit,
+            sentToday: await emailsSentOn(call.userId, day),
+          });
+        }
+        throw err;
+      }
+      const results: ReturnType<typeof view>[] = [];
+      for (const [i, to] of recipients.entries()) {
+        const audit = await recordEmail(call.userId, {
+          to,
+          subject: body.subject,
+          bytes: Buffer.byteLength(body.body),
+          status: 'sending',
+          requestId: call.requestId,
+          ...(call.agentId ? { agentId: call.agentId } : {}),
+          createdAt: call.now.toISOString(),
+        });
+        try {
+          const providerId = await sendEmail({ to, subject: body.subject, text: body.body });
+          await markEmail(call.userId, audit.messageId, 'sent', providerId);
+          results.push(view({ ...audit, status: 'sent' }));
+        } catch (err) {
+          const rejected = err instanceof EmailRejectedError;
+          await markEmail(call.userId, audit.messageId, rejected ? 'rejected' : 'failed');
+          await giveBackEmails(call.userId, day, rejected ? 1 : recipients.length - i);
+          if (!rejected) throw new HttpError(503, 'the email service is unavailable, try again', 'EMAIL_UNAVAILABLE', { sent: results.length });
+          results.push(view({ ...audit, status: 'rejected' }));
+        }
+      }
+      return { messages: results, sent: results.filter((r) => r.status === 'sent').length };
+    }),
+    list: action(bodies().list, async (call, body) => {
+      const messages = (await listEmails(call.userId, body.limit ?? 50)).map(view);
+      return { messages, count: messages.length };
+    }),
+    usage: action(bodies().usage, async (call) => {
+      const { plan, limit } = await planLimit(call.userId);
+      const sentToday = await emailsSentOn(call.userId, dayOf(call.now));
+      return { plan, limit, sentToday, remaining: Math.max(0, limit - sentToday) };
+    }),
+  },
+};

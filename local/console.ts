@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ASSET_PREFIX, CONSOLE_DIST } from '#build/web-console';
+
+/**
+ * The web console as the local server serves it (CloudFront and S3 do the same in AWS,
+ * lib/constructs/web-console.ts): hashed assets cached for a year, index.html for every client
+ * route (the SPA fallback) and never cached, and the same security headers on every answer.
+ */
+
+/** The console's headers; lib/constructs/web-console.ts sends the same through CloudFront. */
+export const CONSOLE_SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'x-frame-options': 'DENY',
+} as const;
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+export interface ConsoleAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: Buffer | string;
+}
+
+const missing = (): ConsoleAnswer => ({
+  status: 404,
+  headers: { 'content-type': 'application/json; charset=utf-8', ...CONSOLE_SECURITY_HEADERS },
+  body: JSON.stringify({ error: 'not found', code: 'NOT_FOUND' }),
+});
+
+/** The console's answer to a GET of `pathname` (not under /api). */
+export async function serveConsole(pathname: string, dist = CONSOLE_DIST): Promise<ConsoleAnswer> {
+  if (pathname.startsWith(ASSET_PREFIX)) {
+    const name = pathname.slice(ASSET_PREFIX.length);
+    // Only the flat, hashed file names the build writes: no traversal, no folders.
+    if (!/^[\w.-]+$/.test(name) || name.startsWith('.')) return missing();
+    const body = await readFile(path.join(dist, ASSET_PREFIX, name)).catch(() => undefined);
+    if (!body) return missing();
+    return {
+      status: 200,
+      headers: {
+        'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream',
+        'cache-control': 'public, max-age=31536000, immutable',
+        ...CONSOLE_SECURITY_HEADERS,
+      },
+      body,
+    };
+  }
+  // A path with a file extension that is not an asset is a missing file, not a client route.
+  if (/\.[a-z0-9]+$/i.test(pathname)) return missing();
+  const index = await readFile(path.join(dist, 'index.html')).catch(() => undefined);
+  if (!index)
+    return {
+      status: 503,
+      headers: { 'content-type': 'text/plain; charset=utf-8', ...CONSOLE_SECURITY_HEADERS },
+      body: 'The web console is not built: run `npm run build:web` (npm start builds it).\n',
+    };
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_SECURITY_HEADERS }, body: index };
+}

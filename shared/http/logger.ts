@@ -1,2 +1,0 @@
-/** The structured logger lives beside the config (shared/logger.ts); the pipeline's modules import it from here. */
-export { logger, resetLogger } from '../logger';
