@@ -32,9 +32,12 @@ export function aiErrorToHttp(err: unknown): HttpError | undefined {
 /** The one table from a domain failure's kind to its status code. */
 const STATUS_OF_KIND: Record<FailureKind, number> = {
   invalid: 400,
+  unauthenticated: 401,
   paymentRequired: 402,
   forbidden: 403,
+  notFound: 404,
   conflict: 409,
+  limitReached: 429,
   upstreamFailed: 502,
   unavailable: 503,
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runSkill as runThroughPipeline } from '#functions/http/skills/call';
-import type { SkillCall, SkillModule } from '#functions/http/skills/skill-module';
+import type { SkillCall, SkillModule } from '#domain/skills/skill-module';
 import { httpErrorOf } from '#http/domain-errors';
 
 export interface SkillResult {

@@ -6,7 +6,7 @@ import { appendExchange } from '#data/agents';
 import { installSkill, listInstalledSkills, updateInstalledSkill } from '#data/installed-skills';
 import { readAgentMemory, writeAgentMemory } from '#data/memory';
 import { listSchedules } from '#data/schedules';
-import { encodeEntry } from '#functions/http/memory/limits';
+import { encodeEntry } from '#domain/memory/limits';
 import { accountSession, call, storeActiveSubscription, type TestSession, uniqueIp } from '../helpers/api';
 import { privateQueue } from './agents-helpers';
 

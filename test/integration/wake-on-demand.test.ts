@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliverDueKeptMessages } from '#functions/http/agent-chat/wake-delivery';
+import { deliverDueKeptMessages } from '#domain/chat/wake-delivery';
 import { runDueSchedules } from '#functions/workers/heartbeat/scheduled-prompts';
 import { reloadConfig } from '#platform/config';
 import { messagesBefore } from '#data/chat-history';

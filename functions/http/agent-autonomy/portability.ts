@@ -10,8 +10,8 @@ import { installSkill, listInstalledSkills, updateInstalledSkill } from '#data/i
 import { readAgentMemory, writeAgentMemory } from '#data/memory';
 import { listSchedules } from '#data/schedules';
 import { badRequest, HttpError, notFound } from '#http/errors';
-import { encodeEntry } from '#functions/http/memory/limits';
-import { provisionFor } from '#functions/http/agents/provision';
+import { encodeEntry } from '#domain/memory/limits';
+import { provisionFor } from '#domain/agents/provision';
 import { addSchedule, firstRunAt } from './schedules';
 
 /**

@@ -9,7 +9,8 @@ import { readAgentMemory } from '#data/memory';
 import { badRequest, notFound } from '#http/errors';
 import { reply } from '#http/reply';
 import { logger } from '#platform/logger';
-import { keepWhileWaking, sendChatMessage, StillWakingError } from './chat';
+import { sendChatMessage, StillWakingError } from '#domain/chat/chat';
+import { keepWhileWaking } from './chat';
 
 /**
  * `/api/agent` (spec 4.14): the caller's agents by action. The user is always the session's: every

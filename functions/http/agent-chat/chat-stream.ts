@@ -8,7 +8,8 @@ import { gatewayToken, getInstance } from '#data/instances';
 import { conflict, HttpError, notFound } from '#http/errors';
 import { StreamReply } from '#http/reply';
 import { wakeAndWait } from '#domain/lifecycle/wake';
-import { keepWhileWaking, storedExchange } from './chat';
+import { storedExchange } from '#domain/chat/chat';
+import { keepWhileWaking } from './chat';
 
 /**
  * `POST /api/chat` with `stream: true` (or `Accept: text/event-stream`): the same exchange as

@@ -9,6 +9,7 @@ import { streamingEntry } from '#http/response-streaming';
  */
 const agentActions = () => import('./agent-actions');
 const chat = () => import('./chat');
+const history = () => import('#domain/chat/chat');
 const chatStream = () => import('./chat-stream');
 
 /** `Accept: text/event-stream` asks for the stream as `stream: true` does. */
@@ -17,7 +18,7 @@ const wantsEventStream = (accept: string | undefined) => !!accept && /(^|,)\s*te
 export const handler = createHandler(agentChatContract, {
   getAgentAction: async ({ auth, query }) => (await agentActions()).readAgentAction(auth, query),
   postAgentAction: async ({ auth, body }) => (await agentActions()).runAgentAction(auth, body),
-  getChatMessages: async ({ auth, query }) => (await chat()).chatHistory(auth, query.agentId, query.limit, query.before),
+  getChatMessages: async ({ auth, query }) => (await history()).chatHistory(auth, query.agentId, query.limit, query.before),
   postChatMessage: async ({ auth, body, headers }) =>
     body.stream || wantsEventStream(headers.accept)
       ? (await chatStream()).streamChatMessage(auth, body.agentId, body.message)

@@ -7,7 +7,7 @@ import { AGENT_LOG_RETENTION_DAYS } from '#contract/agent-logs';
 import { type AgentLogEntry, agentLogPage, collectBack, type PageBack, type RuntimeLine, type RuntimeLineReader, storedRuntimeLines } from '#data/agent-log';
 import { getInstance } from '#data/instances';
 import { StreamReply } from '#http/reply';
-import { ownAgent } from '#functions/http/agents/read';
+import { ownAgent } from '#domain/agents/read';
 
 const DAY_MS = 86_400_000;
 /** Stream pages read per store read at most: a stream crowded with the other agents' lines is cut there, not read to its start. */

@@ -7,7 +7,7 @@ import { chainConfig, coinbaseVerificationConfig, easConfig, ensConfig } from '#
 import type { VerifyAgentBody } from '#contract/agent-verification';
 import { setAgentVerification, type AgentVerificationRecord } from '#data/agents';
 import { badRequest, HttpError, notFound } from '#http/errors';
-import { ownAgent } from '#functions/http/agents/read';
+import { ownAgent } from '#domain/agents/read';
 import { provePasskey } from './webauthn';
 
 /** The message a wallet signs (EIP-191 personal_sign) to verify an agent; bound to the agent id. */

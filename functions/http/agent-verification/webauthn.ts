@@ -3,7 +3,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { config } from '#platform/config';
 import { advancePasskeyCounter, getPasskey, passkeysOf, savePasskey, saveWebauthnChallenge, takeWebauthnChallenge } from '#data/webauthn';
 import { badRequest, HttpError } from '#http/errors';
-import { ownAgent } from '#functions/http/agents/read';
+import { ownAgent } from '#domain/agents/read';
 
 /**
  * Passkeys that verify agents (issue 9 defect 9). A passkey belongs to the account; registering it

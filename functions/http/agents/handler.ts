@@ -2,8 +2,8 @@ import { agentsContract } from '#contract/agents';
 import { createHandler } from '#http/pipeline';
 import { reply } from '#http/reply';
 import { deprecationHeaders, removeAgent } from './deprecated';
-import { provisionAgent } from './provision';
-import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from './read';
+import { provisionAgent } from '#domain/agents/provision';
+import { agentConfig, agentDetail, agentMessages, agentsOf, putAgentConfig } from '#domain/agents/read';
 import { agentStats } from './stats';
 
 export const handler = createHandler(agentsContract, {

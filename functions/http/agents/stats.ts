@@ -2,7 +2,7 @@ import { fetchRuntimeStats, formatMemory, formatPercent, formatTraffic, formatUp
 import type { AuthContext } from '#domain/auth/authenticate';
 import type { AgentRecord } from '#data/agents';
 import { gatewayToken, getInstance, type InstanceRecord } from '#data/instances';
-import { ownAgent } from './read';
+import { ownAgent } from '#domain/agents/read';
 
 /**
  * Spec 2.7: live figures from the running instance, or, when it cannot be reached, the labelled

@@ -10,8 +10,8 @@ import { disableByok, enableByok } from './byok';
  * of the card function); the reads and the BYOK actions, most of this function's traffic, do not,
  * so the checkout and plan-change code is loaded on the first card action a container serves.
  */
-const checkout = () => import('#functions/http/card/checkout');
-const planChange = () => import('#functions/http/card/plan-change');
+const checkout = () => import('#domain/billing/checkout');
+const planChange = () => import('#domain/billing/plan-change');
 
 const retiredCheckout = async () => {
   throw gone('this checkout is retired; use GET /api/card/checkout?plan=<plan>', { use: '/api/card/checkout' });

@@ -1,8 +1,8 @@
 import { cardContract } from '#contract/card';
 import { createHandler } from '#http/pipeline';
 import { reply } from '#http/reply';
-import { gatewayCheckoutTarget, startCreditsCheckout, startPlanCheckout, startStorageCheckout } from './checkout';
-import { billingPortal } from './plan-change';
+import { gatewayCheckoutTarget, startCreditsCheckout, startPlanCheckout, startStorageCheckout } from '#domain/billing/checkout';
+import { billingPortal } from '#domain/billing/plan-change';
 import { receiveCardWebhook } from './webhook';
 
 export const handler = createHandler(cardContract, {

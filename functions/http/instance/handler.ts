@@ -7,7 +7,7 @@ import { requireOwner } from './owner';
 import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
 import { listLifecycleEvents } from '#data/lifecycle-events';
 import { readInstance, readInstanceStats, readInstanceToken } from './read';
-import { requireRuntime } from './runtime-agent';
+import { requireRuntime } from '#domain/auth/runtime-agent';
 import { reportExchange, runtimeState, sendA2aMessage } from './runtime-api';
 
 export const handler = createHandler(instanceContract, {

@@ -9,7 +9,7 @@ import { getInstance } from '#data/instances';
 import { listInstalledSkills } from '#data/installed-skills';
 import { readAgentMemory } from '#data/memory';
 import { HttpError, notFound } from '#http/errors';
-import { agentModel, ownerRights } from './runtime-agent';
+import { agentModel, ownerRights } from '#domain/auth/runtime-agent';
 
 /**
  * The platform side of the agent runtime: routes an instance calls with its gateway token to load

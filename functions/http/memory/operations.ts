@@ -3,7 +3,7 @@ import { agentMemoryPath, pushToRunningInstance } from '#adapters/instance-push'
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory, type MemoryEntry } from '#data/memory';
 import { notFound } from '#http/errors';
 import type { OperationContext } from '#http/pipeline';
-import { encodeBulk, encodeEntry } from './limits';
+import { encodeBulk, encodeEntry } from '#domain/memory/limits';
 
 type Route<Op extends string> = Extract<(typeof memoryContract)['routes'][number], { operation: Op }>;
 

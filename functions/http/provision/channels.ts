@@ -11,7 +11,7 @@ import { instanceUrl, subdomainFor } from '#data/instances';
 import * as keys from '#data/keys';
 import { tx } from '#data/tenant';
 import { HttpError } from '#http/errors';
-import { provisionFor } from '#functions/http/agents/provision';
+import { provisionFor } from '#domain/agents/provision';
 
 type Body = z.infer<ReturnType<typeof ProvisionChannelsBody>>;
 type Provider = z.infer<ReturnType<typeof AiProvider>>;

@@ -5,7 +5,7 @@ import { getAgent } from '#data/agents';
 import { getInstance } from '#data/instances';
 import { HttpError, notFound } from '#http/errors';
 import { StreamReply } from '#http/reply';
-import { agentModel, ownerRights } from '#functions/http/instance/runtime-agent';
+import { agentModel, ownerRights } from '#domain/auth/runtime-agent';
 
 /**
  * The model layer for one agent: the same gate and metering as every model call (domain/ai), with

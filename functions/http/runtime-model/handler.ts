@@ -1,6 +1,6 @@
 import { runtimeModelContract } from '#contract/runtime-model';
 import { createHandler } from '#http/pipeline';
-import { requireRuntime } from '#functions/http/instance/runtime-agent';
+import { requireRuntime } from '#domain/auth/runtime-agent';
 import { completion } from './completion';
 
 export const handler = createHandler(runtimeModelContract, {

@@ -3,7 +3,7 @@ import { recordActivity } from '#data/idle-watch';
 import { validationError } from '#http/pipeline';
 import type { SkillName } from '#contract/skills';
 import { loadSkill } from './registry';
-import type { SkillCall } from './skill-module';
+import type { SkillCall } from '#domain/skills/skill-module';
 import { lazySchema } from '#contract/lazy-schema';
 
 const ActionField = lazySchema(() => z.looseObject({ action: z.optional(z.string()) }));

@@ -2,6 +2,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
 import { SKILL_CATALOGUE, type skillGetRoutes, skillOperation, skillsContract, type SkillName } from '#contract/skills';
 import { createHandler, type OperationContext, type Operations } from '#http/pipeline';
+import { reply } from '#http/reply';
 import { runSkill } from './call';
 import { importFestivals, importVenues } from '#data/skills/finder-catalogues';
 import { install, listForAgent, listSkills, loadInstanceCalls, rate, uninstall } from './marketplace';
@@ -22,7 +23,7 @@ const skillEndpoints = Object.fromEntries(
  * The messaging apps' inbound handling (signature checks, the agent's answer) loads on the first
  * webhook, not on every cold start; the list is typed against the adapter's so no app is missed.
  */
-const loadChannelInbound = () => import('./channel-inbound');
+const loadChannelInbound = () => import('#domain/chat/channel-inbound');
 const inboundApps = { telegram: true, discord: true, whatsapp: true, slack: true } satisfies Record<ChannelApp, true>;
 
 /** The messaging apps' inbound routes (contract/channel-inbound.ts), `channelInboundTelegram`…. */
@@ -35,7 +36,7 @@ const channelInbound = Object.fromEntries(
 
 const channelVerification = {
   channelVerifyWhatsapp: async ({ params, query }: OperationContext<typeof whatsappVerificationRoute>) =>
-    (await loadChannelInbound()).verifyWhatsappSubscription(params.hookId, query),
+    reply.text(200, await (await loadChannelInbound()).verifyWhatsappSubscription(params.hookId, query), { 'content-type': 'text/plain; charset=utf-8' }),
 };
 
 /** GET carries the read-only actions' fields in the query; the simulation's booking is given flat. */

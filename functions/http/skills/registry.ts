@@ -1,5 +1,5 @@
 import type { SkillName } from '#contract/skills';
-import type { SkillModule } from './skill-module';
+import type { SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Every catalogue skill's module loader, keyed by its name: a Record over SkillName, so a catalogue

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { deliverDueKeptMessages, type WakeDeliveryResult } from '#functions/http/agent-chat/wake-delivery';
+import { deliverDueKeptMessages, type WakeDeliveryResult } from '#domain/chat/wake-delivery';
 import { logger } from '#http/logger';
 import { sweepsOf } from '#contract/sweeps';
 import type { FiveMinuteResult } from './five-minute';

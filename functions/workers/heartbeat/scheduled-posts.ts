@@ -1,6 +1,6 @@
 import { claimPost, type DuePost, duePosts, POST_DUE_SHARDS, recordDelivery, settlePost } from '#data/skills/scheduled-posts';
 import { logger } from '#http/logger';
-import { type ChannelSkillName, sendText } from '#functions/http/skills/channel-skill';
+import { type ChannelSkillName, sendText } from '#domain/skills/channel-skill';
 
 /**
  * Delivers the event-scheduler posts that are due (run with every heartbeat): each post is

@@ -17,11 +17,10 @@ import {
   SCHEDULE_DUE_SHARDS,
 } from '#data/schedules';
 import { wakeConfig } from '#platform/config';
-import { HttpError } from '#http/errors';
 import { wakeAndWait } from '#domain/lifecycle/wake';
 import { logger } from '#http/logger';
-import { askAgent } from '#functions/http/agent-chat/chat';
-import { ownerRights } from '#functions/http/instance/runtime-agent';
+import { AgentExchangeError, askAgent } from '#domain/chat/chat';
+import { ownerRights } from '#domain/auth/runtime-agent';
 
 /**
  * Runs the scheduled prompts that are due (with every sweeper tick; see data/schedules.ts for
@@ -107,7 +106,7 @@ async function runOne(s: DueSchedule, now: Date): Promise<Outcome['status'] | 'l
       try {
         outcome = await execute(s, runId);
       } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
+        if (!(err instanceof AgentExchangeError)) throw err;
         outcome = err.code === 'BUDGET_EXCEEDED' ? { status: 'skipped', reason: 'budget' } : { status: 'failed', reason: err.code ?? 'AGENT_ERROR' };
       }
     }

@@ -1,4 +1,4 @@
-import { deliverKeptMessages } from '#functions/http/agent-chat/wake-delivery';
+import { deliverKeptMessages } from '#domain/chat/wake-delivery';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableError, type Launcher } from '#adapters/launcher';
 import type { ProvisioningMessage } from '#adapters/provisioning-queue';

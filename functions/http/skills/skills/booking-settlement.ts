@@ -3,7 +3,7 @@ import { createEscrow, EscrowAlreadyReleasedError, EscrowExistsError, getEscrow,
 import { conflict, notFound } from '#http/errors';
 import { fromMicros, microsToCents, toMicros } from '../decimal';
 import { bookingTerms, numberToMicros, settle } from '../settlement';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Escrow of a booking's deposit, released once. The settlement rule (guarantee versus backend) is

@@ -2,7 +2,7 @@ import { Parser } from 'htmlparser2';
 import { guardedFetch } from '#adapters/guarded-fetch';
 import { BROWSER_MAX_LINKS, browserBodies as bodies } from '#contract/skill-actions/development-creative';
 import { DomainError } from '#platform/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Reads a public web page for the agent: fetched through the guarded fetch (public addresses only,

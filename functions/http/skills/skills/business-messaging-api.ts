@@ -1,8 +1,8 @@
 import { listWhatsappTemplates, sendWhatsappTemplate } from '#adapters/channels';
 import { businessMessagingApiActions as bodies } from '#contract/skill-actions/channels';
 import { newMessageId, recordMessage } from '#data/skills/channels';
-import { connectChannel, listChannelMessages, outbound, withinDailyChannelLimit } from '../channel-skill';
-import { action, type SkillModule } from '../skill-module';
+import { connectChannel, listChannelMessages, outbound, withinDailyChannelLimit } from '#domain/skills/channel-skill';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * business-messaging-api: the WhatsApp Business side of the same number: approved message

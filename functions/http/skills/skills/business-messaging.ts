@@ -1,6 +1,6 @@
 import { businessMessagingActions as bodies } from '#contract/skill-actions/channels';
-import { connectChannel, describeChannel, listChannelMessages, sendText } from '../channel-skill';
-import { action, type SkillModule } from '../skill-module';
+import { connectChannel, describeChannel, listChannelMessages, sendText } from '#domain/skills/channel-skill';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** business-messaging: WhatsApp Cloud API text messages from the business phone number. */
 export const skill: SkillModule = {

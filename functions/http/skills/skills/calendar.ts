@@ -3,7 +3,7 @@ import * as keys from '#data/keys';
 import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '#data/skills/records';
 import { badRequest, notFound } from '#http/errors';
 import { toIcs } from '../ics';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** Events in UTC instants; an event occupies [start, end). */
 interface CalendarEvent extends Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { chatBotActions as bodies } from '#contract/skill-actions/channels';
-import { connectChannel, describeChannel, listChannelMessages, sendText } from '../channel-skill';
-import { action, type SkillModule } from '../skill-module';
+import { connectChannel, describeChannel, listChannelMessages, sendText } from '#domain/skills/channel-skill';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** chat-bot: the Telegram bot (Bot API). Inbound messages arrive through its webhook route. */
 export const skill: SkillModule = {

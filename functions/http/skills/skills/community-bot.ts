@@ -1,6 +1,6 @@
 import { communityBotActions as bodies } from '#contract/skill-actions/channels';
-import { connectChannel, describeChannel, listChannelMessages, sendText } from '../channel-skill';
-import { action, type SkillModule } from '../skill-module';
+import { connectChannel, describeChannel, listChannelMessages, sendText } from '#domain/skills/channel-skill';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** community-bot: the Discord bot (REST v10). Inbound messages arrive as signed interactions. */
 export const skill: SkillModule = {

@@ -1,6 +1,6 @@
 import { demoSubmitterActions as bodies } from '#contract/skill-actions/music';
 import { listDemos, submitDemo } from '#data/skills/music';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** Demos are stored with a status (`submitted` until a reply is recorded) and listed newest first. */
 export const skill: SkillModule = {

@@ -6,7 +6,7 @@ import * as keys from '#data/keys';
 import { finishedSets, getDjSet, provisionedStream, SetStateError, startSet, stopSet, type AgentStream, type DjSetState } from '#data/skills/dj-sets';
 import { tenant } from '#data/tenant';
 import { badRequest, conflict, notFound } from '#http/errors';
-import { action, type SkillCall, type SkillModule } from '../skill-module';
+import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Live DJ sets on an agent's stream. The stream is the one /api/provision created for the agent;

@@ -4,7 +4,7 @@ import { EMAIL_DAILY_LIMITS, emailBodies as bodies } from '#contract/skill-actio
 import { DailyLimitExceededError } from '#data/skills/daily-counter';
 import { emailsSentOn, giveBackEmails, listEmails, markEmail, recordEmail, reserveEmails, type EmailAudit } from '#data/skills/email-audit';
 import { HttpError } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Email on the user's behalf through the email adapter (SES in AWS, the outbox locally): recipients

@@ -1,7 +1,7 @@
 import { eventSchedulerActions as bodies } from '#contract/skill-actions/events';
 import { cancelScheduledPost, listScheduledPosts, schedulePost } from '#data/skills/scheduled-posts';
 import { badRequest, notFound } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** Said with every answer: how a due post reaches its channels. */
 const DELIVERY =

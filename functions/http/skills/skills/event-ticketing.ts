@@ -3,7 +3,7 @@ import { eventTicketingActions as bodies } from '#contract/skill-actions/events'
 import { createTicketedEvent, getTicketedEvent, listTicketedEvents, listTicketOrders, purchaseTickets, SoldOutError } from '#data/skills/events';
 import { conflict, notFound } from '#http/errors';
 import { logger } from '#http/logger';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency}`;
 

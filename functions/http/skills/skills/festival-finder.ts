@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import { festivalFinderActions as bodies, type FestivalEntry } from '#contract/skill-actions/events';
 import { listFestivals } from '#data/skills/finder-catalogues';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 type Festival = z.infer<ReturnType<typeof FestivalEntry>>;
 

@@ -15,8 +15,8 @@ import {
 } from '#data/skills/files';
 import { newRecordId } from '#data/skills/records';
 import { badRequest, conflict, HttpError, notFound } from '#http/errors';
-import { planAccess } from '../plan-access';
-import { action, type SkillModule } from '../skill-module';
+import { planAccess } from '#domain/skills/plan-access';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Files in object storage (adapters/file-storage.ts), metadata and quota in DynamoDB.

@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import { FanFields, groupieManagerBodies as bodies } from '#contract/skill-actions/groupie-manager';
 import { fanIdFor, listFans, setFanSegment, upsertFan, type FanInput, type FanRecord, type FanSegment } from '#data/skills/fans';
-import { action, type SkillCall, type SkillModule } from '../skill-module';
+import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Fan segmentation, the documented rules (evaluated in this order, `now` is the call's time):

@@ -11,7 +11,7 @@ import {
   removeGuest,
 } from '#data/skills/guestlist';
 import { conflict, notFound } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 const noList = () => notFound('this event has no guest list; create it first');
 

@@ -17,7 +17,7 @@ import {
 import { conflict, HttpError, notFound } from '#http/errors';
 import { fromMicros, toMicros } from '../decimal';
 import { MICROS, numberToMicros, splitShares } from '../settlement';
-import { action, type SkillCall, type SkillModule } from '../skill-module';
+import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 import { accountWallet, broadcast, dayOf, paymentSettings, receiptOf, reserveDailySend, signTransfer, tokenBalance } from '../wallet-transfer';
 import { releaseDaily } from '#data/skills/payments';
 import { withWalletSend } from '#data/skills/wallet-lock';

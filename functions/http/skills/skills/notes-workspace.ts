@@ -2,7 +2,7 @@ import { notesWorkspaceBodies as bodies } from '#contract/skill-actions/notes-wo
 import * as keys from '#data/keys';
 import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '#data/skills/records';
 import { notFound } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Notes with titles, content and tags. `search` matches notes holding every word of the query

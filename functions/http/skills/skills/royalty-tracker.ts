@@ -3,7 +3,7 @@ import { royaltyTrackerBodies as bodies } from '#contract/skill-actions/royalty-
 import { DuplicateStatementError, importStatements, listStatements, type RoyaltyStatement } from '#data/skills/royalties';
 import { conflict } from '#http/errors';
 import { fromMicros, microsToCents, toMicros } from '../decimal';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Royalties from imported statements. Amounts are decimal strings (up to six fractional digits,

@@ -1,6 +1,6 @@
 import { setlistOracleActions as bodies } from '#contract/skill-actions/music';
 import { listTracks, type Track } from '#data/skills/music';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * How a set is built from the user's library:

@@ -1,6 +1,6 @@
 import { teamChatActions as bodies } from '#contract/skill-actions/channels';
-import { connectChannel, describeChannel, listChannelMessages, sendText } from '../channel-skill';
-import { action, type SkillModule } from '../skill-module';
+import { connectChannel, describeChannel, listChannelMessages, sendText } from '#domain/skills/channel-skill';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** team-chat: the Slack app (Web API `chat.postMessage`); inbound through the Events API. Never provisioned: `connect` stores its token. */
 export const skill: SkillModule = {

@@ -1,7 +1,7 @@
 import { trackArchaeologistActions as bodies } from '#contract/skill-actions/music';
 import { addTracks, deleteTrack, listTracks, type Track } from '#data/skills/music';
 import { notFound } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 const same = (a: string | undefined, b: string | undefined) => b === undefined || (a ?? '').toLowerCase() === b.toLowerCase();
 

@@ -5,7 +5,7 @@ import { addTrackedWallet, listTrackedWallets, removeTrackedWallet, TrackedWalle
 import { getWalletSummary } from '#data/wallets';
 import { conflict, HttpError, notFound } from '#http/errors';
 import { logger } from '#http/logger';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Balances of the account's own wallet and the addresses it tracks, read from the chain through

@@ -12,7 +12,7 @@ import {
 } from '#data/skills/payments';
 import { HttpError, notFound } from '#http/errors';
 import { fromMicros, toMicros } from '../decimal';
-import { action, type SkillCall, type SkillModule } from '../skill-module';
+import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 import {
   accountWallet,
   broadcast,

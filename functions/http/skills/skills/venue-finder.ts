@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import { venueFinderActions as bodies, type VenueEntry } from '#contract/skill-actions/events';
 import { listVenues } from '#data/skills/finder-catalogues';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 type Venue = z.infer<ReturnType<typeof VenueEntry>>;
 const same = (a: string, b: string | undefined) => b === undefined || a.toLowerCase() === b.toLowerCase();

@@ -5,7 +5,7 @@ import { visualSynthesizerBodies as bodies } from '#contract/skill-actions/devel
 import { usedBytes } from '#data/skills/files';
 import { getUser } from '#data/users';
 import { HttpError } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 import { quotaBytes, storeFile } from './file-manager';
 
 /**

@@ -6,7 +6,7 @@ import { forgetWebhookMessage, getWebhookMessage, recordWebhookMessage } from '#
 import { createUserWebhook, deleteUserWebhook, EndpointLimitError, getUserWebhook, listDeliveryAttempts, listUserWebhooks } from '#data/user-webhooks';
 import { queueEndpointMessage } from '#domain/events/emit';
 import { badRequest, notFound } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
  * Signed deliveries to endpoints the user registers, on the account's webhook machinery: the

@@ -17,7 +17,7 @@ import {
   type WorkspaceFolder,
 } from '#data/skills/workspace';
 import { conflict, notFound } from '#http/errors';
-import { action, type SkillModule } from '../skill-module';
+import { action, type SkillModule } from '#domain/skills/skill-module';
 
 const folderView = (f: WorkspaceFolder) => ({ folderId: f.folderId, name: f.name, parentId: f.parentId ?? null, items: f.children, createdAt: f.createdAt });
 const documentSummary = (d: WorkspaceDocument) => ({

@@ -21,7 +21,7 @@ import {
 import { DailyLimitExceededError } from '#data/skills/daily-counter';
 import { planAccess } from './plan-access';
 import { DomainError } from '#platform/errors';
-import { badRequest, HttpError, notFound } from '#http/errors';
+import { invalid, limitReached, notFound } from '#platform/errors';
 import type { SkillCall } from './skill-module';
 
 /**
@@ -128,7 +128,7 @@ export async function connectChannel(call: SkillCall, skill: ChannelSkillName, b
     saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId, connectionLimit });
   } catch (err) {
     if (!(err instanceof ChannelConnectionLimitError)) throw err;
-    throw new HttpError(429, `the plan connects at most ${connectionLimit} messaging app${connectionLimit === 1 ? '' : 's'}`, 'CHANNEL_LIMIT', {
+    throw limitReached(`the plan connects at most ${connectionLimit} messaging app${connectionLimit === 1 ? '' : 's'}`, 'CHANNEL_LIMIT', {
       current: err.current,
       limit: connectionLimit,
     });
@@ -143,7 +143,7 @@ export async function connectChannel(call: SkillCall, skill: ChannelSkillName, b
 
 async function requireAccess(userId: string, app: ChannelApp, connection?: ChannelConnection): Promise<ChannelAccess> {
   const access = await channelAccess(userId, app, connection);
-  if (!access) throw badRequest(`no ${app} token: provision the channel or run \`connect\` with a token`, 'CHANNEL_NOT_CONNECTED');
+  if (!access) throw invalid(`no ${app} token: provision the channel or run \`connect\` with a token`, 'CHANNEL_NOT_CONNECTED');
   return access;
 }
 
@@ -152,7 +152,7 @@ export async function outbound(userId: string, skill: ChannelSkillName, to: stri
   const app = CHANNEL_APP_OF[skill];
   const connection = await getConnection(userId, app);
   const target = to ?? connection?.defaultTarget;
-  if (!target) throw badRequest('say where the message goes (`to`) or connect the channel with a defaultTarget', 'NO_DESTINATION');
+  if (!target) throw invalid('say where the message goes (`to`) or connect the channel with a defaultTarget', 'NO_DESTINATION');
   return { app, connection, target, access: await requireAccess(userId, app, connection) };
 }
 
@@ -168,7 +168,7 @@ export async function withinDailyChannelLimit<T>(userId: string, now: Date, send
     await reserveChannelMessage(userId, day, limit);
   } catch (err) {
     if (!(err instanceof DailyLimitExceededError)) throw err;
-    throw new HttpError(429, `the plan sends at most ${limit} channel messages a day`, 'CHANNEL_DAILY_LIMIT', {
+    throw limitReached(`the plan sends at most ${limit} channel messages a day`, 'CHANNEL_DAILY_LIMIT', {
       current: await channelMessagesOn(userId, day),
       limit,
     });

@@ -19,13 +19,12 @@ import {
   recordMessage,
   verifyTokenOf,
 } from '#data/skills/channels';
-import { badRequest, forbidden, HttpError, unauthorized } from '#http/errors';
-import { reply } from '#http/reply';
-import { logger } from '#http/logger';
+import { forbidden, invalid, unauthenticated } from '#platform/errors';
+import { logger } from '#platform/logger';
 import { keepForDelivery } from '#data/wake-deliveries';
 import { requestWake } from '#domain/lifecycle/wake';
-import { askAgent } from '#functions/http/agent-chat/chat';
-import { type ChannelSkillName, withinDailyChannelLimit } from './channel-skill';
+import { AgentExchangeError, askAgent } from './chat';
+import { type ChannelSkillName, withinDailyChannelLimit } from '#domain/skills/channel-skill';
 
 /**
  * A messaging app posts to `/api/channels/<app>/<hookId>`: the hook names the account, the app's
@@ -36,7 +35,7 @@ import { type ChannelSkillName, withinDailyChannelLimit } from './channel-skill'
 
 type Headers = Record<string, string | undefined>;
 
-const refused = () => unauthorized('the request is not signed by the messaging app', 'INVALID_SIGNATURE');
+const refused = () => unauthenticated('the request is not signed by the messaging app', 'INVALID_SIGNATURE');
 
 async function verified(app: ChannelApp, userId: string, connection: ChannelConnection, rawBody: string, headers: Headers): Promise<boolean> {
   if (app === 'discord') {
@@ -148,7 +147,7 @@ async function agentReply(userId: string, connection: ChannelConnection, text: s
     const answer = await askAgent(userId, connection.agentId, text);
     return { reply: answer.content, outcome: 'answered' };
   } catch (err) {
-    if (err instanceof HttpError) return { outcome: `not delivered: ${err.code}` };
+    if (err instanceof AgentExchangeError) return { outcome: `not delivered: ${err.code}` };
     throw err;
   }
 }
@@ -223,7 +222,7 @@ export async function receiveInbound(app: ChannelApp, hookId: string, rawBody: s
   try {
     payload = JSON.parse(rawBody);
   } catch {
-    throw badRequest('the body is not JSON', 'INVALID_JSON');
+    throw invalid('the body is not JSON', 'INVALID_JSON');
   }
   const now = new Date();
   switch (app) {
@@ -244,7 +243,7 @@ export async function receiveInbound(app: ChannelApp, hookId: string, rawBody: s
   return { ok: true, received: messages.length, stored };
 }
 
-/** Meta's GET check of a WhatsApp webhook URL: the challenge back when the connection's verify token matches. */
+/** Meta's GET check of a WhatsApp webhook URL: the challenge to send back when the connection's verify token matches. */
 export async function verifyWhatsappSubscription(hookId: string, query: { 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string }) {
   const mismatch = () => forbidden('the verify token does not match this connection', 'VERIFY_TOKEN_MISMATCH');
   const owner = await hookOwner(hookId);
@@ -253,5 +252,5 @@ export async function verifyWhatsappSubscription(hookId: string, query: { 'hub.m
   const expected = connection && (await verifyTokenOf(owner.userId, connection));
   const given = query['hub.verify_token'];
   if (!expected || !sameSecret(given, expected)) throw mismatch();
-  return reply.text(200, query['hub.challenge'] ?? '', { 'content-type': 'text/plain; charset=utf-8' });
+  return query['hub.challenge'] ?? '';
 }

@@ -12,10 +12,9 @@ import {
   WAKE_DELIVERY_SHARDS,
   type WakeDelivery,
 } from '#data/wake-deliveries';
-import { HttpError } from '#http/errors';
-import { logger } from '#http/logger';
-import { sendAgentReply } from '#functions/http/skills/channel-inbound';
-import { exchangeWith } from './chat';
+import { logger } from '#platform/logger';
+import { sendAgentReply } from './channel-inbound';
+import { AgentExchangeError, exchangeWith } from './chat';
 
 /**
  * Delivers the messages kept while their instance woke (data/wake-deliveries.ts): called by
@@ -62,7 +61,7 @@ async function deliverOne(d: WakeDelivery, now: Date): Promise<Outcome> {
   try {
     exchange = await exchangeWith(d.userId, d.agentId, d.message, d.thread);
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
+    if (!(err instanceof AgentExchangeError)) throw err;
     // Stopped again before the message went: it stays for the next run.
     if (err.code === 'AGENT_NOT_RUNNING') {
       await releaseWakeDelivery(d.userId, d.deliveryId);

@@ -1,12 +1,12 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import { createCreditsCheckout, createGatewayCallCheckout, createStorageCheckout, createSubscriptionCheckout, type CheckoutSession } from '#adapters/card';
-import { accessFrom, freePlanRefused, getSubscription, requireActiveSubscription } from '#domain/billing/entitlements';
+import { accessFrom, freePlanRefused, getSubscription, requireActiveSubscription } from './entitlements';
 import { gatewayCardPrice } from '#domain/payments/gateway-card';
-import type { PlanName } from '#domain/billing/plans';
+import type { PlanName } from './plans';
 import { config } from '#platform/config';
 import type { GatewayPluginId } from '#contract/gateway';
 import { gatewayReceiptHash, newGatewayReceiptToken } from '#data/gateway-receipts';
-import { conflict } from '#http/errors';
+import { conflict } from '#platform/errors';
 
 /** Who pays: the account, its email for the receipt, and its processor customer when it has one. */
 async function buyerOf(auth: AuthContext) {

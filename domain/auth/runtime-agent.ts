@@ -1,8 +1,8 @@
-import { isAdminEmail, isTesterEmail } from '#domain/auth/authenticate';
-import { presentsGatewayToken } from '#domain/auth/gateway-token';
+import { isAdminEmail, isTesterEmail } from './authenticate';
+import { presentsGatewayToken } from './gateway-token';
 import type { AgentRecord } from '#data/agents';
 import { getUser } from '#data/users';
-import { unauthorized } from '#http/errors';
+import { unauthenticated } from '#platform/errors';
 
 /**
  * What every runtime route (functions/http/instance/runtime-api.ts, functions/http/runtime-model) checks. The
@@ -10,7 +10,7 @@ import { unauthorized } from '#http/errors';
  */
 
 export async function requireRuntime(userId: string, authorization: string | undefined): Promise<void> {
-  if (!(await presentsGatewayToken(userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
+  if (!(await presentsGatewayToken(userId, authorization))) throw unauthenticated('a valid gateway token is required', 'TOKEN_INVALID');
 }
 
 /** The model the platform answers an agent with: its configured one, else the one it was provisioned with. */

@@ -1,15 +1,15 @@
 import { changePlan as changeProcessorPlan, createPortalSession } from '#adapters/card';
 import type { AuthContext } from '#domain/auth/authenticate';
-import { accessFrom, freePlanRefused, getSubscription } from '#domain/billing/entitlements';
-import { PLANS, type PlanName } from '#domain/billing/plans';
+import { accessFrom, freePlanRefused, getSubscription } from './entitlements';
+import { PLANS, type PlanName } from './plans';
 import { config } from '#platform/config';
 import { agentQuotaUsed } from '#data/agents';
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
-import { conflict, HttpError } from '#http/errors';
+import { conflict, DomainError } from '#platform/errors';
 
 const subscriptionRequired = () =>
-  new HttpError(402, 'an active card subscription is required to change plan; start one with create-checkout', 'SUBSCRIPTION_REQUIRED');
+  new DomainError('paymentRequired', 'an active card subscription is required to change plan; start one with create-checkout', 'SUBSCRIPTION_REQUIRED');
 
 /** What the account holds against a plan's limits: agents holding quota, and installed skills. */
 async function holdings(userId: string): Promise<{ agents: number; skills: number }> {
@@ -48,6 +48,6 @@ export async function changePlan(auth: AuthContext, plan: PlanName | 'free') {
 /** The processor's billing portal (update the card, invoices, cancel) for an account that has been a customer. */
 export async function billingPortal(auth: AuthContext): Promise<{ url: string }> {
   const sub = await getSubscription(auth.userId);
-  if (!sub?.customerId) throw new HttpError(404, 'this account has no card customer yet; subscribe first', 'NO_CARD_CUSTOMER');
+  if (!sub?.customerId) throw new DomainError('notFound', 'this account has no card customer yet; subscribe first', 'NO_CARD_CUSTOMER');
   return createPortalSession(sub.customerId, new URL('/settings/billing', config().appUrl).href);
 }

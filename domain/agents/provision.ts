@@ -5,8 +5,8 @@ import type { AgentConfig } from '#contract/agents';
 import { AgentLimitError, createAgent, failAgent, type AgentRecord } from '#data/agents';
 import type { TransactItem } from '#data/tenant';
 import { agentWebsocketUrl, getInstance } from '#data/instances';
-import { HttpError } from '#http/errors';
-import { logger } from '#http/logger';
+import { DomainError, limitReached } from '#platform/errors';
+import { logger } from '#platform/logger';
 
 export interface ProvisionInput {
   name: string;
@@ -31,7 +31,7 @@ export async function provisionFor(
     agent = await createAgent(auth.userId, input, limit, opts);
   } catch (err) {
     if (err instanceof AgentLimitError) {
-      throw new HttpError(429, `agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', {
+      throw limitReached(`agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', {
         current: err.current,
         limit: err.limit,
       });
@@ -43,7 +43,7 @@ export async function provisionFor(
   } catch (err) {
     logger().error('could not queue an agent launch', { error: (err as Error).message });
     await failAgent(auth.userId, agent.id, 'the launch could not be queued');
-    throw new HttpError(502, 'the provisioning service is unavailable; try again', 'BACKEND_UNAVAILABLE');
+    throw new DomainError('upstreamFailed', 'the provisioning service is unavailable; try again', 'BACKEND_UNAVAILABLE');
   }
   return agent;
 }

@@ -4,8 +4,8 @@ import { accountAccess } from '#domain/billing/entitlements';
 import type { AgentConfig } from '#contract/agents';
 import { getAgent, listMessages, replaceAgentConfig, type AgentRecord } from '#data/agents';
 import { gatewayToken, getInstance, listAgentsWithInstance, planLabel } from '#data/instances';
-import { HttpError, notFound } from '#http/errors';
-import { logger } from '#http/logger';
+import { DomainError, notFound } from '#platform/errors';
+import { logger } from '#platform/logger';
 import { detail, listItem } from './views';
 
 const byNewest = (a: AgentRecord, b: AgentRecord) => String(b.createdAt ?? '').localeCompare(String(a.createdAt ?? ''));
@@ -49,8 +49,8 @@ export async function putAgentConfig(auth: AuthContext, agentId: string, config:
     } catch (err) {
       if (!(err instanceof RuntimeUnreachableError)) throw err;
       logger().warn('configuration stored but not delivered', { error: err.message });
-      throw new HttpError(
-        502,
+      throw new DomainError(
+        'upstreamFailed',
         'the configuration is stored but the running instance could not be reached; it takes effect at the next start',
         'BACKEND_UNAVAILABLE',
       );
