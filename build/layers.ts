@@ -16,6 +16,8 @@ export interface FolderRule {
   packages?: string[];
   /** Files only the folder itself (and the folders free to import anything) may import. */
   internal?: string[];
+  /** Folders that may import its internal files all the same (the local stack and CDK build the table). */
+  internalOpenTo?: string[];
   /** Its subfolders import each other in one direction only. */
   acyclicSubfolders?: boolean;
   /** Folders whose subfolders never import each other. */
@@ -133,8 +135,8 @@ export function checkLayers(root: string, layers = readLayers(root)): { violatio
     const target = topOf(i.to);
     if (target !== rule.path && rule.mayImport !== '*' && !rule.mayImport.includes(target)) flag(i, `${rule.path} may not import ${target}`);
     const owner = rules.get(target);
-    if (owner?.internal && target !== rule.path && rule.mayImport !== '*' && owner.internal.includes(i.to.slice(target.length + 1)))
-      flag(i, `${i.to} is internal to ${target}`);
+    const open = rule.mayImport === '*' || target === rule.path || owner?.internalOpenTo?.includes(rule.path);
+    if (owner?.internal && !open && owner.internal.includes(i.to.slice(target.length + 1))) flag(i, `${i.to} is internal to ${target}`);
     const isolated = rule.isolatedSubfolders ?? [];
     const within = (file: string) => isolated.map((parent) => subfolderOf(file, parent)).find(Boolean);
     const [a, b] = [within(i.from), within(i.to)];
@@ -215,7 +217,9 @@ export function renderLayout(layers: Layers): string {
     const may = f.mayImport === '*' ? 'anything' : f.mayImport.length ? f.mayImport.map(code).join(', ') : 'nothing of the product';
     const extra = [
       f.packages ? `packages: ${f.packages.join(', ')} only` : '',
-      f.internal ? `${f.internal.map((i) => `\`${i}\``).join(', ')} stay inside` : '',
+      f.internal
+        ? `${f.internal.map((i) => `\`${i}\``).join(', ')} stay inside${f.internalOpenTo ? ` (but for ${f.internalOpenTo.map(code).join(', ')})` : ''}`
+        : '',
       f.acyclicSubfolders ? 'subfolders without cycles' : '',
       f.isolatedSubfolders ? 'no function folder imports another' : '',
     ].filter(Boolean);
