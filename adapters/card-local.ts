@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
 import { config, cardConfig } from '#platform/config';
-import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout, type LocalCheckoutRecord } from '#data/local-checkouts';
 
 /**
  * CARD_MODE=local: the card processor for the local stack, needing no account. A checkout session
@@ -14,6 +13,46 @@ import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout, type LocalChec
 
 export const LOCAL_CHECKOUT_PAGE = '/local-card/checkout';
 
+/** A checkout session of the local card page. */
+export interface LocalCheckoutRecord {
+  sessionId: string;
+  mode: 'subscription' | 'payment';
+  /** None for a buyer without an account (a one-off gateway call). */
+  userId?: string;
+  customerId?: string;
+  /** A one-off price in minor units, and its currency. */
+  amountTotal?: number;
+  currency?: string;
+  metadata: Record<string, string>;
+  successUrl: string;
+  cancelUrl: string;
+  createdAt: number;
+}
+
+/**
+ * Where the local processor keeps its sessions, as the real processor keeps its own: given by the
+ * local stack (local/pages.ts, which serves the checkout pages) from the data layer, since an
+ * adapter never reaches the table itself.
+ */
+export interface LocalCheckoutStore {
+  save(record: LocalCheckoutRecord): Promise<void>;
+  /** Reads a session without taking it (the page shows what is being bought). */
+  peek(sessionId: string): Promise<LocalCheckoutRecord | undefined>;
+  /** Takes the session once: a second completion (a double click, a replay) finds nothing. */
+  take(sessionId: string, nowSeconds: number): Promise<LocalCheckoutRecord | undefined>;
+}
+
+let sessions: LocalCheckoutStore | undefined;
+
+export function keepLocalCheckoutsIn(store: LocalCheckoutStore): void {
+  sessions = store;
+}
+
+function sessionStore(): LocalCheckoutStore {
+  if (!sessions) throw new Error('CARD_MODE=local runs in the local stack (npm start), which keeps the checkout sessions');
+  return sessions;
+}
+
 const newId = (prefix: string) => `${prefix}_local_${randomBytes(12).toString('hex')}`;
 /** One user stays one customer, as with the processor. */
 const customerOf = (userId: string) => `cus_local_${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
@@ -22,7 +61,7 @@ export async function createLocalSession(params: Stripe.Checkout.SessionCreatePa
   const userId = params.client_reference_id ?? undefined;
   const sessionId = newId('cs');
   const line = params.line_items?.[0];
-  await saveLocalCheckout({
+  await sessionStore().save({
     sessionId,
     mode: params.mode === 'subscription' ? 'subscription' : 'payment',
     userId,
@@ -39,7 +78,7 @@ export async function createLocalSession(params: Stripe.Checkout.SessionCreatePa
   return { sessionId, url: new URL(`${LOCAL_CHECKOUT_PAGE}/${sessionId}`, config().appUrl).href };
 }
 
-export const describeLocalCheckout = (sessionId: string) => peekLocalCheckout(sessionId);
+export const describeLocalCheckout = (sessionId: string) => sessionStore().peek(sessionId);
 
 /** The event the processor sends when a checkout is paid, for this session. */
 function completedEvent(session: LocalCheckoutRecord, now: number) {
@@ -78,7 +117,7 @@ export async function completeLocalCheckout(sessionId: string, webhookUrl: strin
   const secret = cardConfig().webhookSecret;
   if (!secret) throw new Error('CARD_MODE=local needs CARD_WEBHOOK_SECRET (the local stack generates one)');
   const now = Math.floor(Date.now() / 1000);
-  const session = await takeLocalCheckout(sessionId, now);
+  const session = await sessionStore().take(sessionId, now);
   if (!session) return { outcome: 'unknown' };
   const payload = JSON.stringify(completedEvent(session, now));
   const { Stripe } = await import('./stripe-sdk');

@@ -1,6 +1,5 @@
 import type Stripe from 'stripe';
 import { CARD_CURRENCY, type CardConfig, cardConfig } from '#platform/config';
-import { creditsOfPrice } from '#domain/billing/credit-packs';
 import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 import { outsideCallBudgetMs } from '#platform/deadline';
@@ -134,9 +133,8 @@ export function createSubscriptionCheckout(buyer: Buyer, plan: string, extra: Re
   });
 }
 
-export function createCreditsCheckout(buyer: Buyer, priceId: string): Promise<CheckoutSession> {
-  const credits = creditsOfPrice(priceId);
-  if (!credits) throw new DomainError('invalid', 'unknown credit pack price', 'UNKNOWN_PRICE');
+/** `credits`: what the pack at `priceId` gives, from the packs on sale (domain/billing/credit-packs.ts). */
+export function createCreditsCheckout(buyer: Buyer, priceId: string, credits: number): Promise<CheckoutSession> {
   if (!canCharge()) throw cardNotConfigured();
   return createSession({
     mode: 'payment',

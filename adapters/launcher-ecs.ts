@@ -3,8 +3,7 @@ import type { Task } from '@aws-sdk/client-ecs';
 import { kms } from '#platform/aws/kms-client';
 import { lazyClient } from '#platform/aws/lazy-client';
 import { awsFakesConfig, config, instanceConfig, keyCustodyConfig } from '#platform/config';
-import type { LaunchHandle } from '#data/instances';
-import { LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located } from './launcher';
+import { type LaunchHandle, LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located } from './launcher';
 
 /**
  * Instances as ECS Fargate tasks of the task definition CDK declares (container `runtime`, port

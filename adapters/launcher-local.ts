@@ -4,10 +4,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { inheritedEnv, instanceConfig } from '#platform/config';
-import type { RuntimeLogLineInput } from '#data/agent-log';
-import type { LaunchHandle } from '#data/instances';
 import { logger } from '#platform/logger';
-import { LaunchError, type Launcher, type LaunchSpec, type Located, runtimeLineFields } from './launcher';
+import { type LaunchHandle, LaunchError, type Launcher, type LaunchSpec, type Located, type RuntimeLogLineInput, runtimeLineFields } from './launcher';
 import { localChildSpawned } from './local-children';
 
 /**

@@ -1,7 +1,5 @@
 import * as z from 'zod/mini';
 import { instanceConfig } from '#platform/config';
-import type { RuntimeLogLineInput } from '#data/agent-log';
-import type { LaunchHandle } from '#data/instances';
 import { serverSentEvents } from '#contract/sse';
 import { lazySchema } from '#contract/lazy-schema';
 
@@ -11,6 +9,26 @@ import { lazySchema } from '#contract/lazy-schema';
  * of `launcher()`; the HTTP functions only talk to a running instance (`runtimeRequest`), so they
  * never bundle the ECS client.
  */
+
+/** Where a launched instance is: what the launcher needs to stop it and the platform to reach it. */
+export interface LaunchHandle extends Record<string, unknown> {
+  launcher: 'local' | 'ecs';
+  /** Process id (local) or task ARN (ECS). */
+  id: string;
+  /** Base URL the platform reaches the runtime on (health, stats, reload); unknown until the task runs. */
+  endpoint?: string;
+  /** Base of the websocket URLs handed to clients, when the launcher knows a directly reachable one. */
+  publicWsBase?: string;
+}
+
+/** One line of a runtime's output, as the local launcher captures it and the agent log keeps it. */
+export interface RuntimeLogLineInput {
+  stream: 'stdout' | 'stderr' | 'runtime';
+  line: string;
+  level?: string;
+  agentId?: string;
+  at?: string;
+}
 
 export interface LaunchSpec {
   userId: string;

@@ -1,7 +1,7 @@
 /** `npm run openapi` writes the OpenAPI 3.1 document (also served at GET /api/openapi.json). */
 import { writeFileSync } from 'node:fs';
 import { openApiDocument } from '#contract/document';
-import { API_VERSION } from '#functions/http/api-document/version';
+import { API_VERSION } from '#contract/version';
 
 const out = process.argv[2] ?? 'openapi.json';
 const doc = openApiDocument({ version: API_VERSION });

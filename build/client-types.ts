@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { openApiDocument } from '#contract/document';
-import { API_VERSION } from '#functions/http/api-document/version';
+import { API_VERSION } from '#contract/version';
 
 const HEADER = '// Generated from the OpenAPI document by `npm run client` (openapi-typescript). Do not edit by hand.\n\n';
 

@@ -4,6 +4,7 @@ import { db, tableName } from './client';
 import * as keys from './keys';
 import type { LifecycleEvent } from './lifecycle-events';
 import { InvalidCursorError, tenant } from './tenant';
+import type { RuntimeLogLineInput } from '#adapters/launcher';
 
 /**
  * The per-agent log (`GET /api/agents/{id}/logs`): one time line merged from three stores of the
@@ -18,14 +19,6 @@ import { InvalidCursorError, tenant } from './tenant';
 /** Runtime lines are for debugging what happened recently, not an archive. */
 const RUNTIME_LOG_TTL_SECONDS = 7 * 24 * 3600;
 export const RUNTIME_LOG_LINE_MAX_CHARS = 4000;
-
-export interface RuntimeLogLineInput {
-  stream: 'stdout' | 'stderr' | 'runtime';
-  line: string;
-  level?: string;
-  agentId?: string;
-  at?: string;
-}
 
 export type AgentLogEntry =
   | { id: string; at: string; kind: 'runtime'; stream: RuntimeLogLineInput['stream']; level: string | null; line: string }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { apiKeyPreview, generateApiKey, hashApiKey } from '#domain/auth/api-keys';
+import { apiKeyPreview, generateApiKey, hashApiKey } from '#platform/crypto/api-keys';
 import { db, tableName } from './client';
 import * as keys from './keys';
 import type { Key } from './keys';

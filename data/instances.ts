@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { AccountAccess } from '#domain/billing/entitlements';
+import type { LaunchHandle } from '#adapters/launcher';
 import { instanceConfig } from '#platform/config';
 import type { EnvelopeRecord } from '#platform/crypto/envelope';
 import {
@@ -73,17 +73,6 @@ export const TRANSITIONS: Record<InstanceOp, Partial<Record<InstanceStatus, Inst
   'reset-memory': { provisioning: 'provisioning', running: 'provisioning', stopped: 'same', error: 'same' },
 };
 
-/** Where a launched instance is: what the launcher needs to stop it and the platform to reach it. */
-export interface LaunchHandle extends Record<string, unknown> {
-  launcher: 'local' | 'ecs';
-  /** Process id (local) or task ARN (ECS). */
-  id: string;
-  /** Base URL the platform reaches the runtime on (health, stats, reload); unknown until the task runs. */
-  endpoint?: string;
-  /** Base of the websocket URLs handed to clients, when the launcher knows a directly reachable one. */
-  publicWsBase?: string;
-}
-
 export interface InstanceRecord extends Record<string, unknown> {
   userId: string;
   status: InstanceStatus;
@@ -143,9 +132,6 @@ export function agentWebsocketUrl(userId: string, agentId: string, instance: { h
   const base = instance?.handle?.publicWsBase ?? `wss://${subdomainFor(userId)}.${instanceConfig().agentDomain}`;
   return `${base}/agents/${agentId}`;
 }
-
-/** The plan an instance and its agents report: the stored account's; admins without one run at `network` level. */
-export const planLabel = (access: Pick<AccountAccess, 'plan' | 'isAdmin'>) => access.plan ?? (access.isAdmin ? 'network' : 'none');
 
 export async function getInstance(userId: string, consistent = false): Promise<InstanceRecord | undefined> {
   return tenant(userId).get<InstanceRecord>(keys.instance(userId), consistent);

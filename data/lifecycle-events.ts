@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { emitAccountEvent, type LifecycleEventType } from '#domain/events/emit';
+import { emitAccountEvent, type LifecycleEventType } from '#adapters/events-queue';
 import * as keys from './keys';
 import { tenant, tx, type TransactItem } from './tenant';
 

@@ -1,22 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import * as keys from './keys';
-
-/** A checkout session of the local card page (adapters/card-local.ts). */
-export interface LocalCheckoutRecord {
-  sessionId: string;
-  mode: 'subscription' | 'payment';
-  /** None for a buyer without an account (a one-off gateway call). */
-  userId?: string;
-  customerId?: string;
-  /** A one-off price in minor units, and its currency. */
-  amountTotal?: number;
-  currency?: string;
-  metadata: Record<string, string>;
-  successUrl: string;
-  cancelUrl: string;
-  createdAt: number;
-}
+import type { LocalCheckoutRecord } from '#adapters/card-local';
 
 const SESSION_TTL_SECONDS = 24 * 3600;
 

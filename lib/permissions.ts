@@ -27,7 +27,7 @@ export const TABLE_ITEM_ACTIONS = [
 export type Need =
   /** sqs:SendMessage on the provisioning queue (adapters/provisioning-queue.ts requestProvisioning). */
   | 'sendProvisioning'
-  /** sqs:SendMessage on the events queue (domain/events/emit.ts emitEvent). */
+  /** sqs:SendMessage on the events queue (adapters/events-queue.ts emitEvent). */
   | 'sendEvents'
   /** kms:GenerateDataKey and kms:Decrypt on the data key: envelope encryption (platform/crypto/envelope.ts). */
   | 'dataKey'

@@ -1,20 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ASSET_PREFIX, CONSOLE_DIST } from '#build/web-console';
+import { CONSOLE_SECURITY_HEADERS } from '#contract/console';
 
 /**
  * The web console as the local server serves it (CloudFront and S3 do the same in AWS,
  * lib/constructs/web-console.ts): hashed assets cached for a year, index.html for every client
  * route (the SPA fallback) and never cached, and the same security headers on every answer.
  */
-
-/** The console's headers; lib/constructs/web-console.ts sends the same through CloudFront. */
-export const CONSOLE_SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-  'x-frame-options': 'DENY',
-} as const;
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -1,9 +1,13 @@
 import type http from 'node:http';
-import { completeLocalCheckout, describeLocalCheckout, LOCAL_CHECKOUT_PAGE } from '#adapters/card-local';
+import { completeLocalCheckout, describeLocalCheckout, keepLocalCheckoutsIn, LOCAL_CHECKOUT_PAGE } from '#adapters/card-local';
+import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout } from '#data/local-checkouts';
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '#adapters/file-storage';
 import { cardConfig } from '#platform/config';
 import { serveConsole } from './console';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '#contract/skill-actions/file-manager';
+
+// The local card processor's sessions live in the table; the pages that show and complete them are served here.
+keepLocalCheckoutsIn({ save: saveLocalCheckout, peek: peekLocalCheckout, take: takeLocalCheckout });
 
 /**
  * Pages the local server answers beside the API: the web console (web/, at `/` and every client

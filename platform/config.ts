@@ -438,11 +438,11 @@ const AI_SETTINGS = {
   ANTHROPIC_BASE_URL: () => z.optional(z.url()),
   GOOGLE_API_KEY: () => optionalText(),
   GOOGLE_BASE_URL: () => z.optional(z.url()),
-  /** The model catalogue as JSON (same shape as domain/ai/catalogue.ts); unset → the versioned file. */
+  /** The model catalogue as JSON (same shape as domain/models/catalogue.ts); unset → the versioned file. */
   AI_CATALOGUE: () => optionalText(),
 };
 
-/** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by domain/ai/catalogue.ts). */
+/** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by domain/models/catalogue.ts). */
 export const aiConfig = /* @__PURE__ */ configSection([AI_SETTINGS], (e) => ({
   openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
   anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },

@@ -3,7 +3,7 @@ import { JWT_LIFETIME_SECONDS } from '#domain/auth/jwt';
 import * as keys from '#data/keys';
 import { ConditionFailedError, getGlobal, tenant, transact, tx } from '#data/tenant';
 import { deleteAccount as removeAccount } from '#data/users';
-import { emitEvent, userEventData } from '#domain/events/emit';
+import { emitEvent, userEventData } from '#adapters/events-queue';
 
 /**
  * Account deletion in two halves. The request (settings) proves ownership, revokes sessions and

@@ -1,9 +1,9 @@
 import { runtimeRequest, RuntimeUnreachableError } from '#adapters/launcher';
 import type { AuthContext } from '#domain/auth/authenticate';
-import { accountAccess } from '#domain/billing/entitlements';
+import { accountAccess, planLabel } from '#domain/billing/entitlements';
 import type { AgentConfig } from '#contract/agents';
 import { getAgent, listMessages, replaceAgentConfig, type AgentRecord } from '#data/agents';
-import { gatewayToken, getInstance, listAgentsWithInstance, planLabel } from '#data/instances';
+import { gatewayToken, getInstance, listAgentsWithInstance } from '#data/instances';
 import { DomainError, notFound } from '#platform/errors';
 import { logger } from '#platform/logger';
 import { detail, listItem } from './views';

@@ -1,6 +1,6 @@
 import { accessFrom, getSubscription, type AccountAccess, type SubscriptionRecord } from '#domain/billing/entitlements';
 import { PlanRequiredError } from './errors';
-import { PLAN_ORDER, type CataloguePlan } from './catalogue';
+import { PLAN_ORDER, type CataloguePlan } from '#domain/models/catalogue';
 
 /**
  * Plan access (spec 2.16), always from the stored account: never from a header or a body. Admins

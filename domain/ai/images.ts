@@ -2,7 +2,7 @@ import type { generateImage, ImageModel } from 'ai';
 import { modelConfig } from '#platform/config';
 import { modelAccess } from './access';
 import { userProviderKeys } from './byok';
-import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } from './catalogue';
+import { catalogue, costUsd, findImageModel, planReaches, type CatalogueModel } from '#domain/models/catalogue';
 import { ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, release, reserve, settle } from './metering';
 import type { AccountIdentity } from './access';

@@ -5,7 +5,7 @@ import * as keys from '#data/keys';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '#data/tenant';
 import { transactRetrying } from '#data/transact-retry';
 import { getUser } from '#data/users';
-import { catalogue, costUsd, creditsFor, type CataloguePlan, type CatalogueModel } from './catalogue';
+import { catalogue, costUsd, creditsFor, type CataloguePlan, type CatalogueModel } from '#domain/models/catalogue';
 import { checkBudgets } from './budget-guard';
 import { BudgetExceededError, InsufficientCreditsAiError } from './errors';
 

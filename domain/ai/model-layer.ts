@@ -2,7 +2,7 @@ import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import { modelConfig } from '#platform/config';
 import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
 import { userProviderKeys } from './byok';
-import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from './catalogue';
+import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from '#domain/models/catalogue';
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
 import { connectionFor, languageModel, type Connection } from './providers';
@@ -19,7 +19,7 @@ import { outsideCallSignal } from '#platform/deadline';
 export * from './errors';
 export { speechProvider } from './providers';
 export { generateImages, type ImageCallResult } from './images';
-export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from './catalogue';
+export { catalogue, findModel, modelsForPlan, type Catalogue, type CatalogueModel } from '#domain/models/catalogue';
 export type { AccountIdentity } from './access';
 
 /**

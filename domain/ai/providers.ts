@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { aiConfig, modelConfig } from '#platform/config';
-import { vendorOf, type CatalogueModel } from './catalogue';
+import { vendorOf, type CatalogueModel } from '#domain/models/catalogue';
 import type { OpenAIWire } from './openai-wire';
 
 /**

@@ -1,6 +1,6 @@
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
-import { catalogue } from './catalogue';
+import { catalogue } from '#domain/models/catalogue';
 
 /**
  * An account's model usage over a period, from the per-day usage items the metering writes and

@@ -4,7 +4,7 @@ import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '#data
 import { isGatewayReceiptToken } from '#data/gateway-receipts';
 import { getUser } from '#data/users';
 import { logger } from '#platform/logger';
-import { hashApiKey, looksLikeApiKey } from './api-keys';
+import { hashApiKey, looksLikeApiKey } from '#platform/crypto/api-keys';
 import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
 import { sessionIsValid } from './session-gate';
 

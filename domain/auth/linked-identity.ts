@@ -1,4 +1,4 @@
-import { emitEvent, userEventData } from '#domain/events/emit';
+import { emitEvent, userEventData } from '#adapters/events-queue';
 import type { Key } from '#data/keys';
 import * as keys from '#data/keys';
 import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '#data/tenant';

@@ -6,7 +6,8 @@ import type { PlanName } from './plans';
 import { config } from '#platform/config';
 import type { GatewayPluginId } from '#contract/gateway';
 import { gatewayReceiptHash, newGatewayReceiptToken } from '#data/gateway-receipts';
-import { conflict } from '#platform/errors';
+import { conflict, DomainError } from '#platform/errors';
+import { creditsOfPrice } from './credit-packs';
 
 /** Who pays: the account, its email for the receipt, and its processor customer when it has one. */
 async function buyerOf(auth: AuthContext) {
@@ -30,7 +31,9 @@ export async function startPlanCheckout(auth: AuthContext, plan: PlanName | 'fre
 
 export async function startCreditsCheckout(auth: AuthContext, price: string): Promise<CheckoutSession> {
   const { buyer } = await buyerOf(auth);
-  return createCreditsCheckout(buyer, price);
+  const credits = creditsOfPrice(price);
+  if (!credits) throw new DomainError('invalid', 'unknown credit pack price', 'UNKNOWN_PRICE');
+  return createCreditsCheckout(buyer, price, credits);
 }
 
 /** Extra storage is on top of a plan, so it needs one in force (admins are exempt, as everywhere). */

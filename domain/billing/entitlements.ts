@@ -3,7 +3,7 @@ import { cardConfig } from '#platform/config';
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
 import { DomainError } from '#platform/errors';
-import { allModelIds, modelsForPlan } from '#domain/ai/catalogue';
+import { allModelIds, modelsForPlan } from '#domain/models/catalogue';
 import { ADMIN_AGENT_LIMIT, agentLimitForPlan, isPlanName, PLANS, type PlanLimits, type PlanName } from './plans';
 
 /**
@@ -106,3 +106,6 @@ export function requirePlan(access: AccountAccess, body: Record<string, unknown>
     throw new DomainError('paymentRequired', 'an active subscription is required', 'SUBSCRIPTION_REQUIRED', { ...subscribeHint(), ...body });
   return access.limits;
 }
+
+/** The plan an instance and its agents report: the stored account's; admins without one run at `network` level. */
+export const planLabel = (access: Pick<AccountAccess, 'plan' | 'isAdmin'>) => access.plan ?? (access.isAdmin ? 'network' : 'none');

@@ -1,4 +1,4 @@
-import { DEFAULT_CATALOGUE } from '#domain/ai/catalogue';
+import { DEFAULT_CATALOGUE } from '#domain/models/catalogue';
 
 /**
  * The plan catalogue (spec 2.16) and the legacy provisioning tiers, in one place. Every group asks

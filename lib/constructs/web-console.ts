@@ -22,7 +22,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { ASSET_PREFIX, CONSOLE_DIST, ensureConsoleBuilt } from '#build/web-console';
-import { CONSOLE_SECURITY_HEADERS } from '#local/console';
+import { CONSOLE_SECURITY_HEADERS } from '#contract/console';
 
 /**
  * The web console in AWS, on one origin with the API so the session cookie stays first-party:

@@ -2,7 +2,7 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@
 import { randomUUID } from 'node:crypto';
 import { sqs } from '#adapters/queue';
 import { config, reloadConfig } from '#platform/config';
-import type { PlatformEvent } from '#domain/events/emit';
+import type { PlatformEvent } from '#adapters/events-queue';
 
 /**
  * A queue of its own in the SQS emulator that the platform's events go to while a test runs, so

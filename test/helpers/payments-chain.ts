@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { reloadConfig } from '#platform/config';
-import { storeWallet } from '#platform/crypto/wallet-keys';
+import { storeWallet } from '#domain/wallets/keys';
 import { resetLogger } from '#platform/logger';
 import { startLocalChain } from './local-chain';
 

@@ -1,4 +1,4 @@
-import { generateApiKey } from '#domain/auth/api-keys';
+import { generateApiKey } from '#platform/crypto/api-keys';
 import { generateKeyPair, SignJWT } from 'jose';
 import { config } from '#platform/config';
 

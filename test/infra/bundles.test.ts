@@ -43,7 +43,7 @@ import { NEEDS, type Need } from '#lib/permissions';
 import { config } from '#platform/config';
 import { contract } from '#contract';
 import { openApiDocument } from '#contract/document';
-import { API_VERSION } from '#functions/http/api-document/version';
+import { API_VERSION } from '#contract/version';
 import { startFakeModelServer } from '../helpers/fake-model-server';
 import { handlerPath } from '#contract/functions';
 
@@ -590,7 +590,7 @@ describe('a bundled function in a fresh process', () => {
 describe('the NEEDS table against the code', () => {
   /** What a bundle shows it does, by the modules and messages that survive tree shaking. */
   const evidence: Record<Need, (b: ReturnType<typeof bundleOf>) => boolean> = {
-    sendEvents: (b) => b.inputs.some((i) => i.endsWith('domain/events/emit.ts')),
+    sendEvents: (b) => b.inputs.some((i) => i.endsWith('adapters/events-queue.ts')),
     sendProvisioning: (b) => b.text.includes('PROVISIONING_QUEUE_URL is not set'),
     dataKey: (b) => b.inputs.some((i) => i.endsWith('platform/crypto/envelope.ts')),
     sendEmail: (b) => b.inputs.some((i) => i.endsWith('adapters/email.ts')),

@@ -27,8 +27,8 @@ const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'contract/skill-actions'))
 const ZOD_UNUSED_AT_INIT = ['zod/v4/core/compile.js', 'zod/v4/core/to-json-schema.js', 'zod/v4/core/json-schema-processors.js'];
 /** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
 const ROUTE_SPECIFIC = [
-  'functions/http/skills/channel-inbound.ts',
-  'functions/http/agent-chat/chat.ts',
+  'domain/chat/channel-inbound.ts',
+  'domain/chat/chat.ts',
   'functions/http/skills/instance-calls.ts',
   'data/instances.ts',
 ];

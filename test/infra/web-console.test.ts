@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_SECURITY_HEADERS } from '#local/console';
+import { CONSOLE_SECURITY_HEADERS } from '#contract/console';
 import { WebConsoleStack } from '#lib/constructs/web-console';
 import { addNagChecks } from '#lib/nag';
 import { PlatformStack } from '#lib/platform-stack';

@@ -13,7 +13,7 @@ import { localLauncher } from '#adapters/launcher-local';
 import { sqs } from '#adapters/queue';
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
-import type { LaunchHandle } from '#data/instances';
+import type { LaunchHandle } from '#adapters/launcher';
 
 /** Shared by the agents, provisioner, lifecycle and provision integration tests. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogue } from '#domain/ai/catalogue';
+import { catalogue } from '#domain/models/catalogue';
 import { call, testSession, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, fakePromptTokens } from '../helpers/fake-model-server';
 import { useFakeModelProviders } from '../helpers/model-providers';

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '#contract/route';
-import { hashApiKey, generateApiKey } from '#domain/auth/api-keys';
+import { hashApiKey, generateApiKey } from '#platform/crypto/api-keys';
 import { API_KEYS_PER_ACCOUNT, keysContract } from '#contract/keys';
 import { apiKeyGlobalKeys, resetApiKeyUseMemo, touchApiKeyLastUsed } from '#data/api-keys';
 import * as keys from '#data/keys';

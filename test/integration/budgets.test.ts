@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '#adapters/email';
 import { isQueuedEmail, type QueuedEmail } from '#adapters/email-queue';
-import { catalogue, costUsd } from '#domain/ai/catalogue';
+import { catalogue, costUsd } from '#domain/models/catalogue';
 import { BudgetExceededError, estimatePromptTokens, generateChat } from '#domain/ai/model-layer';
 import { ACCOUNT_SCOPE, agentScope, getSpend } from '#data/budgets';
 import { getAgent } from '#data/agents';

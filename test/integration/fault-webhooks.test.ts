@@ -13,7 +13,7 @@ import { handler as webhookDelivery } from '#functions/workers/webhook-delivery/
 import { readOutbox } from '#adapters/email';
 import { sqs } from '#adapters/queue';
 import { config, reloadConfig } from '#platform/config';
-import { emitAccountEvent } from '#domain/events/emit';
+import { emitAccountEvent } from '#adapters/events-queue';
 import { accountSession, call, type TestSession } from '../helpers/api';
 import { startWebhookReceiver } from '../helpers/fake-webhook-receiver';
 import { until } from '../helpers/local-stack';

@@ -14,7 +14,7 @@ import {
   type AccountIdentity,
 } from '#domain/ai/model-layer';
 import { adjustCredits, type CreditEntry } from '#domain/billing/credits';
-import { catalogue } from '#domain/ai/catalogue';
+import { catalogue } from '#domain/models/catalogue';
 import * as keys from '#data/keys';
 import { getGlobal, tenant } from '#data/tenant';
 import { createUser, getUser } from '#data/users';

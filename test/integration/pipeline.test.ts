@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lambdaContext, toApiGatewayEvent } from '#local/server';
-import { generateApiKey, hashApiKey } from '#domain/auth/api-keys';
+import { generateApiKey, hashApiKey } from '#platform/crypto/api-keys';
 import { config, reloadConfig } from '#platform/config';
 import { defineGroup, type RouteDefinition } from '#contract/route';
 import * as keys from '#data/keys';

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '#domain/auth/api-keys';
+import { generateApiKey, hashApiKey } from '#platform/crypto/api-keys';
 import { csrfTokenFor } from '#domain/auth/csrf';
 import { issueSessionToken } from '#domain/auth/jwt';
 import { hashPassword } from '#domain/auth/passwords';

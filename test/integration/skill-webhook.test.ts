@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '#functions/http/skills/skills/webhook';
 import { handler as webhookDelivery } from '#functions/workers/webhook-delivery/handler';
 import { reloadConfig } from '#platform/config';
-import type { PlatformEvent } from '#domain/events/emit';
+import type { PlatformEvent } from '#adapters/events-queue';
 import { resetLogger } from '#platform/logger';
 import { startCountingServer } from '../helpers/counting-server';
 import { captureEvents } from '../helpers/event-queue';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as provisioner } from '#functions/workers/provisioner/handler';
 import { handler as webhookDelivery } from '#functions/workers/webhook-delivery/handler';
 import { reloadConfig } from '#platform/config';
-import type { PlatformEvent } from '#domain/events/emit';
+import type { PlatformEvent } from '#adapters/events-queue';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';
 import { startWebhookReceiver } from '../helpers/fake-webhook-receiver';

@@ -6,7 +6,7 @@ import { hexToBigInt, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '#platform/config';
-import { openWalletKey } from '#platform/crypto/wallet-keys';
+import { openWalletKey } from '#domain/wallets/keys';
 import * as keys from '#data/keys';
 import { getGlobal, tenant } from '#data/tenant';
 import { getWalletKeyRecord } from '#data/wallets';

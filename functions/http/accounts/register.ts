@@ -2,7 +2,7 @@ import { requireHuman } from '#adapters/bot-check';
 import { hashPassword } from '#domain/auth/passwords';
 import { sendVerificationLink } from '#domain/auth/email-verification';
 import { createUser, EmailTakenError, findUserIdByReferralCode, isDerivedEmail } from '#data/users';
-import { emitEvent, userEventData } from '#domain/events/emit';
+import { emitEvent, userEventData } from '#adapters/events-queue';
 import { badRequest, conflict } from '#http/errors';
 import { logger } from '#http/logger';
 import { reply } from '#http/reply';

@@ -2,7 +2,7 @@ import { consumeVerificationToken, sendVerificationLink, VerificationTokenError,
 import { revokeSessions } from '#domain/auth/session-gate';
 import { creditReferralIfDue } from '#domain/billing/referrals';
 import { getUser } from '#data/users';
-import { emitEvent, userEventData } from '#domain/events/emit';
+import { emitEvent, userEventData } from '#adapters/events-queue';
 import { badRequest, conflict, notFound } from '#http/errors';
 import type { AccountsCtx } from './types';
 

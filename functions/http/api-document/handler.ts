@@ -2,7 +2,7 @@ import { config } from '#platform/config';
 import { apiDocumentContract } from '#contract/api-document';
 import { createHandler } from '#http/pipeline';
 import { reply } from '#http/reply';
-import { API_VERSION } from './version';
+import { API_VERSION } from '#contract/version';
 
 /**
  * The document is generated from every contract group: its builder is loaded on the first request

@@ -3,7 +3,7 @@ import type * as z from 'zod/mini';
 import { requestProvisioning } from '#adapters/provisioning-queue';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { instanceConfig } from '#platform/config';
-import { agentMemoryPath, pushToRunningInstance } from '#adapters/instance-push';
+import { agentMemoryPath, pushToRunningInstance } from '#domain/instances/push';
 import { listAgents, markHistoryReset } from '#data/agents';
 import { getInstance, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '#data/instances';
 import { clearAgentMemory } from '#data/memory';

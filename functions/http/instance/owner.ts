@@ -1,6 +1,5 @@
 import type { AuthContext } from '#domain/auth/authenticate';
-import { accountAccess } from '#domain/billing/entitlements';
-import { planLabel } from '#data/instances';
+import { accountAccess, planLabel } from '#domain/billing/entitlements';
 import { looksLikeUserId } from '#data/users';
 import { forbidden } from '#http/errors';
 

@@ -1,5 +1,5 @@
 import type { memoryContract } from '#contract/memory';
-import { agentMemoryPath, pushToRunningInstance } from '#adapters/instance-push';
+import { agentMemoryPath, pushToRunningInstance } from '#domain/instances/push';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory, type MemoryEntry } from '#data/memory';
 import { notFound } from '#http/errors';
 import type { OperationContext } from '#http/pipeline';

@@ -3,7 +3,7 @@ import { sendVerificationLink } from '#domain/auth/email-verification';
 import * as keys from '#data/keys';
 import { ConditionFailedError, tenant } from '#data/tenant';
 import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type UserProfile } from '#data/users';
-import { emitEvent, userEventData } from '#domain/events/emit';
+import { emitEvent, userEventData } from '#adapters/events-queue';
 import { conflict, forbidden, notFound } from '#http/errors';
 import { confirmOwner } from './reauth';
 import type { SettingsCtx } from './types';

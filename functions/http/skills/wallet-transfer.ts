@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import { chainClient } from '#adapters/chain';
 import { skillTokensConfig, walletConfig } from '#platform/config';
-import { openWalletKey } from '#platform/crypto/wallet-keys';
+import { openWalletKey } from '#domain/wallets/keys';
 import { getWalletKeyRecord, getWalletSummary } from '#data/wallets';
 import { DEFAULT_DAILY_PAYMENT_LIMIT } from '#contract/skill-actions/payments';
 import { DailyLimitExceededError, getDailyLimitMicros, reserveDaily, sentOnDay } from '#data/skills/payments';

@@ -1,5 +1,5 @@
 import { KeyCustodyConfigError } from '#platform/crypto/envelope';
-import { InvalidPrivateKeyError } from '#platform/crypto/wallet-keys';
+import { InvalidPrivateKeyError } from '#domain/wallets/keys';
 import { WalletAddressTakenError, WalletExistsError } from '#data/wallets';
 import { HttpError } from '#http/errors';
 

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
-import { HostedWalletNotConfiguredError, requireHostedWallet } from '#adapters/hosted-wallet';
+import { HostedWalletNotConfiguredError, requireHostedWallet } from '#domain/wallets/hosted';
 import type { AuthContext } from '#domain/auth/authenticate';
-import { storeWallet } from '#platform/crypto/wallet-keys';
+import { storeWallet } from '#domain/wallets/keys';
 import { normaliseEmail } from '#data/users';
 import { forbidden, HttpError } from '#http/errors';
 import { logger } from '#http/logger';

@@ -1,8 +1,8 @@
-import { hostedWallet } from '#adapters/hosted-wallet';
+import { hostedWallet } from '#domain/wallets/hosted';
 import { walletConfig } from '#platform/config';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { keyCustodyStatus } from '#platform/crypto/envelope';
-import { storeWallet } from '#platform/crypto/wallet-keys';
+import { storeWallet } from '#domain/wallets/keys';
 import { getWalletSummary } from '#data/wallets';
 import { forbidden, HttpError, notFound } from '#http/errors';
 import { readBalance } from './balance';

@@ -11,7 +11,7 @@ import {
   setUserWebhookEnabled,
 } from '#data/user-webhooks';
 import { readDeliveryState } from '#data/webhook-deliveries';
-import { type PlatformEvent, queueRedelivery } from '#domain/events/emit';
+import { type PlatformEvent, queueRedelivery } from '#adapters/events-queue';
 import { badRequest, conflict, notFound } from '#http/errors';
 import { createHandler } from '#http/pipeline';
 import { reply } from '#http/reply';

@@ -1,6 +1,6 @@
 import { deliverKeptMessages } from '#domain/chat/wake-delivery';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableError, type Launcher } from '#adapters/launcher';
+import { isHealthy, launcher, LaunchError, runtimeRequest, RuntimeUnreachableError, type Launcher, type LaunchHandle } from '#adapters/launcher';
 import type { ProvisioningMessage } from '#adapters/provisioning-queue';
 import { getSubscription } from '#domain/billing/entitlements';
 import { instanceMemoryMiB } from '#domain/billing/plans';
@@ -18,7 +18,6 @@ import {
   settlePendingAgents,
   transitionInstance,
   type InstanceRecord,
-  type LaunchHandle,
 } from '#data/instances';
 import { startDefaultHeartbeat } from '#data/heartbeat';
 import { recordLifecycleEvent } from '#data/lifecycle-events';

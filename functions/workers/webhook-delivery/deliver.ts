@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import * as z from 'zod/mini';
 import { config, webhooksConfig } from '#platform/config';
-import { type MessageEventType, type PlatformEvent, queueDelivery } from '#domain/events/emit';
+import { type MessageEventType, type PlatformEvent, queueDelivery } from '#adapters/events-queue';
 import { guardedFetch } from '#adapters/guarded-fetch';
 import { assertPublicHttpsUrl } from '#adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES, MESSAGE_EVENT_TYPE } from '#contract/webhook-events';

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '#http/logger';
-import { queueDelivery } from '#domain/events/emit';
+import { queueDelivery } from '#adapters/events-queue';
 import { deliverEvent, PlatformEventSchema } from './deliver';
 import { isQueuedEmail } from '#adapters/email-queue';
 

@@ -4,7 +4,7 @@ import { webhookBodies as bodies } from '#contract/skill-actions/development-cre
 import { WEBHOOK_ENDPOINTS_PER_ACCOUNT } from '#contract/webhooks';
 import { forgetWebhookMessage, getWebhookMessage, recordWebhookMessage } from '#data/skills/webhook-messages';
 import { createUserWebhook, deleteUserWebhook, EndpointLimitError, getUserWebhook, listDeliveryAttempts, listUserWebhooks } from '#data/user-webhooks';
-import { queueEndpointMessage } from '#domain/events/emit';
+import { queueEndpointMessage } from '#adapters/events-queue';
 import { badRequest, notFound } from '#http/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 

@@ -1,6 +1,6 @@
 import { gatewayToken, getInstance } from '#data/instances';
 import { logger } from '#platform/logger';
-import { runtimeRequest, RuntimeUnreachableError } from './launcher';
+import { runtimeRequest, RuntimeUnreachableError } from '#adapters/launcher';
 
 /** A push must not hold up the request that caused it for long: the stored data is the truth either way. */
 const PUSH_TIMEOUT_MS = 2000;

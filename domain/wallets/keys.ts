@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Hex } from 'viem';
 import { createWallet, WALLET_KEY_PURPOSE, type WalletNetworkName, type WalletRecord, type WalletSummary } from '#data/wallets';
-import { decrypt, encrypt, type EnvelopeRecord } from './envelope';
+import { decrypt, encrypt, type EnvelopeRecord } from '#platform/crypto/envelope';
 
 /** The key is not a valid secp256k1 private key. The message never carries the key (viem's does). */
 export class InvalidPrivateKeyError extends Error {}
@@ -9,7 +9,7 @@ export class InvalidPrivateKeyError extends Error {}
 const walletContext = (userId: string) => ({ userId, purpose: WALLET_KEY_PURPOSE });
 
 async function addressOf(privateKey: Hex): Promise<`0x${string}`> {
-  const { privateKeyToAccount } = await import('./viem-keys');
+  const { privateKeyToAccount } = await import('#platform/crypto/viem-keys');
   try {
     return privateKeyToAccount(privateKey).address;
   } catch {
@@ -26,7 +26,7 @@ export async function storeWallet(
   opts: { custody: WalletRecord['custody']; network: WalletNetworkName; privateKey?: Hex },
   now = new Date(),
 ): Promise<WalletSummary> {
-  const { generatePrivateKey, hexToBytes } = await import('./viem-keys');
+  const { generatePrivateKey, hexToBytes } = await import('#platform/crypto/viem-keys');
   const privateKey = opts.privateKey ?? generatePrivateKey();
   const address = await addressOf(privateKey);
   const raw = hexToBytes(privateKey);
@@ -43,7 +43,7 @@ export async function storeWallet(
 
 /** The owner's private key, for signing only; callers must never return or log it. */
 export async function openWalletKey(userId: string, record: EnvelopeRecord): Promise<Hex> {
-  const { bytesToHex } = await import('./viem-keys');
+  const { bytesToHex } = await import('#platform/crypto/viem-keys');
   const raw = await decrypt(record, walletContext(userId));
   try {
     return bytesToHex(raw);

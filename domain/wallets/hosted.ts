@@ -1,5 +1,5 @@
 import { hostedWalletConfig, walletConfig } from '#platform/config';
-import { storeWallet } from '#platform/crypto/wallet-keys';
+import { storeWallet } from './keys';
 import type { WalletNetworkName } from '#data/wallets';
 
 /**

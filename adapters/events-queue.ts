@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sendJson } from '#adapters/queue';
+import { sendJson } from './queue';
 import { config } from '#platform/config';
 import { DomainError } from '#platform/errors';
 import type { ACCOUNT_EVENT_TYPES } from '#contract/webhooks';
