@@ -184,7 +184,7 @@ export async function isHealthy(endpoint: string, token: string): Promise<boolea
   }
 }
 
-/** What the runtime's `GET /stats` answers (runtime/app.ts). */
+/** What the runtime's `GET /stats` answers (runtime/routes.ts). */
 export const RuntimeStatsBody = lazySchema(() =>
   z.object({
     status: z.string(),

@@ -88,7 +88,7 @@ export function platformClient(opts: PlatformOptions) {
   }
 
   return {
-    /** After a rotation the platform accepts only the new token (see POST /token in app.ts). */
+    /** After a rotation the platform accepts only the new token (see POST /token in routes.ts). */
     useToken: (token: string) => {
       opts.token = token;
     },

@@ -74,3 +74,14 @@ export class CpuSampler {
     clearInterval(this.timer);
   }
 }
+
+/** The figures `GET /stats` reports: CPU, memory, uptime and pids of this process, with the network bytes given. */
+export function processStats(cpu: CpuSampler, network: ProcessStats['network']): ProcessStats {
+  return {
+    cpuPercent: Math.round(cpu.read() * 100) / 100,
+    memory: { usedBytes: process.memoryUsage().rss, limitBytes: memoryLimitBytes() },
+    uptimeMs: Math.round(process.uptime() * 1000),
+    pids: taskCount(),
+    network,
+  };
+}

@@ -25,5 +25,5 @@ export async function pushToRunningInstance(userId: string, path: string, body: 
   }
 }
 
-/** The runtime's memory route (runtime/app.ts): `set` merges keys, `replace` swaps the whole memory, `clearHistory` forgets the conversation. */
+/** The runtime's memory route (runtime/agent-routes.ts): `set` merges keys, `replace` swaps the whole memory, `clearHistory` forgets the conversation. */
 export const agentMemoryPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/memory`;

@@ -74,7 +74,7 @@ export function countReads() {
 }
 
 /**
- * An agent runtime on loopback speaking runtime/app.ts's wire format for `GET /health` and
+ * An agent runtime on loopback speaking runtime/routes.ts's wire format for `GET /health` and
  * `GET /stats`, behind the instance's gateway token; `healthy` and the figures are set by the test.
  */
 export async function fakeRuntime(token: string) {

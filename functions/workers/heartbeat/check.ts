@@ -49,7 +49,7 @@ export async function checkInstance(userId: string, instance: InstanceRecord, re
   }
 }
 
-/** The runtime's websocket figures in its `GET /health` (runtime/app.ts). */
+/** The runtime's websocket figures in its `GET /health` (runtime/routes.ts). */
 const HealthWebsockets = lazySchema(() =>
   z.object({ websockets: z.object({ open: z.int().check(z.nonnegative()), lastChangeAt: z.nullable(z.iso.datetime()) }) }),
 );
