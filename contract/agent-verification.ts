@@ -2,8 +2,9 @@ import * as z from 'zod/mini';
 import { VerificationType } from './agent-records';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { defineGroup, lazySchema } from './route';
+import { EVM_ADDRESS } from './evm';
 
-const EvmAddress = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+const EvmAddress = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'must be a 0x-prefixed 20-byte hex address')));
 const Bytes32Hex = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex value')));
 
 const IdParams = lazySchema(() => z.strictObject({ id: ResourceId() }));

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate } from './common';
 import { GATEWAY_PLUGIN_IDS, type GatewayPluginId } from './gateway-plugins';
 import { defineGroup, lazySchema } from './route';
+import { EVM_ADDRESS } from './evm';
 
 export { GATEWAY_PLUGIN_IDS, type GatewayPluginId };
 
@@ -25,7 +26,7 @@ export const GATEWAY_CORS = {
   allowHeaders: ['Authorization', 'Content-Type', 'X-Plugin-Id', 'X-Payment-Method'],
 } as const;
 
-const Address = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+const Address = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'must be a 0x-prefixed 20-byte hex address')));
 const TxHash = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash')));
 
 export const GatewaySuccessBody = lazySchema(() =>

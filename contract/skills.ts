@@ -4,6 +4,7 @@ import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, Vali
 import type { SkillActionBodies } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
 import { defineGroup, lazySchema, type RouteDefinition } from './route';
+import { EVM_ADDRESS } from './evm';
 
 export const SKILL_CATEGORIES = [
   'streaming',
@@ -198,7 +199,7 @@ export const SkillRecord = lazySchema(() =>
 
 const Text = lazySchema(() => z.string().check(z.minLength(1), z.maxLength(200)));
 const Amount = lazySchema(() => z.number().check(z.nonnegative()));
-const Address = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+const Address = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'must be a 0x-prefixed 20-byte hex address')));
 
 export const BOOKING_SETTLEMENT_ACTIONS = ['list', 'get', 'create_escrow', 'release_funds', 'simulate_settlement'] as const;
 /** GET is not CSRF-protected, so it may only run the actions that change nothing. */

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ValidationErrorBody } from './common';
 import { defineGroup, lazySchema } from './route';
+import { EVM_ADDRESS } from './evm';
 
-export const EvmAddress = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed, 42-character hex address')));
+export const EvmAddress = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'must be a 0x-prefixed, 42-character hex address')));
 
 /** Smallest-unit token amounts can exceed 2^53, so they travel as decimal strings. */
 const IntegerString = lazySchema(() => z.string().check(z.regex(/^\d+$/, 'must be an integer in the smallest token unit')));

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate } from './common';
 import { defineGroup, lazySchema } from './route';
+import { EVM_ADDRESS } from './evm';
 
-export const WalletAddress = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')));
+export const WalletAddress = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'must be a 0x-prefixed 20-byte hex address')));
 export const WalletNetwork = lazySchema(() => z.enum(['l2-test', 'l2-main']));
 
 /** `unavailable` when the chain RPC is unset, down or slower than its bound: never a 500 and never a made-up number. */

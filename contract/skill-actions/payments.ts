@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ResourceId } from '../common';
 import type { SkillActionBodies } from './index';
 import { lazySchema } from '../route';
+import { EVM_ADDRESS } from '../evm';
 
 /**
  * Request bodies of the payments skills (usdc-payments, booking-settlement, instant-split) and of
@@ -17,7 +18,7 @@ const TokenAmount = lazySchema(() =>
     z.refine((s) => /[1-9]/.test(s), 'must be more than 0'),
   ),
 );
-const Address = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte hex address')));
+const Address = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'a 0x-prefixed 20-byte hex address')));
 const TxHash = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte transaction hash')));
 const Label = lazySchema(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(200)));
 

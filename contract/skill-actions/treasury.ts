@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
 import type { SkillActionBodies } from './index';
 import { lazySchema } from '../route';
+import { EVM_ADDRESS } from '../evm';
 
 /** Addresses tracked per account besides its own wallet. */
 export const TREASURY_MAX_WALLETS = 50;
 
-const Address = lazySchema(() => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte hex address')));
+const Address = lazySchema(() => z.string().check(z.regex(EVM_ADDRESS, 'a 0x-prefixed 20-byte hex address')));
 
 export const treasuryBodies = lazySchema(() => ({
   get_balances: z
