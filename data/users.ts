@@ -106,6 +106,9 @@ export interface NewUser {
   extraItems?: TransactItem[];
 }
 
+/** The `LOGIN#` look-up that resolves a sign-in identity to its account (linked-identity sign-in reads it). */
+export const loginLookup = (login: LoginIdentity): Key => keys.loginIdentity(login.provider, login.subject);
+
 /**
  * The `LOGIN#` look-up of a sign-in identity plus its marker in the owner's partition (which is how
  * account deletion finds it). Use these items whenever an identity is linked to an existing account.
