@@ -331,6 +331,23 @@ export async function deleteAgent(userId: string, agent: Pick<AgentRecord, 'id' 
   }
 }
 
+/** What exists only for one agent and goes with it: its messages, memory and installed skills. */
+const agentOwnedPrefixes = (agentId: string) => [keys.agentMessagePrefix(agentId), keys.memoryPrefix(agentId), `${keys.installedSkillPrefix}${agentId}#`];
+
+/**
+ * Deletes what a deleted agent owned (after `deleteAgent`): every item under its prefixes, its
+ * skill quota and its channel provisioning record, up to 25 deletes at a time.
+ */
+export async function deleteAgentOwnedItems(userId: string, agentId: string): Promise<void> {
+  const store = tenant(userId);
+  const owned = [
+    ...(await Promise.all(agentOwnedPrefixes(agentId).map((prefix) => store.queryAll(prefix)))).flat(),
+    keys.skillQuota(userId, agentId),
+    keys.channelProvision(userId, agentId),
+  ];
+  for (let i = 0; i < owned.length; i += 25) await Promise.all(owned.slice(i, i + 25).map((item) => store.delete({ pk: item.pk, sk: item.sk })));
+}
+
 /** Replaces the stored configuration of an owned agent; false when the agent is not the caller's. */
 export async function replaceAgentConfig(userId: string, agentId: string, config: AgentConfig, now = new Date()): Promise<AgentRecord | undefined> {
   try {

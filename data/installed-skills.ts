@@ -57,6 +57,12 @@ export async function listInstalledSkills(userId: string, agentId?: string, cons
   return items.map(view);
 }
 
+/** The skills installed on one agent as stored, every attribute but the key (the agent plugin's tool shows them whole). */
+export async function installedSkillRecords(userId: string, agentId: string): Promise<Record<string, unknown>[]> {
+  const items = await tenant(userId).queryAll<Record<string, unknown>>(`${keys.installedSkillPrefix}${agentId}#`);
+  return items.map(({ pk: _pk, sk: _sk, ...skill }) => skill);
+}
+
 export async function skillQuotaUsed(userId: string, agentId: string): Promise<number> {
   const item = await tenant(userId).get<{ count?: number }>(keys.skillQuota(userId, agentId), true);
   return Number(item?.count ?? 0);

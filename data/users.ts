@@ -106,6 +106,9 @@ export interface NewUser {
   extraItems?: TransactItem[];
 }
 
+/** The `LOGIN#` look-up that resolves a sign-in identity to its account (linked-identity sign-in reads it). */
+export const loginLookup = (login: LoginIdentity): Key => keys.loginIdentity(login.provider, login.subject);
+
 /**
  * The `LOGIN#` look-up of a sign-in identity plus its marker in the owner's partition (which is how
  * account deletion finds it). Use these items whenever an identity is linked to an existing account.
@@ -226,6 +229,50 @@ export async function setPasswordHash(userId: string, passwordHash: string, expe
     ),
     tx.delete(keys.passwordReset(userId)),
   ]);
+}
+
+/** A settings change of the profile: the display name and any notification preferences. */
+export interface ProfileChange {
+  name?: string;
+  notifications?: Record<string, boolean | undefined>;
+}
+
+/**
+ * One conditional update of the name and of each named preference (nested SETs, so concurrent
+ * changes of different preferences both land). Profiles made before preferences existed get the
+ * empty map first. A missing profile (a deleted account) throws ConditionFailedError and is never
+ * recreated. Returns the profile after the change.
+ */
+export async function updateProfileSettings(userId: string, change: ProfileChange): Promise<UserProfile> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const sets = ['updatedAt = :now'];
+  if (change.name !== undefined) {
+    names['#name'] = 'name';
+    values[':name'] = change.name;
+    sets.push('#name = :name');
+  }
+  const prefs = Object.entries(change.notifications ?? {}).filter(([, v]) => v !== undefined);
+  prefs.forEach(([key, value], i) => {
+    names[`#n${i}`] = key;
+    values[`:n${i}`] = value;
+    sets.push(`notifications.#n${i} = :n${i}`);
+  });
+  const store = tenant(userId);
+  const update = { expression: `SET ${sets.join(', ')}`, names: Object.keys(names).length ? names : undefined, values };
+  const guard = prefs.length ? 'attribute_exists(pk) AND attribute_type(notifications, :map)' : 'attribute_exists(pk)';
+  const condition = { expression: guard, values: prefs.length ? { ':map': 'M' } : undefined };
+  try {
+    return await store.update<UserProfile & Record<string, unknown>>(keys.profile(userId), update, condition);
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError) || !prefs.length) throw err;
+  }
+  await store.update(
+    keys.profile(userId),
+    { expression: 'SET notifications = if_not_exists(notifications, :empty)', values: { ':empty': {} } },
+    { expression: 'attribute_exists(pk)' },
+  );
+  return store.update<UserProfile & Record<string, unknown>>(keys.profile(userId), update, condition);
 }
 
 type StoredItem = Record<string, unknown> & Key;

@@ -26,12 +26,7 @@ const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'contract/skill-actions'))
 /** zod's JSON Schema and compiled-parser code, which nothing in the function calls at init (using `z.core` as a value keeps it). */
 const ZOD_UNUSED_AT_INIT = ['zod/v4/core/compile.js', 'zod/v4/core/to-json-schema.js', 'zod/v4/core/json-schema-processors.js'];
 /** Only the messaging apps' webhooks, or only the routes that reach the agent's instance, need these. */
-const ROUTE_SPECIFIC = [
-  'domain/chat/channel-inbound.ts',
-  'domain/chat/chat.ts',
-  'functions/http/skills/instance-calls.ts',
-  'data/instances.ts',
-];
+const ROUTE_SPECIFIC = ['domain/chat/channel-inbound.ts', 'domain/chat/chat.ts', 'functions/http/skills/instance-calls.ts', 'data/instances.ts'];
 
 let skills: DeployedBundle;
 

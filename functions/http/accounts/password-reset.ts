@@ -6,9 +6,7 @@ import { hashPassword } from '#domain/auth/passwords';
 import { evictCredentials } from '#domain/auth/evict';
 import { creditReferralIfDue } from '#domain/billing/referrals';
 import { config, signInTimingConfig } from '#platform/config';
-import * as keys from '#data/keys';
-import { ConditionFailedError, getGlobal, tx } from '#data/tenant';
-import { transactRetrying } from '#data/transact-retry';
+import { findResetToken, resetPasswordWithToken, storeResetToken } from '#data/password-resets';
 import { findUserIdByEmail, getUser } from '#data/users';
 import { badRequest, notFound } from '#http/errors';
 import { logger } from '#http/logger';
@@ -38,10 +36,7 @@ async function sendResetLink(userId: string, email: string): Promise<void> {
   const tokenHash = sha256(token);
   const now = new Date();
   const expiresAt = Math.floor(now.getTime() / 1000) + RESET_TOKEN_TTL_SECONDS;
-  await transactRetrying([
-    tx.put({ ...keys.resetToken(tokenHash), userId, email, expiresAt, createdAt: now.toISOString() }),
-    tx.put({ ...keys.passwordReset(userId), tokenHash, expiresAt, createdAt: now.toISOString() }),
-  ]);
+  await storeResetToken(userId, email, tokenHash, expiresAt, now);
   const link = resetLink(token);
   await sendEmail({
     to: email,
@@ -83,42 +78,17 @@ export async function forgotPassword(ctx: AccountsCtx<'forgotPassword'>) {
 export async function resetPassword(ctx: AccountsCtx<'resetPassword'>) {
   const tokenHash = sha256(ctx.body.token);
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const stored = await getGlobal<{ userId: string; email?: string; expiresAt: number }>(keys.resetToken(tokenHash), true);
+  const stored = await findResetToken(tokenHash);
   if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= nowSeconds) throw invalidToken();
   const user = await getUser(stored.userId, true);
   if (!user) throw notFound('account not found');
 
   const passwordHash = await hashPassword(ctx.body.password);
-  const now = new Date();
-  try {
-    await transactRetrying([
-      tx.delete(keys.resetToken(tokenHash), { expression: 'attribute_exists(pk) AND expiresAt > :now', values: { ':now': Math.floor(now.getTime() / 1000) } }),
-      tx.delete(keys.passwordReset(user.userId), { expression: 'tokenHash = :hash', values: { ':hash': tokenHash } }),
-      // The link reached the address it was sent to: that proves the address, if it is still the account's.
-      stored.email && stored.email === user.email
-        ? tx.update(
-            keys.profile(user.userId),
-            {
-              expression: 'SET passwordHash = :pw, emailVerified = :true, updatedAt = :at',
-              values: { ':pw': passwordHash, ':true': true, ':at': now.toISOString() },
-            },
-            { expression: 'email = :email', values: { ':email': stored.email } },
-          )
-        : tx.update(
-            keys.profile(user.userId),
-            { expression: 'SET passwordHash = :pw, updatedAt = :at', values: { ':pw': passwordHash, ':at': now.toISOString() } },
-            { expression: 'attribute_exists(pk)' },
-          ),
-    ]);
-  } catch (err) {
-    // Contention that outlasted the retries carries no failed condition: it stays a 409, try again.
-    if (err instanceof ConditionFailedError && err.reasons.includes('ConditionalCheckFailed')) {
-      const [token, current] = err.reasons;
-      if (token !== 'ConditionalCheckFailed' && current !== 'ConditionalCheckFailed') throw notFound('account not found');
-      throw invalidToken();
-    }
-    throw err;
-  }
+  // The link reached the address it was sent to: that proves the address, if it is still the account's.
+  const provenEmail = stored.email && stored.email === user.email ? stored.email : undefined;
+  const refused = await resetPasswordWithToken(user.userId, tokenHash, passwordHash, provenEmail);
+  if (refused === 'account-changed') throw notFound('account not found');
+  if (refused === 'invalid-token') throw invalidToken();
   // Whoever else got in (a guessed or stolen password) is out: sessions, API keys and the instance token.
   await evictCredentials(user.userId, { sessions: true, apiKeys: true, gatewayToken: true, reason: 'password reset' });
   const after = await getUser(user.userId, true);

@@ -1,10 +1,8 @@
 import { runtimeRequest, RuntimeUnreachableError } from '#adapters/launcher';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { AGENTS_DEPRECATED_SINCE, AGENTS_SUNSET } from '#contract/agents';
-import { deleteAgent, getAgent } from '#data/agents';
+import { deleteAgent, deleteAgentOwnedItems, getAgent } from '#data/agents';
 import { gatewayToken, getInstance } from '#data/instances';
-import * as keys from '#data/keys';
-import { tenant } from '#data/tenant';
 import { notFound } from '#http/errors';
 import { logger } from '#http/logger';
 
@@ -16,8 +14,6 @@ export const deprecationHeaders = (successorPath: string): Record<string, string
 });
 
 const DELETE_ATTEMPTS = 5;
-/** What exists only for one agent and goes with it. */
-const agentOwnedPrefixes = (agentId: string) => [keys.agentMessagePrefix(agentId), keys.memoryPrefix(agentId), `${keys.installedSkillPrefix}${agentId}#`];
 
 /**
  * `DELETE /api/agents/{id}`: the agent leaves the account (quota and counters in one transaction,
@@ -29,21 +25,11 @@ export async function removeAgent(auth: AuthContext, agentId: string) {
     const [agent, instance] = await Promise.all([getAgent(auth.userId, agentId, true), getInstance(auth.userId, true)]);
     if (!agent) throw notFound('agent not found');
     if (!(await deleteAgent(auth.userId, agent, instance?.status))) continue;
-    await deleteOwnedItems(auth.userId, agentId);
+    await deleteAgentOwnedItems(auth.userId, agentId);
     if (instance?.status === 'running' && instance.handle?.endpoint) await reloadQuietly(auth.userId, instance.handle.endpoint);
     return { success: true as const, id: agentId, deleted: true as const };
   }
   throw new Error('the agent kept changing while it was being deleted');
-}
-
-async function deleteOwnedItems(userId: string, agentId: string) {
-  const store = tenant(userId);
-  const owned = [
-    ...(await Promise.all(agentOwnedPrefixes(agentId).map((prefix) => store.queryAll(prefix)))).flat(),
-    keys.skillQuota(userId, agentId),
-    keys.channelProvision(userId, agentId),
-  ];
-  for (let i = 0; i < owned.length; i += 25) await Promise.all(owned.slice(i, i + 25).map((item) => store.delete({ pk: item.pk, sk: item.sk })));
 }
 
 async function reloadQuietly(userId: string, endpoint: string) {

@@ -15,9 +15,9 @@ import {
 import { modelConfig } from '#platform/config';
 import type { GatewayPluginId } from '#contract/gateway';
 import { MEMORY_VALUE_MAX_BYTES } from '#contract/memory';
-import * as keys from '#data/keys';
+import { getAgent } from '#data/agents';
+import { installedSkillRecords } from '#data/installed-skills';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory } from '#data/memory';
-import { tenant } from '#data/tenant';
 import { badRequest } from '#http/errors';
 import { lazySchema } from '#contract/lazy-schema';
 
@@ -188,17 +188,14 @@ function accountTools({ tool }: TextSdk, userId: string, agentId: string): ToolS
     list_installed_skills: tool({
       description: 'The skills installed on the agent, with their settings.',
       inputSchema: z.object({}),
-      execute: async () => {
-        const items = await tenant(userId).queryAll<Record<string, unknown>>(`${keys.installedSkillPrefix}${agentId}#`);
-        return items.map(({ pk: _pk, sk: _sk, ...skill }) => skill);
-      },
+      execute: async () => installedSkillRecords(userId, agentId),
     }),
   };
 }
 
 async function agentToolsFor(caller: PluginCaller, agentId: string | undefined): Promise<ToolSet> {
   if (caller.kind !== 'account' || !agentId) return accountFreeTools(await textSdk());
-  if (!(await tenant(caller.auth.userId).get(keys.agent(caller.auth.userId, agentId)))) throw badRequest('no such agent', 'AGENT_NOT_FOUND');
+  if (!(await getAgent(caller.auth.userId, agentId))) throw badRequest('no such agent', 'AGENT_NOT_FOUND');
   const sdk = await textSdk();
   return { ...accountFreeTools(sdk), ...accountTools(sdk, caller.auth.userId, agentId) };
 }

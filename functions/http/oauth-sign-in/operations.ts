@@ -4,8 +4,7 @@ import { beginAuthorization, clearStateCookie, completeAuthorization, OAUTH_STAT
 import { startSession } from '#domain/auth/sign-in';
 import { config } from '#platform/config';
 import type { oauthSignInContract } from '#contract/oauth-sign-in';
-import * as keys from '#data/keys';
-import { loginItems } from '#data/users';
+import { loginItems, loginLookup } from '#data/users';
 import type { Operations } from '#http/pipeline';
 import { DomainError } from '#platform/errors';
 import { reply } from '#http/reply';
@@ -29,7 +28,7 @@ function identityOf(provider: OAuthProviderName, profile: ProviderProfile): Exte
   const login = { provider, subject: profile.subject };
   const verified = profile.emailVerified && !!profile.email;
   return {
-    lookup: keys.loginIdentity(provider, profile.subject),
+    lookup: loginLookup(login),
     linkItems: (userId) => loginItems(userId, login),
     login,
     email: verified ? profile.email! : `${provider}-${profile.subject.toLowerCase()}@oauth.local`,

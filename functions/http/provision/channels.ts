@@ -8,8 +8,7 @@ import type { AiProvider, ProvisionChannelsBody } from '#contract/provision';
 import { encrypt } from '#platform/crypto/envelope';
 import { newAgentId } from '#data/agents';
 import { instanceUrl, subdomainFor } from '#data/instances';
-import * as keys from '#data/keys';
-import { tx } from '#data/tenant';
+import { channelProvisionItem } from '#data/channel-provisions';
 import { HttpError } from '#http/errors';
 import { provisionFor } from '#domain/agents/provision';
 
@@ -73,7 +72,6 @@ export async function provisionWithChannels(auth: AuthContext | undefined, body:
   const channelTokens: Record<string, unknown> = {};
   for (const c of CHANNELS) if (tokens[c] !== undefined) channelTokens[c] = await seal(tokens[c]!, 'channel-token');
   const record = {
-    ...keys.channelProvision(userId, agentId),
     agentId,
     plan: body.plan,
     aiProvider: body.aiProvider,
@@ -97,7 +95,12 @@ export async function provisionWithChannels(auth: AuthContext | undefined, body:
   };
   const config: AgentConfig = { model: provider.model, channels: enabled };
   const name = `${CHANNELS.filter((c) => enabled[c]).join(' + ')} agent`;
-  await provisionFor(owner, access.agentLimit, { name, model: provider.model, config, source: 'channels' }, { id: agentId, also: [tx.put(record)] });
+  await provisionFor(
+    owner,
+    access.agentLimit,
+    { name, model: provider.model, config, source: 'channels' },
+    { id: agentId, also: [channelProvisionItem(userId, record)] },
+  );
   return {
     success: true as const,
     userId,

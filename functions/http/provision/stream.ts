@@ -1,40 +1,19 @@
 import { StreamingError, streaming } from '#adapters/streaming';
 import type { AuthContext } from '#domain/auth/authenticate';
-import { decrypt, type EnvelopeRecord, encrypt } from '#platform/crypto/envelope';
-import * as keys from '#data/keys';
-import { ConditionFailedError, tenant } from '#data/tenant';
+import { decrypt, encrypt } from '#platform/crypto/envelope';
+import { type ChannelProvision, getChannelProvision, storeRotatedStreamKey } from '#data/channel-provisions';
 import { HttpError, notFound } from '#http/errors';
-
-/** The stream part of a channel provisioning record (functions/http/provision/channels.ts writes it). */
-interface StoredStream {
-  provider: string;
-  liveStreamId: string;
-  streamKey: EnvelopeRecord;
-  rtmpServer: string;
-  playbackUrl: string;
-  hlsPlaylistUrl: string;
-  lowLatency: boolean;
-  resolution: string;
-  bitrate: string;
-  keyRotatedAt?: string;
-}
-
-interface ChannelRecord extends Record<string, unknown> {
-  agentId: string;
-  streaming: StoredStream;
-  createdAt: string;
-}
 
 const STREAM_KEY_PURPOSE = 'stream-key';
 const noStream = () => notFound('no channel-provisioned agent with a live stream has this id');
 
-async function ownStream(userId: string, agentId: string): Promise<ChannelRecord> {
-  const record = await tenant(userId).get<ChannelRecord>(keys.channelProvision(userId, agentId), true);
+async function ownStream(userId: string, agentId: string): Promise<ChannelProvision> {
+  const record = await getChannelProvision(userId, agentId);
   if (!record?.streaming) throw noStream();
   return record;
 }
 
-function view(record: ChannelRecord, streamKey: string) {
+function view(record: ChannelProvision, streamKey: string) {
   const s = record.streaming;
   return {
     agentId: record.agentId,
@@ -75,17 +54,7 @@ export async function rotateStreamKey(auth: AuthContext, agentId: string) {
     throw err;
   }
   const sealed = await encrypt(streamKey, { userId: auth.userId, purpose: STREAM_KEY_PURPOSE });
-  const at = new Date().toISOString();
-  let updated: ChannelRecord;
-  try {
-    updated = await tenant(auth.userId).update<ChannelRecord>(
-      keys.channelProvision(auth.userId, agentId),
-      { expression: 'SET streaming.streamKey = :key, streaming.keyRotatedAt = :at', values: { ':key': sealed, ':at': at } },
-      { expression: 'streaming.liveStreamId = :stream', values: { ':stream': record.streaming.liveStreamId } },
-    );
-  } catch (err) {
-    if (err instanceof ConditionFailedError) throw noStream();
-    throw err;
-  }
+  const updated = await storeRotatedStreamKey(auth.userId, agentId, record.streaming.liveStreamId, sealed);
+  if (!updated) throw noStream();
   return view(updated, streamKey);
 }

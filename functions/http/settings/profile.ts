@@ -1,8 +1,7 @@
 import { isAdminEmail, isTesterEmail } from '#domain/auth/authenticate';
 import { sendVerificationLink } from '#domain/auth/email-verification';
-import * as keys from '#data/keys';
-import { ConditionFailedError, tenant } from '#data/tenant';
-import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type UserProfile } from '#data/users';
+import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type ProfileChange, updateProfileSettings, type UserProfile } from '#data/users';
+import { ConditionFailedError } from '#data/writes';
 import { emitEvent, userEventData } from '#adapters/events-queue';
 import { conflict, forbidden, notFound } from '#http/errors';
 import { confirmOwner } from './reauth';
@@ -11,45 +10,6 @@ import { ownProfile, settingsView } from './view';
 
 export async function getSettings(ctx: SettingsCtx<'getSettings'>) {
   return await settingsView(await ownProfile(ctx.auth.userId));
-}
-
-type ProfileChange = { name?: string; notifications?: Record<string, boolean | undefined> };
-
-/**
- * One conditional update of the name and of each named preference (nested SETs, so concurrent
- * PATCHes of different preferences both land). Profiles made before preferences existed get the
- * empty map first.
- */
-async function applyChange(userId: string, change: ProfileChange): Promise<UserProfile> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
-  const sets = ['updatedAt = :now'];
-  if (change.name !== undefined) {
-    names['#name'] = 'name';
-    values[':name'] = change.name;
-    sets.push('#name = :name');
-  }
-  const prefs = Object.entries(change.notifications ?? {}).filter(([, v]) => v !== undefined);
-  prefs.forEach(([key, value], i) => {
-    names[`#n${i}`] = key;
-    values[`:n${i}`] = value;
-    sets.push(`notifications.#n${i} = :n${i}`);
-  });
-  const store = tenant(userId);
-  const update = { expression: `SET ${sets.join(', ')}`, names: Object.keys(names).length ? names : undefined, values };
-  const guard = prefs.length ? 'attribute_exists(pk) AND attribute_type(notifications, :map)' : 'attribute_exists(pk)';
-  const condition = { expression: guard, values: prefs.length ? { ':map': 'M' } : undefined };
-  try {
-    return await store.update<UserProfile & Record<string, unknown>>(keys.profile(userId), update, condition);
-  } catch (err) {
-    if (!(err instanceof ConditionFailedError) || !prefs.length) throw err;
-  }
-  await store.update(
-    keys.profile(userId),
-    { expression: 'SET notifications = if_not_exists(notifications, :empty)', values: { ':empty': {} } },
-    { expression: 'attribute_exists(pk)' },
-  );
-  return store.update<UserProfile & Record<string, unknown>>(keys.profile(userId), update, condition);
 }
 
 function changedFields(before: UserProfile, change: ProfileChange): string[] {
@@ -63,7 +23,7 @@ function changedFields(before: UserProfile, change: ProfileChange): string[] {
 /** Missing profile on an update is a deleted account: 404, and never a recreated item. */
 async function updateProfile(userId: string, change: ProfileChange): Promise<UserProfile> {
   try {
-    return await applyChange(userId, change);
+    return await updateProfileSettings(userId, change);
   } catch (err) {
     if (err instanceof ConditionFailedError) throw notFound('account not found');
     throw err;

@@ -5,8 +5,7 @@ import { ChainUnavailableError, checkSiweMessage, consumeNonce, issueNonce, pars
 import { config } from '#platform/config';
 import type { walletSignInContract } from '#contract/wallet-sign-in';
 import { schemasOf } from '#contract/route';
-import * as keys from '#data/keys';
-import { accountView, loginItems } from '#data/users';
+import { accountView, loginItems, loginLookup } from '#data/users';
 import { HttpError } from '#http/errors';
 import type { Operations } from '#http/pipeline';
 import { reply } from '#http/reply';
@@ -24,7 +23,7 @@ export const walletEmail = (address: string) => `${address.toLowerCase()}@wallet
 export function walletIdentity(address: `0x${string}`): ExternalIdentity {
   const login = { provider: 'wallet' as const, subject: address.toLowerCase() };
   return {
-    lookup: keys.loginIdentity('wallet', address),
+    lookup: loginLookup(login),
     linkItems: (userId) => loginItems(userId, login),
     login,
     email: walletEmail(address),

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { EmailRejectedError, sendEmail } from '#adapters/email';
 import type { QueuedEmail } from '#adapters/email-queue';
-import * as keys from '#data/keys';
-import { ConditionFailedError, tenant } from '#data/tenant';
+import { claimMailSend, finishMailSend, mailSendStatus, releaseMailClaim } from '#data/queued-mail';
 import { logger } from '#http/logger';
 import { lazySchema } from '#contract/lazy-schema';
 
@@ -36,23 +35,9 @@ export class MailBeingSentError extends Error {}
 type ClaimOutcome = 'claimed' | 'sent' | 'rejected';
 
 async function claim(mail: QueuedEmail): Promise<ClaimOutcome> {
-  const store = tenant(mail.userId);
-  const key = keys.queuedEmail(mail.userId, mail.id);
   const now = Date.now();
-  try {
-    await store.put(
-      { ...key, status: 'sending', leaseUntil: now + SEND_LEASE_MS, expiresAt: Math.floor(now / 1000) + CLAIM_TTL_SECONDS },
-      {
-        expression: 'attribute_not_exists(pk) OR (#status = :sending AND leaseUntil < :now)',
-        names: { '#status': 'status' },
-        values: { ':sending': 'sending', ':now': now },
-      },
-    );
-    return 'claimed';
-  } catch (err) {
-    if (!(err instanceof ConditionFailedError)) throw err;
-  }
-  const status = (await store.get<{ status?: string }>(key, true))?.status;
+  if (await claimMailSend(mail.userId, mail.id, now + SEND_LEASE_MS, Math.floor(now / 1000) + CLAIM_TTL_SECONDS, now)) return 'claimed';
+  const status = await mailSendStatus(mail.userId, mail.id);
   if (status === 'sent' || status === 'rejected') return status;
   throw new MailBeingSentError(`mail ${mail.id} is being sent by another delivery`);
 }
@@ -64,10 +49,7 @@ export async function deliverQueuedEmail(body: unknown): Promise<void> {
     logger().info('queued email already handled', { mailId: mail.id, status: outcome });
     return;
   }
-  const store = tenant(mail.userId);
-  const key = keys.queuedEmail(mail.userId, mail.id);
-  const mark = (status: 'sent' | 'rejected') =>
-    store.update(key, { expression: 'SET #status = :status REMOVE leaseUntil', names: { '#status': 'status' }, values: { ':status': status } });
+  const mark = (status: 'sent' | 'rejected') => finishMailSend(mail.userId, mail.id, status);
   try {
     await sendEmail(mail.message);
   } catch (err) {
@@ -77,7 +59,7 @@ export async function deliverQueuedEmail(body: unknown): Promise<void> {
       return;
     }
     // If even this fails, the lease running out frees the claim for the retry.
-    await store.delete(key, { expression: '#status = :sending', names: { '#status': 'status' }, values: { ':sending': 'sending' } }).catch(() => undefined);
+    await releaseMailClaim(mail.userId, mail.id).catch(() => undefined);
     throw err;
   }
   await mark('sent');

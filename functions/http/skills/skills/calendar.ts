@@ -1,21 +1,9 @@
 import { calendarBodies as bodies } from '#contract/skill-actions/calendar';
-import * as keys from '#data/keys';
-import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '#data/skills/records';
+import { type CalendarEvent, createCalendarEvent, deleteCalendarEvent, getCalendarEvent, listCalendarEvents, updateCalendarEvent } from '#data/skills/calendar';
+import { newRecordId } from '#data/skills/records';
 import { badRequest, notFound } from '#http/errors';
 import { toIcs } from '../ics';
 import { action, type SkillModule } from '#domain/skills/skill-module';
-
-/** Events in UTC instants; an event occupies [start, end). */
-interface CalendarEvent extends Record<string, unknown> {
-  eventId: string;
-  title: string;
-  start: string;
-  end: string;
-  location?: string;
-  description?: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 const iso = (instant: string) => new Date(instant).toISOString();
 const missing = () => notFound('event not found');
@@ -33,7 +21,7 @@ const view = (e: CalendarEvent) => ({
 
 /** Events overlapping [from, to), soonest first. */
 async function eventsIn(userId: string, from?: string, to?: string) {
-  const all = await listRecords<CalendarEvent>(userId, keys.calendarEventPrefix);
+  const all = await listCalendarEvents(userId);
   const fromMs = from ? Date.parse(from) : -Infinity;
   const toMs = to ? Date.parse(to) : Infinity;
   return all
@@ -81,7 +69,7 @@ export const skill: SkillModule = {
         createdAt: at,
         updatedAt: at,
       };
-      await createRecord(call.userId, keys.calendarEvent(call.userId, event.eventId), event);
+      await createCalendarEvent(call.userId, event);
       return { event: view(event) };
     }),
     list_events: action(bodies().list_events, async (call, body) => {
@@ -89,18 +77,17 @@ export const skill: SkillModule = {
       return { events: events.map(view), count: events.length };
     }),
     get_event: action(bodies().get_event, async (call, body) => {
-      const event = await getRecord<CalendarEvent>(call.userId, keys.calendarEvent(call.userId, body.eventId));
+      const event = await getCalendarEvent(call.userId, body.eventId);
       if (!event) throw missing();
       return { event: view(event) };
     }),
     update_event: action(bodies().update_event, async (call, { action: _action, eventId, ...changes }) => {
-      const key = keys.calendarEvent(call.userId, eventId);
-      const current = await getRecord<CalendarEvent>(call.userId, key);
+      const current = await getCalendarEvent(call.userId, eventId);
       if (!current) throw missing();
       const start = changes.start ? iso(changes.start) : current.start;
       const end = changes.end ? iso(changes.end) : current.end;
       if (Date.parse(end) <= Date.parse(start)) throw badRequest('end must be after start', 'INVALID_TIME_RANGE');
-      const event = await updateRecord<CalendarEvent>(call.userId, key, {
+      const event = await updateCalendarEvent(call.userId, eventId, {
         title: changes.title,
         start,
         end,
@@ -112,7 +99,7 @@ export const skill: SkillModule = {
       return { event: view(event) };
     }),
     delete_event: action(bodies().delete_event, async (call, body) => {
-      if (!(await deleteRecord(call.userId, keys.calendarEvent(call.userId, body.eventId)))) throw missing();
+      if (!(await deleteCalendarEvent(call.userId, body.eventId))) throw missing();
       return { deleted: body.eventId };
     }),
     free_busy: action(bodies().free_busy, async (call, body) => {

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { streaming } from '#adapters/streaming';
 import { djStreamingBodies as bodies } from '#contract/skill-actions/dj-streaming';
 import { encrypt } from '#platform/crypto/envelope';
-import * as keys from '#data/keys';
+import { getAgent } from '#data/agents';
 import { finishedSets, getDjSet, provisionedStream, SetStateError, startSet, stopSet, type AgentStream, type DjSetState } from '#data/skills/dj-sets';
-import { tenant } from '#data/tenant';
 import { badRequest, conflict, notFound } from '#http/errors';
 import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 
@@ -21,7 +20,7 @@ async function ownedAgent(call: SkillCall, bodyAgentId: string | undefined): Pro
   if (call.agentId && bodyAgentId && bodyAgentId !== call.agentId) throw notFound('agent not found');
   const agentId = call.agentId ?? bodyAgentId;
   if (!agentId) throw badRequest('agentId is required', 'AGENT_REQUIRED');
-  if (!(await tenant(call.userId).get(keys.agent(call.userId, agentId)))) throw notFound('agent not found');
+  if (!(await getAgent(call.userId, agentId))) throw notFound('agent not found');
   return agentId;
 }
 

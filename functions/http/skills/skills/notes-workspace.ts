@@ -1,6 +1,6 @@
 import { notesWorkspaceBodies as bodies } from '#contract/skill-actions/notes-workspace';
-import * as keys from '#data/keys';
-import { createRecord, deleteRecord, getRecord, listRecords, newRecordId, updateRecord } from '#data/skills/records';
+import { createNote, deleteNote, getNote, listNotes, type Note, updateNote } from '#data/skills/notes';
+import { newRecordId } from '#data/skills/records';
 import { notFound } from '#http/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
@@ -9,14 +9,6 @@ import { action, type SkillModule } from '#domain/skills/skill-module';
  * (case-insensitive) in the title, the tags or the content, ranked by title hits x3, tag hits x2,
  * then content occurrences, newest first on ties.
  */
-interface Note extends Record<string, unknown> {
-  noteId: string;
-  title: string;
-  content: string;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 const view = (n: Note) => ({ noteId: n.noteId, title: n.title, content: n.content, tags: n.tags, createdAt: n.createdAt, updatedAt: n.updatedAt });
 const summary = (n: Note) => ({ noteId: n.noteId, title: n.title, tags: n.tags, updatedAt: n.updatedAt });
@@ -50,24 +42,22 @@ function snippet(content: string, word: string): string {
   return `${start > 0 ? '…' : ''}${content.slice(start, at + word.length + 80)}${at + word.length + 80 < content.length ? '…' : ''}`;
 }
 
-const notes = (userId: string) => listRecords<Note>(userId, keys.notePrefix);
-
 export const skill: SkillModule = {
   name: 'notes-workspace',
   actions: {
     create_note: action(bodies().create_note, async (call, body) => {
       const at = call.now.toISOString();
       const note: Note = { noteId: newRecordId('note'), title: body.title, content: body.content, tags: [...new Set(body.tags)], createdAt: at, updatedAt: at };
-      await createRecord(call.userId, keys.note(call.userId, note.noteId), note);
+      await createNote(call.userId, note);
       return { note: view(note) };
     }),
     get_note: action(bodies().get_note, async (call, body) => {
-      const note = await getRecord<Note>(call.userId, keys.note(call.userId, body.noteId));
+      const note = await getNote(call.userId, body.noteId);
       if (!note) throw missing();
       return { note: view(note) };
     }),
     update_note: action(bodies().update_note, async (call, { noteId, title, content, tags }) => {
-      const note = await updateRecord<Note>(call.userId, keys.note(call.userId, noteId), {
+      const note = await updateNote(call.userId, noteId, {
         title,
         content,
         tags: tags && [...new Set(tags)],
@@ -77,16 +67,16 @@ export const skill: SkillModule = {
       return { note: view(note) };
     }),
     delete_note: action(bodies().delete_note, async (call, body) => {
-      if (!(await deleteRecord(call.userId, keys.note(call.userId, body.noteId)))) throw missing();
+      if (!(await deleteNote(call.userId, body.noteId))) throw missing();
       return { deleted: body.noteId };
     }),
     list_notes: action(bodies().list_notes, async (call, body) => {
-      const list = (await notes(call.userId)).filter((n) => !body.tag || n.tags.includes(body.tag)).sort(newestFirst);
+      const list = (await listNotes(call.userId)).filter((n) => !body.tag || n.tags.includes(body.tag)).sort(newestFirst);
       return { notes: list.map(summary), count: list.length };
     }),
     search: action(bodies().search, async (call, body) => {
       const words = [...new Set(body.query.toLowerCase().split(/\s+/).filter(Boolean))];
-      const ranked = (await notes(call.userId))
+      const ranked = (await listNotes(call.userId))
         .filter((n) => !body.tag || n.tags.includes(body.tag))
         .map((n) => ({ note: n, score: scoreNote(n, words) }))
         .filter((r) => r.score > 0)
