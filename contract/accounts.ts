@@ -30,7 +30,7 @@ export const accountsContract = defineGroup({
   routes: [
     {
       operation: 'register',
-      sameOriginOnly: true,
+      policy: { sameOrigin: true },
       method: 'POST',
       path: '/api/register',
       auth: 'none',
@@ -61,7 +61,7 @@ export const accountsContract = defineGroup({
     },
     {
       operation: 'signInWithCredentials',
-      sameOriginOnly: true,
+      policy: { sameOrigin: true },
       method: 'POST',
       path: '/api/auth/callback/credentials',
       auth: 'none',

@@ -214,7 +214,7 @@ export const agentsContract = defineGroup({
       path: '/api/agents/provision',
       auth: 'session',
       // A client that timed out retries with the same key and gets the agent it created, not a second one.
-      idempotent: true,
+      policy: { idempotent: true },
       rateLimit: 'agents',
       summary: 'Provision a new agent: checks the subscription and the plan agent limit, creates it in `provisioning` and queues the launch.',
       description: [

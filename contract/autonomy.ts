@@ -319,7 +319,7 @@ export const portabilityRoutes = [
       'memory, skills and schedules are written to it.',
     ].join(' '),
     body: AgentExport,
-    handlerValidates: true,
+    bodyHandling: { validatedBy: 'handler' },
     example: {
       format: AGENT_EXPORT_FORMAT,
       formatVersion: AGENT_EXPORT_VERSION,

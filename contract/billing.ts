@@ -175,7 +175,7 @@ export const billingContract = defineGroup({
       path: '/api/billing',
       auth: 'session',
       // Checkout, credit purchases and plan changes: a retry gets the same checkout session, not a second one.
-      idempotent: true,
+      policy: { idempotent: true },
       summary: 'Billing actions: start a plan checkout, enable or disable a BYOK provider key, read usage, buy credits.',
       description:
         '- `create-checkout` `{plan}` → `{url, sessionId}` of a GBP subscription checkout; 402 `PLAN_REQUIRED` for the retired `free` plan; 409 `ALREADY_SUBSCRIBED` while a subscription is active (use `change-plan`; the plan changes only when the card webhook confirms payment).\n' +
@@ -253,7 +253,7 @@ export const billingContract = defineGroup({
       path: '/api/checkout',
       auth: 'none',
       deprecated: true,
-      rawBody: true,
+      bodyHandling: { kind: 'raw' },
       summary: 'Retired checkout: always 410 Gone; use `GET /api/card/checkout`.',
       description: 'Whatever the body (it is not parsed), the answer is 410.',
       responses: () => ({ 410: Gone(), ...commonErrorResponses() }),

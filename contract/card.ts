@@ -62,7 +62,7 @@ export const cardContract = defineGroup({
       path: '/api/card/storage-upgrade',
       auth: 'session',
       // A retried upgrade gets the same checkout session.
-      idempotent: true,
+      policy: { idempotent: true },
       summary: 'Start a one-off checkout for extra agent storage on top of the plan.',
       description:
         'Answers `{url, sessionId}` of a checkout for `storageGb` GB; the storage is added to the account (`extraStorageGb` of `GET /api/billing`) when the card webhook confirms payment. ' +
@@ -100,9 +100,7 @@ export const cardContract = defineGroup({
       method: 'POST',
       path: '/api/webhooks/card',
       auth: 'none',
-      rawBody: true,
-      handlerValidates: true,
-      openBody: true,
+      bodyHandling: { kind: 'raw', validatedBy: 'handler', open: true },
       summary: "The card processor's signed webhook: subscription and payment events.",
       description:
         "The processor's `stripe-signature` header is verified over the exact raw body with `CARD_WEBHOOK_SECRET` and a 5-minute timestamp tolerance; a missing, wrong or stale signature is 400 `INVALID_SIGNATURE` " +

@@ -106,7 +106,7 @@ export const gatewayContract = defineGroup({
   routes: [
     {
       operation: 'callGateway',
-      nonJsonStatus: 400,
+      bodyHandling: { nonJsonStatus: 400, open: true },
       method: 'POST',
       path: '/api/v1/gateway',
       auth: 'optional',
@@ -129,7 +129,6 @@ export const gatewayContract = defineGroup({
         '`tts` takes `input` (≤ 4096 characters), `voice` (default `alloy`), `format` (`mp3` default, `opus`, `aac`, `flac`, `wav`, `pcm`), `model` (default `tts-1`) and answers `audio {base64, mediaType, format}`; `stt` takes `audio` (base64, ≤ 700 KB decoded), `model` (default `whisper-1`), `language`, and answers the transcript as `message` (OpenAI-compatible `/audio/speech` and `/audio/transcriptions` providers).',
         'With `Accept: text/event-stream`, `generate-text` and `agent` answer `text/event-stream`: `event: delta` `{text}` per chunk, then `event: done` with the success body. The status (200) and headers are sent with the first chunk, and from that chunk on the call counts as served: the payment is spent (an MPP credential is not redeemable again) even if the provider fails later, in which case the stream ends with `event: error` `{error, code, message?}` (as the non-streamed failure body, e.g. `{error: "internal", code: "PLUGIN_FAILED", message}`) instead of `done`. A failure before the first chunk is an ordinary JSON error answer and leaves an MPP payment redeemable.',
       ].join(' '),
-      openBody: true,
       // A string, not the enum: an unknown plugin (body or header) answers the spec's 502 `no_plugin`.
       body: () =>
         z.looseObject({

@@ -173,7 +173,7 @@ export const infraMcpContract = defineGroup({
       description:
         'The check is offline: the key is never stored, logged or echoed back, and a given `endpoint` must be an https URL but is never contacted (no request leaves the platform). Any bad body, including a missing or malformed `api_key`, a malformed `endpoint` or an unknown field, answers 400 `{valid: false, errors, help}` rather than the generic validation error.',
       body: InfraMcpValidateConfigBody,
-      handlerValidates: true,
+      bodyHandling: { validatedBy: 'handler' },
       example: { api_key: 'rnd_Xk29fLmQ7pR4tV8wZc1N', endpoint: 'https://api.example.com/v1' },
       responses: () => ({
         ...commonErrorResponses(),

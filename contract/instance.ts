@@ -304,7 +304,7 @@ export const instanceContract = defineGroup({
       path: '/api/instance/{userId}/reset-memory',
       auth: 'session',
       // A retried reset does not relaunch the instance a second time.
-      idempotent: true,
+      policy: { idempotent: true },
       errorFields: { success: false, status: 'error' },
       rateLimit: 'instance',
       summary:

@@ -55,8 +55,7 @@ export const keysContract = defineGroup({
       path: '/api/keys',
       auth: 'session',
       // A client that lost the answer gets the same key again, not a second key counting against the limit.
-      idempotent: true,
-      secretAnswer: true,
+      policy: { idempotent: true, secretAnswer: true },
       summary: 'Create an API key; the `sk_` key is returned once and can never be read again.',
       description: `400 \`KEY_LIMIT\` when the account already holds ${API_KEYS_PER_ACCOUNT} keys.`,
       body: CreateApiKeyBody,

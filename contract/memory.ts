@@ -71,7 +71,7 @@ export const memoryContract = defineGroup({
       path: '/api/memory',
       auth: 'session',
       // A retried write gets the first answer (its `saved`), not a second write over a newer value.
-      idempotent: true,
+      policy: { idempotent: true },
       summary: 'Write one key (`key` + `memory`) or up to 50 keys at once (`memory` object); bulk writes are all-or-nothing.',
       description: [
         `Limits, on the compact JSON encoding in UTF-8: each value at most ${MEMORY_VALUE_MAX_BYTES} bytes (\`MEMORY_VALUE_TOO_LARGE\`),`,

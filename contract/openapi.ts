@@ -174,13 +174,13 @@ function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
   // Every route runs under the request deadline and reads the table (http/pipeline.ts).
   const codes: Record<number, string[]> = { 500: ['INTERNAL'], 503: ['BACKEND_UNAVAILABLE'], 504: ['DEADLINE_EXCEEDED'] };
   const add = (status: number, ...values: string[]) => (codes[status] ??= []).push(...values);
-  if (route.body || route.rawBody) add(413, 'PAYLOAD_TOO_LARGE');
-  if (route.body && !route.rawBody) {
+  if (route.body || route.bodyHandling?.kind === 'raw') add(413, 'PAYLOAD_TOO_LARGE');
+  if (route.body && route.bodyHandling?.kind !== 'raw') {
     add(400, 'INVALID_JSON', 'JSON_TOO_DEEP');
-    if (route.nonJsonStatus === 400) add(400, 'UNSUPPORTED_CONTENT_TYPE');
+    if (route.bodyHandling?.nonJsonStatus === 400) add(400, 'UNSUPPORTED_CONTENT_TYPE');
     else add(415, 'UNSUPPORTED_MEDIA_TYPE');
   }
-  if (route.sameOriginOnly) add(403, 'CROSS_SITE_REQUEST');
+  if (route.policy?.sameOrigin) add(403, 'CROSS_SITE_REQUEST');
   if (route.body || route.params || route.query) add(400, 'VALIDATION_ERROR');
   if (route.auth !== 'none') {
     add(401, 'TOKEN_INVALID');
@@ -190,7 +190,7 @@ function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
     if (UNSAFE_METHODS.has(route.method)) add(403, 'CSRF_INVALID');
   }
   if (route.rateLimit) add(429, 'RATE_LIMITED');
-  if (route.idempotent) {
+  if (route.policy?.idempotent) {
     add(400, 'INVALID_IDEMPOTENCY_KEY');
     add(409, 'IDEMPOTENCY_IN_PROGRESS');
     add(422, 'IDEMPOTENCY_KEY_REUSED');
@@ -303,7 +303,7 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
           schema: { type: 'string' },
         });
       }
-      if (route.idempotent) {
+      if (route.policy?.idempotent) {
         parameters.push({
           name: 'Idempotency-Key',
           in: 'header',
@@ -317,7 +317,11 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
         tags: [group.group],
         summary: route.summary,
         description:
-          [route.description, route.rateLimit ? `Rate limit scope: \`${route.rateLimit}\`.` : undefined, route.sameOriginOnly ? SAME_ORIGIN_NOTE : undefined]
+          [
+            route.description,
+            route.rateLimit ? `Rate limit scope: \`${route.rateLimit}\`.` : undefined,
+            route.policy?.sameOrigin ? SAME_ORIGIN_NOTE : undefined,
+          ]
             .filter(Boolean)
             .join('\n\n') || undefined,
         deprecated: route.deprecated || undefined,
@@ -335,7 +339,7 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
             },
           },
         };
-      } else if (route.rawBody) {
+      } else if (route.bodyHandling?.kind === 'raw') {
         operation.requestBody = { required: true, content: { 'application/json': { schema: {} } } };
       }
       (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;

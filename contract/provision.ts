@@ -89,9 +89,8 @@ export const provisionContract = defineGroup({
       // `sk_` key), the only subject this route ever writes for. A call without one is answered 402
       // before any write, so it has nothing to repeat and runs without a record; the body's `email`
       // or `cardSubscriptionId` are not secrets and must never choose whose record a key lands in.
-      // The answer carries the stream key once, so the kept copy is sealed (secretAnswer).
-      idempotent: true,
-      secretAnswer: true,
+      // The answer carries the stream key once, so the kept copy is sealed (policy.secretAnswer).
+      policy: { idempotent: true, secretAnswer: true },
       rateLimit: 'provision',
       summary: 'Provision an agent connected to chatBot, communityBot and/or businessMessaging; proxied to the backend provisioning service.',
       description: [

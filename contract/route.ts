@@ -27,6 +27,52 @@ export type RateLimitScope =
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
+export interface BodyHandling {
+  /**
+   * `raw`: the pipeline does not parse the body as JSON and hands the handler the raw text
+   * (signature checks need the exact bytes), or lets the handler decide how to answer a bad body.
+   */
+  kind?: 'json' | 'raw';
+  /**
+   * `handler`: the spec gives this route its own answer to a bad body (e.g. 401 on the wallet
+   * callback), so the handler validates with `body` itself instead of the pipeline's generic 400.
+   */
+  validatedBy?: 'pipeline' | 'handler';
+  /** The body is a documented pass-through (forwarded as is), so unknown fields are allowed. */
+  open?: boolean;
+  /**
+   * The status a body not sent as `application/json` gets: 415 `UNSUPPORTED_MEDIA_TYPE` unless the
+   * spec names another (the v1 gateway answers 400 `UNSUPPORTED_CONTENT_TYPE`).
+   */
+  nonJsonStatus?: 400;
+}
+
+export interface RoutePolicy {
+  /**
+   * Sign-in and sign-up: refused when a browser says the request comes from another site
+   * (`Origin` not the application's, or `Sec-Fetch-Site: cross-site`/`same-site`), so a cross-site
+   * form cannot sign a victim into the attacker's account (login CSRF). Clients that send neither
+   * header (curl, servers) are not browsers carrying a victim's cookies and pass.
+   */
+  sameOrigin?: boolean;
+  /**
+   * The route honours an `Idempotency-Key` header (money moves, outbound messages): the pipeline
+   * keeps the first completed answer under the caller, operation and key for a day and replays it
+   * for a repeat; the same key with another body is refused, as is a repeat while the first runs.
+   */
+  idempotent?: boolean;
+  /**
+   * With `idempotent`: the answer carries a secret shown once (a new API key), so the copy kept for
+   * replay is envelope-encrypted (platform/crypto/envelope.ts), never stored in the clear.
+   */
+  secretAnswer?: boolean;
+}
+
+/** The body is handed over as raw text, not parsed. */
+export const takesRawBody = (route: RouteDefinition): boolean => route.bodyHandling?.kind === 'raw';
+/** The handler, not the pipeline, validates the body against `body`. */
+export const handlerValidatesBody = (route: RouteDefinition): boolean => route.bodyHandling?.validatedBy === 'handler';
+
 export interface RouteDefinition {
   /** camelCase, unique across the whole contract; doubles as the OpenAPI operationId. */
   operation: string;
@@ -42,20 +88,10 @@ export interface RouteDefinition {
   params?: Lazy<z.core.$ZodObject>;
   query?: Lazy<z.core.$ZodObject>;
   body?: Lazy<z.core.$ZodType>;
-  /**
-   * When true the pipeline does not parse the body as JSON and hands the handler the raw text
-   * (signature checks need the exact bytes), or lets the handler decide how to answer a bad body.
-   */
-  rawBody?: boolean;
+  /** How the pipeline takes the body; by default it parses JSON and validates it against `body`. */
+  bodyHandling?: BodyHandling;
   /** A valid request body: documents the route and seeds the generic security suites. */
   example?: unknown;
-  /** The body is a documented pass-through (forwarded as is), so unknown fields are allowed. */
-  openBody?: boolean;
-  /**
-   * The spec gives this route its own answer to a bad body (e.g. 401 on the wallet callback), so
-   * the handler validates with `body` itself instead of the pipeline's generic 400.
-   */
-  handlerValidates?: boolean;
   /**
    * Fields merged into every error body of this route, where the spec gives the route its own
    * failure shape (the lifecycle endpoints answer `{success: false, status: 'error'}`).
@@ -63,29 +99,8 @@ export interface RouteDefinition {
   errorFields?: Record<string, unknown>;
   /** The answer sets or clears the session and CSRF cookies (documented as `Set-Cookie`). */
   setsCookies?: boolean;
-  /**
-   * Sign-in and sign-up: refused when a browser says the request comes from another site
-   * (`Origin` not the application's, or `Sec-Fetch-Site: cross-site`/`same-site`), so a cross-site
-   * form cannot sign a victim into the attacker's account (login CSRF). Clients that send neither
-   * header (curl, servers) are not browsers carrying a victim's cookies and pass.
-   */
-  sameOriginOnly?: boolean;
-  /**
-   * The status a body not sent as `application/json` gets: 415 `UNSUPPORTED_MEDIA_TYPE` unless the
-   * spec names another (the v1 gateway answers 400 `UNSUPPORTED_CONTENT_TYPE`).
-   */
-  nonJsonStatus?: 400;
-  /**
-   * The route honours an `Idempotency-Key` header (money moves, outbound messages): the pipeline
-   * keeps the first completed answer under the caller, operation and key for 24 h and replays it
-   * for a repeat; the same key with another body is refused, as is a repeat while the first runs.
-   */
-  idempotent?: boolean;
-  /**
-   * With `idempotent`: the answer carries a secret shown once (a new API key), so the copy kept for
-   * replay is envelope-encrypted (platform/crypto/envelope.ts), never stored in the clear.
-   */
-  secretAnswer?: boolean;
+  /** What the pipeline enforces around the operation beyond auth and rate limit. */
+  policy?: RoutePolicy;
   /** Status code → schema of the answer; used for documentation and by contract tests, never by a function. */
   responses: Lazy<Record<number, z.core.$ZodType>>;
 }

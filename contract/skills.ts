@@ -337,7 +337,7 @@ const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<ReturnType<type
  * The skills' action bodies (./skill-actions, about 30 KB of schema code) are given by ./index.ts, so
  * the whole contract (the document, CDK, the tests) has them, while the skills function, which loads
  * only this group, does not parse them at its cold start: it never builds a skill route's body from
- * the contract (the route is `handlerValidates`; each skill's module validates with the same schemas).
+ * the contract (the route's body is `validatedBy: 'handler'`; each skill's module validates with the same schemas).
  */
 let providedActionBodies: Readonly<Record<string, SkillActionBodies>> | undefined;
 
@@ -396,9 +396,9 @@ const skillRoutes: RouteDefinition[] = SKILL_CATALOGUE.map((skill) => {
     body: () => skillBody(skill.name),
     // The skill's module validates the body of the chosen action (the same schema, for both
     // session and runtime callers), so skills without a module yet still answer 501.
-    handlerValidates: true,
+    bodyHandling: { validatedBy: 'handler' },
+    policy: { idempotent: true },
     // Skills move money and send messages on the caller's behalf: a retried call must not do it twice.
-    idempotent: true,
     // Read by the document and the tests only, through the whole contract.
     get example() {
       return skillActionBodies(skill.name)?.example ?? SKILL_EXAMPLES[skill.name];
@@ -520,8 +520,7 @@ const installRoutes = [
       "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (any other credential answers 401 `TOKEN_INVALID`). The body is the skill endpoint's body (`POST /api/skills/{skill}`) and so is the answer. A skill that is not installed on the agent, or disabled, answers 404, as does an agent that is not the account's.",
     params: () => z.strictObject({ userId: ResourceId(), agentId: ResourceId(), skill: ResourceId() }),
     body: () => z.looseObject({ action: z.optional(z.string()) }),
-    handlerValidates: true,
-    openBody: true,
+    bodyHandling: { validatedBy: 'handler', open: true },
     example: { action: 'search', genre: 'techno' },
     responses: skillResponses,
   },

@@ -64,7 +64,7 @@ export const socialContract = defineGroup({
       path: '/api/auth/social/verify',
       auth: 'none',
       rateLimit: 'signIn',
-      handlerValidates: true,
+      bodyHandling: { validatedBy: 'handler' },
       summary: 'Verify a decentralised-social identity token and, with `address`, check token gating; answers a session token and a refresh token.',
       description:
         '`fidToken` is a JWT of the social identity provider, verified against its JWKS (signature with an asymmetric algorithm, issuer, audience = this application, expiry); its `sub` is the fid. ' +

@@ -29,12 +29,12 @@ export const walletSignInContract = defineGroup({
     },
     {
       operation: 'signInWithWallet',
-      sameOriginOnly: true,
+      bodyHandling: { validatedBy: 'handler' },
+      policy: { sameOrigin: true },
       method: 'POST',
       path: '/api/auth/callback/wallet',
       auth: 'none',
       rateLimit: 'signIn',
-      handlerValidates: true,
       summary: 'Sign in with a signed SIWE message; sets the session cookie and redirects to the callback URL.',
       description:
         'The message must be on chain id 0x2105 (8453), its domain must match the configured application URL, its nonce must be one issued by `GET /api/auth/nonce` ' +

@@ -17,7 +17,7 @@ export const IDEMPOTENCY_LOCK_SECONDS = 120;
 export interface StoredAnswer {
   statusCode: number;
   body?: string;
-  /** In place of `body` when the answer holds a secret (the route's `secretAnswer`). */
+  /** In place of `body` when the answer holds a secret (the route's `policy.secretAnswer`). */
   sealedBody?: EnvelopeRecord;
   contentType?: string;
 }

@@ -31,8 +31,8 @@ export interface OperationContext<R extends RouteDefinition = RouteDefinition> {
   route: R;
   params: Infer<R['params']>;
   query: Infer<R['query']>;
-  /** Validated body; for `handlerValidates` routes the parsed JSON, for `rawBody` routes undefined. */
-  body: R['handlerValidates'] extends true ? unknown : Infer<R['body']>;
+  /** Validated body; for routes whose handler validates it the parsed JSON, for raw bodies undefined. */
+  body: R['bodyHandling'] extends { validatedBy: 'handler' } ? unknown : Infer<R['body']>;
   rawBody: string;
   headers: Record<string, string | undefined>;
   cookies: Record<string, string>;
@@ -203,7 +203,7 @@ export interface HandlerOptions {
    */
   cors?: AnswerHeaders;
   /**
-   * Seals the answers of `secretAnswer` routes before they are kept for Idempotency-Key replay.
+   * Seals the answers of `policy.secretAnswer` routes before they are kept for Idempotency-Key replay.
    * Given by the groups that have such routes, so only their functions bundle the key client.
    */
   answerSealer?: AnswerSealer;
@@ -239,15 +239,15 @@ async function prepareRequest(routes: Map<string, RouteDefinition>, request: Pip
 
   const raw = bodyText(event);
   if (Buffer.byteLength(raw) > config().maxBodyBytes) throw new HttpError(413, 'request body too large', 'PAYLOAD_TOO_LARGE');
-  if (route.sameOriginOnly) {
+  if (route.policy?.sameOrigin) {
     const why = crossSiteReason(headers, config().appUrl);
     if (why) throw new HttpError(403, `cross-site request refused: ${why}`, 'CROSS_SITE_REQUEST');
   }
   let parsedBody: unknown;
-  if (route.body && !route.rawBody) {
+  if (route.body && route.bodyHandling?.kind !== 'raw') {
     // Only JSON is read as JSON: a `text/plain` body is what a cross-site form can send without a preflight.
     if (raw.trim() !== '' && !isJsonContentType(headers['content-type'])) {
-      const spec400 = route.nonJsonStatus === 400;
+      const spec400 = route.bodyHandling?.nonJsonStatus === 400;
       throw new HttpError(
         spec400 ? 400 : 415,
         'the request body must be sent as Content-Type: application/json',
@@ -291,7 +291,7 @@ async function prepareRequest(routes: Map<string, RouteDefinition>, request: Pip
   const schemas = schemasOf(route);
   const params = parseWith(schemas.params, event.pathParameters ?? {}, 'params');
   const query = parseWith(schemas.query, event.queryStringParameters ?? {}, 'query');
-  const body = route.handlerValidates || route.rawBody ? parsedBody : parseWith(schemas.body, parsedBody, 'body');
+  const body = route.bodyHandling?.validatedBy === 'handler' || route.bodyHandling?.kind === 'raw' ? parsedBody : parseWith(schemas.body, parsedBody, 'body');
 
   const ctx = {
     route,
@@ -335,14 +335,14 @@ const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const MAX_STORED_ANSWER_BYTES = 300_000;
 
 /**
- * Idempotency-Key for the routes that set `idempotent` (contract): the first completed answer is
+ * Idempotency-Key for the routes that set `policy.idempotent` (contract): the first completed answer is
  * kept under the caller's partition, the operation and the key for 24 h and replayed for a repeat;
  * another body under the same key is refused (422), as is a repeat while the first still runs (409).
  * Failures keep nothing, so a retry with the same key runs again. Without the header nothing changes.
  */
 async function idempotently(ctx: OperationContext, sealer: AnswerSealer | undefined, run: () => Promise<ApiResult>): Promise<ApiResult> {
   const key = ctx.headers['idempotency-key'];
-  if (!ctx.route.idempotent || key === undefined || !ctx.auth) return run();
+  if (!ctx.route.policy?.idempotent || key === undefined || !ctx.auth) return run();
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new HttpError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', 'INVALID_IDEMPOTENCY_KEY');
   }
@@ -374,7 +374,7 @@ async function idempotently(ctx: OperationContext, sealer: AnswerSealer | undefi
   const storable = body !== undefined ? Buffer.byteLength(body) <= MAX_STORED_ANSWER_BYTES : status === 204;
   if (status < 300 && !result.cookies && storable) {
     const contentType = result.headers?.['content-type'];
-    const kept = ctx.route.secretAnswer && body !== undefined ? { sealedBody: await sealer!.seal(userId, body) } : { body };
+    const kept = ctx.route.policy?.secretAnswer && body !== undefined ? { sealedBody: await sealer!.seal(userId, body) } : { body };
     await completeIdempotencyKey(userId, operation, key, {
       statusCode: status,
       ...kept,
@@ -390,7 +390,7 @@ async function idempotently(ctx: OperationContext, sealer: AnswerSealer | undefi
  */
 export function createHandler<G extends RouteGroup>(group: G, operations: NoInfer<Operations<G>>, options: HandlerOptions = {}) {
   const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
-  const unsealed = group.routes.find((r) => r.idempotent && r.secretAnswer && !options.answerSealer);
+  const unsealed = group.routes.find((r) => r.policy?.idempotent && r.policy?.secretAnswer && !options.answerSealer);
   if (unsealed) throw new Error(`${unsealed.operation} keeps a secret answer for replay: give createHandler an answerSealer`);
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 

@@ -24,7 +24,7 @@ export function defaultQuery(route: ContractRoute, values: Record<string, string
   return s ? `?${s}` : '';
 }
 
-export const hasBody = (r: ContractRoute) => r.body !== undefined && !r.rawBody;
+export const hasBody = (r: ContractRoute) => r.body !== undefined && r.bodyHandling?.kind !== 'raw';
 
 /**
  * Resources a user owns, created through the real API by the owner, keyed by path or query

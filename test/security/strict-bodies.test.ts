@@ -5,7 +5,7 @@ import { call, testSession, uniqueIp } from '../helpers/api';
 import { defaultQuery, fillPath, hasBody } from './route-samples';
 
 const bodyRoutes = allRoutes.filter(hasBody);
-const strictRoutes = bodyRoutes.filter((r) => !r.openBody);
+const strictRoutes = bodyRoutes.filter((r) => !r.bodyHandling?.open);
 const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 /** Admin routes check the body only for an admin, so they are called as one. */
 const sessionFor = (r: { auth: string }) => testSession({ admin: r.auth === 'admin' });
@@ -28,7 +28,7 @@ describe('strict request bodies on every route', () => {
     }
   });
 
-  it.each(strictRoutes.filter((r) => !r.handlerValidates).map((r) => [label(r), r] as const))(
+  it.each(strictRoutes.filter((r) => r.bodyHandling?.validatedBy !== 'handler').map((r) => [label(r), r] as const))(
     '%s answers an unknown field with 400 VALIDATION_ERROR naming it',
     async (_l, route) => {
       const session = await sessionFor(route);
@@ -43,7 +43,7 @@ describe('strict request bodies on every route', () => {
     },
   );
 
-  it.each(strictRoutes.filter((r) => r.handlerValidates).map((r) => [label(r), r] as const))(
+  it.each(strictRoutes.filter((r) => r.bodyHandling?.validatedBy === 'handler').map((r) => [label(r), r] as const))(
     '%s (validated by its handler) refuses an unknown field with a 4xx',
     async (_l, route) => {
       const session = await sessionFor(route);

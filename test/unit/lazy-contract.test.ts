@@ -70,7 +70,7 @@ describe('the skills contract alone, as the skills function loads it', () => {
     const { schemasOf } = await import('#contract/route');
     const calendar: RouteDefinition = skillsContract.routes.find((r) => r.operation === 'skillCalendar')!;
     // The pipeline reads a route's params and query on every call, its body only when it validates it.
-    expect(calendar.handlerValidates).toBe(true);
+    expect(calendar.bodyHandling?.validatedBy === 'handler').toBe(true);
     const schemas = schemasOf(calendar);
     expect(schemas.params).toBeUndefined();
     expect(() => schemas.body).toThrow(/contract\/index\.ts/);

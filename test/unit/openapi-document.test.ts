@@ -73,7 +73,7 @@ describe('the OpenAPI document', () => {
   it('documents 413 on every body, Retry-After on every rate-limited route and Location on every redirect', () => {
     for (const route of allRoutes) {
       const op = doc.paths[route.path]![route.method.toLowerCase()]!;
-      if (route.body || route.rawBody) expect(op.responses, `${route.operation} 413`).toHaveProperty('413');
+      if (route.body || route.bodyHandling?.kind === 'raw') expect(op.responses, `${route.operation} 413`).toHaveProperty('413');
       if (route.rateLimit) expect(op.responses['429']?.headers, `${route.operation} 429`).toHaveProperty('Retry-After');
       for (const status of ['301', '302', '303']) {
         if (op.responses[status]) expect(op.responses[status]!.headers, `${route.operation} ${status}`).toHaveProperty('Location');
