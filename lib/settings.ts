@@ -1,8 +1,9 @@
 import type { Node } from 'constructs';
+import { SETTING_GROUPS, type Setting, type SettingGroup } from '#platform/config';
 
 /**
- * Operator settings of the functions: every variable platform/config.ts reads, who may set it in AWS,
- * and which functions receive it.
+ * Operator settings of the functions: every variable platform/config.ts declares (SETTING_GROUPS: each setting
+ * says whether it is a secret, set by the stack or local only), and which functions receive it.
  *
  * - Plain settings come from the CDK context object `settings` (NAME → value, in cdk.json);
  *   `-c settings.CARD_PRICE_SOLO=price_...` overrides one of them, `-c settings='{...}'` replaces them all.
@@ -13,240 +14,35 @@ import type { Node } from 'constructs';
  * - A setting reaches only the functions SETTING_ROUTES names for it.
  */
 
-/**
- * The keys of the settings groups (`const *_SETTINGS`) of platform/config.ts, in its order. They are not exported, so this list
- * is kept by hand; test/infra/settings.test.ts reads platform/config.ts and fails when they drift.
- */
-export const KNOWN_SETTINGS = [
-  'STAGE',
-  'LOG_LEVEL',
-  'AWS_REGION',
-  'TABLE_NAME',
-  'DYNAMODB_ENDPOINT',
-  'DYNAMODB_CONNECT_TIMEOUT_MS',
-  'DYNAMODB_REQUEST_TIMEOUT_MS',
-  'DYNAMODB_MAX_ATTEMPTS',
-  'HEALTH_PROBE_CACHE_MS',
-  'REQUEST_DEADLINE_MS',
-  'SQS_ENDPOINT',
-  'PROVISIONING_QUEUE_URL',
-  'EVENTS_QUEUE_URL',
-  'JWT_SECRET',
-  'JWT_ISSUER',
-  'JWT_AUDIENCE',
-  'APP_URL',
-  'COOKIE_SECURE',
-  'ADMIN_EMAILS',
-  'TESTER_EMAILS',
-  'KMS_KEY_ID',
-  'ECS_CLUSTER_ARN',
-  'ECS_TASK_DEFINITION_ARN',
-  'ECS_SUBNET_IDS',
-  'ECS_SECURITY_GROUP_IDS',
-  'RUNTIME_IMAGE',
-  'AGENT_DOMAIN',
-  'MAX_BODY_BYTES',
-  'RATE_LIMITS',
-  'DATA_DIR',
-  'LOCAL_MASTER_KEY_FILE',
-  'WALLET_RPC_URL',
-  'WALLET_NETWORK',
-  'WALLET_RPC_TIMEOUT_MS',
-  'HOSTED_WALLET_PROVIDER',
-  'HOSTED_WALLET_PROJECT_ID',
-  'INFRA_MCP_DOCS_URL',
-  'INFRA_MCP_REPO_URL',
-  'INFRA_MCP_DOCKER_IMAGE',
-  'REFERRAL_CREDITS',
-  'REFERRAL_CAP',
-  'OUTBOX_DIR',
-  'EMAIL_FROM',
-  'BOT_CHECK_VERIFY_URL',
-  'BOT_CHECK_SECRET',
-  'FORGOT_PASSWORD_MIN_MS',
-  'SIGN_IN_CAPPED_DELAY_MS',
-  'WEBHOOK_ENDPOINTS',
-  'WEBHOOK_SECRET',
-  'WEBHOOK_RETRY_SCHEDULE_MS',
-  'WEBHOOK_DISABLE_AFTER_MS',
-  'CARD_SECRET_KEY',
-  'CARD_WEBHOOK_SECRET',
-  'CARD_WEBHOOK_TOLERANCE_SECONDS',
-  'CARD_API_HOST',
-  'CARD_API_PORT',
-  'CARD_API_PROTOCOL',
-  'CARD_TIMEOUT_MS',
-  'CARD_PRICES',
-  'CARD_PRICE_LABEL',
-  'CARD_PRICE_SOLO',
-  'CARD_PRICE_COLLECTIVE',
-  'CARD_PRICE_NETWORK',
-  'CARD_CREDIT_PRICES',
-  'CARD_STORAGE_PRICE',
-  'CARD_MODE',
-  'OAUTH_CODEHOST_CLIENT_ID',
-  'OAUTH_CODEHOST_CLIENT_SECRET',
-  'OAUTH_CODEHOST_AUTHORIZE_URL',
-  'OAUTH_CODEHOST_TOKEN_URL',
-  'OAUTH_CODEHOST_USERINFO_URL',
-  'OAUTH_CODEHOST_EMAILS_URL',
-  'OAUTH_WEBID_CLIENT_ID',
-  'OAUTH_WEBID_CLIENT_SECRET',
-  'OAUTH_WEBID_ISSUER',
-  'OAUTH_WEBID_AUTHORIZE_URL',
-  'OAUTH_WEBID_TOKEN_URL',
-  'OAUTH_WEBID_USERINFO_URL',
-  'OAUTH_TIMEOUT_MS',
-  'CHAIN_RPC_URL',
-  'CHAIN_RPC_TIMEOUT_MS',
-  'SOCIAL_JWKS_URL',
-  'SOCIAL_ISSUER',
-  'SOCIAL_AUDIENCE',
-  'GATING_TOKEN_ADDRESS',
-  'GATING_MIN_BALANCE',
-  'GATING_TOKEN_SYMBOL',
-  'GATING_RPC_URL',
-  'GATING_PUBLIC_RPC_URL',
-  'MODEL_API_BASE_URL',
-  'MODEL_API_KEY',
-  'MODEL_API_TIMEOUT_MS',
-  'OPENAI_API_KEY',
-  'OPENAI_BASE_URL',
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_BASE_URL',
-  'GOOGLE_API_KEY',
-  'GOOGLE_BASE_URL',
-  'AI_CATALOGUE',
-  'PROVISIONING_DLQ_URL',
-  'LAUNCHER',
-  'RUNTIME_VERSION',
-  'APPROVED_RUNTIME_IMAGES',
-  'PROVISION_HEALTH_ATTEMPTS',
-  'PROVISION_HEALTH_INTERVAL_MS',
-  'RUNTIME_PLATFORM_URL',
-  'LOCAL_RUNTIME_ENTRY',
-  'STREAMING_PROVIDER',
-  'STREAMING_RTMP_URL',
-  'STREAMING_PLAYBACK_BASE_URL',
-  'HEARTBEAT_TICK_MS',
-  'HEARTBEAT_MAX_USERS_PER_RUN',
-  'HEARTBEAT_CONCURRENCY',
-  'METRICS_STORAGE_QUOTA_MB',
-  // skills of issue 12 part B
-  'TREASURY_TOKENS',
-  'FILE_STORAGE',
-  'FILES_DIR',
-  'FILES_BUCKET',
-  'FILES_S3_ENDPOINT',
-  'FILE_UPLOAD_URL_TTL_SECONDS',
-  'FILE_DOWNLOAD_URL_TTL_SECONDS',
-  // skills of issue 13 part A
-  'PAYMENT_TOKEN',
-  'MPP_CHAIN_ID',
-  'MPP_RPC_URL',
-  'MPP_RECIPIENT',
-  'MPP_CURRENCY',
-  'MPP_CONFIRMATIONS',
-  'MPP_CHALLENGE_TTL_SECONDS',
-  'MPP_RPC_TIMEOUT_MS',
-  'GATEWAY_PRICES',
-  'GATEWAY_ALLOWED_ORIGINS',
-  'GATEWAY_CARD_PRICES',
-  'GATEWAY_CARD_RATE',
-  'EAS_CONTRACT_ADDRESS',
-  'EAS_SCHEMA_UID',
-  'EAS_RPC_URL',
-  // channel skills of issue 13 part C
-  'CHANNEL_TELEGRAM_API_URL',
-  'CHANNEL_DISCORD_API_URL',
-  'CHANNEL_WHATSAPP_API_URL',
-  'CHANNEL_SLACK_API_URL',
-  'CHANNEL_TIMEOUT_MS',
-  // skills of issue 13 part B
-  'FETCH_ALLOWED_LOOPBACK',
-  'COINBASE_VERIFICATION_INDEXER',
-  'COINBASE_VERIFICATION_ATTESTER',
-  'COINBASE_VERIFICATION_SCHEMA_UID',
-  'ENS_RPC_URL',
-  'ENS_UNIVERSAL_RESOLVER',
-  // issue 20: instances that heal, no stranded provisioning
-  'INSTANCE_RELAUNCHES_PER_HOUR',
-  'INSTANCE_RELAUNCH_BACKOFF_SECONDS',
-  'ECS_ENDPOINT',
-  'KMS_ENDPOINT',
-  'PROVISIONING_REDRIVE_AFTER_SECONDS',
-  // per-agent log in AWS (issue 18)
-  'RUNTIME_LOG_GROUP',
-  'CLOUDWATCH_LOGS_ENDPOINT',
-  // issue 20: the SES call bounded under a hung endpoint (tests)
-  'SES_ENDPOINT',
-  // issue 22: wake on demand
-  'WAKE_WAIT_SECONDS',
-] as const;
+type Groups = typeof SETTING_GROUPS;
+type GroupName = keyof Groups;
+/** Every setting's name. */
+export type SettingName = { [G in GroupName]: keyof Groups[G] & string }[GroupName];
+
+const DECLARED: readonly (readonly [SettingName, Setting, GroupName])[] = (Object.entries(SETTING_GROUPS) as [GroupName, SettingGroup][]).flatMap(
+  ([group, settings]) => Object.entries(settings).map(([name, setting]) => [name as SettingName, setting, group] as const),
+);
+const namesWhere = (test: (setting: Setting) => unknown): SettingName[] => DECLARED.filter(([, setting]) => test(setting)).map(([name]) => name);
+
+/** Every variable platform/config.ts reads, in the order of its groups. */
+export const KNOWN_SETTINGS: readonly SettingName[] = DECLARED.map(([name]) => name);
 
 /** Set by the stack from its own resources or its top-level context keys; `settings` may not override them. */
-export const STACK_SETTINGS: Readonly<Record<string, string>> = {
-  STAGE: 'always "aws" in the stack',
-  AWS_REGION: 'set by Lambda itself',
-  TABLE_NAME: "the stack's table",
-  PROVISIONING_QUEUE_URL: "the stack's provisioning queue",
-  EVENTS_QUEUE_URL: "the stack's events queue",
-  PROVISIONING_DLQ_URL: 'in AWS the DLQ feeds the provisioner-dlq function directly',
-  JWT_SECRET: 'generated in Secrets Manager by the stack',
-  KMS_KEY_ID: "the stack's KMS key",
-  ECS_CLUSTER_ARN: "the stack's cluster",
-  ECS_TASK_DEFINITION_ARN: "the stack's task definition",
-  ECS_SUBNET_IDS: "the stack's public subnets",
-  ECS_SECURITY_GROUP_IDS: "the stack's runtime security group",
-  APP_URL: 'use the context key appUrl',
-  ADMIN_EMAILS: 'use the context key adminEmails',
-  TESTER_EMAILS: 'use the context key testerEmails',
-  RUNTIME_IMAGE: 'the task image: runtime/Dockerfile built as an image asset, or the context key runtimeImage',
-  AGENT_DOMAIN: 'use the context key agentDomain',
-  FILE_STORAGE: "always s3 in the stack, with the stack's files bucket",
-  FILES_BUCKET: "the stack's files bucket",
-  RUNTIME_LOG_GROUP: "the runtime task's log group",
-};
+export const STACK_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(
+  DECLARED.flatMap(([name, setting]) => (setting.setByStack ? [[name, setting.setByStack]] : [])),
+);
 
 /** Meaningful only in the local stack and the tests (emulators, files, child processes, fake servers). */
-export const LOCAL_ONLY_SETTINGS: readonly string[] = [
-  'DYNAMODB_ENDPOINT',
-  'SQS_ENDPOINT',
-  'DATA_DIR',
-  'LOCAL_MASTER_KEY_FILE',
-  'OUTBOX_DIR',
-  'LAUNCHER',
-  'LOCAL_RUNTIME_ENTRY',
-  'CARD_API_HOST',
-  'CARD_API_PORT',
-  'CARD_API_PROTOCOL',
-  'HEARTBEAT_TICK_MS',
-  'FILES_DIR',
-  'CARD_MODE',
-  'FILES_S3_ENDPOINT',
-  'FETCH_ALLOWED_LOOPBACK',
-  'ECS_ENDPOINT',
-  'KMS_ENDPOINT',
-  'CLOUDWATCH_LOGS_ENDPOINT',
-  'SES_ENDPOINT',
-];
+export const LOCAL_ONLY_SETTINGS: readonly string[] = namesWhere((setting) => setting.localOnly);
+
+/** What an operator may set in `settings` or `secretSettings`. */
+export const OPERATOR_SETTINGS: readonly string[] = namesWhere((setting) => !setting.setByStack && !setting.localOnly);
 
 /**
- * Credentials: accepted only through the operator secret, never as a plain context value. Any other
+ * Credentials the operator sets: accepted only through the operator secret, never as a plain context value. Any other
  * setting may also go there when its value carries a key (an RPC URL with a provider key in its path).
  */
-export const SECRET_SETTINGS: readonly string[] = [
-  'CARD_SECRET_KEY',
-  'CARD_WEBHOOK_SECRET',
-  'OAUTH_CODEHOST_CLIENT_SECRET',
-  'OAUTH_WEBID_CLIENT_SECRET',
-  'WEBHOOK_SECRET',
-  'BOT_CHECK_SECRET',
-  'MODEL_API_KEY',
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GOOGLE_API_KEY',
-];
+export const SECRET_SETTINGS: readonly string[] = namesWhere((setting) => setting.secret && !setting.setByStack && !setting.localOnly);
 
 /**
  * Functions that reach the model layer (domain/ai); skills: the visual-synthesizer's image generation;
@@ -257,99 +53,102 @@ const AI_FUNCTIONS = ['ai', 'agent-chat', 'runtime-model', 'gateway', 'skills'] 
 /** Every function, or every function behind the HTTP API (the request pipeline's settings). */
 export type RouteTarget = readonly string[] | 'all' | 'http';
 
+/** Where the operator settings of one group go: all to `to`, but for the settings `except` sends elsewhere. */
+export type GroupRoute<G> = RouteTarget | { readonly to: RouteTarget; readonly except: { readonly [K in keyof G]?: RouteTarget } };
+
 /**
- * THE routing table: setting name, or prefix ending in `_`, → the functions whose code reads it
- * (found by following each function's imports to its `config()` and section accessor reads). An exact name wins over a
- * prefix, a longer prefix over a shorter one.
+ * THE routing table: settings group of platform/config.ts → the functions whose code reads its settings (found by
+ * following each function's imports to its `config()` and section accessor reads). Only the operator settings of a
+ * group are routed; a group with none has no entry.
  */
-export const SETTING_ROUTES: Readonly<Record<string, RouteTarget>> = {
-  LOG_LEVEL: 'all',
-  // data/client.ts: every function talks to the table
-  DYNAMODB_CONNECT_TIMEOUT_MS: 'all',
-  DYNAMODB_REQUEST_TIMEOUT_MS: 'all',
-  DYNAMODB_MAX_ATTEMPTS: 'all',
-  HEALTH_PROBE_CACHE_MS: ['platform'],
-  // http/pipeline.ts: the deadline of every API request
-  REQUEST_DEADLINE_MS: 'http',
-  // http/pipeline.ts, domain/auth (sessions, CSRF, cookies)
-  JWT_ISSUER: 'http',
-  JWT_AUDIENCE: 'http',
-  COOKIE_SECURE: 'http',
-  MAX_BODY_BYTES: 'http',
-  RATE_LIMITS: 'http',
+export const SETTING_ROUTES: { readonly [G in GroupName]?: GroupRoute<Groups[G]> } = {
+  // data/client.ts: every function talks to the table; http/pipeline.ts and domain/auth: the deadline of every API
+  // request, sessions, CSRF, cookies
+  core: {
+    to: 'http',
+    except: {
+      LOG_LEVEL: 'all',
+      DYNAMODB_CONNECT_TIMEOUT_MS: 'all',
+      DYNAMODB_REQUEST_TIMEOUT_MS: 'all',
+      DYNAMODB_MAX_ATTEMPTS: 'all',
+      HEALTH_PROBE_CACHE_MS: ['platform'],
+    },
+  },
+  requestLimits: 'http',
+  // treasury and wallet-transfer (skills) read balances through the wallet RPC
+  wallet: { to: ['wallet', 'skills'], except: { WALLET_NETWORK: ['wallet'] } },
+  hostedWallet: ['wallet'],
+  infraMcp: ['infra-mcp'],
   // accounts: sign-up, password reset, bot check; OAuth and wallet sign-in are their own functions (issue 16)
-  OAUTH_: ['oauth-sign-in'],
-  BOT_CHECK_: ['accounts'],
-  EMAIL_FROM: ['accounts', 'settings', 'provisioner', 'webhook-delivery'],
-  REFERRAL_CREDITS: ['accounts'],
-  REFERRAL_CAP: ['accounts'],
-  FORGOT_PASSWORD_MIN_MS: ['accounts'],
-  SIGN_IN_CAPPED_DELAY_MS: ['accounts'],
-  // SIWE smart-wallet checks (wallet-sign-in), the token-gating RPC fallback (social) and agent verification
-  CHAIN_RPC_: ['wallet-sign-in', 'social', 'agent-verification'],
-  // agent verification reads EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL)
-  EAS_: ['agent-verification'],
-  // agent verification: Coinbase Verifications (EAS on Base) and ENS names
-  COINBASE_VERIFICATION_: ['agent-verification'],
-  ENS_: ['agent-verification'],
-  SOCIAL_: ['social'],
-  GATING_: ['social'],
+  referral: ['accounts'],
+  email: ['accounts', 'settings', 'provisioner', 'webhook-delivery'],
+  botCheck: ['accounts'],
+  signInTiming: ['accounts'],
+  webhooks: ['webhook-delivery'],
   // the deletion worker (provisioner) cancels the card subscription of a deleted account; billing's
   // card actions and the card group call the processor
-  CARD_: ['billing', 'card', 'provisioner'],
-  WALLET_: ['wallet'],
-  HOSTED_WALLET_: ['wallet'],
-  INFRA_MCP_: ['infra-mcp'],
-  WEBHOOK_: ['webhook-delivery'],
+  card: ['billing', 'card', 'provisioner'],
+  oauth: ['oauth-sign-in'],
+  // SIWE smart-wallet checks (wallet-sign-in), the token-gating RPC fallback (social) and agent verification
+  chain: ['wallet-sign-in', 'social', 'agent-verification'],
+  social: ['social'],
+  gating: ['social'],
   // domain/ai (the model layer): the AI routes, agent chat, the runtime's chat and the gateway's plugins
-  MODEL_API_: AI_FUNCTIONS,
-  OPENAI_: AI_FUNCTIONS,
-  ANTHROPIC_: AI_FUNCTIONS,
-  GOOGLE_: AI_FUNCTIONS,
+  model: AI_FUNCTIONS,
   // plan access reads the catalogue wherever entitlements are checked
-  AI_CATALOGUE: 'http',
-  STREAMING_: ['provision', 'skills'],
-  RUNTIME_VERSION: ['agents', 'instance', 'provisioner'],
-  APPROVED_RUNTIME_IMAGES: ['instance'],
-  PROVISION_HEALTH_: ['provisioner'],
-  RUNTIME_PLATFORM_URL: ['provisioner'],
-  HEARTBEAT_: ['heartbeat'],
-  METRICS_: ['metrics'],
-  // skills of issue 12 part B: treasury reads balances through the wallet RPC; file-manager's storage
-  WALLET_RPC_URL: ['wallet', 'skills'],
-  WALLET_RPC_TIMEOUT_MS: ['wallet', 'skills'],
-  TREASURY_TOKENS: ['skills'],
-  FILE_UPLOAD_URL_TTL_SECONDS: ['skills'],
-  FILE_DOWNLOAD_URL_TTL_SECONDS: ['skills'],
-  // skills of issue 13 part A: usdc-payments and instant-split send this token
-  PAYMENT_TOKEN: ['skills'],
-  // v1 gateway (issue 11): machine payments, prices and CORS origins
-  MPP_: ['gateway'],
-  GATEWAY_: ['gateway'],
-  // the one-off card checkout of a gateway call (card) is priced from the gateway's prices
-  GATEWAY_PRICES: ['gateway', 'card'],
-  GATEWAY_CARD_: ['gateway', 'card'],
+  ai: { to: AI_FUNCTIONS, except: { AI_CATALOGUE: 'http' } },
+  provisioning: { to: ['provisioner'], except: { RUNTIME_VERSION: ['agents', 'instance', 'provisioner'], APPROVED_RUNTIME_IMAGES: ['instance'] } },
+  streaming: ['provision', 'skills'],
+  heartbeat: ['heartbeat'],
+  metrics: ['metrics'],
+  // skills of issue 12 part B (treasury, file-manager) and issue 13 part A (usdc-payments and instant-split send this token)
+  treasury: ['skills'],
+  files: ['skills'],
+  paymentToken: ['skills'],
+  // v1 gateway (issue 11): machine payments, prices and CORS origins; the one-off card checkout of a gateway call
+  // (card) is priced from the gateway's prices
+  gateway: {
+    to: ['gateway'],
+    except: { GATEWAY_PRICES: ['gateway', 'card'], GATEWAY_CARD_PRICES: ['gateway', 'card'], GATEWAY_CARD_RATE: ['gateway', 'card'] },
+  },
+  // agent verification: EAS attestations (EAS_RPC_URL defaults to CHAIN_RPC_URL), Coinbase Verifications (EAS on Base), ENS names
+  eas: ['agent-verification'],
+  coinbaseVerification: ['agent-verification'],
+  ens: ['agent-verification'],
   // channel skills (issue 13 part C): the skills send and receive, the heartbeat delivers due posts
-  CHANNEL_: ['skills', 'heartbeat'],
+  channels: ['skills', 'heartbeat'],
   // issue 20: the task-state events relaunch a task that stopped; the heartbeat re-drives stranded provisioning
-  INSTANCE_RELAUNCH_: ['task-events'],
-  INSTANCE_RELAUNCHES_PER_HOUR: ['task-events'],
-  PROVISIONING_REDRIVE_AFTER_SECONDS: ['heartbeat'],
+  healing: ['task-events'],
+  redrive: ['heartbeat'],
   // issue 22: chats, channel messages and scheduled runs wait this long for an idle-stopped instance to wake
-  WAKE_WAIT_SECONDS: ['agent-chat', 'skills', 'heartbeat'],
+  wake: ['agent-chat', 'skills', 'heartbeat'],
 };
 
-/** The routing entry of a setting: its own, else its longest matching prefix. */
+const groupOf = new Map<string, GroupName>(DECLARED.map(([name, , group]) => [name, group]));
+const operator = new Set(OPERATOR_SETTINGS);
+
+/** A group's route with its exceptions by plain name. */
+type AnyGroupRoute = RouteTarget | { readonly to: RouteTarget; readonly except: Readonly<Record<string, RouteTarget | undefined>> };
+const isTarget = (route: AnyGroupRoute): route is RouteTarget => typeof route === 'string' || Array.isArray(route);
+const routeOfGroup = (group: GroupName): AnyGroupRoute | undefined => SETTING_ROUTES[group];
+
+/** The functions an operator setting goes to: its group's route, or the group's exception for it. */
 export function routeOf(name: string): RouteTarget | undefined {
-  if (SETTING_ROUTES[name]) return SETTING_ROUTES[name];
-  const prefix = Object.keys(SETTING_ROUTES)
-    .filter((k) => k.endsWith('_') && name.startsWith(k))
-    .sort((a, b) => b.length - a.length)[0];
-  return prefix ? SETTING_ROUTES[prefix] : undefined;
+  const group = groupOf.get(name);
+  const route = group && operator.has(name) ? routeOfGroup(group) : undefined;
+  if (route === undefined || isTarget(route)) return route;
+  return route.except[name] ?? route.to;
 }
 
-/** What an operator may set in `settings` or `secretSettings`. */
-export const OPERATOR_SETTINGS: readonly string[] = KNOWN_SETTINGS.filter((n) => !(n in STACK_SETTINGS) && !LOCAL_ONLY_SETTINGS.includes(n));
+/** Every target of the routing table, by where it stands in it (`card`, `core.LOG_LEVEL`). */
+export function routeTargets(): [string, RouteTarget][] {
+  return (Object.keys(SETTING_ROUTES) as GroupName[]).flatMap((group): [string, RouteTarget][] => {
+    const route = routeOfGroup(group)!;
+    if (isTarget(route)) return [[group, route]];
+    const exceptions = Object.entries(route.except).flatMap(([name, target]): [string, RouteTarget][] => (target ? [[`${group}.${name}`, target]] : []));
+    return [[group, route.to], ...exceptions];
+  });
+}
 
 export interface OperatorSettings {
   /** NAME → value, from the context object `settings`. */
@@ -444,7 +243,7 @@ export function receiversOf(name: string, functions: readonly FunctionIdentity[]
 /** Every function the routing table names must exist: a typo would silently drop a setting. */
 export function checkRoutes(functions: readonly FunctionIdentity[]) {
   const names = new Set(functions.map((f) => f.name));
-  for (const [key, target] of Object.entries(SETTING_ROUTES)) {
+  for (const [key, target] of routeTargets()) {
     if (typeof target === 'string') continue;
     for (const fn of target) if (!names.has(fn)) throw new Error(`SETTING_ROUTES.${key} names an unknown function: ${fn}`);
   }

@@ -11,13 +11,38 @@ import './zod-messages';
  * other section has its own accessor (`cardConfig()`, `gatewayConfig()`...), built on its first call from
  * the settings groups it names and kept until `reloadConfig`. Each accessor is a pure top-level constant,
  * so a function's bundle carries only the sections its code reads, with their settings. Each variable is
- * parsed on its first read (lazySettings). Nothing is built at import: each group holds one schema
- * factory per variable, and zod/mini keeps zod classic out of the functions that need no other classic schema.
+ * parsed on its first read (lazySettings). Nothing is built at import: each setting holds a schema
+ * factory, and zod/mini keeps zod classic out of the functions that need no other classic schema.
+ *
+ * Every setting is declared once, as data (`Setting`), in the groups below; lib/settings.ts reads the
+ * same declarations (SETTING_GROUPS) to know every setting, the secrets and who sets each one in AWS.
  *
  * Timing of a bad setting: in AWS a bad value outside the core fails the first request that reads
  * its section, with a ConfigError naming the variable (before, every cold start failed); the local
  * stack and tests go through `reloadConfig`, which validates every setting at once (validateAllSettings).
  */
+
+/** One setting: how its variable is read, and what the stack and the operator need to know of it. */
+export interface Setting {
+  /** The schema of the variable's text, built on its first read. */
+  readonly schema: () => z.core.$ZodType;
+  /**
+   * The value of an unset variable: what the local stack and the tests get unless they set it. Written as a literal, never
+   * as arithmetic (`3 * 24 * 3600_000`): esbuild cannot drop a top-level expression that computes, so the whole group
+   * would stay in every function (test/infra/lazy-config.test.ts).
+   */
+  readonly default?: unknown;
+  /** A credential: in AWS it reaches a function only through the operator secret, never as a plain value. */
+  readonly secret?: boolean;
+  /** Set in AWS by the stack, from its own resources or a top-level context key (this says which); never by the operator. */
+  readonly setByStack?: string;
+  /** Meaningful only in the local stack and the tests (emulators, files, child processes, fake servers). */
+  readonly localOnly?: boolean;
+  readonly description?: string;
+}
+
+/** Settings by variable name. Each group is declared `as const`, so that a default is checked against its schema. */
+export type SettingGroup = { readonly [name: string]: Setting };
 
 /** A comma-separated list, trimmed, empty entries dropped. */
 const commaList = () =>
@@ -38,21 +63,31 @@ const csv = () =>
   );
 /** A comma-separated list of `item`. */
 const listOf = <T extends z.core.$ZodType<unknown, string>>(item: T) => z.pipe(commaList(), z.array(item));
+/** An empty list reads as unset, so that the setting's default applies. */
+const emptyAsUnset = <T extends z.core.$ZodType<unknown[]>>(list: T) =>
+  z.pipe(
+    list,
+    z.transform((values: z.output<T>) => (values.length ? values : undefined)),
+  );
 
-const bool = (fallback: boolean) =>
+/** `true`/`1` or `false`/`0`; empty reads as unset. */
+const flag = () =>
   z.pipe(
     z.optional(z.enum(['true', 'false', '1', '0', ''])),
-    z.transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1')),
+    z.transform((v) => (v === undefined || v === '' ? undefined : v === 'true' || v === '1')),
   );
 
 const pattern = (regex: RegExp, message?: string) => z.string().check(z.regex(regex, message));
-const positiveInt = (fallback: number) => z._default(z.coerce.number().check(z.int(), z.positive()), fallback);
+const positiveInt = () => z.coerce.number().check(z.int(), z.positive());
+const nonNegativeInt = () => z.coerce.number().check(z.int(), z.minimum(0));
 /** Digits only, read as an integer of at most `max`. */
 const wholeNumber = (max: number, message?: string) =>
   z.pipe(z.pipe(pattern(/^\d+$/, message), z.transform(Number)), z.number().check(z.int(), z.maximum(max)));
 const evmAddress = () => pattern(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
 const bytes32Hex = () => pattern(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex');
 const TOKEN_SETTING = /^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/;
+const optionalUrl = () => z.optional(z.url());
+const optionalString = () => z.optional(z.string());
 
 /** An empty variable (`X=` in an env file) reads as unset. */
 const optionalText = () =>
@@ -62,74 +97,82 @@ const optionalText = () =>
   );
 
 /*
- * The settings, one schema factory per variable, in groups; the groups follow each other in the order of
- * lib/settings.ts KNOWN_SETTINGS (test/infra/settings.test.ts reads every `const *_SETTINGS = {` block
- * of this file and fails when they drift). A section follows the last group it reads.
+ * The settings, in groups; SETTING_GROUPS lists the groups in this order, which is the order of every
+ * list of names lib/settings.ts derives. A section follows the last group it reads.
  */
 const CORE_SETTINGS = {
-  STAGE: () => z._default(z.enum(['local', 'test', 'aws']), 'aws'),
-  LOG_LEVEL: () => z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
-  AWS_REGION: () => z._default(z.string(), 'us-east-1'),
+  STAGE: { schema: () => z.enum(['local', 'test', 'aws']), default: 'aws', setByStack: 'always "aws" in the stack' },
+  LOG_LEVEL: { schema: () => z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), default: 'INFO' },
+  AWS_REGION: { schema: () => z.string(), default: 'us-east-1', setByStack: 'set by Lambda itself' },
 
-  TABLE_NAME: () => z._default(z.string().check(z.minLength(1)), 'agent-platform'),
-  DYNAMODB_ENDPOINT: () => z.optional(z.url()),
-  /**
-   * Time budget of every DynamoDB call (issue 20): connecting, each attempt, and how many attempts.
-   * The defaults keep the worst case (2 × 2.5 s plus backoff) far inside an API function's 29 s, so
-   * a stalled table answers 503 BACKEND_UNAVAILABLE instead of holding the request.
+  TABLE_NAME: { schema: () => z.string().check(z.minLength(1)), default: 'agent-platform', setByStack: "the stack's table" },
+  DYNAMODB_ENDPOINT: { schema: optionalUrl, localOnly: true },
+  /*
+   * Time budget of every DynamoDB call (issue 20). The defaults keep the worst case (2 × 2.5 s plus
+   * backoff) far inside an API function's 29 s, so a stalled table answers 503 BACKEND_UNAVAILABLE
+   * instead of holding the request.
    */
-  DYNAMODB_CONNECT_TIMEOUT_MS: () => positiveInt(1000),
-  DYNAMODB_REQUEST_TIMEOUT_MS: () => positiveInt(2500),
-  DYNAMODB_MAX_ATTEMPTS: () => positiveInt(2),
-  /** How long `GET /api/health` reuses its last database probe. */
-  HEALTH_PROBE_CACHE_MS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 5000),
-  /**
-   * How long one API request may take, authentication and rate limiting included (issue 20): past
-   * it the answer is 504 DEADLINE_EXCEEDED. Also capped by the function's own remaining time, and
-   * outside calls (model, chain, card, email) end a margin before it so they answer with their code.
+  DYNAMODB_CONNECT_TIMEOUT_MS: { schema: positiveInt, default: 1000, description: 'How long connecting to DynamoDB may take.' },
+  DYNAMODB_REQUEST_TIMEOUT_MS: { schema: positiveInt, default: 2500, description: 'How long each attempt of a DynamoDB call may take.' },
+  DYNAMODB_MAX_ATTEMPTS: { schema: positiveInt, default: 2, description: 'How many attempts a DynamoDB call makes.' },
+  HEALTH_PROBE_CACHE_MS: { schema: nonNegativeInt, default: 5000, description: 'How long `GET /api/health` reuses its last database probe.' },
+  /*
+   * Also capped by the function's own remaining time, and outside calls (model, chain, card, email)
+   * end a margin before it so they answer with their code (issue 20).
    */
-  REQUEST_DEADLINE_MS: () => positiveInt(28_000),
-  SQS_ENDPOINT: () => z.optional(z.url()),
-  PROVISIONING_QUEUE_URL: () => z.optional(z.string()),
-  EVENTS_QUEUE_URL: () => z.optional(z.string()),
+  REQUEST_DEADLINE_MS: {
+    schema: positiveInt,
+    default: 28_000,
+    description: 'How long one API request may take, authentication and rate limiting included: past it the answer is 504 DEADLINE_EXCEEDED.',
+  },
+  SQS_ENDPOINT: { schema: optionalUrl, localOnly: true },
+  PROVISIONING_QUEUE_URL: { schema: optionalString, setByStack: "the stack's provisioning queue" },
+  EVENTS_QUEUE_URL: { schema: optionalString, setByStack: "the stack's events queue" },
 
-  JWT_SECRET: () => z.optional(z.string()),
-  JWT_ISSUER: () => z._default(z.string(), 'agent-platform'),
-  JWT_AUDIENCE: () => z._default(z.string(), 'agent-platform-api'),
-  APP_URL: () => z._default(z.url(), 'http://127.0.0.1:3000'),
-  COOKIE_SECURE: () => bool(true),
-  ADMIN_EMAILS: () => csv(),
-  TESTER_EMAILS: () => csv(),
-};
+  JWT_SECRET: { schema: optionalString, secret: true, setByStack: 'generated in Secrets Manager by the stack' },
+  JWT_ISSUER: { schema: () => z.string(), default: 'agent-platform' },
+  JWT_AUDIENCE: { schema: () => z.string(), default: 'agent-platform-api' },
+  APP_URL: { schema: () => z.url(), default: 'http://127.0.0.1:3000', setByStack: 'use the context key appUrl' },
+  COOKIE_SECURE: { schema: flag, default: true },
+  ADMIN_EMAILS: { schema: csv, setByStack: 'use the context key adminEmails' },
+  TESTER_EMAILS: { schema: csv, setByStack: 'use the context key testerEmails' },
+} as const satisfies SettingGroup;
 
 const KMS_SETTINGS = {
-  KMS_KEY_ID: () => z.optional(z.string()),
-};
+  KMS_KEY_ID: { schema: optionalString, setByStack: "the stack's KMS key" },
+} as const satisfies SettingGroup;
 
 const ECS_SETTINGS = {
-  ECS_CLUSTER_ARN: () => z.optional(z.string()),
-  ECS_TASK_DEFINITION_ARN: () => z.optional(z.string()),
-  ECS_SUBNET_IDS: () => csv(),
-  ECS_SECURITY_GROUP_IDS: () => csv(),
-};
+  ECS_CLUSTER_ARN: { schema: optionalString, setByStack: "the stack's cluster" },
+  ECS_TASK_DEFINITION_ARN: { schema: optionalString, setByStack: "the stack's task definition" },
+  ECS_SUBNET_IDS: { schema: csv, setByStack: "the stack's public subnets" },
+  ECS_SECURITY_GROUP_IDS: { schema: csv, setByStack: "the stack's runtime security group" },
+} as const satisfies SettingGroup;
 
 const RUNTIME_SETTINGS = {
-  /** In AWS, the task definition's image (runtime/Dockerfile's asset unless the operator overrides it); a label locally. */
-  RUNTIME_IMAGE: () => z._default(z.string(), 'agent-platform/runtime:local'),
-  AGENT_DOMAIN: () => z._default(z.string(), 'agents.localhost'),
-};
+  RUNTIME_IMAGE: {
+    schema: () => z.string(),
+    default: 'agent-platform/runtime:local',
+    setByStack: 'the task image: runtime/Dockerfile built as an image asset, or the context key runtimeImage',
+    description: "In AWS, the task definition's image (runtime/Dockerfile's asset unless the operator overrides it); a label locally.",
+  },
+  AGENT_DOMAIN: { schema: () => z.string(), default: 'agents.localhost', setByStack: 'use the context key agentDomain' },
+} as const satisfies SettingGroup;
 
 const REQUEST_LIMIT_SETTINGS = {
-  MAX_BODY_BYTES: () => positiveInt(1024 * 1024),
-  RATE_LIMITS: () => z.optional(z.string()),
-};
+  MAX_BODY_BYTES: { schema: positiveInt, default: 1_048_576 },
+  RATE_LIMITS: { schema: optionalString, description: 'JSON overrides of DEFAULT_RATE_LIMITS, e.g. {"register":{"limit":5}}.' },
+} as const satisfies SettingGroup;
 
+/** Wallets (spec 4.9). */
 const DATA_SETTINGS = {
-  /** Wallets (spec 4.9). Folder of the local stack's data; the local master key lives in it. */
-  DATA_DIR: () => z._default(z.string(), '.data'),
-  /** Master key that wraps wallet data keys where there is no KMS (local stack, tests); 32 bytes, created 0600 when absent. */
-  LOCAL_MASTER_KEY_FILE: () => z.optional(z.string()),
-};
+  DATA_DIR: { schema: () => z.string(), default: '.data', localOnly: true, description: "Folder of the local stack's data; the local master key lives in it." },
+  LOCAL_MASTER_KEY_FILE: {
+    schema: optionalString,
+    localOnly: true,
+    description: 'Master key that wraps wallet data keys where there is no KMS (local stack, tests); 32 bytes, created 0600 when absent.',
+  },
+} as const satisfies SettingGroup;
 
 /** Wallet key custody: KMS in AWS, a local master key file elsewhere. */
 export const keyCustodyConfig = /* @__PURE__ */ configSection([KMS_SETTINGS, DATA_SETTINGS], (e, core) => ({
@@ -139,13 +182,14 @@ export const keyCustodyConfig = /* @__PURE__ */ configSection([KMS_SETTINGS, DAT
 }));
 
 const WALLET_SETTINGS = {
-  /** Chain RPC the wallet balance is read from; unset → balance "unavailable". */
-  WALLET_RPC_URL: () => z.optional(z.url()),
-  /** Network name reported with wallets (the chain WALLET_RPC_URL serves). */
-  WALLET_NETWORK: () => z._default(z.enum(['l2-test', 'l2-main']), 'l2-test'),
-  /** Upper bound of one balance read, so a down RPC never holds a request. */
-  WALLET_RPC_TIMEOUT_MS: () => positiveInt(3000),
-};
+  WALLET_RPC_URL: { schema: optionalUrl, description: 'Chain RPC the wallet balance is read from; unset → balance "unavailable".' },
+  WALLET_NETWORK: {
+    schema: () => z.enum(['l2-test', 'l2-main']),
+    default: 'l2-test',
+    description: 'Network name reported with wallets (the chain WALLET_RPC_URL serves).',
+  },
+  WALLET_RPC_TIMEOUT_MS: { schema: positiveInt, default: 3000, description: 'Upper bound of one balance read, so a down RPC never holds a request.' },
+} as const satisfies SettingGroup;
 
 export const walletConfig = /* @__PURE__ */ configSection([WALLET_SETTINGS], (e) => ({
   rpcUrl: e.WALLET_RPC_URL,
@@ -154,23 +198,39 @@ export const walletConfig = /* @__PURE__ */ configSection([WALLET_SETTINGS], (e)
 }));
 
 const HOSTED_WALLET_SETTINGS = {
-  /** Hosted-wallet provider behind /api/wallet/create; unset = not configured. `local` = keys generated here, envelope-encrypted. */
-  HOSTED_WALLET_PROVIDER: () => z.optional(z.enum(['local'])),
-  /** Project id the hosted wallet reports; defaults to the provider name. */
-  HOSTED_WALLET_PROJECT_ID: () => z.optional(z.string().check(z.minLength(1))),
-};
+  HOSTED_WALLET_PROVIDER: {
+    schema: () => z.optional(z.enum(['local'])),
+    description: 'Hosted-wallet provider behind /api/wallet/create; unset = not configured. `local` = keys generated here, envelope-encrypted.',
+  },
+  HOSTED_WALLET_PROJECT_ID: {
+    schema: () => z.optional(z.string().check(z.minLength(1))),
+    description: 'Project id the hosted wallet reports; defaults to the provider name.',
+  },
+} as const satisfies SettingGroup;
 
 export const hostedWalletConfig = /* @__PURE__ */ configSection([HOSTED_WALLET_SETTINGS], (e) => ({
   provider: e.HOSTED_WALLET_PROVIDER,
   projectId: e.HOSTED_WALLET_PROJECT_ID ?? e.HOSTED_WALLET_PROVIDER,
 }));
 
+/** Hosting-platform MCP gateway (spec 4.13). */
 const INFRA_MCP_SETTINGS = {
-  /** Hosting-platform MCP gateway (spec 4.13): where `/api/infra-mcp/docs` and `/github` redirect, and the image it names. */
-  INFRA_MCP_DOCS_URL: () => z._default(z.url({ protocol: /^https$/ }), 'https://docs.infra-platform.example/mcp-server'),
-  INFRA_MCP_REPO_URL: () => z._default(z.url({ protocol: /^https$/ }), 'https://code.infra-platform.example/infra-platform/mcp-server'),
-  INFRA_MCP_DOCKER_IMAGE: () => z._default(z.string().check(z.minLength(1)), 'ghcr.io/infra-platform/mcp-server:latest'),
-};
+  INFRA_MCP_DOCS_URL: {
+    schema: () => z.url({ protocol: /^https$/ }),
+    default: 'https://docs.infra-platform.example/mcp-server',
+    description: 'Where `/api/infra-mcp/docs` redirects.',
+  },
+  INFRA_MCP_REPO_URL: {
+    schema: () => z.url({ protocol: /^https$/ }),
+    default: 'https://code.infra-platform.example/infra-platform/mcp-server',
+    description: 'Where `/api/infra-mcp/github` redirects.',
+  },
+  INFRA_MCP_DOCKER_IMAGE: {
+    schema: () => z.string().check(z.minLength(1)),
+    default: 'ghcr.io/infra-platform/mcp-server:latest',
+    description: 'The image the MCP gateway names.',
+  },
+} as const satisfies SettingGroup;
 
 export const infraMcpConfig = /* @__PURE__ */ configSection([INFRA_MCP_SETTINGS], (e) => ({
   docsUrl: e.INFRA_MCP_DOCS_URL,
@@ -178,67 +238,93 @@ export const infraMcpConfig = /* @__PURE__ */ configSection([INFRA_MCP_SETTINGS]
   dockerImage: e.INFRA_MCP_DOCKER_IMAGE,
 }));
 
+/** Accounts (issue 3). */
 const REFERRAL_SETTINGS = {
-  /** Accounts (issue 3). Credits granted to both users when a sign-up names a valid referral code. */
-  REFERRAL_CREDITS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 100),
-  /** Referrals credited per referrer at most (issue 9): past it a referral still links the accounts but pays nothing. */
-  REFERRAL_CAP: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 20),
-};
+  REFERRAL_CREDITS: { schema: nonNegativeInt, default: 100, description: 'Credits granted to both users when a sign-up names a valid referral code.' },
+  REFERRAL_CAP: {
+    schema: nonNegativeInt,
+    default: 20,
+    description: 'Referrals credited per referrer at most: past it a referral still links the accounts but pays nothing.',
+  },
+} as const satisfies SettingGroup;
 
 export const referralConfig = /* @__PURE__ */ configSection([REFERRAL_SETTINGS], (e) => ({ credits: e.REFERRAL_CREDITS, cap: e.REFERRAL_CAP }));
 
 const EMAIL_SETTINGS = {
-  /** Where the local stack and tests write each outgoing email as a JSON file; default $DATA_DIR/outbox. */
-  OUTBOX_DIR: () => z.optional(z.string()),
-  /** Sender of account email (password reset); must be an SES-verified identity in AWS. */
-  EMAIL_FROM: () => z._default(z.string().check(z.minLength(3)), 'no-reply@localhost'),
-};
+  OUTBOX_DIR: {
+    schema: optionalString,
+    localOnly: true,
+    description: 'Where the local stack and tests write each outgoing email as a JSON file; default $DATA_DIR/outbox.',
+  },
+  EMAIL_FROM: {
+    schema: () => z.string().check(z.minLength(3)),
+    default: 'no-reply@localhost',
+    description: 'Sender of account email (password reset); must be an SES-verified identity in AWS.',
+  },
+} as const satisfies SettingGroup;
 
 const BOT_CHECK_SETTINGS = {
-  /** Challenge-token siteverify URL (Turnstile/reCAPTCHA wire format); unset = bot detection off (local default). */
-  BOT_CHECK_VERIFY_URL: () => z.optional(z.url()),
-  /** Secret sent to the siteverify URL with each token. */
-  BOT_CHECK_SECRET: () => z.optional(z.string()),
-};
+  BOT_CHECK_VERIFY_URL: {
+    schema: optionalUrl,
+    description: 'Challenge-token siteverify URL (Turnstile/reCAPTCHA wire format); unset = bot detection off (local default).',
+  },
+  BOT_CHECK_SECRET: { schema: optionalString, secret: true, description: 'Secret sent to the siteverify URL with each token.' },
+} as const satisfies SettingGroup;
 
 export const botCheckConfig = /* @__PURE__ */ configSection([BOT_CHECK_SETTINGS], (e) => ({ verifyUrl: e.BOT_CHECK_VERIFY_URL, secret: e.BOT_CHECK_SECRET }));
 
 const SIGN_IN_TIMING_SETTINGS = {
-  /** Forgot-password answers take at least this long, known email or not, so timing reveals nothing. */
-  FORGOT_PASSWORD_MIN_MS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 300),
-  /** Sign-in from an unfamiliar address while the account's failure cap is reached waits this long when bot detection is off. */
-  SIGN_IN_CAPPED_DELAY_MS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(30000)), 3000),
-};
+  FORGOT_PASSWORD_MIN_MS: {
+    schema: nonNegativeInt,
+    default: 300,
+    description: 'Forgot-password answers take at least this long, known email or not, so timing reveals nothing.',
+  },
+  SIGN_IN_CAPPED_DELAY_MS: {
+    schema: () => z.coerce.number().check(z.int(), z.minimum(0), z.maximum(30000)),
+    default: 3000,
+    description: "Sign-in from an unfamiliar address while the account's failure cap is reached waits this long when bot detection is off.",
+  },
+} as const satisfies SettingGroup;
 
 export const signInTimingConfig = /* @__PURE__ */ configSection([SIGN_IN_TIMING_SETTINGS], (e) => ({
   forgotPasswordMinMs: e.FORGOT_PASSWORD_MIN_MS,
   signInCappedDelayMs: e.SIGN_IN_CAPPED_DELAY_MS,
 }));
 
-const WEBHOOK_SETTINGS = {
-  /** Webhook receivers (spec 6): comma-separated URLs; every event is POSTed to each. Unset = no delivery. */
-  WEBHOOK_ENDPOINTS: () => listOf(z.url({ protocol: /^https?$/ })),
-  /** Standard Webhooks signing secret, `whsec_` + base64 of the key. */
-  WEBHOOK_SECRET: () => z.optional(pattern(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64')),
-  /**
-   * Waits before each retry of a failed webhook delivery, in ms, comma-separated (issue 20): the
-   * default is the Standard Webhooks schedule, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts
-   * over 27.6 hours). Tests shorten it; in AWS the schedule must cover at least 24 hours.
-   */
-  WEBHOOK_RETRY_SCHEDULE_MS: () => z.pipe(commaList(), z.array(wholeNumber(7 * 24 * 3600_000, 'milliseconds')).check(z.maxLength(30))),
-  /** An account endpoint whose deliveries failed without a success for this long is disabled and its owner mailed (3 days; at least a day in AWS). */
-  WEBHOOK_DISABLE_AFTER_MS: () => positiveInt(3 * 24 * 3600_000),
-};
-
 /** Standard Webhooks' retry schedule (as Svix runs it): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+/** Webhook receivers (spec 6). */
+const WEBHOOK_SETTINGS = {
+  WEBHOOK_ENDPOINTS: {
+    schema: () => listOf(z.url({ protocol: /^https?$/ })),
+    description: 'Comma-separated URLs; every event is POSTed to each. Unset = no delivery.',
+  },
+  WEBHOOK_SECRET: {
+    schema: () => z.optional(pattern(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64')),
+    secret: true,
+    description: 'Standard Webhooks signing secret, `whsec_` + base64 of the key.',
+  },
+  /* Tests shorten it (issue 20). */
+  WEBHOOK_RETRY_SCHEDULE_MS: {
+    schema: () => emptyAsUnset(z.pipe(commaList(), z.array(wholeNumber(7 * 24 * 3600_000, 'milliseconds')).check(z.maxLength(30)))),
+    default: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+    description: 'Waits before each retry of a failed webhook delivery, in ms, comma-separated; in AWS the schedule must cover at least 24 hours.',
+  },
+  WEBHOOK_DISABLE_AFTER_MS: {
+    schema: positiveInt,
+    default: 259_200_000,
+    description:
+      'An account endpoint whose deliveries failed without a success for this long is disabled and its owner mailed (3 days; at least a day in AWS).',
+  },
+} as const satisfies SettingGroup;
 
 /** A shortened schedule or disable window is for tests and the local stack: in AWS it would drop events after a short outage. */
 export const webhooksConfig = /* @__PURE__ */ configSection([WEBHOOK_SETTINGS], (e, core) => {
   const DAY_MS = 24 * 3600_000;
   if (core.inAws) {
     const total = e.WEBHOOK_RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
-    if (e.WEBHOOK_RETRY_SCHEDULE_MS.length && total < DAY_MS) {
+    if (total < DAY_MS) {
       throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must cover at least 24 hours in AWS (it covers ${Math.round(total / 60_000)} minutes)`);
     }
     if (e.WEBHOOK_DISABLE_AFTER_MS < DAY_MS) throw new ConfigError('WEBHOOK_DISABLE_AFTER_MS must be at least a day (86400000) in AWS');
@@ -246,43 +332,67 @@ export const webhooksConfig = /* @__PURE__ */ configSection([WEBHOOK_SETTINGS], 
   return {
     endpoints: e.WEBHOOK_ENDPOINTS,
     secret: e.WEBHOOK_SECRET,
-    retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS.length ? e.WEBHOOK_RETRY_SCHEDULE_MS : DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+    retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
     disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
   };
 });
 
+/**
+ * Card payments (spec 2.16, 4.14) through the processor's official SDK. Unset secret key or price
+ * → the checkout routes answer 503 CARD_NOT_CONFIGURED; unset webhook secret → the webhook does.
+ */
 const CARD_SETTINGS = {
-  /**
-   * Card payments (spec 2.16, 4.14) through the processor's official SDK. Unset secret key or price
-   * → the checkout routes answer 503 CARD_NOT_CONFIGURED; unset webhook secret → the webhook does.
-   */
-  CARD_SECRET_KEY: () => optionalText(),
-  /** Signing secret of the card webhook endpoint (`whsec_...`); the raw body is verified with it. */
-  CARD_WEBHOOK_SECRET: () => optionalText(),
-  /** Largest accepted age of a webhook signature, in seconds (the SDK's default is 300). */
-  CARD_WEBHOOK_TOLERANCE_SECONDS: () => positiveInt(300),
-  /** API host, port and protocol of the processor: only for a fake server on loopback (tests, demos). */
-  CARD_API_HOST: () => optionalText(),
-  CARD_API_PORT: () => z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(65535))),
-  CARD_API_PROTOCOL: () => z.optional(z.enum(['http', 'https'])),
-  /** Upper bound of one processor API call, so a slow processor never holds a request to the Lambda limit. */
-  CARD_TIMEOUT_MS: () => positiveInt(10_000),
-  /** Recurring price id of each plan: CARD_PRICE_<PLAN>, or one JSON map CARD_PRICES {"solo":"price_..."} (a single variable wins). */
-  CARD_PRICES: () => optionalText(),
-  CARD_PRICE_LABEL: () => optionalText(),
-  CARD_PRICE_SOLO: () => optionalText(),
-  CARD_PRICE_COLLECTIVE: () => optionalText(),
-  CARD_PRICE_NETWORK: () => optionalText(),
-  /** Credit packs on sale, JSON {"price_...": credits}: the only price ids /api/card/credits accepts. */
-  CARD_CREDIT_PRICES: () => optionalText(),
-  /** One-off price id of 1 GB of extra agent storage (the checkout quantity is the GB bought). */
-  CARD_STORAGE_PRICE: () => optionalText(),
-  /**
-   * Local stack only (issue 17): `local` replaces the processor with a checkout page served by the
-   * local server, which completes the session and posts a signed webhook; refused in AWS.
-   */
-  CARD_MODE: () => z._default(z.enum(['processor', 'local']), 'processor'),
-};
+  CARD_SECRET_KEY: { schema: optionalText, secret: true },
+  CARD_WEBHOOK_SECRET: {
+    schema: optionalText,
+    secret: true,
+    description: 'Signing secret of the card webhook endpoint (`whsec_...`); the raw body is verified with it.',
+  },
+  CARD_WEBHOOK_TOLERANCE_SECONDS: {
+    schema: positiveInt,
+    default: 300,
+    description: "Largest accepted age of a webhook signature, in seconds (the SDK's default is 300).",
+  },
+  CARD_API_HOST: { schema: optionalText, localOnly: true, description: 'API host of the processor: only for a fake server on loopback (tests, demos).' },
+  CARD_API_PORT: {
+    schema: () => z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(65535))),
+    localOnly: true,
+    description: 'API port of the processor: only for a fake server on loopback (tests, demos).',
+  },
+  CARD_API_PROTOCOL: {
+    schema: () => z.optional(z.enum(['http', 'https'])),
+    localOnly: true,
+    description: 'API protocol of the processor: only for a fake server on loopback (tests, demos).',
+  },
+  CARD_TIMEOUT_MS: {
+    schema: positiveInt,
+    default: 10_000,
+    description: 'Upper bound of one processor API call, so a slow processor never holds a request to the Lambda limit.',
+  },
+  CARD_PRICES: {
+    schema: optionalText,
+    description: 'Recurring price id of each plan as one JSON map {"solo":"price_..."}; a CARD_PRICE_<PLAN> variable wins.',
+  },
+  CARD_PRICE_LABEL: { schema: optionalText, description: 'Recurring price id of the label plan.' },
+  CARD_PRICE_SOLO: { schema: optionalText, description: 'Recurring price id of the solo plan.' },
+  CARD_PRICE_COLLECTIVE: { schema: optionalText, description: 'Recurring price id of the collective plan.' },
+  CARD_PRICE_NETWORK: { schema: optionalText, description: 'Recurring price id of the network plan.' },
+  CARD_CREDIT_PRICES: {
+    schema: optionalText,
+    description: 'Credit packs on sale, JSON {"price_...": credits}: the only price ids /api/card/credits accepts.',
+  },
+  CARD_STORAGE_PRICE: {
+    schema: optionalText,
+    description: 'One-off price id of 1 GB of extra agent storage (the checkout quantity is the GB bought).',
+  },
+  CARD_MODE: {
+    schema: () => z.enum(['processor', 'local']),
+    default: 'processor',
+    localOnly: true,
+    description:
+      '`local` replaces the processor with a checkout page served by the local server, which completes the session and posts a signed webhook; refused in AWS.',
+  },
+} as const satisfies SettingGroup;
 
 const cardPlanPrices = () => z.partialRecord(z.enum(PLAN_NAMES), z.string().check(z.minLength(1)));
 const cardCreditPrices = () => z.record(pattern(/^[A-Za-z0-9_-]{1,128}$/), z.number().check(z.int(), z.positive()));
@@ -312,30 +422,42 @@ export const cardConfig = /* @__PURE__ */ configSection([CARD_SETTINGS], (e, cor
 });
 export type CardConfig = ReturnType<typeof cardConfig>;
 
+/**
+ * OAuth sign-in (issue 3). Each provider is off until its client id AND secret are set (start and
+ * callback answer 503 OAUTH_NOT_CONFIGURED). The URLs default to the real providers' endpoints;
+ * tests point them at a fake provider on loopback.
+ */
 const OAUTH_SETTINGS = {
-  /**
-   * OAuth sign-in (issue 3). Each provider is off until its client id AND secret are set (start and
-   * callback answer 503 OAUTH_NOT_CONFIGURED). The URLs default to the real providers' endpoints;
-   * tests point them at a fake provider on loopback.
-   */
-  OAUTH_CODEHOST_CLIENT_ID: () => optionalText(),
-  OAUTH_CODEHOST_CLIENT_SECRET: () => optionalText(),
-  OAUTH_CODEHOST_AUTHORIZE_URL: () => z._default(z.url(), 'https://github.com/login/oauth/authorize'),
-  OAUTH_CODEHOST_TOKEN_URL: () => z._default(z.url(), 'https://github.com/login/oauth/access_token'),
-  /** The user record (numeric `id`, `login`, `name`) ... */
-  OAUTH_CODEHOST_USERINFO_URL: () => z._default(z.url(), 'https://api.github.com/user'),
-  /** ... and the email list, whose verified primary address links accounts. */
-  OAUTH_CODEHOST_EMAILS_URL: () => z._default(z.url(), 'https://api.github.com/user/emails'),
-  OAUTH_WEBID_CLIENT_ID: () => optionalText(),
-  OAUTH_WEBID_CLIENT_SECRET: () => optionalText(),
-  /** OpenID Connect issuer: the `iss` an ID token from the token endpoint must carry. */
-  OAUTH_WEBID_ISSUER: () => z._default(z.url(), 'https://accounts.google.com'),
-  OAUTH_WEBID_AUTHORIZE_URL: () => z._default(z.url(), 'https://accounts.google.com/o/oauth2/v2/auth'),
-  OAUTH_WEBID_TOKEN_URL: () => z._default(z.url(), 'https://oauth2.googleapis.com/token'),
-  OAUTH_WEBID_USERINFO_URL: () => z._default(z.url(), 'https://openidconnect.googleapis.com/v1/userinfo'),
-  /** Upper bound of one call to a provider (token exchange, user info), so a slow provider never holds a request. */
-  OAUTH_TIMEOUT_MS: () => positiveInt(5000),
-};
+  OAUTH_CODEHOST_CLIENT_ID: { schema: optionalText },
+  OAUTH_CODEHOST_CLIENT_SECRET: { schema: optionalText, secret: true },
+  OAUTH_CODEHOST_AUTHORIZE_URL: { schema: () => z.url(), default: 'https://github.com/login/oauth/authorize' },
+  OAUTH_CODEHOST_TOKEN_URL: { schema: () => z.url(), default: 'https://github.com/login/oauth/access_token' },
+  OAUTH_CODEHOST_USERINFO_URL: {
+    schema: () => z.url(),
+    default: 'https://api.github.com/user',
+    description: 'The user record (numeric `id`, `login`, `name`).',
+  },
+  OAUTH_CODEHOST_EMAILS_URL: {
+    schema: () => z.url(),
+    default: 'https://api.github.com/user/emails',
+    description: 'The email list, whose verified primary address links accounts.',
+  },
+  OAUTH_WEBID_CLIENT_ID: { schema: optionalText },
+  OAUTH_WEBID_CLIENT_SECRET: { schema: optionalText, secret: true },
+  OAUTH_WEBID_ISSUER: {
+    schema: () => z.url(),
+    default: 'https://accounts.google.com',
+    description: 'OpenID Connect issuer: the `iss` an ID token from the token endpoint must carry.',
+  },
+  OAUTH_WEBID_AUTHORIZE_URL: { schema: () => z.url(), default: 'https://accounts.google.com/o/oauth2/v2/auth' },
+  OAUTH_WEBID_TOKEN_URL: { schema: () => z.url(), default: 'https://oauth2.googleapis.com/token' },
+  OAUTH_WEBID_USERINFO_URL: { schema: () => z.url(), default: 'https://openidconnect.googleapis.com/v1/userinfo' },
+  OAUTH_TIMEOUT_MS: {
+    schema: positiveInt,
+    default: 5000,
+    description: 'Upper bound of one call to a provider (token exchange, user info), so a slow provider never holds a request.',
+  },
+} as const satisfies SettingGroup;
 
 export const oauthConfig = /* @__PURE__ */ configSection([OAUTH_SETTINGS], (e) => ({
   timeoutMs: e.OAUTH_TIMEOUT_MS,
@@ -357,29 +479,31 @@ export const oauthConfig = /* @__PURE__ */ configSection([OAUTH_SETTINGS], (e) =
   },
 }));
 
+/** Wallet sign-in (SIWE). Unset RPC → plain EOA signatures still verify locally; smart-wallet signatures answer 503 CHAIN_UNAVAILABLE. */
 const CHAIN_SETTINGS = {
-  /**
-   * Wallet sign-in (SIWE): JSON-RPC of the L2 main network (chain 8453) used to verify smart-wallet
-   * signatures (ERC-1271 / ERC-6492). Unset → plain EOA signatures still verify locally; smart-wallet
-   * signatures answer 503 CHAIN_UNAVAILABLE.
-   */
-  CHAIN_RPC_URL: () => z.optional(z.url()),
-  /** Upper bound of one smart-wallet verification call; past it the sign-in answers 503. */
-  CHAIN_RPC_TIMEOUT_MS: () => positiveInt(3000),
-};
+  CHAIN_RPC_URL: {
+    schema: optionalUrl,
+    description: 'JSON-RPC of the L2 main network (chain 8453) used to verify smart-wallet signatures (ERC-1271 / ERC-6492).',
+  },
+  CHAIN_RPC_TIMEOUT_MS: {
+    schema: positiveInt,
+    default: 3000,
+    description: 'Upper bound of one smart-wallet verification call; past it the sign-in answers 503.',
+  },
+} as const satisfies SettingGroup;
 
 export const chainConfig = /* @__PURE__ */ configSection([CHAIN_SETTINGS], (e) => ({ rpcUrl: e.CHAIN_RPC_URL, rpcTimeoutMs: e.CHAIN_RPC_TIMEOUT_MS }));
 
+/**
+ * Decentralised-social identity (spec 4.2): `fidToken` is a JWT verified against this JWKS, with
+ * this issuer and audience. Unset JWKS URL or issuer → POST /api/auth/social/verify answers 503
+ * SOCIAL_NOT_CONFIGURED.
+ */
 const SOCIAL_SETTINGS = {
-  /**
-   * Decentralised-social identity (spec 4.2): `fidToken` is a JWT verified against this JWKS, with
-   * this issuer and audience. Unset JWKS URL or issuer → POST /api/auth/social/verify answers 503
-   * SOCIAL_NOT_CONFIGURED. The audience defaults to the host of APP_URL.
-   */
-  SOCIAL_JWKS_URL: () => z.optional(z.url()),
-  SOCIAL_ISSUER: () => optionalText(),
-  SOCIAL_AUDIENCE: () => optionalText(),
-};
+  SOCIAL_JWKS_URL: { schema: optionalUrl },
+  SOCIAL_ISSUER: { schema: optionalText },
+  SOCIAL_AUDIENCE: { schema: optionalText, description: 'Defaults to the host of APP_URL.' },
+} as const satisfies SettingGroup;
 
 export const socialConfig = /* @__PURE__ */ configSection([SOCIAL_SETTINGS], (e, core) => ({
   jwksUrl: e.SOCIAL_JWKS_URL,
@@ -387,21 +511,24 @@ export const socialConfig = /* @__PURE__ */ configSection([SOCIAL_SETTINGS], (e,
   audience: e.SOCIAL_AUDIENCE ?? new URL(core.appUrl).host,
 }));
 
+/** Token gating (spec 4.2). */
 const GATING_SETTINGS = {
-  /**
-   * Token gating (spec 4.2): ERC-20 contract on the L2 main network whose balance gates access.
-   * Unset → gating is off (everyone has access, `tokenGated: false`).
-   */
-  GATING_TOKEN_ADDRESS: () => z.optional(pattern(/^0x[0-9a-fA-F]{40}$/)),
-  /** Minimum balance, an integer in the token's smallest unit. */
-  GATING_MIN_BALANCE: () => z._default(pattern(/^\d+$/), '1'),
-  /** Symbol reported as `token`. */
-  GATING_TOKEN_SYMBOL: () => z._default(z.string().check(z.minLength(1), z.maxLength(32)), 'TOKEN'),
-  /** JSON-RPC the balance is read from (may carry a provider key); default CHAIN_RPC_URL, then the public endpoint. */
-  GATING_RPC_URL: () => z.optional(z.url()),
-  /** The credential-free RPC URL reported as `rpcEndpoint` (never GATING_RPC_URL, which may hold a key). */
-  GATING_PUBLIC_RPC_URL: () => z._default(z.url(), 'https://mainnet.base.org'),
-};
+  GATING_TOKEN_ADDRESS: {
+    schema: () => z.optional(pattern(/^0x[0-9a-fA-F]{40}$/)),
+    description: 'ERC-20 contract on the L2 main network whose balance gates access; unset → gating is off (everyone has access, `tokenGated: false`).',
+  },
+  GATING_MIN_BALANCE: { schema: () => pattern(/^\d+$/), default: '1', description: "Minimum balance, an integer in the token's smallest unit." },
+  GATING_TOKEN_SYMBOL: { schema: () => z.string().check(z.minLength(1), z.maxLength(32)), default: 'TOKEN', description: 'Symbol reported as `token`.' },
+  GATING_RPC_URL: {
+    schema: optionalUrl,
+    description: 'JSON-RPC the balance is read from (may carry a provider key); default CHAIN_RPC_URL, then the public endpoint.',
+  },
+  GATING_PUBLIC_RPC_URL: {
+    schema: () => z.url(),
+    default: 'https://mainnet.base.org',
+    description: 'The credential-free RPC URL reported as `rpcEndpoint` (never GATING_RPC_URL, which may hold a key).',
+  },
+} as const satisfies SettingGroup;
 
 export const gatingConfig = /* @__PURE__ */ configSection([GATING_SETTINGS, CHAIN_SETTINGS], (e) => ({
   tokenAddress: e.GATING_TOKEN_ADDRESS,
@@ -411,14 +538,15 @@ export const gatingConfig = /* @__PURE__ */ configSection([GATING_SETTINGS, CHAI
   publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
 }));
 
+/** Agents, instances and provisioning (issue 5). */
 const MODEL_SETTINGS = {
-  /** Agents, instances and provisioning (issue 5). OpenAI-compatible model endpoint of the platform's model layer (e.g. https://api.openai.com/v1); unset → chat answers MODEL_NOT_CONFIGURED. */
-  MODEL_API_BASE_URL: () => z.optional(z.url()),
-  /** Bearer key sent to MODEL_API_BASE_URL; never handed to agent runtimes. */
-  MODEL_API_KEY: () => optionalText(),
-  /** Upper bound of one model call. */
-  MODEL_API_TIMEOUT_MS: () => positiveInt(60_000),
-};
+  MODEL_API_BASE_URL: {
+    schema: optionalUrl,
+    description: "OpenAI-compatible model endpoint of the platform's model layer (e.g. https://api.openai.com/v1); unset → chat answers MODEL_NOT_CONFIGURED.",
+  },
+  MODEL_API_KEY: { schema: optionalText, secret: true, description: 'Bearer key sent to MODEL_API_BASE_URL; never handed to agent runtimes.' },
+  MODEL_API_TIMEOUT_MS: { schema: positiveInt, default: 60_000, description: 'Upper bound of one model call.' },
+} as const satisfies SettingGroup;
 
 /** Agents, instances and provisioning (issue 5). */
 export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) => ({
@@ -427,20 +555,19 @@ export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) =
   timeoutMs: e.MODEL_API_TIMEOUT_MS,
 }));
 
+/**
+ * AI model layer (issue 10). Direct providers: a key enables the vendor's own API for its catalogue
+ * models (direct wins over the MODEL_API_BASE_URL aggregator); the base URLs are for proxies and fakes.
+ */
 const AI_SETTINGS = {
-  /**
-   * AI model layer (issue 10). Direct providers: a key enables the vendor's own API for its catalogue
-   * models (direct wins over the MODEL_API_BASE_URL aggregator); the base URLs are for proxies and fakes.
-   */
-  OPENAI_API_KEY: () => optionalText(),
-  OPENAI_BASE_URL: () => z.optional(z.url()),
-  ANTHROPIC_API_KEY: () => optionalText(),
-  ANTHROPIC_BASE_URL: () => z.optional(z.url()),
-  GOOGLE_API_KEY: () => optionalText(),
-  GOOGLE_BASE_URL: () => z.optional(z.url()),
-  /** The model catalogue as JSON (same shape as domain/models/catalogue.ts); unset → the versioned file. */
-  AI_CATALOGUE: () => optionalText(),
-};
+  OPENAI_API_KEY: { schema: optionalText, secret: true },
+  OPENAI_BASE_URL: { schema: optionalUrl },
+  ANTHROPIC_API_KEY: { schema: optionalText, secret: true },
+  ANTHROPIC_BASE_URL: { schema: optionalUrl },
+  GOOGLE_API_KEY: { schema: optionalText, secret: true },
+  GOOGLE_BASE_URL: { schema: optionalUrl },
+  AI_CATALOGUE: { schema: optionalText, description: 'The model catalogue as JSON (same shape as domain/models/catalogue.ts); unset → the versioned file.' },
+} as const satisfies SettingGroup;
 
 /** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by domain/models/catalogue.ts). */
 export const aiConfig = /* @__PURE__ */ configSection([AI_SETTINGS], (e) => ({
@@ -451,22 +578,34 @@ export const aiConfig = /* @__PURE__ */ configSection([AI_SETTINGS], (e) => ({
 }));
 
 const PROVISIONING_SETTINGS = {
-  /** Dead-letter queue of the provisioning queue: the local stack polls it into the provisioner's DLQ handler. */
-  PROVISIONING_DLQ_URL: () => z.optional(z.string()),
-  /** How instances are launched: `ecs` (Fargate RunTask) or `local` (child processes running runtime/). Default: ecs in AWS, local elsewhere. */
-  LAUNCHER: () => z.optional(z.enum(['ecs', 'local'])),
-  /** Runtime version label of new and updated instances (reported by `runtimeVersion`). */
-  RUNTIME_VERSION: () => z._default(pattern(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/), '1.0.0'),
-  /** Comma-separated container images an update may move to, besides RUNTIME_IMAGE. */
-  APPROVED_RUNTIME_IMAGES: () => csv(),
-  /** Readiness: health probes of a launched instance before it counts as never healthy, and the pause between them. */
-  PROVISION_HEALTH_ATTEMPTS: () => positiveInt(60),
-  PROVISION_HEALTH_INTERVAL_MS: () => positiveInt(1000),
-  /** Base URL agent runtimes use to reach the platform API (state, messages, model layer); default APP_URL. */
-  RUNTIME_PLATFORM_URL: () => z.optional(z.url()),
-  /** Local launcher: the runtime entry file it runs (default runtime/server.ts). */
-  LOCAL_RUNTIME_ENTRY: () => z.optional(z.string()),
-};
+  PROVISIONING_DLQ_URL: {
+    schema: optionalString,
+    setByStack: 'in AWS the DLQ feeds the provisioner-dlq function directly',
+    description: "Dead-letter queue of the provisioning queue: the local stack polls it into the provisioner's DLQ handler.",
+  },
+  LAUNCHER: {
+    schema: () => z.optional(z.enum(['ecs', 'local'])),
+    localOnly: true,
+    description: 'How instances are launched: `ecs` (Fargate RunTask) or `local` (child processes running runtime/). Default: ecs in AWS, local elsewhere.',
+  },
+  RUNTIME_VERSION: {
+    schema: () => pattern(/^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/),
+    default: '1.0.0',
+    description: 'Runtime version label of new and updated instances (reported by `runtimeVersion`).',
+  },
+  APPROVED_RUNTIME_IMAGES: { schema: csv, description: 'Comma-separated container images an update may move to, besides RUNTIME_IMAGE.' },
+  PROVISION_HEALTH_ATTEMPTS: {
+    schema: positiveInt,
+    default: 60,
+    description: 'Health probes of a launched instance before it counts as never healthy.',
+  },
+  PROVISION_HEALTH_INTERVAL_MS: { schema: positiveInt, default: 1000, description: 'The pause between two health probes of a launched instance.' },
+  RUNTIME_PLATFORM_URL: {
+    schema: optionalUrl,
+    description: 'Base URL agent runtimes use to reach the platform API (state, messages, model layer); default APP_URL.',
+  },
+  LOCAL_RUNTIME_ENTRY: { schema: optionalString, localOnly: true, description: 'Local launcher: the runtime entry file it runs (default runtime/server.ts).' },
+} as const satisfies SettingGroup;
 
 /** Agents, instances and provisioning (issue 5): where and how agent runtimes are launched. */
 export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTIME_SETTINGS, PROVISIONING_SETTINGS], (e, core) => ({
@@ -487,13 +626,16 @@ export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTI
   localRuntimeEntry: e.LOCAL_RUNTIME_ENTRY,
 }));
 
+/** Live streams of channel-provisioned agents. */
 const STREAMING_SETTINGS = {
-  /** Live streams of channel-provisioned agents: `local` generates and stores keys, no outside call. */
-  STREAMING_PROVIDER: () => z._default(z.enum(['local']), 'local'),
-  /** RTMP ingest server and HLS playback origin the local streaming adapter reports. */
-  STREAMING_RTMP_URL: () => z._default(pattern(/^rtmps?:\/\//), 'rtmp://127.0.0.1:1935/live'),
-  STREAMING_PLAYBACK_BASE_URL: () => z.optional(z.url()),
-};
+  STREAMING_PROVIDER: { schema: () => z.enum(['local']), default: 'local', description: '`local` generates and stores keys, no outside call.' },
+  STREAMING_RTMP_URL: {
+    schema: () => pattern(/^rtmps?:\/\//),
+    default: 'rtmp://127.0.0.1:1935/live',
+    description: 'RTMP ingest server the local streaming adapter reports.',
+  },
+  STREAMING_PLAYBACK_BASE_URL: { schema: optionalUrl, description: 'HLS playback origin the local streaming adapter reports; default APP_URL/live.' },
+} as const satisfies SettingGroup;
 
 export const streamingConfig = /* @__PURE__ */ configSection([STREAMING_SETTINGS], (e, core) => ({
   provider: e.STREAMING_PROVIDER,
@@ -501,14 +643,21 @@ export const streamingConfig = /* @__PURE__ */ configSection([STREAMING_SETTINGS
   playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', core.appUrl).href,
 }));
 
+/** Heartbeat and metrics (issue 6). */
 const HEARTBEAT_SETTINGS = {
-  /** Heartbeat and metrics (issue 6). Local stack: how often the heartbeat sweep runs (AWS: the EventBridge schedule, every 5 minutes). */
-  HEARTBEAT_TICK_MS: () => positiveInt(60_000),
-  /** Most due users one sweep claims; the rest stay due for the next run. */
-  HEARTBEAT_MAX_USERS_PER_RUN: () => positiveInt(1000),
-  /** Users checked at once in a sweep (each check waits on an instance with short timeouts). */
-  HEARTBEAT_CONCURRENCY: () => positiveInt(16),
-};
+  HEARTBEAT_TICK_MS: {
+    schema: positiveInt,
+    default: 60_000,
+    localOnly: true,
+    description: 'Local stack: how often the heartbeat sweep runs (AWS: the EventBridge schedule, every 5 minutes).',
+  },
+  HEARTBEAT_MAX_USERS_PER_RUN: { schema: positiveInt, default: 1000, description: 'Most due users one sweep claims; the rest stay due for the next run.' },
+  HEARTBEAT_CONCURRENCY: {
+    schema: positiveInt,
+    default: 16,
+    description: 'Users checked at once in a sweep (each check waits on an instance with short timeouts).',
+  },
+} as const satisfies SettingGroup;
 
 /** Heartbeat and metrics (issue 6). */
 export const heartbeatConfig = /* @__PURE__ */ configSection([HEARTBEAT_SETTINGS], (e) => ({
@@ -518,31 +667,45 @@ export const heartbeatConfig = /* @__PURE__ */ configSection([HEARTBEAT_SETTINGS
 }));
 
 const METRICS_SETTINGS = {
-  /** Storage quota GET /api/metrics reports the table size against, in MB. */
-  METRICS_STORAGE_QUOTA_MB: () => positiveInt(25_600),
-};
+  METRICS_STORAGE_QUOTA_MB: { schema: positiveInt, default: 25_600, description: 'Storage quota GET /api/metrics reports the table size against, in MB.' },
+} as const satisfies SettingGroup;
 
 export const metricsConfig = /* @__PURE__ */ configSection([METRICS_SETTINGS], (e) => ({ storageQuotaMb: e.METRICS_STORAGE_QUOTA_MB }));
 
+/** Skills of issue 12 part B. */
 const TREASURY_SETTINGS = {
-  /** Skills of issue 12 part B. treasury: ERC-20 tokens whose balances it reads besides the native coin, `SYMBOL:0xcontract:decimals` comma-separated (read through WALLET_RPC_URL). */
-  TREASURY_TOKENS: () => listOf(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
-};
+  TREASURY_TOKENS: {
+    schema: () => listOf(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
+    description:
+      'treasury: ERC-20 tokens whose balances it reads besides the native coin, `SYMBOL:0xcontract:decimals` comma-separated (read through WALLET_RPC_URL).',
+  },
+} as const satisfies SettingGroup;
 
 const FILES_SETTINGS = {
-  /** file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); `s3` = the bucket FILES_BUCKET (the stack sets both). */
-  FILE_STORAGE: () => z._default(z.enum(['local', 's3']), 'local'),
-  /** Folder of the local file storage; default $DATA_DIR/files. */
-  FILES_DIR: () => z.optional(z.string()),
-  /** The S3 bucket of FILE_STORAGE=s3. */
-  FILES_BUCKET: () => z.optional(pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name')),
-  /** Another S3 endpoint (path-style), for an S3-compatible store or a loopback fake in tests; default AWS's. */
-  FILES_S3_ENDPOINT: () => z.optional(z.url()),
-  /** How long a presigned upload URL of file-manager stays valid. */
-  FILE_UPLOAD_URL_TTL_SECONDS: () => positiveInt(900),
-  /** How long a signed download URL of a stored file (visual-synthesizer's images) stays valid. */
-  FILE_DOWNLOAD_URL_TTL_SECONDS: () => positiveInt(3600),
-};
+  FILE_STORAGE: {
+    schema: () => z.enum(['local', 's3']),
+    default: 'local',
+    setByStack: "always s3 in the stack, with the stack's files bucket",
+    description: 'file-manager: where file bytes are kept. `local` = a folder (FILES_DIR); `s3` = the bucket FILES_BUCKET (the stack sets both).',
+  },
+  FILES_DIR: { schema: optionalString, localOnly: true, description: 'Folder of the local file storage; default $DATA_DIR/files.' },
+  FILES_BUCKET: {
+    schema: () => z.optional(pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name')),
+    setByStack: "the stack's files bucket",
+    description: 'The S3 bucket of FILE_STORAGE=s3.',
+  },
+  FILES_S3_ENDPOINT: {
+    schema: optionalUrl,
+    localOnly: true,
+    description: "Another S3 endpoint (path-style), for an S3-compatible store or a loopback fake in tests; default AWS's.",
+  },
+  FILE_UPLOAD_URL_TTL_SECONDS: { schema: positiveInt, default: 900, description: 'How long a presigned upload URL of file-manager stays valid.' },
+  FILE_DOWNLOAD_URL_TTL_SECONDS: {
+    schema: positiveInt,
+    default: 3600,
+    description: "How long a signed download URL of a stored file (visual-synthesizer's images) stays valid.",
+  },
+} as const satisfies SettingGroup;
 
 export const filesConfig = /* @__PURE__ */ configSection([FILES_SETTINGS, DATA_SETTINGS], (e, core) => {
   if (e.FILE_STORAGE === 's3' && !e.FILES_BUCKET) throw new ConfigError('FILE_STORAGE=s3 needs FILES_BUCKET');
@@ -556,10 +719,14 @@ export const filesConfig = /* @__PURE__ */ configSection([FILES_SETTINGS, DATA_S
   };
 });
 
+/** Skills of issue 13 part A. */
 const PAYMENT_TOKEN_SETTINGS = {
-  /** Skills of issue 13 part A. usdc-payments and instant-split: the stablecoin they send, `SYMBOL:0xcontract:decimals` (through WALLET_RPC_URL); unset = payments not configured. */
-  PAYMENT_TOKEN: () => z.optional(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
-};
+  PAYMENT_TOKEN: {
+    schema: () => z.optional(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
+    description:
+      'usdc-payments and instant-split: the stablecoin they send, `SYMBOL:0xcontract:decimals` (through WALLET_RPC_URL); unset = payments not configured.',
+  },
+} as const satisfies SettingGroup;
 
 /** `SYMBOL:0xcontract:decimals`, as the token settings give it. */
 function tokenSetting(value: string) {
@@ -573,33 +740,48 @@ export const skillTokensConfig = /* @__PURE__ */ configSection([TREASURY_SETTING
   paymentToken: e.PAYMENT_TOKEN ? tokenSetting(e.PAYMENT_TOKEN) : undefined,
 }));
 
+/**
+ * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
+ * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
+ */
 const GATEWAY_SETTINGS = {
-  /**
-   * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
-   * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
+  MPP_CHAIN_ID: { schema: positiveInt, default: 4217 },
+  MPP_RPC_URL: { schema: optionalUrl },
+  MPP_RECIPIENT: { schema: () => z.optional(evmAddress()) },
+  MPP_CURRENCY: {
+    schema: evmAddress,
+    default: '0x20c0000000000000000000000000000000000000',
+    description: 'TIP-20 token the price is paid in (6 decimals); default pathUSD.',
+  },
+  MPP_CONFIRMATIONS: { schema: positiveInt, default: 1 },
+  MPP_CHALLENGE_TTL_SECONDS: { schema: positiveInt, default: 300 },
+  MPP_RPC_TIMEOUT_MS: {
+    schema: positiveInt,
+    default: 3000,
+    description: 'Upper bound of one chain RPC call while verifying a payment; past it the gateway answers 503.',
+  },
+  GATEWAY_PRICES: {
+    schema: optionalText,
+    description: 'JSON plugin → decimal price in the payment token, e.g. {"agent":"0.05"}; unlisted plugins keep DEFAULT_GATEWAY_PRICES.',
+  },
+  GATEWAY_ALLOWED_ORIGINS: {
+    schema: csv,
+    description: 'Comma-separated origins browsers may call the gateway from (CORS); default the origin of APP_URL. `*` allows any.',
+  },
+  /*
+   * Unlisted plugins are priced from GATEWAY_PRICES × GATEWAY_CARD_RATE, rounded up to a whole penny
+   * and at least the processor's minimum charge.
    */
-  MPP_CHAIN_ID: () => positiveInt(4217),
-  MPP_RPC_URL: () => z.optional(z.url()),
-  MPP_RECIPIENT: () => z.optional(evmAddress()),
-  /** TIP-20 token the price is paid in (6 decimals); default pathUSD. */
-  MPP_CURRENCY: () => z._default(evmAddress(), '0x20c0000000000000000000000000000000000000'),
-  MPP_CONFIRMATIONS: () => positiveInt(1),
-  MPP_CHALLENGE_TTL_SECONDS: () => positiveInt(300),
-  /** Upper bound of one chain RPC call while verifying a payment; past it the gateway answers 503. */
-  MPP_RPC_TIMEOUT_MS: () => positiveInt(3000),
-  /** JSON plugin → decimal price in the payment token, e.g. {"agent":"0.05"}; unlisted plugins keep DEFAULT_GATEWAY_PRICES. */
-  GATEWAY_PRICES: () => optionalText(),
-  /** Comma-separated origins browsers may call the gateway from (CORS); default the origin of APP_URL. `*` allows any. */
-  GATEWAY_ALLOWED_ORIGINS: () => csv(),
-  /**
-   * One-off card payment of a gateway call (issue 11): JSON plugin → price in minor units of the card
-   * billing currency (GBP pence), e.g. {"agent":120}; unlisted plugins are priced from GATEWAY_PRICES
-   * × GATEWAY_CARD_RATE, rounded up to a whole penny and at least the processor's minimum charge.
-   */
-  GATEWAY_CARD_PRICES: () => optionalText(),
-  /** Billing-currency units charged per payment-token unit (a decimal, at most 6 decimals); 1 never charges less than the token price. */
-  GATEWAY_CARD_RATE: () => z._default(pattern(/^\d+(\.\d{1,6})?$/, 'a decimal rate with at most 6 decimals'), '1'),
-};
+  GATEWAY_CARD_PRICES: {
+    schema: optionalText,
+    description: 'One-off card payment of a gateway call: JSON plugin → price in minor units of the card billing currency (GBP pence), e.g. {"agent":120}.',
+  },
+  GATEWAY_CARD_RATE: {
+    schema: () => pattern(/^\d+(\.\d{1,6})?$/, 'a decimal rate with at most 6 decimals'),
+    default: '1',
+    description: 'Billing-currency units charged per payment-token unit (a decimal, at most 6 decimals); 1 never charges less than the token price.',
+  },
+} as const satisfies SettingGroup;
 
 /** Gateway prices in the payment token (decimal strings, at most 6 decimals: TIP-20 base units). */
 export const DEFAULT_GATEWAY_PRICES = { 'generate-text': '0.01', agent: '0.05', tts: '0.02', stt: '0.02' } as const;
@@ -633,16 +815,16 @@ export const gatewayConfig = /* @__PURE__ */ configSection([GATEWAY_SETTINGS], (
   };
 });
 
+/**
+ * Agent verification with EAS (issue 9): the attestation is read from this EAS contract (default the
+ * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
+ * or RPC → `eas` verification answers 503 EAS_NOT_CONFIGURED.
+ */
 const EAS_SETTINGS = {
-  /**
-   * Agent verification with EAS (issue 9): the attestation is read from this EAS contract (default the
-   * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
-   * or RPC → `eas` verification answers 503 EAS_NOT_CONFIGURED.
-   */
-  EAS_CONTRACT_ADDRESS: () => z._default(evmAddress(), '0x4200000000000000000000000000000000000021'),
-  EAS_SCHEMA_UID: () => z.optional(bytes32Hex()),
-  EAS_RPC_URL: () => z.optional(z.url()),
-};
+  EAS_CONTRACT_ADDRESS: { schema: evmAddress, default: '0x4200000000000000000000000000000000000021' },
+  EAS_SCHEMA_UID: { schema: () => z.optional(bytes32Hex()) },
+  EAS_RPC_URL: { schema: optionalUrl },
+} as const satisfies SettingGroup;
 
 export const easConfig = /* @__PURE__ */ configSection([EAS_SETTINGS, CHAIN_SETTINGS], (e) => ({
   contractAddress: e.EAS_CONTRACT_ADDRESS as `0x${string}`,
@@ -650,15 +832,14 @@ export const easConfig = /* @__PURE__ */ configSection([EAS_SETTINGS, CHAIN_SETT
   rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL,
 }));
 
+/** Channel skills of issue 13 part C: each messaging app's HTTP API (tests point them at loopback fakes). */
 const CHANNEL_SETTINGS = {
-  /** Channel skills of issue 13 part C: each messaging app's HTTP API (tests point them at loopback fakes). */
-  CHANNEL_TELEGRAM_API_URL: () => z._default(z.url(), 'https://api.telegram.org'),
-  CHANNEL_DISCORD_API_URL: () => z._default(z.url(), 'https://discord.com/api/v10'),
-  CHANNEL_WHATSAPP_API_URL: () => z._default(z.url(), 'https://graph.facebook.com/v21.0'),
-  CHANNEL_SLACK_API_URL: () => z._default(z.url(), 'https://slack.com/api'),
-  /** Bound on one call to a messaging app. */
-  CHANNEL_TIMEOUT_MS: () => positiveInt(10_000),
-};
+  CHANNEL_TELEGRAM_API_URL: { schema: () => z.url(), default: 'https://api.telegram.org' },
+  CHANNEL_DISCORD_API_URL: { schema: () => z.url(), default: 'https://discord.com/api/v10' },
+  CHANNEL_WHATSAPP_API_URL: { schema: () => z.url(), default: 'https://graph.facebook.com/v21.0' },
+  CHANNEL_SLACK_API_URL: { schema: () => z.url(), default: 'https://slack.com/api' },
+  CHANNEL_TIMEOUT_MS: { schema: positiveInt, default: 10_000, description: 'Bound on one call to a messaging app.' },
+} as const satisfies SettingGroup;
 
 /** Channel skills of issue 13 part C. */
 export const channelsConfig = /* @__PURE__ */ configSection([CHANNEL_SETTINGS], (e) => ({
@@ -669,14 +850,17 @@ export const channelsConfig = /* @__PURE__ */ configSection([CHANNEL_SETTINGS], 
   timeoutMs: e.CHANNEL_TIMEOUT_MS,
 }));
 
+/**
+ * Skills of issue 13 part B (webhook, browser): user-supplied URLs go through the guarded fetch,
+ * which refuses loopback.
+ */
 const FETCH_SETTINGS = {
-  /**
-   * Skills of issue 13 part B (webhook, browser): user-supplied URLs go through the guarded fetch,
-   * which refuses loopback. Tests and the local stack list their loopback fakes here, exactly
-   * (`127.0.0.1:8080`, `[::1]:8080`); refused in AWS.
-   */
-  FETCH_ALLOWED_LOOPBACK: () => listOf(pattern(/^(127\.0\.0\.1|\[::1\]):\d{1,5}$/, '127.0.0.1:<port> or [::1]:<port>')),
-};
+  FETCH_ALLOWED_LOOPBACK: {
+    schema: () => listOf(pattern(/^(127\.0\.0\.1|\[::1\]):\d{1,5}$/, '127.0.0.1:<port> or [::1]:<port>')),
+    localOnly: true,
+    description: 'The loopback fakes of tests and the local stack the guarded fetch may reach, exactly (`127.0.0.1:8080`, `[::1]:8080`); refused in AWS.',
+  },
+} as const satisfies SettingGroup;
 
 /** The guarded fetch of user-supplied URLs (issue 13 part B). */
 export const fetchConfig = /* @__PURE__ */ configSection([FETCH_SETTINGS], (e, core) => {
@@ -687,16 +871,16 @@ export const fetchConfig = /* @__PURE__ */ configSection([FETCH_SETTINGS], (e, c
   return { allowedLoopback };
 });
 
+/**
+ * `coinbase` agent verification (issue 18): the wallet must hold Coinbase's "Verified Account" attestation on Base, found
+ * through Coinbase's attestation indexer and read from EAS (EAS_CONTRACT_ADDRESS, EAS_RPC_URL). Defaults: Base mainnet
+ * (github.com/coinbase/verifications).
+ */
 const COINBASE_VERIFICATION_SETTINGS = {
-  /**
-   * `coinbase` agent verification (issue 18): the wallet must hold Coinbase's "Verified Account" attestation on Base, found
-   * through Coinbase's attestation indexer and read from EAS (EAS_CONTRACT_ADDRESS, EAS_RPC_URL). Defaults: Base mainnet
-   * (github.com/coinbase/verifications).
-   */
-  COINBASE_VERIFICATION_INDEXER: () => z._default(evmAddress(), '0x2c7eE1E5f416dfF40054c27A62f7B357C4E8619C'),
-  COINBASE_VERIFICATION_ATTESTER: () => z._default(evmAddress(), '0x357458739F90461b99789350868CD7CF330Dd7EE'),
-  COINBASE_VERIFICATION_SCHEMA_UID: () => z._default(bytes32Hex(), '0xf8b05c79f090979bf4a80270aba232dff11a10d9ca55c4f88de95317970f0de9'),
-};
+  COINBASE_VERIFICATION_INDEXER: { schema: evmAddress, default: '0x2c7eE1E5f416dfF40054c27A62f7B357C4E8619C' },
+  COINBASE_VERIFICATION_ATTESTER: { schema: evmAddress, default: '0x357458739F90461b99789350868CD7CF330Dd7EE' },
+  COINBASE_VERIFICATION_SCHEMA_UID: { schema: bytes32Hex, default: '0xf8b05c79f090979bf4a80270aba232dff11a10d9ca55c4f88de95317970f0de9' },
+} as const satisfies SettingGroup;
 
 export const coinbaseVerificationConfig = /* @__PURE__ */ configSection([COINBASE_VERIFICATION_SETTINGS], (e) => ({
   indexer: e.COINBASE_VERIFICATION_INDEXER as `0x${string}`,
@@ -704,36 +888,43 @@ export const coinbaseVerificationConfig = /* @__PURE__ */ configSection([COINBAS
   schemaUid: e.COINBASE_VERIFICATION_SCHEMA_UID as `0x${string}`,
 }));
 
+/** `ens` agent verification: the name must resolve to the signing wallet through the ENS Universal Resolver. */
 const ENS_SETTINGS = {
-  /** `ens` agent verification: the name must resolve to the signing wallet on this chain (Ethereum mainnet) through the ENS Universal Resolver. Unset → 503 ENS_NOT_CONFIGURED. */
-  ENS_RPC_URL: () => z.optional(z.url()),
-  ENS_UNIVERSAL_RESOLVER: () => z._default(evmAddress(), '0xeeeeeeee14d718c2b47d9923deab1335e144eeee'),
-};
+  ENS_RPC_URL: { schema: optionalUrl, description: 'JSON-RPC of Ethereum mainnet, where ENS names resolve; unset → 503 ENS_NOT_CONFIGURED.' },
+  ENS_UNIVERSAL_RESOLVER: { schema: evmAddress, default: '0xeeeeeeee14d718c2b47d9923deab1335e144eeee' },
+} as const satisfies SettingGroup;
 
 export const ensConfig = /* @__PURE__ */ configSection([ENS_SETTINGS], (e) => ({
   rpcUrl: e.ENS_RPC_URL,
   universalResolver: e.ENS_UNIVERSAL_RESOLVER as `0x${string}`,
 }));
 
+/**
+ * Healing (issue 20): an instance that exits unexpectedly is relaunched after these pauses, one per
+ * consecutive relaunch (the last repeats; at most 900, SQS's longest delay), at most
+ * INSTANCE_RELAUNCHES_PER_HOUR times in an hour; past that it is `error` with the exit's reason.
+ */
 const HEALING_SETTINGS = {
-  /**
-   * Healing (issue 20): an instance that exits unexpectedly is relaunched after these pauses, one per
-   * consecutive relaunch (the last repeats; at most 900, SQS's longest delay), at most
-   * INSTANCE_RELAUNCHES_PER_HOUR times in an hour; past that it is `error` with the exit's reason.
-   */
-  INSTANCE_RELAUNCHES_PER_HOUR: () => positiveInt(5),
-  INSTANCE_RELAUNCH_BACKOFF_SECONDS: () =>
-    z.pipe(
-      listOf(wholeNumber(900)),
-      z.transform((list) => (list.length ? list : [1, 5, 30, 120, 300])),
-    ),
-};
+  INSTANCE_RELAUNCHES_PER_HOUR: { schema: positiveInt, default: 5 },
+  INSTANCE_RELAUNCH_BACKOFF_SECONDS: {
+    schema: () => emptyAsUnset(listOf(wholeNumber(900))),
+    default: [1, 5, 30, 120, 300],
+    description: 'Pauses before the consecutive relaunches of an instance that exited unexpectedly, in seconds, comma-separated; the last repeats.',
+  },
+} as const satisfies SettingGroup;
 
 const AWS_FAKE_SETTINGS = {
-  /** Another ECS / KMS endpoint than AWS's (a loopback fake in tests); the credentials are the local ones then. */
-  ECS_ENDPOINT: () => z.optional(z.url()),
-  KMS_ENDPOINT: () => z.optional(z.url()),
-};
+  ECS_ENDPOINT: {
+    schema: optionalUrl,
+    localOnly: true,
+    description: "Another ECS endpoint than AWS's (a loopback fake in tests); the credentials are the local ones then.",
+  },
+  KMS_ENDPOINT: {
+    schema: optionalUrl,
+    localOnly: true,
+    description: "Another KMS endpoint than AWS's (a loopback fake in tests); the credentials are the local ones then.",
+  },
+} as const satisfies SettingGroup;
 
 /** Loopback fakes of ECS and KMS (tests); unset in AWS. */
 export const awsFakesConfig = /* @__PURE__ */ configSection([AWS_FAKE_SETTINGS], (e) => {
@@ -744,10 +935,14 @@ export const awsFakesConfig = /* @__PURE__ */ configSection([AWS_FAKE_SETTINGS],
   };
 });
 
+/** No stranded work (issue 20). */
 const REDRIVE_SETTINGS = {
-  /** No stranded work (issue 20): an agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off. */
-  PROVISIONING_REDRIVE_AFTER_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0)), 180),
-};
+  PROVISIONING_REDRIVE_AFTER_SECONDS: {
+    schema: nonNegativeInt,
+    default: 180,
+    description: "An agent or launch in `provisioning` this long with no live worker on it is driven again; 0 turns the heartbeat's pass off.",
+  },
+} as const satisfies SettingGroup;
 
 /** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
 export const healingConfig = /* @__PURE__ */ configSection([HEALING_SETTINGS, REDRIVE_SETTINGS], (e) => ({
@@ -756,12 +951,19 @@ export const healingConfig = /* @__PURE__ */ configSection([HEALING_SETTINGS, RE
   provisioningRedriveAfterMs: e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000,
 }));
 
+/** Per-agent log in AWS (issue 18). */
 const RUNTIME_LOG_SETTINGS = {
-  /** Per-agent log in AWS (issue 18): the CloudWatch Logs group the runtime tasks write to (the stack sets it); unset = the lines the local launcher keeps. */
-  RUNTIME_LOG_GROUP: () => z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
-  /** Another CloudWatch Logs endpoint, for a loopback fake in tests; default AWS's. */
-  CLOUDWATCH_LOGS_ENDPOINT: () => z.optional(z.url()),
-};
+  RUNTIME_LOG_GROUP: {
+    schema: () => z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+    setByStack: "the runtime task's log group",
+    description: 'The CloudWatch Logs group the runtime tasks write to; unset = the lines the local launcher keeps.',
+  },
+  CLOUDWATCH_LOGS_ENDPOINT: {
+    schema: optionalUrl,
+    localOnly: true,
+    description: "Another CloudWatch Logs endpoint, for a loopback fake in tests; default AWS's.",
+  },
+} as const satisfies SettingGroup;
 
 /** Where the per-agent log reads runtime output in AWS (issue 18). */
 export const runtimeLogsConfig = /* @__PURE__ */ configSection([RUNTIME_LOG_SETTINGS], (e) => ({
@@ -770,9 +972,12 @@ export const runtimeLogsConfig = /* @__PURE__ */ configSection([RUNTIME_LOG_SETT
 }));
 
 const SES_SETTINGS = {
-  /** Email through SES v2 at this endpoint outside AWS (a loopback fake in tests); refused in AWS, where SES is AWS's own. */
-  SES_ENDPOINT: () => z.optional(z.url()),
-};
+  SES_ENDPOINT: {
+    schema: optionalUrl,
+    localOnly: true,
+    description: "Email through SES v2 at this endpoint outside AWS (a loopback fake in tests); refused in AWS, where SES is AWS's own.",
+  },
+} as const satisfies SettingGroup;
 
 /** Tests write their mail to the temp folder, never into the developer's data folder. */
 export const emailConfig = /* @__PURE__ */ configSection([EMAIL_SETTINGS, SES_SETTINGS, DATA_SETTINGS], (e, core) => {
@@ -784,10 +989,14 @@ export const emailConfig = /* @__PURE__ */ configSection([EMAIL_SETTINGS, SES_SE
   };
 });
 
+/** Wake on demand (issue 22). */
 const WAKE_SETTINGS = {
-  /** Wake on demand (issue 22): how long a message to an idle-stopped agent waits for its wake before 202 (under API Gateway's 29 s, the model's time left over). */
-  WAKE_WAIT_SECONDS: () => z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(25)), 20),
-};
+  WAKE_WAIT_SECONDS: {
+    schema: () => z.coerce.number().check(z.int(), z.minimum(0), z.maximum(25)),
+    default: 20,
+    description: "How long a message to an idle-stopped agent waits for its wake before 202 (under API Gateway's 29 s, the model's time left over).",
+  },
+} as const satisfies SettingGroup;
 
 /** Issue 22: the bounded wait of a message that wakes an idle-stopped instance. */
 export const wakeConfig = /* @__PURE__ */ configSection([WAKE_SETTINGS], (e) => ({ waitMs: e.WAKE_WAIT_SECONDS * 1000 }));
@@ -839,30 +1048,40 @@ export const MIN_JWT_SECRET_BYTES = 32;
 
 export class ConfigError extends Error {}
 
-type SettingFactories = Record<string, () => z.core.$ZodType>;
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** The parsed value of a setting: a declared default stands for an unset variable. */
+type ValueOf<S> = S extends { readonly schema: () => infer T extends z.core.$ZodType }
+  ? S extends { readonly default: unknown }
+    ? Exclude<z.output<T>, undefined>
+    : z.output<T>
+  : never;
 /** The parsed values of the settings of `Groups`, by name. */
-type ValuesOf<Groups extends readonly SettingFactories[], All = UnionToIntersection<Groups[number]>> = {
-  readonly [K in keyof All]: All[K] extends () => infer S ? (S extends z.core.$ZodType ? z.output<S> : never) : never;
+type ValuesOf<Groups extends readonly SettingGroup[], All = UnionToIntersection<Groups[number]>> = {
+  readonly [K in keyof All]: ValueOf<All[K]>;
 };
 
+/** The schema of a setting, its default applied to an unset variable (and to one its schema reads as unset). */
+function schemaOf(setting: Setting): z.core.$ZodType {
+  return 'default' in setting ? z._default(setting.schema(), setting.default as never) : setting.schema();
+}
+
 /** The problems of one variable, `NAME: message` each; none when it parses. */
-function settingProblems(name: string, factory: () => z.core.$ZodType, env: NodeJS.ProcessEnv): { problems: string[]; value?: unknown } {
-  const result = z.safeParse(factory(), env[name]);
+function settingProblems(name: string, setting: Setting, env: NodeJS.ProcessEnv): { problems: string[]; value?: unknown } {
+  const result = z.safeParse(schemaOf(setting), env[name]);
   if (result.success) return { problems: [], value: result.data };
   return { problems: result.error.issues.map((issue) => `${[name, ...issue.path].join('.')}: ${issue.message}`) };
 }
 
 /** The settings of `groups` in `env`, each variable parsed on the first read of its property, once. */
-function lazySettings<Groups extends readonly SettingFactories[]>(env: NodeJS.ProcessEnv, groups: Groups): ValuesOf<Groups> {
+function lazySettings<Groups extends readonly SettingGroup[]>(env: NodeJS.ProcessEnv, groups: Groups): ValuesOf<Groups> {
   const settings = {};
   for (const group of groups) {
-    for (const [name, factory] of Object.entries(group)) {
+    for (const [name, setting] of Object.entries(group)) {
       Object.defineProperty(settings, name, {
         configurable: true,
         enumerable: true,
         get() {
-          const { problems, value } = settingProblems(name, factory, env);
+          const { problems, value } = settingProblems(name, setting, env);
           if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
           Object.defineProperty(settings, name, { value, enumerable: true });
           return value;
@@ -881,7 +1100,7 @@ let generation = 0;
  * first read and kept until the next `reloadConfig`. Declared `const x = /* @__PURE__ *\/ configSection(...)`
  * so that esbuild drops a section, its settings and its builder from every function that never reads it.
  */
-function configSection<Groups extends readonly SettingFactories[], T>(groups: Groups, build: (e: ValuesOf<Groups>, core: Config) => T) {
+function configSection<Groups extends readonly SettingGroup[], T>(groups: Groups, build: (e: ValuesOf<Groups>, core: Config) => T) {
   let built: { generation: number; value: T } | undefined;
   const read = (): T => {
     if (built?.generation !== generation) built = { generation, value: build(lazySettings(process.env, groups), config()) };
@@ -889,7 +1108,7 @@ function configSection<Groups extends readonly SettingFactories[], T>(groups: Gr
   };
   /** For validateAllSettings: the section over `env`, kept nowhere. */
   const buildFrom = (env: NodeJS.ProcessEnv, core: Config) => build(lazySettings(env, groups), core);
-  return Object.assign(read, { buildFrom });
+  return Object.assign(read, { buildFrom, groups });
 }
 
 /** Tests keep their files in the temp folder, never in the developer's data folder. */
@@ -897,12 +1116,15 @@ function dataPath(core: Config, dataDir: string, explicit: string | undefined, t
   return explicit ?? (core.stage === 'test' ? join(tmpdir(), testName) : join(dataDir, name));
 }
 
+/** The groups of the core. */
+export const CORE_GROUPS = [CORE_SETTINGS, REQUEST_LIMIT_SETTINGS] as const;
+
 /**
  * The core: what the request path of every function reads (pipeline, authentication, DynamoDB and
  * SQS clients, rate limiter, events). The scalars parse on their first read.
  */
 function buildCore(env: NodeJS.ProcessEnv) {
-  const e = lazySettings(env, [CORE_SETTINGS, REQUEST_LIMIT_SETTINGS]);
+  const e = lazySettings(env, CORE_GROUPS);
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`);
   }
@@ -967,52 +1189,67 @@ export function config(): Config {
   return cached;
 }
 
-/** Every group of settings, in the order of lib/settings.ts KNOWN_SETTINGS. */
-const allSettingGroups = () => [
-  CORE_SETTINGS,
-  KMS_SETTINGS,
-  ECS_SETTINGS,
-  RUNTIME_SETTINGS,
-  REQUEST_LIMIT_SETTINGS,
-  DATA_SETTINGS,
-  WALLET_SETTINGS,
-  HOSTED_WALLET_SETTINGS,
-  INFRA_MCP_SETTINGS,
-  REFERRAL_SETTINGS,
-  EMAIL_SETTINGS,
-  BOT_CHECK_SETTINGS,
-  SIGN_IN_TIMING_SETTINGS,
-  WEBHOOK_SETTINGS,
-  CARD_SETTINGS,
-  OAUTH_SETTINGS,
-  CHAIN_SETTINGS,
-  SOCIAL_SETTINGS,
-  GATING_SETTINGS,
-  MODEL_SETTINGS,
-  AI_SETTINGS,
-  PROVISIONING_SETTINGS,
-  STREAMING_SETTINGS,
-  HEARTBEAT_SETTINGS,
-  METRICS_SETTINGS,
-  TREASURY_SETTINGS,
-  FILES_SETTINGS,
-  PAYMENT_TOKEN_SETTINGS,
-  GATEWAY_SETTINGS,
-  EAS_SETTINGS,
-  CHANNEL_SETTINGS,
-  FETCH_SETTINGS,
-  COINBASE_VERIFICATION_SETTINGS,
-  ENS_SETTINGS,
-  HEALING_SETTINGS,
-  AWS_FAKE_SETTINGS,
-  REDRIVE_SETTINGS,
-  RUNTIME_LOG_SETTINGS,
-  SES_SETTINGS,
-  WAKE_SETTINGS,
-];
+/**
+ * Every group of settings, by name, in the order of the file: what lib/settings.ts reads to know every setting, the
+ * secrets and who sets each in AWS, and what validateAllSettings parses. No function reads it (it names every setting).
+ */
+export const SETTING_GROUPS = {
+  core: CORE_SETTINGS,
+  kms: KMS_SETTINGS,
+  ecs: ECS_SETTINGS,
+  runtime: RUNTIME_SETTINGS,
+  requestLimits: REQUEST_LIMIT_SETTINGS,
+  data: DATA_SETTINGS,
+  wallet: WALLET_SETTINGS,
+  hostedWallet: HOSTED_WALLET_SETTINGS,
+  infraMcp: INFRA_MCP_SETTINGS,
+  referral: REFERRAL_SETTINGS,
+  email: EMAIL_SETTINGS,
+  botCheck: BOT_CHECK_SETTINGS,
+  signInTiming: SIGN_IN_TIMING_SETTINGS,
+  webhooks: WEBHOOK_SETTINGS,
+  card: CARD_SETTINGS,
+  oauth: OAUTH_SETTINGS,
+  chain: CHAIN_SETTINGS,
+  social: SOCIAL_SETTINGS,
+  gating: GATING_SETTINGS,
+  model: MODEL_SETTINGS,
+  ai: AI_SETTINGS,
+  provisioning: PROVISIONING_SETTINGS,
+  streaming: STREAMING_SETTINGS,
+  heartbeat: HEARTBEAT_SETTINGS,
+  metrics: METRICS_SETTINGS,
+  treasury: TREASURY_SETTINGS,
+  files: FILES_SETTINGS,
+  paymentToken: PAYMENT_TOKEN_SETTINGS,
+  gateway: GATEWAY_SETTINGS,
+  eas: EAS_SETTINGS,
+  channels: CHANNEL_SETTINGS,
+  fetch: FETCH_SETTINGS,
+  coinbaseVerification: COINBASE_VERIFICATION_SETTINGS,
+  ens: ENS_SETTINGS,
+  healing: HEALING_SETTINGS,
+  awsFakes: AWS_FAKE_SETTINGS,
+  redrive: REDRIVE_SETTINGS,
+  runtimeLogs: RUNTIME_LOG_SETTINGS,
+  ses: SES_SETTINGS,
+  wake: WAKE_SETTINGS,
+};
 
-/** Every section but the core. */
-const allSections = () => [
+/** The names of the settings of `G` whose declared default is not a value of their schema. */
+type MisdeclaredDefaults<G> = {
+  [K in keyof G]: G[K] extends { readonly schema: () => infer S extends z.core.$ZodType; readonly default: infer D }
+    ? D extends Readonly<z.output<S>>
+      ? never
+      : K
+    : never;
+}[keyof G];
+type Groups = typeof SETTING_GROUPS;
+/** Compiles only when every default is a value of its setting's schema; the error names the setting that is not. */
+export type DefaultsMatchTheirSchemas<Names extends never = { [G in keyof Groups]: MisdeclaredDefaults<Groups[G]> }[keyof Groups]> = Names;
+
+/** Every section but the core; each names the groups it is built from (`section.groups`). */
+export const CONFIG_SECTIONS = [
   keyCustodyConfig,
   walletConfig,
   hostedWalletConfig,
@@ -1053,11 +1290,13 @@ const allSections = () => [
  * it (it names every section, so a function that did would carry them all).
  */
 export function validateAllSettings(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems = allSettingGroups().flatMap((group) => Object.entries(group).flatMap(([name, factory]) => settingProblems(name, factory, env).problems));
+  const problems = Object.values(SETTING_GROUPS).flatMap((group) =>
+    Object.entries(group).flatMap(([name, setting]: [string, Setting]) => settingProblems(name, setting, env).problems),
+  );
   if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   const core = buildCore(env);
   for (const property of Object.keys(core) as (keyof Config)[]) void core[property];
-  for (const section of allSections()) section.buildFrom(env, core);
+  for (const section of CONFIG_SECTIONS) section.buildFrom(env, core);
   return core;
 }
 

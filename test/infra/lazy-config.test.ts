@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SETTINGS } from '#lib/settings';
+import { CORE_GROUPS } from '#platform/config';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
@@ -18,8 +19,8 @@ const UNREAD = [
   'WEBHOOK_RETRY_SCHEDULE_MS',
   'EAS_SCHEMA_UID',
 ];
-/** What config() parses, the request path of every function: the first settings (STAGE to TESTER_EMAILS) and the request limits. */
-const CORE = [...KNOWN_SETTINGS.slice(0, KNOWN_SETTINGS.indexOf('TESTER_EMAILS') + 1), 'MAX_BODY_BYTES', 'RATE_LIMITS'];
+/** What config() parses, the request path of every function: the settings of the core's groups, in the order of KNOWN_SETTINGS. */
+const CORE = CORE_GROUPS.flatMap((group) => Object.keys(group));
 
 const settingsNamedIn = (code: string) => KNOWN_SETTINGS.filter((name) => new RegExp(`\\b${name}\\b`).test(code));
 
