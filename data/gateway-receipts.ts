@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import * as keys from './keys';
-import { takeServeLease } from './serve-lease';
+import { serveUnderLease, takeServeLease } from './serve-lease';
 import { tx, type TransactItem } from './tenant';
 
 /**
@@ -70,3 +70,7 @@ export function takeGatewayReceiptLease(receiptHash: string, plugin: string, now
     now,
   );
 }
+
+/** Runs `serve` under the receipt's lease (data/serve-lease.ts). */
+export const serveGatewayReceipt = <T>(receiptHash: string, leaseId: string, serve: () => Promise<T>): Promise<T> =>
+  serveUnderLease(keys.gatewayReceipt(receiptHash), leaseId, 'card receipt', serve);

@@ -4,7 +4,7 @@ import { isAccountPlan } from '#contract/plan-names';
 import { db, tableName } from './client';
 import * as keys from './keys';
 import type { Key } from './keys';
-import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';
+import { ConditionFailedError, getGlobal, tenant, transact, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 
 /**
@@ -118,6 +118,48 @@ export function loginItems(userId: string, login: LoginIdentity): TransactItem[]
   return [
     tx.put({ ...keys.loginIdentity(login.provider, login.subject), userId, provider: login.provider }, absent),
     tx.put({ ...keys.loginMarker(userId, login.provider, login.subject), provider: login.provider, subject: login.subject.toLowerCase() }),
+  ];
+}
+
+/**
+ * The global `LOGIN#...` item of an identity that signs in (an OAuth subject, a wallet, a social
+ * fid), pointing at its account: what domain/auth/linked-identity.ts resolves an identity by.
+ */
+export type IdentityLookup = Key;
+
+/** The account a sign-in look-up points at (consistent read). */
+export async function userIdOfLookup(lookup: IdentityLookup): Promise<string | undefined> {
+  return (await getGlobal<{ userId: string }>(lookup, true))?.userId;
+}
+
+/** Removes a look-up left behind by a deleted account, unless it was relinked to someone else meanwhile. */
+export async function dropStaleLookup(lookup: IdentityLookup, staleUserId: string): Promise<void> {
+  await transact([tx.delete(lookup, { expression: 'userId = :stale', values: { ':stale': staleUserId } })]).catch((err) => {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  });
+}
+
+/**
+ * The profile's side of linking an identity to an existing account, for the link's transaction:
+ * the account must still exist; a sign-in wallet becomes the profile's unless it already has one.
+ */
+export function linkedProfileItem(userId: string, walletAddress: string | undefined, now = new Date()): TransactItem {
+  const set = walletAddress ? 'SET updatedAt = :now, walletAddress = if_not_exists(walletAddress, :wallet)' : 'SET updatedAt = :now';
+  return tx.update(
+    keys.profile(userId),
+    { expression: set, values: { ':now': now.toISOString(), ...(walletAddress ? { ':wallet': walletAddress.toLowerCase() } : {}) } },
+    { expression: 'attribute_exists(pk)' },
+  );
+}
+
+/** A decentralised-social identity (fid): its `LOGIN#social#` look-up, and the marker account deletion finds it by. */
+export const socialLookup = (fid: string): IdentityLookup => keys.socialIdentity(fid);
+
+export function socialLoginItems(userId: string, fid: string): TransactItem[] {
+  return [
+    tx.put({ ...keys.socialIdentity(fid), userId, provider: 'social' }, { expression: 'attribute_not_exists(pk)' }),
+    // provider/subject and globalKeys let account deletion find and remove the look-up.
+    tx.put({ ...keys.socialIdentityMarker(userId, fid), provider: 'social', subject: fid, globalKeys: [keys.socialIdentity(fid)] }),
   ];
 }
 

@@ -1,8 +1,18 @@
 import { emitEvent, userEventData } from '#adapters/events-queue';
-import type { Key } from '#data/keys';
-import * as keys from '#data/keys';
-import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '#data/tenant';
-import { createUser, EmailTakenError, findUserIdByEmail, getUser, isDerivedEmail, type LoginIdentity, type UserProfile } from '#data/users';
+import { ConditionFailedError, transact, type TransactItem } from '#data/writes';
+import {
+  createUser,
+  dropStaleLookup,
+  EmailTakenError,
+  findUserIdByEmail,
+  getUser,
+  type IdentityLookup,
+  isDerivedEmail,
+  linkedProfileItem,
+  type LoginIdentity,
+  type UserProfile,
+  userIdOfLookup,
+} from '#data/users';
 import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 
@@ -11,7 +21,7 @@ import { logger } from '#platform/logger';
  * token) that signs a user in. `lookup` is its global `LOGIN#...` item pointing at the user.
  */
 export interface ExternalIdentity {
-  lookup: Key;
+  lookup: IdentityLookup;
   /** Items that link the identity to an account: the look-up (only if absent) and its marker in the owner's partition. */
   linkItems: (userId: string) => TransactItem[];
   /** Identities createUser can link in its own transaction (wallet, OAuth); others are linked right after. */
@@ -86,29 +96,18 @@ async function refuseUnprovenOwner(identity: ExternalIdentity, ownerId: string):
 }
 
 /** The account the look-up points at; a look-up left behind by a deleted account is removed. */
-async function linkedUser(lookup: Key): Promise<UserProfile | undefined> {
-  const item = await getGlobal<{ userId: string }>(lookup, true);
-  if (!item) return undefined;
-  const user = await getUser(item.userId, true);
+async function linkedUser(lookup: IdentityLookup): Promise<UserProfile | undefined> {
+  const userId = await userIdOfLookup(lookup);
+  if (!userId) return undefined;
+  const user = await getUser(userId, true);
   if (user) return user;
-  await transact([tx.delete(lookup, { expression: 'userId = :stale', values: { ':stale': item.userId } })]).catch((err) => {
-    if (!(err instanceof ConditionFailedError)) throw err;
-  });
+  await dropStaleLookup(lookup, userId);
   return undefined;
 }
 
 async function link(identity: ExternalIdentity, userId: string): Promise<boolean> {
-  const now = new Date().toISOString();
-  const set = identity.walletAddress ? 'SET updatedAt = :now, walletAddress = if_not_exists(walletAddress, :wallet)' : 'SET updatedAt = :now';
   try {
-    await transact([
-      ...identity.linkItems(userId),
-      tx.update(
-        keys.profile(userId),
-        { expression: set, values: { ':now': now, ...(identity.walletAddress ? { ':wallet': identity.walletAddress.toLowerCase() } : {}) } },
-        { expression: 'attribute_exists(pk)' },
-      ),
-    ]);
+    await transact([...identity.linkItems(userId), linkedProfileItem(userId, identity.walletAddress)]);
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
     throw err;
@@ -130,7 +129,7 @@ async function create(identity: ExternalIdentity): Promise<UserProfile | undefin
   } catch (err) {
     if (!(err instanceof EmailTakenError)) throw err;
     // Someone else's account holds the email and this identity may not claim it.
-    if (!identity.linkByEmail && !(await getGlobal(identity.lookup, true))) {
+    if (!identity.linkByEmail && !(await userIdOfLookup(identity.lookup))) {
       throw new DomainError('conflict', 'an account with this email already exists; sign in to it first', 'USER_EXISTS');
     }
     return undefined;

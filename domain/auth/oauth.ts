@@ -1,4 +1,3 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { timingSafeEqual } from 'node:crypto';
 import {
   oauthProvider,
@@ -10,14 +9,13 @@ import {
   type ProviderProfile,
 } from '#adapters/oauth-providers';
 import { config } from '#platform/config';
-import { db, tableName } from '#data/client';
-import * as keys from '#data/keys';
+import { consumeSingleUse, issueSingleUse } from '#data/single-use';
 import { serializeCookie } from './cookies';
 import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 
 /**
- * The authorization-code flow with PKCE (S256) and state. The state item in DynamoDB keeps the
+ * The authorization-code flow with PKCE (S256) and state. The state item (data/single-use.ts) keeps the
  * PKCE verifier and the callback path server-side and is consumed by one conditional delete, so a
  * state works once. The state is also put in an HttpOnly cookie, and the callback must present
  * both: a callback URL lured onto someone else's browser (login CSRF) does not carry its cookie.
@@ -56,13 +54,7 @@ export async function beginAuthorization(name: OAuthProviderName, callbackUrl: s
   const state = oauth.generateRandomState();
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const record: StateRecord = { provider: name, codeVerifier, callbackUrl };
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.oauthState(state), ...record, expiresAt: Math.floor(now / 1000) + OAUTH_STATE_TTL_SECONDS },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await issueSingleUse('oauthState', state, record, Math.floor(now / 1000) + OAUTH_STATE_TTL_SECONDS);
   const url = new URL(provider.as.authorization_endpoint!);
   url.searchParams.set('client_id', provider.client.client_id);
   url.searchParams.set('redirect_uri', redirectUri(name));
@@ -77,21 +69,9 @@ export async function beginAuthorization(name: OAuthProviderName, callbackUrl: s
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 async function consumeState(name: OAuthProviderName, state: string, now: number): Promise<StateRecord> {
-  try {
-    const out = await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.oauthState(state),
-        ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now AND provider = :provider',
-        ExpressionAttributeValues: { ':now': Math.floor(now / 1000), ':provider': name },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return out.Attributes as StateRecord;
-  } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') throw stateInvalid();
-    throw err;
-  }
+  const record = await consumeSingleUse<StateRecord>('oauthState', state, now, { provider: name });
+  if (!record) throw stateInvalid();
+  return record;
 }
 
 export type CallbackOutcome =

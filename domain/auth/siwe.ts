@@ -1,10 +1,8 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { chainClient } from '#adapters/chain';
 import { chainConfig } from '#platform/config';
-import { db, tableName } from '#data/client';
-import * as keys from '#data/keys';
+import { consumeSingleUse, issueSingleUse } from '#data/single-use';
 
 /**
  * Sign-In with Ethereum (EIP-4361) on the L2 main network. The message is parsed with viem's own
@@ -102,13 +100,7 @@ export function checkSiweMessage(msg: SiweMessage, appUrl: string, now = Date.no
 export async function issueNonce(now = Date.now()): Promise<{ nonce: string; expiresAt: string }> {
   const nonce = randomBytes(16).toString('hex');
   const expiresAtS = Math.floor(now / 1000) + NONCE_TTL_SECONDS;
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.nonce(nonce), expiresAt: expiresAtS, createdAt: new Date(now).toISOString() },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await issueSingleUse('siweNonce', nonce, { createdAt: new Date(now).toISOString() }, expiresAtS);
   return { nonce, expiresAt: new Date(expiresAtS * 1000).toISOString() };
 }
 
@@ -117,20 +109,7 @@ export async function issueNonce(now = Date.now()): Promise<{ nonce: string; exp
  * gets true. An expired nonce (TTL deletion is late) counts as unknown.
  */
 export async function consumeNonce(nonce: string, now = Date.now()): Promise<boolean> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.nonce(nonce),
-        ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
-        ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw err;
-  }
+  return (await consumeSingleUse('siweNonce', nonce, now)) !== undefined;
 }
 
 async function signedByKeyOf(address: Hex, message: string, signature: Hex): Promise<boolean> {

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '#data/client';
-import * as keys from '#data/keys';
-import { newLease, takeServeLease } from '#data/serve-lease';
-import { ConditionFailedError, tx } from '#data/tenant';
-import { transactRetrying } from '#data/transact-retry';
+import { payMppChallenge, readMppChallenge, takePaidMppChallengeLease } from '#data/mpp-challenges';
+import { newLease } from '#data/serve-lease';
+import { issueSingleUse } from '#data/single-use';
+import { ConditionFailedError } from '#data/writes';
 import { PaymentRefusedError } from './errors';
 
 /**
@@ -49,30 +47,13 @@ const seconds = (ms: number) => Math.ceil(ms / 1000);
 export async function issueChallenge(binding: ChallengeBinding, ttlSeconds: number, now = Date.now()): Promise<ChallengeRecord> {
   const nonce = randomBytes(16).toString('base64url');
   const record: ChallengeRecord = { ...binding, nonce, status: 'open', challengeExpiresAt: now + ttlSeconds * 1000 };
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.mppChallenge(nonce),
-        ...record,
-        createdAt: new Date(now).toISOString(),
-        expiresAt: seconds(record.challengeExpiresAt) + TTL_GRACE_SECONDS,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await issueSingleUse('mppChallenge', nonce, { ...record, createdAt: new Date(now).toISOString() }, seconds(record.challengeExpiresAt) + TTL_GRACE_SECONDS);
   return record;
 }
 
-export async function readChallenge(nonce: string): Promise<ChallengeRecord | undefined> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.mppChallenge(nonce), ConsistentRead: true }));
-  return out.Item as ChallengeRecord | undefined;
-}
+export const readChallenge = (nonce: string) => readMppChallenge<ChallengeRecord>(nonce);
 
-export async function txHashUsed(hash: string): Promise<boolean> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.txHash(hash), ConsistentRead: true }));
-  return !!out.Item;
-}
+export { txHashUsed } from '#data/mpp-challenges';
 
 const alreadyUsed = () => new PaymentRefusedError('ALREADY_USED', 'this payment or challenge has already been used');
 
@@ -84,36 +65,7 @@ const alreadyUsed = () => new PaymentRefusedError('ALREADY_USED', 'this payment 
 export async function consumeChallenge(challenge: ChallengeRecord, txHash: string, payer: string, now = Date.now()): Promise<string> {
   const { leaseId, leaseUntil } = newLease(now);
   try {
-    await transactRetrying([
-      tx.update(
-        keys.mppChallenge(challenge.nonce),
-        {
-          expression: 'SET #status = :paid, txHash = :hash, payer = :payer, leaseUntil = :lease, leaseId = :leaseId, paidAt = :paidAt REMOVE expiresAt',
-          names: { '#status': 'status' },
-          values: {
-            ':paid': 'paid',
-            ':hash': txHash,
-            ':payer': payer,
-            ':lease': leaseUntil,
-            ':leaseId': leaseId,
-            ':paidAt': new Date(now).toISOString(),
-          },
-        },
-        { expression: '#status = :open AND challengeExpiresAt > :now', values: { ':open': 'open', ':now': now } },
-      ),
-      tx.put(
-        {
-          ...keys.txHash(txHash),
-          kind: 'mpp',
-          nonce: challenge.nonce,
-          plugin: challenge.plugin,
-          chainId: challenge.chainId,
-          payer,
-          usedAt: new Date(now).toISOString(),
-        },
-        { expression: 'attribute_not_exists(pk)' },
-      ),
-    ]);
+    await payMppChallenge(challenge.nonce, { txHash, payer, plugin: challenge.plugin, chainId: challenge.chainId, leaseId, leaseUntil }, now);
   } catch (err) {
     if (err instanceof ConditionFailedError) throw alreadyUsed();
     throw err;
@@ -123,11 +75,7 @@ export async function consumeChallenge(challenge: ChallengeRecord, txHash: strin
 
 /** A paid challenge whose earlier serve failed (or died): the same credential takes a fresh lease. */
 export async function reclaimPaidChallenge(challenge: ChallengeRecord, txHash: string, now = Date.now()): Promise<string> {
-  const leaseId = await takeServeLease(
-    keys.mppChallenge(challenge.nonce),
-    { expression: '#status = :paid AND txHash = :hash', names: { '#status': 'status' }, values: { ':paid': 'paid', ':hash': txHash } },
-    now,
-  );
+  const leaseId = await takePaidMppChallengeLease(challenge.nonce, txHash, now);
   if (!leaseId) throw alreadyUsed();
   return leaseId;
 }

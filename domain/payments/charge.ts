@@ -1,8 +1,7 @@
 import type { Hex } from 'viem';
 import { gatewayConfig } from '#platform/config';
 import { decimalToUnits, TIP20_DECIMALS } from './gateway-card';
-import * as keys from '#data/keys';
-import { serveUnderLease } from '#data/serve-lease';
+import { serveMppChallenge } from '#data/mpp-challenges';
 import { consumeChallenge, issueChallenge, readChallenge, reclaimPaidChallenge, txHashUsed, type ChallengeBinding, type ChallengeRecord } from './challenges';
 import type { MppCredential } from './credential';
 import { ChainUnavailableError, PaymentRefusedError } from './errors';
@@ -77,5 +76,5 @@ export async function redeemCharge<T>(credential: MppCredential, plugin: string,
     leaseId = await consumeChallenge(challenge, credential.transaction, payer);
   }
 
-  return serveUnderLease(keys.mppChallenge(challenge.nonce), leaseId, 'MPP challenge', () => serve({ reference: credential.transaction, payer }));
+  return serveMppChallenge(challenge.nonce, leaseId, () => serve({ reference: credential.transaction, payer }));
 }

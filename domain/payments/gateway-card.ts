@@ -1,8 +1,6 @@
 import { CARD_CURRENCY, CARD_MINIMUM_CHARGE_MINOR, gatewayConfig } from '#platform/config';
 import type { GatewayPluginId } from '#contract/gateway';
-import { gatewayReceiptHash, readGatewayReceipt, takeGatewayReceiptLease } from '#data/gateway-receipts';
-import * as keys from '#data/keys';
-import { serveUnderLease } from '#data/serve-lease';
+import { gatewayReceiptHash, readGatewayReceipt, serveGatewayReceipt, takeGatewayReceiptLease } from '#data/gateway-receipts';
 import { PaymentRefusedError } from './errors';
 
 /**
@@ -77,5 +75,5 @@ export async function redeemGatewayReceipt<T>(token: string, plugin: string, ser
   if (!leaseId) throw alreadyUsed();
   // Usage is metered per payer: a guest card payment is its own payer, named by its checkout session.
   const paidBy = { payer: `card:${receipt.sessionId}`, reference: receipt.sessionId };
-  return serveUnderLease(keys.gatewayReceipt(receiptHash), leaseId, 'card receipt', () => serve(paidBy));
+  return serveGatewayReceipt(receiptHash, leaseId, () => serve(paidBy));
 }

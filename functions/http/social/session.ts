@@ -1,14 +1,11 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash, randomBytes } from 'node:crypto';
 import { sessionIdentity } from '#domain/auth/authenticate';
 import { issueSessionToken } from '#domain/auth/jwt';
 import { signInWithIdentity, type ExternalIdentity } from '#domain/auth/linked-identity';
 import { sessionIsValid } from '#domain/auth/session-gate';
 import { SOCIAL_SESSION_TTL_SECONDS } from '#contract/social';
-import { db, tableName } from '#data/client';
-import * as keys from '#data/keys';
-import { tx } from '#data/tenant';
-import { getUser, type UserProfile } from '#data/users';
+import { consumeSingleUse, issueSingleUse } from '#data/single-use';
+import { getUser, socialLoginItems, socialLookup, type UserProfile } from '#data/users';
 import { HttpError } from '#http/errors';
 
 /**
@@ -36,12 +33,8 @@ export const socialEmail = (fid: string) => `fid-${fid}@social.local`;
 
 export function socialIdentity(fid: string): ExternalIdentity {
   return {
-    lookup: keys.socialIdentity(fid),
-    linkItems: (userId) => [
-      tx.put({ ...keys.socialIdentity(fid), userId, provider: 'social' }, { expression: 'attribute_not_exists(pk)' }),
-      // provider/subject and globalKeys let account deletion find and remove the look-up.
-      tx.put({ ...keys.socialIdentityMarker(userId, fid), provider: 'social', subject: fid, globalKeys: [keys.socialIdentity(fid)] }),
-    ],
+    lookup: socialLookup(fid),
+    linkItems: (userId) => socialLoginItems(userId, fid),
     email: socialEmail(fid),
     // As with wallets (spec 4.1 rule 2), an account holding the derived address is the fid's: it is
     // how a first sign-in interrupted between creating the account and linking the fid recovers.
@@ -60,13 +53,7 @@ async function sessionTokenFor(user: UserProfile): Promise<string> {
 
 async function storeRefreshToken(record: Omit<RefreshRecord, 'expiresAt'>, now: number): Promise<string> {
   const token = randomBytes(32).toString('base64');
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.socialRefresh(hashToken(token)), ...record, expiresAt: Math.floor(now / 1000) + REFRESH_TTL_SECONDS },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await issueSingleUse('socialRefresh', hashToken(token), record, Math.floor(now / 1000) + REFRESH_TTL_SECONDS);
   return token;
 }
 
@@ -81,21 +68,9 @@ export async function openSocialSession(fid: string, address: string | null, acc
 const refreshInvalid = () => new HttpError(401, 'refresh token is invalid, used or expired', 'REFRESH_TOKEN_INVALID');
 
 async function consumeRefreshToken(token: string, now: number): Promise<RefreshRecord> {
-  try {
-    const out = await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.socialRefresh(hashToken(token)),
-        ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
-        ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return out.Attributes as RefreshRecord;
-  } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') throw refreshInvalid();
-    throw err;
-  }
+  const record = await consumeSingleUse<RefreshRecord>('socialRefresh', hashToken(token), now);
+  if (!record) throw refreshInvalid();
+  return record;
 }
 
 /** Exchanges a refresh token for a new session token and its successor refresh token. */
