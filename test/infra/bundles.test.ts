@@ -22,6 +22,7 @@ import {
   namesTakenFrom,
   SDK_BARREL_OWN_NAMESPACE,
   sdkBarrelsPerImporter,
+  settingsForTheFunctions,
   CREDENTIALS_SHIM,
   ESM_REQUIRE_BANNER,
   initLoadedOutputs,
@@ -135,6 +136,7 @@ describe('bundling settings', () => {
         sdkBarrelsPerImporter,
         expect.objectContaining({ name: 'lazy-entries-share-the-init' }),
         expect.objectContaining({ name: 'contract-without-docs' }),
+        settingsForTheFunctions,
         expect.objectContaining({ name: 'drop-unreachable-chunks' }),
       ],
       alias: {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SETTINGS } from '#lib/settings';
-import { CORE_GROUPS } from '#platform/config';
+import { settingsAsFunctionsReadThem } from '#build/bundling';
+import { CORE_GROUPS, type SettingGroup } from '#platform/config';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
@@ -39,5 +40,27 @@ describe('configuration sections at the cold start', () => {
 
   it('platform (DynamoDB only) carries the core and nothing else', () => {
     expect(settingsNamedIn(bundles.platform!.initCode)).toEqual(CORE);
+  });
+
+  it("platform carries the core's schemas and defaults, and none of what only the stack reads of them", () => {
+    const code = bundles.platform!.initCode;
+    const settings = CORE_GROUPS.flatMap((group: SettingGroup) => Object.values(group));
+    const prose = settings.flatMap((setting) => [setting.description, setting.setByStack]).filter((text) => text !== undefined);
+    expect(prose.length).toBeGreaterThan(10);
+    expect(prose.filter((text) => code.includes(text))).toEqual([]);
+    expect(code).toContain('agent-platform-api');
+    expect(code).not.toMatch(/\bsecret:!0|\blocalOnly:/);
+  });
+});
+
+describe('platform/config.ts as the functions load it', () => {
+  it('drops what only the stack reads from each setting, and nothing from other objects', async () => {
+    const source = [
+      "const G = { A: { schema: () => z.string(), default: 'd', secret: true, localOnly: true, setByStack: 'the stack', description: 'prose' } } as const;",
+      "const other = { description: 'kept', secret: 'kept too' };",
+    ].join('\n');
+    const loaded = await settingsAsFunctionsReadThem(source);
+    for (const gone of ['prose', 'the stack', 'localOnly', 'secret: true']) expect(loaded).not.toContain(gone);
+    for (const kept of ["default: 'd'", 'schema: () => z.string()', "description: 'kept'", "secret: 'kept too'"]) expect(loaded).toContain(kept);
   });
 });
