@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EVM_ADDRESS, EVM_ADDRESS_SOURCE } from '#contract/evm';
 import * as z from 'zod/mini';
 import { GATEWAY_PLUGIN_IDS } from '#contract/gateway-plugins';
 import { PLAN_NAMES } from '#contract/plan-names';
@@ -83,9 +84,9 @@ const nonNegativeInt = () => z.coerce.number().check(z.int(), z.minimum(0));
 /** Digits only, read as an integer of at most `max`. */
 const wholeNumber = (max: number, message?: string) =>
   z.pipe(z.pipe(pattern(/^\d+$/, message), z.transform(Number)), z.number().check(z.int(), z.maximum(max)));
-const evmAddress = () => pattern(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
+const evmAddress = () => pattern(EVM_ADDRESS, 'must be a 0x-prefixed 20-byte address');
 const bytes32Hex = () => pattern(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex');
-const TOKEN_SETTING = /^[A-Za-z0-9]{1,11}:0x[0-9a-fA-F]{40}:\d{1,2}$/;
+const TOKEN_SETTING = /* @__PURE__ */ new RegExp(`^[A-Za-z0-9]{1,11}:${EVM_ADDRESS_SOURCE}:\\d{1,2}$`);
 const optionalUrl = () => z.optional(z.url());
 const optionalString = () => z.optional(z.string());
 
@@ -514,7 +515,7 @@ export const socialConfig = /* @__PURE__ */ configSection([SOCIAL_SETTINGS], (e,
 /** Token gating (spec 4.2). */
 const GATING_SETTINGS = {
   GATING_TOKEN_ADDRESS: {
-    schema: () => z.optional(pattern(/^0x[0-9a-fA-F]{40}$/)),
+    schema: () => z.optional(pattern(EVM_ADDRESS)),
     description: 'ERC-20 contract on the L2 main network whose balance gates access; unset → gating is off (everyone has access, `tokenGated: false`).',
   },
   GATING_MIN_BALANCE: { schema: () => pattern(/^\d+$/), default: '1', description: "Minimum balance, an integer in the token's smallest unit." },
