@@ -8,6 +8,7 @@ import { defineGroup, type RouteDefinition } from '#contract/route';
 import * as keys from '#data/keys';
 import { ConditionFailedError, getGlobal, transact, tx } from '#data/tenant';
 import { HttpError } from '#http/errors';
+import { limitReached } from '#platform/errors';
 import { createHandler } from '#http/pipeline';
 import { consumeRateLimit } from '#http/rate-limit';
 import { reply } from '#http/reply';
@@ -45,6 +46,15 @@ const probe = defineGroup({
     },
     { operation: 'race', method: 'GET', path: '/probe/race', auth: 'none', summary: 's', responses: () => ({}) },
     { operation: 'teapot', method: 'GET', path: '/probe/teapot', auth: 'none', summary: 's', responses: () => ({}) },
+    {
+      operation: 'domainLimit',
+      method: 'GET',
+      path: '/probe/domain-limit',
+      auth: 'none',
+      summary: 's',
+      errorFields: { success: false },
+      responses: () => ({}),
+    },
     { operation: 'unbuilt', method: 'GET', path: '/probe/unbuilt', auth: 'none', summary: 's', responses: () => ({}) },
     { operation: 'cookie', method: 'GET', path: '/probe/cookie', auth: 'none', summary: 's', responses: () => ({}) },
   ],
@@ -63,6 +73,9 @@ const handler = createHandler(probe, {
   },
   teapot: async () => {
     throw new HttpError(418, 'short and stout', 'TEAPOT', { spout: true });
+  },
+  domainLimit: async () => {
+    throw limitReached('slow down', 'RATE_LIMITED', { retryAfter: 7 }, { retryAfterSeconds: 7 });
   },
   cookie: async () => reply.json(200, { set: true }, { 'x-extra': '1' }, ['a=b; Path=/']),
 });
@@ -246,6 +259,14 @@ describe('validation and errors', () => {
     const teapot = await invoke('GET', '/probe/teapot');
     expect(teapot.statusCode).toBe(418);
     expect(teapot.json).toEqual({ error: 'short and stout', code: 'TEAPOT', spout: true });
+  });
+
+  it('a domain failure answers with the status of its kind, the route error fields, its details and its hint as a header', async () => {
+    const res = await invoke('GET', '/probe/domain-limit');
+    expect(res.statusCode).toBe(429);
+    expect(res.json).toEqual({ success: false, retryAfter: 7, error: 'slow down', code: 'RATE_LIMITED' });
+    expect(res.headers!['retry-after']).toBe('7');
+    expect(res.headers!['x-request-id']).toMatch(/[0-9a-f-]{36}/);
   });
 
   it('a route whose operation is not built answers 501 NOT_IMPLEMENTED through the pipeline', async () => {

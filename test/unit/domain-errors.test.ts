@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { httpErrorOf, STATUS_OF_KIND } from '#http/domain-errors';
+import { DomainError, FAILURE_KINDS, limitReached } from '#platform/errors';
+
+describe('the one table from failure kinds to HTTP answers', () => {
+  it('gives every failure kind an error status of its own, and names no other kind', () => {
+    expect(Object.keys(STATUS_OF_KIND).sort()).toEqual([...FAILURE_KINDS].sort());
+    for (const kind of FAILURE_KINDS) {
+      expect(STATUS_OF_KIND[kind], kind).toBeGreaterThanOrEqual(400);
+      expect(STATUS_OF_KIND[kind], kind).toBeLessThan(600);
+    }
+    expect(new Set(Object.values(STATUS_OF_KIND)).size).toBe(FAILURE_KINDS.length);
+  });
+
+  it('keeps the statuses clients already get for each kind', () => {
+    expect(STATUS_OF_KIND).toEqual({
+      invalid: 400,
+      unauthenticated: 401,
+      paymentRequired: 402,
+      forbidden: 403,
+      notFound: 404,
+      conflict: 409,
+      gone: 410,
+      unprocessable: 422,
+      limitReached: 429,
+      internal: 500,
+      upstreamFailed: 502,
+      unavailable: 503,
+    });
+  });
+
+  it('answers a failure with its status, its details as body fields and no header unless it has a hint', () => {
+    const answer = httpErrorOf(new DomainError('gone', 'this checkout is retired', 'GONE', { use: '/api/card/checkout' }));
+    expect(answer).toMatchObject({ status: 410, message: 'this checkout is retired', code: 'GONE', extra: { use: '/api/card/checkout' }, headers: {} });
+  });
+
+  it('turns a retry hint into Retry-After whatever the kind, without adding it to the body', () => {
+    const limited = httpErrorOf(limitReached('too many failed sign-ins', 'RATE_LIMITED', { retryAfter: 42 }, { retryAfterSeconds: 42 }));
+    expect(limited).toMatchObject({ status: 429, code: 'RATE_LIMITED', extra: { retryAfter: 42 }, headers: { 'retry-after': '42' } });
+    expect(Object.keys(limited!.extra)).toEqual(['retryAfter']);
+    const unavailable = httpErrorOf(new DomainError('unavailable', 'try later', 'BUSY', {}, { retryAfterSeconds: 0 }));
+    expect(unavailable).toMatchObject({ status: 503, extra: {}, headers: { 'retry-after': '0' } });
+  });
+
+  it('leaves the code out where the failure has none, as the gateway no_plugin answer does', () => {
+    const noPlugin = httpErrorOf(new DomainError('upstreamFailed', 'no_plugin', undefined, { message: 'no plugin named "x"' }));
+    expect(noPlugin).toMatchObject({ status: 502, message: 'no_plugin', extra: { message: 'no plugin named "x"' } });
+    expect(noPlugin!.code).toBeUndefined();
+  });
+});
