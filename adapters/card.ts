@@ -226,7 +226,7 @@ export async function verifyCardWebhook(rawBody: string, signature: string | und
   return e as CardEvent;
 }
 
-// --- subscription changes (issue 14) ---------------------------------------------------------------
+// --- subscription changes ------------------------------------------------------------------------
 
 export interface SubscriptionChangeResult {
   subscriptionId: string;

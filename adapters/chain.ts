@@ -24,7 +24,7 @@ const fetchWithinDeadline =
 /**
  * A bounded transport without viem's public actions attached: callers load only the actions they
  * use from `viem/actions`, through their own viem-*.ts wrapper (`call(await chainClient(url), ...)`),
- * which keeps ~240 KB of unused actions out of the function bundle (docs/architecture.md §11). viem
+ * which keeps viem's many unused actions out of the function bundle (docs/architecture.md §11). viem
  * itself is loaded on the first call, so the routes of a function that never reach a chain do not pay for it.
  */
 export async function chainClient(rpcUrl: string, timeoutMs = CHAIN_TIMEOUT_MS): Promise<Client> {

@@ -6,8 +6,8 @@ import { sendJson } from './queue';
 /**
  * Email sent later, by the events queue's worker (functions/workers/webhook-delivery/mailer.ts), instead of
  * in the request: the caller needs only the SQS client it already has for events, not the SES
- * client (~76 KB of the package of every function that meters model calls, whose spending-cap
- * alerts mail the owner; issue 16). The worker sends it once per id, retries what the mail service
+ * client, which would weigh on the package and cold start of every function that meters model calls
+ * (their spending-cap alerts mail the owner). The worker sends it once per id, retries what the mail service
  * did not take, and a message that keeps failing ends in the events queue's dead-letter queue.
  */
 export interface QueuedEmail {

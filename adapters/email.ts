@@ -28,8 +28,8 @@ export class EmailRejectedError extends Error {}
 
 /**
  * The SES sender is loaded on the first send, not at module init: most requests of the functions that
- * can mail send none, and the SES client is ~62 KB of their bundle plus its evaluation at every cold
- * start (issue 16). A module of our own, so the lazily loaded part keeps only the client and command.
+ * can mail send none, and the SES client is a sizeable part of their bundle plus its evaluation at every
+ * cold start. A module of our own, so the lazily loaded part keeps only the client and command.
  */
 let loadedSesSender: typeof import('./email-ses') | undefined;
 const sesSender = async () => (loadedSesSender ??= await import('./email-ses'));

@@ -96,8 +96,8 @@ export async function vetUrl(raw: string | URL): Promise<Vetted> {
 /**
  * node:http and node:https through require, on the first call: an ES import of node:http makes Node
  * build its ESM facade, which reads every export, among them the lazy getters (WebSocket and the
- * like) that load undici, about 12-20 ms on the cold start of every function importing this module
- * (measured on webhook-delivery: init 1.74x the baseline, undici in its profile); require reads none.
+ * like) that load undici, a measurable cost on the cold start of every function importing this module
+ * (undici showed in the init profile of webhook-delivery); require reads none.
  */
 const nodeRequire = createRequire(import.meta.url);
 const requestFor = (protocol: string): typeof import('node:http').request =>

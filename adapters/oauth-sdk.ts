@@ -1,6 +1,6 @@
 /**
  * The parts of oauth4webapi the OAuth sign-in flow calls, imported on its start and callback routes
- * (oauthSdk() in ./oauth-providers.ts), not at init: listing the providers never loads it (issue 16).
+ * (oauthSdk() in ./oauth-providers.ts), not at init, to keep cold starts light: listing the providers never loads it.
  */
 export {
   allowInsecureRequests,

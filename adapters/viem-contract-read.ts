@@ -1,2 +1,2 @@
-/** viem's contract read, loaded by eas.ts on the first attestation read (issue 16). */
+/** viem's contract read, loaded by eas.ts on the first attestation read, not at init. */
 export { readContract } from 'viem/actions';

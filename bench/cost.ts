@@ -2,7 +2,7 @@ import { LAMBDA_MEMORY_MB } from '#lib/function-sizing';
 import type { RecordedCommand } from './floor';
 
 /**
- * Cost per million requests of a warm case (issue 16), from what the bench measured: the CPU of a
+ * Cost per million requests of a warm case, from what the bench measured: the CPU of a
  * call, its counted DynamoDB commands and KMS calls. List prices of us-east-1, on-demand, without free
  * tiers or volume discounts, as published when this was written; they are printed beside the table.
  */

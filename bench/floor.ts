@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as documentCommands from '@aws-sdk/lib-dynamodb';
 
 /**
- * The floor of a warm case (issue 16): the same DynamoDB commands a route's handler makes, sent with
+ * The floor of a warm case: the same DynamoDB commands a route's handler makes, sent with
  * the bare document client and nothing else (no middleware, validation, auth or logging). Bundled
  * with the baseline's settings and loaded from that bundle, so it carries its own copy of the SDK;
  * what the real handler spends above this is the product's overhead.

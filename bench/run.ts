@@ -12,8 +12,8 @@ import { handlerPath } from '#contract/functions';
  */
 
 const KB = 1024;
-// Issue 16's targets: init within 1.3x of the baseline (1.2x for the DynamoDB-only groups), a median
-// of 300 KB loaded at init, none over its size budget, no package over the hard limit.
+// The performance targets (docs/architecture.md §11): init within a ratio of the baseline (a tighter one for the
+// DynamoDB-only groups), a median size loaded at init, none over its size budget, no package over the hard limit.
 const BUDGET = { dynamoOnlyKb: 350, otherKb: 500, hardKb: 1024, initRatio: 1.3, dynamoOnlyInitRatio: 1.2, medianInitKb: 300 };
 const INIT_RUNS = 15;
 /** The first rounds also time the load of each function's lazy chunks (one more process per function and round). */
@@ -148,9 +148,9 @@ const rows: FunctionRow[] = targets.map((t) => {
 
 // 3. Warm handler CPU, with the emulators up only now so Java does not disturb the init numbers.
 const { measureWarm, OVERHEAD_BUDGET } = await import('./warm');
-// `--no-throughput` leaves out the autocannon runs (about a minute) for a quicker warm-CPU check.
+// `--no-throughput` leaves out the autocannon runs, which are slow, for a quicker warm-CPU check.
 const withThroughput = !process.argv.includes('--no-throughput');
-// Wake-to-first-answer starts real runtimes (about 15 s): the full bench only, never a partial run.
+// Wake-to-first-answer starts real runtimes, which is slow: the full bench only, never a partial run.
 const measured = only ? { warm: [], cold: [] } : await measureWarm(progress, { throughput: withThroughput, wake: !warmOnly });
 const warm = measured.warm;
 const throughput = 'throughput' in measured ? measured.throughput : undefined;
@@ -492,7 +492,7 @@ function reportWarmAndTracing() {
   );
 }
 
-// The web console's initial download (web/, issue 21): its JS + CSS gzipped, against its own budget.
+// The web console's initial download (web/): its JS + CSS gzipped, against its own budget.
 const WEB_CONSOLE_BUDGET_GZIP_KB = 100;
 const consoleBuild = (await import('#build/web-console')).buildConsole(path.join(DIST, 'web-console'));
 const webConsole = {

@@ -7,14 +7,14 @@ import { createLocalServer } from '#local/server';
 import { ROOT } from './bundle';
 
 /**
- * Throughput (issue 16): autocannon against the local server (every contract route through the real
+ * Throughput: autocannon against the local server (every contract route through the real
  * handlers, in this process) and against a bare `node:http` server whose only work is the route's
  * floor (the same DynamoDB commands through the bare document client), both on the same DynamoDB
  * Local. autocannon runs as a child process so the load generator does not share the servers' thread.
  */
 
 export const THROUGHPUT = { connections: 50, durationSeconds: 10, warmupSeconds: 3 };
-/** Issue 16: the platform serves at least this share of the bare server's requests/s. */
+/** The target: the platform serves at least this share of the bare server's requests/s. */
 export const THROUGHPUT_RATIO_TARGET = 0.7;
 
 export const THROUGHPUT_CASES = [

@@ -6,11 +6,11 @@ import { fakeAnswerTo, startFakeModelServer } from '#test/helpers/fake-model-ser
 import { percentile } from './warm';
 
 /**
- * Wake-to-first-answer (issue 22): an agent on the real local runtime is idle-stopped, then a chat is
+ * Wake-to-first-answer: an agent on the real local runtime is idle-stopped, then a chat is
  * sent to it; the time runs from the request until its answer, which includes the launch, the
  * runtime's start and health check, and the model call (a fake provider on loopback, so the figure
- * is the platform's share). The provisioning queue is consumed the way the tests consume it:
- * polled every 150 ms, as the local stack's worker does.
+ * is the platform's share). The provisioning queue is consumed the way the tests consume it
+ * (pumpProvisioningUntil), polled about as often as the local stack's worker does.
  */
 
 export const WAKE_RUNS = 5;

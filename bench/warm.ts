@@ -97,7 +97,7 @@ export interface WarmResult {
 
 /**
  * DESIGN §11's budget for warm handler CPU outside I/O, judged on the CPU a route spends above its
- * floor (issue 16): the process CPU of a call also counts the DynamoDB client's own work (marshalling,
+ * floor: the process CPU of a call also counts the DynamoDB client's own work (marshalling,
  * signing, HTTP), which the floor, making the same commands with nothing else, pays as well.
  */
 export const OVERHEAD_BUDGET = { p50Ms: 0.3, p99Ms: 1 };
@@ -330,7 +330,7 @@ export async function measureWarm(
       { env: settings, dynamoEndpoint: emulators.dynamoEndpoint, floorEntry: floorBundle.outfile },
       progress,
     );
-    // Wake-to-first-answer (issue 22) on the same DynamoDB Local, with a provisioning queue of its own.
+    // Wake-to-first-answer on the same DynamoDB Local, with a provisioning queue of its own.
     const wake = options.wake ? await (await import('./wake')).measureWake(progress, emulators.queueUrls.provisioning) : undefined;
     if (!options.throughput) return { warm: results, cold, wake };
     const throughputCases = THROUGHPUT_CASES.map((t) => {

@@ -80,7 +80,7 @@ const AgentGetAnswer = lazySchema(() =>
   ]),
 );
 
-/** Issue 22: the answer of a chat whose agent was stopped for idleness and is still waking when the wait ends. */
+/** The answer of a chat whose agent was stopped for idleness and is still waking when the wait ends. */
 const WakingAnswer = lazySchema(() =>
   z.object({
     status: z.literal('waking'),

@@ -3,7 +3,7 @@ import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, Vali
 import { defineGroup, lazySchema, type RouteDefinition } from './route';
 
 /**
- * Autonomous agents (issue 22): monthly spending caps with a kill switch, scheduled prompts, and
+ * Autonomous agents: monthly spending caps with a kill switch, scheduled prompts, and
  * agent export/import. Served by the agent-autonomy group.
  */
 

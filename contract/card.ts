@@ -12,7 +12,7 @@ const BadRequest = lazySchema(() => z.union([ValidationErrorBody(), ErrorBody()]
 /**
  * The routes that call the card processor on every request (checkout and portal redirects, the
  * storage checkout, the gateway's card payment) and its signed webhook: apart from the billing
- * group, so that only this function bundles the processor's SDK (stripe, ~247 KB).
+ * group, so that only this function bundles the processor's SDK, which is large.
  */
 export const cardContract = defineGroup({
   group: 'card',

@@ -4,7 +4,7 @@ import type { RouteDefinition } from './route';
 import { lazySchema } from './route';
 
 /**
- * The channel skills' inbound routes (issue 13 part C): one per messaging app, public, each
+ * The channel skills' inbound routes: one per messaging app, public, each
  * verified with the app's own proof over the exact raw body. The hook id in the path (made by
  * the skill's `connect`, given to the app as its webhook URL) names the account; nothing in the
  * body does. A missing or wrong proof, or an unknown hook, answers 401 `INVALID_SIGNATURE` and

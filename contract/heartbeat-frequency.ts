@@ -1,6 +1,6 @@
 /*
  * Plain values of the heartbeat settings, apart from the metrics group's schemas: data/heartbeat.ts
- * reads them for every instance record, and importing the schemas put the metrics contract (7.7 KB
+ * reads them for every instance record, and importing the schemas put the metrics contract (its code
  * and its zod schemas built at init) into every function that touches an instance.
  */
 

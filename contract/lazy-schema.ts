@@ -1,6 +1,6 @@
 /**
- * A schema built when it is first needed, not when its module loads. zod builds a schema node in
- * about 40 µs before the code is warm, so a module that builds its schemas at import makes every
+ * A schema built when it is first needed, not when its module loads. Building a zod schema node is
+ * costly while the code is still cold, so a module that builds its schemas at import makes every
  * cold start of every function that loads it pay for them, needed or not (docs/architecture.md §11).
  * The contract (contract/route.ts) and the adapters that validate outside answers use it.
  */

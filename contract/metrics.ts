@@ -111,7 +111,7 @@ export const HeartbeatFrequency = lazySchema(() =>
   ),
 );
 
-/** Idle auto-stop (issue 22): minutes without activity before the sweeper stops the instance, at most a week. */
+/** Idle auto-stop: minutes without activity before the sweeper stops the instance, at most a week. */
 const IdleStopMinutes = lazySchema(() => z.int().check(z.minimum(0), z.maximum(7 * 24 * 60)));
 
 const HeartbeatSettings = lazySchema(() =>

@@ -46,7 +46,7 @@ const oauthCallback = <const Op extends string>(operation: Op, provider: 'codeho
   responses: () => ({ 302: RedirectBody(), 502: ErrorBody(), 503: ErrorBody(), ...commonErrorResponses(), 400: BadRequest() }),
 });
 
-/** Apart from the password accounts: only these routes carry the OAuth client (issue 16). */
+/** Apart from the password accounts: only these routes carry the OAuth client, so no other function bundles it. */
 export const oauthSignInContract = defineGroup({
   group: 'oauth-sign-in',
   description: 'Sign-in with an OAuth provider (code hosting, web identity) and the list of configured providers (spec 4.1).',

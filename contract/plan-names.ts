@@ -1,7 +1,7 @@
 /**
  * The plan names as plain constants, for code outside the accounts contract (data/users.ts,
  * platform/config.ts): importing them from ./accounts would put that contract, and its schema
- * building, into every function that reads an account (~15 KB minified in `keys`).
+ * building, into every function that reads an account (`keys` among them).
  */
 export const PLAN_NAMES = ['label', 'solo', 'collective', 'network'] as const;
 export const LEGACY_TIERS = ['starter', 'pro', 'enterprise'] as const;

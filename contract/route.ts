@@ -121,9 +121,9 @@ export interface RouteGroup {
 
 /**
  * A schema the contract builds when it is first needed, not when the module loads: a Lambda's cold
- * start builds none (zod builds a schema node in about 40 µs before the code is warm, and a group's
- * contract holds hundreds, 4-22 ms per function), and its first request builds only the schemas of
- * the route it serves (docs/architecture.md §11).
+ * start builds none (building a zod schema node is costly while the code is still cold, and a group's
+ * contract holds hundreds of them, a cost every function would pay at init), and its first request
+ * builds only the schemas of the route it serves (docs/architecture.md §11).
  */
 export type Lazy<S> = () => S;
 

@@ -4,8 +4,8 @@ import { defineGroup, lazySchema } from './route';
 
 /**
  * The runtime's model call, apart from the instance group: it is the only runtime route that calls a
- * model, and carrying the AI SDK and its providers made every lifecycle route's function about 500 KB
- * heavier (instance 1192 KB before the split).
+ * model, and carrying the AI SDK and its providers made every lifecycle route's function much
+ * heavier.
  */
 
 /** A chat message between a runtime and the model layer. */

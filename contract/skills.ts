@@ -334,7 +334,7 @@ const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<ReturnType<type
 };
 
 /**
- * The skills' action bodies (./skill-actions, about 30 KB of schema code) are given by ./index.ts, so
+ * The skills' action bodies (./skill-actions, a lot of schema code) are given by ./index.ts, so
  * the whole contract (the document, CDK, the tests) has them, while the skills function, which loads
  * only this group, does not parse them at its cold start: it never builds a skill route's body from
  * the contract (the route's body is `validatedBy: 'handler'`; each skill's module validates with the same schemas).

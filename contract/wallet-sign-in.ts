@@ -3,7 +3,7 @@ import { CallbackPath, RedirectBody, SESSION_COOKIE_NOTE, SignedInBody } from '.
 import { commonErrorResponses, ErrorBody, IsoDate } from './common';
 import { defineGroup } from './route';
 
-/** Apart from the password accounts: only these routes carry viem's SIWE parser and signature checks (issue 16). */
+/** Apart from the password accounts: only these routes carry viem's SIWE parser and signature checks, so no other function bundles them. */
 export const walletSignInContract = defineGroup({
   group: 'wallet-sign-in',
   description: 'Sign-In with Ethereum (EIP-4361): single-use nonces and the signed-message callback (spec 4.1).',

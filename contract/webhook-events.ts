@@ -15,14 +15,14 @@ export const ACCOUNT_EVENT_TYPES = [
   'instance.rolled_back',
   'agent.running',
   'agent.error',
-  // issue 22: budgets and scheduled prompts
+  // Budgets and scheduled prompts.
   'agent.paused',
   'agent.resumed',
   'budget.warning',
   'budget.exceeded',
   'schedule.run',
   'schedule.skipped',
-  // issue 22: a message kept while its idle-stopped instance woke, delivered once it ran
+  // A message kept while its idle-stopped instance woke, delivered once it ran.
   'agent.delivered',
 ] as const;
 

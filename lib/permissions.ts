@@ -71,7 +71,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   social: ['sendEvents'],
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   'agent-logs': ['readRuntimeLogs'],
-  // Budgets (issue 22): raising a cap resumes a paused instance; the caps' alerts are queued on the events queue.
+  // Budgets: raising a cap resumes a paused instance; the caps' alerts are queued on the events queue.
   'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey'],
   provision: ['sendProvisioning', 'dataKey'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
@@ -82,7 +82,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // and removes the account's file-manager objects.
   provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'fileBucket'],
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
-  // Both relaunch or re-drive work through the provisioning queue (issue 20).
+  // Both relaunch or re-drive work through the provisioning queue.
   heartbeat: ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   'task-events': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning', 'sendEmail'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
@@ -93,12 +93,12 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'webhook-delivery': ['dataKey', 'sendEvents', 'sendEmail'],
   webhooks: ['dataKey', 'sendEvents'],
   // The model layer decrypts a user's own provider key (BYOK); agent chat reaches the running instance.
-  // Every metered call runs the spending caps' kill switch (issue 22): events, stopping the instance,
+  // Every metered call runs the spending caps' kill switch: events, stopping the instance,
   // and alert emails queued on the events queue for webhook-delivery to send (no SES right here).
   ai: ['dataKey', 'sendEvents', 'sendProvisioning'],
   gateway: ['dataKey', 'sendEvents', 'sendProvisioning'],
   'runtime-model': ['dataKey', 'sendEvents', 'sendProvisioning'],
-  // A chat to an idle-stopped agent wakes it through the provisioning queue (issue 22).
+  // A chat to an idle-stopped agent wakes it through the provisioning queue.
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances'],

@@ -5,7 +5,7 @@ import { relaunchAfterExit, type RelaunchResult } from '#domain/lifecycle/relaun
 import { redriveStranded } from '#domain/lifecycle/stranded';
 
 /**
- * Issue 20 in the local stack. What ECS task-state events do in AWS, the runtime's `exit` does
+ * Self-healing in the local stack. What ECS task-state events do in AWS, the runtime's `exit` does
  * here: a runtime that ends on its own is relaunched (domain/lifecycle/relaunch.ts). And at start,
  * when no worker of the previous run can still be alive, the work it left in `provisioning` is
  * driven again at once (domain/lifecycle/stranded.ts) instead of after the usual wait.

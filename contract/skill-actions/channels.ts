@@ -3,7 +3,7 @@ import { lazySchema } from '../route';
 import type { SkillActionBodies } from './index';
 
 /**
- * Request bodies of the channel skills (issue 13 part C): chat-bot (Telegram), community-bot
+ * Request bodies of the channel skills: chat-bot (Telegram), community-bot
  * (Discord), business-messaging (WhatsApp Cloud API text messages), business-messaging-api
  * (WhatsApp Business message templates) and team-chat (Slack). Tokens and secrets given to
  * `connect` are stored envelope-encrypted and never answered back.

@@ -4,9 +4,9 @@ import type { SkillActionBodies } from './index';
 import { lazySchema } from '../route';
 
 /**
- * Skills of issue 13 part B: `webhook` and `browser` (development), `visual-synthesizer` (creative).
- * Both development skills reach user-supplied URLs only through the guarded fetch
- * (adapters/guarded-fetch.ts): http(s), public addresses only, redirects re-checked.
+ * Request bodies of the development and creative skills: `webhook` and `browser` (development),
+ * `visual-synthesizer` (creative). Both development skills reach user-supplied URLs only through
+ * the guarded fetch (adapters/guarded-fetch.ts): http(s), public addresses only, redirects re-checked.
  */
 
 export const BROWSER_TEXT_DEFAULT_CHARS = 20_000;

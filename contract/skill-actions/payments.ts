@@ -6,7 +6,7 @@ import { EVM_ADDRESS } from '../evm';
 
 /**
  * Request bodies of the payments skills (usdc-payments, booking-settlement, instant-split) and of
- * email (issue 13 part A). Money the client sends as numbers (the spec's booking and split fields)
+ * email. Money the client sends as numbers (the spec's booking and split fields)
  * may carry at most 6 decimal places, so it converts to exact integers of micro-units with no
  * rounding; money the platform designs (transfer amounts, limits) travels as decimal strings.
  */

@@ -9,7 +9,7 @@ import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../hel
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
- * "Done means" of the agents issue, over real HTTP against `npm start`: as an admin, provision an
+ * The agents end to end, over real HTTP against `npm start`: as an admin, provision an
  * agent, see it become running, open its websocket with its token and get an answer (from a fake
  * model provider on loopback), stop and start it, and read its stats.
  */

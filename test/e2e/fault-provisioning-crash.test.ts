@@ -9,7 +9,7 @@ import { bearerApi, type LocalStack, signUpVerified, startLocalStack, stopLocalS
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
- * Issue 20, fault 2: the whole local stack (server, DynamoDB Local, runtimes: its process group)
+ * The whole local stack (server, DynamoDB Local, runtimes: its process group)
  * SIGKILLed while ten agents are being provisioned at once. After `npm start` again, every agent
  * the table holds settles to `running` or `error` within the bound, none stays `provisioning`, and
  * the agent quota counts exactly the agents that hold it.

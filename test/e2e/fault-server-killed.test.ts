@@ -9,7 +9,7 @@ import { bearerApi, startLocalStack, stopLocalStack, until, type LocalStack } fr
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
- * Issue 20, faults 5 and 7: the local stack's children die with it. SIGKILL of the server process
+ * The local stack's children die with it. SIGKILL of the server process
  * alone (no chance to clean up) leaves no DynamoDB Local JVM or agent runtime behind; a child a
  * crash left is reaped at the next start; DynamoDB Local dying stops the stack with a message.
  */

@@ -9,7 +9,7 @@ import { type LocalStack, startLocalStack, stopLocalStack, until } from '../help
 const SECRET = `whsec_${Buffer.from('restart-webhook-signing-key-0001').toString('base64')}`;
 
 /**
- * Issue 20: a webhook retry waiting in the local queue survives a restart of `npm start` (the
+ * A webhook retry waiting in the local queue survives a restart of `npm start` (the
  * queues persist under DATA_DIR): the receiver is down while the stack fails twice and schedules
  * the next attempt; the stack is stopped, the receiver comes back, and the restarted stack
  * delivers the event, once, signed, with its original id.

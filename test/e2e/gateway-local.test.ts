@@ -9,7 +9,7 @@ import { startLocalChain, type LocalChain } from '../helpers/local-chain';
 import { startLocalStack, stopLocalStack, type LocalStack } from '../helpers/local-stack';
 
 /**
- * Issue 11's "Done means" over `npm start` (one stack): MPP_RPC_URL points at a local chain with a
+ * The gateway end to end over `npm start` (one stack): MPP_RPC_URL points at a local chain with a
  * TIP-20-like token and MPP_RECIPIENT is set; the model provider is a fake on loopback; CARD_MODE=local.
  * An unauthenticated call gets the 402 challenge, paying it on the chain and retrying gets the answer
  * and a Payment-Receipt, a replay gets 402; a subscriber (local card checkout) gets the same plugin by

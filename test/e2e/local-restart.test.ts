@@ -107,7 +107,7 @@ describe('the local stack reconciles instances with the processes that run', () 
       const relaunchMs = Date.now() - killedAt;
       console.info(`local-restart: a SIGKILLed runtime ran again ${relaunchMs} ms after the kill`);
       expect(relaunched.generation).toBe(item.generation + 1);
-      // The first relaunch waits 1 s (INSTANCE_RELAUNCH_BACKOFF_SECONDS), then a runtime start; room for a loaded two-core machine.
+      // The first relaunch waits the first pause of INSTANCE_RELAUNCH_BACKOFF_SECONDS, then a runtime start; room for a loaded two-core machine.
       expect(relaunchMs).toBeLessThan(20_000);
       const { events } = (await api('GET', `/api/instance/${admin.userId}/events?limit=100`)).body;
       const healing = (events as { cause: string; type: string; reason?: string }[]).filter((e) => e.cause === 'self-heal');

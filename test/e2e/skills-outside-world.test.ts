@@ -35,7 +35,7 @@ async function loopback(answer: (n: number) => { status: number; type?: string; 
 }
 
 /**
- * Issue 13's "done means", over `npm start` with one stack: a subscriber (the local card checkout)
+ * The skills that reach the outside world, end to end over `npm start` with one stack: a subscriber (the local card checkout)
  * with a custodial wallet on a local chain pays a stablecoin amount, creates and executes a split,
  * creates and releases an escrow once, sends an email to the outbox, fetches a loopback page with
  * the browser skill and sees a webhook delivery signed and retried (the receiver fails once).

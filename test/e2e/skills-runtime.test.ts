@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { localStackWithAdmin, until } from '../helpers/local-stack';
 
 /**
- * Installed skills reach a running agent (issue 12): over `npm start`, a skill installed on a
+ * Installed skills reach a running agent: over `npm start`, a skill installed on a
  * running agent shows up in the runtime's list, and the runtime calls it through the platform
  * with the gateway token.
  */

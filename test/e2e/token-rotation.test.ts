@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { localStackWithAdmin, until } from '../helpers/local-stack';
 
 /**
- * Recovery evicts (issue 9): rotating the gateway token over `npm start` reaches the runtime that
+ * Recovery evicts: rotating the gateway token over `npm start` reaches the runtime that
  * is already running. The new token opens the agent's websocket, the old one is refused, and the
  * instance keeps running with its memory.
  */

@@ -24,7 +24,7 @@ const WORKER_SETTINGS = [
 
 export interface LocalStack {
   child: ChildProcess;
-  /** Resolves with the base URL from the `ready:` line; rejects if the stack exits or takes over 60 s. */
+  /** Resolves with the base URL from the `ready:` line; rejects if the stack exits or does not get ready in time. */
   ready: Promise<string>;
   output(): { stdout: string; stderr: string };
   /** Resolves with the exit code once the process has ended. */
@@ -105,7 +105,7 @@ export async function stopLocalStack(stack: LocalStack | undefined, dataDir: str
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** Polls `probe` every 200 ms until it gives a value, for state a running stack reaches on its own. */
+/** Polls `probe` at a short interval until it gives a value, for state a running stack reaches on its own. */
 export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
   const started = Date.now();
   for (;;) {

@@ -14,7 +14,7 @@ import { countReads } from './metrics-helpers';
 import { drain, runningAgent, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 /**
- * Issue 16: the agent list reads the agents and a copy of the instance's status in one Query
+ * The agent list reads the agents and a copy of the instance's status in one Query
  * (keys.agentListInstance). After every kind of change of the instance, the list must show what
  * the instance record says, and the copy must hold it.
  */
@@ -56,7 +56,7 @@ describe('the agent list follows the instance (one Query, issue 16)', () => {
     // The local launcher hands out a direct websocket address: the copy carries it.
     expect((await listed(user))[0]!.websocketUrl).toMatch(/^ws:\/\/127\.0\.0\.1:/);
     // One Query for the agents and the instance's status, beside the rate-limit write; no read of the instance.
-    // Written now, so the request-outcome write (one answer in 1,000, or every 10 s) does not ride on the counted call.
+    // Written now, so the request-outcome write (one answer in REQUEST_FLUSH_EVERY, or one every REQUEST_FLUSH_MS) does not ride on the counted call.
     await flushRequestOutcomes();
     const reads = countReads();
     try {

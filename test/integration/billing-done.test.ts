@@ -7,7 +7,7 @@ import { call, testSession } from '../helpers/api';
 import { checkoutCompleted, deliverWebhook, subscriptionEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe';
 
 /**
- * The issue's "Done means", through the real handlers: only signed card webhooks change the
+ * Billing end to end, through the real handlers: only signed card webhooks change the
  * account, and the billing routes show what they did.
  */
 beforeAll(() => {

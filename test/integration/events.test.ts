@@ -213,7 +213,7 @@ describe('webhook events (spec 6)', () => {
     expect(() => reloadConfig({ STAGE: 'aws' })).toThrow(/WEBHOOK_RETRY_SCHEDULE_MS must cover at least 24 hours/);
     reloadConfig({ STAGE: 'aws', WEBHOOK_RETRY_SCHEDULE_MS: undefined });
     const record = sqsRecord(JSON.stringify({ id: 'evt_aws', type: 'user.created', timestamp: new Date().toISOString(), data: {} }));
-    // Refused like any failing receiver: never posted, its next attempt queued (5 s later).
+    // Refused like any failing receiver: never posted, its next attempt queued (after the default schedule's first pause).
     expect((await handler({ Records: [record] })).batchItemFailures).toEqual([]);
     expect(receiver.received).toHaveLength(0);
   });

@@ -5,7 +5,7 @@ import { accountSession, call, type TestSession } from '../helpers/api';
 import { restoreDatabase, startPausableProxy } from '../helpers/pausable-proxy';
 
 /**
- * Issue 20, fault 4 and 5: a database that stops answering (paused, as a stalled or SIGSTOPped
+ * A database that stops answering (paused, as a stalled or SIGSTOPped
  * DynamoDB Local is) must give a bounded 503 with Retry-After, not hold requests until it comes
  * back, and health must say so; once it answers again, so does the platform.
  */
@@ -39,7 +39,7 @@ describe('a paused database', () => {
     expect(stalled.status).toBe(503);
     expect(stalled.body).toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
     expect(Number(stalled.headers['retry-after'])).toBeGreaterThan(0);
-    // Two attempts of 400 ms (plus the SDK's backoff between them) for the rate-limit write, which fails first.
+    // Two attempts of BUDGET's request timeout (plus the SDK's backoff between them) for the rate-limit write, which fails first.
     expect(elapsed).toBeLessThan(3000);
     const health = await call('GET', '/api/health');
     expect(health.status).toBe(503);

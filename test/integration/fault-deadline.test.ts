@@ -5,7 +5,7 @@ import { accountSession, call, uniqueIp, type TestSession } from '../helpers/api
 import { restoreDatabase, startPausableProxy } from '../helpers/pausable-proxy';
 
 /**
- * Issue 20, fault 4: authentication and the rate-limit write run inside the request's deadline.
+ * Authentication and the rate-limit write run inside the request's deadline.
  * With the table paused, a request stalled in either answers 504 DEADLINE_EXCEEDED when the
  * deadline is the shorter budget, 503 BACKEND_UNAVAILABLE when the table's is: never 500, never
  * held until the table comes back.

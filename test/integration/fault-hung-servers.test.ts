@@ -13,7 +13,7 @@ import { useFakeModelProviders } from '../helpers/model-providers';
 import { subscribe } from './agents-helpers';
 
 /**
- * Issue 20, fault 6: outside calls end inside the request's deadline. Each outside server here
+ * Outside calls end inside the request's deadline. Each outside server here
  * accepts the connection and never answers; the services' own timeouts are set far above the
  * deadline, so only the deadline can bound them, and each route answers in time with its own code.
  */

@@ -9,7 +9,7 @@ import { accountSession } from '../helpers/api';
 import { drain, sqsEvent, sqsRecord, subscribe, useAgentsTestBed } from './agents-helpers';
 
 /**
- * Issue 20, fault 2 in one process: the crash windows of provisioning, each left as a crash leaves
+ * The crash windows of provisioning, in one process: each left as a crash leaves
  * it, then one reconciler pass. The work is dated in 1990, and the pass only looks before a day
  * later, so the reconciler (which reads every account's listing) touches this file's work only.
  */

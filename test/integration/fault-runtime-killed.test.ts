@@ -10,7 +10,7 @@ import { call, uniqueIp, type TestSession } from '../helpers/api';
 import { drain, runningAgent, sqsEvent, sqsRecord, useAgentsTestBed, waitFor } from './agents-helpers';
 
 /**
- * Issue 20, fault 3: a running local runtime killed from outside (SIGKILL) is noticed through the
+ * A running local runtime killed from outside (SIGKILL) is noticed through the
  * child's `exit`, relaunched through the provisioner, and recorded with its reason; killed more
  * often than the hourly bound it is left in `error` with that reason; a stop the owner asked for
  * is never undone, and an operation sent during a relaunch wins over it.

@@ -12,7 +12,7 @@ import { type FakeEcs, startFakeEcs } from '../helpers/fake-ecs';
 import { drain, privateQueue, sqsEvent, sqsRecord, subscribe, waitFor } from './agents-helpers';
 
 /**
- * Issue 20, fault 3 in AWS: an ECS task-state event `STOPPED` for the task of a running instance
+ * A killed runtime in AWS: an ECS task-state event `STOPPED` for the task of a running instance
  * relaunches it through the ECS launcher (RunTask on a loopback ECS speaking JSON 1.1), recorded
  * with the stoppedReason; past the hourly bound the instance is `error` with it; the STOPPED event
  * of a task the owner stopped changes nothing.

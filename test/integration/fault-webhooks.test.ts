@@ -19,7 +19,7 @@ import { startWebhookReceiver } from '../helpers/fake-webhook-receiver';
 import { until } from '../helpers/local-stack';
 
 /**
- * Issue 20, item 1: webhook delivery that outlives a receiver's outage. The events go through a
+ * Webhook delivery that outlives a receiver's outage. The events go through a
  * queue of this file's own in the SQS emulator, drained by the local stack's poller into the real
  * delivery worker, on a retry schedule shortened through WEBHOOK_RETRY_SCHEDULE_MS.
  */

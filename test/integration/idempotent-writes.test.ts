@@ -8,7 +8,7 @@ import { startFakeStripe, WEBHOOK_SECRET, type FakeStripe } from '../helpers/fak
 import { drain, runningAgent, useAgentsTestBed } from './agents-helpers';
 
 /**
- * Issue 20, item 4: the writes a client may retry after a timeout accept an Idempotency-Key. The
+ * The writes a client may retry after a timeout accept an Idempotency-Key. The
  * same key twice gives one effect (one agent and one launch, one key, one checkout session) and
  * the same answer, the second marked `Idempotent-Replayed: true`.
  */

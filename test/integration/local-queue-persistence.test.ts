@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildPersistentFauxqs } from '#local/queue-store';
 
 /**
- * Issue 20: the local stack's queues live under DATA_DIR (fauxqs's SQLite `dataDir`), so a restart
+ * The local stack's queues live under DATA_DIR (fauxqs's SQLite `dataDir`), so a restart
  * of `npm start` keeps what was queued, delayed or in flight. One emulator is stopped and another
  * started on the same folder (on another port, as a restart gets).
  */

@@ -11,7 +11,7 @@ import { call } from '../helpers/api';
 import { fakeRuntime, isolatedTable, runningInstance } from './metrics-helpers';
 
 /**
- * Item 5 of issue 18: the public uptime and success rate are measured from what the platform sees
+ * The public uptime and success rate are measured from what the platform sees
  * (the API's answers, the instances' health), so a healthy platform does not read 0 %.
  */
 
@@ -81,7 +81,7 @@ describe('platform uptime and success rate from the API answers', () => {
     } finally {
       counting.restore();
     }
-    // One write when the container's first answer came, then one per REQUEST_FLUSH_EVERY answers or 10 s, one at the end.
+    // One write when the container's first answer came, then one per REQUEST_FLUSH_EVERY answers or REQUEST_FLUSH_MS, one at the end.
     expect(counting.writes()).toBeGreaterThanOrEqual(2);
     expect(counting.writes()).toBeLessThanOrEqual(Math.ceil(requests / REQUEST_FLUSH_EVERY) + 4);
     const minutes = await requestOutcomesBetween(new Date(Date.now() - HOUR), new Date());

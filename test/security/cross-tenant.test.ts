@@ -33,7 +33,7 @@ describe("another user's ids are answered as missing or forbidden, with no data"
       session: intruder,
       ip: uniqueIp(),
     });
-    // 501 only while the route's issue has not built it.
+    // 501 only while the route is not built yet.
     expect([403, 404, 501]).toContain(res.status);
     const text = res.text ?? '';
     for (const value of Object.values(owned)) expect(text).not.toContain(value);

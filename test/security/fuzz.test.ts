@@ -21,7 +21,7 @@ function bodies(example: unknown) {
 }
 
 /**
- * No 5xx, except: 501 while a route's issue has not built it, and a documented 503 for an outside
+ * No 5xx, except: 501 while a route is not built yet, and a documented 503 for an outside
  * service the operator has not configured (OAuth client, identity provider): an honest answer about
  * the deployment, not a failure of the request. The gateway's unknown plugin is the spec's own 502 `no_plugin` (4.12).
  */

@@ -28,12 +28,12 @@ export const hasBody = (r: ContractRoute) => r.body !== undefined && r.bodyHandl
 
 /**
  * Resources a user owns, created through the real API by the owner, keyed by path or query
- * parameter name. A later issue adds its group's factory here when its routes are built.
+ * parameter name. A group's factory is added here when its routes are built.
  */
 export type OwnedResourceFactory = (owner: TestSession) => Promise<Record<string, string>>;
 export const ownedResources: Record<string, OwnedResourceFactory> = {};
 
-// --- memory and keys (issue 6) ---
+// --- memory and keys ---
 import * as dbKeys from '#data/keys';
 import { tenant } from '#data/tenant';
 import { call } from '../helpers/api';
@@ -70,7 +70,7 @@ ownedResources.keys = async (owner) => {
   return { id: res.body.id };
 };
 
-// --- agents (issue 5) ---
+// --- agents ---
 /** A real agent, provisioned through the API by its subscribed owner. */
 ownedResources.agents = async (owner) => {
   await tenant(owner.userId).put({
@@ -82,13 +82,13 @@ ownedResources.agents = async (owner) => {
   });
   const res = await call('POST', '/api/agents/provision', { body: { name: 'owned agent' }, session: owner });
   if (res.status !== 201) throw new Error(`could not provision an agent: ${res.status} ${res.text}`);
-  // issue 22: a schedule of the agent, for the schedule routes.
+  // A schedule of the agent, for the schedule routes.
   const scheduled = await call('POST', `/api/agents/${res.body.agent.id}/schedules`, { body: { cron: '0 9 * * *', prompt: 'owned schedule' }, session: owner });
   if (scheduled.status !== 201) throw new Error(`could not schedule a prompt: ${scheduled.status} ${scheduled.text}`);
   return { id: res.body.agent.id, scheduleId: scheduled.body.schedule.id };
 };
 
-// --- metrics (issue 6) ---
+// --- metrics ---
 /** A heartbeat sample in the owner's partition (samples are written only by the heartbeat), so there is data to leak. */
 ownedResources.metrics = async (owner) => {
   const { recordSample } = await import('#data/metrics');
@@ -105,7 +105,7 @@ ownedResources.metrics = async (owner) => {
   return {};
 };
 
-// --- agent chat and /api/agent (issue 10) ---
+// --- agent chat and /api/agent ---
 /** An agent with a chat session, so the intruder points at real ids of the owner's agent and session. */
 ownedResources['agent-chat'] = async (owner) => {
   const agentId = await putTestAgent(owner.userId);
@@ -114,7 +114,7 @@ ownedResources['agent-chat'] = async (owner) => {
   return { agentId, sessionId: res.body.session.id };
 };
 
-// --- provisioned live streams (issue 18) ---
+// --- provisioned live streams ---
 /** A channel-provisioned agent of the owner with its stream record, so a cross-tenant read has a key to leak. */
 ownedResources.provision = async (owner) => {
   const { encrypt } = await import('#platform/crypto/envelope');
@@ -139,7 +139,7 @@ ownedResources.provision = async (owner) => {
   return { id, streamKey };
 };
 
-// --- skills (issue 12) ---
+// --- skills ---
 /** The skills routes that name the agent in the body rather than the path (install, dj-streaming). */
 export const namesAgentInBody = (route: ContractRoute) =>
   route.group === 'skills' && typeof route.example === 'object' && route.example !== null && 'agentId' in route.example;
@@ -165,7 +165,7 @@ export const intruderSetup: Record<string, (intruder: TestSession) => Promise<vo
 
 /**
  * A provisioned agent of the owner with a skill installed on it through the API, and an escrow of
- * the owner (booking-settlement, issue 13 part A) that `get` would read.
+ * the owner (booking-settlement) that `get` would read.
  */
 ownedResources.skills = async (owner) => {
   const { id: agentId } = await ownedResources.agents!(owner);
@@ -182,7 +182,7 @@ ownedResources.skills = async (owner) => {
   return { agentId: agentId!, skillId: 'setlist-oracle', bookingId, action: 'get' };
 };
 
-// --- account webhook endpoints (issue 20: delivery log, enable/disable, redelivery) ---
+// --- account webhook endpoints (delivery log, enable/disable, redelivery) ---
 /** An endpoint of the owner with one event on record for it, so redelivery and the log have real ids to leak. */
 ownedResources.webhooks = async (owner) => {
   const res = await call('POST', '/api/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/owned-hook', events: ['instance.*'] }, session: owner });

@@ -52,7 +52,7 @@ describe('strict request bodies on every route', () => {
         session,
         ip: uniqueIp(),
       });
-      // 501 only while the route's issue has not built it; the pipeline never lets it through as 2xx.
+      // 501 only while the route is not built yet; the pipeline never lets it through as 2xx.
       expect(res.status === 501 || (res.status >= 400 && res.status < 500)).toBe(true);
     },
   );

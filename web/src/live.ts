@@ -5,8 +5,9 @@ const SETTLED = new Set(['running', 'stopped', 'error']);
 
 /**
  * Follows the account's instance until it settles: each call is `waitFor`, held by the server
- * until the status changes or 25 s pass, so the page learns the change as it happens without
- * polling. Answers the settled status (or undefined when `isCancelled`).
+ * until the status changes or its longest hold (MAX_WAIT_SECONDS in contract/instance.ts) passes,
+ * so the page learns the change as it happens without polling. Answers the settled status (or
+ * undefined when `isCancelled`).
  */
 export async function followInstance(target: 'running' | 'stopped', isCancelled: () => boolean): Promise<string | undefined> {
   const userId = me.value?.id;
