@@ -901,7 +901,7 @@ export const ensConfig = /* @__PURE__ */ configSection([ENS_SETTINGS], (e) => ({
 }));
 
 /**
- * Healing (issue 20): an instance that exits unexpectedly is relaunched after these pauses, one per
+ * Healing: an instance that exits unexpectedly is relaunched after these pauses, one per
  * consecutive relaunch (the last repeats; at most 900, SQS's longest delay), at most
  * INSTANCE_RELAUNCHES_PER_HOUR times in an hour; past that it is `error` with the exit's reason.
  */
