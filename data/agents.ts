@@ -375,6 +375,36 @@ export async function setAgentVerification(userId: string, agentId: string, veri
   }
 }
 
+/** Marks an agent paused by its spending cap; false when the agent no longer exists. */
+export async function pauseAgentForBudget(userId: string, agentId: string, now = new Date()): Promise<boolean> {
+  try {
+    await tenant(userId).update(
+      keys.agent(userId, agentId),
+      { expression: 'SET pausedReason = :budget, pausedAt = :now', values: { ':budget': 'budget', ':now': now.toISOString() } },
+      { expression: 'attribute_exists(pk)' },
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
+/** Lifts the budget's pause of an agent; false when the agent is not paused by the budget (or is gone). */
+export async function resumeAgentPausedByBudget(userId: string, agentId: string): Promise<boolean> {
+  try {
+    await tenant(userId).update(
+      keys.agent(userId, agentId),
+      { expression: 'REMOVE pausedReason, pausedAt' },
+      { expression: 'pausedReason = :budget', values: { ':budget': 'budget' } },
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
 // --- messages -----------------------------------------------------------------------------------
 
 export interface StoredMessage extends Record<string, unknown> {

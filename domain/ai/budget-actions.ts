@@ -1,10 +1,9 @@
 import { queueEmail } from '#adapters/email-queue';
 import { requestProvisioning } from '#adapters/provisioning-queue';
+import { pauseAgentForBudget, resumeAgentPausedByBudget } from '#data/agents';
 import { ACCOUNT_SCOPE, type BudgetCap, claimBudgetAlert, getSpend } from '#data/budgets';
-import * as keys from '#data/keys';
 import { getInstance, transitionInstance } from '#data/instances';
 import { recordLifecycleEvent } from '#data/lifecycle-events';
-import { ConditionFailedError, tenant } from '#data/tenant';
 import { getUser } from '#data/users';
 import { logger } from '#platform/logger';
 import { WARNING_SHARE } from './budget-guard';
@@ -33,16 +32,7 @@ async function notifyOwner(userId: string, subject: string, text: string) {
 async function pauseScope(userId: string, scope: string) {
   const agentId = agentIdOf(scope);
   if (agentId) {
-    try {
-      await tenant(userId).update(
-        keys.agent(userId, agentId),
-        { expression: 'SET pausedReason = :budget, pausedAt = :now', values: { ':budget': 'budget', ':now': new Date().toISOString() } },
-        { expression: 'attribute_exists(pk)' },
-      );
-    } catch (err) {
-      if (err instanceof ConditionFailedError) return;
-      throw err;
-    }
+    if (!(await pauseAgentForBudget(userId, agentId))) return;
     await recordLifecycleEvent(userId, { type: 'agent.paused', cause: 'budget', agentId, reason: 'budget' });
     return;
   }
@@ -86,16 +76,7 @@ export async function resumeIfUnderCap(userId: string, scope: string, monthlyCap
   if (monthlyCapUsd !== undefined && spentUsd >= monthlyCapUsd) return false;
   const agentId = agentIdOf(scope);
   if (agentId) {
-    try {
-      await tenant(userId).update(
-        keys.agent(userId, agentId),
-        { expression: 'REMOVE pausedReason, pausedAt' },
-        { expression: 'pausedReason = :budget', values: { ':budget': 'budget' } },
-      );
-    } catch (err) {
-      if (err instanceof ConditionFailedError) return false;
-      throw err;
-    }
+    if (!(await resumeAgentPausedByBudget(userId, agentId))) return false;
     await recordLifecycleEvent(userId, { type: 'agent.resumed', cause: 'budget', agentId, reason: 'budget raised' });
     return true;
   }
