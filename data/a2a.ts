@@ -40,3 +40,19 @@ export async function countA2aMessage(userId: string, fromAgentId: string, limit
   }
   return (await tenant(userId).get<{ count?: number }>(keys.a2aDay(userId, day), true))?.count ?? 1;
 }
+
+/** A day counter as stored: the account's total of the day, or one agent's share of it (`agentId`). */
+export interface A2aDayCount {
+  day: string;
+  agentId?: string;
+  count: number;
+}
+
+/** The day counters (totals and agents' shares) of `firstDay` to `lastDay` (both `yyyy-mm-dd`, inclusive), oldest first. */
+export async function a2aCountsBetween(userId: string, firstDay: string, lastDay: string): Promise<A2aDayCount[]> {
+  const items = await tenant(userId).queryBetween<{ count?: number }>(`${keys.a2aPrefix}${firstDay}`, `${keys.a2aPrefix}${lastDay}~`);
+  return items.map((item) => {
+    const parts = item.sk.split('#');
+    return { day: parts[1]!, ...(parts.length === 2 ? {} : { agentId: parts[2]! }), count: item.count ?? 0 };
+  });
+}

@@ -1,10 +1,10 @@
 import { adjustCredits, creditEntryId, InsufficientCreditsError } from '#domain/billing/credits';
 import type { SubscriptionRecord } from '#domain/billing/entitlements';
 import { ACCOUNT_SCOPE, agentScope, BudgetExceededDbError, type BudgetCap, capsFor, releaseBudget, reserveBudget, settleSpendItems } from '#data/budgets';
-import * as keys from '#data/keys';
-import { ConditionFailedError, tenant, tx, type TransactItem } from '#data/tenant';
-import { transactRetrying } from '#data/transact-retry';
+import { releaseReservedCredits, settleReservedCreditItems } from '#data/credits';
+import { accountUsageItem, allowanceChangeItem, type CallUsage, recordPayerUsage as recordPayerCall, returnAllowance, takeAllowance } from '#data/usage';
 import { getUser } from '#data/users';
+import { ConditionFailedError, transactRetrying } from '#data/writes';
 import { catalogue, costUsd, creditsFor, type CataloguePlan, type CatalogueModel } from '#domain/models/catalogue';
 import { checkBudgets } from './budget-guard';
 import { BudgetExceededError, InsufficientCreditsAiError } from './errors';
@@ -74,17 +74,7 @@ export function estimateCredits(model: CatalogueModel, promptTokens: number, max
 async function reserveAllowance(userId: string, plan: CataloguePlan, periodStart: string, credits: number): Promise<boolean> {
   const included = catalogue().includedCredits[plan] ?? 0;
   if (included < credits) return false;
-  try {
-    await tenant(userId).update(
-      keys.modelAllowance(userId, periodStart),
-      { expression: 'SET used = if_not_exists(used, :zero) + :r, included = :inc', values: { ':zero': 0, ':r': credits, ':inc': included } },
-      { expression: 'attribute_not_exists(used) OR used <= :max', values: { ':max': included - credits } },
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionFailedError) return false;
-    throw err;
-  }
+  return takeAllowance(userId, periodStart, credits, included);
 }
 
 async function reserveCredits(userId: string, credits: number): Promise<Reservation> {
@@ -149,34 +139,10 @@ export async function reserve(input: {
   }
 }
 
-function usageItem(
-  key: ReturnType<typeof keys.modelUsage>,
-  model: CatalogueModel,
-  usage: UsageCounts,
-  charged: number,
-  extra: Record<string, unknown>,
-  now: Date,
-): TransactItem {
+/** What a call adds to its usage item: its tokens, their cost at catalogue price and the credits charged. */
+function callUsage(model: CatalogueModel, usage: UsageCounts, charged: number): CallUsage {
   const cost = costUsd(model, usage.promptTokens, usage.completionTokens);
-  return tx.update(key, {
-    expression:
-      'ADD promptTokens :p, completionTokens :c, costUsd :cost, credits :cr, calls :one SET model = :m, #day = :day, updatedAt = :now' +
-      Object.keys(extra)
-        .map((k) => `, ${k} = :x_${k}`)
-        .join(''),
-    names: { '#day': 'day' },
-    values: {
-      ':p': usage.promptTokens,
-      ':c': usage.completionTokens,
-      ':cost': cost,
-      ':cr': charged,
-      ':one': 1,
-      ':m': model.id,
-      ':day': utcDay(now),
-      ':now': now.toISOString(),
-      ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [`:x_${k}`, v])),
-    },
-  });
+  return { modelId: model.id, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, costUsd: cost, credits: charged };
 }
 
 async function settleCharge(
@@ -188,37 +154,25 @@ async function settleCharge(
   now = new Date(),
 ): Promise<number> {
   const actual = creditsFor(costUsd(model, usage.promptTokens, usage.completionTokens));
-  const usageKey = keys.modelUsage(r.userId, utcDay(now), agentId, model.id);
   const extra = { ...(agentId ? { agentId } : {}), ...(byok ? { byok: true } : {}) };
   const spend = settleSpendItems(r.userId, r.budget ?? [], costUsd(model, usage.promptTokens, usage.completionTokens), now);
   if (r.source === 'none') {
-    await transactRetrying([usageItem(usageKey, model, usage, 0, extra, now), ...spend]);
+    await transactRetrying([accountUsageItem(r.userId, agentId, callUsage(model, usage, 0), extra, now), ...spend]);
     return 0;
   }
   if (r.source === 'allowance') {
-    const allowance = tx.update(keys.modelAllowance(r.userId, r.periodStart!), { expression: 'SET used = used + :d', values: { ':d': actual - r.credits } });
-    await transactRetrying([usageItem(usageKey, model, usage, 0, extra, now), ...spend, ...(actual !== r.credits ? [allowance] : [])]);
+    const allowance = allowanceChangeItem(r.userId, r.periodStart!, actual - r.credits);
+    await transactRetrying([accountUsageItem(r.userId, agentId, callUsage(model, usage, 0), extra, now), ...spend, ...(actual !== r.credits ? [allowance] : [])]);
     return 0;
   }
   let charged = actual;
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const refund = r.credits - charged;
-    const items = [usageItem(usageKey, model, usage, charged, extra, now), ...spend];
-    if (refund !== 0) {
-      items.push(
-        tx.update(
-          keys.profile(r.userId),
-          { expression: 'SET credits = credits + :d', values: { ':d': refund } },
-          refund < 0 ? { expression: 'credits >= :need', values: { ':need': -refund } } : undefined,
-        ),
-      );
-      const entry = keys.creditEntry(r.userId, r.entryId!);
-      items.push(
-        charged === 0
-          ? tx.delete(entry)
-          : tx.update(entry, { expression: 'SET delta = :final, note = :note', values: { ':final': -charged, ':note': `${model.id}` } }),
-      );
-    }
+    const items = [
+      accountUsageItem(r.userId, agentId, callUsage(model, usage, charged), extra, now),
+      ...spend,
+      ...settleReservedCreditItems(r.userId, r.entryId!, refund, charged, `${model.id}`),
+    ];
     try {
       await transactRetrying(items);
       return charged;
@@ -247,16 +201,13 @@ export async function settle(...args: Parameters<typeof settleCharge>): Promise<
 export async function release(r: Reservation): Promise<void> {
   await releaseBudget(r.userId, r.budget ?? []);
   if (r.source === 'allowance') {
-    await tenant(r.userId).update(keys.modelAllowance(r.userId, r.periodStart!), { expression: 'SET used = used - :r', values: { ':r': r.credits } });
+    await returnAllowance(r.userId, r.periodStart!, r.credits);
   } else if (r.source === 'credits') {
-    await transactRetrying([
-      tx.update(keys.profile(r.userId), { expression: 'SET credits = credits + :r', values: { ':r': r.credits } }),
-      tx.delete(keys.creditEntry(r.userId, r.entryId!)),
-    ]);
+    await releaseReservedCredits(r.userId, r.entryId!, r.credits);
   }
 }
 
 /** Usage of a pre-paid caller with no account: recorded under its payer id, nothing charged here. */
 export async function recordPayerUsage(payerId: string, model: CatalogueModel, usage: UsageCounts, reference: string | undefined, now = new Date()) {
-  await transactRetrying([usageItem(keys.payerUsage(payerId, utcDay(now), model.id), model, usage, 0, reference ? { lastReference: reference } : {}, now)]);
+  await recordPayerCall(payerId, callUsage(model, usage, 0), reference ? { lastReference: reference } : {}, now);
 }

@@ -1,22 +1,11 @@
-import * as keys from '#data/keys';
-import { tenant } from '#data/tenant';
+import { a2aCountsBetween } from '#data/a2a';
+import { getAllowance, usageBetween, type UsageRecord } from '#data/usage';
 import { catalogue } from '#domain/models/catalogue';
 
 /**
  * An account's model usage over a period, from the per-day usage items the metering writes and
  * the A2A day counters: tokens, cost and A2A messages per model and per agent.
  */
-
-interface UsageItem extends Record<string, unknown> {
-  sk: string;
-  model: string;
-  agentId?: string;
-  promptTokens?: number;
-  completionTokens?: number;
-  costUsd?: number;
-  credits?: number;
-  calls?: number;
-}
 
 interface Totals {
   promptTokens: number;
@@ -29,7 +18,7 @@ interface Totals {
 
 const zero = (): Totals => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, credits: 0, calls: 0 });
 
-function add(t: Totals, i: UsageItem) {
+function add(t: Totals, i: UsageRecord) {
   t.promptTokens += i.promptTokens ?? 0;
   t.completionTokens += i.completionTokens ?? 0;
   t.totalTokens += (i.promptTokens ?? 0) + (i.completionTokens ?? 0);
@@ -44,11 +33,10 @@ const roundUsd = (t: Totals) => ({ ...t, costUsd: Math.round(t.costUsd * 1e6) / 
 export async function modelUsageReport(userId: string, period: { start: string; end: string }, plan: string | null) {
   const first = period.start.slice(0, 10);
   const endExclusive = new Date(new Date(period.end).getTime() - 1).toISOString().slice(0, 10);
-  const store = tenant(userId);
   const [usage, a2a, allowance] = await Promise.all([
-    store.queryBetween<UsageItem>(`${keys.modelUsagePrefix}${first}`, `${keys.modelUsagePrefix}${endExclusive}~`),
-    store.queryBetween<{ sk: string; count?: number }>(`${keys.a2aPrefix}${first}`, `${keys.a2aPrefix}${endExclusive}~`),
-    store.get<{ used?: number; included?: number }>(keys.modelAllowance(userId, period.start), true),
+    usageBetween(userId, first, endExclusive),
+    a2aCountsBetween(userId, first, endExclusive),
+    getAllowance(userId, period.start),
   ]);
   const total = zero();
   const byModel = new Map<string, Totals>();
@@ -64,16 +52,14 @@ export async function modelUsageReport(userId: string, period: { start: string; 
     if (!byModel.has(item.model)) byModel.set(item.model, zero());
     add(byModel.get(item.model)!, item);
     add(agentTotals(item.agentId ?? '-'), item);
-    const day = item.sk.slice(keys.modelUsagePrefix.length, keys.modelUsagePrefix.length + 10);
-    const dayKey = `${day}#${item.model}`;
-    if (!byDayAndModel.has(dayKey)) byDayAndModel.set(dayKey, { ...zero(), day, model: item.model });
+    const dayKey = `${item.day}#${item.model}`;
+    if (!byDayAndModel.has(dayKey)) byDayAndModel.set(dayKey, { ...zero(), day: item.day, model: item.model });
     add(byDayAndModel.get(dayKey)!, item);
   }
   let a2aMessages = 0;
-  for (const item of a2a) {
-    const parts = item.sk.split('#');
-    if (parts.length === 2) a2aMessages += item.count ?? 0;
-    else agentTotals(parts[2]!).a2aMessages += item.count ?? 0;
+  for (const counter of a2a) {
+    if (counter.agentId === undefined) a2aMessages += counter.count;
+    else agentTotals(counter.agentId).a2aMessages += counter.count;
   }
   const included = plan && plan in catalogue().includedCredits ? catalogue().includedCredits[plan as keyof ReturnType<typeof catalogue>['includedCredits']] : 0;
   return {
