@@ -1,33 +1,15 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import { cardConfig } from '#platform/config';
-import * as keys from '#data/keys';
-import { tenant } from '#data/tenant';
+import { getSubscription, type SubscriptionRecord } from '#data/subscriptions';
 import { DomainError } from '#platform/errors';
 import { allModelIds, modelsForPlan } from '#domain/models/catalogue';
 import { ADMIN_AGENT_LIMIT, agentLimitForPlan, isPlanName, PLANS, type PlanLimits, type PlanName } from './plans';
 
 /**
- * Subscription state, stored at `USER#<id> / SUBSCRIPTION` and written only by verified card
- * webhooks (functions/http/billing). `eventCreated` (the processor's event time) lets out-of-order
- * deliveries be settled: an older event never overwrites a newer state.
+ * Subscription state (data/subscriptions.ts), written only by verified card webhooks
+ * (domain/billing/subscriptions.ts); what an account may do is answered from it.
  */
-export interface SubscriptionRecord {
-  status: string;
-  plan: string | null;
-  subscriptionId?: string;
-  /** Start of the billing period, for usage "this period". */
-  currentPeriodStart?: string | null;
-  customerId?: string;
-  currentPeriodEnd?: string | null;
-  cancelAtPeriodEnd?: boolean;
-  eventCreated: number;
-  /** Tie-break between events of the same second: terminal 3, active 2, other 1 (domain/billing/subscriptions.ts). */
-  statusRank?: number;
-  lastEventId?: string;
-  /** Extra agent storage bought on top of the plan (POST /api/card/storage-upgrade). */
-  extraStorageGb?: number;
-  updatedAt: string;
-}
+export { getSubscription, type SubscriptionRecord } from '#data/subscriptions';
 
 export const ACTIVE_STATUSES = new Set(['active', 'trialing']);
 
@@ -43,10 +25,6 @@ export interface AccountAccess {
   /** The plan's row of spec 2.16, or undefined without a recognised plan; admins get `network`. */
   limits?: PlanLimits;
   models: readonly string[];
-}
-
-export async function getSubscription(userId: string): Promise<SubscriptionRecord | undefined> {
-  return tenant(userId).get<SubscriptionRecord & Record<string, unknown>>(keys.subscription(userId));
 }
 
 export async function accountAccess(auth: AuthContext): Promise<AccountAccess> {

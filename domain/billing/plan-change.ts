@@ -4,8 +4,7 @@ import { accessFrom, freePlanRefused, getSubscription } from './entitlements';
 import { PLANS, type PlanName } from './plans';
 import { config } from '#platform/config';
 import { agentQuotaUsed } from '#data/agents';
-import * as keys from '#data/keys';
-import { tenant } from '#data/tenant';
+import { listInstalledSkills } from '#data/installed-skills';
 import { conflict, DomainError } from '#platform/errors';
 
 const subscriptionRequired = () =>
@@ -13,7 +12,7 @@ const subscriptionRequired = () =>
 
 /** What the account holds against a plan's limits: agents holding quota, and installed skills. */
 async function holdings(userId: string): Promise<{ agents: number; skills: number }> {
-  const [agents, skills] = await Promise.all([agentQuotaUsed(userId), tenant(userId).queryAll(keys.installedSkillPrefix, { consistent: true })]);
+  const [agents, skills] = await Promise.all([agentQuotaUsed(userId), listInstalledSkills(userId, undefined, true)]);
   return { agents, skills: skills.length };
 }
 

@@ -3,9 +3,16 @@ import type { CardEvent } from '#adapters/card';
 import { cardConfig } from '#platform/config';
 import { isGatewayPluginId } from '#contract/gateway';
 import { GATEWAY_RECEIPT_HASH, gatewayReceiptItem } from '#data/gateway-receipts';
-import * as keys from '#data/keys';
-import { ConditionFailedError, getGlobal, transact, tx, type TransactItem } from '#data/tenant';
-import { transactRetrying } from '#data/transact-retry';
+import {
+  accountExistsItem,
+  cardCustomerItems,
+  cardEventItem,
+  findUserIdByCardCustomer,
+  profilePlanItem,
+  storageGrantItem,
+  subscriptionStateItem,
+} from '#data/subscriptions';
+import { ConditionFailedError, transact, transactRetrying, type TransactItem } from '#data/writes';
 import { logger } from '#platform/logger';
 import { creditEntryId, creditItems } from './credits';
 import { ACTIVE_STATUSES } from './entitlements';
@@ -28,8 +35,6 @@ import { lazySchema } from '#contract/lazy-schema';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'stale' | 'ignored';
 
-/** Event records outlive the processor's retry window (3 days) by far; then they expire. */
-const EVENT_RECORD_DAYS = 90;
 const TERMINAL_STATUSES = new Set(['canceled', 'incomplete_expired']);
 const USER_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const MAX_CREDITS_PER_PURCHASE = 10_000_000;
@@ -111,26 +116,10 @@ export async function applyCardEvent(event: CardEvent, now = new Date()): Promis
   }
 }
 
-function eventRecord(event: CardEvent, userId: string | undefined, outcome: EventOutcome, now: Date): TransactItem {
-  return tx.put(
-    {
-      ...keys.cardEvent(event.id),
-      eventId: event.id,
-      type: event.type,
-      created: event.created,
-      userId,
-      outcome,
-      processedAt: now.toISOString(),
-      expiresAt: Math.floor(now.getTime() / 1000) + EVENT_RECORD_DAYS * 86400,
-    },
-    { expression: 'attribute_not_exists(pk)' },
-  );
-}
-
 /** Marks an event handled without any effect (stale, unknown user, nothing to do). */
 async function recordOnly(event: CardEvent, userId: string | undefined, outcome: EventOutcome, now: Date): Promise<EventOutcome> {
   try {
-    await transact([eventRecord(event, userId, outcome, now)]);
+    await transact([cardEventItem(event, userId, outcome, now)]);
     return outcome;
   } catch (err) {
     if (err instanceof ConditionFailedError) return 'duplicate';
@@ -152,7 +141,7 @@ async function applyOnce(
   now: Date,
 ): Promise<EventOutcome> {
   try {
-    await transactRetrying([eventRecord(event, userId, 'applied', now), ...effect]);
+    await transactRetrying([cardEventItem(event, userId, 'applied', now), ...effect]);
     return 'applied';
   } catch (err) {
     // Contention that outlasted the retries is not an answer: the processor delivers the event again.
@@ -162,12 +151,6 @@ async function applyOnce(
     if (outcome === 'ignored') logger().warn('card event for an unknown account ignored', { eventId: event.id, type: event.type });
     return recordOnly(event, userId, outcome, now);
   }
-}
-
-const profileExists = (userId: string) => tx.conditionCheck(keys.profile(userId), { expression: 'attribute_exists(pk)' });
-
-function customerLink(customerId: string | undefined, userId: string): TransactItem[] {
-  return customerId ? [tx.put({ ...keys.cardCustomer(customerId), userId })] : [];
 }
 
 async function onCheckoutPaid(event: CardEvent, now: Date): Promise<EventOutcome> {
@@ -191,23 +174,20 @@ async function onCheckoutPaid(event: CardEvent, now: Date): Promise<EventOutcome
     // The session id makes the grant idempotent across event types; its creation time keeps the ledger in order.
     const entryId = creditEntryId((session.created ?? event.created) * 1000, `purchase#${session.id}`);
     const grant = creditItems(userId, credits, 'purchase', entryId, `card checkout ${session.id}`, now);
-    return applyOnce(event, userId, [...grant, ...customerLink(customerId, userId)], { 1: 'ignored', 2: 'duplicate' }, now);
+    return applyOnce(event, userId, [...grant, ...cardCustomerItems(customerId, userId)], { 1: 'ignored', 2: 'duplicate' }, now);
   }
 
   if (kind === 'storage') {
     const storageGb = positiveIntOf(metadata.storageGb, MAX_STORAGE_GB_PER_PURCHASE);
     if (!paid || !storageGb) return recordOnly(event, userId, 'ignored', now);
-    const grant = tx.update(keys.subscription(userId), {
-      expression: 'ADD extraStorageGb :gb SET updatedAt = :now',
-      values: { ':gb': storageGb, ':now': now.toISOString() },
-    });
-    return applyOnce(event, userId, [profileExists(userId), grant, ...customerLink(customerId, userId)], { 1: 'ignored' }, now);
+    const grant = storageGrantItem(userId, storageGb, now);
+    return applyOnce(event, userId, [accountExistsItem(userId), grant, ...cardCustomerItems(customerId, userId)], { 1: 'ignored' }, now);
   }
 
   const subscriptionId = idOf(session.subscription);
   const plan = isPlanName(metadata.plan) ? metadata.plan : undefined;
   if (kind !== 'subscription' || !subscriptionId || !paid) return recordOnly(event, userId, 'ignored', now);
-  return applySubscription(event, { userId, subscriptionId, status: 'active', plan, customerId }, now, customerLink(customerId, userId));
+  return applySubscription(event, { userId, subscriptionId, status: 'active', plan, customerId }, now, cardCustomerItems(customerId, userId));
 }
 
 /**
@@ -244,7 +224,7 @@ async function onSubscriptionChange(event: CardEvent, now: Date): Promise<EventO
   const metadata = sub.metadata ?? {};
   const customerId = idOf(sub.customer);
   let userId: string | undefined = metadata.userId;
-  if (!userId && customerId) userId = (await getGlobal<{ userId: string }>(keys.cardCustomer(customerId), true))?.userId;
+  if (!userId && customerId) userId = await findUserIdByCardCustomer(customerId);
   if (!userId || !USER_ID.test(userId)) {
     logger().warn('card subscription event without a known account ignored', { eventId: event.id });
     return recordOnly(event, undefined, 'ignored', now);
@@ -267,46 +247,10 @@ async function onSubscriptionChange(event: CardEvent, now: Date): Promise<EventO
 
 async function applySubscription(event: CardEvent, change: SubscriptionChange, now: Date, extra: TransactItem[] = []): Promise<EventOutcome> {
   const { userId } = change;
-  const sets = ['#status = :status', 'statusRank = :rank', 'subscriptionId = :sid', 'eventCreated = :created', 'lastEventId = :eid', 'updatedAt = :now'];
-  const values: Record<string, unknown> = {
-    ':status': change.status,
-    ':rank': statusRank(change.status),
-    ':sid': change.subscriptionId,
-    ':created': event.created,
-    ':eid': event.id,
-    ':now': now.toISOString(),
-  };
-  const optional: [string, string, unknown][] = [
-    ['#plan', ':plan', change.plan],
-    ['customerId', ':cus', change.customerId],
-    ['currentPeriodStart', ':cps', change.currentPeriodStart],
-    ['currentPeriodEnd', ':cpe', change.currentPeriodEnd],
-    ['cancelAtPeriodEnd', ':cape', change.cancelAtPeriodEnd],
-  ];
-  for (const [attr, placeholder, value] of optional) {
-    if (value === undefined) continue;
-    sets.push(`${attr} = ${placeholder}`);
-    values[placeholder] = value;
-  }
-  let condition =
-    '(attribute_not_exists(eventCreated) OR eventCreated < :created OR (eventCreated = :created AND (attribute_not_exists(statusRank) OR statusRank <= :rank)))';
-  const conditionValues: Record<string, unknown> = {};
-  if (!ACTIVE_STATUSES.has(change.status)) {
-    condition += ' AND (attribute_not_exists(subscriptionId) OR subscriptionId = :sid OR NOT (#status IN (:active, :trialing)))';
-    Object.assign(conditionValues, { ':active': 'active', ':trialing': 'trialing' });
-  }
-  const names: Record<string, string> = { '#status': 'status', ...(change.plan ? { '#plan': 'plan' } : {}) };
-  const subscription = tx.update(
-    keys.subscription(userId),
-    { expression: `SET ${sets.join(', ')}`, names, values },
-    { expression: condition, values: conditionValues },
+  const subscription = subscriptionStateItem(
+    { ...change, statusRank: statusRank(change.status), eventId: event.id, eventCreated: event.created, keepOtherActive: !ACTIVE_STATUSES.has(change.status) },
+    now,
   );
-  const profile = change.plan
-    ? tx.update(
-        keys.profile(userId),
-        { expression: 'SET #plan = :plan, updatedAt = :now', names: { '#plan': 'plan' }, values: { ':plan': change.plan, ':now': now.toISOString() } },
-        { expression: 'attribute_exists(pk)' },
-      )
-    : profileExists(userId);
+  const profile = change.plan ? profilePlanItem(userId, change.plan, now) : accountExistsItem(userId);
   return applyOnce(event, userId, [subscription, profile, ...extra], { 1: 'stale', 2: 'ignored' }, now);
 }
