@@ -136,5 +136,9 @@ export function subscriptionStateItem(state: SubscriptionState, now: Date): Tran
     Object.assign(conditionValues, { ':active': 'active', ':trialing': 'trialing' });
   }
   const names: Record<string, string> = { '#status': 'status', ...(state.plan ? { '#plan': 'plan' } : {}) };
-  return tx.update(keys.subscription(state.userId), { expression: `SET ${sets.join(', ')}`, names, values }, { expression: condition, values: conditionValues });
+  return tx.update(
+    keys.subscription(state.userId),
+    { expression: `SET ${sets.join(', ')}`, names, values },
+    { expression: condition, values: conditionValues },
+  );
 }

@@ -66,7 +66,13 @@ function usageAdd(key: Key, usage: CallUsage, extra: Record<string, unknown>, no
 }
 
 /** The account's usage item of the day, agent and model, moved by one call: for the transaction that settles the call. */
-export function accountUsageItem(userId: string, agentId: string | undefined, usage: CallUsage, extra: Record<string, unknown>, now = new Date()): TransactItem {
+export function accountUsageItem(
+  userId: string,
+  agentId: string | undefined,
+  usage: CallUsage,
+  extra: Record<string, unknown>,
+  now = new Date(),
+): TransactItem {
   return usageAdd(keys.modelUsage(userId, utcDay(now), agentId, usage.modelId), usage, extra, now);
 }
 

@@ -162,7 +162,11 @@ async function settleCharge(
   }
   if (r.source === 'allowance') {
     const allowance = allowanceChangeItem(r.userId, r.periodStart!, actual - r.credits);
-    await transactRetrying([accountUsageItem(r.userId, agentId, callUsage(model, usage, 0), extra, now), ...spend, ...(actual !== r.credits ? [allowance] : [])]);
+    await transactRetrying([
+      accountUsageItem(r.userId, agentId, callUsage(model, usage, 0), extra, now),
+      ...spend,
+      ...(actual !== r.credits ? [allowance] : []),
+    ]);
     return 0;
   }
   let charged = actual;
