@@ -1,8 +1,14 @@
 import { sendEmail } from '#adapters/email';
 import { JWT_LIFETIME_SECONDS } from '#domain/auth/jwt';
-import * as keys from '#data/keys';
-import { ConditionFailedError, getGlobal, tenant, transact, tx } from '#data/tenant';
-import { deleteAccount as removeAccount } from '#data/users';
+import {
+  createDeletionMarker,
+  deleteAccountKeepingSessionGate,
+  getDeletedAccountRecord,
+  getDeletionMarker,
+  updateDeletionMarker,
+  writeDeletedAccountRecord,
+  type DeletionMarker,
+} from '#data/account-deletion';
 import { emitEvent, userEventData } from '#adapters/events-queue';
 
 /**
@@ -16,41 +22,21 @@ import { emitEvent, userEventData } from '#adapters/events-queue';
 /** Kept as long as the processor's records matter to a refund or dispute. */
 const TOMBSTONE_TTL_SECONDS = 400 * 86400;
 
-export interface DeletionMarker extends Record<string, unknown> {
-  state: 'deleting';
-  requestedAt: string;
-  email: string;
-  name: string;
-  instanceStopped?: boolean;
-  subscriptionId?: string;
-  /** The processor's answer to the cancellation, once it is done. */
-  subscriptionCancelled?: { status: string; at: string };
-}
+export type { DeletionMarker };
 
 export async function beginAccountDeletion(userId: string, who: { email: string; name: string }, now = new Date()): Promise<DeletionMarker> {
   const marker: DeletionMarker = { state: 'deleting', requestedAt: now.toISOString(), email: who.email, name: who.name };
-  try {
-    await tenant(userId).put({ ...keys.accountDeletion(userId), ...marker }, { expression: 'attribute_not_exists(pk)' });
-    return marker;
-  } catch (err) {
-    if (!(err instanceof ConditionFailedError)) throw err;
-    return (await deletionMarker(userId))!;
-  }
+  // An account already being deleted keeps the marker it has, with the steps done so far.
+  if (await createDeletionMarker(userId, marker)) return marker;
+  return (await deletionMarker(userId))!;
 }
 
-export const deletionMarker = (userId: string) => tenant(userId).get<DeletionMarker>(keys.accountDeletion(userId), true);
+export const deletionMarker = getDeletionMarker;
 
-export async function recordDeletionStep(userId: string, step: Partial<DeletionMarker>): Promise<void> {
-  const entries = Object.entries(step);
-  await tenant(userId).update(keys.accountDeletion(userId), {
-    expression: `SET ${entries.map((_e, i) => `#f${i} = :v${i}`).join(', ')}`,
-    names: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-    values: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-  });
-}
+export const recordDeletionStep = updateDeletionMarker;
 
 /** What a finished deletion did, after the partition is gone (e.g. which subscription it cancelled). */
-export const deletedAccountRecord = (userId: string) => getGlobal<Record<string, unknown>>(keys.deletedAccount(userId), true);
+export const deletedAccountRecord = getDeletedAccountRecord;
 
 /**
  * The last step: the account's data goes (the session revocation record stays past the longest
@@ -59,18 +45,14 @@ export const deletedAccountRecord = (userId: string) => getGlobal<Record<string,
  */
 export async function completeAccountDeletion(userId: string, marker: DeletionMarker, now = new Date()): Promise<void> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  await transact([
-    tx.put({
-      ...keys.deletedAccount(userId),
-      deletedAt: now.toISOString(),
-      requestedAt: marker.requestedAt,
-      instanceStopped: marker.instanceStopped ?? false,
-      ...(marker.subscriptionId ? { subscriptionId: marker.subscriptionId, subscriptionCancelled: marker.subscriptionCancelled } : {}),
-      expiresAt: nowSeconds + TOMBSTONE_TTL_SECONDS,
-    }),
-  ]);
-  const gate = keys.sessionGate(userId);
-  const deleted = await removeAccount(userId, { retain: [gate], retainUntil: nowSeconds + JWT_LIFETIME_SECONDS + 3600 });
+  await writeDeletedAccountRecord(userId, {
+    deletedAt: now.toISOString(),
+    requestedAt: marker.requestedAt,
+    instanceStopped: marker.instanceStopped ?? false,
+    ...(marker.subscriptionId ? { subscriptionId: marker.subscriptionId, subscriptionCancelled: marker.subscriptionCancelled } : {}),
+    expiresAt: nowSeconds + TOMBSTONE_TTL_SECONDS,
+  });
+  const deleted = await deleteAccountKeepingSessionGate(userId, nowSeconds + JWT_LIFETIME_SECONDS + 3600);
   if (!deleted) return;
   await emitEvent('user.deleted', userEventData(deleted, { deletedAt: now.toISOString() }));
   await sendEmail({

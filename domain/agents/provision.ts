@@ -3,7 +3,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
 import type { AgentConfig } from '#contract/agents';
 import { AgentLimitError, createAgent, failAgent, type AgentRecord } from '#data/agents';
-import type { TransactItem } from '#data/tenant';
+import type { TransactItem } from '#data/writes';
 import { agentWebsocketUrl, getInstance } from '#data/instances';
 import { DomainError, limitReached } from '#platform/errors';
 import { logger } from '#platform/logger';

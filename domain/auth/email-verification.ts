@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sendEmail } from '#adapters/email';
 import { config } from '#platform/config';
-import * as keys from '#data/keys';
-import { ConditionFailedError, getGlobal, tx } from '#data/tenant';
-import { transactRetrying } from '#data/transact-retry';
-import { changeEmailItems, getUser, normaliseEmail, type UserProfile } from '#data/users';
+import { findVerificationToken, spendVerificationToken, storeVerificationToken, type VerificationPurpose } from '#data/email-verifications';
+import { getUser, normaliseEmail, type UserProfile } from '#data/users';
 
 /**
  * Proof that someone reads an address: the password-reset pattern (32 random bytes emailed, only
@@ -13,14 +11,7 @@ import { changeEmailItems, getUser, normaliseEmail, type UserProfile } from '#da
  */
 export const VERIFY_TOKEN_TTL_SECONDS = 24 * 3600;
 
-export type VerificationPurpose = 'signup' | 'change';
-
-interface StoredToken extends Record<string, unknown> {
-  userId: string;
-  email: string;
-  purpose: VerificationPurpose;
-  expiresAt: number;
-}
+export type { VerificationPurpose };
 
 export class VerificationTokenError extends Error {}
 export class VerifiedEmailTakenError extends Error {}
@@ -42,18 +33,7 @@ export async function sendVerificationLink(user: Pick<UserProfile, 'userId'>, em
   const tokenHash = sha256(token);
   const address = normaliseEmail(email);
   const expiresAt = Math.floor(now.getTime() / 1000) + VERIFY_TOKEN_TTL_SECONDS;
-  const lookup = keys.emailVerifyToken(tokenHash);
-  const items = [
-    tx.put({ ...lookup, userId: user.userId, email: address, purpose, expiresAt, createdAt: now.toISOString() }),
-    // `globalKeys`: account deletion removes the look-up with the account.
-    tx.put({ ...keys.emailVerification(user.userId), tokenHash, email: address, purpose, expiresAt, globalKeys: [lookup], createdAt: now.toISOString() }),
-  ];
-  if (purpose === 'change') {
-    items.push(
-      tx.update(keys.profile(user.userId), { expression: 'SET pendingEmail = :email', values: { ':email': address } }, { expression: 'attribute_exists(pk)' }),
-    );
-  }
-  await transactRetrying(items);
+  await storeVerificationToken(tokenHash, { userId: user.userId, email: address, purpose, expiresAt }, now);
   const link = verifyLink(token);
   const why =
     purpose === 'signup' ? 'Someone signed up to the agent platform with this address.' : 'Someone asked to move an agent platform account to this address.';
@@ -77,36 +57,15 @@ export async function consumeVerificationToken(
 ): Promise<{ user: UserProfile; purpose: VerificationPurpose; previousEmail: string }> {
   const tokenHash = sha256(token);
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const stored = await getGlobal<StoredToken>(keys.emailVerifyToken(tokenHash), true);
+  const stored = await findVerificationToken(tokenHash);
   if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= nowSeconds)
     throw new VerificationTokenError('invalid or expired verification link');
   const user = await getUser(stored.userId, true);
   if (!user) throw new VerificationTokenError('invalid or expired verification link');
 
-  const consume = [
-    tx.delete(keys.emailVerifyToken(tokenHash), { expression: 'attribute_exists(pk) AND expiresAt > :now', values: { ':now': nowSeconds } }),
-    tx.delete(keys.emailVerification(user.userId), { expression: 'tokenHash = :hash', values: { ':hash': tokenHash } }),
-  ];
-  const prove =
-    stored.purpose === 'change'
-      ? changeEmailItems(user.userId, user.email, stored.email, now)
-      : [
-          tx.update(
-            keys.profile(user.userId),
-            { expression: 'SET emailVerified = :true, updatedAt = :at', values: { ':true': true, ':at': now.toISOString() } },
-            { expression: 'email = :email', values: { ':email': stored.email } },
-          ),
-        ];
-  try {
-    await transactRetrying([...consume, ...prove]);
-  } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons.includes('ConditionalCheckFailed')) {
-      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed')
-        throw new VerifiedEmailTakenError('the address now belongs to another account');
-      throw new VerificationTokenError('invalid or expired verification link');
-    }
-    throw err;
-  }
+  const refusal = await spendVerificationToken(tokenHash, { userId: user.userId, email: stored.email, purpose: stored.purpose }, user.email, now);
+  if (refusal === 'email-taken') throw new VerifiedEmailTakenError('the address now belongs to another account');
+  if (refusal) throw new VerificationTokenError('invalid or expired verification link');
   const after = await getUser(user.userId, true);
   if (!after) throw new VerificationTokenError('invalid or expired verification link');
   return { user: after, purpose: stored.purpose, previousEmail: user.email };

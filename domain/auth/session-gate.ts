@@ -1,5 +1,4 @@
-import * as keys from '#data/keys';
-import { tenant } from '#data/tenant';
+import { getSessionGate, putSessionGate } from '#data/session-gates';
 
 /**
  * Revocation for stateless session JWTs. A password change or reset writes `validAfterMs` (and the
@@ -22,7 +21,7 @@ const cache = new Map<string, Gate>();
 async function gateOf(userId: string, now: number): Promise<Gate> {
   const hit = cache.get(userId);
   if (hit && now - hit.fetchedAt < GATE_CACHE_MS) return hit;
-  const item = await tenant(userId).get<{ validAfterMs?: number; keepSessionId?: string }>(keys.sessionGate(userId));
+  const item = await getSessionGate(userId);
   const gate = { validAfterMs: item?.validAfterMs ?? 0, keepSessionId: item?.keepSessionId, fetchedAt: now };
   if (cache.size > 10_000) cache.clear();
   cache.set(userId, gate);
@@ -36,6 +35,6 @@ export async function sessionIsValid(userId: string, sessionId: string, issuedAt
 
 /** Refuses every session of the user issued until now, except `keepSessionId` (the caller's own). */
 export async function revokeSessions(userId: string, keepSessionId?: string, now = Date.now()): Promise<void> {
-  await tenant(userId).put({ ...keys.sessionGate(userId), validAfterMs: now, keepSessionId, updatedAt: new Date(now).toISOString() });
+  await putSessionGate(userId, now, keepSessionId);
   cache.delete(userId);
 }
