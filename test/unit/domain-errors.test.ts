@@ -48,3 +48,13 @@ describe('the one table from failure kinds to HTTP answers', () => {
     expect(noPlugin!.code).toBeUndefined();
   });
 });
+
+describe('a domain failure keeps what caused it', () => {
+  it('passes `cause` through to the Error, for the logs, and leaves it out of the answer', () => {
+    const underneath = new Error('socket hang up');
+    const failure = new DomainError('unavailable', 'the chain cannot be reached', 'CHAIN_UNAVAILABLE', {}, {}, { cause: underneath });
+    expect(failure.cause).toBe(underneath);
+    expect(failure).toBeInstanceOf(Error);
+    expect(httpErrorOf(failure)).toMatchObject({ status: 503, code: 'CHAIN_UNAVAILABLE', extra: {} });
+  });
+});
