@@ -5,6 +5,7 @@ import * as keys from '#data/keys';
 import { ConditionFailedError, getGlobal, tx } from '#data/tenant';
 import { transactRetrying } from '#data/transact-retry';
 import { changeEmailItems, getUser, normaliseEmail, type UserProfile } from '#data/users';
+import { DomainError } from '#platform/errors';
 
 /**
  * Proof that someone reads an address: the password-reset pattern (32 random bytes emailed, only
@@ -22,8 +23,16 @@ interface StoredToken extends Record<string, unknown> {
   expiresAt: number;
 }
 
-export class VerificationTokenError extends Error {}
-export class VerifiedEmailTakenError extends Error {}
+export class VerificationTokenError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message, 'INVALID_TOKEN');
+  }
+}
+export class VerifiedEmailTakenError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message, 'EMAIL_IN_USE');
+  }
+}
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -101,8 +110,7 @@ export async function consumeVerificationToken(
     await transactRetrying([...consume, ...prove]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons.includes('ConditionalCheckFailed')) {
-      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed')
-        throw new VerifiedEmailTakenError('the address now belongs to another account');
+      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed') throw new VerifiedEmailTakenError('this email is already in use');
       throw new VerificationTokenError('invalid or expired verification link');
     }
     throw err;
