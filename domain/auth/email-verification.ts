@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sendEmail } from '#adapters/email';
+import { DomainError } from '#platform/errors';
 import { config } from '#platform/config';
 import * as keys from '#data/keys';
 import { ConditionFailedError, getGlobal, tx } from '#data/tenant';
 import { transactRetrying } from '#data/transact-retry';
 import { changeEmailItems, getUser, normaliseEmail, type UserProfile } from '#data/users';
-import { DomainError } from '#platform/errors';
 
 /**
  * Proof that someone reads an address: the password-reset pattern (32 random bytes emailed, only
@@ -29,8 +29,9 @@ export class VerificationTokenError extends DomainError {
   }
 }
 export class VerifiedEmailTakenError extends DomainError {
-  constructor(message: string) {
-    super('conflict', message, 'EMAIL_IN_USE');
+  /** Why, for the logs; the client is told only that the address is taken. */
+  constructor(readonly reason: string) {
+    super('conflict', 'this email is already in use', 'EMAIL_IN_USE');
   }
 }
 
@@ -110,7 +111,8 @@ export async function consumeVerificationToken(
     await transactRetrying([...consume, ...prove]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons.includes('ConditionalCheckFailed')) {
-      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed') throw new VerifiedEmailTakenError('this email is already in use');
+      if (stored.purpose === 'change' && err.reasons[2] === 'ConditionalCheckFailed')
+        throw new VerifiedEmailTakenError('the address now belongs to another account');
       throw new VerificationTokenError('invalid or expired verification link');
     }
     throw err;
