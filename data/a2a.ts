@@ -1,6 +1,7 @@
 import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Agent-to-agent messages per account and UTC day (spec 2.16). The day counter is raised under the
@@ -8,12 +9,12 @@ import { transactRetrying } from './transact-retry';
  * so concurrent sends can never pass the limit.
  */
 
-export class A2aLimitError extends Error {
+export class A2aLimitError extends DomainError {
   constructor(
     readonly current: number,
     readonly limit: number,
   ) {
-    super(`the plan allows ${limit} agent-to-agent messages a day`);
+    super('limitReached', `the plan allows ${limit} agent-to-agent messages a day`, 'A2A_LIMIT_REACHED', { current, limit });
   }
 }
 

@@ -71,7 +71,7 @@ function decodeLogCursor(cursor: string): Position {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     if (typeof at === 'string' && typeof id === 'string' && at.length <= 40 && id.length <= 64) return { at, id };
   } catch {}
-  throw new InvalidCursorError('invalid cursor');
+  throw new InvalidCursorError();
 }
 
 /** One page of a store read newest first, and how to ask for the next (older) one; no `next` at the end. */

@@ -4,6 +4,7 @@ import * as keys from './keys';
 import { messageCountUpdate } from './metrics';
 import { ConditionFailedError, queryEvery, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Agents (spec 2.3, 2.4, section 3) at `USER#<id> / AGENT#<agentId>`.
@@ -120,12 +121,12 @@ export async function readPlatformCounters(): Promise<PlatformCounters> {
 export const newAgentId = () => `agt_${randomBytes(16).toString('hex')}`;
 
 /** The plan limit held: the account already has `current` agents. */
-export class AgentLimitError extends Error {
+export class AgentLimitError extends DomainError {
   constructor(
     readonly current: number,
     readonly limit: number,
   ) {
-    super('agent limit reached');
+    super('limitReached', `agent limit reached: the account's plan allows ${limit}`, 'AGENT_LIMIT_REACHED', { current, limit });
   }
 }
 

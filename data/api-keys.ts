@@ -6,6 +6,7 @@ import * as keys from './keys';
 import type { Key } from './keys';
 import { ConditionFailedError, getGlobal, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * API keys (spec 2.10, 4.7). The owned record lives at `USER#<id> / APIKEY#<keyId>`; the global
@@ -25,7 +26,11 @@ interface ApiKeyItem extends ApiKeyRecord, Record<string, unknown> {
   keyHash: string;
 }
 
-export class ApiKeyLimitError extends Error {}
+export class ApiKeyLimitError extends DomainError {
+  constructor(limit: number) {
+    super('invalid', `an account holds at most ${limit} API keys; delete one first`, 'KEY_LIMIT', { limit });
+  }
+}
 
 const newApiKeyId = () => `key_${randomUUID().replaceAll('-', '')}`;
 
@@ -59,7 +64,7 @@ export async function createApiKey(userId: string, email: string, name: string, 
       ),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[2] === 'ConditionalCheckFailed') throw new ApiKeyLimitError('API key limit reached');
+    if (err instanceof ConditionFailedError && err.reasons[2] === 'ConditionalCheckFailed') throw new ApiKeyLimitError(cap);
     throw err;
   }
   return { id: item.id, name: item.name, key, createdAt: item.createdAt };

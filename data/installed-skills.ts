@@ -1,6 +1,7 @@
 import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Skills installed on an agent, at `USER#<id> / SKILL#<agentId>#<skillId>`. The plan's skill limit
@@ -18,18 +19,18 @@ export interface InstalledSkill {
   updatedAt: string;
 }
 
-export class SkillLimitError extends Error {
+export class SkillLimitError extends DomainError {
   constructor(
     readonly current: number,
     readonly limit: number,
   ) {
-    super('skill limit reached');
+    super('limitReached', `skill limit reached: the plan allows ${limit} skills per agent`, 'SKILL_LIMIT_REACHED', { current, limit });
   }
 }
 
-export class AgentNotFoundError extends Error {
+export class AgentNotFoundError extends DomainError {
   constructor() {
-    super('no such agent');
+    super('notFound', 'no such agent', 'NOT_FOUND');
   }
 }
 

@@ -26,6 +26,7 @@ import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type Lifecy
 import { deadInstanceCheck } from './metrics';
 import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * The gateway token's envelope encryption (and the key provider behind it) loads with the first token
@@ -108,7 +109,11 @@ export interface InstanceRecord extends Record<string, unknown> {
   wakeGeneration?: number;
 }
 
-export class NoInstanceError extends Error {}
+export class NoInstanceError extends DomainError {
+  constructor() {
+    super('notFound', 'this account has no instance yet: provision an agent first', 'NOT_FOUND');
+  }
+}
 export class IllegalTransitionError extends Error {
   constructor(
     readonly current: InstanceStatus,
@@ -409,7 +414,7 @@ export async function transitionInstance(
   const cause = opts.cause ?? 'user';
   for (let attempt = 1; ; attempt += 1) {
     const snap = await getInstance(userId, true);
-    if (!snap) throw new NoInstanceError('no instance');
+    if (!snap) throw new NoInstanceError();
     if (opts.expect && (snap.generation !== opts.expect.generation || snap.status !== opts.expect.status)) return { before: snap, after: snap, changed: false };
     const to = TRANSITIONS[op][snap.status];
     if (!to) throw new IllegalTransitionError(snap.status, op);

@@ -1,6 +1,7 @@
 import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Agent memory (spec 2.11, 4.6): one item per key at `USER#<id> / MEMORY#<agentId>#<key>`, in the
@@ -31,7 +32,11 @@ export interface AgentMemory {
 }
 
 /** The agent is not in the caller's partition (never existed, another user's, or deleted meanwhile). */
-export class AgentNotFoundError extends Error {}
+export class AgentNotFoundError extends DomainError {
+  constructor() {
+    super('notFound', 'agent not found', 'NOT_FOUND');
+  }
+}
 
 /**
  * The whole memory of an owned agent, or undefined when the agent is not the caller's. Also what
@@ -64,7 +69,7 @@ export async function writeAgentMemory(userId: string, agentId: string, entries:
   try {
     await transactRetrying(items);
   } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new AgentNotFoundError('agent not found');
+    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new AgentNotFoundError();
     throw err;
   }
   return updatedAt;

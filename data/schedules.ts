@@ -4,6 +4,7 @@ import { dueShardOf, HEARTBEAT_DUE_SHARDS } from './heartbeat';
 import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Scheduled prompts (issue 22) at `USER#<id> / SCHEDULE#<agentId>#<scheduleId>`.
@@ -57,9 +58,9 @@ export interface RunRecord extends RunSummary {
 
 export type DueSchedule = ScheduleRecord & { userId: string; gsi1sk: string };
 
-export class ScheduleLimitError extends Error {
+export class ScheduleLimitError extends DomainError {
   constructor(readonly limit: number) {
-    super(`at most ${limit} schedules`);
+    super('limitReached', `schedule limit reached: the account's plan allows ${limit}`, 'SCHEDULE_LIMIT_REACHED', { limit });
   }
 }
 

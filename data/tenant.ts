@@ -11,6 +11,7 @@ import {
 import { db, tableName } from './client';
 import * as keys from './keys';
 import type { Key } from './keys';
+import { DomainError } from '#platform/errors';
 
 /** A write lost a race or broke a rule the database settles (unique email, plan limit, state). */
 export class ConditionFailedError extends Error {
@@ -24,7 +25,11 @@ export class ConditionFailedError extends Error {
 }
 
 /** The cursor handed to a client could not have come from us for this partition. */
-export class InvalidCursorError extends Error {}
+export class InvalidCursorError extends DomainError {
+  constructor() {
+    super('invalid', 'invalid cursor', 'INVALID_CURSOR');
+  }
+}
 
 type Item = Record<string, unknown>;
 export type Condition = { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
@@ -185,9 +190,9 @@ export function tenant(userId: string) {
         try {
           start = JSON.parse(Buffer.from(opts.cursor, 'base64url').toString('utf8'));
         } catch {
-          throw new InvalidCursorError('invalid cursor');
+          throw new InvalidCursorError();
         }
-        if (!start || start.pk !== pk || typeof start.sk !== 'string' || !start.sk.startsWith(prefix)) throw new InvalidCursorError('invalid cursor');
+        if (!start || start.pk !== pk || typeof start.sk !== 'string' || !start.sk.startsWith(prefix)) throw new InvalidCursorError();
       }
       const out = await db().send(
         new QueryCommand({

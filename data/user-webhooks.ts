@@ -3,6 +3,7 @@ import { decrypt, encrypt, type EnvelopeRecord } from '#platform/crypto/envelope
 import * as keys from './keys';
 import { ConditionFailedError, tenant, tx } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * The account's own webhook endpoints (`USER#<id> / USERHOOK#<endpointId>`) and each one's
@@ -51,7 +52,11 @@ export interface DeliveryAttempt {
   manual?: boolean;
 }
 
-export class EndpointLimitError extends Error {}
+export class EndpointLimitError extends DomainError {
+  constructor(limit: number) {
+    super('invalid', `an account holds at most ${limit} webhook endpoints`, 'ENDPOINT_LIMIT', { limit });
+  }
+}
 
 const publicView = ({
   id,
@@ -95,7 +100,7 @@ export async function createUserWebhook(
       ),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new EndpointLimitError('webhook endpoint limit reached');
+    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new EndpointLimitError(cap);
     throw err;
   }
   return { endpoint: publicView(endpoint), secret };

@@ -6,6 +6,7 @@ import * as keys from './keys';
 import type { Key } from './keys';
 import { ConditionFailedError, getGlobal, tenant, transact, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * The account record (spec 2.1) and its global look-ups. The profile lives at `USER#<id> / PROFILE`;
@@ -40,7 +41,11 @@ export interface UserProfile {
   updatedAt: string;
 }
 
-export class EmailTakenError extends Error {}
+export class EmailTakenError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message, 'USER_EXISTS');
+  }
+}
 
 export const newUserId = () => `u_${randomUUID().replaceAll('-', '')}`;
 /** The shape newUserId gives; OAuth and wallet sign-ins create accounts through it too. */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnvelopeRecord } from '#platform/crypto/envelope';
 import * as keys from './keys';
 import { ConditionFailedError, tenant, transact, tx } from './tenant';
+import { DomainError } from '#platform/errors';
 
 /**
  * One custodial wallet per account (spec 2.12, 4.9), at `USER#<id> / WALLET`, with the global
@@ -26,9 +27,17 @@ type StoredWallet = WalletRecord & { userId: string } & Record<string, unknown>;
 /** Envelope purpose of wallet private keys (part of the encryption context with the userId). */
 export const WALLET_KEY_PURPOSE = 'wallet-private-key';
 
-export class WalletExistsError extends Error {}
+export class WalletExistsError extends DomainError {
+  constructor() {
+    super('invalid', 'wallet exists', 'WALLET_EXISTS');
+  }
+}
 /** The address already belongs to a wallet (an imported key that another account holds). */
-export class WalletAddressTakenError extends Error {}
+export class WalletAddressTakenError extends DomainError {
+  constructor() {
+    super('conflict', 'this key already belongs to another wallet', 'WALLET_ADDRESS_TAKEN');
+  }
+}
 
 const notExists = { expression: 'attribute_not_exists(pk)' };
 const CONFLICT_RETRIES = 4;
@@ -52,8 +61,8 @@ export async function createWallet(userId: string, wallet: WalletRecord): Promis
       return;
     } catch (err) {
       if (err instanceof ConditionFailedError) {
-        if (err.reasons[0] === 'ConditionalCheckFailed') throw new WalletExistsError('wallet exists');
-        throw new WalletAddressTakenError('wallet address already registered');
+        if (err.reasons[0] === 'ConditionalCheckFailed') throw new WalletExistsError();
+        throw new WalletAddressTakenError();
       }
       if (!isTransactionConflict(err) || attempt >= CONFLICT_RETRIES) throw err;
       await sleep(20 * (attempt + 1));

@@ -1,4 +1,5 @@
 import type { Cron } from 'croner';
+import { DomainError } from './errors';
 
 /**
  * A five-field cron expression in UTC (`minute hour day-of-month month day-of-week`), read by
@@ -9,7 +10,12 @@ import type { Cron } from 'croner';
  */
 export type CronSchedule = Cron;
 
-export class CronError extends Error {}
+/** A cron expression that does not parse or never fires: the caller's schedule is not valid. */
+export class CronError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message, 'INVALID_SCHEDULE');
+  }
+}
 
 /** Schedules stored before croner may use `10/20` (from 10, every 20), which croner calls sloppy. */
 const CRON_OPTIONS = { timezone: 'UTC', mode: '5-part', sloppyRanges: true, paused: true } as const;

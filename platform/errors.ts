@@ -48,8 +48,10 @@ export class DomainError extends Error {
     /** Fields the client needs besides the message, e.g. `{current, limit}` or `{plan}`. */
     readonly details: Record<string, unknown> = {},
     readonly hints: FailureHints = {},
+    /** What went wrong underneath (`{cause}`), kept for the logs and never sent to the client. */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -61,3 +63,12 @@ export const notFound = (message = 'not found') => new DomainError('notFound', m
 export const conflict = (message: string, code = 'CONFLICT', details?: Record<string, unknown>) => new DomainError('conflict', message, code, details);
 export const limitReached = (message: string, code: string, details?: Record<string, unknown>, hints?: FailureHints) =>
   new DomainError('limitReached', message, code, details, hints);
+export const paymentRequired = (message: string, code: string, details?: Record<string, unknown>) => new DomainError('paymentRequired', message, code, details);
+export const gone = (message: string, details?: Record<string, unknown>) => new DomainError('gone', message, 'GONE', details);
+export const unprocessable = (message: string, code: string, details?: Record<string, unknown>) => new DomainError('unprocessable', message, code, details);
+export const internal = (message: string, code: string, details?: Record<string, unknown>, options?: ErrorOptions) =>
+  new DomainError('internal', message, code, details, {}, options);
+export const upstreamFailed = (message: string, code: string | undefined, details?: Record<string, unknown>, options?: ErrorOptions) =>
+  new DomainError('upstreamFailed', message, code, details, {}, options);
+export const unavailable = (message: string, code: string, details?: Record<string, unknown>, options?: ErrorOptions) =>
+  new DomainError('unavailable', message, code, details, {}, options);

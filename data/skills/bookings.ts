@@ -2,6 +2,7 @@ import * as keys from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
 import { outboundCountUpdate } from '../metrics';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * booking-settlement's escrow ledger at `USER#<id> / BOOKING#<bookingId>` (the records the metrics
@@ -24,14 +25,22 @@ export interface BookingEscrow extends Record<string, unknown> {
   settlement?: Record<string, string>;
 }
 
-export class EscrowExistsError extends Error {}
-export class EscrowAlreadyReleasedError extends Error {}
+export class EscrowExistsError extends DomainError {
+  constructor() {
+    super('conflict', 'this booking already has an escrow', 'ESCROW_EXISTS');
+  }
+}
+export class EscrowAlreadyReleasedError extends DomainError {
+  constructor() {
+    super('conflict', 'the funds of this booking were already released', 'ALREADY_RELEASED');
+  }
+}
 
 export async function createEscrow(userId: string, escrow: BookingEscrow): Promise<void> {
   try {
     await tenant(userId).put({ ...keys.booking(userId, escrow.bookingId), ...escrow }, { expression: 'attribute_not_exists(pk)' });
   } catch (err) {
-    if (err instanceof ConditionFailedError) throw new EscrowExistsError('escrow exists');
+    if (err instanceof ConditionFailedError) throw new EscrowExistsError();
     throw err;
   }
 }
@@ -61,7 +70,7 @@ export async function releaseEscrow(
       outboundCountUpdate(userId, release.releasedAt, { escrowReleases: 1, movedMicros: release.revenueCents * 10_000 }),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError) throw new EscrowAlreadyReleasedError('already released');
+    if (err instanceof ConditionFailedError) throw new EscrowAlreadyReleasedError();
     throw err;
   }
 }

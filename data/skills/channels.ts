@@ -80,9 +80,12 @@ export async function tokenSource(userId: string, app: ChannelApp, connection?: 
 }
 
 /** The account's plan lets it connect no more messaging apps. */
-export class ChannelConnectionLimitError extends Error {
-  constructor(readonly current: number) {
-    super('channel connection limit reached');
+export class ChannelConnectionLimitError extends DomainError {
+  constructor(
+    readonly current: number,
+    limit: number,
+  ) {
+    super('limitReached', `the plan connects at most ${limit} messaging app${limit === 1 ? '' : 's'}`, 'CHANNEL_LIMIT', { current, limit });
   }
 }
 
@@ -139,7 +142,7 @@ export async function saveConnection(
     ]);
   } catch (err) {
     if (err instanceof ConditionFailedError && err.reasons?.[2] === 'ConditionalCheckFailed')
-      throw new ChannelConnectionLimitError(await connectedChannels(userId));
+      throw new ChannelConnectionLimitError(await connectedChannels(userId), limit);
     if (err instanceof ConditionFailedError) throw new DomainError('conflict', `another connect of ${app} ran at the same time, try again`, 'CHANNEL_BUSY');
     throw err;
   }

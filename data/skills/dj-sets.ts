@@ -1,5 +1,6 @@
 import * as keys from '../keys';
 import { ConditionFailedError, tenant, transact, tx } from '../tenant';
+import { DomainError } from '#platform/errors';
 
 /**
  * dj-streaming state of one agent at `USER#<id> / DJSET#<agentId>`: `idle` or `live` with the set
@@ -40,7 +41,12 @@ export interface FinishedSet extends LiveSet, Record<string, unknown> {
   durationSeconds: number;
 }
 
-export class SetStateError extends Error {}
+/** A set started while one is live, or stopped while none is. */
+export class SetStateError extends DomainError {
+  constructor(message: string, code: 'ALREADY_LIVE' | 'NOT_LIVE') {
+    super('conflict', message, code);
+  }
+}
 
 export const getDjSet = (userId: string, agentId: string) => tenant(userId).get<DjSetState>(keys.djSet(userId, agentId), true);
 
@@ -63,7 +69,7 @@ export async function startSet(userId: string, agentId: string, set: LiveSet, mo
       tx.update(keys.streamsMonth(userId, month), { expression: 'ADD streams :one', values: { ':one': 1 } }),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError) throw new SetStateError('already live');
+    if (err instanceof ConditionFailedError) throw new SetStateError('a set is already live on this stream', 'ALREADY_LIVE');
     throw err;
   }
 }
@@ -83,7 +89,7 @@ export async function stopSet(userId: string, finished: FinishedSet): Promise<vo
       tx.put({ ...keys.djSetLog(userId, finished.agentId, finished.startedAt), ...finished }),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError) throw new SetStateError('not live');
+    if (err instanceof ConditionFailedError) throw new SetStateError('no set is live on this stream', 'NOT_LIVE');
     throw err;
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as keys from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * event-ticketing: an event holds its tiers as a map `tiers.<tier> = {priceCents, quantity,
@@ -42,9 +43,9 @@ export interface TicketOrder {
   createdAt: string;
 }
 
-export class SoldOutError extends Error {
+export class SoldOutError extends DomainError {
   constructor(readonly remaining: number) {
-    super('not enough tickets left');
+    super('conflict', 'not enough tickets left in this tier', 'SOLD_OUT', { remaining });
   }
 }
 

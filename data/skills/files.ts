@@ -1,6 +1,7 @@
 import * as keys from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * file-manager metadata at `USER#<id> / FILE#<fileId>` and the account's bytes in use at
@@ -18,7 +19,12 @@ export interface StoredFile extends Record<string, unknown> {
   uploadedAt: string;
 }
 
-export class StorageQuotaError extends Error {}
+/** A file that does not fit the account's storage: what is in use, the quota and the file's size. */
+export class StorageQuotaError extends DomainError {
+  constructor(current: number, limit: number, size: number) {
+    super('limitReached', 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current, limit, size });
+  }
+}
 
 /** An upload by URL between the URL's issue and its confirmation; the record expires a day after the URL. */
 export interface PendingUpload extends Record<string, unknown> {
@@ -54,7 +60,8 @@ export async function addFile(userId: string, file: StoredFile, limitBytes: numb
       ...(fromPendingUpload ? [tx.delete(keys.pendingUpload(userId, fromPendingUpload), { expression: 'attribute_exists(pk)' })] : []),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new StorageQuotaError('storage quota reached');
+    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed')
+      throw new StorageQuotaError(await usedBytes(userId), limitBytes, file.size);
     if (err instanceof ConditionFailedError && (err.reasons[0] === 'ConditionalCheckFailed' || err.reasons[2] === 'ConditionalCheckFailed')) {
       if (fromPendingUpload) throw new UploadAlreadyConfirmedError('upload already confirmed');
     }

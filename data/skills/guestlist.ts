@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as keys from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * guestlist: `GUESTLIST#<eventId>` holds the capacity and `spotsLeft`; each guest takes 1 + plusOnes
@@ -27,13 +28,21 @@ export interface Guest {
   checkedInAt?: string;
 }
 
-export class ListFullError extends Error {
+export class ListFullError extends DomainError {
   constructor(readonly spotsLeft: number) {
-    super('the guest list is full');
+    super('conflict', 'the guest list is full', 'LIST_FULL', { spotsLeft });
   }
 }
-export class ListExistsError extends Error {}
-export class AlreadyCheckedInError extends Error {}
+export class ListExistsError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message, 'LIST_EXISTS');
+  }
+}
+export class AlreadyCheckedInError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message, 'ALREADY_CHECKED_IN');
+  }
+}
 
 const ATTEMPTS = 25;
 const SPOTS = { '#spots': 'spotsLeft' };

@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../tenant';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Royalty statements at `USER#<id> / ROYALTY#<statementId>`, amounts as exact decimal strings.
@@ -23,9 +24,12 @@ export interface RoyaltyStatement extends Record<string, unknown> {
   importedAt: string;
 }
 
-export class DuplicateStatementError extends Error {
-  constructor(readonly statementIds: string[]) {
-    super('statement already imported');
+export class DuplicateStatementError extends DomainError {
+  constructor(
+    readonly statementIds: string[],
+    references: (string | undefined)[],
+  ) {
+    super('conflict', 'statement already imported', 'DUPLICATE_STATEMENT', { references });
   }
 }
 
@@ -68,8 +72,12 @@ export async function importStatements(
       return;
     } catch (err) {
       if (!(err instanceof ConditionFailedError)) throw err;
-      const duplicates = statements.filter((_, i) => err.reasons[i] === 'ConditionalCheckFailed').map((s) => s.statementId);
-      if (duplicates.length) throw new DuplicateStatementError(duplicates);
+      const duplicates = statements.filter((_, i) => err.reasons[i] === 'ConditionalCheckFailed');
+      if (duplicates.length)
+        throw new DuplicateStatementError(
+          duplicates.map((s) => s.statementId),
+          duplicates.map((s) => s.reference),
+        );
       if (attempt >= MAX_ATTEMPTS) throw err;
       await sleep(randomInt(1, 20 * attempt));
     }

@@ -1,6 +1,7 @@
 import * as keys from '../keys';
 import { ConditionFailedError, tenant, tx } from '../tenant';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * Addresses the treasury skill tracks at `USER#<id> / TREASURY#<address>`, with their count in
@@ -12,8 +13,16 @@ export interface TrackedWallet extends Record<string, unknown> {
   addedAt: string;
 }
 
-export class TrackedWalletLimitError extends Error {}
-export class TrackedWalletExistsError extends Error {}
+export class TrackedWalletLimitError extends DomainError {
+  constructor(limit: number) {
+    super('limitReached', `at most ${limit} tracked wallets`, 'TREASURY_WALLET_LIMIT', { limit });
+  }
+}
+export class TrackedWalletExistsError extends DomainError {
+  constructor() {
+    super('conflict', 'this address is already tracked', 'WALLET_TRACKED');
+  }
+}
 
 export async function addTrackedWallet(userId: string, wallet: TrackedWallet, limit: number): Promise<void> {
   try {
@@ -26,8 +35,8 @@ export async function addTrackedWallet(userId: string, wallet: TrackedWallet, li
       ),
     ]);
   } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new TrackedWalletExistsError('already tracked');
-    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new TrackedWalletLimitError('limit reached');
+    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new TrackedWalletExistsError();
+    if (err instanceof ConditionFailedError && err.reasons[1] === 'ConditionalCheckFailed') throw new TrackedWalletLimitError(limit);
     throw err;
   }
 }

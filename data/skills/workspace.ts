@@ -2,6 +2,7 @@ import * as keys from '../keys';
 import type { Key } from '../keys';
 import { ConditionFailedError, tenant, tx, type TransactItem } from '../tenant';
 import { transactRetrying } from '../transact-retry';
+import { DomainError } from '#platform/errors';
 
 /**
  * workspace-suite folders and documents. A folder holds `children`, the count of the folders and
@@ -26,8 +27,16 @@ export interface WorkspaceDocument extends Record<string, unknown> {
 }
 
 /** A referenced folder does not exist (or is not the caller's). */
-export class FolderMissingError extends Error {}
-export class FolderNotEmptyError extends Error {}
+export class FolderMissingError extends DomainError {
+  constructor() {
+    super('notFound', 'folder not found', 'NOT_FOUND');
+  }
+}
+export class FolderNotEmptyError extends DomainError {
+  constructor() {
+    super('conflict', 'the folder is not empty', 'FOLDER_NOT_EMPTY');
+  }
+}
 
 const countIn = (userId: string, folderId: string, by: 1 | -1): TransactItem =>
   tx.update(keys.workspaceFolder(userId, folderId), { expression: 'ADD children :by', values: { ':by': by } }, { expression: 'attribute_exists(pk)' });
@@ -40,8 +49,7 @@ async function settle(items: TransactItem[], folderAt: number[]): Promise<void> 
   try {
     await transactRetrying(items);
   } catch (err) {
-    if (err instanceof ConditionFailedError && folderAt.some((i) => err.reasons[i] === 'ConditionalCheckFailed'))
-      throw new FolderMissingError('folder not found');
+    if (err instanceof ConditionFailedError && folderAt.some((i) => err.reasons[i] === 'ConditionalCheckFailed')) throw new FolderMissingError();
     throw err;
   }
 }
@@ -98,7 +106,7 @@ export async function deleteFolder(userId: string, folder: WorkspaceFolder): Pro
   try {
     await transactRetrying(items);
   } catch (err) {
-    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new FolderNotEmptyError('folder not empty');
+    if (err instanceof ConditionFailedError && err.reasons[0] === 'ConditionalCheckFailed') throw new FolderNotEmptyError();
     throw err;
   }
 }

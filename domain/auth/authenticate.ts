@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '#data/availability';
 import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '#data/api-keys';
 import { isGatewayReceiptToken } from '#data/gateway-receipts';
 import { getUser } from '#data/users';
+import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 import { hashApiKey, looksLikeApiKey } from '#platform/crypto/api-keys';
 import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
@@ -24,12 +25,10 @@ export interface AuthContext {
 
 /** The spec's section 5 outcomes; the pipeline maps them to status codes. */
 export type AuthFailure = 'AUTH_REQUIRED' | 'TOKEN_INVALID' | 'AUTH_ERROR';
-export class AuthFailureError extends Error {
-  constructor(
-    readonly code: AuthFailure,
-    message: string,
-  ) {
-    super(message);
+export class AuthFailureError extends DomainError {
+  declare readonly code: AuthFailure;
+  constructor(code: AuthFailure, message: string) {
+    super(code === 'AUTH_ERROR' ? 'internal' : 'unauthenticated', message, code);
   }
 }
 

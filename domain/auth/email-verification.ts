@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sendEmail } from '#adapters/email';
+import { DomainError } from '#platform/errors';
 import { config } from '#platform/config';
 import { findVerificationToken, spendVerificationToken, storeVerificationToken, type VerificationPurpose } from '#data/email-verifications';
 import { getUser, normaliseEmail, type UserProfile } from '#data/users';
@@ -13,8 +14,17 @@ export const VERIFY_TOKEN_TTL_SECONDS = 24 * 3600;
 
 export type { VerificationPurpose };
 
-export class VerificationTokenError extends Error {}
-export class VerifiedEmailTakenError extends Error {}
+export class VerificationTokenError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message, 'INVALID_TOKEN');
+  }
+}
+export class VerifiedEmailTakenError extends DomainError {
+  /** Why, for the logs; the client is told only that the address is taken. */
+  constructor(readonly reason: string) {
+    super('conflict', 'this email is already in use', 'EMAIL_IN_USE');
+  }
+}
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 

@@ -3,6 +3,7 @@ import type { Hex } from 'viem';
 import { chainClient } from '#adapters/chain';
 import { chainConfig } from '#platform/config';
 import { consumeSingleUse, issueSingleUse } from '#data/single-use';
+import { DomainError } from '#platform/errors';
 
 /**
  * Sign-In with Ethereum (EIP-4361) on the L2 main network. The message is parsed with viem's own
@@ -17,9 +18,18 @@ export const NONCE_TTL_SECONDS = 600;
 export const CLOCK_SKEW_SECONDS = 60;
 
 /** The message or signature does not hold: always the spec's 401. */
-export class SiweRejectedError extends Error {}
+export class SiweRejectedError extends DomainError {
+  constructor(message: string) {
+    super('unauthenticated', message, 'SIWE_INVALID');
+  }
+}
 /** The chain cannot be asked (not configured, down, or too slow): 503, never 401 or 500. */
-export class ChainUnavailableError extends Error {}
+export class ChainUnavailableError extends DomainError {
+  /** Why, for the logs; the client is told only to try again. */
+  constructor(readonly reason: string) {
+    super('unavailable', 'the chain cannot verify this wallet signature right now; try again', 'CHAIN_UNAVAILABLE');
+  }
+}
 
 export interface SiweMessage {
   address: `0x${string}`;

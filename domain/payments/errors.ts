@@ -1,3 +1,5 @@
+import { DomainError } from '#platform/errors';
+
 /**
  * Domain errors of machine payments. The gateway answers a refusal with 402, a fresh challenge and
  * the `code`; an unreachable chain with 503. Nothing here knows HTTP.
@@ -29,4 +31,9 @@ export class PaymentRefusedError extends Error {
 }
 
 /** The chain's RPC did not answer in time or failed: nothing can be proven either way. */
-export class ChainUnavailableError extends Error {}
+export class ChainUnavailableError extends DomainError {
+  /** Why, for the logs; the client is told only to retry. */
+  constructor(readonly reason: string) {
+    super('unavailable', 'the payment chain cannot be reached; retry shortly', 'CHAIN_UNAVAILABLE');
+  }
+}

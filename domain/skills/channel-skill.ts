@@ -13,7 +13,6 @@ import {
   tokenSource,
   accessForConnect,
   newHookId,
-  ChannelConnectionLimitError,
   reserveChannelMessage,
   giveBackChannelMessage,
   channelMessagesOn,
@@ -123,16 +122,7 @@ export async function connectChannel(call: SkillCall, skill: ChannelSkillName, b
     }
   }
   const connectionLimit = (await planAccess(call.userId)).access.limits?.channelConnections ?? 0;
-  let saved: ChannelConnection;
-  try {
-    saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId, connectionLimit });
-  } catch (err) {
-    if (!(err instanceof ChannelConnectionLimitError)) throw err;
-    throw limitReached(`the plan connects at most ${connectionLimit} messaging app${connectionLimit === 1 ? '' : 's'}`, 'CHANNEL_LIMIT', {
-      current: err.current,
-      limit: connectionLimit,
-    });
-  }
+  const saved = await saveConnection(call.userId, app, change, call.now, { current: existing, hookId, connectionLimit });
   return {
     connected: true,
     reconnected: !!existing,

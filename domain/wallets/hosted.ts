@@ -1,6 +1,7 @@
 import { hostedWalletConfig, walletConfig } from '#platform/config';
 import { storeWallet } from './keys';
 import type { WalletNetworkName } from '#data/wallets';
+import { DomainError } from '#platform/errors';
 
 /**
  * The hosted wallet behind `POST /api/wallet/create` and the unauthenticated `GET /api/wallet`
@@ -21,10 +22,10 @@ export interface HostedWalletProvider {
 /** Names of the settings an operator must set; never values. */
 export const HOSTED_WALLET_SETUP = 'set HOSTED_WALLET_PROVIDER=local (and optionally HOSTED_WALLET_PROJECT_ID) to enable the hosted wallet';
 
-export class HostedWalletNotConfiguredError extends Error {
+export class HostedWalletNotConfiguredError extends DomainError {
   readonly setup = HOSTED_WALLET_SETUP;
   constructor() {
-    super('hosted wallet not configured');
+    super('internal', 'hosted wallet not configured', 'HOSTED_WALLET_NOT_CONFIGURED', { setup: HOSTED_WALLET_SETUP });
   }
 }
 

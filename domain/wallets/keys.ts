@@ -2,9 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Hex } from 'viem';
 import { createWallet, WALLET_KEY_PURPOSE, type WalletNetworkName, type WalletRecord, type WalletSummary } from '#data/wallets';
 import { decrypt, encrypt, type EnvelopeRecord } from '#platform/crypto/envelope';
+import { DomainError } from '#platform/errors';
 
 /** The key is not a valid secp256k1 private key. The message never carries the key (viem's does). */
-export class InvalidPrivateKeyError extends Error {}
+export class InvalidPrivateKeyError extends DomainError {
+  constructor() {
+    super('invalid', 'privateKey is not a valid secp256k1 private key', 'INVALID_PRIVATE_KEY');
+  }
+}
 
 const walletContext = (userId: string) => ({ userId, purpose: WALLET_KEY_PURPOSE });
 
@@ -13,7 +18,7 @@ async function addressOf(privateKey: Hex): Promise<`0x${string}`> {
   try {
     return privateKeyToAccount(privateKey).address;
   } catch {
-    throw new InvalidPrivateKeyError('not a valid private key');
+    throw new InvalidPrivateKeyError();
   }
 }
 

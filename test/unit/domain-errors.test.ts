@@ -48,3 +48,45 @@ describe('the one table from failure kinds to HTTP answers', () => {
     expect(noPlugin!.code).toBeUndefined();
   });
 });
+
+describe('a domain failure keeps what caused it', () => {
+  it('passes `cause` through to the Error, for the logs, and leaves it out of the answer', () => {
+    const underneath = new Error('socket hang up');
+    const failure = new DomainError('unavailable', 'the chain cannot be reached', 'CHAIN_UNAVAILABLE', {}, {}, { cause: underneath });
+    expect(failure.cause).toBe(underneath);
+    expect(failure).toBeInstanceOf(Error);
+    expect(httpErrorOf(failure)).toMatchObject({ status: 503, code: 'CHAIN_UNAVAILABLE', extra: {} });
+  });
+});
+
+describe('the model layer failures through the one table', () => {
+  it('answers plan and payment failures 402 and a model outside the plan 403, with success: false', async () => {
+    const ai = await import('#domain/ai/errors');
+    expect(httpErrorOf(new ai.PlanRequiredError('SUBSCRIPTION_REQUIRED', 'subscribe'))).toMatchObject({
+      status: 402,
+      code: 'SUBSCRIPTION_REQUIRED',
+      extra: { success: false },
+    });
+    expect(httpErrorOf(new ai.InsufficientCreditsAiError())).toMatchObject({ status: 402, code: 'INSUFFICIENT_CREDITS', extra: { success: false } });
+    expect(httpErrorOf(new ai.BudgetExceededError('ACCOUNT'))).toMatchObject({ status: 402, code: 'BUDGET_EXCEEDED', extra: { success: false } });
+    const restricted = httpErrorOf(new ai.ModelRestrictedError('big-model', ['small-model']));
+    expect(restricted).toMatchObject({ status: 403, code: 'MODEL_RESTRICTED' });
+    expect(restricted!.extra).toEqual({ success: false, allowedModels: ['small-model'] });
+  });
+
+  it('answers an unknown or unserved model 404, a request that cannot be sent 400 and a provider failure 500, without success', async () => {
+    const ai = await import('#domain/ai/errors');
+    const answers = [
+      new ai.UnknownModelError('nope'),
+      new ai.NoModelAvailableError('no provider'),
+      new ai.ModelRequestError('CONTEXT_WINDOW_EXCEEDED', 'too long'),
+      new ai.ProviderFailureError('PROVIDER_TIMEOUT', 'slow', 504),
+    ].map((err) => httpErrorOf(err)!);
+    expect(answers.map((a) => [a.status, a.code, a.extra])).toEqual([
+      [404, 'UNKNOWN_MODEL', {}],
+      [404, 'NO_MODELS', {}],
+      [400, 'CONTEXT_WINDOW_EXCEEDED', {}],
+      [500, 'PROVIDER_TIMEOUT', {}],
+    ]);
+  });
+});

@@ -8,7 +8,7 @@ import { creditReferralIfDue } from '#domain/billing/referrals';
 import { config, signInTimingConfig } from '#platform/config';
 import { findResetToken, resetPasswordWithToken, storeResetToken } from '#data/password-resets';
 import { findUserIdByEmail, getUser } from '#data/users';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#platform/errors';
 import { logger } from '#http/logger';
 import { emailSubject, underRateLimit } from '#http/rate-limit';
 import type { AccountsCtx } from './types';
@@ -19,7 +19,7 @@ const FORGOT_MESSAGE = 'If an account exists for this email, a password reset li
 const RESET_MESSAGE = 'Your password has been reset. Sign in with the new password.';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
-const invalidToken = () => badRequest('invalid or expired reset token', 'INVALID_TOKEN');
+const invalidToken = () => invalid('invalid or expired reset token', 'INVALID_TOKEN');
 
 function resetLink(token: string): string {
   const url = new URL('/reset-password', config().appUrl);

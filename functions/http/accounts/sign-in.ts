@@ -8,11 +8,11 @@ import { config, signInTimingConfig } from '#platform/config';
 import { knownSignInAddresses, recordSignInFailure, recordSignInSuccess, signInFailures } from '#data/sign-in-attempts';
 import { accountView, findUserIdByEmail, getUser, normaliseEmail } from '#data/users';
 import { CSRF_COOKIE, serializeCookie, SESSION_MAX_AGE_SECONDS } from '#http/cookies';
-import { badRequest, HttpError } from '#http/errors';
+import { forbidden, invalid, limitReached, unauthenticated } from '#platform/errors';
 import { reply } from '#http/reply';
 import type { AccountsCtx } from './types';
 
-const invalidCredentials = () => new HttpError(401, 'Invalid email or password', 'INVALID_CREDENTIALS');
+const invalidCredentials = () => unauthenticated('Invalid email or password', 'INVALID_CREDENTIALS');
 
 /**
  * Email and password sign-in. Unknown accounts, accounts without a password and wrong passwords all
@@ -29,7 +29,7 @@ export async function signInWithCredentials(ctx: AccountsCtx<'signInWithCredenti
   const [failures, known] = await Promise.all([signInFailures(email, ctx.ip, now), userId ? knownSignInAddresses(userId, now) : []]);
   if (failures.address.count >= failures.address.limit) {
     const retryAfter = Math.max(1, Math.ceil((failures.address.windowEnd - now) / 1000));
-    throw new HttpError(429, 'too many failed sign-ins from this address', 'RATE_LIMITED', { retryAfter }, { 'retry-after': String(retryAfter) });
+    throw limitReached('too many failed sign-ins from this address', 'RATE_LIMITED', { retryAfter }, { retryAfterSeconds: retryAfter });
   }
   const familiar = known.some((a) => a.ip === ctx.ip);
   if (!familiar && failures.account.count >= failures.account.limit) await slowDown(ctx);
@@ -48,7 +48,7 @@ export async function signInWithCredentials(ctx: AccountsCtx<'signInWithCredenti
 async function slowDown(ctx: AccountsCtx<'signInWithCredentials'>) {
   if (!botCheckEnabled()) return setTimeout(signInTimingConfig().signInCappedDelayMs);
   if (!ctx.headers[BOT_CHECK_HEADER]?.trim()) {
-    throw new HttpError(403, `too many failed sign-ins for this account: solve the bot check and send its token in ${BOT_CHECK_HEADER}`, 'BOT_CHECK_REQUIRED');
+    throw forbidden(`too many failed sign-ins for this account: solve the bot check and send its token in ${BOT_CHECK_HEADER}`, 'BOT_CHECK_REQUIRED');
   }
   await requireHuman(ctx.headers, ctx.ip);
 }
@@ -65,7 +65,7 @@ export async function signOut(ctx: AccountsCtx<'signOut'>) {
 }
 
 export async function getCsrfToken(ctx: AccountsCtx<'getCsrfToken'>) {
-  if (!ctx.auth.sessionId) throw badRequest('API-key requests need no CSRF token', 'NO_SESSION');
+  if (!ctx.auth.sessionId) throw invalid('API-key requests need no CSRF token', 'NO_SESSION');
   const csrfToken = csrfTokenFor(ctx.auth.sessionId);
   const cookie = serializeCookie(CSRF_COOKIE, csrfToken, { maxAgeSeconds: SESSION_MAX_AGE_SECONDS, httpOnly: false, secure: config().cookieSecure });
   return reply.json(200, { csrfToken }, {}, [cookie]);

@@ -1,21 +1,13 @@
-import { consumeVerificationToken, sendVerificationLink, VerificationTokenError, VerifiedEmailTakenError } from '#domain/auth/email-verification';
+import { consumeVerificationToken, sendVerificationLink } from '#domain/auth/email-verification';
 import { revokeSessions } from '#domain/auth/session-gate';
 import { creditReferralIfDue } from '#domain/billing/referrals';
 import { getUser } from '#data/users';
 import { emitEvent, userEventData } from '#adapters/events-queue';
-import { badRequest, conflict, notFound } from '#http/errors';
+import { invalid, notFound } from '#platform/errors';
 import type { AccountsCtx } from './types';
 
 export async function verifyEmail(ctx: AccountsCtx<'verifyEmail'>) {
-  let outcome;
-  try {
-    outcome = await consumeVerificationToken(ctx.body.token);
-  } catch (err) {
-    if (err instanceof VerificationTokenError) throw badRequest('invalid or expired verification link', 'INVALID_TOKEN');
-    if (err instanceof VerifiedEmailTakenError) throw conflict('this email is already in use', 'EMAIL_IN_USE');
-    throw err;
-  }
-  const { user, purpose } = outcome;
+  const { user, purpose } = await consumeVerificationToken(ctx.body.token);
   await creditReferralIfDue(user);
   if (purpose === 'change') {
     // Session tokens carry the email: every one of them names the old address now.
@@ -31,6 +23,6 @@ export async function resendVerificationEmail(ctx: AccountsCtx<'resendVerificati
   if (!user) throw notFound('account not found');
   if (user.pendingEmail) await sendVerificationLink(user, user.pendingEmail, 'change');
   else if (!user.emailVerified) await sendVerificationLink(user, user.email, 'signup');
-  else throw badRequest('the email address is already confirmed', 'ALREADY_VERIFIED');
+  else throw invalid('the email address is already confirmed', 'ALREADY_VERIFIED');
   return { message: 'A new confirmation link has been sent.' };
 }

@@ -2,7 +2,7 @@ import { resumeIfUnderCap, WARNING_SHARE } from '#domain/ai/budget-guard';
 import { ACCOUNT_SCOPE, agentScope, deleteBudgetCap, getBudgetCap, getSpend, putBudgetCap, utcMonth } from '#data/budgets';
 import { getAgent } from '#data/agents';
 import { getInstance } from '#data/instances';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 
 /** Budgets (issue 22): the caps' routes; the check itself lives in the metering (domain/ai/metering.ts). */
 

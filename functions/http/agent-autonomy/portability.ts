@@ -9,7 +9,7 @@ import { getAgent, listMessages } from '#data/agents';
 import { installSkill, listInstalledSkills, updateInstalledSkill } from '#data/installed-skills';
 import { readAgentMemory, writeAgentMemory } from '#data/memory';
 import { listSchedules } from '#data/schedules';
-import { badRequest, HttpError, notFound } from '#http/errors';
+import { invalid, limitReached, notFound } from '#platform/errors';
 import { encodeEntry } from '#domain/memory/limits';
 import { provisionFor } from '#domain/agents/provision';
 import { addSchedule, firstRunAt } from './schedules';
@@ -72,13 +72,13 @@ export async function exportAgent(userId: string, agentId: string, withHistory: 
 function parseDocument(body: unknown): ExportDocument {
   const version = (body as { formatVersion?: unknown } | null)?.formatVersion;
   if (typeof version === 'number' && version > AGENT_EXPORT_VERSION) {
-    throw badRequest(`this export has format version ${version}; this platform reads up to version ${AGENT_EXPORT_VERSION}`, 'EXPORT_VERSION_UNSUPPORTED', {
+    throw invalid(`this export has format version ${version}; this platform reads up to version ${AGENT_EXPORT_VERSION}`, 'EXPORT_VERSION_UNSUPPORTED', {
       supportedVersion: AGENT_EXPORT_VERSION,
     });
   }
   const parsed = AgentExport().safeParse(body);
   if (!parsed.success) {
-    throw badRequest('this is not a valid agent export', 'INVALID_EXPORT', {
+    throw invalid('this is not a valid agent export', 'INVALID_EXPORT', {
       issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
     });
   }
@@ -91,10 +91,10 @@ export async function importAgent(auth: AuthContext, body: unknown) {
   requireActiveSubscription(access);
   const limits = access.limits;
   const unknownSkill = doc.skills.find((s) => !SKILL_CATALOGUE.some((c) => c.name === s.skillId));
-  if (unknownSkill) throw badRequest(`no skill ${unknownSkill.skillId} in the catalogue`, 'UNKNOWN_SKILL', { skillId: unknownSkill.skillId });
+  if (unknownSkill) throw invalid(`no skill ${unknownSkill.skillId} in the catalogue`, 'UNKNOWN_SKILL', { skillId: unknownSkill.skillId });
   const skillLimit = limits?.skills ?? 0;
   if (doc.skills.length > skillLimit)
-    throw new HttpError(429, `skill limit reached: the plan allows ${skillLimit} skills per agent`, 'SKILL_LIMIT_REACHED', {
+    throw limitReached(`skill limit reached: the plan allows ${skillLimit} skills per agent`, 'SKILL_LIMIT_REACHED', {
       current: doc.skills.length,
       limit: skillLimit,
     });
@@ -103,11 +103,11 @@ export async function importAgent(auth: AuthContext, body: unknown) {
   const schedules = doc.schedules.filter((s) => s.status !== 'done' && (s.cron ? !s.at : s.at && new Date(s.at).getTime() > now));
   for (const s of schedules) await firstRunAt(s);
   if (schedules.length > (limits?.schedules ?? 0))
-    throw new HttpError(429, `schedule limit reached: the account's plan allows ${limits?.schedules ?? 0}`, 'SCHEDULE_LIMIT_REACHED', {
+    throw limitReached(`schedule limit reached: the account's plan allows ${limits?.schedules ?? 0}`, 'SCHEDULE_LIMIT_REACHED', {
       limit: limits?.schedules ?? 0,
     });
   const configCheck = AgentConfig().safeParse(doc.agent.config);
-  if (!configCheck.success) throw badRequest('the agent configuration in this export is not valid', 'INVALID_EXPORT');
+  if (!configCheck.success) throw invalid('the agent configuration in this export is not valid', 'INVALID_EXPORT');
   const entries = Object.entries(doc.memory).map(([key, value]) => encodeEntry(key, value));
 
   const agent = await provisionFor(auth, access.agentLimit, { name: doc.agent.name, model: doc.agent.model, config: configCheck.data, source: 'api' });

@@ -2,24 +2,15 @@ import type * as z from 'zod/mini';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, requirePlan } from '#domain/billing/entitlements';
 import type { CreateScheduleBody } from '#contract/autonomy';
-import { CronError, nextCronTime, parseCron } from '#platform/cron';
+import { nextCronTime, parseCron } from '#platform/cron';
 import { getAgent } from '#data/agents';
 import { getChatSession } from '#data/chat-sessions';
-import {
-  createSchedule,
-  deleteSchedule,
-  getSchedule,
-  listRuns,
-  listSchedules,
-  ScheduleLimitError,
-  type ScheduleRecord,
-  setScheduleState,
-} from '#data/schedules';
-import { badRequest, HttpError, notFound } from '#http/errors';
+import { createSchedule, deleteSchedule, getSchedule, listRuns, listSchedules, type ScheduleRecord, setScheduleState } from '#data/schedules';
+import { conflict, invalid, notFound } from '#platform/errors';
 
 /** Scheduled prompts (issue 22): the owner's routes; the runs are the sweeper's (functions/workers/heartbeat/scheduled-prompts.ts). */
 
-const invalid = (message: string) => badRequest(message, 'INVALID_SCHEDULE');
+const invalidSchedule = (message: string) => invalid(message, 'INVALID_SCHEDULE');
 
 async function ownedAgent(userId: string, agentId: string) {
   if (!(await getAgent(userId, agentId, true))) throw notFound('no such agent');
@@ -28,20 +19,15 @@ async function ownedAgent(userId: string, agentId: string) {
 /** When a schedule is next due, from now: its next cron slot, or its one-time `at` (at once when that passed). */
 export async function firstRunAt(when: { cron?: string; at?: string }, now = new Date()): Promise<string | null> {
   if (when.cron) {
-    try {
-      return nextCronTime(await parseCron(when.cron), now)?.toISOString() ?? null;
-    } catch (err) {
-      if (err instanceof CronError) throw invalid(err.message);
-      throw err;
-    }
+    return nextCronTime(await parseCron(when.cron), now)?.toISOString() ?? null;
   }
   return new Date(Math.max(new Date(when.at!).getTime(), now.getTime())).toISOString();
 }
 
 /** Validates a schedule's timing and session for an agent; its first due time. */
 export async function checkSchedule(userId: string, agentId: string, body: { cron?: string; at?: string; sessionId?: string }, now = new Date()) {
-  if ((body.cron === undefined) === (body.at === undefined)) throw invalid('give exactly one of `cron` and `at`');
-  if (body.at && new Date(body.at).getTime() < now.getTime() - 60_000) throw invalid('`at` is in the past');
+  if ((body.cron === undefined) === (body.at === undefined)) throw invalidSchedule('give exactly one of `cron` and `at`');
+  if (body.at && new Date(body.at).getTime() < now.getTime() - 60_000) throw invalidSchedule('`at` is in the past');
   if (body.sessionId) {
     const session = await getChatSession(userId, body.sessionId);
     if (!session || session.agentId !== agentId) throw notFound('no such session of this agent');
@@ -64,19 +50,13 @@ export async function addSchedule(
   const limits = requirePlan(await accountAccess(auth));
   const nextRunAt = await checkSchedule(auth.userId, agentId, body);
   const status = body.status === 'paused' ? 'paused' : 'active';
-  try {
-    const schedule = await createSchedule(
-      auth.userId,
-      { agentId, cron: body.cron, at: body.at, prompt: body.prompt, sessionId: body.sessionId, nextRunAt: status === 'active' ? nextRunAt : null, status },
-      limits.schedules,
-    );
-    if (!schedule) throw notFound('no such agent');
-    return schedule;
-  } catch (err) {
-    if (err instanceof ScheduleLimitError)
-      throw new HttpError(429, `schedule limit reached: the account's plan allows ${err.limit}`, 'SCHEDULE_LIMIT_REACHED', { limit: err.limit });
-    throw err;
-  }
+  const schedule = await createSchedule(
+    auth.userId,
+    { agentId, cron: body.cron, at: body.at, prompt: body.prompt, sessionId: body.sessionId, nextRunAt: status === 'active' ? nextRunAt : null, status },
+    limits.schedules,
+  );
+  if (!schedule) throw notFound('no such agent');
+  return schedule;
 }
 
 async function ownedSchedule(userId: string, agentId: string, scheduleId: string) {
@@ -93,7 +73,7 @@ export async function scheduleDetail(userId: string, agentId: string, scheduleId
 
 export async function pauseOrResume(userId: string, agentId: string, scheduleId: string, paused: boolean) {
   const schedule = await ownedSchedule(userId, agentId, scheduleId);
-  if (schedule.status === 'done') throw new HttpError(409, 'this one-time schedule has run', 'SCHEDULE_DONE');
+  if (schedule.status === 'done') throw conflict('this one-time schedule has run', 'SCHEDULE_DONE');
   const updated = await setScheduleState(
     userId,
     agentId,

@@ -6,7 +6,7 @@ import { appendSessionMessages, createChatSession, getChatSession, listChatSessi
 import { gatewayToken, getInstance } from '#data/instances';
 import { listInstalledSkills, updateInstalledSkill, type InstalledSkill } from '#data/installed-skills';
 import { readAgentMemory } from '#data/memory';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#platform/errors';
 import { reply } from '#http/reply';
 import { logger } from '#platform/logger';
 import { sendChatMessage, StillWakingError } from '#domain/chat/chat';
@@ -46,14 +46,14 @@ async function health(userId: string) {
 }
 
 async function session(userId: string, sessionId: string | undefined, limit: number) {
-  if (!sessionId) throw badRequest('`sessionId` is required for action=session');
+  if (!sessionId) throw invalid('`sessionId` is required for action=session');
   const found = await getChatSession(userId, sessionId);
   if (!found) throw notFound('no such session');
   return { session: found, messages: await sessionMessages(userId, sessionId, limit) };
 }
 
 async function memory(userId: string, agentId: string | undefined) {
-  if (!agentId) throw badRequest('`agentId` is required for action=memory');
+  if (!agentId) throw invalid('`agentId` is required for action=memory');
   const found = await readAgentMemory(userId, agentId);
   if (!found) throw notFound('no such agent');
   return { agentId, memory: found.memory, count: found.count };
@@ -80,7 +80,7 @@ export async function readAgentAction(auth: AuthContext, query: GetQuery) {
     case 'credentials':
       return { credentials: await listAgentCredentials(userId, query.agentId) };
     default:
-      throw badRequest(`unknown action ${query.action}`);
+      throw invalid(`unknown action ${query.action}`);
   }
 }
 
@@ -124,7 +124,7 @@ const SESSION_CONTEXT_MESSAGES = 50;
 async function chat(auth: AuthContext, body: { agentId?: string; sessionId?: string; message: string }) {
   const existing = body.sessionId ? await getChatSession(auth.userId, body.sessionId) : undefined;
   if (body.sessionId && !existing) throw notFound('no such session');
-  if (existing && body.agentId && body.agentId !== existing.agentId) throw badRequest('the session belongs to another agent', 'SESSION_AGENT_MISMATCH');
+  if (existing && body.agentId && body.agentId !== existing.agentId) throw invalid('the session belongs to another agent', 'SESSION_AGENT_MISMATCH');
   const agentId = existing?.agentId ?? body.agentId ?? (await newestAgentId(auth.userId));
   const earlier = existing ? await sessionMessages(auth.userId, existing.id, SESSION_CONTEXT_MESSAGES) : [];
   const thread = earlier.flatMap(({ role, content }) => (role === 'system' ? [] : [{ role, content }]));
@@ -144,7 +144,7 @@ async function chat(auth: AuthContext, body: { agentId?: string; sessionId?: str
 }
 
 async function updateSkill(userId: string, body: { skillId: string; enabled?: boolean; config?: Record<string, unknown>; agentId?: string }) {
-  if (body.enabled === undefined && body.config === undefined) throw badRequest('give `enabled`, `config` or both');
+  if (body.enabled === undefined && body.config === undefined) throw invalid('give `enabled`, `config` or both');
   await requireOwnedAgent(userId, body.agentId);
   const installs = (await listInstalledSkills(userId, body.agentId)).filter((s) => s.skillId === body.skillId);
   const change = { enabled: body.enabled, config: body.config };

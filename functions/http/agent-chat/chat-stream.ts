@@ -5,7 +5,7 @@ import { modelConfig, wakeConfig } from '#platform/config';
 import { getAgent } from '#data/agents';
 import { recordActivity } from '#data/idle-watch';
 import { gatewayToken, getInstance } from '#data/instances';
-import { conflict, HttpError, notFound } from '#http/errors';
+import { conflict, DomainError, notFound, upstreamFailed } from '#platform/errors';
 import { StreamReply } from '#http/reply';
 import { wakeAndWait } from '#domain/lifecycle/wake';
 import { storedExchange } from '#domain/chat/chat';
@@ -47,12 +47,16 @@ export async function streamChatMessage(auth: AuthContext, agentId: string, mess
       modelConfig().timeoutMs + 5_000,
     );
   } catch (err) {
-    if (err instanceof RuntimeUnreachableError) throw new HttpError(502, 'the agent did not answer', 'BACKEND_UNAVAILABLE');
+    if (err instanceof RuntimeUnreachableError) throw upstreamFailed('the agent did not answer', 'BACKEND_UNAVAILABLE');
     throw err;
   }
   if (!answer.events) {
     const body = answer.body as { error?: string; code?: string } | undefined;
-    throw new HttpError(body?.code === 'BUDGET_EXCEEDED' ? 402 : 502, body?.error ?? 'the agent did not answer', body?.code ?? 'BACKEND_UNAVAILABLE');
+    throw new DomainError(
+      body?.code === 'BUDGET_EXCEEDED' ? 'paymentRequired' : 'upstreamFailed',
+      body?.error ?? 'the agent did not answer',
+      body?.code ?? 'BACKEND_UNAVAILABLE',
+    );
   }
   return new StreamReply(relay(answer.events, auth.userId, agentId, { message, sentAt }));
 }

@@ -6,7 +6,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { chainConfig, coinbaseVerificationConfig, easConfig, ensConfig } from '#platform/config';
 import type { VerifyAgentBody } from '#contract/agent-verification';
 import { setAgentVerification, type AgentVerificationRecord } from '#data/agents';
-import { badRequest, HttpError, notFound } from '#http/errors';
+import { invalid, notFound, unavailable, unprocessable } from '#platform/errors';
 import { ownAgent } from '#domain/agents/read';
 import { provePasskey } from './webauthn';
 
@@ -20,7 +20,7 @@ export async function readVerification(auth: AuthContext, agentId: string) {
   return v ? { verified: true as const, ...v } : UNVERIFIED;
 }
 
-const failed = (why: string) => badRequest(`verification failed: ${why}`, 'VERIFICATION_FAILED');
+const failed = (why: string) => invalid(`verification failed: ${why}`, 'VERIFICATION_FAILED');
 
 /** Recovers the EIP-191 signer of the agent's message; must equal `walletAddress` when that is given. */
 async function walletSigner(agentId: string, signature: string, walletAddress: string | undefined): Promise<string> {
@@ -36,7 +36,7 @@ async function walletSigner(agentId: string, signature: string, walletAddress: s
   return signer;
 }
 
-const unproven = (message: string, code: string) => new HttpError(422, message, code);
+const unproven = (message: string, code: string) => unprocessable(message, code);
 
 /** Reads the attestation on chain and refuses anything that does not prove `recipient` holds it under `expected.schemaUid` (and from `expected.attester` when given). */
 async function checkedAttestation(uid: Hex, recipient: string, expected: { schemaUid: string; attester?: string }): Promise<Attestation> {
@@ -63,11 +63,11 @@ async function checkedAttestation(uid: Hex, recipient: string, expected: { schem
   return attestation;
 }
 
-const chainUnavailable = () => new HttpError(503, 'the chain cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
+const chainUnavailable = () => unavailable('the chain cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
 
 async function easProof(uid: Hex, walletAddress: string) {
   const { schemaUid, rpcUrl } = easConfig();
-  if (!schemaUid || !rpcUrl) throw new HttpError(503, 'EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
+  if (!schemaUid || !rpcUrl) throw unavailable('EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
   const attestation = await checkedAttestation(uid, walletAddress, { schemaUid });
   const { getAddress } = await import('./viem-proofs');
   return {
@@ -84,7 +84,7 @@ async function coinbaseProof(agentId: string, signature: string, walletAddress: 
   const signer = await walletSigner(agentId, signature, walletAddress);
   const { rpcUrl } = easConfig();
   const { indexer, attester, schemaUid } = coinbaseVerificationConfig();
-  if (!rpcUrl) throw new HttpError(503, 'coinbase verification is not configured on this platform (no Base RPC)', 'COINBASE_NOT_CONFIGURED');
+  if (!rpcUrl) throw unavailable('coinbase verification is not configured on this platform (no Base RPC)', 'COINBASE_NOT_CONFIGURED');
   let uid: Hex;
   try {
     uid = await readIndexedAttestationUid({ rpcUrl, timeoutMs: chainConfig().rpcTimeoutMs, indexer, recipient: signer as Hex, schemaUid });
@@ -112,7 +112,7 @@ async function coinbaseProof(agentId: string, signature: string, walletAddress: 
 async function ensProof(agentId: string, signature: string, walletAddress: string | undefined, ensName: string) {
   const signer = await walletSigner(agentId, signature, walletAddress);
   const { rpcUrl, universalResolver } = ensConfig();
-  if (!rpcUrl) throw new HttpError(503, 'ENS verification is not configured on this platform', 'ENS_NOT_CONFIGURED');
+  if (!rpcUrl) throw unavailable('ENS verification is not configured on this platform', 'ENS_NOT_CONFIGURED');
   const { getAddress, normalize } = await import('./viem-proofs');
   let name: string;
   try {

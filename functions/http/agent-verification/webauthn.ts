@@ -2,7 +2,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import type { AuthContext } from '#domain/auth/authenticate';
 import { config } from '#platform/config';
 import { advancePasskeyCounter, getPasskey, passkeysOf, savePasskey, saveWebauthnChallenge, takeWebauthnChallenge } from '#data/webauthn';
-import { badRequest, HttpError } from '#http/errors';
+import { conflict, invalid, unprocessable } from '#platform/errors';
 import { ownAgent } from '#domain/agents/read';
 
 /**
@@ -19,9 +19,9 @@ function relyingParty() {
   return { rpID: url.hostname, origin: url.origin };
 }
 
-const failed = (why: string) => badRequest(`verification failed: ${why}`, 'VERIFICATION_FAILED');
+const failed = (why: string) => invalid(`verification failed: ${why}`, 'VERIFICATION_FAILED');
 const noChallenge = () =>
-  new HttpError(422, 'no passkey challenge is pending (it is single use and lasts 5 minutes): ask for new options', 'WEBAUTHN_CHALLENGE_MISSING');
+  unprocessable('no passkey challenge is pending (it is single use and lasts 5 minutes): ask for new options', 'WEBAUTHN_CHALLENGE_MISSING');
 
 export async function passkeyRegistrationOptions(auth: AuthContext, agentId: string) {
   await ownAgent(auth, agentId);
@@ -62,14 +62,14 @@ export async function registerPasskey(auth: AuthContext, agentId: string, respon
     transports: credential.transports,
     createdAt: new Date().toISOString(),
   };
-  if (!(await savePasskey(auth.userId, passkey))) throw new HttpError(409, 'this passkey is already registered', 'PASSKEY_EXISTS');
+  if (!(await savePasskey(auth.userId, passkey))) throw conflict('this passkey is already registered', 'PASSKEY_EXISTS');
   return { credentialId: passkey.credentialId, createdAt: passkey.createdAt };
 }
 
 export async function passkeyAssertionOptions(auth: AuthContext, agentId: string) {
   await ownAgent(auth, agentId);
   const passkeys = await passkeysOf(auth.userId);
-  if (passkeys.length === 0) throw new HttpError(422, 'register a passkey first', 'NO_PASSKEY');
+  if (passkeys.length === 0) throw unprocessable('register a passkey first', 'NO_PASSKEY');
   const { generateAuthenticationOptions } = await import('./simplewebauthn');
   const options = await generateAuthenticationOptions({
     rpID: relyingParty().rpID,
@@ -98,7 +98,7 @@ export async function provePasskey(auth: AuthContext, agentId: string, signature
   const expectedChallenge = await takeWebauthnChallenge(auth.userId, verifyPurpose(agentId));
   if (!expectedChallenge) throw noChallenge();
   const passkey = await getPasskey(auth.userId, assertion.id);
-  if (!passkey) throw new HttpError(422, 'the assertion is by a passkey this account has not registered', 'UNKNOWN_PASSKEY');
+  if (!passkey) throw unprocessable('the assertion is by a passkey this account has not registered', 'UNKNOWN_PASSKEY');
   const { rpID, origin } = relyingParty();
   const { verifyAuthenticationResponse } = await import('./simplewebauthn');
   let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;

@@ -3,7 +3,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { AGENTS_DEPRECATED_SINCE, AGENTS_SUNSET } from '#contract/agents';
 import { deleteAgent, deleteAgentOwnedItems, getAgent } from '#data/agents';
 import { gatewayToken, getInstance } from '#data/instances';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 import { logger } from '#http/logger';
 
 /** RFC 9745 / RFC 8594 headers of every answer of a deprecated operation, pointing at its successor. */

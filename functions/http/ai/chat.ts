@@ -3,7 +3,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { modelAccess } from '#domain/ai/access';
 import { generateChat, streamChat, type ModelCallInput } from '#domain/ai/model-layer';
 import type { ChatRequestBody } from '#contract/ai';
-import { forbidden } from '#http/errors';
+import { forbidden } from '#platform/errors';
 import { StreamReply } from '#http/reply';
 
 /**

@@ -1,7 +1,7 @@
 import { accessFrom, getSubscription } from '#domain/billing/entitlements';
 import { estimateCost, listModels, providerHealth, selectModel } from '#domain/ai/model-layer';
 import { aiContract } from '#contract/ai';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 import { createHandler } from '#http/pipeline';
 import { reply } from '#http/reply';
 import { streamingEntry } from '#http/response-streaming';

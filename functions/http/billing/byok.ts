@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { byokContext } from '#domain/ai/byok';
 import { encrypt, KeyCustodyConfigError } from '#platform/crypto/envelope';
 import { deleteProviderKey, listProviderKeys, storeProviderKey } from '#data/byok';
-import { HttpError, notFound } from '#http/errors';
+import { notFound, unavailable } from '#platform/errors';
 
 /**
  * Bring-your-own-key: a user's own AI provider key, one item per provider. The key is sealed with
@@ -20,7 +20,8 @@ export async function enableByok(userId: string, provider: string, apiKey: strin
   try {
     sealed = await encrypt(apiKey, byokContext(userId, provider));
   } catch (err) {
-    if (err instanceof KeyCustodyConfigError) throw new HttpError(503, 'key storage is not configured', 'KEY_CUSTODY_NOT_CONFIGURED', { setup: err.setup });
+    if (err instanceof KeyCustodyConfigError)
+      throw unavailable('key storage is not configured', 'KEY_CUSTODY_NOT_CONFIGURED', { setup: err.setup }, { cause: err });
     throw err;
   }
   await storeProviderKey(userId, provider, sealed, createHash('sha256').update(apiKey).digest('hex'), `…${apiKey.slice(-4)}`, now);

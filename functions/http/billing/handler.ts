@@ -1,6 +1,6 @@
 import { creditsOfPrice } from '#domain/billing/credit-packs';
 import { billingContract } from '#contract/billing';
-import { gone } from '#http/errors';
+import { gone } from '#platform/errors';
 import { createHandler } from '#http/pipeline';
 import { billingOverview, creditsPage, usageOf } from './account';
 import { disableByok, enableByok } from './byok';

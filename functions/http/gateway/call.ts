@@ -4,31 +4,21 @@ import { gatewayConfig } from '#platform/config';
 import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, isGatewayPluginId, type GatewayPluginId } from '#contract/gateway';
 import type { gatewayContract } from '#contract/gateway';
 import { isGatewayReceiptToken } from '#data/gateway-receipts';
-import { httpErrorOf } from '#http/domain-errors';
-import { HttpError } from '#http/errors';
+import { DomainError, invalid, upstreamFailed } from '#platform/errors';
 import { logger } from '#http/logger';
 import type { OperationContext } from '#http/pipeline';
 import { reply, StreamReply, type Reply } from '#http/reply';
 import { issueChargeChallenge, mppEnabled, priceOf, redeemCharge } from '#domain/payments/charge';
 import { isPaymentAuthorization, MPP_SCHEME, parsePaymentAuthorization } from '#domain/payments/credential';
-import { ChainUnavailableError, PaymentRefusedError } from '#domain/payments/errors';
-import {
-  isStreamingPlugin,
-  parsePluginInput,
-  PluginFailedError,
-  runPlugin,
-  streamPlugin,
-  type PluginAnswer,
-  type PluginCaller,
-  type PluginInput,
-} from './plugins';
+import { PaymentRefusedError } from '#domain/payments/errors';
+import { isStreamingPlugin, parsePluginInput, runPlugin, streamPlugin, type PluginAnswer, type PluginCaller, type PluginInput } from './plugins';
 
 type CallContext = OperationContext<(typeof gatewayContract)['routes'][0]>;
 
 function pluginOf(ctx: CallContext): GatewayPluginId {
   const requested = ctx.headers['x-plugin-id']?.trim() || ctx.body.plugin || DEFAULT_GATEWAY_PLUGIN;
   if (!isGatewayPluginId(requested))
-    throw new HttpError(502, 'no_plugin', undefined, { message: `no plugin named "${requested.slice(0, 64)}"; plugins: ${GATEWAY_PLUGIN_IDS.join(', ')}` });
+    throw upstreamFailed('no_plugin', undefined, { message: `no plugin named "${requested.slice(0, 64)}"; plugins: ${GATEWAY_PLUGIN_IDS.join(', ')}` });
   return requested;
 }
 
@@ -37,7 +27,7 @@ function paymentMethodOf(ctx: CallContext): 'card' | 'mpp' {
   const chosen = ctx.headers['x-payment-method']?.trim().toLowerCase();
   if (chosen) {
     if (!(GATEWAY_PAYMENT_METHODS as readonly string[]).includes(chosen)) {
-      throw new HttpError(400, `X-Payment-Method must be one of ${GATEWAY_PAYMENT_METHODS.join(', ')}`, 'INVALID_PAYMENT_METHOD');
+      throw invalid(`X-Payment-Method must be one of ${GATEWAY_PAYMENT_METHODS.join(', ')}`, 'INVALID_PAYMENT_METHOD');
     }
     return chosen as 'card' | 'mpp';
   }
@@ -46,7 +36,7 @@ function paymentMethodOf(ctx: CallContext): 'card' | 'mpp' {
 
 function requireJson(ctx: CallContext) {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpError(400, 'Content-Type must be application/json', 'UNSUPPORTED_CONTENT_TYPE');
+  if (type !== 'application/json') throw invalid('Content-Type must be application/json', 'UNSUPPORTED_CONTENT_TYPE');
 }
 
 const MPP_UNAVAILABLE = 'machine payments (MPP) are not available on this server; pay by card';
@@ -117,19 +107,20 @@ async function* streamedEvents(stream: PluginStream, bodyOf: (a: PluginAnswer) =
     yield { event: 'done', data: bodyOf(await stream.answer) };
   } catch (err) {
     const failure = pluginFailureOf(err);
-    yield { event: 'error', data: { error: failure.message, code: failure.code, ...failure.extra } };
+    yield { event: 'error', data: { error: failure.message, code: failure.code, ...failure.details } };
   }
 }
 
-/** The model layer's and the plugins' failures as the spec's gateway answers (500 `internal` with a code). */
-function pluginFailureOf(err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
-  const mapped = httpErrorOf(err);
-  if (mapped && mapped.status !== 500) return mapped;
-  if (mapped) return new HttpError(500, 'internal', mapped.code, { message: mapped.message });
-  if (err instanceof PluginFailedError) return new HttpError(500, 'internal', err.code, { message: err.message });
+/**
+ * The model layer's and the plugins' failures as the spec's gateway answers: a failure of the
+ * platform's own side is 500 `internal` with its code and its message as a field; the others keep
+ * their kind.
+ */
+function pluginFailureOf(err: unknown): DomainError {
+  if (err instanceof DomainError)
+    return err.kind === 'internal' ? new DomainError('internal', 'internal', err.code, { message: err.message }, {}, { cause: err }) : err;
   logger().warn('gateway plugin failed', { error: (err as Error)?.name });
-  return new HttpError(500, 'internal', 'PLUGIN_FAILED', { message: 'the plugin failed; try again' });
+  return new DomainError('internal', 'internal', 'PLUGIN_FAILED', { message: 'the plugin failed; try again' }, {}, { cause: err });
 }
 
 /**
@@ -163,7 +154,6 @@ async function payByMpp(ctx: CallContext, plugin: GatewayPluginId, input: Plugin
     return success(plugin, served, { method: 'mpp', receipt: credential.transaction });
   } catch (err) {
     if (err instanceof PaymentRefusedError) return paymentRequired(plugin, { code: err.code, message: err.message });
-    if (err instanceof ChainUnavailableError) throw new HttpError(503, 'the payment chain cannot be reached; retry shortly', 'CHAIN_UNAVAILABLE');
     throw err;
   }
 }

@@ -18,7 +18,7 @@ import { MEMORY_VALUE_MAX_BYTES } from '#contract/memory';
 import { getAgent } from '#data/agents';
 import { installedSkillRecords } from '#data/installed-skills';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory } from '#data/memory';
-import { badRequest } from '#http/errors';
+import { DomainError, invalid } from '#platform/errors';
 import { lazySchema } from '#contract/lazy-schema';
 
 /** Who a plugin serves: an account (card) or an anonymous on-chain payer (MPP), which gets account-free tools only. */
@@ -31,12 +31,10 @@ export interface PluginAnswer {
 }
 
 /** A plugin could not produce its answer; the gateway answers 500 `internal` with this code. */
-export class PluginFailedError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+export class PluginFailedError extends DomainError {
+  declare readonly code: string;
+  constructor(code: string, message: string) {
+    super('internal', message, code);
   }
 }
 
@@ -115,7 +113,7 @@ function parseWith<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<
   const out = schema.safeParse(body);
   if (!out.success) {
     const issues = out.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
-    throw badRequest('invalid plugin input', 'VALIDATION_ERROR', { issues });
+    throw invalid('invalid plugin input', 'VALIDATION_ERROR', { issues });
   }
   return out.data;
 }
@@ -195,7 +193,7 @@ function accountTools({ tool }: TextSdk, userId: string, agentId: string): ToolS
 
 async function agentToolsFor(caller: PluginCaller, agentId: string | undefined): Promise<ToolSet> {
   if (caller.kind !== 'account' || !agentId) return accountFreeTools(await textSdk());
-  if (!(await getAgent(caller.auth.userId, agentId))) throw badRequest('no such agent', 'AGENT_NOT_FOUND');
+  if (!(await getAgent(caller.auth.userId, agentId))) throw invalid('no such agent', 'AGENT_NOT_FOUND');
   const sdk = await textSdk();
   return { ...accountFreeTools(sdk), ...accountTools(sdk, caller.auth.userId, agentId) };
 }
@@ -257,7 +255,7 @@ export async function runPlugin(p: PluginInput, caller: PluginCaller): Promise<P
     case 'stt': {
       const { audio, model, language } = p.input;
       const bytes = Buffer.from(audio, 'base64');
-      if (bytes.length > STT_MAX_AUDIO_BYTES) throw badRequest(`at most ${STT_MAX_AUDIO_BYTES} bytes of audio`, 'AUDIO_TOO_LARGE');
+      if (bytes.length > STT_MAX_AUDIO_BYTES) throw invalid(`at most ${STT_MAX_AUDIO_BYTES} bytes of audio`, 'AUDIO_TOO_LARGE');
       const provider = await speech();
       const { experimental_transcribe: transcribe } = await speechSdk();
       const out = await transcribe({

@@ -7,12 +7,11 @@ import { agentMemoryPath, pushToRunningInstance } from '#domain/instances/push';
 import { listAgents, markHistoryReset } from '#data/agents';
 import { getInstance, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '#data/instances';
 import { clearAgentMemory } from '#data/memory';
-import { badRequest, HttpError, notFound } from '#http/errors';
+import { invalid, upstreamFailed } from '#platform/errors';
 import { logger } from '#http/logger';
 import { requireOwner } from './owner';
 
-const backendUnavailable = () => new HttpError(502, 'the agent manager is unavailable; try again', 'BACKEND_UNAVAILABLE');
-const noInstance = () => notFound('this account has no instance yet: provision an agent first');
+const backendUnavailable = () => upstreamFailed('the agent manager is unavailable; try again', 'BACKEND_UNAVAILABLE');
 
 /** What every lifecycle answer adds to the spec's body: where the instance is now, and the operation that put it there. */
 const progress = (instance: InstanceRecord) => ({ current: instance.status, operationId: instance.operationId ?? `op_generation_${instance.generation}` });
@@ -24,14 +23,7 @@ const progress = (instance: InstanceRecord) => ({ current: instance.status, oper
  */
 async function transition(auth: AuthContext, userId: string, op: InstanceOp, set?: (snap: InstanceRecord) => Record<string, unknown>): Promise<InstanceRecord> {
   requireOwner(auth, userId);
-  let result: Awaited<ReturnType<typeof transitionInstance>>;
-  try {
-    result = await transitionInstance(auth.userId, op, { jobOwner: (g) => `gen-${g}`, set });
-  } catch (err) {
-    if (err instanceof NoInstanceError) throw noInstance();
-    throw err;
-  }
-  const { after, changed } = result;
+  const { after, changed } = await transitionInstance(auth.userId, op, { jobOwner: (g) => `gen-${g}`, set });
   if (!changed) return after;
   try {
     await requestProvisioning({ kind: 'lifecycle', userId: auth.userId, generation: after.generation, op });
@@ -71,7 +63,7 @@ export async function update(auth: AuthContext, userId: string, body: z.infer<Re
   requireOwner(auth, userId);
   const image = body?.image ?? instanceConfig().runtimeImage;
   if (!instanceConfig().approvedRuntimeImages.includes(image)) {
-    throw badRequest('this image is not one the operator has approved', 'IMAGE_NOT_ALLOWED', { approved: instanceConfig().approvedRuntimeImages });
+    throw invalid('this image is not one the operator has approved', 'IMAGE_NOT_ALLOWED', { approved: instanceConfig().approvedRuntimeImages });
   }
   const runtimeVersion = body?.runtimeVersion ?? instanceConfig().runtimeVersion;
   const after = await transition(auth, userId, 'update', (snap) => ({ image, runtimeVersion, ...fallbackOf(snap) }));
@@ -95,7 +87,7 @@ export async function repair(auth: AuthContext, userId: string) {
  */
 export async function resetMemory(auth: AuthContext, userId: string) {
   requireOwner(auth, userId);
-  if (!(await getInstance(auth.userId, true))) throw noInstance();
+  if (!(await getInstance(auth.userId, true))) throw new NoInstanceError();
   const agents = await listAgents(auth.userId);
   let keysCleared = 0;
   for (const agent of agents) {

@@ -1,7 +1,7 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, planLabel } from '#domain/billing/entitlements';
 import { looksLikeUserId } from '#data/users';
-import { forbidden } from '#http/errors';
+import { forbidden } from '#platform/errors';
 
 /** Spec 4.4: the path `userId` must be the caller; anyone else gets 403 and nothing more. */
 export function requireOwner(auth: AuthContext, userId: string): string {

@@ -2,7 +2,7 @@ import { fetchRuntimeStats, formatMemory, formatPercent, RuntimeUnreachableError
 import { MAX_WAIT_SECONDS } from '#contract/instance';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { gatewayToken, getInstance, instanceUrl, type InstanceRecord } from '#data/instances';
-import { HttpError, notFound } from '#http/errors';
+import { notFound, upstreamFailed } from '#platform/errors';
 import { waitForStatus } from '#domain/lifecycle/wait-for-status';
 import { planOf, requireOwner } from './owner';
 
@@ -45,7 +45,7 @@ export async function readInstanceStats(auth: AuthContext, userId: string) {
     const stats = await fetchRuntimeStats(endpoint, await gatewayToken(auth.userId));
     return { ...base, cpu: formatPercent(stats.cpuPercent), memory: formatMemory(stats.memory.usedBytes) };
   } catch (err) {
-    if (err instanceof RuntimeUnreachableError) throw new HttpError(502, 'the instance does not answer', 'BACKEND_UNAVAILABLE');
+    if (err instanceof RuntimeUnreachableError) throw upstreamFailed('the instance does not answer', 'BACKEND_UNAVAILABLE');
     throw err;
   }
 }

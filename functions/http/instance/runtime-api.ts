@@ -1,14 +1,14 @@
 import { requestWake } from '#domain/lifecycle/wake';
 import { accessFrom, getSubscription, requireActiveSubscription } from '#domain/billing/entitlements';
 import { instanceConfig } from '#platform/config';
-import { A2aLimitError, countA2aMessage } from '#data/a2a';
+import { countA2aMessage } from '#data/a2a';
 import { RUNTIME_HISTORY_MESSAGES } from '#contract/instance';
 import { appendExchange, getAgent, listAgents, recentHistory, type AgentRecord, type ExchangeReport } from '#data/agents';
 import { openAgentCredentials } from '#data/agent-credentials';
 import { getInstance } from '#data/instances';
 import { listInstalledSkills } from '#data/installed-skills';
 import { readAgentMemory } from '#data/memory';
-import { HttpError, notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 import { agentModel, ownerRights } from '#domain/auth/runtime-agent';
 
 /**
@@ -69,13 +69,7 @@ export async function sendA2aMessage(userId: string, body: { fromAgentId: string
   const access = accessFrom({ userId, ...rights }, await getSubscription(userId));
   requireActiveSubscription(access);
   const limit = access.limits?.a2aMessagesPerDay ?? 0;
-  let count: number;
-  try {
-    count = await countA2aMessage(userId, from.id, limit);
-  } catch (err) {
-    if (err instanceof A2aLimitError) throw new HttpError(429, err.message, 'A2A_LIMIT_REACHED', { current: err.current, limit: err.limit });
-    throw err;
-  }
+  const count = await countA2aMessage(userId, from.id, limit);
   const [stored] = (await appendExchange(userId, to.id, { messages: [{ role: 'user', content: `[agent ${from.name} (${from.id})] ${body.message}` }] })) ?? [];
   if (!stored) throw notFound('no such agent');
   // The message waits in the history; an instance stopped for idleness is woken to read it (no wait: the sender runs).

@@ -1,8 +1,8 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import { API_KEYS_PER_ACCOUNT, type keysContract } from '#contract/keys';
-import { ApiKeyLimitError, createApiKey as createKey, deleteApiKey as deleteKey, getApiKey as getKey, listApiKeys as listKeys } from '#data/api-keys';
+import { createApiKey as createKey, deleteApiKey as deleteKey, getApiKey as getKey, listApiKeys as listKeys } from '#data/api-keys';
 import { getUser } from '#data/users';
-import { badRequest, forbidden, notFound } from '#http/errors';
+import { forbidden, notFound } from '#platform/errors';
 import type { OperationContext } from '#http/pipeline';
 import { reply } from '#http/reply';
 
@@ -24,14 +24,7 @@ export async function createApiKey({ auth, body }: OperationContext<Route<'creat
   requireSession(auth);
   // The stored email, not the session's claim, which may predate an email change.
   const email = (await getUser(auth.userId))?.email ?? auth.email;
-  try {
-    return reply.created(await createKey(auth.userId, email, body.name, API_KEYS_PER_ACCOUNT));
-  } catch (err) {
-    if (err instanceof ApiKeyLimitError) {
-      throw badRequest(`an account holds at most ${API_KEYS_PER_ACCOUNT} API keys; delete one first`, 'KEY_LIMIT', { limit: API_KEYS_PER_ACCOUNT });
-    }
-    throw err;
-  }
+  return reply.created(await createKey(auth.userId, email, body.name, API_KEYS_PER_ACCOUNT));
 }
 
 export async function getApiKey({ auth, params }: OperationContext<Route<'getApiKey'>>) {

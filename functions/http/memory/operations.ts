@@ -1,17 +1,14 @@
 import type { memoryContract } from '#contract/memory';
 import { agentMemoryPath, pushToRunningInstance } from '#domain/instances/push';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory, type MemoryEntry } from '#data/memory';
-import { notFound } from '#http/errors';
 import type { OperationContext } from '#http/pipeline';
 import { encodeBulk, encodeEntry } from '#domain/memory/limits';
 
 type Route<Op extends string> = Extract<(typeof memoryContract)['routes'][number], { operation: Op }>;
 
-const agentNotFound = () => notFound('agent not found');
-
 export async function getMemory({ auth, query }: OperationContext<Route<'getMemory'>>) {
   const found = await readAgentMemory(auth.userId, query.agentId);
-  if (!found) throw agentNotFound();
+  if (!found) throw new AgentNotFoundError();
   return { memory: found.memory, agentId: query.agentId, count: found.count, lastUpdated: found.lastUpdated };
 }
 
@@ -25,13 +22,7 @@ export async function writeMemory({ auth, body, rawBody }: OperationContext<Rout
   const memory = exactMemory(rawBody);
   const single = 'key' in body;
   const entries: MemoryEntry[] = single ? [encodeEntry(body.key, memory)] : encodeBulk(memory as Record<string, unknown>);
-  let saved: string;
-  try {
-    saved = await writeAgentMemory(auth.userId, body.agentId, entries);
-  } catch (err) {
-    if (err instanceof AgentNotFoundError) throw agentNotFound();
-    throw err;
-  }
+  const saved = await writeAgentMemory(auth.userId, body.agentId, entries);
   const changed = single ? Object.fromEntries([[body.key, memory]]) : (memory as Record<string, unknown>);
   await pushToRunningInstance(auth.userId, agentMemoryPath(body.agentId), { set: changed });
   if (single) return { success: true, agentId: body.agentId, key: body.key, saved };

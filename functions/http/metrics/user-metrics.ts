@@ -1,7 +1,7 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import type { METRICS_RANGES } from '#contract/metrics';
 import { latestSamples, samplesBetween, type MetricSample } from '#data/metrics';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 
 type Range = (typeof METRICS_RANGES)[number];
 

@@ -9,7 +9,7 @@ import { encrypt } from '#platform/crypto/envelope';
 import { newAgentId } from '#data/agents';
 import { instanceUrl, subdomainFor } from '#data/instances';
 import { channelProvisionItem } from '#data/channel-provisions';
-import { HttpError } from '#http/errors';
+import { paymentRequired } from '#platform/errors';
 import { provisionFor } from '#domain/agents/provision';
 
 type Body = z.infer<ReturnType<typeof ProvisionChannelsBody>>;
@@ -24,7 +24,7 @@ const PROVIDER_MODELS: Record<Provider, { model: string; baseUrl: string }> = {
   mistral: { model: 'mistral/mistral-small', baseUrl: 'https://api.mistral.ai/v1' },
 };
 
-const paymentRequired = (why: string) => new HttpError(402, why, 'PAYMENT_REQUIRED');
+const paymentNeeded = (why: string) => paymentRequired(why, 'PAYMENT_REQUIRED');
 
 const sameSecret = (a: string, b: string) => timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
@@ -33,10 +33,10 @@ const sameSecret = (a: string, b: string) => timingSafeEqual(createHash('sha256'
  * names, and be for the plan the body names. Nothing in the body or headers grants anything.
  */
 function requirePaid(access: AccountAccess, body: Body): void {
-  if (!body.cardSubscriptionId) throw paymentRequired('cardSubscriptionId is required: an active card subscription pays for the agent');
+  if (!body.cardSubscriptionId) throw paymentNeeded('cardSubscriptionId is required: an active card subscription pays for the agent');
   const stored = access.subscriptionActive ? access.subscriptionId : undefined;
-  if (!stored || !sameSecret(stored, body.cardSubscriptionId)) throw paymentRequired('no active subscription of this account matches cardSubscriptionId');
-  if (access.plan !== body.plan) throw paymentRequired(`the subscription is for the ${access.plan} plan, not ${body.plan}`);
+  if (!stored || !sameSecret(stored, body.cardSubscriptionId)) throw paymentNeeded('no active subscription of this account matches cardSubscriptionId');
+  if (access.plan !== body.plan) throw paymentNeeded(`the subscription is for the ${access.plan} plan, not ${body.plan}`);
 }
 
 /**
@@ -58,8 +58,8 @@ async function payingAccount(auth: AuthContext, body: Body) {
 const CHANNELS = ['chatBot', 'communityBot', 'businessMessaging'] as const;
 
 export async function provisionWithChannels(auth: AuthContext | undefined, body: Body) {
-  if (!auth) throw paymentRequired(SIGN_IN_TO_PROVISION);
-  if (!body.plan || body.plan === 'free') throw paymentRequired('a paid plan is required: the free plan no longer includes agents');
+  if (!auth) throw paymentNeeded(SIGN_IN_TO_PROVISION);
+  if (!body.plan || body.plan === 'free') throw paymentNeeded('a paid plan is required: the free plan no longer includes agents');
   const { owner, access } = await payingAccount(auth, body);
   const userId = owner.userId;
   const tokens = { chatBot: body.chatBotToken, communityBot: body.communityBotToken, businessMessaging: body.businessMessagingToken };

@@ -2,7 +2,7 @@ import { StreamingError, streaming } from '#adapters/streaming';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { decrypt, encrypt } from '#platform/crypto/envelope';
 import { type ChannelProvision, getChannelProvision, storeRotatedStreamKey } from '#data/channel-provisions';
-import { HttpError, notFound } from '#http/errors';
+import { notFound, upstreamFailed } from '#platform/errors';
 
 const STREAM_KEY_PURPOSE = 'stream-key';
 const noStream = () => notFound('no channel-provisioned agent with a live stream has this id');
@@ -50,7 +50,7 @@ export async function rotateStreamKey(auth: AuthContext, agentId: string) {
     ({ streamKey } = await streaming().rotateStreamKey({ userId: auth.userId, agentId, liveStreamId: record.streaming.liveStreamId }));
   } catch (err) {
     if (err instanceof StreamingError)
-      throw new HttpError(502, 'the streaming provider could not issue a new key; the old one still works', 'STREAMING_UNAVAILABLE');
+      throw upstreamFailed('the streaming provider could not issue a new key; the old one still works', 'STREAMING_UNAVAILABLE');
     throw err;
   }
   const sealed = await encrypt(streamKey, { userId: auth.userId, purpose: STREAM_KEY_PURPOSE });

@@ -3,7 +3,7 @@ import { generateChat, NoModelAvailableError, ProviderFailureError, streamChat, 
 import type { RuntimeChatMessage } from '#contract/runtime-model';
 import { getAgent } from '#data/agents';
 import { getInstance } from '#data/instances';
-import { HttpError, notFound } from '#http/errors';
+import { notFound, unavailable, upstreamFailed } from '#platform/errors';
 import { StreamReply } from '#http/reply';
 import { agentModel, ownerRights } from '#domain/auth/runtime-agent';
 
@@ -35,8 +35,8 @@ export async function completion(userId: string, body: { agentId: string; messag
     };
   } catch (err) {
     if (err instanceof NoModelAvailableError)
-      throw new HttpError(503, `no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
-    if (err instanceof ProviderFailureError) throw new HttpError(502, err.message, 'MODEL_PROVIDER_ERROR');
+      throw unavailable(`no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
+    if (err instanceof ProviderFailureError) throw upstreamFailed(err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
   }
 }

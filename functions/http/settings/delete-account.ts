@@ -5,7 +5,7 @@ import { endSessionCookies } from '#domain/auth/sign-in';
 import { getSubscription } from '#domain/billing/entitlements';
 import { deleteApiKey, listApiKeys } from '#data/api-keys';
 import { getInstance } from '#data/instances';
-import { forbidden, HttpError } from '#http/errors';
+import { forbidden, upstreamFailed } from '#platform/errors';
 import { logger } from '#http/logger';
 import { reply } from '#http/reply';
 import { confirmOwner } from './reauth';
@@ -32,7 +32,7 @@ export async function deleteAccount(ctx: SettingsCtx<'deleteAccount'>) {
       await requestProvisioning({ kind: 'account-deletion', userId: user.userId });
     } catch (err) {
       logger().error('could not queue the account deletion', { error: (err as Error).message });
-      throw new HttpError(502, 'the account could not be deleted right now; try again', 'BACKEND_UNAVAILABLE');
+      throw upstreamFailed('the account could not be deleted right now; try again', 'BACKEND_UNAVAILABLE');
     }
   }
   await revokeSessions(user.userId);

@@ -3,7 +3,7 @@ import { sendVerificationLink } from '#domain/auth/email-verification';
 import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type ProfileChange, updateProfileSettings, type UserProfile } from '#data/users';
 import { ConditionFailedError } from '#data/writes';
 import { emitEvent, userEventData } from '#adapters/events-queue';
-import { conflict, forbidden, notFound } from '#http/errors';
+import { conflict, forbidden, notFound } from '#platform/errors';
 import { confirmOwner } from './reauth';
 import type { SettingsCtx } from './types';
 import { ownProfile, settingsView } from './view';

@@ -1,13 +1,13 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import { checkPassword } from '#domain/auth/passwords';
 import type { UserProfile } from '#data/users';
-import { HttpError } from '#http/errors';
+import { unauthenticated } from '#platform/errors';
 
 /** A session signed in this recently may do sensitive things without typing the password again. */
 export const FRESH_SESSION_SECONDS = 10 * 60;
 
-export const wrongPassword = () => new HttpError(401, 'wrong password', 'INVALID_PASSWORD');
-const reauthRequired = () => new HttpError(401, 'confirm with your password, or sign in again and retry within 10 minutes', 'REAUTH_REQUIRED');
+export const wrongPassword = () => unauthenticated('wrong password', 'INVALID_PASSWORD');
+const reauthRequired = () => unauthenticated('confirm with your password, or sign in again and retry within 10 minutes', 'REAUTH_REQUIRED');
 
 export const sessionIsFresh = (auth: AuthContext, now = Date.now()) =>
   auth.via !== 'apiKey' && auth.issuedAt !== undefined && now / 1000 - auth.issuedAt <= FRESH_SESSION_SECONDS;
@@ -22,6 +22,6 @@ export async function confirmOwner(auth: AuthContext, user: UserProfile, passwor
     if (!(await checkPassword(user.passwordHash, password))) throw wrongPassword();
     return;
   }
-  if (opts.passwordOnly && user.passwordHash) throw new HttpError(401, 'the current password is required', 'CURRENT_PASSWORD_REQUIRED');
+  if (opts.passwordOnly && user.passwordHash) throw unauthenticated('the current password is required', 'CURRENT_PASSWORD_REQUIRED');
   if (!sessionIsFresh(auth)) throw reauthRequired();
 }

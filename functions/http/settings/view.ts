@@ -1,7 +1,7 @@
 import { creditedReferrals } from '#domain/billing/referrals';
 import { NOTIFICATION_DEFAULTS } from '#contract/settings';
 import { accountView, getUser, type UserProfile } from '#data/users';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 
 /** The settings answer (contract SettingsProfile): stored preferences over the documented defaults, and the account's own referral standing. */
 export const settingsView = async (u: UserProfile) => ({

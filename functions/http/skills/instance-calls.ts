@@ -2,7 +2,7 @@ import { presentsGatewayToken } from '#domain/auth/gateway-token';
 import { runtimeRequest } from '#adapters/launcher';
 import { getInstalledSkill } from '#data/installed-skills';
 import { gatewayToken, getInstance } from '#data/instances';
-import { unauthorized, notFound } from '#http/errors';
+import { notFound, unauthenticated } from '#platform/errors';
 import { logger } from '#http/logger';
 import { runSkill } from './call';
 import { catalogueName } from './marketplace';
@@ -31,7 +31,7 @@ export async function runtimeCall(
   requestId: string,
   body: unknown,
 ) {
-  if (!(await presentsGatewayToken(params.userId, authorization))) throw unauthorized('a valid gateway token is required', 'TOKEN_INVALID');
+  if (!(await presentsGatewayToken(params.userId, authorization))) throw unauthenticated('a valid gateway token is required', 'TOKEN_INVALID');
   const name = catalogueName(params.skill);
   const installed = name && (await getInstalledSkill(params.userId, params.agentId, name));
   if (!name || !installed?.enabled) throw notFound('the skill is not installed on this agent');

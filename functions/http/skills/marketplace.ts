@@ -2,9 +2,9 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
 import { SKILL_CATALOGUE, SKILL_CATEGORIES, type SkillCategory, type SkillName } from '#contract/skills';
 import { getAgent } from '#data/agents';
-import { AgentNotFoundError, installSkill, listInstalledSkills, SkillLimitError, uninstallSkill } from '#data/installed-skills';
+import { installSkill, listInstalledSkills, uninstallSkill } from '#data/installed-skills';
 import { listCatalogue, rateSkill } from '#data/skill-catalogue';
-import { HttpError, notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 
 /** Only install, uninstall and the runtime's calls reach the agent's instance: other routes do not load that code. */
 export const loadInstanceCalls = () => import('./instance-calls');
@@ -30,20 +30,9 @@ export async function install(auth: AuthContext, body: { skillId: string; agentI
   const skillId = catalogueName(body.skillId);
   if (!skillId) throw notFound('no such skill');
   const limit = await skillLimit(auth);
-  try {
-    const { installed, skill } = await installSkill(auth.userId, body.agentId, skillId, limit);
-    if (installed) await (await loadInstanceCalls()).deliverToInstance(auth.userId);
-    return { success: true as const, installed, skill };
-  } catch (err) {
-    if (err instanceof AgentNotFoundError) throw notFound('no such agent');
-    if (err instanceof SkillLimitError) {
-      throw new HttpError(429, `skill limit reached: the plan allows ${err.limit} skills per agent`, 'SKILL_LIMIT_REACHED', {
-        current: err.current,
-        limit: err.limit,
-      });
-    }
-    throw err;
-  }
+  const { installed, skill } = await installSkill(auth.userId, body.agentId, skillId, limit);
+  if (installed) await (await loadInstanceCalls()).deliverToInstance(auth.userId);
+  return { success: true as const, installed, skill };
 }
 
 export async function listForAgent(auth: AuthContext, agentId: string) {

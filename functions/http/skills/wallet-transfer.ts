@@ -5,7 +5,7 @@ import { openWalletKey } from '#domain/wallets/keys';
 import { getWalletKeyRecord, getWalletSummary } from '#data/wallets';
 import { DEFAULT_DAILY_PAYMENT_LIMIT } from '#contract/skill-actions/payments';
 import { DailyLimitExceededError, getDailyLimitMicros, reserveDaily, sentOnDay } from '#data/skills/payments';
-import { HttpError } from '#http/errors';
+import { invalid, unavailable } from '#platform/errors';
 import { fromMicros, toMicros } from './decimal';
 import { logger } from '#http/logger';
 
@@ -19,7 +19,7 @@ import { logger } from '#http/logger';
 export function paymentSettings() {
   const token = skillTokensConfig().paymentToken;
   const { rpcUrl, rpcTimeoutMs } = walletConfig();
-  if (!token || !rpcUrl) throw new HttpError(503, 'payments are not configured (PAYMENT_TOKEN and WALLET_RPC_URL)', 'PAYMENTS_NOT_CONFIGURED');
+  if (!token || !rpcUrl) throw unavailable('payments are not configured (PAYMENT_TOKEN and WALLET_RPC_URL)', 'PAYMENTS_NOT_CONFIGURED');
   return { token, rpcUrl, rpcTimeoutMs };
 }
 
@@ -31,12 +31,12 @@ async function paymentChain() {
 
 const chainUnavailable = (err: unknown) => {
   logger().warn('payment chain call failed', { reason: (err as Error)?.name ?? 'unknown' });
-  return new HttpError(503, 'the chain RPC is unavailable, try again', 'CHAIN_UNAVAILABLE');
+  return unavailable('the chain RPC is unavailable, try again', 'CHAIN_UNAVAILABLE');
 };
 
 export async function accountWallet(userId: string) {
   const wallet = await getWalletSummary(userId);
-  if (!wallet) throw new HttpError(400, 'this account has no wallet: create one with POST /api/wallet', 'NO_WALLET');
+  if (!wallet) throw invalid('this account has no wallet: create one with POST /api/wallet', 'NO_WALLET');
   return wallet;
 }
 
@@ -61,7 +61,7 @@ export async function signTransfer(userId: string, to: Hex, units: bigint, nonce
   const { token, client, viem } = await paymentChain();
   const { encodeFunctionData, erc20Abi, estimateGas, getChainId, getGasPrice, getTransactionCount, keccak256, privateKeyToAccount } = viem;
   const sealed = await getWalletKeyRecord(userId);
-  if (!sealed) throw new HttpError(400, 'this account has no wallet: create one with POST /api/wallet', 'NO_WALLET');
+  if (!sealed) throw invalid('this account has no wallet: create one with POST /api/wallet', 'NO_WALLET');
   const account = privateKeyToAccount(await openWalletKey(userId, sealed));
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, units] });
   try {
@@ -130,7 +130,7 @@ export async function reserveDailySend(userId: string, day: string, micros: numb
   } catch (err) {
     if (!(err instanceof DailyLimitExceededError)) throw err;
     const sent = await sentOnDay(userId, day);
-    throw new HttpError(400, 'this transfer would pass the daily limit', 'DAILY_LIMIT_EXCEEDED', {
+    throw invalid('this transfer would pass the daily limit', 'DAILY_LIMIT_EXCEEDED', {
       dailyLimit: fromMicros(BigInt(limit)),
       sentToday: fromMicros(BigInt(sent)),
     });

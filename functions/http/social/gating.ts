@@ -1,6 +1,6 @@
 import { chainClient } from '#adapters/chain';
 import { chainConfig, gatingConfig } from '#platform/config';
-import { HttpError } from '#http/errors';
+import { forbidden, internal, unavailable } from '#platform/errors';
 import { logger } from '#http/logger';
 
 /** Token gating reads balances on the L2 main network (Base, chain 8453). */
@@ -18,7 +18,7 @@ export interface GatingResult {
 }
 
 // 503 as every other chain read (wallet sign-in, agent verification): the RPC's outage, retryable, not our bug.
-const chainUnavailable = () => new HttpError(503, 'the token balance cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
+const chainUnavailable = () => unavailable('the token balance cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
 
 /** An RPC of another network would answer balances of the wrong token; its id is asked once per container. */
 const checkedRpcs = new Set<string>();
@@ -34,7 +34,7 @@ async function assertGatingChain(rpcUrl: string, timeoutMs: number): Promise<voi
   }
   if (chainId !== GATING_CHAIN_ID) {
     logger().error('gating RPC serves the wrong chain', { chainId, expected: GATING_CHAIN_ID });
-    throw new HttpError(500, 'token gating is misconfigured', 'CHAIN_MISMATCH');
+    throw internal('token gating is misconfigured', 'CHAIN_MISMATCH');
   }
   checkedRpcs.add(rpcUrl);
 }
@@ -75,7 +75,7 @@ export async function checkGating(address: string): Promise<GatingResult> {
 
 /** The 403 of a failed gating check, with the spec's `required` and `minBalance`. */
 export const gatingFailed = (g: GatingResult) =>
-  new HttpError(403, 'token gating failed: the wallet does not hold enough of the gating token', 'TOKEN_GATING_FAILED', {
+  forbidden('token gating failed: the wallet does not hold enough of the gating token', 'TOKEN_GATING_FAILED', {
     required: `at least ${g.minBalance} of ${g.token} on ${g.chain}`,
     minBalance: g.minBalance,
   });

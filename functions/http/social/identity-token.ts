@@ -1,7 +1,7 @@
 import type { createRemoteJWKSet } from 'jose';
 import { Fid } from '#contract/social';
 import { socialConfig } from '#platform/config';
-import { HttpError } from '#http/errors';
+import { unauthenticated, unavailable } from '#platform/errors';
 import { logger } from '#http/logger';
 
 /**
@@ -24,7 +24,7 @@ async function jwks(url: string) {
   return set;
 }
 
-const invalid = () => new HttpError(401, 'fidToken does not verify', 'FID_TOKEN_INVALID');
+const invalid = () => unauthenticated('fidToken does not verify', 'FID_TOKEN_INVALID');
 
 /** Failures of fetching the key set, as opposed to a token that does not hold. */
 const providerDown = (errors: typeof import('./jose-remote'), err: unknown) =>
@@ -33,7 +33,7 @@ const providerDown = (errors: typeof import('./jose-remote'), err: unknown) =>
 /** Returns the fid the token proves. */
 export async function verifyFidToken(token: string): Promise<string> {
   const { jwksUrl, issuer, audience } = socialConfig();
-  if (!jwksUrl || !issuer) throw new HttpError(503, 'social sign-in is not configured', 'SOCIAL_NOT_CONFIGURED');
+  if (!jwksUrl || !issuer) throw unavailable('social sign-in is not configured', 'SOCIAL_NOT_CONFIGURED');
   const jose = await import('./jose-remote');
   let sub: unknown;
   try {
@@ -43,7 +43,7 @@ export async function verifyFidToken(token: string): Promise<string> {
   } catch (err) {
     if (providerDown(jose, err)) {
       logger().warn('social provider key set unavailable', { error: (err as Error).name });
-      throw new HttpError(503, 'the social identity provider cannot be reached; try again', 'SOCIAL_PROVIDER_UNAVAILABLE');
+      throw unavailable('the social identity provider cannot be reached; try again', 'SOCIAL_PROVIDER_UNAVAILABLE');
     }
     throw invalid();
   }

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { gatingConfig } from '#platform/config';
 import { SOCIAL_SESSION_TTL_SECONDS, type socialContract } from '#contract/social';
 import { schemasOf } from '#contract/route';
-import { HttpError } from '#http/errors';
+import { invalid, unauthenticated } from '#platform/errors';
 import type { Operations } from '#http/pipeline';
 import { checkGating, gatingFailed } from './gating';
 import { verifyFidToken } from './identity-token';
@@ -16,7 +16,7 @@ const HasFidToken = lazySchema(() => z.looseObject({ fidToken: z.string().check(
 
 function validationError(error: z.core.$ZodError) {
   const issues = error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
-  return new HttpError(400, 'invalid request body', 'VALIDATION_ERROR', { issues });
+  return invalid('invalid request body', 'VALIDATION_ERROR', { issues });
 }
 
 const verifyMetadata = {
@@ -42,7 +42,7 @@ export const socialOperations: SocialOps = {
   getSocialRefreshInfo: async () => refreshMetadata,
 
   verifySocialIdentity: async (ctx) => {
-    if (!HasFidToken().safeParse(ctx.body).success) throw new HttpError(401, 'fidToken is required', 'FID_TOKEN_REQUIRED');
+    if (!HasFidToken().safeParse(ctx.body).success) throw unauthenticated('fidToken is required', 'FID_TOKEN_REQUIRED');
     const body = schemasOf(ctx.route).body!.safeParse(ctx.body);
     if (!body.success) throw validationError(body.error);
     const { fidToken, address } = body.data as { fidToken: string; address?: string };

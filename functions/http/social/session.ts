@@ -6,7 +6,7 @@ import { sessionIsValid } from '#domain/auth/session-gate';
 import { SOCIAL_SESSION_TTL_SECONDS } from '#contract/social';
 import { consumeSingleUse, issueSingleUse } from '#data/single-use';
 import { getUser, socialLoginItems, socialLookup, type UserProfile } from '#data/users';
-import { HttpError } from '#http/errors';
+import { unauthenticated } from '#platform/errors';
 
 /**
  * The social session: a platform session JWT (86400 s), handed over as base64 as the spec shows,
@@ -65,7 +65,7 @@ export async function openSocialSession(fid: string, address: string | null, acc
   return { user, sessionToken, refreshToken };
 }
 
-const refreshInvalid = () => new HttpError(401, 'refresh token is invalid, used or expired', 'REFRESH_TOKEN_INVALID');
+const refreshInvalid = () => unauthenticated('refresh token is invalid, used or expired', 'REFRESH_TOKEN_INVALID');
 
 async function consumeRefreshToken(token: string, now: number): Promise<RefreshRecord> {
   const record = await consumeSingleUse<RefreshRecord>('socialRefresh', hashToken(token), now);

@@ -1,18 +1,18 @@
 import type { Hex } from 'viem';
 import { signInWithIdentity, type ExternalIdentity } from '#domain/auth/linked-identity';
 import { startSession } from '#domain/auth/sign-in';
-import { ChainUnavailableError, checkSiweMessage, consumeNonce, issueNonce, parseSiweMessage, SiweRejectedError, verifySiweSignature } from '#domain/auth/siwe';
+import { checkSiweMessage, consumeNonce, issueNonce, parseSiweMessage, verifySiweSignature } from '#domain/auth/siwe';
 import { config } from '#platform/config';
 import type { walletSignInContract } from '#contract/wallet-sign-in';
 import { schemasOf } from '#contract/route';
 import { accountView, loginItems, loginLookup } from '#data/users';
-import { HttpError } from '#http/errors';
+import { unauthenticated } from '#platform/errors';
 import type { Operations } from '#http/pipeline';
 import { reply } from '#http/reply';
 
 type WalletSignInOps = Operations<typeof walletSignInContract>;
 
-const rejected = (message: string, code = 'SIWE_INVALID') => new HttpError(401, message, code);
+const rejected = (message: string, code = 'SIWE_INVALID') => unauthenticated(message, code);
 
 /**
  * A wallet's account email is derived from its address (`<lower-case address>@wallet.local`): the
@@ -44,25 +44,12 @@ export const walletSignInOperations: WalletSignInOps = {
     if (!body.success) throw rejected('message and signature (0x-prefixed hex) are required');
     const { message, signature } = body.data as { message: string; signature: Hex };
 
-    let siwe;
-    try {
-      siwe = await parseSiweMessage(message);
-      checkSiweMessage(siwe, config().appUrl);
-    } catch (err) {
-      if (err instanceof SiweRejectedError) throw rejected(err.message);
-      throw err;
-    }
+    const siwe = await parseSiweMessage(message);
+    checkSiweMessage(siwe, config().appUrl);
     // Consumed before the signature is checked: a nonce is good for one attempt, whatever its outcome.
     if (!(await consumeNonce(siwe.nonce))) throw rejected('nonce is unknown, expired or already used', 'NONCE_INVALID');
 
-    let valid: boolean;
-    try {
-      valid = await verifySiweSignature(siwe.address, message, signature);
-    } catch (err) {
-      if (err instanceof ChainUnavailableError)
-        throw new HttpError(503, 'the chain cannot verify this wallet signature right now; try again', 'CHAIN_UNAVAILABLE');
-      throw err;
-    }
+    const valid = await verifySiweSignature(siwe.address, message, signature);
     if (!valid) throw rejected('signature does not verify for the message address', 'SIGNATURE_INVALID');
 
     const { user } = await signInWithIdentity(walletIdentity(siwe.address));

@@ -1,15 +1,24 @@
 import { KeyCustodyConfigError } from '#platform/crypto/envelope';
 import { InvalidPrivateKeyError } from '#domain/wallets/keys';
+import { HostedWalletNotConfiguredError } from '#domain/wallets/hosted';
 import { WalletAddressTakenError, WalletExistsError } from '#data/wallets';
-import { HttpError } from '#http/errors';
+import { DomainError, internal } from '#platform/errors';
 
-/** The answer for a wallet-creation failure the client or operator can act on; undefined for anything else. */
-export function knownWalletFailure(err: unknown): HttpError | undefined {
-  if (err instanceof WalletExistsError) return new HttpError(400, 'wallet exists', 'WALLET_EXISTS');
-  if (err instanceof InvalidPrivateKeyError) return new HttpError(400, 'privateKey is not a valid secp256k1 private key', 'INVALID_PRIVATE_KEY');
-  if (err instanceof WalletAddressTakenError) return new HttpError(409, 'this key already belongs to another wallet', 'WALLET_ADDRESS_TAKEN');
+/**
+ * A wallet-creation failure the client or operator can act on, as the failure to answer with;
+ * undefined for anything else. Key custody is the platform's own setup here (a 500 naming what to
+ * set), where other routes call the same missing setup unavailable.
+ */
+export function knownWalletFailure(err: unknown): DomainError | undefined {
+  if (
+    err instanceof WalletExistsError ||
+    err instanceof InvalidPrivateKeyError ||
+    err instanceof WalletAddressTakenError ||
+    err instanceof HostedWalletNotConfiguredError
+  )
+    return err;
   if (err instanceof KeyCustodyConfigError)
-    return new HttpError(500, 'wallet key custody is not configured', 'KEY_CUSTODY_NOT_CONFIGURED', { setup: err.setup });
+    return internal('wallet key custody is not configured', 'KEY_CUSTODY_NOT_CONFIGURED', { setup: err.setup }, { cause: err });
   return undefined;
 }
 

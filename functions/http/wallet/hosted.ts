@@ -1,9 +1,9 @@
 import type { Hex } from 'viem';
-import { HostedWalletNotConfiguredError, requireHostedWallet } from '#domain/wallets/hosted';
+import { requireHostedWallet } from '#domain/wallets/hosted';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { storeWallet } from '#domain/wallets/keys';
 import { normaliseEmail } from '#data/users';
-import { forbidden, HttpError } from '#http/errors';
+import { forbidden, internal } from '#platform/errors';
 import { logger } from '#http/logger';
 import { creatingWallet, knownWalletFailure } from './failures';
 
@@ -15,12 +15,11 @@ export async function createHostedWalletForEmail(auth: AuthContext, email: strin
     const wallet = await provider.createWallet(auth.userId);
     return { success: true as const, walletAddress: wallet.address, walletId: wallet.walletId, networks: [...provider.networks] };
   } catch (err) {
-    if (err instanceof HostedWalletNotConfiguredError) throw new HttpError(500, err.message, 'HOSTED_WALLET_NOT_CONFIGURED', { setup: err.setup });
     const known = knownWalletFailure(err);
     if (known) throw known;
     // Only the error's class name: provider errors may quote request data.
     logger().error('hosted wallet creation failed', { errorName: (err as Error)?.name ?? 'unknown' });
-    throw new HttpError(500, 'hosted wallet creation failed', 'HOSTED_WALLET_FAILED', { details: 'the wallet could not be created or stored; try again' });
+    throw internal('hosted wallet creation failed', 'HOSTED_WALLET_FAILED', { details: 'the wallet could not be created or stored; try again' });
   }
 }
 

@@ -4,7 +4,7 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { keyCustodyStatus } from '#platform/crypto/envelope';
 import { storeWallet } from '#domain/wallets/keys';
 import { getWalletSummary } from '#data/wallets';
-import { forbidden, HttpError, notFound } from '#http/errors';
+import { forbidden, notFound, unauthenticated } from '#platform/errors';
 import { readBalance } from './balance';
 import { creatingWallet } from './failures';
 
@@ -21,7 +21,7 @@ export async function getWallet(auth: AuthContext | undefined) {
 
 function hostedDescription() {
   const provider = hostedWallet();
-  if (!provider) throw new HttpError(401, 'authentication required', 'AUTH_REQUIRED');
+  if (!provider) throw unauthenticated('authentication required', 'AUTH_REQUIRED');
   return {
     agenticWallet: { status: 'configured' as const, projectId: provider.projectId, features: [...provider.features] },
     instructions: 'Sign in, then POST /api/wallet/create with your account email to create your hosted wallet; GET /api/wallet shows its address and balance.',

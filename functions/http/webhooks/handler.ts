@@ -1,18 +1,10 @@
 import { assertPublicHttpsUrl } from '#adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES, WEBHOOK_ENDPOINTS_PER_ACCOUNT, webhooksContract } from '#contract/webhooks';
 import { config } from '#platform/config';
-import {
-  createUserWebhook,
-  deleteUserWebhook,
-  EndpointLimitError,
-  getUserWebhook,
-  listDeliveryAttempts,
-  listUserWebhooks,
-  setUserWebhookEnabled,
-} from '#data/user-webhooks';
+import { createUserWebhook, deleteUserWebhook, getUserWebhook, listDeliveryAttempts, listUserWebhooks, setUserWebhookEnabled } from '#data/user-webhooks';
 import { readDeliveryState } from '#data/webhook-deliveries';
 import { type PlatformEvent, queueRedelivery } from '#adapters/events-queue';
-import { badRequest, conflict, notFound } from '#http/errors';
+import { conflict, invalid, notFound } from '#platform/errors';
 import { createHandler } from '#http/pipeline';
 import { reply } from '#http/reply';
 
@@ -24,7 +16,7 @@ async function allowedUrl(url: string): Promise<void> {
   try {
     await assertPublicHttpsUrl(url);
   } catch (err) {
-    if (err instanceof Error) throw badRequest(`this URL cannot receive webhooks: ${err.message}`, 'URL_NOT_ALLOWED');
+    if (err instanceof Error) throw invalid(`this URL cannot receive webhooks: ${err.message}`, 'URL_NOT_ALLOWED');
     throw err;
   }
 }
@@ -33,15 +25,7 @@ export const handler = createHandler(webhooksContract, {
   listWebhookEndpoints: async ({ auth }) => ({ endpoints: await listUserWebhooks(auth.userId) }),
   createWebhookEndpoint: async ({ auth, body }) => {
     await allowedUrl(body.url);
-    try {
-      return reply.created(await createUserWebhook(auth.userId, body.url, body.events ?? [...ACCOUNT_EVENT_TYPES], WEBHOOK_ENDPOINTS_PER_ACCOUNT));
-    } catch (err) {
-      if (err instanceof EndpointLimitError)
-        throw badRequest(`an account holds at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints`, 'ENDPOINT_LIMIT', {
-          limit: WEBHOOK_ENDPOINTS_PER_ACCOUNT,
-        });
-      throw err;
-    }
+    return reply.created(await createUserWebhook(auth.userId, body.url, body.events ?? [...ACCOUNT_EVENT_TYPES], WEBHOOK_ENDPOINTS_PER_ACCOUNT));
   },
   deleteWebhookEndpoint: async ({ auth, params }) => {
     if (!(await deleteUserWebhook(auth.userId, params.id))) throw endpointNotFound();

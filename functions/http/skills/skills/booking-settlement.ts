@@ -1,6 +1,6 @@
 import { bookingSettlementBodies as bodies } from '#contract/skill-actions/payments';
-import { createEscrow, EscrowAlreadyReleasedError, EscrowExistsError, getEscrow, listEscrows, releaseEscrow, type BookingEscrow } from '#data/skills/bookings';
-import { conflict, notFound } from '#http/errors';
+import { createEscrow, EscrowAlreadyReleasedError, getEscrow, listEscrows, releaseEscrow, type BookingEscrow } from '#data/skills/bookings';
+import { notFound } from '#platform/errors';
 import { fromMicros, microsToCents, toMicros } from '../decimal';
 import { bookingTerms, numberToMicros, settle } from '../settlement';
 import { action, type SkillModule } from '#domain/skills/skill-module';
@@ -18,8 +18,6 @@ const view = (b: BookingEscrow) => ({
   releasedAt: b.releasedAt ?? null,
   settlement: b.settlement ?? null,
 });
-
-const alreadyReleased = () => conflict('the funds of this booking were already released', 'ALREADY_RELEASED');
 
 export const skill: SkillModule = {
   name: 'booking-settlement',
@@ -41,18 +39,13 @@ export const skill: SkillModule = {
         escrow: { guarantee: fromMicros(terms.guarantee), backend: fromMicros(terms.backendPercent), deposit: fromMicros(terms.deposit) },
         createdAt: call.now.toISOString(),
       };
-      try {
-        await createEscrow(call.userId, escrow);
-      } catch (err) {
-        if (err instanceof EscrowExistsError) throw conflict('this booking already has an escrow', 'ESCROW_EXISTS');
-        throw err;
-      }
+      await createEscrow(call.userId, escrow);
       return { booking: view(escrow) };
     }),
     release_funds: action(bodies().release_funds, async (call, body) => {
       const booking = await getEscrow(call.userId, body.bookingId);
       if (!booking?.escrow) throw notFound('no escrow for this booking');
-      if (booking.status === 'completed') throw alreadyReleased();
+      if (booking.status === 'completed') throw new EscrowAlreadyReleasedError();
       const terms = {
         guarantee: toMicros(booking.escrow.guarantee),
         backendPercent: toMicros(booking.escrow.backend),
@@ -60,17 +53,12 @@ export const skill: SkillModule = {
       };
       const { payoutMicros, figures } = settle(terms, numberToMicros(body.netRevenue ?? 0));
       const releasedAt = call.now.toISOString();
-      try {
-        await releaseEscrow(call.userId, body.bookingId, {
-          releasedAt,
-          settlement: figures,
-          revenueMonth: releasedAt.slice(0, 7),
-          revenueCents: Number(microsToCents(payoutMicros)),
-        });
-      } catch (err) {
-        if (err instanceof EscrowAlreadyReleasedError) throw alreadyReleased();
-        throw err;
-      }
+      await releaseEscrow(call.userId, body.bookingId, {
+        releasedAt,
+        settlement: figures,
+        revenueMonth: releasedAt.slice(0, 7),
+        revenueCents: Number(microsToCents(payoutMicros)),
+      });
       return { booking: view({ ...booking, status: 'completed', releasedAt, settlement: figures }), released: figures.deposit };
     }),
     simulate_settlement: action(bodies().simulate_settlement, async (_call, body) => ({

@@ -1,7 +1,7 @@
 import { calendarBodies as bodies } from '#contract/skill-actions/calendar';
 import { type CalendarEvent, createCalendarEvent, deleteCalendarEvent, getCalendarEvent, listCalendarEvents, updateCalendarEvent } from '#data/skills/calendar';
 import { newRecordId } from '#data/skills/records';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#platform/errors';
 import { toIcs } from '../ics';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
@@ -86,7 +86,7 @@ export const skill: SkillModule = {
       if (!current) throw missing();
       const start = changes.start ? iso(changes.start) : current.start;
       const end = changes.end ? iso(changes.end) : current.end;
-      if (Date.parse(end) <= Date.parse(start)) throw badRequest('end must be after start', 'INVALID_TIME_RANGE');
+      if (Date.parse(end) <= Date.parse(start)) throw invalid('end must be after start', 'INVALID_TIME_RANGE');
       const event = await updateCalendarEvent(call.userId, eventId, {
         title: changes.title,
         start,

@@ -3,8 +3,8 @@ import { streaming } from '#adapters/streaming';
 import { djStreamingBodies as bodies } from '#contract/skill-actions/dj-streaming';
 import { encrypt } from '#platform/crypto/envelope';
 import { getAgent } from '#data/agents';
-import { finishedSets, getDjSet, provisionedStream, SetStateError, startSet, stopSet, type AgentStream, type DjSetState } from '#data/skills/dj-sets';
-import { badRequest, conflict, notFound } from '#http/errors';
+import { finishedSets, getDjSet, provisionedStream, startSet, stopSet, type AgentStream, type DjSetState } from '#data/skills/dj-sets';
+import { conflict, invalid, notFound } from '#platform/errors';
 import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 
 /**
@@ -19,7 +19,7 @@ import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-m
 async function ownedAgent(call: SkillCall, bodyAgentId: string | undefined): Promise<string> {
   if (call.agentId && bodyAgentId && bodyAgentId !== call.agentId) throw notFound('agent not found');
   const agentId = call.agentId ?? bodyAgentId;
-  if (!agentId) throw badRequest('agentId is required', 'AGENT_REQUIRED');
+  if (!agentId) throw invalid('agentId is required', 'AGENT_REQUIRED');
   if (!(await getAgent(call.userId, agentId))) throw notFound('agent not found');
   return agentId;
 }
@@ -59,12 +59,7 @@ export const skill: SkillModule = {
         stream = newStream;
       }
       const set = { setId: `set_${randomBytes(12).toString('hex')}`, title: body.title, genre: body.genre, startedAt: call.now.toISOString() };
-      try {
-        await startSet(call.userId, agentId, set, call.now.toISOString().slice(0, 7), newStream);
-      } catch (err) {
-        if (err instanceof SetStateError) throw conflict('a set is already live on this stream', 'ALREADY_LIVE');
-        throw err;
-      }
+      await startSet(call.userId, agentId, set, call.now.toISOString().slice(0, 7), newStream);
       return {
         ...stateView(agentId, { agentId, status: 'live', live: set }, stream),
         ...(streamKey ? { streamKey, streamKeyNotice: 'shown once: store it in your broadcasting software' } : {}),
@@ -78,12 +73,7 @@ export const skill: SkillModule = {
       const stream = (await provisionedStream(call.userId, agentId)) ?? state?.stream;
       const endedAt = call.now.toISOString();
       const durationSeconds = Math.max(0, Math.round((call.now.getTime() - Date.parse(live.startedAt)) / 1000));
-      try {
-        await stopSet(call.userId, { ...live, agentId, liveStreamId: stream?.liveStreamId ?? '', endedAt, durationSeconds });
-      } catch (err) {
-        if (err instanceof SetStateError) throw conflict('no set is live on this stream', 'NOT_LIVE');
-        throw err;
-      }
+      await stopSet(call.userId, { ...live, agentId, liveStreamId: stream?.liveStreamId ?? '', endedAt, durationSeconds });
       return {
         agentId,
         status: 'idle',

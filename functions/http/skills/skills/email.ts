@@ -3,7 +3,7 @@ import { getSubscription } from '#domain/billing/entitlements';
 import { EMAIL_DAILY_LIMITS, emailBodies as bodies } from '#contract/skill-actions/payments';
 import { DailyLimitExceededError } from '#data/skills/daily-counter';
 import { emailsSentOn, giveBackEmails, listEmails, markEmail, recordEmail, reserveEmails, type EmailAudit } from '#data/skills/email-audit';
-import { HttpError } from '#http/errors';
+import { limitReached, unavailable } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
@@ -32,7 +32,7 @@ export const skill: SkillModule = {
         await reserveEmails(call.userId, day, recipients.length, limit);
       } catch (err) {
         if (err instanceof DailyLimitExceededError) {
-          throw new HttpError(429, `the ${plan} plan sends at most ${limit} emails a day`, 'EMAIL_DAILY_LIMIT', {
+          throw limitReached(`the ${plan} plan sends at most ${limit} emails a day`, 'EMAIL_DAILY_LIMIT', {
             limit,
             sentToday: await emailsSentOn(call.userId, day),
           });
@@ -58,7 +58,7 @@ export const skill: SkillModule = {
           const rejected = err instanceof EmailRejectedError;
           await markEmail(call.userId, audit.messageId, rejected ? 'rejected' : 'failed');
           await giveBackEmails(call.userId, day, rejected ? 1 : recipients.length - i);
-          if (!rejected) throw new HttpError(503, 'the email service is unavailable, try again', 'EMAIL_UNAVAILABLE', { sent: results.length });
+          if (!rejected) throw unavailable('the email service is unavailable, try again', 'EMAIL_UNAVAILABLE', { sent: results.length });
           results.push(view({ ...audit, status: 'rejected' }));
         }
       }

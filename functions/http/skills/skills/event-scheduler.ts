@@ -1,6 +1,6 @@
 import { eventSchedulerActions as bodies } from '#contract/skill-actions/events';
 import { cancelScheduledPost, listScheduledPosts, schedulePost } from '#data/skills/scheduled-posts';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /** Said with every answer: how a due post reaches its channels. */
@@ -12,8 +12,8 @@ export const skill: SkillModule = {
   actions: {
     schedule: action(bodies().schedule, async (call, body) => {
       const scheduledFor = new Date(`${body.date}T${body.time}:00.000Z`);
-      if (Number.isNaN(scheduledFor.getTime())) throw badRequest('no such date', 'INVALID_DATE');
-      if (scheduledFor.getTime() <= call.now.getTime()) throw badRequest('the time is in the past', 'TIME_IN_PAST');
+      if (Number.isNaN(scheduledFor.getTime())) throw invalid('no such date', 'INVALID_DATE');
+      if (scheduledFor.getTime() <= call.now.getTime()) throw invalid('the time is in the past', 'TIME_IN_PAST');
       const post = await schedulePost(
         call.userId,
         { title: body.title, message: body.message, channels: body.channels, scheduledFor: scheduledFor.toISOString() },

@@ -1,7 +1,7 @@
 import { sendEmail } from '#adapters/email';
 import { eventTicketingActions as bodies } from '#contract/skill-actions/events';
-import { createTicketedEvent, getTicketedEvent, listTicketedEvents, listTicketOrders, purchaseTickets, SoldOutError } from '#data/skills/events';
-import { conflict, notFound } from '#http/errors';
+import { createTicketedEvent, getTicketedEvent, listTicketedEvents, listTicketOrders, purchaseTickets } from '#data/skills/events';
+import { notFound } from '#platform/errors';
 import { logger } from '#http/logger';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
@@ -19,13 +19,7 @@ export const skill: SkillModule = {
       const event = await getTicketedEvent(call.userId, body.eventId);
       if (!event) throw notFound('no such event');
       if (!Object.hasOwn(event.tiers, body.tier)) throw notFound('no such ticket tier');
-      let order;
-      try {
-        order = await purchaseTickets(call.userId, event, body.tier, body.quantity, body.email, call.now);
-      } catch (err) {
-        if (err instanceof SoldOutError) throw conflict('not enough tickets left in this tier', 'SOLD_OUT', { remaining: err.remaining });
-        throw err;
-      }
+      const order = await purchaseTickets(call.userId, event, body.tier, body.quantity, body.email, call.now);
       // The sale stands once stored; a confirmation that cannot be sent is reported, not undone.
       let confirmationSent = true;
       try {

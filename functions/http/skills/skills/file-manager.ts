@@ -14,7 +14,7 @@ import {
   type StoredFile,
 } from '#data/skills/files';
 import { newRecordId } from '#data/skills/records';
-import { badRequest, conflict, HttpError, notFound } from '#http/errors';
+import { conflict, invalid, notFound } from '#platform/errors';
 import { planAccess } from '#domain/skills/plan-access';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
@@ -41,9 +41,6 @@ export async function quotaBytes(userId: string): Promise<number> {
 /** A pending upload record outlives its URL by a day, so a late confirmation still finds it. */
 const PENDING_RECORD_GRACE_SECONDS = 86_400;
 
-const quotaReached = (current: number, limit: number, size: number) =>
-  new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current, limit, size });
-
 /**
  * Writes a file's bytes, then its record within the quota `limit` (429 STORAGE_QUOTA_EXCEEDED when
  * it does not fit, the bytes removed again). Shared with skills that produce files (visual-synthesizer).
@@ -69,9 +66,6 @@ export async function storeFile(
     await addFile(userId, file, limit);
   } catch (err) {
     await fileStorage().delete(file.objectKey);
-    if (err instanceof StorageQuotaError) {
-      throw quotaReached(await usedBytes(userId), limit, file.size);
-    }
     throw err;
   }
   return file;
@@ -93,7 +87,7 @@ export const skill: SkillModule = {
     upload: action(bodies().upload, async (call, body) => {
       const bytes = Buffer.from(body.contentBase64, 'base64');
       if (bytes.length > FILE_UPLOAD_MAX_BYTES)
-        throw badRequest(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
+        throw invalid(`a file may hold at most ${FILE_UPLOAD_MAX_BYTES} bytes`, 'FILE_TOO_LARGE', { limit: FILE_UPLOAD_MAX_BYTES });
       const file = await storeFile(
         call.userId,
         { name: body.name, folder: body.folder, contentType: body.contentType },
@@ -105,7 +99,7 @@ export const skill: SkillModule = {
     }),
     upload_url: action(bodies().upload_url, async (call, body) => {
       const [used, limit] = await Promise.all([usedBytes(call.userId), quotaBytes(call.userId)]);
-      if (used + body.size > limit) throw quotaReached(used, limit, body.size);
+      if (used + body.size > limit) throw new StorageQuotaError(used, limit, body.size);
       const fileId = newRecordId('file');
       const objectKey = pendingObjectKeyOf(call.userId, fileId);
       const upload = await fileStorage().uploadTarget(objectKey, { size: body.size, contentType: body.contentType, now: call.now });
@@ -133,7 +127,7 @@ export const skill: SkillModule = {
       if (size === undefined) throw conflict('nothing has been uploaded to the URL yet', 'UPLOAD_NOT_RECEIVED');
       if (size !== pending.size) {
         await storage.delete(pending.objectKey);
-        throw badRequest(`the upload holds ${size} bytes, not the ${pending.size} announced`, 'SIZE_MISMATCH');
+        throw invalid(`the upload holds ${size} bytes, not the ${pending.size} announced`, 'SIZE_MISMATCH');
       }
       const bytes = await storage.get(pending.objectKey);
       if (!bytes) throw conflict('nothing has been uploaded to the URL yet', 'UPLOAD_NOT_RECEIVED');
@@ -164,7 +158,6 @@ export const skill: SkillModule = {
           if (done) return { file: view(done) };
         }
         await storage.delete(file.objectKey);
-        if (err instanceof StorageQuotaError) throw quotaReached(await usedBytes(call.userId), limit, file.size);
         throw err;
       }
       return { file: view(file) };

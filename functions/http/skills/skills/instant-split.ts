@@ -14,7 +14,7 @@ import {
   type SplitLeg,
   type SplitRule,
 } from '#data/skills/splits';
-import { conflict, HttpError, notFound } from '#http/errors';
+import { conflict, invalid, notFound, paymentRequired } from '#platform/errors';
 import { fromMicros, toMicros } from '../decimal';
 import { MICROS, numberToMicros, splitShares } from '../settlement';
 import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
@@ -100,17 +100,17 @@ async function startExecution(call: SkillCall, rule: SplitRule, amount: string |
   const balance = await tokenBalance(wallet.address);
   const units = amount === undefined ? balance : parseUnits(amount, token.decimals);
   if (amount !== undefined && (amount.split('.')[1] ?? '').length > token.decimals) {
-    throw new HttpError(400, `${token.symbol} has ${token.decimals} decimals`, 'INVALID_AMOUNT');
+    throw invalid(`${token.symbol} has ${token.decimals} decimals`, 'INVALID_AMOUNT');
   }
   const threshold = parseUnits(rule.threshold, token.decimals);
   if (units <= 0n || units < threshold) {
-    throw new HttpError(400, 'the amount to split is below the rule threshold', 'BELOW_THRESHOLD', {
+    throw invalid('the amount to split is below the rule threshold', 'BELOW_THRESHOLD', {
       amount: formatUnits(units, token.decimals),
       threshold: rule.threshold,
     });
   }
   if (balance < units) {
-    throw new HttpError(402, `insufficient ${token.symbol} balance`, 'INSUFFICIENT_BALANCE', { balance: formatUnits(balance, token.decimals) });
+    throw paymentRequired(`insufficient ${token.symbol} balance`, 'INSUFFICIENT_BALANCE', { balance: formatUnits(balance, token.decimals) });
   }
   const shares = splitShares(
     units,
@@ -151,15 +151,15 @@ export const skill: SkillModule = {
       const recipients = Array.isArray(body.splits) ? body.splits : [body.splits];
       const total = recipients.reduce((sum, r) => sum + numberToMicros(r.percentage), 0n);
       if (total !== HUNDRED_PERCENT) {
-        throw new HttpError(400, 'the split percentages must total exactly 100', 'SPLIT_NOT_100', { total: fromMicros(total) });
+        throw invalid('the split percentages must total exactly 100', 'SPLIT_NOT_100', { total: fromMicros(total) });
       }
       const { getAddress, isAddress, zeroAddress } = await import('../viem-payments');
       const seen = new Set<string>();
       for (const r of recipients) {
         if (!isAddress(r.recipientAddress) || r.recipientAddress.toLowerCase() === zeroAddress) {
-          throw new HttpError(400, `not a valid recipient address: ${r.recipientAddress}`, 'INVALID_RECIPIENT');
+          throw invalid(`not a valid recipient address: ${r.recipientAddress}`, 'INVALID_RECIPIENT');
         }
-        if (seen.has(r.recipientAddress.toLowerCase())) throw new HttpError(400, 'each recipient may appear once', 'DUPLICATE_RECIPIENT');
+        if (seen.has(r.recipientAddress.toLowerCase())) throw invalid('each recipient may appear once', 'DUPLICATE_RECIPIENT');
         seen.add(r.recipientAddress.toLowerCase());
       }
       const rule: SplitRule = {

@@ -1,7 +1,7 @@
 import { notesWorkspaceBodies as bodies } from '#contract/skill-actions/notes-workspace';
 import { createNote, deleteNote, getNote, listNotes, type Note, updateNote } from '#data/skills/notes';
 import { newRecordId } from '#data/skills/records';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**

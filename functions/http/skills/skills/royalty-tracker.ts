@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { royaltyTrackerBodies as bodies } from '#contract/skill-actions/royalty-tracker';
-import { DuplicateStatementError, importStatements, listStatements, type RoyaltyStatement } from '#data/skills/royalties';
-import { conflict } from '#http/errors';
+import { importStatements, listStatements, type RoyaltyStatement } from '#data/skills/royalties';
+import { conflict } from '#platform/errors';
 import { fromMicros, microsToCents, toMicros } from '../decimal';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
@@ -49,20 +49,12 @@ export const skill: SkillModule = {
       if (ids.size !== statements.length) throw conflict('the same statement reference appears twice in this import', 'DUPLICATE_STATEMENT');
       const months = new Map<string, bigint>();
       for (const s of statements) months.set(s.period, (months.get(s.period) ?? 0n) + toMicros(s.amount));
-      try {
-        await importStatements(
-          call.userId,
-          statements,
-          [...months].map(([month, micros]) => ({ month, micros })),
-          microsToCents,
-        );
-      } catch (err) {
-        if (err instanceof DuplicateStatementError) {
-          const references = statements.filter((s) => err.statementIds.includes(s.statementId)).map((s) => s.reference);
-          throw conflict('statement already imported', 'DUPLICATE_STATEMENT', { references });
-        }
-        throw err;
-      }
+      await importStatements(
+        call.userId,
+        statements,
+        [...months].map(([month, micros]) => ({ month, micros })),
+        microsToCents,
+      );
       const batch = [...months.values()].reduce((n, m) => n + m, 0n);
       return { imported: statements.length, batchTotal: fromMicros(batch), statementIds: statements.map((s) => s.statementId) };
     }),

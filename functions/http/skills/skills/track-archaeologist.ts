@@ -1,6 +1,6 @@
 import { trackArchaeologistActions as bodies } from '#contract/skill-actions/music';
 import { addTracks, deleteTrack, listTracks, type Track } from '#data/skills/music';
-import { notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
 const same = (a: string | undefined, b: string | undefined) => b === undefined || (a ?? '').toLowerCase() === b.toLowerCase();

@@ -1,9 +1,9 @@
 import { chainClient } from '#adapters/chain';
 import { skillTokensConfig, walletConfig } from '#platform/config';
 import { TREASURY_MAX_WALLETS, treasuryBodies as bodies } from '#contract/skill-actions/treasury';
-import { addTrackedWallet, listTrackedWallets, removeTrackedWallet, TrackedWalletExistsError, TrackedWalletLimitError } from '#data/skills/treasury';
+import { addTrackedWallet, listTrackedWallets, removeTrackedWallet } from '#data/skills/treasury';
 import { getWalletSummary } from '#data/wallets';
-import { conflict, HttpError, notFound } from '#http/errors';
+import { notFound } from '#platform/errors';
 import { logger } from '#http/logger';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
@@ -81,14 +81,7 @@ export const skill: SkillModule = {
     add_wallet: action(bodies().add_wallet, async (call, body) => {
       const { getAddress } = await import('../viem-payments');
       const address = getAddress(body.address.toLowerCase());
-      try {
-        await addTrackedWallet(call.userId, { address, label: body.label, addedAt: call.now.toISOString() }, TREASURY_MAX_WALLETS);
-      } catch (err) {
-        if (err instanceof TrackedWalletExistsError) throw conflict('this address is already tracked', 'WALLET_TRACKED');
-        if (err instanceof TrackedWalletLimitError)
-          throw new HttpError(429, `at most ${TREASURY_MAX_WALLETS} tracked wallets`, 'TREASURY_WALLET_LIMIT', { limit: TREASURY_MAX_WALLETS });
-        throw err;
-      }
+      await addTrackedWallet(call.userId, { address, label: body.label, addedAt: call.now.toISOString() }, TREASURY_MAX_WALLETS);
       return { wallet: { address, label: body.label ?? null, source: 'tracked' } };
     }),
     remove_wallet: action(bodies().remove_wallet, async (call, body) => {

@@ -10,7 +10,6 @@ import {
   settleTransfer,
   type StablecoinTransfer,
 } from '#data/skills/payments';
-import { HttpError, notFound } from '#http/errors';
 import { fromMicros, toMicros } from '../decimal';
 import { action, type SkillCall, type SkillModule } from '#domain/skills/skill-module';
 import {
@@ -25,7 +24,7 @@ import {
   tokenBalance,
 } from '../wallet-transfer';
 import { withWalletSend } from '#data/skills/wallet-lock';
-import { DomainError } from '#platform/errors';
+import { DomainError, invalid, notFound, paymentRequired } from '#platform/errors';
 
 /**
  * Stablecoin payments from the account's wallet: balance checked first, then the day's limit
@@ -67,12 +66,12 @@ export const skill: SkillModule = {
       const { token } = paymentSettings();
       const { formatUnits, getAddress, parseUnits } = await import('../viem-payments');
       const fraction = body.amount.split('.')[1] ?? '';
-      if (fraction.length > token.decimals) throw new HttpError(400, `${token.symbol} has ${token.decimals} decimals`, 'INVALID_AMOUNT');
+      if (fraction.length > token.decimals) throw invalid(`${token.symbol} has ${token.decimals} decimals`, 'INVALID_AMOUNT');
       const wallet = await accountWallet(call.userId);
       const units = parseUnits(body.amount, token.decimals);
       const balance = await tokenBalance(wallet.address);
       if (balance < units) {
-        throw new HttpError(402, `insufficient ${token.symbol} balance`, 'INSUFFICIENT_BALANCE', {
+        throw paymentRequired(`insufficient ${token.symbol} balance`, 'INSUFFICIENT_BALANCE', {
           balance: formatUnits(balance, token.decimals),
           amount: body.amount,
           symbol: token.symbol,

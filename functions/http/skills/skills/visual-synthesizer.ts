@@ -4,7 +4,7 @@ import { isAdminEmail } from '#domain/auth/authenticate';
 import { visualSynthesizerBodies as bodies } from '#contract/skill-actions/development-creative';
 import { usedBytes } from '#data/skills/files';
 import { getUser } from '#data/users';
-import { HttpError } from '#http/errors';
+import { limitReached } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 import { quotaBytes, storeFile } from './file-manager';
 
@@ -28,7 +28,7 @@ export const skill: SkillModule = {
       const used = await usedBytes(call.userId);
       // Refused before the model call, so a full storage costs no credits. No plan, no storage: the
       // model layer's plan gate answers that one (402).
-      if (limit > 0 && used >= limit) throw new HttpError(429, 'storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: used, limit });
+      if (limit > 0 && used >= limit) throw limitReached('storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: used, limit });
       const user = await getUser(call.userId);
       const generated = await generateImages({
         account: { userId: call.userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false },

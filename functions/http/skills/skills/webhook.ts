@@ -3,9 +3,9 @@ import { FetchFailedError, vetUrl } from '#adapters/guarded-fetch';
 import { webhookBodies as bodies } from '#contract/skill-actions/development-creative';
 import { WEBHOOK_ENDPOINTS_PER_ACCOUNT } from '#contract/webhooks';
 import { forgetWebhookMessage, getWebhookMessage, recordWebhookMessage } from '#data/skills/webhook-messages';
-import { createUserWebhook, deleteUserWebhook, EndpointLimitError, getUserWebhook, listDeliveryAttempts, listUserWebhooks } from '#data/user-webhooks';
+import { createUserWebhook, deleteUserWebhook, getUserWebhook, listDeliveryAttempts, listUserWebhooks } from '#data/user-webhooks';
 import { queueEndpointMessage } from '#adapters/events-queue';
-import { badRequest, notFound } from '#http/errors';
+import { invalid, notFound } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
 /**
@@ -31,19 +31,11 @@ export const skill: SkillModule = {
       try {
         await vetUrl(body.url);
       } catch (err) {
-        if (err instanceof FetchFailedError) throw badRequest(`this URL cannot receive webhooks: ${err.message}`, 'URL_NOT_ALLOWED');
+        if (err instanceof FetchFailedError) throw invalid(`this URL cannot receive webhooks: ${err.message}`, 'URL_NOT_ALLOWED');
         throw err;
       }
-      try {
-        const { endpoint, secret } = await createUserWebhook(call.userId, new URL(body.url).href, [], WEBHOOK_ENDPOINTS_PER_ACCOUNT);
-        return { endpoint: view(endpoint), secret, secretShownOnce: true };
-      } catch (err) {
-        if (err instanceof EndpointLimitError)
-          throw badRequest(`an account holds at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints`, 'ENDPOINT_LIMIT', {
-            limit: WEBHOOK_ENDPOINTS_PER_ACCOUNT,
-          });
-        throw err;
-      }
+      const { endpoint, secret } = await createUserWebhook(call.userId, new URL(body.url).href, [], WEBHOOK_ENDPOINTS_PER_ACCOUNT);
+      return { endpoint: view(endpoint), secret, secretShownOnce: true };
     }),
     list: action(bodies().list, async (call) => {
       const endpoints = (await listUserWebhooks(call.userId)).map(view);
@@ -60,7 +52,7 @@ export const skill: SkillModule = {
       if (!(await recordWebhookMessage(call.userId, message))) {
         const earlier = await getWebhookMessage(call.userId, messageId);
         if (earlier?.endpointId !== body.endpointId || earlier.type !== body.type)
-          throw badRequest('this message id was already used for another message', 'MESSAGE_ID_REUSED');
+          throw invalid('this message id was already used for another message', 'MESSAGE_ID_REUSED');
         return { message: earlier, queued: false, duplicate: true };
       }
       try {

@@ -6,8 +6,6 @@ import {
   deleteDocument,
   deleteFolder,
   documentKey,
-  FolderMissingError,
-  FolderNotEmptyError,
   getDocument,
   getFolder,
   listDocuments,
@@ -16,7 +14,7 @@ import {
   type WorkspaceDocument,
   type WorkspaceFolder,
 } from '#data/skills/workspace';
-import { conflict, notFound } from '#http/errors';
+import { conflict, notFound } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 
 const folderView = (f: WorkspaceFolder) => ({ folderId: f.folderId, name: f.name, parentId: f.parentId ?? null, items: f.children, createdAt: f.createdAt });
@@ -32,15 +30,6 @@ const documentView = (d: WorkspaceDocument) => ({ ...documentSummary(d), content
 const folderMissing = () => notFound('folder not found');
 const documentMissing = () => notFound('document not found');
 
-async function inFolder<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof FolderMissingError) throw folderMissing();
-    throw err;
-  }
-}
-
 export const skill: SkillModule = {
   name: 'workspace-suite',
   actions: {
@@ -52,7 +41,7 @@ export const skill: SkillModule = {
         children: 0,
         createdAt: call.now.toISOString(),
       };
-      await inFolder(() => createFolder(call.userId, folder));
+      await createFolder(call.userId, folder);
       return { folder: folderView(folder) };
     }),
     list_folder: action(bodies().list_folder, async (call, body) => {
@@ -79,12 +68,7 @@ export const skill: SkillModule = {
     delete_folder: action(bodies().delete_folder, async (call, body) => {
       const folder = await getFolder(call.userId, body.folderId);
       if (!folder) throw folderMissing();
-      try {
-        await deleteFolder(call.userId, folder);
-      } catch (err) {
-        if (err instanceof FolderNotEmptyError) throw conflict('the folder is not empty', 'FOLDER_NOT_EMPTY');
-        throw err;
-      }
+      await deleteFolder(call.userId, folder);
       return { deleted: body.folderId };
     }),
     create_document: action(bodies().create_document, async (call, body) => {
@@ -97,7 +81,7 @@ export const skill: SkillModule = {
         createdAt: at,
         updatedAt: at,
       };
-      await inFolder(() => createDocument(call.userId, doc));
+      await createDocument(call.userId, doc);
       return { document: documentView(doc) };
     }),
     get_document: action(bodies().get_document, async (call, body) => {
@@ -118,7 +102,7 @@ export const skill: SkillModule = {
       const doc = await getDocument(call.userId, body.documentId);
       if (!doc) throw documentMissing();
       const to = body.folderId ?? undefined;
-      if (!(await inFolder(() => moveDocument(call.userId, doc, to, call.now.toISOString())))) throw conflict('the document changed meanwhile, try again');
+      if (!(await moveDocument(call.userId, doc, to, call.now.toISOString()))) throw conflict('the document changed meanwhile, try again');
       return { document: documentSummary({ ...doc, folderId: to, updatedAt: call.now.toISOString() }) };
     }),
     delete_document: action(bodies().delete_document, async (call, body) => {
