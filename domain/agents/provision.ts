@@ -2,10 +2,10 @@ import { requestProvisioning } from '#adapters/provisioning-queue';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
 import type { AgentConfig } from '#contract/agents';
-import { AgentLimitError, createAgent, failAgent, type AgentRecord } from '#data/agents';
+import { createAgent, failAgent, type AgentRecord } from '#data/agents';
 import type { TransactItem } from '#data/writes';
 import { agentWebsocketUrl, getInstance } from '#data/instances';
-import { DomainError, limitReached } from '#platform/errors';
+import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 
 export interface ProvisionInput {
@@ -26,18 +26,7 @@ export async function provisionFor(
   input: ProvisionInput,
   opts: { id?: string; also?: TransactItem[] } = {},
 ): Promise<AgentRecord> {
-  let agent: AgentRecord;
-  try {
-    agent = await createAgent(auth.userId, input, limit, opts);
-  } catch (err) {
-    if (err instanceof AgentLimitError) {
-      throw limitReached(`agent limit reached: the account's plan allows ${err.limit}`, 'AGENT_LIMIT_REACHED', {
-        current: err.current,
-        limit: err.limit,
-      });
-    }
-    throw err;
-  }
+  const agent = await createAgent(auth.userId, input, limit, opts);
   try {
     await requestProvisioning({ kind: 'agent', userId: auth.userId, agentId: agent.id, ownerEmail: auth.email });
   } catch (err) {
