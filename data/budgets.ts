@@ -4,7 +4,7 @@ import { type Condition, ConditionFailedError, tenant, tx, type TransactItem } f
 import { transactRetrying } from './transact-retry';
 
 /**
- * Monthly spending caps (issue 22), per account and per agent, over everything metered.
+ * Monthly spending caps, per account and per agent, over everything metered.
  *
  * A cap lives at `BUDGET#ACCOUNT` or `BUDGET#AGENT#<agentId>`; what a scope spent in a UTC month at
  * `BUDGETSPEND#<YYYY-MM>#<scope>` (`spentUsd`, catalogue cost, reservations in flight included).

@@ -5,7 +5,7 @@ import * as keys from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
 /**
- * Idle auto-stop (issue 22): one `IDLEWATCH` item per account holds `lastActivityAt` (a message,
+ * Idle auto-stop: one `IDLEWATCH` item per account holds `lastActivityAt` (a message,
  * a websocket connection, a scheduled run, an A2A message or a skill call), the owner's
  * `idleStopMinutes` setting (absent: the plan's default) and `idleAfterMinutes`, the setting the
  * sweeper last resolved. While a check is due the item sits in gsi1 under `IDLEDUE#<shard>` with

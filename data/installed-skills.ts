@@ -134,7 +134,7 @@ export async function uninstallSkill(userId: string, agentId: string, skillId: s
 }
 
 /**
- * `/api/agent` update-skill (issue 10): enables, disables or re-configures an installed skill.
+ * `/api/agent` update-skill: enables, disables or re-configures an installed skill.
  * `config` replaces the whole settings object. Undefined when the skill is not installed on the agent.
  */
 export async function updateInstalledSkill(

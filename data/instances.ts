@@ -142,7 +142,7 @@ export async function getInstance(userId: string, consistent = false): Promise<I
   return tenant(userId).get<InstanceRecord>(keys.instance(userId), consistent);
 }
 
-// --- the copy beside the agents (issue 16) ---------------------------------------------------------
+// --- the copy beside the agents, so the agent list reads the instance in the same Query -----------
 
 /** What the agent list shows of the instance. */
 export interface ListedInstance {

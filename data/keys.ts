@@ -18,7 +18,7 @@ export const profile = (userId: string): Key => ({ pk: userPk(userId), sk: 'PROF
 export const agent = (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `AGENT#${agentId}` });
 export const agentPrefix = 'AGENT#';
 /**
- * Issue 16: the instance's status and websocket base copied beside the agents (sorting just before
+ * The instance's status and websocket base copied beside the agents (sorting just before
  * `AGENT#`), so the agent list reads both in one Query over `agentListRange`.
  */
 export const agentListInstance = (userId: string): Key => ({ pk: userPk(userId), sk: 'AGENT!INSTANCE' });
@@ -75,7 +75,7 @@ export const cardCustomer = (customerId: string): Key => ({ pk: `CARDCUSTOMER#${
 /** A user's own AI provider key (bring your own key), one item per provider. */
 export const byok = (userId: string, provider: string): Key => ({ pk: userPk(userId), sk: `BYOK#${provider}` });
 export const byokPrefix = 'BYOK#';
-/** Agents (issue 5). Per-account agent quota counter, kept in the same transaction as each agent it admits or releases. */
+/** Agents. Per-account agent quota counter, kept in the same transaction as each agent it admits or releases. */
 export const agentQuota = (userId: string): Key => ({ pk: userPk(userId), sk: 'AGENTQUOTA' });
 /** The account's instance gateway token (envelope-encrypted, plus its SHA-256 for checks without a decrypt). */
 export const gatewayToken = (userId: string): Key => ({ pk: userPk(userId), sk: 'GATEWAYTOKEN' });
@@ -95,7 +95,7 @@ export const socialIdentity = (fid: string): Key => ({ pk: `LOGIN#social#${fid}`
 export const socialIdentityMarker = (userId: string, fid: string): Key => ({ pk: userPk(userId), sk: `LOGIN#social#${fid}` });
 /** Social session refresh token, by SHA-256 of the token (only the hash is stored). */
 export const socialRefresh = (sha256Hex: string): Key => ({ pk: `SOCIALREFRESH#${sha256Hex}`, sk: 'SOCIALREFRESH' });
-/** Heartbeat and metrics (issue 6). gsi1 partition of the enabled heartbeats of one shard, sorted by their nextHeartbeat. */
+/** Heartbeat and metrics. gsi1 partition of the enabled heartbeats of one shard, sorted by their nextHeartbeat. */
 export const heartbeatDuePartition = (shard: number) => `HBDUE#${shard}`;
 /** One heartbeat measurement of the account's instance, sortable by time (TTL 35 days). */
 export const metricSample = (userId: string, isoTimestamp: string): Key => ({ pk: userPk(userId), sk: `METRIC#${isoTimestamp}` });
@@ -112,15 +112,15 @@ export const streamsMonth = (userId: string, month: string): Key => ({ pk: userP
 export const streamsMonthPrefix = 'STREAMS#';
 export const revenueMonth = (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `REVENUE#${month}` });
 export const revenueMonthPrefix = 'REVENUE#';
-/** Monitoring (issue 15): gsi1 partition of the instances now in `provisioning`, sorted by when they entered it (sparse). */
+/** Monitoring: gsi1 partition of the instances now in `provisioning`, sorted by when they entered it (sparse). */
 export const provisioningPartition = 'INSTANCES#PROVISIONING';
 export const provisioningSince = (isoTimestamp: string, userId: string) => `${isoTimestamp}#${userId}`;
-/** Issue 20: gsi1 partition of the agents still in phase `provisioning`, sorted by when they were accepted (sparse), for the stranded-work reconciler. */
+/** gsi1 partition of the agents still in phase `provisioning`, sorted by when they were accepted (sparse), for the stranded-work reconciler. */
 export const provisioningAgentsPartition = 'AGENTS#PROVISIONING';
 export const provisioningAgentSince = (isoTimestamp: string, userId: string, agentId: string) => `${isoTimestamp}#${userId}#${agentId}`;
 /** The user id of a `USER#<id>` partition key read back from an index. */
 export const userIdOfPartition = (pk: string) => (pk.startsWith('USER#') ? pk.slice('USER#'.length) : undefined);
-/** Email verification (issue 9): the global look-up by SHA-256 of the emailed token, and the account's current token (only the latest link works). */
+/** Email verification: the global look-up by SHA-256 of the emailed token, and the account's current token (only the latest link works). */
 export const emailVerifyToken = (sha256Hex: string): Key => ({ pk: `EMAILVERIFY#${sha256Hex}`, sk: 'EMAILVERIFY' });
 export const emailVerification = (userId: string): Key => ({ pk: userPk(userId), sk: 'EMAILVERIFY' });
 /** How many referrals of this account were credited (the per-referrer cap). */
@@ -130,9 +130,9 @@ export const webauthnCredential = (userId: string, credentialId: string): Key =>
 export const webauthnCredentialPrefix = 'WEBAUTHN#';
 /** A WebAuthn challenge in flight (registration or an agent verification); single use, short TTL. */
 export const webauthnChallenge = (userId: string, purpose: string): Key => ({ pk: userPk(userId), sk: `WEBAUTHNCHALLENGE#${purpose}` });
-/** Sign-in limiting (issue 9 defect 6): the client addresses this account recently signed in from, which the per-account failure cap never slows. */
+/** Sign-in limiting: the client addresses this account recently signed in from, which the per-account failure cap never slows. */
 export const knownSignInAddresses = (userId: string): Key => ({ pk: userPk(userId), sk: 'SIGNINADDRESSES' });
-// --- skills of issue 12 part B (functions/http/skills/skills/*): one block per skill family ---
+// --- skills (functions/http/skills/skills/*): one block per skill family ---
 /** calendar: one event of the user's calendar. */
 export const calendarEvent = (userId: string, eventId: string): Key => ({ pk: userPk(userId), sk: `CALEVENT#${eventId}` });
 export const calendarEventPrefix = 'CALEVENT#';
@@ -161,7 +161,7 @@ export const royaltyStatementPrefix = 'ROYALTY#';
 export const djSet = (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `DJSET#${agentId}` });
 export const djSetLog = (userId: string, agentId: string, startedAt: string): Key => ({ pk: userPk(userId), sk: `DJSETLOG#${agentId}#${startedAt}` });
 export const djSetLogPrefix = (agentId: string) => `DJSETLOG#${agentId}#`;
-/** Skills marketplace (issue 12). The catalogue, seeded from contract/skills.ts, with its install and rating counters. */
+/** Skills marketplace. The catalogue, seeded from contract/skills.ts, with its install and rating counters. */
 export const catalogueSkill = (skillId: string): Key => ({ pk: 'SKILLCATALOGUE', sk: `SKILL#${skillId}` });
 export const catalogueVersion = { pk: 'SKILLCATALOGUE', sk: 'VERSION' } as Key;
 export const cataloguePartition = 'SKILLCATALOGUE';
@@ -180,7 +180,7 @@ export const ticketedEvent = (userId: string, eventId: string): Key => ({ pk: us
 export const ticketedEventPrefix = 'TICKETEVENT#';
 export const ticketOrder = (userId: string, orderId: string): Key => ({ pk: userPk(userId), sk: `TICKETORDER#${orderId}` });
 export const ticketOrderPrefix = 'TICKETORDER#';
-/** Lifecycle event log of the account's instance and agents (issue 14), sortable by time: `LCEVENT#<ISO time>#<random>`. */
+/** Lifecycle event log of the account's instance and agents, sortable by time: `LCEVENT#<ISO time>#<random>`. */
 export const lifecycleEvent = (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `LCEVENT#${sortId}` });
 export const lifecycleEventPrefix = 'LCEVENT#';
 /** The account's own webhook endpoints (instance.* and agent.* events), and the delivery log of each. */
@@ -198,7 +198,7 @@ export const userWebhookDeliveryState = (userId: string, endpointId: string, eve
 export const accountDeletion = (userId: string): Key => ({ pk: userPk(userId), sk: 'DELETION' });
 /** What a finished deletion did outside the platform (the card subscription it cancelled), kept after the partition is gone. */
 export const deletedAccount = (userId: string): Key => ({ pk: `DELETEDACCOUNT#${userId}`, sk: 'DELETEDACCOUNT' });
-/** AI model layer (issue 10). Model usage of one day, agent (`-` when none) and model: tokens, cost, credits. */
+/** AI model layer. Model usage of one day, agent (`-` when none) and model: tokens, cost, credits. */
 export const modelUsage = (userId: string, day: string, agentId: string | undefined, modelId: string): Key => ({
   pk: userPk(userId),
   sk: `USAGE#${day}#${agentId ?? '-'}#${modelId}`,
@@ -224,16 +224,16 @@ export const venueEntry = (venueId: string): Key => ({ pk: 'VENUECATALOGUE', sk:
 export const venuePartition = 'VENUECATALOGUE';
 export const festivalEntry = (festivalId: string): Key => ({ pk: 'FESTIVALCATALOGUE', sk: festivalId });
 export const festivalPartition = 'FESTIVALCATALOGUE';
-/** v1 gateway (issue 11): an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
+/** v1 gateway: an MPP 402 challenge by its nonce, bound to plugin, price, token, recipient and chain. Payment tx hashes use `txHash`. */
 export const mppChallenge = (nonce: string): Key => ({ pk: `MPPCHALLENGE#${nonce}`, sk: 'MPPCHALLENGE' });
-/** v1 gateway (issue 11): a prepaid single-use card receipt for one call, by the SHA-256 (hex) of its token. */
+/** v1 gateway: a prepaid single-use card receipt for one call, by the SHA-256 (hex) of its token. */
 export const gatewayReceipt = (sha256Hex: string): Key => ({ pk: `GWRECEIPT#${sha256Hex}`, sk: 'GWRECEIPT' });
-/** Local stack (issue 17): the sort key of every account's instance item, for its start-up reconcile scan. */
+/** Local stack: the sort key of every account's instance item, for its start-up reconcile scan. */
 export const instanceSortKey = 'INSTANCE';
 /**
- * Channel skills (issue 13 part C: chat-bot, community-bot, business-messaging, business-messaging-api,
- * team-chat): a messaging app's connection, its inbound route's hook (global: the route names it, the
- * hook names the account), the messages sent and received (time-ordered), and the due index of
+ * Channel skills (chat-bot, community-bot, business-messaging, business-messaging-api, team-chat):
+ * a messaging app's connection, its inbound route's hook (global: the route names it, the hook
+ * names the account), the messages sent and received (time-ordered), and the due index of
  * event-scheduler posts (gsi1, sharded).
  */
 export const channelConnection = (userId: string, app: string): Key => ({ pk: userPk(userId), sk: `CHANCONN#${app}` });
@@ -242,9 +242,9 @@ export const channelMessage = (userId: string, app: string, sortId: string): Key
 export const channelMessagePrefix = (app: string) => `CHANMSG#${app}#`;
 export const channelProvisionPrefix = 'CHANNELS#';
 export const scheduledPostDuePartition = (shard: number) => `POSTDUE#${shard}`;
-/** Local card mode (issue 17): a checkout session of the local card page, single use, short TTL. */
+/** Local card mode: a checkout session of the local card page, single use, short TTL. */
 export const localCheckout = (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' });
-/** `/api/agent` (issue 10): chat sessions (threads) per agent, ids sortable by creation time, and the messages of each, sortable by time. */
+/** `/api/agent`: chat sessions (threads) per agent, ids sortable by creation time, and the messages of each, sortable by time. */
 export const chatSession = (userId: string, sessionId: string): Key => ({ pk: userPk(userId), sk: `CHATSESS#${sessionId}` });
 export const chatSessionPrefix = 'CHATSESS#';
 export const chatSessionMessage = (userId: string, sessionId: string, sortId: string): Key => ({
@@ -252,16 +252,16 @@ export const chatSessionMessage = (userId: string, sessionId: string, sortId: st
   sk: `CHATSESSMSG#${sessionId}#${sortId}`,
 });
 export const chatSessionMessagePrefix = (sessionId: string) => `CHATSESSMSG#${sessionId}#`;
-/** `/api/agent` (issue 10): a per-agent secret (envelope-encrypted), delivered to the account's instance. */
+/** `/api/agent`: a per-agent secret (envelope-encrypted), delivered to the account's instance. */
 export const agentCredential = (userId: string, agentId: string, name: string): Key => ({ pk: userPk(userId), sk: `AGENTCRED#${agentId}#${name}` });
 export const agentCredentialPrefix = (agentId?: string) => (agentId ? `AGENTCRED#${agentId}#` : 'AGENTCRED#');
-/** Per-agent log (issue 18): a runtime log line of the account's instance, sortable by time: `RTLOG#<ISO time>#<seq>#<random>`. */
+/** Per-agent log: a runtime log line of the account's instance, sortable by time: `RTLOG#<ISO time>#<seq>#<random>`. */
 export const runtimeLogLine = (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `RTLOG#${sortId}` });
 export const runtimeLogPrefix = 'RTLOG#';
-// --- skills of issue 13 part B: development (webhook) ---
+// --- skills: development (webhook) ---
 /** webhook: one message the skill queued, by its Standard Webhooks id (a repeated id is not sent again). */
 export const webhookSkillMessage = (userId: string, messageId: string): Key => ({ pk: userPk(userId), sk: `HOOKMSG#${messageId}` });
-// --- skills of issue 13 part A: payments and email ---
+// --- skills: payments and email ---
 /** usdc-payments: one transfer by its transaction hash, the account's daily limit, and what was sent on one UTC day. */
 export const stablecoinTransfer = (userId: string, hash: string): Key => ({ pk: userPk(userId), sk: `PAYMENT#${hash.toLowerCase()}` });
 export const stablecoinTransferPrefix = 'PAYMENT#';
@@ -279,23 +279,23 @@ export const splitLegPrefix = 'SPLITLEG#';
 export const emailAudit = (userId: string, sortId: string): Key => ({ pk: userPk(userId), sk: `EMAILLOG#${sortId}` });
 export const emailAuditPrefix = 'EMAILLOG#';
 export const emailDay = (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `EMAILDAY#${day}` });
-/** Idempotency-Key (issue 13): the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
+/** Idempotency-Key: the answer kept for one key of one operation (the key's SHA-256), TTL 24 h. */
 export const idempotencyRecord = (userId: string, operation: string, keySha256Hex: string): Key => ({
   pk: userPk(userId),
   sk: `IDEMPOTENCY#${operation}#${keySha256Hex}`,
 });
-// --- issue 13 follow-up: one wallet send at a time ---
+// --- one wallet send at a time ---
 /** usdc-payments, instant-split: the lease one send holds on the account's wallet from its nonce until its broadcast. */
 export const walletSendLock = (userId: string): Key => ({ pk: userPk(userId), sk: 'WALLETSENDLOCK' });
-// --- issue 13 follow-up: money moved and messages sent, per account and month ---
+// --- money moved and messages sent, per account and month ---
 /** What the account's skills moved and sent in one UTC month (`yyyy-mm`), for the metrics summary. */
 export const outboundMonth = (userId: string, month: string): Key => ({ pk: userPk(userId), sk: `OUTBOUND#${month}` });
 export const outboundMonthPrefix = 'OUTBOUND#';
-// --- issue 13 follow-up: per-plan channel limits ---
+// --- per-plan channel limits ---
 /** Channel skills: how many messaging apps the account has connected, and the messages sent on one UTC day. */
 export const channelCount = (userId: string): Key => ({ pk: userPk(userId), sk: 'CHANNELCOUNT' });
 export const channelDay = (userId: string, day: string): Key => ({ pk: userPk(userId), sk: `CHANNELDAY#${day}` });
-// --- autonomous agents (issue 22): budgets, schedules ---
+// --- autonomous agents: budgets, schedules ---
 /** A monthly spending cap: `scope` is `ACCOUNT` or `AGENT#<agentId>`. */
 export const budgetCap = (userId: string, scope: string): Key => ({ pk: userPk(userId), sk: `BUDGET#${scope}` });
 export const budgetCapPrefix = 'BUDGET#';

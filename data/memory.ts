@@ -55,8 +55,9 @@ export async function readAgentMemory(userId: string, agentId: string): Promise<
 
 /**
  * Writes the entries and checks that the agent still exists, in one transaction: either every key
- * is written or none is. Callers check the sizes first (at most 50 entries, 3.5 MB together, so
- * the transaction stays inside DynamoDB's 100 items and 4 MB). Returns the time written.
+ * is written or none is. Callers check the sizes first (MEMORY_BULK_MAX_KEYS and
+ * MEMORY_BULK_MAX_TOTAL_BYTES in contract/memory.ts), which keep the transaction inside DynamoDB's
+ * limits of 100 items and 4 MB. Returns the time written.
  */
 export async function writeAgentMemory(userId: string, agentId: string, entries: MemoryEntry[], now = new Date()): Promise<string> {
   const updatedAt = now.toISOString();

@@ -143,7 +143,7 @@ export const clearTableSizeCache = () => {
   sizeCache = undefined;
 };
 
-// --- money moved and messages sent (issue 13), per account and month ---------------------------
+// --- money moved and messages sent, per account and month ---------------------------------------
 
 /**
  * `USER#<id> / OUTBOUND#<yyyy-mm>`: what the account's skills moved and sent that month, added in

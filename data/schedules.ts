@@ -7,7 +7,7 @@ import { transactRetrying } from './transact-retry';
 import { DomainError } from '#platform/errors';
 
 /**
- * Scheduled prompts (issue 22) at `USER#<id> / SCHEDULE#<agentId>#<scheduleId>`.
+ * Scheduled prompts at `USER#<id> / SCHEDULE#<agentId>#<scheduleId>`.
  *
  * While `active` a schedule is in gsi1 under `SCHEDDUE#<shard>` with `gsi1sk` = `nextRunAt`, so the
  * sweeper reads only due schedules (no Scan); paused and finished ones leave the index.

@@ -5,7 +5,7 @@ import * as keys from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
 /**
- * Messages kept while their instance wakes (issue 22 item 2): a chat or channel message whose
+ * Messages kept while their instance wakes: a chat or channel message whose
  * caller stopped waiting (202) is stored here before the answer goes out, and sits in gsi1 under
  * `WAKEDUE#<shard>` until it is delivered. Whoever sees the instance running first (the launch
  * settling, the minute sweep) claims it with a conditional write carrying a lease, so one deliverer

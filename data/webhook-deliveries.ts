@@ -3,7 +3,7 @@ import type { Key } from './keys';
 import { type Condition, ConditionFailedError, getGlobal, tenant, transact, tx } from './tenant';
 
 /**
- * Where one event stands at one endpoint (issue 20): how many attempts it had, the last automatic
+ * Where one event stands at one endpoint: how many attempts it had, the last automatic
  * step of the retry schedule that ran, when the next one is due, and (account endpoints) the event
  * itself, so its owner can ask for a redelivery. An account endpoint's record is in the account's
  * partition (`HOOKSTATE#<endpointId>#<eventId>`); an operator endpoint's (WEBHOOK_ENDPOINTS) is

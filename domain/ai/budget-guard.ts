@@ -2,7 +2,7 @@ import { type BudgetCap, getSpend } from '#data/budgets';
 import { logger } from '#platform/logger';
 
 /**
- * The kill switch of the spending caps (issue 22). At 80 % of a cap: a `budget.warning` event (and
+ * The kill switch of the spending caps. At 80 % of a cap: a `budget.warning` event (and
  * so its webhook) and an email; at 100 %: a `budget.exceeded` event and an email, and what the cap
  * covers is paused: the account's instance is stopped with reason `budget` (an account cap), or the
  * agent is marked paused (an agent cap: the instance keeps serving the account's other agents).

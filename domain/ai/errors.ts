@@ -44,7 +44,7 @@ export class InsufficientCreditsAiError extends AiError {
   }
 }
 
-/** A monthly spending cap of the account or the calling agent is reached (issue 22). */
+/** A monthly spending cap of the account or the calling agent is reached. */
 export class BudgetExceededError extends AiError {
   constructor(readonly scope: string) {
     super(

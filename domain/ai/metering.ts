@@ -27,7 +27,7 @@ import { BudgetExceededError, InsufficientCreditsAiError } from './errors';
  * taken only as far as the balance goes, so the ledger never goes negative. A call admitted under
  * the allowance is charged to it in full, even when it ends a little past it.
  *
- * Spending caps (data/budgets.ts, issue 22): before the credits, the call's most possible cost
+ * Spending caps (data/budgets.ts): before the credits, the call's most possible cost
  * (`budgetUsd`) is added to the month's spend of the account and of the calling agent under the
  * condition that each capped scope is still below its cap (402 BUDGET_EXCEEDED otherwise); the
  * settlement moves each scope's spend to the actual cost in the usage item's transaction. Every

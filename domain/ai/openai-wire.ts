@@ -4,8 +4,8 @@ import { OpenAIChatLanguageModel, OpenAIImageModel, OpenAISpeechModel, OpenAITra
  * The OpenAI wire models this platform uses (chat completions, images, speech, transcription), made
  * as @ai-sdk/openai's `createOpenAI` makes them (same classes, provider names, URLs and Bearer key),
  * from the package's `internal` entry. `createOpenAI` returns one object that also holds the
- * Responses API model and its tools, which no bundle can then leave out: ~74 KB of every function
- * that calls a model (docs: bench bundle sizes in build/bundling.ts).
+ * Responses API model and its tools, which no bundle can then leave out, in every function that
+ * calls a model (bench/results.json has the bundle sizes).
  */
 export interface OpenAIWire {
   chat(modelId: string): OpenAIChatLanguageModel;

@@ -71,7 +71,7 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
 /**
  * The AI SDK language model for a catalogue model over a connection. Each vendor's provider code is
  * imported on the first call to that vendor, so a container that only serves one vendor never
- * evaluates the others' (@ai-sdk/anthropic alone is ~111 KB minified).
+ * evaluates the others' (a vendor's provider code is large: docs/architecture.md §11).
  */
 export async function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorModelId'>, c: Connection): Promise<LanguageModel> {
   switch (c.kind) {

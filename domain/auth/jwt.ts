@@ -59,9 +59,9 @@ export async function issueSessionToken(
 /**
  * Tokens this container has verified, with their claims: the signature of a given string under a
  * given secret checks the same every time, so a warm container repeats only the expiry check. The
- * HMAC through WebCrypto was the largest part of a warm request's own CPU (about 0.2 ms of 0.55 ms
- * above the floor, GET /api/agents, bench/profile-warm.ts). Revocation is not cached here: the
- * session gate judges every request. Keyed by the whole token; dropped when the settings change.
+ * HMAC through WebCrypto was the largest part of a warm request's own CPU above the floor
+ * (GET /api/agents under bench/profile-warm.ts). Revocation is not cached here: the session gate
+ * judges every request. Keyed by the whole token; dropped when the settings change.
  */
 const verifiedTokens = new Map<string, SessionClaims>();
 const VERIFIED_TOKENS_MAX = 1000;

@@ -8,7 +8,7 @@ import { DomainError } from '#platform/errors';
 /**
  * Sign-In with Ethereum (EIP-4361) on the L2 main network. The message is parsed with viem's own
  * SIWE parser (`viem/siwe`; the reference grammar `@spruceid/siwe-parser` and its apg-js runtime
- * weighed ~110 KB of the accounts bundle), held to the exact EIP-4361 text of its fields, checked
+ * were a large part of the accounts bundle), held to the exact EIP-4361 text of its fields, checked
  * against this deployment, and its signature verified with viem: EOAs locally, smart wallets
  * (ERC-1271, and ERC-6492 for wallets not yet deployed) through the chain RPC with a bounded timeout.
  */

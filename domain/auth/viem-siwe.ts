@@ -1,4 +1,4 @@
-/** What siwe.ts uses of viem, loaded on the first wallet sign-in a container serves (issue 16). */
+/** What siwe.ts uses of viem, loaded on the first wallet sign-in a container serves, not at a cold start. */
 export {
   BaseError,
   encodeDeployData,

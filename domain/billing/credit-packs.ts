@@ -2,7 +2,7 @@ import { cardConfig } from '#platform/config';
 
 /**
  * The credit packs on sale, apart from the card adapter so that the billing reads that list them
- * do not bundle the processor's SDK (stripe, ~247 KB).
+ * do not bundle the processor's SDK (stripe).
  */
 
 /** Credit packs on sale: price id → credits. Only these ids are ever sent to the processor. */

@@ -21,17 +21,17 @@ export interface PlanLimits {
   /** Allowed model ids; `network` is every model. */
   models: readonly string[];
   /**
-   * Channel skills (issue 13): how many messaging apps (Telegram, Discord, WhatsApp, Slack) the
+   * Channel skills: how many messaging apps (Telegram, Discord, WhatsApp, Slack) the
    * account may connect, and how many messages its channel skills may send a UTC day. Spec 2.16
    * names neither; these follow the A2A column's steps, and `network` connects every app.
    */
   channelConnections: number;
   channelMessagesPerDay: number;
-  /** Scheduled prompts (issue 22): schedules per account, and runs per account per UTC day. */
+  /** Scheduled prompts: schedules per account, and runs per account per UTC day. */
   schedules: number;
   scheduledRunsPerDay: number;
   /**
-   * Idle auto-stop (issue 22): minutes without activity after which the sweeper stops the instance,
+   * Idle auto-stop: minutes without activity after which the sweeper stops the instance,
    * unless the owner set their own (`PUT /api/heartbeat`); 0 = never. Higher plans idle longer.
    */
   idleStopMinutes: number;

@@ -5,7 +5,7 @@ import { logger } from '#platform/logger';
 import { mailLaunchFailure } from './failure-notice';
 
 /**
- * Instances that heal (issue 20): a running instance whose process or task ended without anyone
+ * Instances that heal: a running instance whose process or task ended without anyone
  * asking (the local child's `exit`, an ECS task-state event `STOPPED`) goes through the ordinary
  * lifecycle again: a `restart` with cause `self-heal`, written only while the instance is still at
  * the generation that died and still `running`. So a stop the owner asked for (status `stopped`)

@@ -15,7 +15,7 @@ import { getUser } from '#data/users';
 import { logger } from '#platform/logger';
 
 /**
- * No stranded work (issue 20): every accepted agent reaches `running` or `error` within a bounded
+ * No stranded work: every accepted agent reaches `running` or `error` within a bounded
  * time after any crash. The agent row and its queue message are two writes; a crash between them,
  * a lost in-memory local queue, or a worker that died mid-launch leaves an agent (and its quota)
  * in `provisioning` with nothing to move it on. This reconciler finds such work through the two

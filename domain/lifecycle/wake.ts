@@ -4,7 +4,7 @@ import { logger } from '#platform/logger';
 import { waitForStatus } from './wait-for-status';
 
 /**
- * Wake on demand (issue 22 item 2). An instance the platform stopped for idleness (`stopReason:
+ * Wake on demand. An instance the platform stopped for idleness (`stopReason:
  * 'idle'`) is started again by the next thing that needs it: a chat, a channel message, a scheduled
  * run or an A2A message. Only idleness wakes: a stop the owner asked for (no `stopReason`) is never
  * undone, and a budget stop (`stopReason: 'budget'`) stays until the cap is raised (budget-guard's

@@ -27,8 +27,8 @@ export interface GatewayCardPrice {
 /**
  * A decimal string as an integer count of 10^-decimals units: viem's `parseUnits` for the inputs the
  * settings accept (prices and rates with at most 6 decimals, validated in platform/config.ts), written
- * here because the card function and the gateway's 402 answer need nothing else of viem (issue 16).
- * Refuses what it would have to round.
+ * here because the card function and the gateway's 402 answer need nothing else of viem and
+ * so do not load it. Refuses what it would have to round.
  */
 export function decimalToUnits(decimal: string, decimals: number): bigint {
   const parts = /^(\d+)(?:\.(\d+))?$/.exec(decimal);

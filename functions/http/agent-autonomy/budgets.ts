@@ -4,7 +4,7 @@ import { getAgent } from '#data/agents';
 import { getInstance } from '#data/instances';
 import { notFound } from '#platform/errors';
 
-/** Budgets (issue 22): the caps' routes; the check itself lives in the metering (domain/ai/metering.ts). */
+/** Budgets: the caps' routes; the check itself lives in the metering (domain/ai/metering.ts). */
 
 async function view(userId: string, agentId: string | undefined, paused: boolean) {
   const scope = agentId ? agentScope(agentId) : ACCOUNT_SCOPE;

@@ -5,7 +5,7 @@ import { reply } from '#http/reply';
 /**
  * Each route family is loaded on its first call: budgets (with the resume-under-cap path and its
  * launcher), schedules (with the cron parser and the entitlements), export and import (with the
- * skill catalogue and the agent schemas, ~60 KB). A container started for one family parses
+ * skill catalogue and the agent schemas). A container started for one family parses
  * only that one.
  */
 const budgets = () => import('./budgets');

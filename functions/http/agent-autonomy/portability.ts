@@ -15,7 +15,7 @@ import { provisionFor } from '#domain/agents/provision';
 import { addSchedule, firstRunAt } from './schedules';
 
 /**
- * Agent export and import (issue 22). An export never holds a secret value: the agent's `env`
+ * Agent export and import. An export never holds a secret value: the agent's `env`
  * values, its credentials and the skill settings whose names say they hold a secret are replaced
  * by their names under `secrets`. An import is checked whole before anything is written, then the
  * agent is provisioned through the one provisioning path (plan agent limit in its transaction).

@@ -8,7 +8,7 @@ import { getChatSession } from '#data/chat-sessions';
 import { createSchedule, deleteSchedule, getSchedule, listRuns, listSchedules, type ScheduleRecord, setScheduleState } from '#data/schedules';
 import { conflict, invalid, notFound } from '#platform/errors';
 
-/** Scheduled prompts (issue 22): the owner's routes; the runs are the sweeper's (functions/workers/heartbeat/scheduled-prompts.ts). */
+/** Scheduled prompts: the owner's routes; the runs are the sweeper's (functions/workers/heartbeat/scheduled-prompts.ts). */
 
 const invalidSchedule = (message: string) => invalid(message, 'INVALID_SCHEDULE');
 

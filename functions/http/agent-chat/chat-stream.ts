@@ -26,7 +26,7 @@ export async function streamChatMessage(auth: AuthContext, agentId: string, mess
   if (!agent) throw notFound('no such agent');
   requireActiveSubscription(access);
   await recordActivity(auth.userId);
-  // An agent stopped for idleness wakes for a streamed chat as for any chat (issue 22): past the wait, 202 and delivery later.
+  // An agent stopped for idleness wakes for a streamed chat as for any chat: past the wait, 202 and delivery later.
   if (instance && instance.status !== 'running') {
     const woke = await wakeAndWait(auth.userId, 'chat', wakeConfig().waitMs);
     if (woke.state === 'waking') return keepWhileWaking(auth.userId, { operationId: woke.operationId }, { agentId, message, source: 'chat' });

@@ -6,7 +6,7 @@ import { conflict, invalid, unprocessable } from '#platform/errors';
 import { ownAgent } from '#domain/agents/read';
 
 /**
- * Passkeys that verify agents (issue 9 defect 9). A passkey belongs to the account; registering it
+ * Passkeys that verify agents. A passkey belongs to the account; registering it
  * and proving it are ceremonies with a server challenge each (single use, 5 minutes). The relying
  * party is the platform's own web origin (APP_URL).
  */

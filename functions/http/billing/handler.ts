@@ -6,7 +6,7 @@ import { billingOverview, creditsPage, usageOf } from './account';
 import { disableByok, enableByok } from './byok';
 
 /**
- * The card actions of POST /api/billing call the processor through its SDK (stripe, ~247 KB, part
+ * The card actions of POST /api/billing call the processor through its SDK (stripe, a large part
  * of the card function); the reads and the BYOK actions, most of this function's traffic, do not,
  * so the checkout and plan-change code is loaded on the first card action a container serves.
  */

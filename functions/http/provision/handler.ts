@@ -3,7 +3,7 @@ import { createHandler } from '#http/pipeline';
 import { envelopeSealer } from '#http/sealed-answers';
 import { readStream, rotateStreamKey } from './stream';
 
-/** Provisioning with channels carries the launch and the channel set-up (~23 KB): loaded on its first call, so the stream routes start without it. */
+/** Provisioning with channels carries the launch and the channel set-up: loaded on its first call, so the stream routes start without it. */
 const channels = () => import('./channels');
 
 export const handler = createHandler(

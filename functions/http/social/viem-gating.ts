@@ -1,3 +1,3 @@
-/** What token gating uses of viem, loaded on the first gating check with a gating token set (issue 16). */
+/** What token gating uses of viem, loaded on the first gating check with a gating token set, not at init. */
 export { erc20Abi, getAddress } from 'viem';
 export { getChainId, readContract } from 'viem/actions';

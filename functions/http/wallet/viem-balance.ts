@@ -1,3 +1,3 @@
-/** viem's balance read, loaded on the first balance a container shows (issue 16). */
+/** viem's balance read, loaded on the first balance a container shows, not at init. */
 export { formatEther } from 'viem';
 export { getBalance } from 'viem/actions';

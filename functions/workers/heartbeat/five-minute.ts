@@ -24,7 +24,7 @@ export async function runFiveMinuteSweep(deadline: number | undefined): Promise<
     [PLATFORM_METRICS.heartbeatUnhealthy]: result.markedUnhealthy,
     [PLATFORM_METRICS.stuckProvisioning]: stuck,
   });
-  // Issue 20: agents and launches left in `provisioning` by a crash are driven again.
+  // Agents and launches left in `provisioning` by a crash are driven again.
   const stranded = await redriveStranded();
   if (stranded.launchesTakenOver || stranded.agentsRequeued || stranded.agentsSettled) logger().warn('stranded provisioning driven again', { ...stranded });
   // event-scheduler posts that came due go out on their channels with the same tick.

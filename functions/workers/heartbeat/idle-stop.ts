@@ -7,7 +7,7 @@ import { logger } from '#http/logger';
 import { lastWebsocketActivity } from './check';
 
 /**
- * Idle auto-stop (issue 22 item 1), with the minute sweep: reads the due idle watches
+ * Idle auto-stop, with the minute sweep: reads the due idle watches
  * (data/idle-watch.ts) and stops a running instance whose last activity is older than the
  * account's `idleStopMinutes` (its own setting, else its plan's default; 0 = never) through the
  * lifecycle state machine with `stopReason: idle` (an `instance.stopped` event and webhook carry

@@ -28,7 +28,7 @@ import { ownerRights } from '#domain/auth/runtime-agent';
  * chat message: the answer lands in the agent's history (and in the schedule's session, when it
  * names one), and a `schedule.run` event records it. A run that cannot happen is recorded as
  * skipped with its reason (`schedule.skipped`): the instance is not running (one stopped for
- * idleness is woken for the run instead, issue 22), a spending cap is reached, the plan's runs per day are used up, or the account has no
+ * idleness is woken for the run instead), a spending cap is reached, the plan's runs per day are used up, or the account has no
  * active plan. Either way the schedule then moves to its next slot after the time of the run.
  */
 

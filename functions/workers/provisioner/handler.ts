@@ -15,9 +15,9 @@ import { giveUp, jobIdOf, noteLaunchAttemptError, runAgentJob, runLifecycleJob }
 class BusyError extends Error {}
 
 /**
- * Account deletion is the rare message and the only one that calls the card processor (stripe,
- * ~247 KB), the file store (S3 client, ~102 KB) and the mailer: loaded on the first deletion a
- * container handles, so the launches, every other message, start without them.
+ * Account deletion is the rare message and the only one that calls the card processor (stripe),
+ * the file store (S3 client) and the mailer: loaded on the first deletion a container handles, so
+ * the launches, every other message, start without them.
  */
 const accountDeletion = () => import('./account-deletion');
 
