@@ -33,7 +33,9 @@ export async function storeVerificationToken(tokenHash: string, token: StoredVer
     tx.put({ ...keys.emailVerification(userId), tokenHash, email, purpose, expiresAt, globalKeys: [lookup], createdAt: now.toISOString() }),
   ];
   if (purpose === 'change') {
-    items.push(tx.update(keys.profile(userId), { expression: 'SET pendingEmail = :email', values: { ':email': email } }, { expression: 'attribute_exists(pk)' }));
+    items.push(
+      tx.update(keys.profile(userId), { expression: 'SET pendingEmail = :email', values: { ':email': email } }, { expression: 'attribute_exists(pk)' }),
+    );
   }
   await transactRetrying(items);
 }
@@ -68,7 +70,10 @@ export async function spendVerificationToken(
 ): Promise<VerificationRefusal | undefined> {
   const { userId } = token;
   const consume = [
-    tx.delete(keys.emailVerifyToken(tokenHash), { expression: 'attribute_exists(pk) AND expiresAt > :now', values: { ':now': Math.floor(now.getTime() / 1000) } }),
+    tx.delete(keys.emailVerifyToken(tokenHash), {
+      expression: 'attribute_exists(pk) AND expiresAt > :now',
+      values: { ':now': Math.floor(now.getTime() / 1000) },
+    }),
     tx.delete(keys.emailVerification(userId), { expression: 'tokenHash = :hash', values: { ':hash': tokenHash } }),
   ];
   const prove =
