@@ -79,7 +79,7 @@ export const SETTING_ROUTES: { readonly [G in GroupName]?: GroupRoute<Groups[G]>
   wallet: { to: ['wallet', 'skills'], except: { WALLET_NETWORK: ['wallet'] } },
   hostedWallet: ['wallet'],
   infraMcp: ['infra-mcp'],
-  // accounts: sign-up, password reset, bot check; OAuth and wallet sign-in are their own functions (issue 16)
+  // accounts: sign-up, password reset, bot check; OAuth and wallet sign-in are their own functions, so this one carries none of their code
   referral: ['accounts'],
   email: ['accounts', 'settings', 'provisioner', 'webhook-delivery'],
   botCheck: ['accounts'],
@@ -101,11 +101,11 @@ export const SETTING_ROUTES: { readonly [G in GroupName]?: GroupRoute<Groups[G]>
   streaming: ['provision', 'skills'],
   heartbeat: ['heartbeat'],
   metrics: ['metrics'],
-  // skills of issue 12 part B (treasury, file-manager) and issue 13 part A (usdc-payments and instant-split send this token)
+  // the treasury and file-manager skills, and the stablecoin usdc-payments and instant-split send
   treasury: ['skills'],
   files: ['skills'],
   paymentToken: ['skills'],
-  // v1 gateway (issue 11): machine payments, prices and CORS origins; the one-off card checkout of a gateway call
+  // v1 gateway: machine payments, prices and CORS origins; the one-off card checkout of a gateway call
   // (card) is priced from the gateway's prices
   gateway: {
     to: ['gateway'],
@@ -115,12 +115,12 @@ export const SETTING_ROUTES: { readonly [G in GroupName]?: GroupRoute<Groups[G]>
   eas: ['agent-verification'],
   coinbaseVerification: ['agent-verification'],
   ens: ['agent-verification'],
-  // channel skills (issue 13 part C): the skills send and receive, the heartbeat delivers due posts
+  // channel skills: the skills send and receive, the heartbeat delivers due posts
   channels: ['skills', 'heartbeat'],
-  // issue 20: the task-state events relaunch a task that stopped; the heartbeat re-drives stranded provisioning
+  // the task-state events relaunch a task that stopped; the heartbeat re-drives stranded provisioning
   healing: ['task-events'],
   redrive: ['heartbeat'],
-  // issue 22: chats, channel messages and scheduled runs wait this long for an idle-stopped instance to wake
+  // chats, channel messages and scheduled runs wait this long for an idle-stopped instance to wake
   wake: ['agent-chat', 'skills', 'heartbeat'],
 };
 

@@ -109,7 +109,7 @@ const CORE_SETTINGS = {
   TABLE_NAME: { schema: () => z.string().check(z.minLength(1)), default: 'agent-platform', setByStack: "the stack's table" },
   DYNAMODB_ENDPOINT: { schema: optionalUrl, localOnly: true },
   /*
-   * Time budget of every DynamoDB call (issue 20). The defaults keep the worst case (2 × 2.5 s plus
+   * Time budget of every DynamoDB call. The defaults keep the worst case (2 × 2.5 s plus
    * backoff) far inside an API function's 29 s, so a stalled table answers 503 BACKEND_UNAVAILABLE
    * instead of holding the request.
    */
@@ -119,7 +119,7 @@ const CORE_SETTINGS = {
   HEALTH_PROBE_CACHE_MS: { schema: nonNegativeInt, default: 5000, description: 'How long `GET /api/health` reuses its last database probe.' },
   /*
    * Also capped by the function's own remaining time, and outside calls (model, chain, card, email)
-   * end a margin before it so they answer with their code (issue 20).
+   * end a margin before it so they answer with their code.
    */
   REQUEST_DEADLINE_MS: {
     schema: positiveInt,
@@ -239,7 +239,7 @@ export const infraMcpConfig = /* @__PURE__ */ configSection([INFRA_MCP_SETTINGS]
   dockerImage: e.INFRA_MCP_DOCKER_IMAGE,
 }));
 
-/** Accounts (issue 3). */
+/** Accounts. */
 const REFERRAL_SETTINGS = {
   REFERRAL_CREDITS: { schema: nonNegativeInt, default: 100, description: 'Credits granted to both users when a sign-up names a valid referral code.' },
   REFERRAL_CAP: {
@@ -306,7 +306,7 @@ const WEBHOOK_SETTINGS = {
     secret: true,
     description: 'Standard Webhooks signing secret, `whsec_` + base64 of the key.',
   },
-  /* Tests shorten it (issue 20). */
+  /* Tests shorten it. */
   WEBHOOK_RETRY_SCHEDULE_MS: {
     schema: () => emptyAsUnset(z.pipe(commaList(), z.array(wholeNumber(7 * 24 * 3600_000, 'milliseconds')).check(z.maxLength(30)))),
     default: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
@@ -424,7 +424,7 @@ export const cardConfig = /* @__PURE__ */ configSection([CARD_SETTINGS], (e, cor
 export type CardConfig = ReturnType<typeof cardConfig>;
 
 /**
- * OAuth sign-in (issue 3). Each provider is off until its client id AND secret are set (start and
+ * OAuth sign-in. Each provider is off until its client id AND secret are set (start and
  * callback answer 503 OAUTH_NOT_CONFIGURED). The URLs default to the real providers' endpoints;
  * tests point them at a fake provider on loopback.
  */
@@ -539,7 +539,7 @@ export const gatingConfig = /* @__PURE__ */ configSection([GATING_SETTINGS, CHAI
   publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
 }));
 
-/** Agents, instances and provisioning (issue 5). */
+/** Agents, instances and provisioning. */
 const MODEL_SETTINGS = {
   MODEL_API_BASE_URL: {
     schema: optionalUrl,
@@ -549,7 +549,7 @@ const MODEL_SETTINGS = {
   MODEL_API_TIMEOUT_MS: { schema: positiveInt, default: 60_000, description: 'Upper bound of one model call.' },
 } as const satisfies SettingGroup;
 
-/** Agents, instances and provisioning (issue 5). */
+/** Agents, instances and provisioning. */
 export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) => ({
   baseUrl: e.MODEL_API_BASE_URL,
   apiKey: e.MODEL_API_KEY,
@@ -557,7 +557,7 @@ export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) =
 }));
 
 /**
- * AI model layer (issue 10). Direct providers: a key enables the vendor's own API for its catalogue
+ * AI model layer. Direct providers: a key enables the vendor's own API for its catalogue
  * models (direct wins over the MODEL_API_BASE_URL aggregator); the base URLs are for proxies and fakes.
  */
 const AI_SETTINGS = {
@@ -570,7 +570,7 @@ const AI_SETTINGS = {
   AI_CATALOGUE: { schema: optionalText, description: 'The model catalogue as JSON (same shape as domain/models/catalogue.ts); unset → the versioned file.' },
 } as const satisfies SettingGroup;
 
-/** AI model layer (issue 10): direct providers and the operator's catalogue (parsed by domain/models/catalogue.ts). */
+/** AI model layer: direct providers and the operator's catalogue (parsed by domain/models/catalogue.ts). */
 export const aiConfig = /* @__PURE__ */ configSection([AI_SETTINGS], (e) => ({
   openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
   anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
@@ -608,7 +608,7 @@ const PROVISIONING_SETTINGS = {
   LOCAL_RUNTIME_ENTRY: { schema: optionalString, localOnly: true, description: 'Local launcher: the runtime entry file it runs (default runtime/server.ts).' },
 } as const satisfies SettingGroup;
 
-/** Agents, instances and provisioning (issue 5): where and how agent runtimes are launched. */
+/** Agents, instances and provisioning: where and how agent runtimes are launched. */
 export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTIME_SETTINGS, PROVISIONING_SETTINGS], (e, core) => ({
   ecs: {
     clusterArn: e.ECS_CLUSTER_ARN,
@@ -644,7 +644,7 @@ export const streamingConfig = /* @__PURE__ */ configSection([STREAMING_SETTINGS
   playbackBaseUrl: e.STREAMING_PLAYBACK_BASE_URL ?? new URL('/live', core.appUrl).href,
 }));
 
-/** Heartbeat and metrics (issue 6). */
+/** Heartbeat and metrics. */
 const HEARTBEAT_SETTINGS = {
   HEARTBEAT_TICK_MS: {
     schema: positiveInt,
@@ -660,7 +660,7 @@ const HEARTBEAT_SETTINGS = {
   },
 } as const satisfies SettingGroup;
 
-/** Heartbeat and metrics (issue 6). */
+/** Heartbeat and metrics. */
 export const heartbeatConfig = /* @__PURE__ */ configSection([HEARTBEAT_SETTINGS], (e) => ({
   tickMs: e.HEARTBEAT_TICK_MS,
   maxUsersPerRun: e.HEARTBEAT_MAX_USERS_PER_RUN,
@@ -673,7 +673,7 @@ const METRICS_SETTINGS = {
 
 export const metricsConfig = /* @__PURE__ */ configSection([METRICS_SETTINGS], (e) => ({ storageQuotaMb: e.METRICS_STORAGE_QUOTA_MB }));
 
-/** Skills of issue 12 part B. */
+/** Skills that keep records of their own (bookings, guest lists, files, workspaces...). */
 const TREASURY_SETTINGS = {
   TREASURY_TOKENS: {
     schema: () => listOf(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
@@ -720,7 +720,7 @@ export const filesConfig = /* @__PURE__ */ configSection([FILES_SETTINGS, DATA_S
   };
 });
 
-/** Skills of issue 13 part A. */
+/** Skills that move stablecoins. */
 const PAYMENT_TOKEN_SETTINGS = {
   PAYMENT_TOKEN: {
     schema: () => z.optional(pattern(TOKEN_SETTING, 'SYMBOL:0xcontract:decimals')),
@@ -735,14 +735,14 @@ function tokenSetting(value: string) {
   return { symbol: symbol!, address: address as `0x${string}`, decimals: Number(decimals) };
 }
 
-/** Skills of issue 12 part B (treasury) and issue 13 part A (the stablecoin usdc-payments and instant-split send). */
+/** The stablecoin the treasury, usdc-payments and instant-split skills send. */
 export const skillTokensConfig = /* @__PURE__ */ configSection([TREASURY_SETTINGS, PAYMENT_TOKEN_SETTINGS], (e) => ({
   treasuryTokens: e.TREASURY_TOKENS.map(tokenSetting),
   paymentToken: e.PAYMENT_TOKEN ? tokenSetting(e.PAYMENT_TOKEN) : undefined,
 }));
 
 /**
- * v1 gateway and machine payments (issue 11, spec 4.12). MPP is on only with both MPP_RECIPIENT and
+ * v1 gateway and machine payments (spec 4.12). MPP is on only with both MPP_RECIPIENT and
  * MPP_RPC_URL; otherwise the 402 says machine payments are unavailable and credentials get MPP_NOT_CONFIGURED.
  */
 const GATEWAY_SETTINGS = {
@@ -797,7 +797,7 @@ export const CARD_MINIMUM_CHARGE_MINOR = 30;
 const gatewayCardPrices = () =>
   z.partialRecord(z.enum(GATEWAY_PLUGIN_IDS), z.number().check(z.int(), z.minimum(CARD_MINIMUM_CHARGE_MINOR), z.maximum(100_000_000)));
 
-/** v1 gateway (issue 11): prices, CORS origins and the MPP chain settings. */
+/** v1 gateway: prices, CORS origins and the MPP chain settings. */
 export const gatewayConfig = /* @__PURE__ */ configSection([GATEWAY_SETTINGS], (e, core) => {
   const prices: Record<string, string> = { ...DEFAULT_GATEWAY_PRICES, ...jsonSetting('GATEWAY_PRICES', e.GATEWAY_PRICES, gatewayPrices) };
   return {
@@ -817,7 +817,7 @@ export const gatewayConfig = /* @__PURE__ */ configSection([GATEWAY_SETTINGS], (
 });
 
 /**
- * Agent verification with EAS (issue 9): the attestation is read from this EAS contract (default the
+ * Agent verification with EAS: the attestation is read from this EAS contract (default the
  * L2 predeploy) through EAS_RPC_URL (default CHAIN_RPC_URL) and must carry EAS_SCHEMA_UID. Unset schema
  * or RPC → `eas` verification answers 503 EAS_NOT_CONFIGURED.
  */
@@ -833,7 +833,7 @@ export const easConfig = /* @__PURE__ */ configSection([EAS_SETTINGS, CHAIN_SETT
   rpcUrl: e.EAS_RPC_URL ?? e.CHAIN_RPC_URL,
 }));
 
-/** Channel skills of issue 13 part C: each messaging app's HTTP API (tests point them at loopback fakes). */
+/** Channel skills: each messaging app's HTTP API (tests point them at loopback fakes). */
 const CHANNEL_SETTINGS = {
   CHANNEL_TELEGRAM_API_URL: { schema: () => z.url(), default: 'https://api.telegram.org' },
   CHANNEL_DISCORD_API_URL: { schema: () => z.url(), default: 'https://discord.com/api/v10' },
@@ -842,7 +842,7 @@ const CHANNEL_SETTINGS = {
   CHANNEL_TIMEOUT_MS: { schema: positiveInt, default: 10_000, description: 'Bound on one call to a messaging app.' },
 } as const satisfies SettingGroup;
 
-/** Channel skills of issue 13 part C. */
+/** Channel skills. */
 export const channelsConfig = /* @__PURE__ */ configSection([CHANNEL_SETTINGS], (e) => ({
   telegramUrl: e.CHANNEL_TELEGRAM_API_URL,
   discordUrl: e.CHANNEL_DISCORD_API_URL,
@@ -852,7 +852,7 @@ export const channelsConfig = /* @__PURE__ */ configSection([CHANNEL_SETTINGS], 
 }));
 
 /**
- * Skills of issue 13 part B (webhook, browser): user-supplied URLs go through the guarded fetch,
+ * Skills that reach user-supplied URLs (webhook, browser): user-supplied URLs go through the guarded fetch,
  * which refuses loopback.
  */
 const FETCH_SETTINGS = {
@@ -863,7 +863,7 @@ const FETCH_SETTINGS = {
   },
 } as const satisfies SettingGroup;
 
-/** The guarded fetch of user-supplied URLs (issue 13 part B). */
+/** The guarded fetch of user-supplied URLs. */
 export const fetchConfig = /* @__PURE__ */ configSection([FETCH_SETTINGS], (e, core) => {
   const allowedLoopback = e.FETCH_ALLOWED_LOOPBACK;
   if (allowedLoopback.length && core.inAws) {
@@ -873,7 +873,7 @@ export const fetchConfig = /* @__PURE__ */ configSection([FETCH_SETTINGS], (e, c
 });
 
 /**
- * `coinbase` agent verification (issue 18): the wallet must hold Coinbase's "Verified Account" attestation on Base, found
+ * `coinbase` agent verification: the wallet must hold Coinbase's "Verified Account" attestation on Base, found
  * through Coinbase's attestation indexer and read from EAS (EAS_CONTRACT_ADDRESS, EAS_RPC_URL). Defaults: Base mainnet
  * (github.com/coinbase/verifications).
  */
@@ -936,7 +936,7 @@ export const awsFakesConfig = /* @__PURE__ */ configSection([AWS_FAKE_SETTINGS],
   };
 });
 
-/** No stranded work (issue 20). */
+/** No stranded work. */
 const REDRIVE_SETTINGS = {
   PROVISIONING_REDRIVE_AFTER_SECONDS: {
     schema: nonNegativeInt,
@@ -945,14 +945,14 @@ const REDRIVE_SETTINGS = {
   },
 } as const satisfies SettingGroup;
 
-/** Issue 20: relaunches after unexpected exits, and the stranded-work reconciler. */
+/** Relaunches after unexpected exits, and the stranded-work reconciler. */
 export const healingConfig = /* @__PURE__ */ configSection([HEALING_SETTINGS, REDRIVE_SETTINGS], (e) => ({
   relaunchesPerHour: e.INSTANCE_RELAUNCHES_PER_HOUR,
   backoffSeconds: e.INSTANCE_RELAUNCH_BACKOFF_SECONDS,
   provisioningRedriveAfterMs: e.PROVISIONING_REDRIVE_AFTER_SECONDS * 1000,
 }));
 
-/** Per-agent log in AWS (issue 18). */
+/** Per-agent log in AWS. */
 const RUNTIME_LOG_SETTINGS = {
   RUNTIME_LOG_GROUP: {
     schema: () => z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
@@ -966,7 +966,7 @@ const RUNTIME_LOG_SETTINGS = {
   },
 } as const satisfies SettingGroup;
 
-/** Where the per-agent log reads runtime output in AWS (issue 18). */
+/** Where the per-agent log reads runtime output in AWS. */
 export const runtimeLogsConfig = /* @__PURE__ */ configSection([RUNTIME_LOG_SETTINGS], (e) => ({
   group: e.RUNTIME_LOG_GROUP,
   endpoint: e.CLOUDWATCH_LOGS_ENDPOINT,
@@ -990,7 +990,7 @@ export const emailConfig = /* @__PURE__ */ configSection([EMAIL_SETTINGS, SES_SE
   };
 });
 
-/** Wake on demand (issue 22). */
+/** Wake on demand. */
 const WAKE_SETTINGS = {
   WAKE_WAIT_SECONDS: {
     schema: () => z.coerce.number().check(z.int(), z.minimum(0), z.maximum(25)),
@@ -999,7 +999,7 @@ const WAKE_SETTINGS = {
   },
 } as const satisfies SettingGroup;
 
-/** Issue 22: the bounded wait of a message that wakes an idle-stopped instance. */
+/** The bounded wait of a message that wakes an idle-stopped instance. */
 export const wakeConfig = /* @__PURE__ */ configSection([WAKE_SETTINGS], (e) => ({ waitMs: e.WAKE_WAIT_SECONDS * 1000 }));
 
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
@@ -1022,7 +1022,7 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   // Unauthenticated routes that each cost a call to the chain RPC (token gating).
   chainRead: { limit: 120, windowSeconds: 600, by: 'ip' },
   /**
-   * Failed sign-ins (issue 9 defect 6; only failures count). `signInAddress`: per account and client address; past it that
+   * Failed sign-ins (only failures count). `signInAddress`: per account and client address; past it that
    * address gets 429 for the account. `signInAccount`: per account across all addresses; past it an address the owner has not
    * signed in from must pass the bot check (or waits SIGN_IN_CAPPED_DELAY_MS when bot detection is off), never a refusal.
    */
@@ -1030,7 +1030,7 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   signInAccount: { limit: 20, windowSeconds: 900, by: 'user' },
   /** Reset emails per address (subject `account:<email>`); past it the answer stays the same and no email is sent, so nobody can flood an inbox. */
   forgotPasswordAccount: { limit: 3, windowSeconds: 3600, by: 'user' },
-  /** Email verification (issue 9): link attempts per address, and resends per account (each one is an email). */
+  /** Email verification: link attempts per address, and resends per account (each one is an email). */
   verifyEmail: { limit: 30, windowSeconds: 600, by: 'ip' },
   verifyEmailResend: { limit: 5, windowSeconds: 3600, by: 'user' },
 };

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The deadline of the request being served (issue 20): set once by the pipeline around the whole
+ * The deadline of the request being served: set once by the pipeline around the whole
  * request, read by every outside call below it (model provider, chain RPC, card processor, email),
  * so each ends before the function does and answers with its own code instead of being cut off.
  * Kept in async context rather than passed down, because the calls sit several layers under the
@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 interface Deadline {
   at: number;
-  /** Made on first use only: AbortSignal.timeout costs about 1 KB a request, kept alive until the timer fires. */
+  /** Made on first use only: each AbortSignal.timeout is kept alive, with what it holds, until its timer fires. */
   signal?: AbortSignal;
 }
 
@@ -32,7 +32,7 @@ export function deadlineSignal(): AbortSignal | undefined {
 }
 
 /**
- * `work`, or the rejection `expired()` makes once the current deadline passes first. Issue 16: a
+ * `work`, or the rejection `expired()` makes once the current deadline passes first. A
  * plain timer cleared as soon as the work settles, so a request that answers in time leaves nothing
  * behind (a signal per request stayed alive for the whole budget, filled the old generation and
  * brought on the collections that made the warm p99). The work itself goes on after an expiry.
