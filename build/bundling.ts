@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
 /**
@@ -11,6 +9,24 @@ import type { BuildOptions, Metafile, Plugin } from 'esbuild';
  * with the same function, so the sizes it reports are the sizes that deploy. Plain esbuild options, no
  * CDK import, so the bench loads nothing but esbuild.
  */
+
+/**
+ * One result per file and contents for the rewrites of the plugins below, kept for the whole process:
+ * every function's build loads the same contract, settings and AI SDK files, and a rewrite with
+ * TypeScript's parser costs far more than the lookup (build/bundle-functions.ts builds all functions in
+ * one process). Keyed by the contents too, so a file that changed between two builds is read again.
+ */
+function sameFileSameResult<T>(rewrite: (source: string, fileName: string) => Promise<T>) {
+  const results = new Map<string, { source: string; result: Promise<T> }>();
+  return (fileName: string): Promise<T> => {
+    const source = readFileSync(fileName, 'utf8');
+    const known = results.get(fileName);
+    if (known?.source === source) return known.result;
+    const result = rewrite(source, fileName);
+    results.set(fileName, { source, result });
+    return result;
+  };
+}
 
 /** Lets the bundled SDK and other CommonJS dependencies `require` Node built-ins from the ESM bundle. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -67,6 +83,7 @@ export const AI_DEFAULT_PROVIDER = fileURLToPath(new URL('./stubs/ai-gateway.ts'
  * same JSON Schema (test/infra/bundles.test.ts sends one to a fake provider from a real bundle).
  */
 export const AI_SDK_ZOD_NAMESPACE = 'ai-sdk-zod';
+const zodMembersOf = sameFileSameResult((source, fileName) => zodMembersUsedBy(fileName, source));
 const AI_SDK_FILE = /[\\/]node_modules[\\/](ai|@ai-sdk[\\/][^\\/]+)[\\/]/;
 
 export const aiSdkZodCopy: Plugin = {
@@ -74,11 +91,9 @@ export const aiSdkZodCopy: Plugin = {
   setup(esbuild) {
     // Same target as the `zod` alias below (locales trimmed), only in the other namespace; narrowed
     // to the members the importer uses when it can tell (zodMembersUsedBy).
-    const membersOf = new Map<string, Promise<Set<string> | undefined>>();
     esbuild.onResolve({ filter: /^zod(\/v4)?$/ }, async (args) => {
       if (!AI_SDK_FILE.test(args.importer)) return undefined;
-      if (!membersOf.has(args.importer)) membersOf.set(args.importer, zodMembersUsedBy(args.importer, readFileSync(args.importer, 'utf8')));
-      const members = await membersOf.get(args.importer);
+      const members = await zodMembersOf(args.importer);
       if (members) return { path: [...members].sort().join(','), namespace: AI_SDK_ZOD_MEMBERS_NAMESPACE, sideEffects: false };
       return { path: ZOD_WITHOUT_LOCALES, namespace: AI_SDK_ZOD_NAMESPACE, sideEffects: false };
     });
@@ -391,13 +406,15 @@ const DOCUMENT_BUILDER = path.join(CONTRACT_DIR, 'document');
 const isDocumentBuilder = (resolveDir: string, specifier: string) =>
   specifier === '#contract/document' || path.resolve(resolveDir, specifier) === DOCUMENT_BUILDER;
 
+const contractWithoutItsDocs = sameFileSameResult(withoutContractDocs);
+
 export const contractWithoutDocs = (entry: string): Plugin => ({
   name: 'contract-without-docs',
   setup(esbuild) {
     const entryFile = path.resolve(esbuild.initialOptions.absWorkingDir ?? process.cwd(), entry);
     if (/contract\/document['"]/.test(readFileSync(entryFile, 'utf8'))) return;
     esbuild.onLoad({ filter: CONTRACT_FILE }, async (args) => ({
-      contents: await withoutContractDocs(readFileSync(args.path, 'utf8'), args.path),
+      contents: await contractWithoutItsDocs(args.path),
       loader: 'ts',
     }));
     // A function that reached the document builder other than from its handler would serve a document without its prose: refused.
@@ -453,11 +470,13 @@ export async function withoutContractDocs(source: string, fileName = 'contract.t
 const CONFIG_FILE = fileURLToPath(new URL('../platform/config.ts', import.meta.url));
 const FOR_THE_STACK_ONLY = new Set(['description', 'secret', 'setByStack', 'localOnly']);
 
+const settingsOfTheFunctions = sameFileSameResult(settingsAsFunctionsReadThem);
+
 export const settingsForTheFunctions: Plugin = {
   name: 'settings-for-the-functions',
   setup(esbuild) {
     esbuild.onLoad({ filter: new RegExp(`^${CONFIG_FILE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }, async (args) => ({
-      contents: await settingsAsFunctionsReadThem(readFileSync(args.path, 'utf8'), args.path),
+      contents: await settingsOfTheFunctions(args.path),
       loader: 'ts',
     }));
   },
@@ -529,19 +548,6 @@ export function lambdaBuildOptions(entry: string, outdir: string) {
     outdir,
   } satisfies BuildOptions;
 }
-
-/**
- * Bundles one function synchronously, for CDK's local bundling (tryBundle cannot wait). esbuild runs
- * plugins only in its asynchronous API, so a child node process (with tsx, to load this file) builds it.
- */
-export function bundleFunctionSync(entry: string, outdir: string): void {
-  const script = `const { lambdaBuildOptions } = await import(${JSON.stringify(import.meta.url)});
-const { build } = await import('esbuild');
-await build({ ...lambdaBuildOptions(${JSON.stringify(entry)}, ${JSON.stringify(outdir)}), logLevel: 'error' });`;
-  execFileSync(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
-}
-// tsx's one export is its loader (`node --import tsx`); an absolute URL, whatever the working directory.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /**
  * The outputs a function's cold start parses and runs: its entry and, transitively, the chunks it
