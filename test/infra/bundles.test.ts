@@ -12,31 +12,12 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
-import {
-  AI_DEFAULT_PROVIDER,
-  AI_SDK_ZOD_MEMBERS_NAMESPACE,
-  AI_SDK_ZOD_NAMESPACE,
-  aiSdkZodCopy,
-  barrelOwnStatements,
-  cutBarrel,
-  namesTakenFrom,
-  SDK_BARREL_OWN_NAMESPACE,
-  sdkBarrelsPerImporter,
-  settingsForTheFunctions,
-  CREDENTIALS_SHIM,
-  ESM_REQUIRE_BANNER,
-  initLoadedOutputs,
-  withoutContractDocs,
-  LAMBDA_BUNDLE,
-  lambdaBuildOptions,
-  reachableOutputs,
-  REPLACED_CREDENTIAL_PROVIDER,
-  ZOD_MINI,
-  ZOD_V3,
-  ZOD_WITHOUT_LOCALES,
-  zodMembersModule,
-  zodMembersUsedBy,
-} from '#build/bundling';
+import { ESM_REQUIRE_BANNER, initLoadedOutputs, LAMBDA_BUNDLE, lambdaBuildOptions, reachableOutputs } from '#build/bundling';
+import { AI_SDK_ZOD_MEMBERS_NAMESPACE, AI_SDK_ZOD_NAMESPACE, aiSdkZodCopy, zodMembersModule, zodMembersUsedBy } from '#build/plugins/ai-sdk-zod-copy';
+import { withoutContractDocs } from '#build/plugins/contract-without-docs';
+import { barrelOwnStatements, cutBarrel, namesTakenFrom, SDK_BARREL_OWN_NAMESPACE, sdkBarrelsPerImporter } from '#build/plugins/sdk-barrels-per-importer';
+import { settingsForTheFunctions } from '#build/plugins/settings-for-the-functions';
+import { AI_DEFAULT_PROVIDER, CREDENTIALS_SHIM, REPLACED_CREDENTIAL_PROVIDER, ZOD_MINI, ZOD_V3, ZOD_WITHOUT_LOCALES } from '#build/substitutes';
 import { bundleFunctions } from '#build/bundle-functions';
 import { ZodFirstPartyTypeKind as standInTypeNames } from '#build/stubs/zod-v3-kinds';
 import { WORKERS } from '#lib/constructs/functions';

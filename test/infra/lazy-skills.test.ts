@@ -49,7 +49,7 @@ describe('the skills function', () => {
     expect(atInit.filter((f) => ZOD_UNUSED_AT_INIT.some((z) => f.endsWith(`node_modules/${z}`)))).toEqual([]);
   });
 
-  it('loads its init code in one chunk, however many lazy modules share parts of it (build/bundling.ts lazyEntriesShareTheInit)', () => {
+  it('loads its init code in one chunk, however many lazy modules share parts of it (build/plugins/lazy-entries-share-the-init.ts)', () => {
     // index.mjs, the chunk of the init code and esbuild's runtime helpers; 43 files without the plugin.
     expect(initLoadedOutputs(skills.metafile, skills.entry).length).toBeLessThanOrEqual(3);
     expect(reachableOutputs(skills.metafile, skills.entry).length).toBeGreaterThan(SKILL_FILES.length);
