@@ -14,6 +14,11 @@ import { sameFileSameResult } from './same-file-same-result';
  * and every `lazySchema(…)` call marked pure, so the response schemas and what only they referenced
  * are tree-shaken. The function whose handler loads the document builder (`contract/document`:
  * api-document) keeps them all; the local stack and the tests run the sources, with everything.
+ * The skills' action bodies and examples (contract/skill-actions/index.ts, the table contract/skills.ts
+ * builds each skill route's body and example from) are documentation in the same sense: the skill
+ * routes validate in the handler, each skill's module with its own file of contract/skill-actions.
+ * contract/skills.ts gets an empty table instead, so the table's schema code stays out of the skills
+ * function's cold start.
  *
  * What it saves: part of every HTTP function's init (bench/results.json; docs/architecture.md §11).
  *
@@ -30,6 +35,8 @@ const isDocumentBuilder = (resolveDir: string, specifier: string) =>
   specifier === '#contract/document' || path.resolve(resolveDir, specifier) === DOCUMENT_BUILDER;
 
 const contractWithoutItsDocs = sameFileSameResult(withoutContractDocs);
+const SKILLS_CONTRACT = path.join(CONTRACT_DIR, 'skills.ts');
+export const NO_SKILL_ACTION_BODIES_NAMESPACE = 'no-skill-action-bodies';
 
 export const contractWithoutDocs = (entry: string): Plugin => ({
   name: 'contract-without-docs',
@@ -39,6 +46,13 @@ export const contractWithoutDocs = (entry: string): Plugin => ({
     esbuild.onLoad({ filter: CONTRACT_FILE }, async (args) => ({
       contents: await contractWithoutItsDocs(args.path),
       loader: 'ts',
+    }));
+    esbuild.onResolve({ filter: /^\.\/skill-actions$/ }, (args) =>
+      args.importer === SKILLS_CONTRACT ? { path: 'skill-actions', namespace: NO_SKILL_ACTION_BODIES_NAMESPACE, sideEffects: false } : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: NO_SKILL_ACTION_BODIES_NAMESPACE }, () => ({
+      contents: 'export const SKILL_ACTION_BODIES = {};',
+      loader: 'js',
     }));
     // A function that reached the document builder other than from its handler would serve a document without its prose: refused.
     esbuild.onResolve({ filter: /(^|\/)document$/ }, (args) =>

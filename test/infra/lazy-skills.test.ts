@@ -16,9 +16,9 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/http/skills/skills')).map((f) => `functions/http/skills/skills/${f}`);
 /**
- * The skills' action bodies: a skill's module validates with its own (lazy) file, and the contract
- * gets them only as the whole contract (contract/index.ts). events.ts stays: the catalogue
- * import routes' bodies use its entries.
+ * The skills' action bodies: a skill's module validates with its own (lazy) file, and the bundles leave
+ * the contract's table of them out (build/plugins/contract-without-docs.ts). events.ts stays: the
+ * catalogue import routes' bodies use its entries.
  */
 const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'contract/skill-actions'))
   .filter((f) => f !== 'events.ts')
