@@ -74,7 +74,7 @@ function measure(name: string, outdir: string, metafile: Metafile): BundleResult
     outfile: path.resolve(ROOT, entry),
     initBytes: bytesOf(initOutputs),
     packageBytes: bytesOf(code),
-    // The chunk of an import() that tree shaking removed is not written (build/bundling.ts dropUnreachableChunks).
+    // The chunk of an import() that tree shaking removed is not written (build/plugins/drop-unreachable-chunks.ts).
     lazyChunks: reachableOutputs(metafile, entry)
       .filter((o) => !initOutputs.includes(o))
       .map((o) => path.resolve(ROOT, o)),

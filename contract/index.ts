@@ -19,8 +19,7 @@ import { agentAutonomyContract } from './autonomy';
 import { provisionContract } from './provision';
 import { runtimeModelContract } from './runtime-model';
 import { settingsContract } from './settings';
-import { provideSkillActionBodies, skillsContract } from './skills';
-import { SKILL_ACTION_BODIES } from './skill-actions';
+import { skillsContract } from './skills';
 import { socialContract } from './social';
 import { walletContract } from './wallet';
 import { walletSignInContract } from './wallet-sign-in';
@@ -28,9 +27,6 @@ import { webhooksContract } from './webhooks';
 import type { RouteDefinition, RouteGroup } from './route';
 
 export * from './route';
-
-// The skill routes' bodies and examples, which the skills function itself never needs (./skills.ts).
-provideSkillActionBodies(SKILL_ACTION_BODIES);
 
 /** Every HTTP group of the platform: one Lambda each, one API route per entry. */
 export const contract: readonly RouteGroup[] = [

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { channelInboundRoutes, whatsappVerificationRoute } from './channel-inbound';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
-import type { SkillActionBodies } from './skill-actions';
+import { SKILL_ACTION_BODIES, type SkillActionBodies } from './skill-actions';
 import { FestivalEntry, VenueEntry } from './skill-actions/events';
 import { defineGroup, lazySchema, type RouteDefinition } from './route';
 import { EVM_ADDRESS } from './evm';
@@ -334,20 +334,14 @@ const SPECIFIED_SKILL_EXAMPLES: { [K in SpecifiedSkill]: z.infer<ReturnType<type
 };
 
 /**
- * The skills' action bodies (./skill-actions, a lot of schema code) are given by ./index.ts, so
- * the whole contract (the document, CDK, the tests) has them, while the skills function, which loads
- * only this group, does not parse them at its cold start: it never builds a skill route's body from
- * the contract (the route's body is `validatedBy: 'handler'`; each skill's module validates with the same schemas).
+ * The skills' action bodies (./skill-actions, a lot of schema code): the document and the tests read
+ * them through the routes below. The functions' bundles leave the table out (build/plugins/
+ * contract-without-docs.ts), so the skills function does not parse it at its cold start: it never builds
+ * a skill route's body from the contract (the route's body is `validatedBy: 'handler'`; each skill's
+ * module validates with the same schemas, imported from its own file of ./skill-actions).
  */
-let providedActionBodies: Readonly<Record<string, SkillActionBodies>> | undefined;
-
-export function provideSkillActionBodies(bodies: Readonly<Record<string, SkillActionBodies>>): void {
-  providedActionBodies = bodies;
-}
-
 function skillActionBodies(name: SkillName): SkillActionBodies | undefined {
-  if (!providedActionBodies) throw new Error('the skill action bodies are given by contract/index.ts: import the whole contract to build a skill route');
-  return Object.hasOwn(providedActionBodies, name) ? providedActionBodies[name] : undefined;
+  return Object.hasOwn(SKILL_ACTION_BODIES, name) ? SKILL_ACTION_BODIES[name] : undefined;
 }
 
 // The examples hold exactly the specified skills (their type requires each), and asking them builds no schema.

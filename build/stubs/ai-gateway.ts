@@ -1,5 +1,5 @@
 /**
- * Bundles only (build/bundling.ts): `@ai-sdk/gateway`, the AI SDK's default global provider (Vercel's
+ * Bundles only (build/substitutes.ts): `@ai-sdk/gateway`, the AI SDK's default global provider (Vercel's
  * AI Gateway), used by `ai` only for a model given as a bare string id, and to recognise that
  * provider's errors. Every call here passes a provider model built in domain/ai/providers.ts, so no
  * error can come from it: its error classes recognise nothing, and the default provider refuses to

@@ -1,5 +1,5 @@
 /**
- * Bundles only (build/bundling.ts): `zod/v3` as @ai-sdk/provider-utils uses it. The AI SDK imports
+ * Bundles only (build/substitutes.ts): `zod/v3` as @ai-sdk/provider-utils uses it. The AI SDK imports
  * nothing of zod 3 but this enum, to read the `_def.typeName` of a zod 3 schema it converts to JSON
  * Schema; the conversion reads the schema object itself and needs no zod 3 runtime. This platform's
  * schemas are all zod 4, which never take that path. The same names and values as zod 3's own enum,

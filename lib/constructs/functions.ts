@@ -8,7 +8,8 @@ import { Construct } from 'constructs';
 import type { RouteGroup } from '#contract';
 import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP } from '#contract/sweeps';
 import type { FunctionIdentity } from '../settings';
-import { PlatformFunction, type FunctionNetwork } from './platform-function';
+import { FunctionBundles } from './function-bundles';
+import { functionEntry, PlatformFunction, type FunctionNetwork } from './platform-function';
 import type { Queues } from './queues';
 
 /** API Gateway gives up on an integration after 29 s, so an HTTP function may not run longer. */
@@ -84,6 +85,9 @@ export class Functions extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    // Every function's bundle is built in one go, the first time CDK asks for one.
+    const folders = [...props.contract.map((g) => g.group), ...WORKERS.map((w) => w.folder ?? w.name)];
+    const bundles = new FunctionBundles(folders.map((folder) => functionEntry(props.projectRoot, folder)));
     const byName = new Map<string, Lambda>();
     const http = new Map<string, Lambda>();
     const make = (spec: WorkerSpec, isHttp: boolean) => {
@@ -94,6 +98,7 @@ export class Functions extends Construct {
         environment: props.environmentOf({ name: spec.name, http: isHttp }),
         network: props.networkOf(spec.name),
         deadLetterQueue: spec.asynchronous ? this.asyncDeadLetters : undefined,
+        bundles,
       }).fn;
       byName.set(spec.name, fn);
       return fn;
@@ -110,6 +115,7 @@ export class Functions extends Construct {
         projectRoot: props.projectRoot,
         environment: props.environmentOf({ name: group.group, http: true }),
         network: props.networkOf(group.group),
+        bundles,
       }).fn;
       streaming.set(group.group, fn);
     }

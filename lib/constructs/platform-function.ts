@@ -1,12 +1,13 @@
-import { join, relative } from 'node:path';
-import { AssetHashType, DockerImage, type Duration, Stack } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { type Duration, Stack } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { bundleFunctionSync, LAMBDA_ENTRY_NAME } from '#build/bundling';
+import { LAMBDA_ENTRY_NAME } from '#build/bundling';
+import { FunctionBundles } from './function-bundles';
 import { LAMBDA_MEMORY_MB } from '../function-sizing';
 import { handlerPath } from '#contract/functions';
 
@@ -33,38 +34,8 @@ export interface PlatformFunctionProps {
   network?: FunctionNetwork;
   /** Dead-letter queue of asynchronous invocations (EventBridge-triggered functions). */
   deadLetterQueue?: IQueue;
-}
-
-/**
- * CDK's asset for a function: esbuild with build/bundling.ts's options and plugins, in a child process (bundleFunctionSync). Not
- * NodejsFunction: its esbuild call writes one `--outfile`, which cannot split code into lazy chunks.
- * The asset is hashed on the bundler's output, so any change to the code that ships redeploys the
- * function and nothing else does.
- */
-export function functionCode(projectRoot: string, entry: string): Code {
-  const source = relative(projectRoot, entry);
-  return Code.fromAsset(projectRoot, {
-    assetHashType: AssetHashType.OUTPUT,
-    bundling: {
-      local: { tryBundle: (outputDir) => bundleFunction(entry, outputDir) },
-      // Never reached: tryBundle bundles or throws. Docker has no copy of the absolute alias paths
-      // of build/bundling.ts, so a container build could not be the same bundle; fail, saying why.
-      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable'),
-      command: ['sh', '-c', `echo '${LOCAL_BUNDLING_ONLY}' >&2; exit 1`],
-      // CDK caches a staged asset by its source folder and its bundling settings (tryBundle is a function,
-      // left out of that key), and the folder is the project root for every function: without the entry
-      // in the settings, every function would receive the first one's bundle.
-      environment: { FUNCTION_ENTRY: source },
-    },
-  });
-}
-
-const LOCAL_BUNDLING_ONLY = 'functions are bundled locally with esbuild (build/bundling.ts, a devDependency), never in Docker; run npm ci first';
-
-/** Writes index.mjs, chunks/ and their source maps into `outputDir`; an esbuild error stops the synthesis. */
-export function bundleFunction(entry: string, outputDir: string): true {
-  bundleFunctionSync(entry, outputDir);
-  return true;
+  /** The set its bundle is built with (the platform's functions, all at once); default a set of its own. */
+  bundles?: FunctionBundles;
 }
 
 /**
@@ -81,9 +52,10 @@ export class PlatformFunction extends Construct {
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grants.write(role);
     if (props.network) allowVpcAttachment(role);
+    const entry = functionEntry(props.projectRoot, props.folder ?? props.name);
     this.fn = new LambdaFunction(this, 'Function', {
       description: props.streaming ? streamingFunctionDescription(props.name) : functionDescription(props.name),
-      code: functionCode(props.projectRoot, join(props.projectRoot, handlerPath(props.folder ?? props.name))),
+      code: (props.bundles ?? new FunctionBundles([entry])).code(props.projectRoot, entry),
       handler: `${LAMBDA_ENTRY_NAME}.${props.handlerExport ?? 'handler'}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -126,6 +98,9 @@ function allowVpcAttachment(role: Role) {
     }),
   );
 }
+
+/** The handler file of a function folder (a contract group or a worker). */
+export const functionEntry = (projectRoot: string, folder: string) => join(projectRoot, handlerPath(folder));
 
 /** How a function is labelled in the console, and how tests find it in the template. */
 export const functionDescription = (name: string) => `agent platform: ${name}`;

@@ -12,34 +12,17 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ZodFirstPartyTypeKind as zod3TypeNames } from 'zod/v3';
-import {
-  AI_DEFAULT_PROVIDER,
-  AI_SDK_ZOD_MEMBERS_NAMESPACE,
-  AI_SDK_ZOD_NAMESPACE,
-  aiSdkZodCopy,
-  barrelOwnStatements,
-  cutBarrel,
-  namesTakenFrom,
-  SDK_BARREL_OWN_NAMESPACE,
-  sdkBarrelsPerImporter,
-  settingsForTheFunctions,
-  CREDENTIALS_SHIM,
-  ESM_REQUIRE_BANNER,
-  initLoadedOutputs,
-  withoutContractDocs,
-  LAMBDA_BUNDLE,
-  lambdaBuildOptions,
-  reachableOutputs,
-  REPLACED_CREDENTIAL_PROVIDER,
-  ZOD_MINI,
-  ZOD_V3,
-  ZOD_WITHOUT_LOCALES,
-  zodMembersModule,
-  zodMembersUsedBy,
-} from '#build/bundling';
+import { ESM_REQUIRE_BANNER, initLoadedOutputs, LAMBDA_BUNDLE, lambdaBuildOptions, reachableOutputs } from '#build/bundling';
+import { AI_SDK_ZOD_MEMBERS_NAMESPACE, AI_SDK_ZOD_NAMESPACE, aiSdkZodCopy, zodMembersModule, zodMembersUsedBy } from '#build/plugins/ai-sdk-zod-copy';
+import { withoutContractDocs } from '#build/plugins/contract-without-docs';
+import { barrelOwnStatements, cutBarrel, namesTakenFrom, SDK_BARREL_OWN_NAMESPACE, sdkBarrelsPerImporter } from '#build/plugins/sdk-barrels-per-importer';
+import { settingsForTheFunctions } from '#build/plugins/settings-for-the-functions';
+import { AI_DEFAULT_PROVIDER, CREDENTIALS_SHIM, REPLACED_CREDENTIAL_PROVIDER, ZOD_MINI, ZOD_V3, ZOD_WITHOUT_LOCALES } from '#build/substitutes';
+import { bundleFunctions } from '#build/bundle-functions';
 import { ZodFirstPartyTypeKind as standInTypeNames } from '#build/stubs/zod-v3-kinds';
 import { WORKERS } from '#lib/constructs/functions';
-import { PlatformFunction } from '#lib/constructs/platform-function';
+import { FunctionBundles } from '#lib/constructs/function-bundles';
+import { functionEntry, PlatformFunction } from '#lib/constructs/platform-function';
 import { NEEDS, type Need } from '#lib/permissions';
 import { config } from '#platform/config';
 import { contract } from '#contract';
@@ -102,17 +85,12 @@ const evaluate = async (file: string, expression: string) => {
 
 beforeAll(async () => {
   outdir = mkdtempSync(path.join(tmpdir(), 'platform-bundles-'));
-  // One build per function, as each deploys: in a build of several entries, a module shared by two
-  // keeps the code either one uses, and what a chunk can import() would be the union of theirs.
-  await Promise.all(
-    folders.map(async (folder) => {
-      const options = lambdaBuildOptions(path.join(ROOT, handlerPath(folder)), path.join(outdir, folder));
-      // Maps change nothing that is tested here.
-      const result = await build({ ...options, sourcemap: false, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
-      metafiles.set(folder, result.metafile);
-    }),
-  );
-}, 180_000);
+  // As CDK builds them (build/bundle-functions.ts): one build per function, all in this process.
+  const builds = folders.map((folder) => ({ entry: path.join(ROOT, handlerPath(folder)), outdir: path.join(outdir, folder) }));
+  // Maps change nothing that is tested here.
+  const results = await bundleFunctions(builds, { sourcemap: false, absWorkingDir: ROOT, metafile: true, logLevel: 'silent' });
+  for (const [i, folder] of folders.entries()) metafiles.set(folder, results[i]!.metafile);
+}, 300_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
@@ -239,8 +217,10 @@ describe('code splitting', () => {
   it("deploys each function's own index.mjs and chunks from CDK's local bundling", async () => {
     const app = new App({ outdir: mkdtempSync(path.join(outdir, 'cdk.out-')) });
     const stack = new Stack(app, 'Bundled');
-    const props = { projectRoot: ROOT, timeout: Duration.seconds(10), environment: {} };
-    // Two small functions: CDK must not hand the second the first one's cached bundle.
+    // Two small functions built together, as the stack's functions are: each must get its own bundle,
+    // and CDK must not hand the second the first one's cached bundle.
+    const bundles = new FunctionBundles(['platform', 'keys'].map((folder) => functionEntry(ROOT, folder)));
+    const props = { projectRoot: ROOT, timeout: Duration.seconds(10), environment: {}, bundles };
     new PlatformFunction(stack, 'Platform', { ...props, name: 'platform' });
     new PlatformFunction(stack, 'Keys', { ...props, name: 'keys' });
     const assembly = app.synth();
@@ -250,6 +230,8 @@ describe('code splitting', () => {
       return path.join(assembly.directory, `asset.${String(f.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
     });
     expect(new Set(assets).size).toBe(2);
+    // Nothing of the set's build is left beside the assets.
+    expect(readdirSync(assembly.directory).filter((f) => f.includes('-function-'))).toEqual([]);
     for (const asset of assets) {
       expect(readdirSync(asset).sort()).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
       expect(readdirSync(path.join(asset, 'chunks')).some((c) => c.endsWith('.mjs'))).toBe(true);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SETTINGS } from '#lib/settings';
-import { settingsAsFunctionsReadThem } from '#build/bundling';
+import { settingsAsFunctionsReadThem } from '#build/plugins/settings-for-the-functions';
 import { CORE_GROUPS, type SettingGroup } from '#platform/config';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 

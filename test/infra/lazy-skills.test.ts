@@ -16,9 +16,9 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SKILL_FILES = readdirSync(path.join(ROOT, 'functions/http/skills/skills')).map((f) => `functions/http/skills/skills/${f}`);
 /**
- * The skills' action bodies: a skill's module validates with its own (lazy) file, and the contract
- * gets them only as the whole contract (contract/index.ts). events.ts stays: the catalogue
- * import routes' bodies use its entries.
+ * The skills' action bodies: a skill's module validates with its own (lazy) file, and the bundles leave
+ * the contract's table of them out (build/plugins/contract-without-docs.ts). events.ts stays: the
+ * catalogue import routes' bodies use its entries.
  */
 const ACTION_BODY_FILES = readdirSync(path.join(ROOT, 'contract/skill-actions'))
   .filter((f) => f !== 'events.ts')
@@ -49,7 +49,7 @@ describe('the skills function', () => {
     expect(atInit.filter((f) => ZOD_UNUSED_AT_INIT.some((z) => f.endsWith(`node_modules/${z}`)))).toEqual([]);
   });
 
-  it('loads its init code in one chunk, however many lazy modules share parts of it (build/bundling.ts lazyEntriesShareTheInit)', () => {
+  it('loads its init code in one chunk, however many lazy modules share parts of it (build/plugins/lazy-entries-share-the-init.ts)', () => {
     // index.mjs, the chunk of the init code and esbuild's runtime helpers; 43 files without the plugin.
     expect(initLoadedOutputs(skills.metafile, skills.entry).length).toBeLessThanOrEqual(3);
     expect(reachableOutputs(skills.metafile, skills.entry).length).toBeGreaterThan(SKILL_FILES.length);
