@@ -477,7 +477,7 @@ function reportWarmAndTracing() {
   if (wake) {
     out.push(
       '',
-      `Wake-to-first-answer (issue 22; ${wake.runs} runs: an idle-stopped agent on the local runtime, a chat until its answer, fake model on loopback): ` +
+      `Wake-to-first-answer (${wake.runs} runs: an idle-stopped agent on the local runtime, a chat until its answer, fake model on loopback): ` +
         `p50 ${wake.p50Ms} ms, p99 ${wake.p99Ms} ms (samples ${wake.samplesMs.join(', ')} ms; target p50 <= ${wake.targetP50Ms} ms)${wake.ok ? '' : ' OVER TARGET'}`,
     );
   }

@@ -3,7 +3,7 @@
  * AI Gateway), used by `ai` only for a model given as a bare string id, and to recognise that
  * provider's errors. Every call here passes a provider model built in domain/ai/providers.ts, so no
  * error can come from it: its error classes recognise nothing, and the default provider refuses to
- * serve. Saves the provider and its OIDC client (~63 KB) in every function that calls a model.
+ * serve. Saves the provider and its OIDC client in every function that calls a model.
  */
 class NotBundledGatewayError extends Error {
   static isInstance(_error: unknown): boolean {

@@ -3,7 +3,7 @@
  * nothing of zod 3 but this enum, to read the `_def.typeName` of a zod 3 schema it converts to JSON
  * Schema; the conversion reads the schema object itself and needs no zod 3 runtime. This platform's
  * schemas are all zod 4, which never take that path. The same names and values as zod 3's own enum,
- * without the ~57 KB of zod 3 the real module brings.
+ * without the rest of zod 3 the real module brings (its weight: docs/architecture.md §11).
  */
 const TYPE_NAMES = [
   'ZodString',

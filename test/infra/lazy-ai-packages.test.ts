@@ -6,7 +6,7 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
  * themselves: they queue provisioning (adapters/provisioning-queue.ts) and never launch an
  * instance, which only the provisioner does, and they queue the alert emails on the events queue
  * (adapters/email-queue.ts), whose worker sends them. So their packages (all chunks,
- * DESIGN §11: never over 1 MB) carry the SQS client and neither the ECS nor the SES client (issue 16).
+ * DESIGN §11: never over 1 MB) carry the SQS client and neither the ECS nor the SES client.
  */
 
 const MODEL_CALLERS = ['ai', 'runtime-model', 'gateway'] as const;

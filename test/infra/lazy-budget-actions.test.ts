@@ -5,7 +5,7 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
  * Every function that meters a model call (the gateway, ai, agent-chat...) checks the spending caps
  * after the call (domain/ai/budget-guard.ts); what a crossed cap does (the emails, pausing an agent,
  * stopping the instance) is loaded by the first cap a container sees at 80 %, not at its cold start
- * (issue 16). Built as the gateway deploys: its own entry, code splitting.
+ * Built as the gateway deploys: its own entry, code splitting.
  */
 
 /** Only a crossed or raised cap needs these. */

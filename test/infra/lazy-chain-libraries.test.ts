@@ -4,7 +4,7 @@ import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bun
 /**
  * Built with code splitting, as the functions deploy: the chain, passkey and remote-key-set
  * libraries are in each function's package but in lazy chunks only, never in what the entry file
- * imports statically, so a cold start of a route that does not use them does not load them (issue 16).
+ * imports statically, so a cold start of a route that does not use them does not load them.
  */
 const LAZY_LIBRARIES = /node_modules\/(viem|@noble|@scure|abitype|ox|@adraffy|@simplewebauthn|@peculiar|asn1js)\/|node_modules\/jose\/dist\/webapi\/jwks\//;
 

@@ -5,8 +5,8 @@ import { CORE_GROUPS, type SettingGroup } from '#platform/config';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
- * platform/config.ts keeps the core in config() and every other section behind a pure accessor
- * (issue 16): a function's cold start carries only the sections its code reads, with their settings.
+ * platform/config.ts keeps the core in config() and every other section behind a pure accessor:
+ * a function's cold start carries only the sections its code reads, with their settings.
  */
 
 const FOLDERS = ['platform', 'memory', 'keys'];

@@ -4,7 +4,7 @@ import { call } from '../helpers/api';
 import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle';
 
 /**
- * What every function pays at its cold start (issue 16). Session tokens: jose is loaded by the first
+ * What every function pays at its cold start. Session tokens: jose is loaded by the first
  * token signed or verified. GET /api/openapi.json is generated from every contract group: its
  * function's cold start carries only its own group, the generator with the other groups' schemas is
  * a lazy chunk loaded by the first request, and later requests reuse the serialized text.

@@ -5,7 +5,7 @@ import { buildAllAsDeployed, type DeployedBundle } from '../helpers/deployed-bun
 
 /**
  * The libraries only some routes (or only a first call) need are loaded on that call, not at a
- * function's cold start (issue 16): built with code splitting, no function's init path (its entry
+ * function's cold start: built with code splitting, no function's init path (its entry
  * and the chunks it imports statically) holds any of them, while the functions that call them still
  * carry them in a lazy chunk. A static import anywhere in a function's graph fails this.
  */

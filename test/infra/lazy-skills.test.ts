@@ -9,7 +9,7 @@ import { buildAsDeployed, type DeployedBundle } from '../helpers/deployed-bundle
 
 /**
  * The skills function answers some 40 routes, and each call runs one skill: a skill's module (and
- * what only it uses) is parsed on that skill's first call, not at every cold start (issue 16). A
+ * what only it uses) is parsed on that skill's first call, not at every cold start. A
  * static import of a skill module anywhere in the handler's graph pulls it back into init and fails this.
  */
 

@@ -434,7 +434,7 @@ describe('compute and network', () => {
   it('puts exactly the functions that talk to instances in the private subnets, behind the functions security group', () => {
     const inVpc = allNames.filter((n) => functionProps(n).VpcConfig);
     expect(inVpc.sort()).toEqual(allNames.filter((n) => has(n, 'reachInstances')).sort());
-    // memory pushes writes to the running agent at once (issue 18).
+    // memory pushes writes to the running agent at once.
     expect(inVpc.sort()).toEqual(['accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'memory', 'provisioner', 'settings', 'skills', 'task-events']);
     for (const name of inVpc) {
       const vpc = functionProps(name).VpcConfig;
@@ -644,8 +644,8 @@ describe('least privilege', () => {
       ];
       expect(sendTargets(name).sort(), name).toEqual(expected);
     }
-    // Lifecycle events are stored and queued wherever an instance changes (issue 14).
-    // ai and gateway meter model calls, whose spending caps emit budget events (issue 22).
+    // Lifecycle events are stored and queued wherever an instance changes.
+    // ai and gateway meter model calls, whose spending caps emit budget events.
     expect(allNames.filter((n) => has(n, 'sendEvents')).sort()).toEqual([
       'accounts',
       'agent-autonomy',
@@ -657,14 +657,14 @@ describe('least privilege', () => {
       'oauth-sign-in',
       'provisioner',
       'provisioner-dlq',
-      // the agent runtime's model calls: metered like every model call (issue 22's spending caps)
+      // the agent runtime's model calls: metered like every model call (the spending caps)
       'runtime-model',
       'settings',
       'skills',
       'social',
       'task-events',
       'wallet-sign-in',
-      // Webhook retries and the owner's redeliveries go back onto the events queue (issue 20).
+      // Webhook retries and the owner's redeliveries go back onto the events queue.
       'webhook-delivery',
       'webhooks',
     ]);

@@ -208,7 +208,7 @@ describe('POST /api/auth/callback/credentials', () => {
   });
 });
 
-describe('sign-in limiting slows guessing without locking the owner out (issue 9 defect 6)', () => {
+describe('sign-in limiting slows guessing without locking the owner out', () => {
   const limits = (address: number, account: number, extra: Record<string, string | undefined> = {}) =>
     reloadConfig({ ...baseline, RATE_LIMITS: JSON.stringify({ signInAddress: { limit: address }, signInAccount: { limit: account } }), ...extra });
   const signInWithToken = (email: string, password: string, ip: string, token?: string) =>

@@ -49,7 +49,7 @@ const lifecycle = async (user: TestSession, op: string) => {
   expect(res.status).toBe(200);
 };
 
-describe('the agent list follows the instance (one Query, issue 16)', () => {
+describe('the agent list follows the instance (one Query)', () => {
   it('after provision, stop, start, restart, idle stop, budget stop, a dead instance, and an agent deleted', async () => {
     const { user, agentId } = await runningAgent(bed);
     await expectListShows(user, agentId, 'running');
