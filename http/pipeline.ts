@@ -13,12 +13,14 @@ import { parseJsonBody } from './steps/json-body';
 import { runOperation } from './steps/operation';
 import type { ApiEvent, ApiResult, Operation, Operations, PipelineMiddleware, PipelineRequest, PipelineState, Step } from './steps/request-state';
 import { requestLogging } from './steps/request-logging';
+import { authenticateRuntimeAgent, type RuntimeAuthenticator } from './steps/runtime-agent';
 import { findRoute } from './steps/route';
 import { refuseCrossSite } from './steps/same-origin';
 import { validateInput } from './steps/validation';
 
 export type { AnswerHeaders } from './steps/answer-headers';
 export type { AnswerSealer } from './steps/idempotency';
+export type { RuntimeAuthenticator } from './steps/runtime-agent';
 export type { ApiEvent, ApiResult, Operation, OperationContext, Operations } from './steps/request-state';
 export { validationError } from './steps/validation';
 
@@ -33,10 +35,15 @@ export interface HandlerOptions {
    * Given by the groups that have such routes, so only their functions bundle the key client.
    */
   answerSealer?: AnswerSealer;
+  /**
+   * Proves the gateway token on `auth: 'runtime'` routes. Given by the groups that have such routes,
+   * so only their functions bundle the token store.
+   */
+  runtimeAuthenticator?: RuntimeAuthenticator;
 }
 
 /** The steps before the operation, in the order they run (docs/architecture.md §4); the first to refuse answers. */
-const checksBefore = (routes: Map<string, RouteDefinition>): Step[] => [
+const checksBefore = (routes: Map<string, RouteDefinition>, options: HandlerOptions): Step[] => [
   findRoute(routes),
   capBody,
   refuseCrossSite,
@@ -45,6 +52,7 @@ const checksBefore = (routes: Map<string, RouteDefinition>): Step[] => [
   checkCsrf,
   applyRateLimit,
   validateInput,
+  authenticateRuntimeAgent(options.runtimeAuthenticator),
 ];
 
 /** The checks as one middy step, raced as a whole against the request's deadline. */
@@ -63,6 +71,10 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
   const routes = new Map(group.routes.map((r) => [routeKey(r), r as RouteDefinition]));
   const unsealed = group.routes.find((r) => r.policy?.idempotent && r.policy?.secretAnswer && !options.answerSealer);
   if (unsealed) throw new Error(`${unsealed.operation} keeps a secret answer for replay: give createHandler an answerSealer`);
+  const unowned = group.routes.find((r) => r.auth === 'runtime' && !r.path.includes('{userId}'));
+  if (unowned) throw new Error(`${unowned.operation} is a runtime route: its path must name the {userId} whose gateway token it takes`);
+  const unproven = group.routes.find((r) => r.auth === 'runtime' && !options.runtimeAuthenticator);
+  if (unproven) throw new Error(`${unproven.operation} is a runtime route: give createHandler a runtimeAuthenticator`);
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
   // Registered before the error responder, so its onError runs after the error became an answer.
@@ -71,7 +83,7 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
     .use(requestLogging())
     .use(policies)
     .use(errorResponder())
-    .use(prepare(checksBefore(routes)))
+    .use(prepare(checksBefore(routes, options)))
     .use(runOperation(impl, options.answerSealer));
   return (event: ApiEvent, context: Context): Promise<ApiResult> => underRequestDeadline(context, () => handler(event, context));
 }

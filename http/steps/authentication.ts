@@ -1,4 +1,5 @@
 import { authenticate, AuthFailureError, hasForeignAuthorization, type AuthContext } from '#domain/auth/authenticate';
+import { takesUserCredential } from '#contract/route';
 import { SESSION_COOKIE } from '../cookies';
 import { HttpError } from '../errors';
 import { type PipelineRequest, routeOf } from './request-state';
@@ -9,7 +10,7 @@ import { type PipelineRequest, routeOf } from './request-state';
  */
 export async function authenticateCaller(request: PipelineRequest): Promise<void> {
   const route = routeOf(request);
-  if (route.auth === 'none') return;
+  if (!takesUserCredential(route)) return;
   const headers = request.internal.headers!;
   let auth: AuthContext | undefined;
   try {

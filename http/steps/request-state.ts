@@ -2,6 +2,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { AuthContext } from '#domain/auth/authenticate';
+import type { RuntimeAgent } from '#domain/auth/runtime-agent';
 import type { RouteDefinition, RouteGroup } from '#contract/route';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -23,6 +24,8 @@ export interface OperationContext<R extends RouteDefinition = RouteDefinition> {
   /** The address API Gateway saw; never a client-supplied header. */
   ip: string;
   auth: R['auth'] extends 'session' | 'admin' ? AuthContext : AuthContext | undefined;
+  /** The calling agent runtime, on `auth: 'runtime'` routes. */
+  runtimeAgent: R['auth'] extends 'runtime' ? RuntimeAgent : undefined;
   requestId: string;
   event: ApiEvent;
 }
@@ -52,8 +55,10 @@ export interface PipelineState extends Record<string, unknown> {
   parsedBody?: unknown;
   /** authentication */
   auth?: AuthContext;
-  /** validation: the operation's whole context */
-  ctx?: OperationContext;
+  /** validation */
+  input?: { params: unknown; query: unknown; body: unknown };
+  /** runtime authentication */
+  runtimeAgent?: RuntimeAgent;
 }
 
 export type PipelineRequest = Request<ApiEvent, ApiResult, Error, Context, PipelineState>;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { schemasOf } from '#contract/route';
 import { HttpError } from '../errors';
-import { type OperationContext, type PipelineRequest, requestIdOf, routeOf } from './request-state';
+import { type PipelineRequest, routeOf } from './request-state';
 
 type Issue = z.core.$ZodIssue;
 
@@ -37,10 +37,7 @@ function parseWith<S extends z.core.$ZodType | undefined>(schema: S, value: unkn
   return out.data;
 }
 
-/**
- * Path, query and body against the route's schemas (400 VALIDATION_ERROR), then the operation's
- * context from all the steps learned. A body the handler validates, or a raw one, is passed as is.
- */
+/** Path, query and body against the route's schemas (400 VALIDATION_ERROR); a body the handler validates, or a raw one, is passed as is. */
 export function validateInput(request: PipelineRequest): void {
   const { event, internal } = request;
   const route = routeOf(request);
@@ -51,18 +48,5 @@ export function validateInput(request: PipelineRequest): void {
     route.bodyHandling?.validatedBy === 'handler' || route.bodyHandling?.kind === 'raw'
       ? internal.parsedBody
       : parseWith(schemas.body, internal.parsedBody, 'body');
-
-  internal.ctx = {
-    route,
-    params,
-    query,
-    body,
-    rawBody: internal.rawBody!,
-    headers: internal.headers!,
-    cookies: internal.cookies!,
-    ip: internal.ip!,
-    auth: internal.auth,
-    requestId: requestIdOf(event),
-    event,
-  } as OperationContext;
+  internal.input = { params, query, body };
 }
