@@ -1,10 +1,10 @@
-import { lazyClient } from '#platform/aws/lazy-client';
+import { lazyClient } from '#platform/lazy/aws-client';
 import { config, filesConfig } from '#platform/config';
 import type { FileStorage } from './file-storage';
 
 /** S3 in AWS; FILES_S3_ENDPOINT points it at another S3-compatible store (path-style), as the tests' loopback fake. Loaded on the first file call. */
 const s3Client = /* @__PURE__ */ lazyClient(
-  () => import('#platform/aws/sdk/s3'),
+  () => import('#platform/lazy/aws-s3'),
   (sdk) => {
     const endpoint = filesConfig().s3Endpoint;
     return new sdk.S3Client({

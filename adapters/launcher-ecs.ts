@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Task } from '@aws-sdk/client-ecs';
 import { kms } from '#platform/aws/kms-client';
-import { lazyClient } from '#platform/aws/lazy-client';
+import { lazyClient } from '#platform/lazy/aws-client';
 import { awsFakesConfig, config, instanceConfig, keyCustodyConfig } from '#platform/config';
 import { type LaunchHandle, LaunchError, RUNTIME_PORT, type Launcher, type LaunchSpec, type Located } from './launcher';
 
@@ -24,7 +24,7 @@ export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
 
 /** Loaded on the first launch, locate or stop: this module is reached only where the launcher is ECS. */
 const ecsClient = /* @__PURE__ */ lazyClient(
-  () => import('#platform/aws/sdk/ecs'),
+  () => import('#platform/lazy/aws-ecs'),
   (sdk) => new sdk.ECSClient({ region: config().region, maxAttempts: 3, ...awsFakesConfig().ecs }),
 );
 

@@ -1,10 +1,10 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { lazyClient } from '#platform/aws/lazy-client';
+import { lazyClient } from '#platform/lazy/aws-client';
 import { config } from '#platform/config';
 
 /** SQS in AWS, the fauxqs emulator locally and in tests (SQS_ENDPOINT); loaded on the first send, as most requests queue nothing. */
 const queueClient = /* @__PURE__ */ lazyClient(
-  () => import('#platform/aws/sdk/sqs'),
+  () => import('#platform/lazy/aws-sqs'),
   (sdk) => new sdk.SQSClient({ region: config().region, endpoint: config().sqsEndpoint, credentials: config().localCredentials, maxAttempts: 3 }),
 );
 

@@ -1,4 +1,4 @@
-import { lazyClient } from '#platform/aws/lazy-client';
+import { lazyClient } from '#platform/lazy/aws-client';
 import { config, runtimeLogsConfig } from '#platform/config';
 
 /**
@@ -33,7 +33,7 @@ export interface LogStreamPage {
 
 /** Loaded on the first read: only the per-agent log's reads in AWS reach CloudWatch Logs. */
 const logsClient = /* @__PURE__ */ lazyClient(
-  () => import('#platform/aws/sdk/cloudwatch-logs'),
+  () => import('#platform/lazy/aws-cloudwatch-logs'),
   (sdk) => {
     const endpoint = runtimeLogsConfig().endpoint;
     return new sdk.CloudWatchLogsClient({

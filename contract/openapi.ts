@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isLazySchema, schemasOf, type RouteDefinition, type RouteGroup } from './route';
+import { isLazySchema, schemasOf, takesUserCredential, type RouteDefinition, type RouteGroup } from './route';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -164,6 +164,8 @@ const SECURITY: Record<string, unknown[]> = {
   optional: [{}, { sessionCookie: [] }, { bearer: [] }],
   session: [{ sessionCookie: [] }, { bearer: [] }],
   admin: [{ sessionCookie: [] }, { bearer: [] }],
+  // The gateway token is no user credential and no documented scheme; each runtime route's description names it.
+  runtime: [],
 };
 
 /**
@@ -182,7 +184,7 @@ function pipelineCodes(route: RouteDefinition): Record<number, string[]> {
   }
   if (route.policy?.sameOrigin) add(403, 'CROSS_SITE_REQUEST');
   if (route.body || route.params || route.query) add(400, 'VALIDATION_ERROR');
-  if (route.auth !== 'none') {
+  if (takesUserCredential(route)) {
     add(401, 'TOKEN_INVALID');
     add(500, 'AUTH_ERROR');
     if (route.auth !== 'optional') add(401, 'AUTH_REQUIRED');
@@ -294,7 +296,7 @@ export function buildOpenApi(groups: readonly RouteGroup[], info: { version: str
           parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), description, schema: propSchema });
         }
       }
-      if (route.auth !== 'none' && UNSAFE_METHODS.has(route.method)) {
+      if (takesUserCredential(route) && UNSAFE_METHODS.has(route.method)) {
         parameters.push({
           name: 'x-csrf-token',
           in: 'header',

@@ -7,8 +7,13 @@ import { lazySchema } from './lazy-schema';
  * - optional: a valid credential is used when present; a bad one is still refused (401).
  * - session: a session cookie, a Bearer JWT or a Bearer `sk_` API key is required.
  * - admin: as session, and the account's email must be in the configured admin list.
+ * - runtime: the account's agent runtime, by the gateway token of the path's `{userId}`
+ *   (`Authorization: Bearer <gateway token>`); any other credential, a user's included, is refused (401).
  */
-export type AuthMode = 'none' | 'optional' | 'session' | 'admin';
+export type AuthMode = 'none' | 'optional' | 'session' | 'admin' | 'runtime';
+
+/** A user's credential (session cookie, Bearer JWT, API key) is read on the route: every mode but `none` and `runtime`. */
+export const takesUserCredential = (route: Pick<RouteDefinition, 'auth'>): boolean => route.auth !== 'none' && route.auth !== 'runtime';
 
 /** Rate-limit scopes of the spec's section 8; numbers live in platform/config.ts. */
 export type RateLimitScope =

@@ -64,7 +64,7 @@ export const runtimeModelContract = defineGroup({
       operation: 'runtimeChatCompletion',
       method: 'POST',
       path: '/api/instance/{userId}/runtime/chat/completions',
-      auth: 'none',
+      auth: 'runtime',
       summary:
         "Runtime: the platform's model layer for an agent, OpenAI chat completions format; the platform picks the agent's model and holds the provider key.",
       description: [

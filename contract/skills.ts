@@ -508,7 +508,7 @@ const installRoutes = [
     operation: 'runtimeSkillCall',
     method: 'POST',
     path: '/api/instance/{userId}/runtime/agents/{agentId}/skills/{skill}',
-    auth: 'none',
+    auth: 'runtime',
     summary: "Call a skill installed on the agent, from the agent's runtime.",
     description:
       "Called by the account's agent runtime, not by users: `Authorization: Bearer <gateway token>` (any other credential answers 401 `TOKEN_INVALID`). The body is the skill endpoint's body (`POST /api/skills/{skill}`) and so is the answer. A skill that is not installed on the agent, or disabled, answers 404, as does an agent that is not the account's.",

@@ -1,5 +1,5 @@
 import { decrypt, encrypt } from '#platform/crypto/envelope';
-import type { AnswerSealer } from './pipeline';
+import type { AnswerSealer } from './steps/idempotency';
 
 /** Sealed to the account under this purpose: a replayed answer opens only for the caller who got it. */
 const context = (userId: string) => ({ userId, purpose: 'idempotent-answer' });

@@ -6,7 +6,7 @@ import { DomainError } from './errors';
  * croner: `*`, numbers, ranges, steps, lists, names (`MON`, `JAN`), `L` and `#`; day of week 0-7
  * (0 and 7 are Sunday). When both day fields are restricted a day matching either runs (crontab's
  * rule, croner's default). No seconds and no time zones: schedules are UTC. croner is imported on
- * the first parse (./cron-sdk.ts), so the routes and ticks that touch no schedule never load it.
+ * the first parse (./lazy/croner.ts), so the routes and ticks that touch no schedule never load it.
  */
 export type CronSchedule = Cron;
 
@@ -21,7 +21,7 @@ export class CronError extends DomainError {
 const CRON_OPTIONS = { timezone: 'UTC', mode: '5-part', sloppyRanges: true, paused: true } as const;
 
 export async function parseCron(expression: string): Promise<CronSchedule> {
-  const { Cron } = await import('./cron-sdk');
+  const { Cron } = await import('./lazy/croner');
   let schedule: Cron;
   try {
     schedule = new Cron(expression.trim(), CRON_OPTIONS);

@@ -1,5 +1,5 @@
 import { config } from '#platform/config';
-import { isDatabaseUnavailable } from '#data/availability';
+import { isDatabaseUnavailable } from '#data/failures';
 import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '#data/api-keys';
 import { isGatewayReceiptToken } from '#data/gateway-receipts';
 import { getUser } from '#data/users';

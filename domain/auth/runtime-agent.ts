@@ -4,13 +4,19 @@ import type { AgentRecord } from '#data/agents';
 import { getUser } from '#data/users';
 import { unauthenticated } from '#platform/errors';
 
-/**
- * What every runtime route (functions/http/instance/runtime-api.ts, functions/http/runtime-model) checks. The
- * gateway token is checked against its stored hash, so these routes never decrypt it.
- */
+/** The agent runtime of one account, as the pipeline hands it to the operation of an `auth: 'runtime'` route. */
+export interface RuntimeAgent {
+  /** The account whose instance runs the runtime: the path's `{userId}` its gateway token was issued for. */
+  userId: string;
+}
 
-export async function requireRuntime(userId: string, authorization: string | undefined): Promise<void> {
+/**
+ * The runtime of the account `userId`, proven by its gateway token. The token is checked against its
+ * stored hash, so runtime routes never decrypt it.
+ */
+export async function authenticateRuntime(userId: string, authorization: string | undefined): Promise<RuntimeAgent> {
   if (!(await presentsGatewayToken(userId, authorization))) throw unauthenticated('a valid gateway token is required', 'TOKEN_INVALID');
+  return { userId };
 }
 
 /** The model the platform answers an agent with: its configured one, else the one it was provisioned with. */

@@ -14,7 +14,7 @@ export class InvalidPrivateKeyError extends DomainError {
 const walletContext = (userId: string) => ({ userId, purpose: WALLET_KEY_PURPOSE });
 
 async function addressOf(privateKey: Hex): Promise<`0x${string}`> {
-  const { privateKeyToAccount } = await import('#platform/crypto/viem-keys');
+  const { privateKeyToAccount } = await import('#platform/lazy/viem-keys');
   try {
     return privateKeyToAccount(privateKey).address;
   } catch {
@@ -31,7 +31,7 @@ export async function storeWallet(
   opts: { custody: WalletRecord['custody']; network: WalletNetworkName; privateKey?: Hex },
   now = new Date(),
 ): Promise<WalletSummary> {
-  const { generatePrivateKey, hexToBytes } = await import('#platform/crypto/viem-keys');
+  const { generatePrivateKey, hexToBytes } = await import('#platform/lazy/viem-keys');
   const privateKey = opts.privateKey ?? generatePrivateKey();
   const address = await addressOf(privateKey);
   const raw = hexToBytes(privateKey);
@@ -48,7 +48,7 @@ export async function storeWallet(
 
 /** The owner's private key, for signing only; callers must never return or log it. */
 export async function openWalletKey(userId: string, record: EnvelopeRecord): Promise<Hex> {
-  const { bytesToHex } = await import('#platform/crypto/viem-keys');
+  const { bytesToHex } = await import('#platform/lazy/viem-keys');
   const raw = await decrypt(record, walletContext(userId));
   try {
     return bytesToHex(raw);

@@ -6,7 +6,7 @@ import { buildAsDeployed } from '../helpers/deployed-bundle';
 
 /**
  * The AWS clients other than DynamoDB load on their first use, never at a function's cold start
- * (issue 16): each is reached only through `await import()` of its wrapper in platform/aws/sdk, so a
+ * (issue 16): each is reached only through `await import()` of its wrapper in platform/lazy, so a
  * build with code splitting puts it in a lazy chunk that the entry file does not import.
  */
 
@@ -47,7 +47,7 @@ describe('AWS clients other than DynamoDB load on first use (issue 16)', () => {
     expect([...bundles[fn]!.lazy]).toEqual(expect.arrayContaining(used));
   });
 
-  it('only the wrappers in platform/aws/sdk import these packages as values', () => {
+  it('only the wrappers in platform/lazy import these packages as values', () => {
     const sources = (dir: string): string[] =>
       readdirSync(path.join(ROOT, dir)).flatMap((name) => {
         const rel = path.join(dir, name);
@@ -60,7 +60,7 @@ describe('AWS clients other than DynamoDB load on first use (issue 16)', () => {
       .filter((file) => valueImport.test(readFileSync(path.join(ROOT, file), 'utf8')));
     expect(importers.sort()).toEqual(
       ['cloudwatch-logs', 'ecs', 'kms', 's3', 'sqs']
-        .map((w) => path.join('platform', 'aws', 'sdk', `${w}.ts`))
+        .map((w) => path.join('platform', 'lazy', `aws-${w}.ts`))
         .concat('adapters/email-ses.ts')
         .sort(),
     );

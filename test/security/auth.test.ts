@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '#contract';
+import { gatewayToken } from '#data/instances';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { badTokens } from '../helpers/tokens';
 import { defaultQuery, fillPath } from './route-samples';
 
 const protectedRoutes = allRoutes.filter((r) => r.auth === 'session' || r.auth === 'admin');
+/** Every route that reads a credential: the user routes and the runtime routes. */
 const credentialRoutes = allRoutes.filter((r) => r.auth !== 'none');
+const runtimeRoutes = allRoutes.filter((r) => r.auth === 'runtime');
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
@@ -13,6 +16,42 @@ const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 describe('auth on every route (spec section 5)', () => {
   it('the contract has protected routes to check', () => {
     expect(protectedRoutes.length).toBeGreaterThan(60);
+  });
+
+  it('the contract has runtime routes to check', () => {
+    expect(runtimeRoutes.map(label)).toEqual(
+      expect.arrayContaining(['GET /api/instance/{userId}/runtime/state', 'POST /api/instance/{userId}/runtime/chat/completions']),
+    );
+  });
+
+  it.each(runtimeRoutes.map((r) => [label(r), r] as const))('%s refuses a request with no credential: 401 TOKEN_INVALID', async (_l, route) => {
+    const res = await call(route.method, fillPath(route, {}) + defaultQuery(route), { body: route.example, ip: uniqueIp() });
+    expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
+  });
+
+  it.each(runtimeRoutes.map((r) => [label(r), r] as const))(
+    "%s refuses the account's own user credentials, session cookie or Bearer: 401 TOKEN_INVALID",
+    async (_l, route) => {
+      const session = await testSession();
+      const path = fillPath(route, { userId: session.userId }) + defaultQuery(route);
+      for (const credential of [{ session }, { bearer: session.token }]) {
+        const res = await call(route.method, path, { body: route.example, ...credential, ip: uniqueIp() });
+        expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
+      }
+    },
+  );
+
+  it.each(runtimeRoutes.map((r) => [label(r), r] as const))("%s refuses another account's gateway token: 401 TOKEN_INVALID", async (_l, route) => {
+    const owner = await testSession();
+    const intruder = await testSession();
+    await gatewayToken(owner.userId);
+    const res = await call(route.method, fillPath(route, { userId: owner.userId }) + defaultQuery(route), {
+      body: route.example,
+      bearer: await gatewayToken(intruder.userId),
+      ip: uniqueIp(),
+    });
+    expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
+    expect(res.text ?? '').not.toContain(owner.userId);
   });
 
   it.each(protectedRoutes.map((r) => [label(r), r] as const))('%s refuses a request with no credential: 401 AUTH_REQUIRED', async (_l, route) => {

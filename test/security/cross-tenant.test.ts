@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '#contract';
+import { takesUserCredential } from '#contract/route';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { defaultQuery, fillPath, intruderSetup, namesAgentInBody, ownedResources, withOwnedIds } from './route-samples';
 
 const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 /**
  * Routes that take an id of something a user owns, in the path, the query or (for the skills
- * routes, which name the agent in the body) the body.
+ * routes, which name the agent in the body) the body, called with a user's credential. The runtime
+ * routes take no user credential; another account's gateway token is refused in auth.test.ts.
  */
 const ownedIdRoutes = allRoutes.filter(
   (r) =>
-    r.auth !== 'none' &&
+    takesUserCredential(r) &&
     (/\{(id|userId|agentId)\}/.test(r.path) || Object.keys(r.query?.()._zod.def.shape ?? {}).some((k) => /agentId|id$/i.test(k)) || namesAgentInBody(r)),
 );
 

@@ -43,7 +43,7 @@ const MPP_UNAVAILABLE = 'machine payments (MPP) are not available on this server
 
 /** The 402 of spec 4.12, with a fresh nonce stored for this plugin's price whenever MPP is on. */
 async function paymentRequired(plugin: GatewayPluginId, why: { code: string; message: string }): Promise<Reply> {
-  const { getAddress } = await import('#platform/crypto/viem-address');
+  const { getAddress } = await import('#platform/lazy/viem-address');
   const amount = priceOf(plugin);
   const cardPrice = gatewayCardPrice(plugin);
   const card = { checkoutUrl: `/api/v1/payments/card/create?plugin=${encodeURIComponent(plugin)}`, amount: cardPrice.amount, currency: cardPrice.currency };

@@ -2,15 +2,15 @@ import { instanceContract } from '#contract/instance';
 import { recordActivity } from '#data/idle-watch';
 import { rotateGatewayToken } from '#domain/auth/evict';
 import { gatewayToken } from '#data/instances';
-import { createHandler } from '#http/pipeline';
+import { createHandler, type Operations } from '#http/pipeline';
 import { requireOwner } from './owner';
 import { repair, resetMemory, restart, start, stop, update } from './lifecycle';
 import { listLifecycleEvents } from '#data/lifecycle-events';
 import { readInstance, readInstanceStats, readInstanceToken } from './read';
-import { requireRuntime } from '#domain/auth/runtime-agent';
+import { authenticateRuntime } from '#domain/auth/runtime-agent';
 import { reportExchange, runtimeState, sendA2aMessage } from './runtime-api';
 
-export const handler = createHandler(instanceContract, {
+const operations: Operations<typeof instanceContract> = {
   startInstance: async ({ auth, params }) => start(auth, params.userId),
   stopInstance: async ({ auth, params }) => stop(auth, params.userId),
   restartInstance: async ({ auth, params }) => restart(auth, params.userId),
@@ -30,19 +30,16 @@ export const handler = createHandler(instanceContract, {
     return { success: true as const, rotated, token: await gatewayToken(userId) };
   },
 
-  getRuntimeState: async ({ params, query, headers }) => {
-    await requireRuntime(params.userId, headers.authorization);
-    return runtimeState(params.userId, query.agentId);
-  },
-  reportRuntimeExchange: async ({ params, body, headers }) => {
-    await requireRuntime(params.userId, headers.authorization);
+  getRuntimeState: async ({ runtimeAgent, query }) => runtimeState(runtimeAgent.userId, query.agentId),
+  reportRuntimeExchange: async ({ runtimeAgent, body }) => {
     // Messages over the agent's websocket reach the platform only as these reports.
-    await recordActivity(params.userId);
-    return reportExchange(params.userId, body);
+    await recordActivity(runtimeAgent.userId);
+    return reportExchange(runtimeAgent.userId, body);
   },
-  runtimeA2aMessage: async ({ params, body, headers }) => {
-    await requireRuntime(params.userId, headers.authorization);
-    await recordActivity(params.userId);
-    return sendA2aMessage(params.userId, body);
+  runtimeA2aMessage: async ({ runtimeAgent, body }) => {
+    await recordActivity(runtimeAgent.userId);
+    return sendA2aMessage(runtimeAgent.userId, body);
   },
-});
+};
+
+export const handler = createHandler(instanceContract, operations, { runtimeAuthenticator: authenticateRuntime });

@@ -1,11 +1,12 @@
 import { runtimeModelContract } from '#contract/runtime-model';
 import { createHandler } from '#http/pipeline';
-import { requireRuntime } from '#domain/auth/runtime-agent';
+import { authenticateRuntime } from '#domain/auth/runtime-agent';
 import { completion } from './completion';
 
-export const handler = createHandler(runtimeModelContract, {
-  runtimeChatCompletion: async ({ params, body, headers }) => {
-    await requireRuntime(params.userId, headers.authorization);
-    return completion(params.userId, body);
+export const handler = createHandler(
+  runtimeModelContract,
+  {
+    runtimeChatCompletion: async ({ runtimeAgent, body }) => completion(runtimeAgent.userId, body),
   },
-});
+  { runtimeAuthenticator: authenticateRuntime },
+);

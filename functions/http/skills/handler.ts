@@ -49,7 +49,7 @@ function bookingSettlementGet({ auth, requestId, query }: OperationContext<(type
 const instantSplitGet = ({ auth, requestId, query }: OperationContext<(typeof skillGetRoutes)[1]>) => sessionCall('instant-split', auth, requestId, query);
 
 // The per-skill routes are generated from the catalogue, so the group's operations are keyed by string.
-export const handler = createHandler(skillsContract, {
+const operations = {
   ...skillEndpoints,
   ...channelInbound,
   ...channelVerification,
@@ -62,5 +62,10 @@ export const handler = createHandler(skillsContract, {
   rateSkill: ({ auth, params, body }) => rate(auth, params.skillId, body.rating),
   importVenues: async ({ body }) => ({ success: true, ...(await importVenues(body.venues, body.replace)) }),
   importFestivals: async ({ body }) => ({ success: true, ...(await importFestivals(body.festivals, body.replace)) }),
-  runtimeSkillCall: async ({ params, headers, requestId, body }) => (await loadInstanceCalls()).runtimeCall(params, headers.authorization, requestId, body),
-} as Operations<typeof skillsContract>);
+  runtimeSkillCall: async ({ params, requestId, body }) => (await loadInstanceCalls()).runtimeCall(params, requestId, body),
+} as Operations<typeof skillsContract>;
+
+export const handler = createHandler(skillsContract, operations, {
+  // Loaded with the runtime's skill calls, so the other skill routes never load the token store.
+  runtimeAuthenticator: async (userId, authorization) => (await loadInstanceCalls()).authenticateRuntime(userId, authorization),
+});

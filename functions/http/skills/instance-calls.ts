@@ -1,8 +1,8 @@
-import { presentsGatewayToken } from '#domain/auth/gateway-token';
 import { runtimeRequest } from '#adapters/launcher';
+export { authenticateRuntime } from '#domain/auth/runtime-agent';
 import { getInstalledSkill } from '#data/installed-skills';
 import { gatewayToken, getInstance } from '#data/instances';
-import { notFound, unauthenticated } from '#platform/errors';
+import { notFound } from '#platform/errors';
 import { logger } from '#http/logger';
 import { runSkill } from './call';
 import { catalogueName } from './marketplace';
@@ -24,14 +24,8 @@ export async function deliverToInstance(userId: string): Promise<void> {
   }
 }
 
-/** An agent's runtime calls a skill installed (and enabled) on that agent. */
-export async function runtimeCall(
-  params: { userId: string; agentId: string; skill: string },
-  authorization: string | undefined,
-  requestId: string,
-  body: unknown,
-) {
-  if (!(await presentsGatewayToken(params.userId, authorization))) throw unauthenticated('a valid gateway token is required', 'TOKEN_INVALID');
+/** An agent's runtime (authenticated by the pipeline for `params.userId`) calls a skill installed (and enabled) on that agent. */
+export async function runtimeCall(params: { userId: string; agentId: string; skill: string }, requestId: string, body: unknown) {
   const name = catalogueName(params.skill);
   const installed = name && (await getInstalledSkill(params.userId, params.agentId, name));
   if (!name || !installed?.enabled) throw notFound('the skill is not installed on this agent');

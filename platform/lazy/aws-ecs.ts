@@ -1,4 +1,4 @@
-/** The parts of the ECS client the launcher uses, loaded on its first call (adapters/launcher-ecs.ts; see kms.ts for why). */
+/** The parts of the ECS client the launcher uses, loaded on its first call (adapters/launcher-ecs.ts; see aws-kms.ts for why). */
 export {
   DescribeTaskDefinitionCommand,
   DescribeTasksCommand,

@@ -1,4 +1,4 @@
-/** The parts of the S3 client the file storage uses, loaded on its first call (adapters/file-storage-s3.ts; see kms.ts for why). */
+/** The parts of the S3 client the file storage uses, loaded on its first call (adapters/file-storage-s3.ts; see aws-kms.ts for why). */
 export {
   CopyObjectCommand,
   DeleteObjectCommand,

@@ -1,3 +1,3 @@
-/** viem's secp256k1 accounts and hex helpers, loaded by wallet-keys.ts when a key is made or opened (issue 16). */
+/** viem's secp256k1 accounts and hex helpers, loaded by domain/wallets/keys.ts when a key is made or opened. */
 export { bytesToHex, hexToBytes } from 'viem';
 export { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

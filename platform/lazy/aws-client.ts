@@ -1,7 +1,7 @@
 /**
  * An AWS SDK client whose package is imported on its first use, not at module init: a function
- * whose request does not reach that service never parses or runs the client (issue 16). `load` is
- * `() => import('./sdk/<service>')`, a wrapper that re-exports by name only what the platform uses
+ * whose request does not reach that service never parses or runs the client. `load` is
+ * `() => import('#platform/lazy/aws-<service>')`, a wrapper that re-exports by name only what the platform uses
  * (a lazy chunk once bundled). The client is built once and kept, as a static client would be.
  */
 export interface LazyClient<Sdk, Client> {
