@@ -6,24 +6,13 @@ import { checkLayers, type Layers, readLayers, renderLayout, withLayout } from '
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/**
- * Imports against layers.json that the re-layering has not moved yet, as `file: specifier`. The list
- * only shrinks: a new import against the rules fails, and so does an entry that no longer occurs.
- */
-const NOT_YET_MOVED: readonly string[] = JSON.parse(readFileSync(path.join(import.meta.dirname, 'layers-pending.json'), 'utf8'));
-
 describe('every import keeps layers.json', () => {
   const { violations, cycles } = checkLayers(root);
 
-  it('no import against the rules but the ones still to move', () => {
-    const found = violations.map((v) => `${v.from}: ${v.specifier}`);
+  it('no import against the rules', () => {
     expect(
-      found.filter((v) => !NOT_YET_MOVED.includes(v)),
+      violations.map((v) => `${v.from}: ${v.specifier}: ${v.rule}`),
       'imports against layers.json',
-    ).toEqual([]);
-    expect(
-      NOT_YET_MOVED.filter((v) => !found.includes(v)),
-      'moved already: take them off test/unit/layers-pending.json',
     ).toEqual([]);
   });
 
