@@ -102,7 +102,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances'],
-  // A new API key kept for Idempotency-Key replay is sealed with the data key (http/pipeline.ts).
+  // A new API key kept for Idempotency-Key replay is sealed with the data key (http/steps/idempotency.ts).
   keys: ['dataKey'],
 };
 

@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAsDeployed } from '../helpers/deployed-bundle';
 
 /**
- * The AWS clients other than DynamoDB load on their first use, never at a function's cold start
- * (issue 16): each is reached only through `await import()` of its wrapper in platform/lazy, so a
+ * The AWS clients other than DynamoDB load on their first use, never at a function's cold start:
+ * each is reached only through `await import()` of its wrapper in platform/lazy, so a
  * build with code splitting puts it in a lazy chunk that the entry file does not import.
  */
 
@@ -41,7 +41,7 @@ beforeAll(async () => {
   for (const fn of Object.keys(FUNCTIONS)) bundles[fn] = await splitBuild(fn);
 }, 120_000);
 
-describe('AWS clients other than DynamoDB load on first use (issue 16)', () => {
+describe('AWS clients other than DynamoDB load on first use', () => {
   it.each(Object.entries(FUNCTIONS))('%s holds its clients in lazy chunks only', (fn, used) => {
     expect([...bundles[fn]!.atInit]).toEqual([]);
     expect([...bundles[fn]!.lazy]).toEqual(expect.arrayContaining(used));

@@ -56,7 +56,7 @@ export async function reportExchange(userId: string, body: { agentId: string } &
  * Agent-to-agent message (spec 2.16): one of the account's agents writes to another of its agents
  * through the platform. Counted against the plan's daily A2A limit (429 with `current` and `limit`);
  * the message lands in the recipient's history, where its runtime reads it (an instance stopped for
- * idleness is woken for it, issue 22).
+ * idleness is woken for it).
  */
 export async function sendA2aMessage(userId: string, body: { fromAgentId: string; toAgentId: string; message: string }) {
   const [from, to, instance, rights] = await Promise.all([
