@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
 
@@ -27,7 +27,11 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
   name: 'lazy-entries-share-the-init',
   setup(esbuild) {
     const entryFile = path.resolve(esbuild.initialOptions.absWorkingDir ?? process.cwd(), entry);
-    esbuild.onResolve({ filter: /.*/ }, async (args) => {
+    // Only the specifiers the project's own files pass to `import()`: a filter matching every import
+    // would send each one, node_modules' thousands included, from esbuild to JavaScript and back.
+    const specifiers = [...dynamicImportSpecifiersUnder(esbuild.initialOptions.absWorkingDir ?? process.cwd())];
+    if (!specifiers.length) return;
+    esbuild.onResolve({ filter: new RegExp(`^(?:${specifiers.map(escapeRegExp).join('|')})$`) }, async (args) => {
       if (args.kind !== 'dynamic-import' || args.pluginData === LAZY_ENTRY_NAMESPACE || NODE_MODULES.test(args.importer)) return undefined;
       const target = await esbuild.resolve(args.path, {
         resolveDir: args.resolveDir,
@@ -47,3 +51,31 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
     });
   },
 });
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const SOURCE_FILE = /\.[cm]?[jt]sx?$/;
+const DYNAMIC_IMPORT = /\bimport\s*\(\s*(?:'([^'\n]+)'|"([^"\n]+)"|`([^`$\n]+)`)/g;
+const specifiersUnder = new Map<string, Set<string>>();
+
+/**
+ * Every string a source file under `root` (node_modules and dot-folders aside) passes to `import()`,
+ * read once per process: esbuild resolves only such literal specifiers, so none of the project's lazy
+ * imports is missed, and a comment or string that looks like one only widens the filter.
+ */
+export function dynamicImportSpecifiersUnder(root: string): Set<string> {
+  const known = specifiersUnder.get(root);
+  if (known) return known;
+  const specifiers = new Set<string>();
+  const walk = (dir: string) => {
+    for (const item of readdirSync(dir, { withFileTypes: true })) {
+      if (item.name === 'node_modules' || item.name.startsWith('.') || item.name.startsWith('cdk.out')) continue;
+      const file = path.join(dir, item.name);
+      if (item.isDirectory()) walk(file);
+      else if (item.isFile() && SOURCE_FILE.test(item.name))
+        for (const m of readFileSync(file, 'utf8').matchAll(DYNAMIC_IMPORT)) specifiers.add((m[1] ?? m[2] ?? m[3])!);
+    }
+  };
+  walk(root);
+  specifiersUnder.set(root, specifiers);
+  return specifiers;
+}

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
 
@@ -36,12 +36,14 @@ export const sdkBarrelsPerImporter: Plugin = {
   name: 'sdk-barrels-per-importer',
   setup(esbuild) {
     const cutBarrels = new Map<string, string>();
-    const sourceOf = (file: string, namespace: string) =>
-      namespace === SDK_BARREL_NAMESPACE ? cutBarrels.get(file) : namespace === 'file' ? readFileSync(file, 'utf8') : undefined;
     esbuild.onResolve({ filter: SDK_BARREL }, async (args) => {
       if (args.pluginData === SDK_BARREL_NAMESPACE) return undefined;
-      const importerSource = sourceOf(args.importer, args.namespace);
-      const names = importerSource === undefined ? undefined : namesTakenFrom(importerSource, args.path);
+      const names =
+        args.namespace === SDK_BARREL_NAMESPACE
+          ? namesTakenFrom(cutBarrels.get(args.importer)!, args.path)
+          : args.namespace === 'file'
+            ? sameFileSameNames(args.importer, args.path)
+            : undefined;
       if (!names) return undefined;
       const barrel = await esbuild.resolve(args.path, {
         resolveDir: args.resolveDir,
@@ -50,7 +52,7 @@ export const sdkBarrelsPerImporter: Plugin = {
         pluginData: SDK_BARREL_NAMESPACE,
       });
       if (barrel.errors.length || barrel.namespace !== 'file') return undefined;
-      const cut = cutBarrel(readFileSync(barrel.path, 'utf8'), names, `${SDK_BARREL_OWN_NAMESPACE}:${barrel.path}`);
+      const cut = sameBarrelSameCut(barrel.path, names);
       if (cut === undefined) return undefined;
       // One module per barrel and set of names.
       const key = `${barrel.path}?${[...names].sort().join(',')}`;
@@ -74,6 +76,36 @@ export const sdkBarrelsPerImporter: Plugin = {
     }));
   },
 };
+
+/**
+ * The rewrites below for the whole process: every function's build reads the same SDK files, and reading
+ * and scanning them again for each build costs more than the look-up. A file is read again when its size
+ * or modification time changed since.
+ */
+const stampOf = (file: string) => {
+  const { size, mtimeMs } = statSync(file);
+  return `${size}:${mtimeMs}`;
+};
+const namesByImport = new Map<string, { stamp: string; names: Set<string> | undefined }>();
+function sameFileSameNames(importer: string, specifier: string): Set<string> | undefined {
+  const key = `${importer}\0${specifier}`;
+  const stamp = stampOf(importer);
+  const known = namesByImport.get(key);
+  if (known?.stamp === stamp) return known.names;
+  const names = namesTakenFrom(readFileSync(importer, 'utf8'), specifier);
+  namesByImport.set(key, { stamp, names });
+  return names;
+}
+const cutsByBarrel = new Map<string, { stamp: string; cut: string | undefined }>();
+function sameBarrelSameCut(barrel: string, names: Set<string>): string | undefined {
+  const key = `${barrel}?${[...names].join(',')}`;
+  const stamp = stampOf(barrel);
+  const known = cutsByBarrel.get(key);
+  if (known?.stamp === stamp) return known.cut;
+  const cut = cutBarrel(readFileSync(barrel, 'utf8'), names, `${SDK_BARREL_OWN_NAMESPACE}:${barrel}`);
+  cutsByBarrel.set(key, { stamp, cut });
+  return cut;
+}
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
