@@ -4,7 +4,8 @@ import { ACCOUNT_SCOPE, agentScope, BudgetExceededDbError, type BudgetCap, capsF
 import { releaseReservedCredits, settleReservedCreditItems } from '#data/credits';
 import { accountUsageItem, allowanceChangeItem, type CallUsage, recordPayerUsage as recordPayerCall, returnAllowance, takeAllowance } from '#data/usage';
 import { getUser } from '#data/users';
-import { ConditionFailedError, transactRetrying } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
+import { transactRetrying } from '#data/writes';
 import { catalogue, costUsd, creditsFor, type CataloguePlan, type CatalogueModel } from '#domain/models/catalogue';
 import { checkBudgets } from './budget-guard';
 import { BudgetExceededError, InsufficientCreditsAiError } from './errors';

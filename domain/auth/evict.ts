@@ -2,7 +2,7 @@ import { sendEmail } from '#adapters/email';
 import { runtimeRequest } from '#adapters/launcher';
 import { revokeAllApiKeys } from '#data/api-keys';
 import { getInstance, replaceGatewayToken } from '#data/instances';
-import { ConditionFailedError } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
 import { getUser } from '#data/users';
 import { logger } from '#platform/logger';
 import { revokeSessions } from './session-gate';

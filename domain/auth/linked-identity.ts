@@ -1,5 +1,6 @@
 import { emitEvent, userEventData } from '#adapters/events-queue';
-import { ConditionFailedError, transact, type TransactItem } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
+import { transact, type TransactItem } from '#data/writes';
 import {
   createUser,
   dropStaleLookup,

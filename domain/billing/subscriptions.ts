@@ -12,7 +12,8 @@ import {
   storageGrantItem,
   subscriptionStateItem,
 } from '#data/subscriptions';
-import { ConditionFailedError, transact, transactRetrying, type TransactItem } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
+import { transact, transactRetrying, type TransactItem } from '#data/writes';
 import { logger } from '#platform/logger';
 import { creditEntryId, creditItems } from './credits';
 import { ACTIVE_STATUSES } from './entitlements';

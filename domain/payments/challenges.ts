@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { payMppChallenge, readMppChallenge, takePaidMppChallengeLease } from '#data/mpp-challenges';
 import { newLease } from '#data/serve-lease';
 import { issueSingleUse } from '#data/single-use';
-import { ConditionFailedError } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
 import { PaymentRefusedError } from './errors';
 
 /**

@@ -1,6 +1,6 @@
 import { checkPassword, hashPassword } from '#domain/auth/passwords';
 import { evictCredentials } from '#domain/auth/evict';
-import { ConditionFailedError } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
 import { setPasswordHash } from '#data/users';
 import { wrongPassword } from './reauth';
 import type { SettingsCtx } from './types';

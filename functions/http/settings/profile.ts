@@ -1,7 +1,7 @@
 import { isAdminEmail, isTesterEmail } from '#domain/auth/authenticate';
 import { sendVerificationLink } from '#domain/auth/email-verification';
 import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type ProfileChange, updateProfileSettings, type UserProfile } from '#data/users';
-import { ConditionFailedError } from '#data/writes';
+import { ConditionFailedError } from '#data/failures';
 import { emitEvent, userEventData } from '#adapters/events-queue';
 import { conflict, forbidden, notFound } from '#platform/errors';
 import { confirmOwner } from './reauth';
