@@ -54,7 +54,8 @@ export function readLayers(root: string): Layers {
   return JSON.parse(readFileSync(path.join(root, 'layers.json'), 'utf8')) as Layers;
 }
 
-function sourcesOf(root: string, dir = ''): string[] {
+/** Every TypeScript source file under `dir` of `root` (dependencies, build outputs and local data aside), relative to `root`. */
+export function sourcesOf(root: string, dir = ''): string[] {
   return readdirSync(path.join(root, dir)).flatMap((name) => {
     const rel = dir ? `${dir}/${name}` : name;
     if (SKIPPED.test(rel)) return [];

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
+import { sourcesOf } from '../layers';
 
 /**
  * lazy-entries-share-the-init: one init chunk instead of dozens.
@@ -53,12 +54,11 @@ export const lazyEntriesShareTheInit = (entry: string): Plugin => ({
 });
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const SOURCE_FILE = /\.[cm]?[jt]sx?$/;
 const DYNAMIC_IMPORT = /\bimport\s*\(\s*(?:'([^'\n]+)'|"([^"\n]+)"|`([^`$\n]+)`)/g;
 const specifiersUnder = new Map<string, Set<string>>();
 
 /**
- * Every string a source file under `root` (node_modules and dot-folders aside) passes to `import()`,
+ * Every string a source file under `root` (the files the layout check reads) passes to `import()`,
  * read once per process: esbuild resolves only such literal specifiers, so none of the project's lazy
  * imports is missed, and a comment or string that looks like one only widens the filter.
  */
@@ -66,16 +66,8 @@ export function dynamicImportSpecifiersUnder(root: string): Set<string> {
   const known = specifiersUnder.get(root);
   if (known) return known;
   const specifiers = new Set<string>();
-  const walk = (dir: string) => {
-    for (const item of readdirSync(dir, { withFileTypes: true })) {
-      if (item.name === 'node_modules' || item.name.startsWith('.') || item.name.startsWith('cdk.out')) continue;
-      const file = path.join(dir, item.name);
-      if (item.isDirectory()) walk(file);
-      else if (item.isFile() && SOURCE_FILE.test(item.name))
-        for (const m of readFileSync(file, 'utf8').matchAll(DYNAMIC_IMPORT)) specifiers.add((m[1] ?? m[2] ?? m[3])!);
-    }
-  };
-  walk(root);
+  for (const file of sourcesOf(root))
+    for (const m of readFileSync(path.join(root, file), 'utf8').matchAll(DYNAMIC_IMPORT)) specifiers.add((m[1] ?? m[2] ?? m[3])!);
   specifiersUnder.set(root, specifiers);
   return specifiers;
 }

@@ -1,32 +1,18 @@
-import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { inputsOfBundle, ROOT } from '../helpers/plugin-build';
 import { AI_SDK_ZOD_MEMBERS_NAMESPACE, AI_SDK_ZOD_NAMESPACE, aiSdkZodCopy } from '#build/plugins/ai-sdk-zod-copy';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 // The platform's zod/mini at init and the AI SDK behind an import(), as in the functions that call models.
-const bundleInputs = async (plugins: Plugin[]) => {
-  const { metafile } = await build({
-    stdin: {
-      contents: "import * as z from 'zod/mini';\nexport const id = z.string();\nexport const sdk = () => import('ai');",
-      resolveDir: ROOT,
-      sourcefile: 'probe.ts',
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    mainFields: ['module', 'main'],
-    write: false,
-    outdir: 'out',
-    metafile: true,
-    logLevel: 'silent',
-    absWorkingDir: ROOT,
-    plugins,
-  });
-  return Object.keys(metafile.inputs);
+const probe = {
+  stdin: {
+    contents: "import * as z from 'zod/mini';\nexport const id = z.string();\nexport const sdk = () => import('ai');",
+    resolveDir: ROOT,
+    sourcefile: 'probe.ts',
+    loader: 'ts' as const,
+  },
 };
+const bundleInputs = (plugins: Plugin[]) => inputsOfBundle(probe, plugins);
 
 describe('ai-sdk-zod-copy (build/plugins)', () => {
   it("resolves the AI SDK's zod imports into a copy of their own, narrowed to the members each importer reads", async () => {

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, textOfBundle } from '../helpers/plugin-build';
 import { contractWithoutDocs } from '#build/plugins/contract-without-docs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'build-contract-docs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const entry = path.join(dir, 'handler.ts');
@@ -17,21 +16,7 @@ writeFileSync(skillsEntry, `import { skillsContract } from ${JSON.stringify(path
 const routeProse = 'Counted from the records the account stores';
 const requestValidation = 'must be a whole number followed by m, h or d';
 
-const bundleText = async (plugins: Plugin[], from = entry) => {
-  const { outputFiles } = await build({
-    entryPoints: [from],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    minify: true,
-    write: false,
-    outdir: path.join(dir, 'out'),
-    logLevel: 'silent',
-    absWorkingDir: ROOT,
-    plugins,
-  });
-  return outputFiles.map((f) => f.text).join('\n');
-};
+const bundleText = (plugins: Plugin[], from = entry) => textOfBundle({ entryPoints: [from] }, plugins);
 
 describe('contract-without-docs (build/plugins)', () => {
   it("leaves a group's route prose out of a function's bundle and keeps its request validation", async () => {

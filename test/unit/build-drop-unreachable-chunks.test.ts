@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildProbe } from '../helpers/plugin-build';
 import { SPLIT_OUTPUT } from '#build/bundling';
 import { dropUnreachableChunks } from '#build/plugins/drop-unreachable-chunks';
 
@@ -15,15 +16,11 @@ writeFileSync(path.join(dir, 'heavy.ts'), "export const heavy = 'never loaded';\
 
 const bundle = async (name: string, plugins: (outdir: string) => Plugin[]) => {
   const outdir = path.join(dir, name);
-  const { metafile } = await build({
+  const { metafile } = await buildProbe({
     ...SPLIT_OUTPUT,
     entryPoints: { index: path.join(dir, 'handler.ts') },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
     outdir,
     metafile: true,
-    logLevel: 'silent',
     absWorkingDir: dir,
     plugins: plugins(outdir),
   });

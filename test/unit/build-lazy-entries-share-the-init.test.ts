@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildProbe } from '../helpers/plugin-build';
 import { initLoadedOutputs, SPLIT_OUTPUT } from '#build/bundling';
 import { lazyEntriesShareTheInit } from '#build/plugins/lazy-entries-share-the-init';
 
@@ -23,18 +24,7 @@ writeFileSync(path.join(dir, 'lazy-b.ts'), "import { y } from './y';\nexport con
 
 const bundle = async (name: string, plugins: Plugin[]) => {
   const outdir = path.join(dir, name);
-  const { metafile } = await build({
-    ...SPLIT_OUTPUT,
-    entryPoints: { index: entry },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    outdir,
-    metafile: true,
-    logLevel: 'silent',
-    absWorkingDir: dir,
-    plugins,
-  });
+  const { metafile } = await buildProbe({ ...SPLIT_OUTPUT, entryPoints: { index: entry }, outdir, metafile: true, absWorkingDir: dir, plugins });
   return { init: initLoadedOutputs(metafile, `${name}/index.mjs`), handler: (await import(pathToFileURL(path.join(outdir, 'index.mjs')).href)).handler };
 };
 

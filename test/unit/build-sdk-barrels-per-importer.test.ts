@@ -1,33 +1,18 @@
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { inputsOfBundle } from '../helpers/plugin-build';
 import { SDK_BARREL_NAMESPACE, sdkBarrelsPerImporter } from '#build/plugins/sdk-barrels-per-importer';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IMPORTER = fileURLToPath(new URL('./fixtures/build-sdk-barrel-importer.ts', import.meta.url));
 
-const inputsOfBundle = async (plugins: Plugin[]) => {
-  const { metafile } = await build({
-    entryPoints: [IMPORTER],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    mainFields: ['module', 'main'],
-    write: false,
-    outdir: 'out',
-    metafile: true,
-    logLevel: 'silent',
-    absWorkingDir: ROOT,
-    plugins,
-  });
-  return Object.keys(metafile.inputs);
-};
+const bundleInputs = (plugins: Plugin[]) => inputsOfBundle({ entryPoints: [IMPORTER] }, plugins);
 
 describe('sdk-barrels-per-importer (build/plugins)', () => {
   it('gives an importer of one name a barrel of that name alone, so the other protocols are not reached', async () => {
     const otherProtocol = (i: string) => i.endsWith('/protocols/HttpBindingProtocol.js');
-    const cut = await inputsOfBundle([sdkBarrelsPerImporter]);
-    const whole = await inputsOfBundle([]);
+    const cut = await bundleInputs([sdkBarrelsPerImporter]);
+    const whole = await bundleInputs([]);
     expect(whole.some(otherProtocol)).toBe(true);
     expect(cut.some(otherProtocol)).toBe(false);
     expect(cut.some((i) => i.startsWith(`${SDK_BARREL_NAMESPACE}:`) && i.endsWith('?escapeUri'))).toBe(true);

@@ -1,26 +1,11 @@
-import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { ROOT, textOfBundle } from '../helpers/plugin-build';
 import { settingsForTheFunctions } from '#build/plugins/settings-for-the-functions';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 // A function reading one section of the settings (platform/config.ts), as every function does.
-const bundleText = async (plugins: Plugin[]) => {
-  const { outputFiles } = await build({
-    stdin: { contents: "export { config } from '#platform/config';", resolveDir: ROOT, sourcefile: 'probe.ts', loader: 'ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    minify: true,
-    write: false,
-    outdir: 'out',
-    logLevel: 'silent',
-    absWorkingDir: ROOT,
-    plugins,
-  });
-  return outputFiles.map((f) => f.text).join('\n');
-};
+const bundleText = (plugins: Plugin[]) =>
+  textOfBundle({ stdin: { contents: "export { config } from '#platform/config';", resolveDir: ROOT, sourcefile: 'probe.ts', loader: 'ts' } }, plugins);
 
 describe('settings-for-the-functions (build/plugins)', () => {
   it("leaves the settings' descriptions out of a function's bundle and keeps their defaults", async () => {
