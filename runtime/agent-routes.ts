@@ -49,13 +49,15 @@ export function agentRoutes({ agents, platform, log }: AgentRouteDeps) {
      * `clearHistory` drops the conversation replayed into prompts (404 for an agent not loaded: it loads fresh).
      */
     async applyMemoryPush(req: http.IncomingMessage, res: http.ServerResponse, agentId: string) {
-      let change: { set?: unknown; replace?: unknown; clearHistory?: unknown };
+      let parsed: unknown;
       try {
-        change = JSON.parse((await readBody(req)) || '{}');
+        parsed = JSON.parse((await readBody(req)) || '{}');
       } catch {
         return json(res, 400, { error: 'the body is not JSON', code: 'INVALID_JSON' });
       }
       const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+      if (!isMap(parsed)) return json(res, 400, { error: 'send an object {set?, replace?, clearHistory?}', code: 'BAD_CHANGE' });
+      const change: { set?: unknown; replace?: unknown; clearHistory?: unknown } = parsed;
       if ((change.set !== undefined && !isMap(change.set)) || (change.replace !== undefined && !isMap(change.replace)))
         return json(res, 400, { error: 'set and replace must be objects', code: 'BAD_CHANGE' });
       const agent = agents.loaded(agentId);

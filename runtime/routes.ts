@@ -7,7 +7,7 @@ import { chatRoute } from './chat-route';
 import type { Connections } from './connections';
 import { json, readBody } from './http-io';
 import type { Log } from './log';
-import type { PlatformClient } from './platform';
+import { PlatformError, type PlatformClient } from './platform';
 import type { Enqueue } from './queue';
 import type { ProcessStats } from './stats';
 
@@ -46,12 +46,25 @@ export interface RouteDeps {
 }
 
 export function requestHandler(deps: RouteDeps): http.RequestListener {
+  const route = routing(deps);
+  // Node ignores the promise a request listener returns: a failure here (the platform unreachable
+  // while an agent is fetched) must become an answer, not an unhandled rejection that ends the process.
+  return (req, res) => {
+    route(req, res).catch((err: unknown) => {
+      deps.log('request failed', { level: 'ERROR', path: req.url?.split('?')[0], error: (err as Error).message });
+      if (res.headersSent) return res.destroy();
+      if (err instanceof PlatformError) return json(res, 502, { error: err.message, code: err.code });
+      return json(res, 500, { error: 'the runtime failed to answer', code: 'RUNTIME_ERROR' });
+    });
+  };
+}
+
+function routing(deps: RouteDeps) {
   const { gate, agents, runtimeVersion } = deps;
   const chatOverHttp = chatRoute(deps);
   const { applyMemoryPush, credentialNames, skillRequest } = agentRoutes(deps);
   const rotateToken = tokenRotation(deps);
-
-  return async (req, res) => {
+  return async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://runtime');
     // The container's health check runs without the token, which only the process itself holds.
     if (req.method === 'GET' && url.pathname === '/livez') return json(res, 200, { status: 'alive' });

@@ -385,6 +385,40 @@ describe('agent runtime', () => {
     await expect(connect(['agent-runtime', 'bearer.gw_wrong'])).rejects.toThrow('401');
   });
 
+  it('answers 502 when the platform cannot be reached for an agent it has not loaded, and keeps serving', async () => {
+    const platform = await fakePlatform();
+    const { runtime, base } = await startRuntime(platform);
+    await runtime.start();
+    await platform.close();
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const res = await fetch(`${base}/agents/agt_unseen/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ content: 'hi' }),
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { code: string }).code).toBe('PLATFORM_UNREACHABLE');
+    const health = await fetch(`${base}/health`, { headers });
+    expect(health.status).toBe(200);
+  });
+
+  it('refuses a memory push whose body is JSON but not an object', async () => {
+    const platform = await fakePlatform();
+    cleanups.push(() => platform.close());
+    platform.agents.set('agt_m', agent('agt_m', { memory: { kept: 'yes' } }));
+    const { runtime, base } = await startRuntime(platform);
+    await runtime.start();
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    for (const body of ['null', '[]', '"text"', '7']) {
+      const res = await fetch(`${base}/agents/agt_m/memory`, { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) });
+      expect(res.status, body).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('BAD_CHANGE');
+    }
+    const set = await fetch(`${base}/agents/agt_m/memory`, { method: 'POST', headers, body: JSON.stringify({ set: { added: 1 } }) });
+    expect(((await set.json()) as { keys: number }).keys).toBe(2);
+  });
+
   it('reloads configuration on POST /reload', async () => {
     const platform = await fakePlatform();
     cleanups.push(() => platform.close());
