@@ -756,6 +756,11 @@ const GATEWAY_SETTINGS = {
   },
   MPP_CONFIRMATIONS: { schema: positiveInt, default: 1 },
   MPP_CHALLENGE_TTL_SECONDS: { schema: positiveInt, default: 300 },
+  MPP_REALM: {
+    schema: () => z.optional(pattern(/^[\x21-\x7e]{1,255}$/, 'printable ASCII without spaces (a host name)')),
+    description:
+      'Protection space of the MPP challenges (`realm`); its fingerprint is part of the memo a payment must carry, so changing it refuses payments for open challenges. Default the host of APP_URL.',
+  },
   MPP_RPC_TIMEOUT_MS: {
     schema: positiveInt,
     default: 3000,
@@ -811,6 +816,7 @@ export const gatewayConfig = /* @__PURE__ */ configSection([GATEWAY_SETTINGS], (
       currency: e.MPP_CURRENCY.toLowerCase(),
       confirmations: e.MPP_CONFIRMATIONS,
       challengeTtlSeconds: e.MPP_CHALLENGE_TTL_SECONDS,
+      realm: e.MPP_REALM ?? new URL(core.appUrl).host,
       rpcTimeoutMs: e.MPP_RPC_TIMEOUT_MS,
     },
   };

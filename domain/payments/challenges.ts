@@ -25,11 +25,15 @@ export interface ChallengeBinding {
   currency: string;
   recipient: string;
   chainId: number;
+  /** The challenge's protection space; its fingerprint is part of the memo that binds a payment. */
+  realm: string;
 }
 
 export interface ChallengeRecord extends ChallengeBinding {
   nonce: string;
   status: 'open' | 'paid' | 'served';
+  /** Epoch ms of issue: a payment must be mined after it. */
+  issuedAt: number;
   /** Epoch ms after which an open challenge can no longer be paid. */
   challengeExpiresAt: number;
   txHash?: string;
@@ -46,7 +50,7 @@ const seconds = (ms: number) => Math.ceil(ms / 1000);
 
 export async function issueChallenge(binding: ChallengeBinding, ttlSeconds: number, now = Date.now()): Promise<ChallengeRecord> {
   const nonce = randomBytes(16).toString('base64url');
-  const record: ChallengeRecord = { ...binding, nonce, status: 'open', challengeExpiresAt: now + ttlSeconds * 1000 };
+  const record: ChallengeRecord = { ...binding, nonce, status: 'open', issuedAt: now, challengeExpiresAt: now + ttlSeconds * 1000 };
   await issueSingleUse('mppChallenge', nonce, { ...record, createdAt: new Date(now).toISOString() }, seconds(record.challengeExpiresAt) + TTL_GRACE_SECONDS);
   return record;
 }

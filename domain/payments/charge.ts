@@ -24,9 +24,23 @@ export async function issueChargeChallenge(plugin: string, now = Date.now()): Pr
     currency: s.currency,
     recipient: s.recipient!,
     chainId: s.chainId,
+    realm: s.realm,
   };
   return issueChallenge(binding, s.challengeTtlSeconds, now);
 }
+
+/**
+ * The memo a payment of `challenge` must carry (`transferWithMemo`): the anonymous attribution memo
+ * of ./attribution.ts. Loaded on use, as viem's keccak is.
+ */
+export async function challengeMemo(challenge: Pick<ChallengeRecord, 'nonce' | 'realm'>): Promise<`0x${string}`> {
+  const { attributionMemo } = await import('./attribution');
+  return attributionMemo({ challengeId: challenge.nonce, realm: challenge.realm });
+}
+
+/** A challenge stored before realms and issue times were: the realm of the settings, no earliest block. */
+const withBindingDefaults = (stored: ChallengeRecord | undefined): ChallengeRecord | undefined =>
+  stored && { ...stored, realm: stored.realm ?? mppSettings().realm, issuedAt: stored.issuedAt ?? 0 };
 
 /** Checks of the nonce, in the order the gateway promises, before anything is asked of the chain. */
 function checkChallenge(challenge: ChallengeRecord | undefined, credential: MppCredential, plugin: string, now: number): ChallengeRecord {
@@ -37,6 +51,9 @@ function checkChallenge(challenge: ChallengeRecord | undefined, credential: MppC
     throw new PaymentRefusedError('ALREADY_USED', 'this payment or challenge has already been used');
   }
   if (challenge.plugin !== plugin) throw new PaymentRefusedError('WRONG_PLUGIN', `this challenge pays for the ${challenge.plugin} plugin`);
+  if (credential.realm !== undefined && credential.realm !== challenge.realm) {
+    throw new PaymentRefusedError('WRONG_REALM', `this challenge was issued for the realm "${challenge.realm}"`);
+  }
   return challenge;
 }
 
@@ -54,7 +71,7 @@ export interface RedeemedPayment {
 export async function redeemCharge<T>(credential: MppCredential, plugin: string, serve: (payment: RedeemedPayment) => Promise<T>): Promise<T> {
   if (!mppEnabled()) throw new PaymentRefusedError('MPP_NOT_CONFIGURED', 'machine payments are not configured on this server');
   const now = Date.now();
-  const challenge = checkChallenge(await readChallenge(credential.challengeNonce), credential, plugin, now);
+  const challenge = checkChallenge(withBindingDefaults(await readChallenge(credential.challengeNonce)), credential, plugin, now);
   let leaseId: string;
   let payer: string;
   if (challenge.status === 'paid') {

@@ -18,6 +18,16 @@ export type RefusalCode =
   | 'WRONG_TOKEN'
   | 'WRONG_RECIPIENT'
   | 'AMOUNT_TOO_LOW'
+  /** The paying transfer carries no memo bound to this challenge (none, another challenge's, another realm's). */
+  | 'PAYMENT_NOT_BOUND'
+  /** The paying transaction was mined before the challenge was issued. */
+  | 'PAYMENT_BEFORE_CHALLENGE'
+  /** A drafts' credential echoing another realm, payment method or intent than the challenge's. */
+  | 'WRONG_REALM'
+  | 'WRONG_METHOD'
+  | 'WRONG_INTENT'
+  /** A signed transaction for the server to broadcast: only push mode (a transaction hash) is offered. */
+  | 'PULL_MODE_UNSUPPORTED'
   /** A prepaid card receipt (gateway card path) that was never issued, or whose payment is not confirmed yet. */
   | 'UNKNOWN_RECEIPT';
 

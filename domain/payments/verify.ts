@@ -1,7 +1,8 @@
 import { parseAbi, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from 'viem';
-import { getBlockNumber, getChainId, getTransaction, getTransactionReceipt } from 'viem/actions';
+import { getBlock, getBlockNumber, getChainId, getTransaction, getTransactionReceipt } from 'viem/actions';
 import { chainClient } from '#adapters/chain';
-import type { ChallengeBinding } from './challenges';
+import { memoBinding, type MemoBinding } from './attribution';
+import type { ChallengeRecord } from './challenges';
 import type { RefusalCode } from './errors';
 
 /** The two transfer events of a TIP-20 token (ERC-20 `Transfer`, and `TransferWithMemo`). */
@@ -35,14 +36,32 @@ async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
   }
 }
 
+/** What the challenge a payment is checked against holds. */
+export type PaidChallenge = Pick<ChallengeRecord, 'nonce' | 'realm' | 'issuedAt' | 'amount' | 'baseUnits' | 'currency' | 'recipient' | 'chainId'>;
+
+const NOT_BOUND: Record<Exclude<MemoBinding, 'bound'>, string> = {
+  'not-mpp': "the paying transfer carries no memo bound to this challenge: pay with transferWithMemo and the challenge's memo",
+  'other-realm': 'the paying transfer carries a memo for another realm',
+  'other-challenge': 'the paying transfer carries a memo bound to another challenge',
+};
+const MISMATCH_ORDER: Exclude<MemoBinding, 'bound'>[] = ['other-challenge', 'other-realm', 'not-mpp'];
+
 /**
  * Proves on chain that `hash` pays the challenge: a successful receipt on the challenge's chain with
- * enough confirmations, holding one `Transfer`/`TransferWithMemo` log emitted by the challenge's
- * token contract to its recipient for at least its price in base units (bigint arithmetic only; a
- * token that emits both events for one transfer is not counted twice). Changes nothing.
+ * enough confirmations, mined no earlier than the challenge was issued, holding one `TransferWithMemo`
+ * log emitted by the challenge's token contract to its recipient for at least its price in base units
+ * (bigint arithmetic only) whose memo is bound to this challenge (./attribution.ts). Transfers are
+ * public, so without the memo anyone could present another payer's transaction. Changes nothing: a
+ * refused hash stays redeemable by the challenge it was made for.
+ *
+ * Block timestamps are whole seconds, so "after the challenge" is read at that granularity: a block of
+ * the second the challenge was issued in counts. The memo is what binds a payment and is checked first
+ * (another payer's transfer is refused as not bound, whenever it was mined); the time check refuses a
+ * bound transfer the chain says is older than its challenge.
  */
 /** A paying verdict names the payer: the address that sent the transaction. */
-export async function verifyPayment(hash: Hex, binding: ChallengeBinding, chain: ChainSettings): Promise<PaymentVerdict> {
+export async function verifyPayment(hash: Hex, challenge: PaidChallenge, chain: ChainSettings): Promise<PaymentVerdict> {
+  const binding = challenge;
   const client = await chainClient(chain.rpcUrl, chain.timeoutMs);
   let answers;
   try {
@@ -73,8 +92,22 @@ export async function verifyPayment(hash: Hex, binding: ChallengeBinding, chain:
   const toRecipient = ofToken.filter((log) => log.args.to.toLowerCase() === binding.recipient);
   if (!toRecipient.length) return refuse('WRONG_RECIPIENT', `the transaction pays nothing to ${binding.recipient}`);
   const required = BigInt(binding.baseUnits);
-  if (!toRecipient.some((log) => log.args.amount >= required)) {
-    return refuse('AMOUNT_TOO_LOW', `the transfer is below the price of ${binding.amount} (${required} base units)`);
+  const paying = toRecipient.filter((log) => log.args.amount >= required);
+  if (!paying.length) return refuse('AMOUNT_TOO_LOW', `the transfer is below the price of ${binding.amount} (${required} base units)`);
+
+  const bindings = paying.map((log) =>
+    log.eventName === 'TransferWithMemo' ? memoBinding(log.args.memo, { challengeId: challenge.nonce, realm: challenge.realm }) : 'not-mpp',
+  );
+  if (!bindings.includes('bound')) return refuse('PAYMENT_NOT_BOUND', NOT_BOUND[MISMATCH_ORDER.find((m) => bindings.includes(m))!]);
+
+  let minedAt: bigint;
+  try {
+    minedAt = (await getBlock(client, { blockNumber: receipt.blockNumber, includeTransactions: false })).timestamp;
+  } catch (err) {
+    return { unreachable: `the payment chain's RPC did not answer: ${(err as Error).name}` };
+  }
+  if (minedAt < BigInt(Math.floor(challenge.issuedAt / 1000))) {
+    return refuse('PAYMENT_BEFORE_CHALLENGE', 'the transaction was mined before this challenge was issued');
   }
   return { payer: receipt.from.toLowerCase() };
 }

@@ -2,7 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { parseUnits, type Hex } from 'viem';
+import { createClient, defineChain, http, parseUnits, serializeTransaction, type Hex } from 'viem';
+import { Challenge, Receipt } from 'mppx';
+import { Mppx, tempo } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { startLocalChain, type LocalChain } from '../helpers/local-chain';
@@ -12,7 +14,8 @@ import { startLocalStack, stopLocalStack, type LocalStack } from '../helpers/loc
  * The gateway end to end over `npm start` (one stack): MPP_RPC_URL points at a local chain with a
  * TIP-20-like token and MPP_RECIPIENT is set; the model provider is a fake on loopback; CARD_MODE=local.
  * An unauthenticated call gets the 402 challenge, paying it on the chain and retrying gets the answer
- * and a Payment-Receipt, a replay gets 402; a subscriber (local card checkout) gets the same plugin by
+ * and a Payment-Receipt, a replay gets 402; the MPP SDK's own client (mppx, unmodified) pays it in
+ * push mode from a JSON-RPC wallet account; a subscriber (local card checkout) gets the same plugin by
  * card; a caller without an account buys one call on the local card page and spends its receipt once.
  */
 const PATH_USD: Hex = '0x20c0000000000000000000000000000000000000';
@@ -70,12 +73,18 @@ describe('the v1 gateway on npm start', () => {
     const challenged = await gateway({ prompt: 'first paid call' });
     expect(challenged.status).toBe(402);
     expect(challenged.body).toMatchObject({ error: 'payment_required', mpp: { scheme: 'tempo', amount: '0.01', nonce: expect.any(String) } });
-    expect(challenged.headers.get('www-authenticate')).toBe(
-      `Payment amount=0.01, currency=${challenged.body.mpp.currency}, recipient=${challenged.body.mpp.recipient}`,
+    expect(challenged.headers.get('www-authenticate')).toMatch(
+      new RegExp(`^Payment amount=0\\.01, currency=${challenged.body.mpp.currency}, recipient=${challenged.body.mpp.recipient}, id="`),
     );
     expect(challenged.body.mpp.recipient.toLowerCase()).toBe(recipient.toLowerCase());
 
-    const hash = await chain.transfer(payer, PATH_USD, recipient.toLowerCase() as Hex, parseUnits(challenged.body.mpp.amount, 6));
+    const hash = await chain.transferWithMemo(
+      payer,
+      PATH_USD,
+      recipient.toLowerCase() as Hex,
+      parseUnits(challenged.body.mpp.amount, 6),
+      challenged.body.mpp.memo,
+    );
     const credential = { authorization: `Payment ${JSON.stringify({ scheme: 'tempo', transaction: hash, challengeNonce: challenged.body.mpp.nonce })}` };
     const served = await gateway({ prompt: 'first paid call' }, credential);
     expect(served.status).toBe(200);
@@ -86,6 +95,46 @@ describe('the v1 gateway on npm start', () => {
     const replay = await gateway({ prompt: 'first paid call' }, credential);
     expect(replay.status).toBe(402);
     expect(replay.body.code).toBe('ALREADY_USED');
+  });
+
+  it('mppx pays it unmodified: its Challenge parser reads our 402, it pushes a bound payment from a JSON-RPC wallet, we answer 200 and its Receipt parser reads ours', async () => {
+    // A wallet node holds the key; the client only names the address (viem's json-rpc account).
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    chain.unlock(wallet);
+    await chain.mint(PATH_USD, wallet.address, 1_000_000n);
+    const localChain = defineChain({
+      id: 4217,
+      name: 'local test chain',
+      nativeCurrency: { name: 'USD', symbol: 'USD', decimals: 6 },
+      rpcUrls: { default: { http: [chain.url] } },
+      // A plain EVM chain: mppx keeps the client's own serializer instead of Tempo's.
+      serializers: { transaction: serializeTransaction },
+    });
+    const walletClient = createClient({ chain: localChain, transport: http(chain.url), account: wallet.address });
+    const url = `${base}/api/v1/gateway`;
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'paid by mppx' }) };
+
+    const unpaid = await fetch(url, init);
+    const body = (await unpaid.clone().json()) as any;
+    const parsed = Challenge.fromResponse(unpaid);
+    expect(parsed).toMatchObject({ id: body.mpp.nonce, method: 'tempo', intent: 'charge', expires: new Date(body.mpp.expiresAt).toISOString() });
+    expect(parsed.request).toEqual({
+      amount: '10000',
+      currency: body.mpp.currency,
+      recipient: body.mpp.recipient,
+      methodDetails: { chainId: 4217, memo: body.mpp.memo, supportedModes: ['push'] },
+    });
+
+    const before = await chain.balanceOf(PATH_USD, recipient);
+    const mppx = Mppx.create({ polyfill: false, methods: [tempo.charge({ account: wallet.address, getClient: () => walletClient })] });
+    const paid = await mppx.fetch(url, init);
+    const served = (await paid.json()) as any;
+    expect(paid.status).toBe(200);
+    expect(served).toMatchObject({ plugin: 'generate-text', message: fakeAnswerTo('paid by mppx'), payment: { method: 'mpp' } });
+    const receipt = Receipt.fromResponse(paid);
+    expect(receipt).toMatchObject({ status: 'success', method: 'tempo', reference: served.payment.receipt });
+    expect(await chain.balanceOf(PATH_USD, recipient)).toBe(before + 10_000n);
+    expect(await chain.balanceOf(PATH_USD, wallet.address)).toBe(1_000_000n - 10_000n);
   });
 
   it('a subscriber who paid on the local card checkout gets the same plugin by card', async () => {

@@ -164,6 +164,8 @@ export const TOKEN_RUNTIME = assemble([
 
 interface MinedTx {
   hash: Hex;
+  /** Seconds, as a block header has it. */
+  timestamp: number;
   from: Hex;
   raw: ReturnType<typeof parseTransaction>;
   blockNumber: bigint;
@@ -186,6 +188,13 @@ export interface LocalChain {
   transferWithMemo(account: PrivateKeyAccount, token: Hex, to: Hex, amount: bigint, memo: Hex): Promise<Hex>;
   /** Empty blocks, for confirmations. */
   mine(blocks: number): void;
+  /** The timestamp (seconds) of the next block mined, instead of the clock's; then the clock again. */
+  setNextBlockTimestamp(seconds: number): void;
+  /**
+   * Holds the key of `account` in the node, as a wallet node does: `eth_accounts` lists it and
+   * `eth_sendTransaction` from it is signed here (a JSON-RPC account for clients such as viem's).
+   */
+  unlock(account: PrivateKeyAccount): void;
   /**
    * `false` holds signed transactions in a mempool (no receipt, counted in the `pending` nonce) until
    * `minePending()` executes them in order; `true` (the default) mines each one as it arrives.
@@ -210,7 +219,38 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
   const nextNonce = new Map<string, number>();
   const mempool: { raw: Hex; hash: Hex }[] = [];
   const hanging = new Set<ServerResponse>();
+  const unlocked = new Map<string, PrivateKeyAccount>();
+  const blockTimes = new Map<bigint, number>();
+  let nextTimestamp: number | undefined;
   let head = 1n;
+  const stamp = (block: bigint) => {
+    const seconds = nextTimestamp ?? Math.floor(Date.now() / 1000);
+    nextTimestamp = undefined;
+    blockTimes.set(block, seconds);
+    return seconds;
+  };
+  const blockJson = (n: bigint) => ({
+    number: numberToHex(n),
+    hash: blockHash(n),
+    parentHash: blockHash(n - 1n),
+    timestamp: numberToHex(blockTimes.get(n) ?? Math.floor(Date.now() / 1000)),
+    nonce: '0x0000000000000000',
+    sha3Uncles: keccak256('0x'),
+    logsBloom: ZERO_BLOOM,
+    transactionsRoot: keccak256('0x'),
+    stateRoot: keccak256('0x'),
+    receiptsRoot: keccak256('0x'),
+    miner: pad('0x00', { size: 20 }),
+    difficulty: '0x0',
+    totalDifficulty: '0x0',
+    extraData: '0x',
+    size: '0x0',
+    gasLimit: numberToHex(30_000_000),
+    gasUsed: '0x0',
+    baseFeePerGas: '0x1',
+    transactions: [...mined.values()].filter((m) => m.blockNumber === n).map((m) => m.hash),
+    uncles: [],
+  });
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(fn: () => Promise<T>): Promise<T> => {
     const next = queue.then(fn, fn);
@@ -265,6 +305,7 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
     const failed = !!out.execResult.exceptionError;
     mined.set(hash, {
       hash,
+      timestamp: stamp(head),
       from,
       raw: tx,
       blockNumber: head,
@@ -355,6 +396,29 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
           return { ...base, result: numberToHex(100_000) };
         case 'eth_sendRawTransaction':
           return { ...base, result: await sendRaw(params[0] as Hex) };
+        case 'eth_getBlockByNumber': {
+          const tag = String(params[0]);
+          const n = tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized' ? head : BigInt(tag);
+          return { ...base, result: n >= 0n && n <= head ? blockJson(n) : null };
+        }
+        case 'eth_accounts':
+          return { ...base, result: [...unlocked.values()].map((a) => a.address) };
+        case 'eth_sendTransaction': {
+          const [request] = params as [{ from: Hex; to: Hex; data?: Hex; input?: Hex; gas?: Hex }];
+          const account = unlocked.get(String(request.from).toLowerCase());
+          if (!account) throw Object.assign(new Error('unknown account'), { rpcCode: -32000 });
+          const raw = await account.signTransaction({
+            type: 'eip1559',
+            chainId,
+            nonce: nextNonce.get(account.address.toLowerCase()) ?? 0,
+            to: request.to,
+            data: request.data ?? request.input ?? '0x',
+            gas: request.gas ? BigInt(request.gas) : 200_000n,
+            maxFeePerGas: 1n,
+            maxPriorityFeePerGas: 1n,
+          });
+          return { ...base, result: await sendRaw(raw) };
+        }
         case 'eth_call': {
           const [tx] = params as [{ to: Hex; data?: Hex; input?: Hex }];
           return { ...base, result: await call(tx.to, (tx.data ?? tx.input ?? '0x') as Hex) };
@@ -425,7 +489,11 @@ export async function startLocalChain(opts: { chainId?: number } = {}): Promise<
     transfer: (account, token, to, amount) => state.send(account, token, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'transfer', args: [to, amount] })),
     transferWithMemo: (account, token, to, amount, memo) =>
       state.send(account, token, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'transferWithMemo', args: [to, amount, memo] })),
-    mine: (blocks) => void (head += BigInt(blocks)),
+    mine: (blocks) => {
+      for (let i = 0; i < blocks; i += 1) stamp((head += 1n));
+    },
+    setNextBlockTimestamp: (seconds) => void (nextTimestamp = seconds),
+    unlock: (account) => void unlocked.set(account.address.toLowerCase(), account),
     autoMine: true,
     minePending: () =>
       serially(async () => {

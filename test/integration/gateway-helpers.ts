@@ -65,8 +65,21 @@ export function gateway(body: Record<string, unknown> = {}, opts: CallOptions = 
   return call('POST', '/api/v1/gateway', { body: { ...PLUGIN_INPUTS[plugin], ...body }, ip: uniqueIp(), ...opts });
 }
 
-export async function challenge(plugin = 'generate-text'): Promise<{ nonce: string; amount: string; expiresAt: number }> {
+export interface IssuedChallenge {
+  nonce: string;
+  amount: string;
+  expiresAt: number;
+  /** The bytes32 a payment of this challenge carries (`transferWithMemo`). */
+  memo: Hex;
+  chainId: number;
+}
+
+export async function challenge(plugin = 'generate-text'): Promise<IssuedChallenge> {
   const res = await gateway({ plugin });
   if (res.status !== 402) throw new Error(`expected a 402 challenge, got ${res.status} ${res.text}`);
   return res.body.mpp;
 }
+
+/** The spec's `amount=, currency=, recipient=` first, then the drafts' parameters, in one Payment challenge. */
+export const SPEC_CHALLENGE_PREFIX = (mpp: { amount: string; currency: string; recipient: string }) =>
+  `Payment amount=${mpp.amount}, currency=${mpp.currency}, recipient=${mpp.recipient}, id="`;

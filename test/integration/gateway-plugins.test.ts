@@ -10,16 +10,17 @@ import { useFakeModelProviders } from '../helpers/model-providers';
 import { putTestAgent } from '../security/route-samples';
 import { readWhileModelIsSlow, sseFramesOf } from '../helpers/sse-timing';
 import { startPlatform, subscribe } from './agents-helpers';
-import { challenge, credentialOf, gateway, PATH_USD, useGatewayChain } from './gateway-helpers';
+import { attributionMemo } from '#domain/payments/attribution';
+import { challenge, credentialOf, gateway, PATH_USD, PRICE_UNITS, useGatewayChain } from './gateway-helpers';
 
 /** The gateway end to end: paid on the local chain or by card, answered by the model layer through a fake provider. */
 const models = useFakeModelProviders();
 const bed = useGatewayChain();
 
-/** Pays exactly the challenged price, in base units. */
+/** Pays exactly the challenged price, in base units, with the challenge's memo. */
 const paid = async (plugin = 'generate-text') => {
-  const { nonce, amount } = await challenge(plugin);
-  return { nonce, hash: await bed.chain.transfer(bed.payer, PATH_USD, bed.recipient, parseUnits(amount, 6)) };
+  const { nonce, amount, memo } = await challenge(plugin);
+  return { nonce, memo, hash: await bed.chain.transferWithMemo(bed.payer, PATH_USD, bed.recipient, parseUnits(amount, 6), memo) };
 };
 const asPayment = (hash: Hex, nonce: string) => ({ authorization: `Payment ${credentialOf(hash, nonce)}` });
 const requestsFor = (prompt: string) => models.model.requests.filter((r) => JSON.stringify(r.body.messages).includes(prompt));
@@ -179,6 +180,79 @@ describe('MPP-paid calls', () => {
     const res = await gateway({ prompt: undefined, messages: [] }, { headers: asPayment(hash, nonce) });
     expect(res.status).toBe(400);
     expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'open' });
+  });
+});
+
+describe('a payment pays only the challenge it is bound to', () => {
+  /** The call is refused with a fresh challenge, nothing reaches the model, and the hash stays unspent. */
+  async function refusedUnserved(hash: Hex, nonce: string, code: string, authorization = asPayment(hash, nonce)) {
+    const prompt = `refused ${randomUUID()}`;
+    const res = await gateway({ prompt }, { headers: authorization });
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({ error: 'payment_required', code, type: 'https://paymentauth.org/problems/verification-failed' });
+    expect(res.body.mpp.nonce).not.toBe(nonce);
+    expect(requestsFor(prompt)).toHaveLength(0);
+    expect(await getGlobal(keys.txHash(hash), true)).toBeUndefined();
+    expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'open' });
+  }
+
+  it("B presenting A's bound transfer with B's own challenge → 402, nothing served; A then redeems it → 200", async () => {
+    const a = await paid();
+    const b = await challenge();
+    await refusedUnserved(a.hash, b.nonce, 'PAYMENT_NOT_BOUND');
+    const prompt = `rightful ${randomUUID()}`;
+    const res = await gateway({ prompt }, { headers: asPayment(a.hash, a.nonce) });
+    expect(res.status).toBe(200);
+    expect(res.body.payment).toEqual({ method: 'mpp', receipt: a.hash });
+    expect(requestsFor(prompt)).toHaveLength(1);
+  });
+
+  it('a plain transfer with no memo → PAYMENT_NOT_BOUND', async () => {
+    const { nonce, amount } = await challenge();
+    await refusedUnserved(await bed.chain.transfer(bed.payer, PATH_USD, bed.recipient, parseUnits(amount, 6)), nonce, 'PAYMENT_NOT_BOUND');
+  });
+
+  it('a memo bound to another challenge, or to this challenge in another realm → PAYMENT_NOT_BOUND', async () => {
+    const other = await challenge();
+    const { nonce } = await challenge();
+    await refusedUnserved(await bed.chain.transferWithMemo(bed.payer, PATH_USD, bed.recipient, PRICE_UNITS, other.memo), nonce, 'PAYMENT_NOT_BOUND');
+    const elsewhere = attributionMemo({ challengeId: nonce, realm: 'other.example.com' });
+    await refusedUnserved(await bed.chain.transferWithMemo(bed.payer, PATH_USD, bed.recipient, PRICE_UNITS, elsewhere), nonce, 'PAYMENT_NOT_BOUND');
+  });
+
+  it('a transfer mined before the challenge was issued → PAYMENT_BEFORE_CHALLENGE; one mined in its second counts', async () => {
+    const { nonce, memo } = await challenge();
+    const issuedSecond = Math.floor((await getGlobal<{ issuedAt: number }>(keys.mppChallenge(nonce), true))!.issuedAt / 1000);
+    bed.chain.setNextBlockTimestamp(issuedSecond - 1);
+    await refusedUnserved(await bed.chain.transferWithMemo(bed.payer, PATH_USD, bed.recipient, PRICE_UNITS, memo), nonce, 'PAYMENT_BEFORE_CHALLENGE');
+
+    bed.chain.setNextBlockTimestamp(issuedSecond);
+    const sameSecond = await bed.chain.transferWithMemo(bed.payer, PATH_USD, bed.recipient, PRICE_UNITS, memo);
+    expect((await gateway({ prompt: 'same second' }, { headers: asPayment(sameSecond, nonce) })).status).toBe(200);
+  });
+
+  it("a drafts' credential echoing another realm → WRONG_REALM", async () => {
+    const { nonce, hash } = await paid();
+    const draft = { challenge: { id: nonce, realm: 'other.example.com', method: 'tempo', intent: 'charge' }, payload: { type: 'hash', hash } };
+    const prompt = `realm ${randomUUID()}`;
+    const res = await gateway({ prompt }, { headers: { authorization: `Payment ${Buffer.from(JSON.stringify(draft)).toString('base64url')}` } });
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({ code: 'WRONG_REALM', type: 'https://paymentauth.org/problems/invalid-challenge' });
+    expect(requestsFor(prompt)).toHaveLength(0);
+    expect(await getGlobal(keys.txHash(hash), true)).toBeUndefined();
+  });
+
+  it("the origin client's credential (scheme Payment, a 0x76 hex of JSON) is refused and nothing is served", async () => {
+    const { nonce } = await challenge();
+    const transaction = `0x76${Buffer.from(JSON.stringify({ to: bed.recipient, amount: '10000' })).toString('hex')}`;
+    const prompt = `origin ${randomUUID()}`;
+    const res = await gateway(
+      { prompt },
+      { headers: { authorization: `Payment ${JSON.stringify({ scheme: 'Payment', transaction, challengeNonce: nonce })}` } },
+    );
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({ code: 'MALFORMED_CREDENTIAL', type: 'https://paymentauth.org/problems/malformed-credential' });
+    expect(requestsFor(prompt)).toHaveLength(0);
   });
 });
 

@@ -5,13 +5,15 @@ import * as keys from '#data/keys';
 import { getGlobal } from '#data/tenant';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { refusedUrl } from '../helpers/fake-json-rpc';
-import { challenge, credentialOf, gateway, OTHER_TOKEN, PATH_USD, PRICE_UNITS, randomAddress, useGatewayChain } from './gateway-helpers';
+import { Challenge } from 'mppx';
+import { challenge, credentialOf, gateway, OTHER_TOKEN, PATH_USD, PRICE_UNITS, randomAddress, SPEC_CHALLENGE_PREFIX, useGatewayChain } from './gateway-helpers';
 
 /** POST /api/v1/gateway and its preflight (spec 4.12): payment selection, the 402 challenge, MPP refusals, card. */
 const bed = useGatewayChain();
 
-const pay = (amount = PRICE_UNITS, opts: { token?: Hex; to?: Hex } = {}) =>
-  bed.chain.transfer(bed.payer, opts.token ?? PATH_USD, opts.to ?? bed.recipient, amount);
+/** A transfer bound to the challenge by its memo. */
+const pay = (memo: Hex, amount = PRICE_UNITS, opts: { token?: Hex; to?: Hex } = {}) =>
+  bed.chain.transferWithMemo(bed.payer, opts.token ?? PATH_USD, opts.to ?? bed.recipient, amount, memo);
 const withCredential = (hash: Hex, nonce: string, plugin = 'generate-text') =>
   gateway({ plugin }, { headers: { authorization: `Payment ${credentialOf(hash, nonce)}` } });
 
@@ -19,7 +21,14 @@ function expectChallenge(res: Awaited<ReturnType<typeof gateway>>, code: string)
   expect(res.status).toBe(402);
   expect(res.body).toMatchObject({ error: 'payment_required', code });
   expect(res.body.mpp.nonce).toEqual(expect.any(String));
-  expect(res.headers['www-authenticate']).toBe(`Payment amount=${res.body.mpp.amount}, currency=${res.body.mpp.currency}, recipient=${res.body.mpp.recipient}`);
+  expect(res.headers['www-authenticate']!.startsWith(SPEC_CHALLENGE_PREFIX(res.body.mpp))).toBe(true);
+  expect(res.body).toMatchObject({
+    status: 402,
+    detail: res.body.message,
+    challengeId: res.body.mpp.nonce,
+    type: expect.stringMatching(/^https:\/\/paymentauth\.org\/problems\//),
+  });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(res.headers['payment-receipt']).toBeUndefined();
 }
 
@@ -33,6 +42,11 @@ describe('the 402 challenge', () => {
       error: 'payment_required',
       code: 'PAYMENT_REQUIRED',
       message: expect.any(String),
+      type: 'https://paymentauth.org/problems/payment-required',
+      title: 'Payment Required',
+      status: 402,
+      detail: res.body.message,
+      challengeId: res.body.mpp.nonce,
       mpp: {
         scheme: 'tempo',
         amount: '0.02',
@@ -41,6 +55,8 @@ describe('the 402 challenge', () => {
         description: expect.stringContaining(res.body.mpp.nonce),
         nonce: expect.any(String),
         expiresAt: expect.any(Number),
+        chainId: 4217,
+        memo: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       },
       // 0.02 token at the default rate is 2p, under the processor's 30p minimum.
       card: { checkoutUrl: '/api/v1/payments/card/create?plugin=tts', amount: 0.3, currency: 'gbp' },
@@ -61,6 +77,34 @@ describe('the 402 challenge', () => {
 
     const again = await gateway({ plugin: 'tts' });
     expect(again.body.mpp.nonce).not.toBe(res.body.mpp.nonce);
+    expect(again.body.mpp.memo).not.toBe(res.body.mpp.memo);
+  });
+
+  it("the WWW-Authenticate challenge is the drafts': mppx parses it, and its request binds the price, chain, memo and push mode", async () => {
+    const res = await gateway({ plugin: 'tts' });
+    const parsed = Challenge.deserialize(res.headers['www-authenticate']!);
+    expect(parsed).toEqual({
+      id: res.body.mpp.nonce,
+      realm: '127.0.0.1:3000',
+      method: 'tempo',
+      intent: 'charge',
+      expires: new Date(res.body.mpp.expiresAt).toISOString(),
+      request: {
+        amount: '20000',
+        currency: getAddress(PATH_USD),
+        recipient: getAddress(bed.recipient),
+        methodDetails: { chainId: 4217, memo: res.body.mpp.memo, supportedModes: ['push'] },
+      },
+    });
+    const request = /request="([^"]+)"/.exec(res.headers['www-authenticate']!)![1]!;
+    expect(request).toMatch(/^[A-Za-z0-9_-]+$/);
+    // JCS: keys sorted, no whitespace.
+    expect(Buffer.from(request, 'base64url').toString()).toBe(
+      `{"amount":"20000","currency":"${getAddress(PATH_USD)}","methodDetails":{"chainId":4217,"memo":"${res.body.mpp.memo}","supportedModes":["push"]},"recipient":"${getAddress(bed.recipient)}"}`,
+    );
+
+    reloadConfig({ ...bed.settings, MPP_REALM: 'pay.example.com' });
+    expect(Challenge.deserialize((await gateway({})).headers['www-authenticate']!).realm).toBe('pay.example.com');
   });
 
   it('prices from GATEWAY_PRICES', async () => {
@@ -81,8 +125,10 @@ describe('the 402 challenge', () => {
       recipient: null,
       nonce: null,
       expiresAt: null,
+      memo: null,
       description: expect.stringMatching(/not available/),
     });
+    expect(res.body.challengeId).toBeNull();
     expect(res.body.card.checkoutUrl).toBe('/api/v1/payments/card/create?plugin=generate-text');
     expect(res.headers['www-authenticate']).toBeUndefined();
     const refused = await gateway({}, { headers: { authorization: `Payment ${credentialOf(`0x${'11'.repeat(32)}`, 'n')}` } });
@@ -178,13 +224,13 @@ describe('preflight and CORS', () => {
 
 describe('MPP credentials that are refused get 402, a fresh challenge and the reason', () => {
   it.each([
-    ['wrong recipient', 'WRONG_RECIPIENT', () => pay(PRICE_UNITS, { to: randomAddress() })],
-    ['wrong token', 'WRONG_TOKEN', () => pay(PRICE_UNITS, { token: OTHER_TOKEN })],
-    ['one base unit short', 'AMOUNT_TOO_LOW', () => pay(PRICE_UNITS - 1n)],
-    ['a reverted transfer (more than the balance)', 'TX_REVERTED', () => pay(10n ** 30n)],
+    ['wrong recipient', 'WRONG_RECIPIENT', (memo: Hex) => pay(memo, PRICE_UNITS, { to: randomAddress() })],
+    ['wrong token', 'WRONG_TOKEN', (memo: Hex) => pay(memo, PRICE_UNITS, { token: OTHER_TOKEN })],
+    ['one base unit short', 'AMOUNT_TOO_LOW', (memo: Hex) => pay(memo, PRICE_UNITS - 1n)],
+    ['a reverted transfer (more than the balance)', 'TX_REVERTED', (memo: Hex) => pay(memo, 10n ** 30n)],
   ])('%s → %s', async (_what, code, payment) => {
-    const { nonce } = await challenge();
-    const res = await withCredential(await payment(), nonce);
+    const { nonce, memo } = await challenge();
+    const res = await withCredential(await payment(memo), nonce);
     expectChallenge(res, code);
     expect(res.body.mpp.nonce).not.toBe(nonce);
     expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'open' });
@@ -197,14 +243,14 @@ describe('MPP credentials that are refused get 402, a fresh challenge and the re
 
   it('a challenge bound to another chain → WRONG_CHAIN', async () => {
     reloadConfig({ ...bed.settings, MPP_CHAIN_ID: '42431' });
-    const { nonce } = await challenge();
-    expectChallenge(await withCredential(await pay(), nonce), 'WRONG_CHAIN');
+    const { nonce, memo } = await challenge();
+    expectChallenge(await withCredential(await pay(memo), nonce), 'WRONG_CHAIN');
   });
 
   it('too few confirmations → NOT_CONFIRMED, then accepted once the blocks are there (plugin reached)', async () => {
     reloadConfig({ ...bed.settings, MPP_CONFIRMATIONS: '3' });
-    const { nonce } = await challenge();
-    const hash = await pay();
+    const { nonce, memo } = await challenge();
+    const hash = await pay(memo);
     expectChallenge(await withCredential(hash, nonce), 'NOT_CONFIRMED');
     bed.chain.mine(2);
     const res = await withCredential(hash, nonce);
@@ -213,11 +259,11 @@ describe('MPP credentials that are refused get 402, a fresh challenge and the re
   });
 
   it("an unknown nonce → UNKNOWN_NONCE; an expired one → EXPIRED; another plugin's → WRONG_PLUGIN", async () => {
-    expectChallenge(await withCredential(await pay(), 'never-issued'), 'UNKNOWN_NONCE');
+    expectChallenge(await withCredential(await pay((await challenge()).memo), 'never-issued'), 'UNKNOWN_NONCE');
 
     reloadConfig({ ...bed.settings, MPP_CHALLENGE_TTL_SECONDS: '1' });
     const expiring = await challenge();
-    const hash = await pay();
+    const hash = await pay(expiring.memo);
     await new Promise((r) => setTimeout(r, Math.max(0, expiring.expiresAt - Date.now() + 5)));
     expectChallenge(await withCredential(hash, expiring.nonce), 'EXPIRED');
 
@@ -231,9 +277,9 @@ describe('MPP credentials that are refused get 402, a fresh challenge and the re
     expectChallenge(res, 'MALFORMED_CREDENTIAL');
   });
 
-  it('with the chain RPC down → 503 within seconds, and the nonce is still usable', async () => {
-    const { nonce } = await challenge();
-    const hash = await pay();
+  it('with the chain RPC down → 503 within seconds, and the credential is still redeemable afterwards', async () => {
+    const { nonce, memo } = await challenge();
+    const hash = await pay(memo);
     reloadConfig({ ...bed.settings, MPP_RPC_URL: await refusedUrl(), MPP_RPC_TIMEOUT_MS: '1000' });
     let started = Date.now();
     const refused = await withCredential(hash, nonce);
@@ -248,6 +294,12 @@ describe('MPP credentials that are refused get 402, a fresh challenge and the re
     expect(hung.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await getGlobal(keys.mppChallenge(nonce), true)).toMatchObject({ status: 'open' });
+    expect(await getGlobal(keys.txHash(hash), true)).toBeUndefined();
+
+    bed.chain.mode = 'ok';
+    const redeemed = await withCredential(hash, nonce);
+    expect(redeemed.status).not.toBe(402);
+    expect(await getGlobal(keys.txHash(hash), true)).toMatchObject({ nonce });
   });
 });
 

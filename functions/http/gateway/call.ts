@@ -1,16 +1,24 @@
 import { accountAccess } from '#domain/billing/entitlements';
 import { gatewayCardPrice, redeemGatewayReceipt } from '#domain/payments/gateway-card';
 import { gatewayConfig } from '#platform/config';
-import { DEFAULT_GATEWAY_PLUGIN, GATEWAY_PAYMENT_METHODS, GATEWAY_PLUGIN_IDS, isGatewayPluginId, type GatewayPluginId } from '#contract/gateway';
+import {
+  DEFAULT_GATEWAY_PLUGIN,
+  GATEWAY_PAYMENT_METHODS,
+  GATEWAY_PLUGIN_IDS,
+  isGatewayPluginId,
+  type GatewayPaymentCode,
+  type GatewayPluginId,
+} from '#contract/gateway';
 import type { gatewayContract } from '#contract/gateway';
 import { isGatewayReceiptToken } from '#data/gateway-receipts';
 import { DomainError, invalid, upstreamFailed } from '#platform/errors';
 import { logger } from '#http/logger';
 import type { OperationContext } from '#http/pipeline';
 import { reply, StreamReply, type Reply } from '#http/reply';
-import { issueChargeChallenge, mppEnabled, priceOf, redeemCharge } from '#domain/payments/charge';
+import { challengeMemo, issueChargeChallenge, mppEnabled, priceOf, redeemCharge } from '#domain/payments/charge';
 import { isPaymentAuthorization, MPP_SCHEME, parsePaymentAuthorization } from '#domain/payments/credential';
 import { PaymentRefusedError } from '#domain/payments/errors';
+import { paymentChallengeHeader, paymentProblem } from './challenge';
 import { isStreamingPlugin, parsePluginInput, runPlugin, streamPlugin, type PluginAnswer, type PluginCaller, type PluginInput } from './plugins';
 
 type CallContext = OperationContext<(typeof gatewayContract)['routes'][0]>;
@@ -42,7 +50,7 @@ function requireJson(ctx: CallContext) {
 const MPP_UNAVAILABLE = 'machine payments (MPP) are not available on this server; pay by card';
 
 /** The 402 of spec 4.12, with a fresh nonce stored for this plugin's price whenever MPP is on. */
-async function paymentRequired(plugin: GatewayPluginId, why: { code: string; message: string }): Promise<Reply> {
+async function paymentRequired(plugin: GatewayPluginId, why: { code: GatewayPaymentCode; message: string }): Promise<Reply> {
   const { getAddress } = await import('#platform/lazy/viem-address');
   const amount = priceOf(plugin);
   const cardPrice = gatewayCardPrice(plugin);
@@ -57,10 +65,13 @@ async function paymentRequired(plugin: GatewayPluginId, why: { code: string; mes
       description: MPP_UNAVAILABLE,
       nonce: null,
       expiresAt: null,
+      chainId: gatewayConfig().mpp.chainId,
+      memo: null,
     };
-    return reply.json(402, { ...base, mpp, card });
+    return reply.json(402, { ...base, ...paymentProblem(why.code, why.message, null), mpp, card });
   }
   const challenge = await issueChargeChallenge(plugin);
+  const memo = await challengeMemo(challenge);
   const currency = getAddress(challenge.currency);
   const recipient = getAddress(challenge.recipient);
   const mpp = {
@@ -69,12 +80,26 @@ async function paymentRequired(plugin: GatewayPluginId, why: { code: string; mes
     currency,
     recipient,
     description:
-      `One ${plugin} call: transfer ${amount} of token ${currency} (${challenge.baseUnits} base units) to ${recipient} on chain ${challenge.chainId}, ` +
-      `then repeat the request with Authorization: Payment {"scheme":"${MPP_SCHEME}","transaction":"<tx hash>","challengeNonce":"${challenge.nonce}"}`,
+      `One ${plugin} call: call transferWithMemo(${recipient}, ${challenge.baseUnits}, ${memo}) on token ${currency} (${amount} at 6 decimals) on chain ${challenge.chainId}, ` +
+      `then repeat the request with Authorization: Payment {"scheme":"${MPP_SCHEME}","transaction":"<tx hash>","challengeNonce":"${challenge.nonce}"}. ` +
+      'Push mode only: this server does not broadcast signed transactions.',
     nonce: challenge.nonce,
     expiresAt: challenge.challengeExpiresAt,
+    chainId: challenge.chainId,
+    memo,
   };
-  return reply.json(402, { ...base, mpp, card }, { 'www-authenticate': `Payment amount=${amount}, currency=${currency}, recipient=${recipient}` });
+  const header = paymentChallengeHeader({
+    id: challenge.nonce,
+    realm: challenge.realm,
+    amount,
+    baseUnits: challenge.baseUnits,
+    currency,
+    recipient,
+    chainId: challenge.chainId,
+    memo,
+    expiresAt: challenge.challengeExpiresAt,
+  });
+  return reply.json(402, { ...base, ...paymentProblem(why.code, why.message, challenge.nonce), mpp, card }, { 'www-authenticate': header });
 }
 
 type Payment = { method: 'card'; receipt: null } | { method: 'mpp'; receipt: string };
