@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { randomUUID } from 'node:crypto';
-import type { ContractRoute } from '#contract';
+import { expect } from 'vitest';
+import { contract, type ContractRoute } from '#contract';
 import type { TestSession } from '../helpers/api';
 
 /**
@@ -196,3 +197,21 @@ ownedResources.webhooks = async (owner) => {
   );
   return { id: res.body.endpoint.id, eventId };
 };
+
+/**
+ * A route's error body as the platform's `{error, code, ...details}`, whatever shape its group speaks
+ * (contract/route.ts `errorShape`): an OpenAI-shaped `{error: {message, type, code, param}}` is read
+ * back with its code in upper case, so every suite checks every route against the same codes.
+ */
+export function platformErrorOf(route: ContractRoute, body: any): any {
+  const shape = contract.find((g) => g.group === route.group)?.errorShape ?? 'platform';
+  if (shape !== 'openai') return body;
+  expect(body?.error, `${route.method} ${route.path} answers an OpenAI error object`).toMatchObject({
+    message: expect.any(String),
+    type: expect.any(String),
+    code: expect.toSatisfy((c: unknown) => c === null || typeof c === 'string'),
+    param: expect.toSatisfy((p: unknown) => p === null || typeof p === 'string'),
+  });
+  const { message, type: _type, param: _param, code, ...details } = body.error;
+  return { ...details, error: message, ...(code ? { code: code.toUpperCase() } : {}) };
+}
