@@ -8,3 +8,43 @@ export const CONSOLE_SECURITY_HEADERS = {
   'referrer-policy': 'strict-origin-when-cross-origin',
   'x-frame-options': 'DENY',
 } as const;
+
+/**
+ * The console's own client routes (web/src/main.tsx's ROUTES, `:name` for a path segment): only these
+ * answer its index.html, in AWS (the CloudFront function of lib/constructs/web-console.ts) and
+ * locally (local/console.ts). Any other path that no API route serves answers 404 JSON, so an API
+ * client probing `/v1/…`, `/mcp`, `/sse` or `/.well-known/…` never gets a 200 of HTML.
+ */
+export const CONSOLE_ROUTES = [
+  '/',
+  '/sign-in',
+  '/sign-up',
+  '/verify-email',
+  '/reset-password',
+  '/gateway/receipt',
+  '/agents/:id',
+  '/marketplace',
+  '/keys',
+  '/settings/billing',
+  '/wallet',
+  '/settings',
+] as const;
+
+/** A console route as a regular expression source, matched as the console's router matches (an optional trailing slash). */
+export const consoleRoutePattern = (route: string) => `^${route === '/' ? '\\/' : `${route.replace(/\//g, '\\/').replace(/:\w+/g, '[^\\/]+')}\\/?`}$`;
+
+/** Every console route as one regular expression source. */
+export const CONSOLE_ROUTES_PATTERN = CONSOLE_ROUTES.map((route) => `(?:${consoleRoutePattern(route)})`).join('|');
+
+/** Whether a path is one of the console's own routes (not an asset, not the API). */
+export const isConsoleRoute = (pathname: string) => new RegExp(CONSOLE_ROUTES_PATTERN).test(pathname);
+
+/**
+ * Path prefixes the API answers at the site's root beside `/api/*`: the OpenAI-compatible API and
+ * the MCP endpoints with their OAuth discovery documents. CloudFront sends them to the HTTP API, which
+ * answers its own 404 JSON for a path no route has.
+ */
+export const API_ROOT_PATHS = ['/api/*', '/v1/*', '/mcp*', '/sse*', '/.well-known/*'] as const;
+
+/** The console's 404 for a path that is neither its route, its asset, nor the API's. */
+export const NOT_FOUND_BODY = JSON.stringify({ error: 'not found', code: 'NOT_FOUND' });

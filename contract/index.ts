@@ -14,6 +14,7 @@ import { keysContract } from './keys';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
 import { oauthSignInContract } from './oauth-sign-in';
+import { openAiCompatibleContract } from './openai-compatible';
 import { platformContract } from './platform';
 import { agentAutonomyContract } from './autonomy';
 import { provisionContract } from './provision';
@@ -50,6 +51,7 @@ export const contract: readonly RouteGroup[] = [
   platformContract,
   apiDocumentContract,
   aiContract,
+  openAiCompatibleContract,
   gatewayContract,
   infraMcpContract,
   billingContract,

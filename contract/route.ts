@@ -28,7 +28,8 @@ export type RateLimitScope =
   | 'signIn'
   | 'chainRead'
   | 'verifyEmail'
-  | 'verifyEmailResend';
+  | 'verifyEmailResend'
+  | 'modelApi';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -110,6 +111,8 @@ export interface RouteDefinition {
   responses: Lazy<Record<number, z.core.$ZodType>>;
 }
 
+export type ErrorShape = 'platform' | 'openai';
+
 export interface RouteGroup {
   /** kebab-case; the Lambda lives in functions/<group>/handler.ts. */
   group: string;
@@ -121,6 +124,12 @@ export interface RouteGroup {
    * (http/response-streaming.ts) behind a Function URL in response-streaming mode.
    */
   streams?: boolean;
+  /**
+   * The shape of the group's error bodies: the platform's `{error, code}` by default, or, for a group
+   * that speaks another API's wire format to that API's clients, theirs (`openai`:
+   * `{error: {message, type, code, param}}`, which the OpenAI SDKs turn into their typed errors).
+   */
+  errorShape?: ErrorShape;
   routes: readonly RouteDefinition[];
 }
 

@@ -82,7 +82,7 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
   const handler = middy<ApiEvent, ApiResult, Error, Context, PipelineState>()
     .use(requestLogging())
     .use(policies)
-    .use(errorResponder())
+    .use(errorResponder(group.errorShape))
     .use(prepare(checksBefore(routes, options)))
     .use(runOperation(impl, options.answerSealer));
   return (event: ApiEvent, context: Context): Promise<ApiResult> => underRequestDeadline(context, () => handler(event, context));

@@ -26,11 +26,21 @@ export const reply = {
  * URL in response-streaming mode) the events go out as they come; behind a buffering transport
  * (API Gateway HTTP APIs) the pipeline collects them into one `text/event-stream` body.
  */
+/**
+ * One server-sent event. Without `event` the frame has only its `data` line (OpenAI's chunks); a
+ * RawBody as data is written as it is (`[DONE]`), anything else as JSON.
+ */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
+
 export class StreamReply {
   constructor(
-    readonly events: AsyncIterable<{ event: string; data: unknown }>,
+    readonly events: AsyncIterable<SseEvent>,
     readonly headers: Record<string, string> = {},
   ) {}
 }
 
-export const sseFrame = (e: { event: string; data: unknown }) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+export const sseFrame = (e: SseEvent) =>
+  `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${e.data instanceof RawBody ? e.data.text : JSON.stringify(e.data)}\n\n`;

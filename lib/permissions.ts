@@ -100,6 +100,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'runtime-model': ['dataKey', 'sendEvents', 'sendProvisioning'],
   // A chat to an idle-stopped agent wakes it through the provisioning queue.
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
+  // The OpenAI-compatible API: the model layer as `ai` has it, and an agent model's chat as agent-chat has it.
+  'openai-compatible': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // A memory write is pushed to the running instance with its (decrypted) gateway token.
   memory: ['dataKey', 'reachInstances'],
   // A new API key kept for Idempotency-Key replay is sealed with the data key (http/steps/idempotency.ts).

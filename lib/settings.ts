@@ -46,9 +46,9 @@ export const SECRET_SETTINGS: readonly string[] = namesWhere((setting) => settin
 
 /**
  * Functions that reach the model layer (domain/ai); skills: the visual-synthesizer's image generation;
- * runtime-model: the agent runtime's chat completions.
+ * runtime-model: the agent runtime's chat completions; openai-compatible: the OpenAI-compatible API.
  */
-const AI_FUNCTIONS = ['ai', 'agent-chat', 'runtime-model', 'gateway', 'skills'] as const;
+const AI_FUNCTIONS = ['ai', 'agent-chat', 'runtime-model', 'gateway', 'skills', 'openai-compatible'] as const;
 
 /** Every function, or every function behind the HTTP API (the request pipeline's settings). */
 export type RouteTarget = readonly string[] | 'all' | 'http';
@@ -121,7 +121,7 @@ export const SETTING_ROUTES: { readonly [G in GroupName]?: GroupRoute<Groups[G]>
   healing: ['task-events'],
   redrive: ['heartbeat'],
   // chats, channel messages and scheduled runs wait this long for an idle-stopped instance to wake
-  wake: ['agent-chat', 'skills', 'heartbeat'],
+  wake: ['agent-chat', 'skills', 'heartbeat', 'openai-compatible'],
 };
 
 const groupOf = new Map<string, GroupName>(DECLARED.map(([name, , group]) => [name, group]));

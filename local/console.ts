@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ASSET_PREFIX, CONSOLE_DIST } from '#build/web-console';
-import { CONSOLE_SECURITY_HEADERS } from '#contract/console';
+import { CONSOLE_SECURITY_HEADERS, isConsoleRoute, NOT_FOUND_BODY } from '#contract/console';
 
 /**
  * The web console as the local server serves it (CloudFront and S3 do the same in AWS,
- * lib/constructs/web-console.ts): hashed assets cached for a year, index.html for every client
- * route (the SPA fallback) and never cached, and the same security headers on every answer.
+ * lib/constructs/web-console.ts): hashed assets cached for a year, index.html for the console's own
+ * client routes (contract/console.ts) and never cached, 404 JSON for any other path, and the same
+ * security headers on every answer.
  */
 
 const TYPES: Record<string, string> = {
@@ -26,7 +27,7 @@ export interface ConsoleAnswer {
 const missing = (): ConsoleAnswer => ({
   status: 404,
   headers: { 'content-type': 'application/json; charset=utf-8', ...CONSOLE_SECURITY_HEADERS },
-  body: JSON.stringify({ error: 'not found', code: 'NOT_FOUND' }),
+  body: NOT_FOUND_BODY,
 });
 
 /** The console's answer to a GET of `pathname` (not under /api). */
@@ -47,8 +48,8 @@ export async function serveConsole(pathname: string, dist = CONSOLE_DIST): Promi
       body,
     };
   }
-  // A path with a file extension that is not an asset is a missing file, not a client route.
-  if (/\.[a-z0-9]+$/i.test(pathname)) return missing();
+  // Only the console's routes get its page: an API client probing `/v1/…` or `/.well-known/…` gets a 404 it can read.
+  if (!isConsoleRoute(pathname)) return missing();
   const index = await readFile(path.join(dist, 'index.html')).catch(() => undefined);
   if (!index)
     return {

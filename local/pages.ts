@@ -4,6 +4,8 @@ import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout } from '#data/l
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '#adapters/file-storage';
 import { cardConfig } from '#platform/config';
 import { serveConsole } from './console';
+import { ASSET_PREFIX } from '#build/web-console';
+import { CONSOLE_ROUTES_PATTERN } from '#contract/console';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '#contract/skill-actions/file-manager';
 
 // The local card processor's sessions live in the table; the pages that show and complete them are served here.
@@ -127,8 +129,8 @@ const PAGES: Page[] = [
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },
   { method: 'GET', path: new RegExp(`^${LOCAL_DOWNLOAD_PATH}$`), answer: fileDownload },
-  // Last: every other GET outside the API and the local pages is the console's (assets, client routes).
-  { method: 'GET', path: /^\/(?!api\/|local-card\/|local-files\/)/, answer: (req) => serveConsole(req.url.pathname) },
+  // The console's assets and its own client routes; any other path goes to the API routes, whose miss is a 404 JSON.
+  { method: 'GET', path: new RegExp(`^${ASSET_PREFIX}|${CONSOLE_ROUTES_PATTERN}`), answer: (req) => serveConsole(req.url.pathname) },
 ];
 
 /** A client that asks for JSON and not HTML (curl -H 'accept: application/json', fetch from a script). */

@@ -2972,6 +2972,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI chat completions, through the platform's model layer or, for model `agent/<agentId>`, answered by the caller's hosted agent.
+         * @description A catalogue model goes through the same model layer as `POST /api/ai/chat`: the stored account's plan decides (402 `plan_required` / `subscription_required`; a model outside the plan 403 `model_restricted` with `allowedModels`), the call is metered and charged like every model call (402 `insufficient_credits`, or `budget_exceeded` at a monthly spending cap), `temperature` and `top_p` are clamped to what the model accepts and `max_tokens` / `max_completion_tokens` to its output limit; `stop` and function `tools` / `tool_choice` are passed to the provider (the client runs the tools: the answer carries `tool_calls` and `finish_reason: tool_calls`). Model `agent/<agentId>` sends the last user message to the caller's agent (404 when it is not the caller's), which answers with its own instructions, memory and skills and stores the exchange in its history as `POST /api/chat` does; the earlier user and assistant turns of `messages`, when there are any, are the conversation's context instead of the agent's history; system messages are the agent's own. An agent stopped for idleness wakes: past WAKE_WAIT_SECONDS the answer is 503 `agent_waking` with `Retry-After` (the SDKs retry it). 409 `agent_not_running` for an agent its owner stopped. With `stream: true` the answer is `text/event-stream`: `data: <chat.completion.chunk>` frames (the first carries `role`, then one per text piece, the last the `finish_reason`), with `stream_options.include_usage` one more chunk with `usage` and no choices, then `data: [DONE]`; a failure after the first frame is a frame `{error: {...}}`. The local stack streams the frames as they come; API Gateway HTTP APIs buffer responses, so in AWS they arrive in one body unless sent to the streaming Function URL (see the README). Errors are OpenAI-shaped: `{error: {message, type, code, param}}`.
+         *
+         *     Rate limit scope: `modelApi`.
+         */
+        post: operations["createOpenAiChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models the caller's plan allows and a configured provider serves, and each of the caller's agents as `agent/<agentId>`, in OpenAI's list shape.
+         * @description Without a paid plan the list holds only the agents. Errors are OpenAI-shaped: `{error: {message, type, code, param}}` (401 without a valid credential, 429 with `Retry-After`).
+         *
+         *     Rate limit scope: `modelApi`.
+         */
+        get: operations["listOpenAiModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -29927,6 +29971,652 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOpenAiChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "openai/gpt-4o-mini",
+                 *       "messages": [
+                 *         {
+                 *           "role": "system",
+                 *           "content": "You are a concise tour-booking assistant."
+                 *         },
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Draft a two-line announcement for our Manchester show on 12 September."
+                 *         }
+                 *       ],
+                 *       "temperature": 0.7,
+                 *       "max_tokens": 256
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the newer name of max_tokens; wins when both are given */
+                    max_completion_tokens?: number | null;
+                    max_tokens?: number | null;
+                    messages: ({
+                        content: string | {
+                            text: string;
+                            /** @constant */
+                            type: "text";
+                        }[];
+                        name?: string;
+                        /** @constant */
+                        role: "system";
+                    } | {
+                        content: string | {
+                            text: string;
+                            /** @constant */
+                            type: "text";
+                        }[];
+                        name?: string;
+                        /** @constant */
+                        role: "developer";
+                    } | {
+                        content: string | {
+                            text: string;
+                            /** @constant */
+                            type: "text";
+                        }[];
+                        name?: string;
+                        /** @constant */
+                        role: "user";
+                    } | {
+                        content?: (string | {
+                            text: string;
+                            /** @constant */
+                            type: "text";
+                        }[]) | null;
+                        name?: string;
+                        refusal?: string | null;
+                        /** @constant */
+                        role: "assistant";
+                        tool_calls?: {
+                            function: {
+                                arguments: string;
+                                name: string;
+                            };
+                            id: string;
+                            /** @constant */
+                            type: "function";
+                        }[];
+                    } | {
+                        content: string | {
+                            text: string;
+                            /** @constant */
+                            type: "text";
+                        }[];
+                        /** @constant */
+                        role: "tool";
+                        tool_call_id: string;
+                    })[];
+                    /** @description a catalogue model the caller's plan allows (`openai/gpt-4o-mini`), or `agent/<agentId>` */
+                    model: string;
+                    /** @description one choice only */
+                    n?: 1 | null;
+                    parallel_tool_calls?: boolean;
+                    stop?: (string | string[]) | null;
+                    stream?: boolean | null;
+                    stream_options?: {
+                        include_usage?: boolean;
+                    } | null;
+                    temperature?: number | null;
+                    tool_choice?: ("none" | "auto" | "required") | {
+                        function: {
+                            name: string;
+                        };
+                        /** @constant */
+                        type: "function";
+                    };
+                    tools?: {
+                        function: {
+                            description?: string;
+                            name: string;
+                            /** @description a JSON Schema object */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean | null;
+                        };
+                        /** @constant */
+                        type: "function";
+                    }[];
+                    top_p?: number | null;
+                    user?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        choices: {
+                            /** @enum {string} */
+                            finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                            index: number;
+                            logprobs: null;
+                            message: {
+                                content: string | null;
+                                refusal: null;
+                                /** @constant */
+                                role: "assistant";
+                                tool_calls?: {
+                                    function: {
+                                        arguments: string;
+                                        name: string;
+                                    };
+                                    id: string;
+                                    /** @constant */
+                                    type: "function";
+                                }[];
+                            };
+                        }[];
+                        created: number;
+                        id: string;
+                        model: string;
+                        /** @constant */
+                        object: "chat.completion";
+                        usage: {
+                            completion_tokens: number;
+                            prompt_tokens: number;
+                            total_tokens: number;
+                        };
+                    } | string;
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Payment or subscription required */
+            402: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Backend unavailable */
+            502: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listOpenAiModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: number;
+                            id: string;
+                            name?: string;
+                            /** @constant */
+                            object: "model";
+                            /** @description the vendor of a catalogue model; `agent` for one of your agents */
+                            owned_by: string;
+                        }[];
+                        /** @constant */
+                        object: "list";
+                    };
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description the platform's error code in lower case (`model_restricted`, `budget_exceeded`, `rate_limited`) */
+                            code: string | null;
+                            message: string;
+                            /** @description the request field at fault, when there is one (`model`, `messages.0.role`) */
+                            param: string | null;
+                            /** @description invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error or server_error */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
         };

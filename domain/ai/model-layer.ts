@@ -50,7 +50,30 @@ export interface ModelCallInput<TOOLS extends ToolSet = ToolSet> {
   tools?: TOOLS;
   /** Step limit of a tool-calling loop; 1 without tools, at most MAX_STEPS. */
   maxSteps?: number;
+  /**
+   * Tools the caller runs itself (an OpenAI client's functions): the model's calls of them end the
+   * call with `toolCalls`, one step, nothing executed here.
+   */
+  clientTools?: ClientTool[];
+  /** Whether and which tool the model must call (`auto` by default). */
+  toolChoice?: 'auto' | 'none' | 'required' | { toolName: string };
+  /** Up to four sequences that end the answer where the provider supports them. */
+  stopSequences?: string[];
   abortSignal?: AbortSignal;
+}
+
+export interface ClientTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters?: Record<string, unknown>;
+}
+
+/** A call of a client tool the model made: `arguments` is its JSON text. */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: string;
 }
 
 export interface TokenUsage {
@@ -75,6 +98,8 @@ export interface ModelCallResult {
   steps: number;
   /** The assistant and tool messages the call produced, to continue a conversation. */
   responseMessages: ModelMessage[];
+  /** The client tools the model called (`clientTools`), for the caller to run. */
+  toolCalls: ToolCallRequest[];
 }
 
 export interface ModelStream {
@@ -175,7 +200,17 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
   return { model, connection, gate, reservation, settings };
 }
 
-const stepsOf = (input: ModelCallInput) => Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1)));
+const stepsOf = (input: ModelCallInput) => (input.clientTools ? 1 : Math.min(MAX_STEPS, Math.max(1, input.maxSteps ?? (input.tools ? 5 : 1))));
+
+/** Client tools as AI SDK tools without `execute`: the SDK stops at their calls and hands them back. */
+function clientToolSet(sdk: TextSdk, tools: ClientTool[]): ToolSet {
+  return Object.fromEntries(
+    tools.map((t) => [t.name, sdk.tool({ description: t.description, inputSchema: sdk.jsonSchema(t.parameters ?? { type: 'object', properties: {} }) })]),
+  );
+}
+
+const toolChoiceOf = (choice: ModelCallInput['toolChoice']) =>
+  choice && typeof choice === 'object' ? { type: 'tool' as const, toolName: choice.toolName } : choice;
 
 /** The SDK (loaded here, on the first call, not at init) and the options of the call. */
 async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal) {
@@ -186,6 +221,8 @@ async function modelCall(input: ModelCallInput, p: Prepared, signal: AbortSignal
     messages: input.messages,
     ...p.settings,
     ...(input.tools ? { tools: input.tools, stopWhen: sdk.stepCountIs(steps) } : {}),
+    ...(input.clientTools?.length ? { tools: clientToolSet(sdk, input.clientTools), toolChoice: toolChoiceOf(input.toolChoice) } : {}),
+    ...(input.stopSequences?.length ? { stopSequences: input.stopSequences } : {}),
     // No hidden retries: a failing provider answers at once, within the timeout.
     maxRetries: 0,
     abortSignal: signal,
@@ -232,6 +269,7 @@ function resultOf(
   charged: number,
   steps: number,
   responseMessages: ModelMessage[],
+  toolCalls: ToolCallRequest[] = [],
 ): ModelCallResult {
   return {
     id,
@@ -246,8 +284,16 @@ function resultOf(
     byok: p.connection.byok,
     steps,
     responseMessages,
+    toolCalls,
   };
 }
+
+/** The SDK's tool call as the caller sees it: its id, the tool's name and the arguments as JSON text. */
+const toolCallOf = (call: { toolCallId: string; toolName: string; input: unknown }): ToolCallRequest => ({
+  id: call.toolCallId,
+  name: call.toolName,
+  arguments: typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
+});
 
 const newCallId = () => `chatcmpl-${crypto.randomUUID()}`;
 
@@ -267,7 +313,18 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
   }
   const usage = tokensOf(out.totalUsage);
   const charged = await meter(input, p, usage);
-  return resultOf(p, out.response.id || newCallId(), out.text, out.finishReason, usage, charged, out.steps.length, out.response.messages as ModelMessage[]);
+  const toolCalls = input.clientTools ? out.toolCalls.map(toolCallOf) : [];
+  return resultOf(
+    p,
+    out.response.id || newCallId(),
+    out.text,
+    out.finishReason,
+    usage,
+    charged,
+    out.steps.length,
+    out.response.messages as ModelMessage[],
+    toolCalls,
+  );
 }
 
 /**
@@ -287,11 +344,13 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
   const head: string[] = [];
   let finished: { usage: TokenUsage; finishReason: string } | undefined;
   let steps = 0;
+  const toolCalls: ToolCallRequest[] = [];
   const take = (part: Awaited<ReturnType<typeof parts.next>>['value']): 'more' | 'done' => {
     if (!part) return 'done';
     if (part.type === 'error') throw part.error;
     if (part.type === 'abort') throw new Error('aborted');
     if (part.type === 'finish-step') steps += 1;
+    if (part.type === 'tool-call' && input.clientTools) toolCalls.push(toolCallOf(part));
     if (part.type === 'finish') {
       finished = { usage: tokensOf(part.totalUsage), finishReason: part.finishReason };
       return 'done';
@@ -345,7 +404,10 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
         const usage = finished?.usage ?? (await estimateAbandoned(p));
         const charged = await meter(input, p, usage);
         if (failure) failResult(failure);
-        else settleResult(resultOf(p, id, text, finished?.finishReason ?? 'other', usage, charged, steps, text ? [{ role: 'assistant', content: text }] : []));
+        else
+          settleResult(
+            resultOf(p, id, text, finished?.finishReason ?? 'other', usage, charged, steps, text ? [{ role: 'assistant', content: text }] : [], toolCalls),
+          );
       } catch (err) {
         failResult(err);
       }

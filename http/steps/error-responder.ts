@@ -1,5 +1,6 @@
 import { ConditionFailedError, InvalidCursorError, isDatabaseUnavailable } from '#data/failures';
-import { httpErrorOf } from '../domain-errors';
+import type { ErrorShape } from '#contract/route';
+import { errorBodyOf, httpErrorOf } from '../domain-errors';
 import { HttpError } from '../errors';
 import { logger } from '../logger';
 import { type PipelineMiddleware, type PipelineRequest, requestIdOf } from './request-state';
@@ -8,8 +9,8 @@ import { toResult } from './result';
 /** When a client should retry after the database failed to answer in time. */
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
-/** Last line of defence: every failure becomes `{error, code?}`; no stack trace ever leaves. */
-export const errorResponder = (): PipelineMiddleware => ({
+/** Last line of defence: every failure becomes `{error, code?}` (or the group's `errorShape`); no stack trace ever leaves. */
+export const errorResponder = (shape: ErrorShape = 'platform'): PipelineMiddleware => ({
   onError: (request: PipelineRequest) => {
     const err = request.error;
     const requestId = requestIdOf(request.event);
@@ -34,7 +35,7 @@ export const errorResponder = (): PipelineMiddleware => ({
       http = new HttpError(500, 'internal error', 'INTERNAL');
     }
     if (http.status >= 500 && known) logger().warn('server-side failure', { status: http.status, code: http.code });
-    const body = { ...routeFields, ...http.extra, error: http.message, ...(http.code ? { code: http.code } : {}) };
+    const body = errorBodyOf(http, shape, routeFields);
     request.response = toResult(http.status, body, requestId, http.headers);
   },
 });

@@ -1,11 +1,11 @@
-import { sseFrame, type StreamReply } from '../reply';
+import { type SseEvent, sseFrame, type StreamReply } from '../reply';
 import { attachStream, canStream } from '../streaming';
 import type { ApiEvent, ApiResult } from './request-state';
 import { toResult } from './result';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
 
-async function* sseText(events: AsyncIterable<{ event: string; data: unknown }>) {
+async function* sseText(events: AsyncIterable<SseEvent>) {
   for await (const e of events) yield sseFrame(e);
 }
 

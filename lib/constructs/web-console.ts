@@ -7,6 +7,7 @@ import {
   Function as CloudFrontFunction,
   FunctionCode,
   FunctionEventType,
+  FunctionRuntime,
   HeadersFrameOption,
   HeadersReferrerPolicy,
   HttpVersion,
@@ -22,16 +23,34 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { ASSET_PREFIX, CONSOLE_DIST, ensureConsoleBuilt } from '#build/web-console';
-import { CONSOLE_SECURITY_HEADERS } from '#contract/console';
+import { API_ROOT_PATHS, CONSOLE_ROUTES_PATTERN, CONSOLE_SECURITY_HEADERS, NOT_FOUND_BODY } from '#contract/console';
 
 /**
  * The web console in AWS, on one origin with the API so the session cookie stays first-party:
  * CloudFront serves the built files from a private S3 bucket (origin access control; the bucket is
- * never public) and forwards `/api/*` to the HTTP API uncached. Every answer carries the same
- * security headers as the local server's (local/console.ts), through a response headers policy.
- * Client routes (`/agents/…`, `/verify-email`, `/settings/billing`, `/gateway/receipt`) are rewritten to index.html by a
- * CloudFront Function on the files' behaviour only, so the API's own 404s stay JSON.
+ * never public) and forwards the API's paths (`/api/*`, `/v1/*`, `/mcp*`, `/sse*`, `/.well-known/*`:
+ * contract/console.ts) to the HTTP API uncached, whose miss is its own 404 JSON. Every answer
+ * carries the same security headers as the local server's (local/console.ts), through a response
+ * headers policy. On the files' behaviour a CloudFront Function rewrites the console's own client
+ * routes (`/agents/…`, `/verify-email`, `/settings/billing`…) to index.html and answers 404 JSON for
+ * any other path that is not an asset, so no client gets the console's page for a path it is not.
  */
+export function consoleRequestFunctionCode(): string {
+  return [
+    `var CONSOLE_ROUTES = new RegExp(${JSON.stringify(CONSOLE_ROUTES_PATTERN)});`,
+    'function handler(event) {',
+    '  var r = event.request;',
+    `  if (r.uri.indexOf('${ASSET_PREFIX}') === 0) return r;`,
+    "  if (CONSOLE_ROUTES.test(r.uri)) { r.uri = '/index.html'; return r; }",
+    '  return {',
+    "    statusCode: 404, statusDescription: 'Not Found',",
+    "    headers: { 'content-type': { value: 'application/json; charset=utf-8' }, 'cache-control': { value: 'no-store' } },",
+    `    body: { encoding: 'text', data: ${JSON.stringify(NOT_FOUND_BODY)} },`,
+    '  };',
+    '}',
+  ].join('\n');
+}
+
 export class WebConsole extends Construct {
   readonly bucket: Bucket;
   readonly distribution: Distribution;
@@ -63,15 +82,24 @@ export class WebConsole extends Construct {
     });
 
     const spaFallback = new CloudFrontFunction(this, 'SpaFallback', {
-      comment: 'Client routes of the console answer index.html; hashed assets pass through',
-      code: FunctionCode.fromInline(
-        `function handler(event) { var r = event.request; if (r.uri.indexOf('${ASSET_PREFIX}') !== 0) { r.uri = '/index.html'; } return r; }`,
-      ),
+      comment: "The console's client routes answer index.html, hashed assets pass through, any other path 404 JSON",
+      // Runtime 2.0: a generated response may carry a body.
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(consoleRequestFunctionCode()),
     });
 
     const apiDomain = `${props.httpApi.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
+    const apiBehaviour = {
+      origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      // Every answer is per user: nothing is cached, and cookies, query and headers reach the API (not Host: API Gateway routes by its own).
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      responseHeadersPolicy: this.headers,
+    };
     this.distribution = new Distribution(this, 'Distribution', {
-      comment: 'Agent platform: web console and /api/* on one domain',
+      comment: 'Agent platform: web console and the API on one domain',
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
       minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
@@ -83,17 +111,7 @@ export class WebConsole extends Construct {
         responseHeadersPolicy: this.headers,
         functionAssociations: [{ function: spaFallback, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
-      additionalBehaviors: {
-        '/api/*': {
-          origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
-          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: AllowedMethods.ALLOW_ALL,
-          // Every answer is per user: nothing is cached, and cookies, query and headers reach the API (not Host: API Gateway routes by its own).
-          cachePolicy: CachePolicy.CACHING_DISABLED,
-          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-          responseHeadersPolicy: this.headers,
-        },
-      },
+      additionalBehaviors: Object.fromEntries(API_ROOT_PATHS.map((pattern) => [pattern, apiBehaviour])),
     });
 
     // Hashed file names: cached for a year. index.html: revalidated on every load, so a deploy shows at once.

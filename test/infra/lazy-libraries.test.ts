@@ -14,7 +14,7 @@ const LAZY_LIBRARIES = /node_modules\/(ai|@ai-sdk\/[^/]+|stripe|croner|hash-wasm
 
 /** Functions that call each library: it must still be in their bundle, behind an `import()`. */
 const CALLERS: Record<string, string[]> = {
-  ai: ['ai', 'gateway', 'runtime-model', 'skills'],
+  ai: ['ai', 'gateway', 'runtime-model', 'skills', 'openai-compatible'],
   stripe: ['billing', 'card', 'provisioner'],
   croner: ['heartbeat', 'agent-autonomy'],
   'hash-wasm': ['accounts', 'settings'],

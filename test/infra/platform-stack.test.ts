@@ -166,8 +166,8 @@ describe('api', () => {
 });
 
 describe('response streaming', () => {
-  it('marks exactly the agent-chat, ai and gateway groups as streaming', () => {
-    expect(streamingGroups.sort()).toEqual(['agent-chat', 'ai', 'gateway']);
+  it('marks exactly the agent-chat, ai, gateway and openai-compatible groups as streaming', () => {
+    expect(streamingGroups.sort()).toEqual(['agent-chat', 'ai', 'gateway', 'openai-compatible']);
   });
 
   it('gives each streaming group a twin at its streamHandler export, with the same settings and role rights', () => {
@@ -434,8 +434,20 @@ describe('compute and network', () => {
   it('puts exactly the functions that talk to instances in the private subnets, behind the functions security group', () => {
     const inVpc = allNames.filter((n) => functionProps(n).VpcConfig);
     expect(inVpc.sort()).toEqual(allNames.filter((n) => has(n, 'reachInstances')).sort());
-    // memory pushes writes to the running agent at once.
-    expect(inVpc.sort()).toEqual(['accounts', 'agent-chat', 'agents', 'heartbeat', 'instance', 'memory', 'provisioner', 'settings', 'skills', 'task-events']);
+    // memory pushes writes to the running agent at once; openai-compatible chats with an agent model.
+    expect(inVpc.sort()).toEqual([
+      'accounts',
+      'agent-chat',
+      'agents',
+      'heartbeat',
+      'instance',
+      'memory',
+      'openai-compatible',
+      'provisioner',
+      'settings',
+      'skills',
+      'task-events',
+    ]);
     for (const name of inVpc) {
       const vpc = functionProps(name).VpcConfig;
       expect(vpc.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [functionsSg, 'GroupId'] }]);
@@ -655,6 +667,8 @@ describe('least privilege', () => {
       'heartbeat',
       'instance',
       'oauth-sign-in',
+      // the OpenAI-compatible API meters model calls as ai does, and wakes an agent model's instance
+      'openai-compatible',
       'provisioner',
       'provisioner-dlq',
       // the agent runtime's model calls: metered like every model call (the spending caps)

@@ -91,8 +91,8 @@ describe('the list of settings', () => {
     expect(receiversOf('GATEWAY_CARD_RATE', functions)).toEqual(['gateway', 'card']);
     expect(receiversOf('OAUTH_WEBID_CLIENT_SECRET', functions)).toEqual(['oauth-sign-in']);
     expect(receiversOf('BOT_CHECK_SECRET', functions)).toEqual(['accounts']);
-    expect(receiversOf('MODEL_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'runtime-model', 'skills']);
-    expect(receiversOf('ANTHROPIC_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'runtime-model', 'skills']);
+    expect(receiversOf('MODEL_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'openai-compatible', 'runtime-model', 'skills']);
+    expect(receiversOf('ANTHROPIC_API_KEY', functions).sort()).toEqual(['agent-chat', 'ai', 'gateway', 'openai-compatible', 'runtime-model', 'skills']);
     expect(receiversOf('AI_CATALOGUE', functions)).toEqual(httpNames);
     expect(receiversOf('WEBHOOK_SECRET', functions)).toEqual(['webhook-delivery']);
     expect(receiversOf('HOSTED_WALLET_PROVIDER', functions)).toEqual(['wallet']);

@@ -1,8 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_SECURITY_HEADERS } from '#contract/console';
-import { WebConsoleStack } from '#lib/constructs/web-console';
+import { API_ROOT_PATHS, CONSOLE_SECURITY_HEADERS } from '#contract/console';
+import { consoleRequestFunctionCode, WebConsoleStack } from '#lib/constructs/web-console';
 import { addNagChecks } from '#lib/nag';
 import { PlatformStack } from '#lib/platform-stack';
 import { cdkContext, inspect, testApp, type Json } from './synth';
@@ -78,6 +78,30 @@ describe('web console stack', () => {
     const api = (distribution.CacheBehaviors as Json[]).find((b) => b.PathPattern === '/api/*')!;
     expect(api.FunctionAssociations).toBeUndefined();
     expect(distribution.CustomErrorResponses).toBeUndefined();
+  });
+
+  it('sends every API path at the root (/v1/*, /mcp*, /sse*, /.well-known/*) to the HTTP API like /api/*, so none falls back to the console', () => {
+    const behaviours = distribution.CacheBehaviors as Json[];
+    const api = behaviours.find((b) => b.PathPattern === '/api/*')!;
+    expect(behaviours.map((b) => b.PathPattern).sort()).toEqual([...API_ROOT_PATHS].sort());
+    for (const pattern of ['/v1/*', '/mcp*', '/sse*', '/.well-known/*']) {
+      const b = behaviours.find((x) => x.PathPattern === pattern)!;
+      expect(b, pattern).toMatchObject({
+        TargetOriginId: api.TargetOriginId,
+        AllowedMethods: api.AllowedMethods,
+        CachePolicyId: api.CachePolicyId,
+        OriginRequestPolicyId: api.OriginRequestPolicyId,
+        ViewerProtocolPolicy: 'https-only',
+      });
+      expect(b.FunctionAssociations, pattern).toBeUndefined();
+    }
+  });
+
+  it('answers any other path of the files with 404 JSON from the function (runtime 2.0, which may carry a body)', () => {
+    const [[, fn]] = ofType('AWS::CloudFront::Function') as [[string, Json]];
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    expect(fn.Properties.FunctionCode).toBe(consoleRequestFunctionCode());
+    expect(fn.Properties.FunctionCode).toContain('statusCode: 404');
   });
 
   it('deploys the built files: hashed assets cached for a year, index.html revalidated and invalidated', () => {

@@ -3,7 +3,7 @@ import { allRoutes } from '#contract';
 import { gatewayToken } from '#data/instances';
 import { call, testSession, uniqueIp } from '../helpers/api';
 import { badTokens } from '../helpers/tokens';
-import { defaultQuery, fillPath } from './route-samples';
+import { defaultQuery, fillPath, platformErrorOf } from './route-samples';
 
 const protectedRoutes = allRoutes.filter((r) => r.auth === 'session' || r.auth === 'admin');
 /** Every route that reads a credential: the user routes and the runtime routes. */
@@ -26,7 +26,7 @@ describe('auth on every route (spec section 5)', () => {
 
   it.each(runtimeRoutes.map((r) => [label(r), r] as const))('%s refuses a request with no credential: 401 TOKEN_INVALID', async (_l, route) => {
     const res = await call(route.method, fillPath(route, {}) + defaultQuery(route), { body: route.example, ip: uniqueIp() });
-    expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
+    expect({ status: res.status, code: platformErrorOf(route, res.body)?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
   });
 
   it.each(runtimeRoutes.map((r) => [label(r), r] as const))(
@@ -36,7 +36,7 @@ describe('auth on every route (spec section 5)', () => {
       const path = fillPath(route, { userId: session.userId }) + defaultQuery(route);
       for (const credential of [{ session }, { bearer: session.token }]) {
         const res = await call(route.method, path, { body: route.example, ...credential, ip: uniqueIp() });
-        expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
+        expect({ status: res.status, code: platformErrorOf(route, res.body)?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
       }
     },
   );
@@ -50,15 +50,15 @@ describe('auth on every route (spec section 5)', () => {
       bearer: await gatewayToken(intruder.userId),
       ip: uniqueIp(),
     });
-    expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
+    expect({ status: res.status, code: platformErrorOf(route, res.body)?.code }).toEqual({ status: 401, code: 'TOKEN_INVALID' });
     expect(res.text ?? '').not.toContain(owner.userId);
   });
 
   it.each(protectedRoutes.map((r) => [label(r), r] as const))('%s refuses a request with no credential: 401 AUTH_REQUIRED', async (_l, route) => {
     const res = await call(route.method, fillPath(route, {}) + defaultQuery(route), { body: route.example, ip: uniqueIp() });
     expect(res.status).toBe(401);
-    expect(res.body.code).toBe('AUTH_REQUIRED');
-    expect(typeof res.body.error).toBe('string');
+    expect(platformErrorOf(route, res.body).code).toBe('AUTH_REQUIRED');
+    expect(typeof platformErrorOf(route, res.body).error).toBe('string');
   });
 
   it.each(protectedRoutes.map((r) => [label(r), r] as const))('%s refuses a non-Bearer Authorization header: 401 AUTH_REQUIRED', async (_l, route) => {
@@ -68,14 +68,14 @@ describe('auth on every route (spec section 5)', () => {
       ip: uniqueIp(),
     });
     expect(res.status).toBe(401);
-    expect(res.body.code).toBe('AUTH_REQUIRED');
+    expect(platformErrorOf(route, res.body).code).toBe('AUTH_REQUIRED');
   });
 
   it.each(credentialRoutes.map((r) => [label(r), r] as const))('%s answers every bad token with 401 TOKEN_INVALID, never a 500', async (_l, route) => {
     const tokens = await badTokens();
     for (const [kind, token] of Object.entries(tokens)) {
       const res = await call(route.method, fillPath(route, {}) + defaultQuery(route), { body: route.example, bearer: token, ip: uniqueIp() });
-      expect({ kind, status: res.status, code: res.body?.code }).toEqual({ kind, status: 401, code: 'TOKEN_INVALID' });
+      expect({ kind, status: res.status, code: platformErrorOf(route, res.body)?.code }).toEqual({ kind, status: 401, code: 'TOKEN_INVALID' });
       expect(res.text).not.toMatch(/at .*\.ts:\d+/); // no stack trace leaves
     }
   });
@@ -88,7 +88,7 @@ describe('auth on every route (spec section 5)', () => {
       ip: uniqueIp(),
     });
     expect(res.status).toBe(401);
-    expect(res.body.code).toBe('TOKEN_INVALID');
+    expect(platformErrorOf(route, res.body).code).toBe('TOKEN_INVALID');
   });
 
   const cookieUnsafe = protectedRoutes.filter((r) => UNSAFE.has(r.method));
@@ -102,7 +102,7 @@ describe('auth on every route (spec section 5)', () => {
       ip: uniqueIp(),
     });
     expect(res.status).toBe(403);
-    expect(res.body.code).toBe('CSRF_INVALID');
+    expect(platformErrorOf(route, res.body).code).toBe('CSRF_INVALID');
   });
 
   it.each(cookieUnsafe.map((r) => [label(r), r] as const))('%s with a CSRF token of another session: 403', async (_l, route) => {

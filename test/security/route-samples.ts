@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { randomUUID } from 'node:crypto';
-import type { ContractRoute } from '#contract';
+import { expect } from 'vitest';
+import { contract, type ContractRoute } from '#contract';
 import type { TestSession } from '../helpers/api';
 
 /**
@@ -140,15 +141,24 @@ ownedResources.provision = async (owner) => {
 };
 
 // --- skills ---
-/** The skills routes that name the agent in the body rather than the path (install, dj-streaming). */
+/**
+ * The routes that name the agent in the body rather than the path: the skills routes (install,
+ * dj-streaming) by `agentId`, the OpenAI-compatible chat by its model `agent/<agentId>`.
+ */
 export const namesAgentInBody = (route: ContractRoute) =>
-  route.group === 'skills' && typeof route.example === 'object' && route.example !== null && 'agentId' in route.example;
+  (route.group === 'skills' && typeof route.example === 'object' && route.example !== null && 'agentId' in route.example) ||
+  route.operation === 'createOpenAiChatCompletion';
 
 /** The route's example body, pointed at the owner's agent when it names one. */
 export function withOwnedIds(route: ContractRoute, owned: Record<string, string>): unknown {
   if (!namesAgentInBody(route) || !owned.agentId) return route.example;
+  if (route.operation === 'createOpenAiChatCompletion') return { ...(route.example as Record<string, unknown>), model: `agent/${owned.agentId}` };
   return { ...(route.example as Record<string, unknown>), agentId: owned.agentId };
 }
+
+// --- openai-compatible ---
+/** An agent of the owner, named as the model `agent/<agentId>`. */
+ownedResources['openai-compatible'] = async (owner) => ({ agentId: (await ownedResources.agents!(owner)).id! });
 
 /** An active plan in the user's partition, as the card webhook stores it. */
 async function subscribe(userId: string): Promise<void> {
@@ -161,6 +171,8 @@ async function subscribe(userId: string): Promise<void> {
  */
 export const intruderSetup: Record<string, (intruder: TestSession) => Promise<void>> = {
   skills: (intruder) => subscribe(intruder.userId),
+  // A subscriber, so the agent's owner, not the plan, is what refuses the call.
+  'openai-compatible': (intruder) => subscribe(intruder.userId),
 };
 
 /**
@@ -196,3 +208,21 @@ ownedResources.webhooks = async (owner) => {
   );
   return { id: res.body.endpoint.id, eventId };
 };
+
+/**
+ * A route's error body as the platform's `{error, code, ...details}`, whatever shape its group speaks
+ * (contract/route.ts `errorShape`): an OpenAI-shaped `{error: {message, type, code, param}}` is read
+ * back with its code in upper case, so every suite checks every route against the same codes.
+ */
+export function platformErrorOf(route: ContractRoute, body: any): any {
+  const shape = contract.find((g) => g.group === route.group)?.errorShape ?? 'platform';
+  if (shape !== 'openai') return body;
+  expect(body?.error, `${route.method} ${route.path} answers an OpenAI error object`).toMatchObject({
+    message: expect.any(String),
+    type: expect.any(String),
+    code: expect.toSatisfy((c: unknown) => c === null || typeof c === 'string'),
+    param: expect.toSatisfy((p: unknown) => p === null || typeof p === 'string'),
+  });
+  const { message, type: _type, param: _param, code, ...details } = body.error;
+  return { ...details, error: message, ...(code ? { code: code.toUpperCase() } : {}) };
+}

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '#contract';
 import { call, testSession, uniqueIp } from '../helpers/api';
-import { defaultQuery, fillPath, hasBody } from './route-samples';
+import { defaultQuery, fillPath, hasBody, platformErrorOf } from './route-samples';
 
 const bodyRoutes = allRoutes.filter(hasBody);
 const strictRoutes = bodyRoutes.filter((r) => !r.bodyHandling?.open);
@@ -38,8 +38,8 @@ describe('strict request bodies on every route', () => {
         ip: uniqueIp(),
       });
       expect(res.status).toBe(400);
-      expect(res.body.code).toBe('VALIDATION_ERROR');
-      expect(JSON.stringify(res.body.issues)).toContain('zzUnknown');
+      expect(platformErrorOf(route, res.body).code).toBe('VALIDATION_ERROR');
+      expect(JSON.stringify(platformErrorOf(route, res.body).issues)).toContain('zzUnknown');
     },
   );
 
@@ -65,6 +65,6 @@ describe('strict request bodies on every route', () => {
       ip: uniqueIp(),
     });
     expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_JSON');
+    expect(platformErrorOf(route, res.body).code).toBe('INVALID_JSON');
   });
 });

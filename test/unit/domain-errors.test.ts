@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { httpErrorOf, STATUS_OF_KIND } from '#http/domain-errors';
+import { errorBodyOf, httpErrorOf, STATUS_OF_KIND } from '#http/domain-errors';
+import { HttpError } from '#http/errors';
 import { DomainError, FAILURE_KINDS, limitReached } from '#platform/errors';
 
 describe('the one table from failure kinds to HTTP answers', () => {
@@ -88,5 +89,48 @@ describe('the model layer failures through the one table', () => {
       [400, 'CONTEXT_WINDOW_EXCEEDED', {}],
       [500, 'PROVIDER_TIMEOUT', {}],
     ]);
+  });
+});
+
+describe('the error shape a contract group speaks', () => {
+  it('keeps the platform’s {error, code, ...details} by default, with the route’s own fields', () => {
+    const http = httpErrorOf(new DomainError('forbidden', 'no', 'MODEL_RESTRICTED', { allowedModels: ['a/b'] }))!;
+    expect(errorBodyOf(http, 'platform', { success: false })).toEqual({ success: false, allowedModels: ['a/b'], error: 'no', code: 'MODEL_RESTRICTED' });
+  });
+
+  it('answers OpenAI’s {error: {message, type, code, param}} for an openai group: type by status, the code in lower case, the model as param', () => {
+    const http = httpErrorOf(new DomainError('forbidden', 'not in your plan', 'MODEL_RESTRICTED', { success: false, allowedModels: ['a/b'] }))!;
+    expect(errorBodyOf(http, 'openai')).toEqual({
+      error: { message: 'not in your plan', type: 'permission_error', code: 'model_restricted', param: 'model', allowedModels: ['a/b'] },
+    });
+    const types = [400, 401, 402, 403, 404, 409, 429, 500, 502, 503].map(
+      (status) => (errorBodyOf(new HttpError(status, 'x', 'X'), 'openai').error as { type: string }).type,
+    );
+    expect(types).toEqual([
+      'invalid_request_error',
+      'authentication_error',
+      'insufficient_quota',
+      'permission_error',
+      'not_found_error',
+      'invalid_request_error',
+      'rate_limit_error',
+      'server_error',
+      'server_error',
+      'server_error',
+    ]);
+  });
+
+  it('names the field of the first validation issue, or the one the failure names, as param; none otherwise', () => {
+    const invalidBody = new HttpError(400, 'invalid request body', 'VALIDATION_ERROR', { issues: [{ path: 'body.messages.0.role', message: 'bad' }] });
+    expect(errorBodyOf(invalidBody, 'openai').error).toMatchObject({ param: 'messages.0.role', code: 'validation_error' });
+    const named = httpErrorOf(new DomainError('invalid', 'no tools', 'TOOLS_NOT_SUPPORTED', { param: 'tools' }))!;
+    expect(errorBodyOf(named, 'openai').error).toMatchObject({ param: 'tools' });
+    expect(errorBodyOf(new HttpError(429, 'too many requests', 'RATE_LIMITED', { retryAfter: 3 }), 'openai').error).toEqual({
+      message: 'too many requests',
+      type: 'rate_limit_error',
+      code: 'rate_limited',
+      param: null,
+      retryAfter: 3,
+    });
   });
 });

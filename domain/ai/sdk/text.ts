@@ -4,4 +4,4 @@
  * the zod it brings. One module per use (text, image, speech): esbuild keeps every export
  * of a dynamically imported module, so a function that only makes images does not carry these.
  */
-export { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
+export { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
