@@ -189,11 +189,15 @@ export class PlatformStack extends Stack {
       clusterArn: compute.cluster.clusterArn,
     });
 
-    api.addContractRoutes(contract, (group) => {
-      const fn = functions.http.get(group);
-      if (!fn) throw new Error(`no function for contract group ${group}`);
-      return fn;
-    });
+    api.addContractRoutes(
+      contract,
+      (group) => {
+        const fn = functions.http.get(group);
+        if (!fn) throw new Error(`no function for contract group ${group}`);
+        return fn;
+      },
+      functions.home,
+    );
 
     const grantTargets = {
       table: data.table,

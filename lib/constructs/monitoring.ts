@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, NestedStack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -68,9 +68,17 @@ export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
   readonly topic?: Topic;
   readonly dashboard: Dashboard;
+  /**
+   * The alarms and the dashboard: one alarm per function grows with every function, so they live in
+   * a nested stack of their own (docs/architecture.md §11). The topic stays in the main stack, so
+   * its confirmed e-mail subscriptions survive.
+   */
+  readonly home: NestedStack;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
+    const home = new NestedStack(this, 'Alarms', { description: 'Agent platform: alarms and the dashboard' });
+    this.home = home;
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Agent platform alarms', enforceSSL: true });
       for (const address of props.alarmEmail
@@ -80,7 +88,7 @@ export class Monitoring extends Construct {
         this.topic.addSubscription(new EmailSubscription(address));
     }
     const alarm = (alarmId: string, metric: IMetric, description: string, threshold: number, missing = TreatMissingData.NOT_BREACHING) => {
-      const created = new Alarm(this, alarmId, {
+      const created = new Alarm(home, alarmId, {
         metric,
         alarmDescription: `Agent platform: ${description}`,
         threshold,
@@ -149,7 +157,7 @@ export class Monitoring extends Construct {
     );
 
     const graph = (title: string, left: IMetric[], width = 12) => new GraphWidget({ title, left, width, height: 6 });
-    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(12) });
+    this.dashboard = new Dashboard(home, 'Dashboard', { defaultInterval: Duration.hours(12) });
     this.dashboard.addWidgets(
       new TextWidget({
         markdown: '# Agent platform\nTraffic, launches, heartbeats and payments; every alarm of the stack is listed at the bottom.',

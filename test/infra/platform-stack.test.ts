@@ -11,9 +11,10 @@ import { BOOTSTRAP_PURPOSE } from '#adapters/launcher-ecs';
 import { RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX } from '#adapters/runtime-logs-cloudwatch';
 import { allRoutes, contract, routeKey } from '#contract';
 import { TABLE } from '#data/table';
-import { asArray, cdkContext, inspect, synth, synthStack, testApp, type Json } from './synth';
+import statefulLogicalIds from './fixtures/stateful-logical-ids.json' with { type: 'json' };
+import { asArray, cdkContext, inspect, nestedStacksOf, synth, synthStack, testApp, type Json } from './synth';
 
-const { template, dockerImages, stack } = synthStack();
+const { template, mainTemplate, dockerImages, stack } = synthStack();
 const t = inspect(template);
 const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
@@ -188,8 +189,8 @@ describe('response streaming', () => {
     expect(targets.sort()).toEqual(streamingGroups.map(streamingId).sort());
     for (const [, u] of urls) expect(u.Properties).toMatchObject({ AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM' });
     for (const group of httpNames) expect(targets).not.toContain(functionId(group));
-    template.hasOutput('AiStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FunctionsAiStreaming'), 'FunctionUrl'] } });
-    template.hasOutput('GatewayStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FunctionsGatewayStreaming'), 'FunctionUrl'] } });
+    template.hasOutput('AiStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AiStreaming'), 'FunctionUrl'] } });
+    template.hasOutput('GatewayStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^GatewayStreaming'), 'FunctionUrl'] } });
   });
 });
 
@@ -722,5 +723,38 @@ describe('least privilege', () => {
     expect(pass).toHaveProperty(['Condition', 'StringEquals', 'iam:PassedToService'], 'ecs-tasks.amazonaws.com');
     expect(actionsOf('provisioner-dlq').filter((a) => /^(ecs|iam|kms):/.test(a))).toEqual(['ecs:StopTask']);
     expect(roleIdOf('provisioner-dlq')).not.toBe(roleIdOf('provisioner'));
+  });
+});
+
+describe('room to grow', () => {
+  const mainResources: Record<string, Json> = mainTemplate.toJSON().Resources;
+
+  it("keeps the main stack far below CloudFormation's 500 resources (fails past 400)", () => {
+    expect(Object.keys(mainResources).length).toBeLessThanOrEqual(400);
+    for (const { nested, template: child } of nestedStacksOf(stack)) {
+      expect(Object.keys(child.Resources).length, nested.node.path).toBeLessThanOrEqual(400);
+      // Each reference into a nested stack is a parameter, and CloudFormation allows 200.
+      expect(Object.keys(child.Parameters ?? {}).length, nested.node.path).toBeLessThanOrEqual(180);
+    }
+  });
+
+  it('keeps every API route in the main stack and the bulk of the functions and alarms in nested stacks', () => {
+    const routes = Object.values(mainResources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    expect(routes).toHaveLength(allRoutes.length);
+    for (const type of ['AWS::Lambda::Function', 'AWS::CloudWatch::Alarm', 'AWS::ApiGatewayV2::Integration'])
+      expect(
+        Object.values(mainResources).filter((r) => r.Type === type),
+        type,
+      ).toEqual([]);
+  });
+
+  it('keeps the logical ids of everything that holds data, so an upgrade replaces none of it', () => {
+    for (const [type, ids] of Object.entries(statefulLogicalIds as Record<string, string[]>)) {
+      for (const id of ids) expect(mainResources[id]?.Type, id).toBe(type);
+    }
+    // A new stateful resource of these kinds is added to the fixture, so the next change keeps it too.
+    for (const [id, r] of Object.entries(mainResources)) {
+      if (r.Type in statefulLogicalIds) expect((statefulLogicalIds as Record<string, string[]>)[r.Type], id).toContain(id);
+    }
   });
 });
