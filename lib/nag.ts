@@ -6,6 +6,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { Api } from './constructs/api';
 import type { Compute } from './constructs/compute';
+import type { Edge } from './constructs/edge';
 import type { Functions } from './constructs/functions';
 import type { Monitoring } from './constructs/monitoring';
 import type { Queues } from './constructs/queues';
@@ -28,6 +29,7 @@ export interface NagScope {
   secrets: Secrets;
   monitoring: Monitoring;
   filesBucket: Bucket;
+  edge: Edge;
 }
 
 /**
@@ -93,6 +95,22 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
     parts.functions,
     `AwsSolutions-IAM5[Resource::<${nestedParameter(parts.filesBucket.node.defaultChild ?? undefined, 'Arn')}>/*]`,
     "The files bucket's objects: keys are `<userId>/<fileId>`, chosen per request; the function's code scopes each key to the caller.",
+  );
+  ack(
+    parts.edge,
+    `AwsSolutions-IAM5[Resource::<${tableArn}>/index/*]`,
+    "The table's own global secondary indexes (gsi1): the edge looks an agent's subdomain up by index.",
+  );
+  ack(parts.edge.accessLogs, 'AwsSolutions-S1', "It is the load balancer's access log bucket: logging its own reads would log the logs.");
+  ack(
+    parts.edge,
+    'AwsSolutions-EC23',
+    'The agent edge is the public entry to every agent URL: its load balancer takes HTTPS (and the HTTP redirect) from anywhere.',
+  );
+  ack(
+    parts.edge.taskDefinition,
+    'AwsSolutions-ECS2',
+    'Names and addresses only (table, domain, port, queue URL, key ARN); the edge holds no secret, tokens come encrypted from the table.',
   );
   for (const resource of ['network-interface/*', 'subnet/*', 'security-group/*']) {
     ack(

@@ -67,6 +67,8 @@ describe('cdk-nag (AwsSolutions and Serverless packs, as CDK validation plugins)
     }
     expect([...new Set([...acknowledged.keys()].map((id) => id.replace(/\[.*$/, '')))].sort()).toEqual([
       'AwsSolutions-APIG4',
+      'AwsSolutions-EC23',
+      'AwsSolutions-ECS2',
       'AwsSolutions-IAM5',
       'AwsSolutions-L1',
       'AwsSolutions-S1',
