@@ -53,6 +53,8 @@ async function registerWithImage(baseArn: string, image: string): Promise<string
     new sdk.RegisterTaskDefinitionCommand({
       family: td.family,
       containerDefinitions: td.containerDefinitions.map((c) => (c.name === RUNTIME_CONTAINER ? { ...c, image } : c)),
+      // The writable scratch volume the read-only runtime container mounts at /tmp.
+      volumes: td.volumes,
       cpu: td.cpu,
       memory: td.memory,
       networkMode: td.networkMode,
@@ -115,7 +117,9 @@ class EcsLauncher implements Launcher {
         group: `agent-platform:${spec.userId}`,
         startedBy: `gen-${spec.generation}`,
         networkConfiguration: {
-          awsvpcConfiguration: { subnets: ecsSettings.subnetIds, securityGroups: ecsSettings.securityGroupIds, assignPublicIp: 'ENABLED' },
+          // Private subnets with a NAT for the task's own outbound calls: an agent has no public
+          // address, and reaches the world only through the agent edge's load balancer.
+          awsvpcConfiguration: { subnets: ecsSettings.subnetIds, securityGroups: ecsSettings.securityGroupIds, assignPublicIp: 'DISABLED' },
         },
         overrides: {
           ...(spec.memoryMiB ? { memory: String(spec.memoryMiB), cpu: String(fargateCpuFor(spec.memoryMiB)) } : {}),

@@ -1,4 +1,4 @@
-import { Token, Validations, type App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Names, Token, Validations, type App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnTaskDefinition } from 'aws-cdk-lib/aws-ecs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -6,6 +6,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { Api } from './constructs/api';
 import type { Compute } from './constructs/compute';
+import type { Edge } from './constructs/edge';
 import type { Functions } from './constructs/functions';
 import type { Monitoring } from './constructs/monitoring';
 import type { Queues } from './constructs/queues';
@@ -28,6 +29,7 @@ export interface NagScope {
   secrets: Secrets;
   monitoring: Monitoring;
   filesBucket: Bucket;
+  edge: Edge;
 }
 
 /**
@@ -36,9 +38,12 @@ export interface NagScope {
  */
 export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
   const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
-  const logicalId = (construct: IConstruct | undefined) => stack.getLogicalId(construct as CfnElement);
-  const tableId = logicalId(parts.table.node.defaultChild as CfnTable);
-  const clusterId = logicalId(parts.compute.cluster.node.defaultChild);
+  // The functions' policies live in a nested stack, which sees the main stack's resources through
+  // parameters CDK names `reference-to-<node unique id><attribute>` (cdk-nag prints them `<name>`).
+  const nestedParameter = (construct: IConstruct | undefined, attribute: 'Arn' | 'Ref') =>
+    `referenceto${Names.nodeUniqueId((construct as CfnElement).node)}${attribute}`;
+  const tableArn = nestedParameter(parts.table.node.defaultChild as CfnTable, 'Arn');
+  const clusterName = nestedParameter(parts.compute.cluster.node.defaultChild ?? undefined, 'Ref');
   const taskFamily = stack.resolve((parts.compute.taskDefinition.node.defaultChild as CfnTaskDefinition).family) as string | undefined;
   // cdk-nag writes an ARN part as `<AWS::Region>` when it is a token, as the value when the stack has an environment.
   const part = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
@@ -83,13 +88,29 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
   );
   ack(
     parts.functions,
-    `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+    `AwsSolutions-IAM5[Resource::<${tableArn}>/index/*]`,
     "The table's own global secondary indexes (gsi1), for the queries the functions run.",
   );
   ack(
     parts.functions,
-    `AwsSolutions-IAM5[Resource::<${logicalId(parts.filesBucket.node.defaultChild as CfnElement)}.Arn>/*]`,
+    `AwsSolutions-IAM5[Resource::<${nestedParameter(parts.filesBucket.node.defaultChild ?? undefined, 'Arn')}>/*]`,
     "The files bucket's objects: keys are `<userId>/<fileId>`, chosen per request; the function's code scopes each key to the caller.",
+  );
+  ack(
+    parts.edge,
+    `AwsSolutions-IAM5[Resource::<${tableArn}>/index/*]`,
+    "The table's own global secondary indexes (gsi1): the edge looks an agent's subdomain up by index.",
+  );
+  ack(parts.edge.accessLogs, 'AwsSolutions-S1', "It is the load balancer's access log bucket: logging its own reads would log the logs.");
+  ack(
+    parts.edge,
+    'AwsSolutions-EC23',
+    'The agent edge is the public entry to every agent URL: its load balancer takes HTTPS (and the HTTP redirect) from anywhere.',
+  );
+  ack(
+    parts.edge.taskDefinition,
+    'AwsSolutions-ECS2',
+    'Names and addresses only (table, domain, port, queue URL, key ARN); the edge holds no secret, tokens come encrypted from the table.',
   );
   for (const resource of ['network-interface/*', 'subnet/*', 'security-group/*']) {
     ack(
@@ -98,7 +119,7 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
       'Lambda VPC attachment creates network interfaces whose ids exist only at run time; kept to this account and region.',
     );
   }
-  ack(parts.functions, scoped('ecs', `task/<${clusterId}>/*`), "Tasks of the platform's own cluster; their ids exist only after launch.");
+  ack(parts.functions, scoped('ecs', `task/<${clusterName}>/*`), "Tasks of the platform's own cluster; their ids exist only after launch.");
   if (taskFamily)
     ack(
       parts.functions,
@@ -119,6 +140,11 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
     parts.functions,
     'Serverless-LambdaEventSourceMappingDestination',
     "SQS event sources take no on-failure destination: failed records go to the queue's redrive dead-letter queue, which is alarmed.",
+  );
+  ack(
+    parts.functions.asyncDeadLetters,
+    'AwsSolutions-SQS3',
+    "It is the functions' dead-letter queue; they name it through a nested stack parameter, which cdk-nag cannot follow.",
   );
   for (const deadLetters of [parts.queues.provisioning.deadLetterQueue, parts.queues.events.deadLetterQueue, parts.functions.asyncDeadLetters]) {
     ack(

@@ -3,6 +3,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Compute } from './constructs/compute';
@@ -116,6 +117,30 @@ export const needsOf = (name: string): readonly Need[] => NEEDS[name] ?? [];
  * an infra test checks they agree). Not imported: that module would load the ECS client into synth.
  */
 export const BOOTSTRAP_PURPOSE = 'runtime-bootstrap';
+
+/**
+ * The envelope purpose of an instance's gateway token (TOKEN_PURPOSE in data/instances.ts; an infra
+ * test checks they agree): the agent edge may open that envelope and no other under the data key.
+ */
+export const GATEWAY_TOKEN_PURPOSE = 'gateway-token';
+
+/**
+ * What the agent edge's tasks may do (lib/constructs/edge.ts): read and write the table's items
+ * (routing reads the instance record; a wake writes its state), decrypt gateway tokens only (to check
+ * the token a request carries), and queue a wake on the provisioning queue. No other key use, no
+ * other queue, no ECS, no secret.
+ */
+export function grantEdge(edge: IGrantable, t: Pick<GrantTargets, 'table' | 'provisioningQueue' | 'dataKey'>) {
+  t.table.grants.actions(edge, ...TABLE_ITEM_ACTIONS);
+  t.provisioningQueue.grants.actions(edge, ['sqs:SendMessage']);
+  edge.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['kms:Decrypt'],
+      resources: [t.dataKey.keyArn],
+      conditions: { StringEquals: { 'kms:EncryptionContext:purpose': GATEWAY_TOKEN_PURPOSE } },
+    }),
+  );
+}
 
 /**
  * The only grants on Resource '*', each because the action has no resource-level permission in IAM.

@@ -4,8 +4,9 @@ import { FunctionUrlAuthType, HttpMethod, type IFunction, InvokeMode } from 'aws
 import type { Construct, Node } from 'constructs';
 import { contract } from '#contract';
 import { Api } from './constructs/api';
-import { Compute } from './constructs/compute';
+import { Compute, RUNTIME_PORT } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
+import { DEFAULT_EDGE_PORT, Edge } from './constructs/edge';
 import { Functions, pascalCase, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
 import { Keys } from './constructs/keys';
 import { Monitoring } from './constructs/monitoring';
@@ -13,8 +14,8 @@ import { FileBucket } from './constructs/file-bucket';
 import { Queues } from './constructs/queues';
 import { Secrets } from './constructs/secrets';
 import { acknowledgeByDesign } from './nag';
-import { applyGrants, grantNeedsOf, needsOf, type Need } from './permissions';
-import { checkRoutes, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
+import { applyGrants, grantEdge, grantNeedsOf, needsOf, type Need } from './permissions';
+import { checkRoutes, declaredDefault, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -25,7 +26,12 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - adminEmails / testerEmails: comma-separated accounts with admin rights / the tester bypass.
  * - runtimeImage: empty (default) builds runtime/Dockerfile as an image asset for the Fargate tasks;
  *   a registry image (ARM64, speaking the runtime protocol of runtime/) replaces it.
- * - agentDomain: parent domain of the agents' subdomains.
+ * - agentDomain: parent domain of the agents' subdomains; the agent edge answers `*.<agentDomain>`.
+ * - agentHostedZoneId / agentHostedZoneName: the Route 53 hosted zone holding agentDomain (name
+ *   defaults to agentDomain): validates the edge's wildcard certificate and takes its wildcard record.
+ * - agentCertificateArn: an ACM certificate for `*.<agentDomain>` in the stack's region, instead of
+ *   the one the stack requests. With neither a zone nor a certificate, the requested certificate waits
+ *   for its validation CNAME and the operator points `*.<agentDomain>` at the AgentEdgeDns output.
  * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
  * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
  * - alarmEmail: address(es), comma-separated, every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
@@ -40,6 +46,9 @@ export interface PlatformSettings {
   testerEmails: string;
   runtimeImage: string;
   agentDomain: string;
+  agentHostedZoneId: string;
+  agentHostedZoneName: string;
+  agentCertificateArn: string;
   natGateways: number;
   awsInterfaceEndpoints: boolean;
   emailIdentityArn: string;
@@ -67,6 +76,9 @@ export function readSettings(node: Node): PlatformSettings {
     testerEmails: text('testerEmails', false),
     runtimeImage: text('runtimeImage', false),
     agentDomain: text('agentDomain', true),
+    agentHostedZoneId: text('agentHostedZoneId', false),
+    agentHostedZoneName: text('agentHostedZoneName', false),
+    agentCertificateArn: text('agentCertificateArn', false),
     natGateways,
     awsInterfaceEndpoints: endpoints === 'true',
     emailIdentityArn: text('emailIdentityArn', false),
@@ -81,6 +93,15 @@ export function readSettings(node: Node): PlatformSettings {
       .filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
     if (bad.length) throw new Error(`CDK context "${key}" holds something that is not an email: ${bad.join(', ')}`);
   }
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(settings.agentDomain)) throw new Error(`CDK context "agentDomain" is not a domain name: ${settings.agentDomain}`);
+  if (settings.agentHostedZoneId && !/^Z[A-Z0-9]{1,31}$/.test(settings.agentHostedZoneId))
+    throw new Error(`CDK context "agentHostedZoneId" is not a Route 53 hosted zone id: ${settings.agentHostedZoneId}`);
+  if (settings.agentHostedZoneName && !settings.agentHostedZoneId) throw new Error('CDK context "agentHostedZoneName" needs agentHostedZoneId');
+  const zoneName = settings.agentHostedZoneName || settings.agentDomain;
+  if (settings.agentHostedZoneId && settings.agentDomain !== zoneName && !settings.agentDomain.endsWith(`.${zoneName}`))
+    throw new Error(`CDK context "agentDomain" (${settings.agentDomain}) is not inside the hosted zone ${zoneName}`);
+  if (settings.agentCertificateArn && !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(settings.agentCertificateArn))
+    throw new Error(`CDK context "agentCertificateArn" is not an ACM certificate ARN: ${settings.agentCertificateArn}`);
   if (![1, 2].includes(natGateways)) throw new Error('CDK context "natGateways" must be 1 or 2');
   if (!['true', 'false'].includes(endpoints)) throw new Error('CDK context "awsInterfaceEndpoints" must be true or false');
   const badArn = settings.emailIdentityArn
@@ -189,11 +210,15 @@ export class PlatformStack extends Stack {
       clusterArn: compute.cluster.clusterArn,
     });
 
-    api.addContractRoutes(contract, (group) => {
-      const fn = functions.http.get(group);
-      if (!fn) throw new Error(`no function for contract group ${group}`);
-      return fn;
-    });
+    api.addContractRoutes(
+      contract,
+      (group) => {
+        const fn = functions.http.get(group);
+        if (!fn) throw new Error(`no function for contract group ${group}`);
+        return fn;
+      },
+      functions.home,
+    );
 
     const grantTargets = {
       table: data.table,
@@ -207,6 +232,32 @@ export class PlatformStack extends Stack {
     applyGrants(functions.byName, grantTargets);
     for (const [group, fn] of functions.streaming) grantNeedsOf(group, fn, grantTargets);
 
+    // EDGE_PORT is the stack's to set: the container port, the target group's and the process's must agree.
+    const edgePort = DEFAULT_EDGE_PORT;
+    const wakeWait = operator.plain.WAKE_WAIT_SECONDS ?? declaredDefault('WAKE_WAIT_SECONDS');
+    const edge = new Edge(this, 'Edge', {
+      vpc: compute.vpc,
+      cluster: compute.cluster,
+      agentDomain: settings.agentDomain,
+      hostedZone: settings.agentHostedZoneId ? { id: settings.agentHostedZoneId, name: settings.agentHostedZoneName || settings.agentDomain } : undefined,
+      certificateArn: settings.agentCertificateArn || undefined,
+      projectRoot: PROJECT_ROOT,
+      port: edgePort,
+      environment: {
+        STAGE: 'aws',
+        TABLE_NAME: data.table.tableName,
+        AGENT_DOMAIN: settings.agentDomain,
+        EDGE_PORT: String(edgePort),
+        ...(wakeWait !== undefined && { WAKE_WAIT_SECONDS: wakeWait }),
+        KMS_KEY_ID: keys.dataKey.keyArn,
+        PROVISIONING_QUEUE_URL: queues.provisioning.queue.queueUrl,
+      },
+      runtimeSecurityGroup: compute.securityGroup,
+      runtimePort: RUNTIME_PORT,
+      interfaceEndpoints: compute.interfaceEndpoints,
+    });
+    grantEdge(edge.taskDefinition.taskRole, grantTargets);
+
     const monitoring = new Monitoring(this, 'Monitoring', {
       httpApi: api.httpApi,
       // The streaming twins fail and throttle like any function: watched under their own names.
@@ -218,12 +269,17 @@ export class PlatformStack extends Stack {
       },
       provisioningQueue: queues.provisioning.queue,
       table: data.table,
+      edge: { loadBalancer: edge.loadBalancer, targetGroup: edge.targetGroup },
       alarmEmail: settings.alarmEmail || undefined,
     });
 
-    acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring, filesBucket: files.bucket });
+    acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring, filesBucket: files.bucket, edge });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the platform API' });
+    new CfnOutput(this, 'AgentEdgeDns', {
+      value: edge.loadBalancer.loadBalancerDnsName,
+      description: `The agent edge's load balancer: *.${settings.agentDomain} points here (an alias record when agentHostedZoneId is set)`,
+    });
     this.addStreamingUrls(functions.streaming, streamingOrigins(settings, operator));
   }
 

@@ -24,6 +24,12 @@ const DECLARED: readonly (readonly [SettingName, Setting, GroupName])[] = (Objec
 );
 const namesWhere = (test: (setting: Setting) => unknown): SettingName[] => DECLARED.filter(([, setting]) => test(setting)).map(([name]) => name);
 
+/** What a setting is when nobody sets it (platform/config.ts); undefined for a setting not declared there (yet). */
+export const declaredDefault = (name: string): string | undefined => {
+  const found = DECLARED.find(([declared]) => declared === name)?.[1].default;
+  return found === undefined ? undefined : String(found);
+};
+
 /** Every variable platform/config.ts reads, in the order of its groups. */
 export const KNOWN_SETTINGS: readonly SettingName[] = DECLARED.map(([name]) => name);
 

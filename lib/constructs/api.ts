@@ -1,10 +1,11 @@
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Stack } from 'aws-cdk-lib';
+import { CfnRoute, HttpApi, HttpIntegration, HttpIntegrationType, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { RouteGroup } from '#contract';
+import { routeKey, type RouteGroup } from '#contract';
 
 /**
  * Stage-wide ceiling, a circuit breaker for the account rather than a per-user limit: per-user and
@@ -53,19 +54,37 @@ export class Api extends Construct {
     return this.stage.url;
   }
 
-  /** Declares every route of the contract; no catch-all, so unknown paths never reach a function. */
-  addContractRoutes(contract: readonly RouteGroup[], functionOf: (group: string) => IFunction) {
+  /**
+   * Declares every route of the contract; no catch-all, so unknown paths never reach a function.
+   * The routes stay in this stack under the ids they always had: API Gateway refuses a second route
+   * with the same key, so a route moved to another stack could not be created before the old one
+   * is deleted. Each group's integration and invoke permission live in `integrationHome` (the
+   * functions' nested stack), beside the function they call.
+   */
+  addContractRoutes(contract: readonly RouteGroup[], functionOf: (group: string) => IFunction, integrationHome: Construct) {
+    const stack = Stack.of(this);
     for (const group of contract) {
-      // One integration and one invoke permission per function: a permission per route would put
-      // over a hundred extra resources in the stack and swell the functions' resource policies.
-      const integration = new HttpLambdaIntegration(`${group.group}-lambda`, functionOf(group.group), {
-        scopePermissionToRoute: false,
+      const fn = functionOf(group.group);
+      const integration = new HttpIntegration(integrationHome, `${group.group}-lambda`, {
+        httpApi: this.httpApi,
+        integrationType: HttpIntegrationType.AWS_PROXY,
+        integrationUri: fn.functionArn,
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      });
+      // One invoke permission per function, for every route of the API: a permission per route
+      // would put over a hundred extra resources in the stacks and swell the functions' resource policies.
+      fn.addPermission(`${group.group}-api-invoke`, {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: stack.formatArn({ service: 'execute-api', resource: this.httpApi.apiId, resourceName: '*/*/*' }),
+        scope: integrationHome,
       });
       for (const route of group.routes) {
-        new HttpRoute(this, route.operation, {
-          httpApi: this.httpApi,
-          routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-          integration,
+        // `<operation>/Resource`: the construct path, hence the logical id, of the routes as first deployed.
+        new CfnRoute(new Construct(this, route.operation), 'Resource', {
+          apiId: this.httpApi.apiId,
+          routeKey: routeKey(route),
+          authorizationType: 'NONE',
+          target: `integrations/${integration.integrationId}`,
         });
       }
     }

@@ -2,6 +2,7 @@ import {
   FlowLogDestination,
   FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
+  type InterfaceVpcEndpoint,
   InterfaceVpcEndpointAwsService,
   Port,
   SecurityGroup,
@@ -9,7 +10,17 @@ import {
   Vpc,
   type SubnetSelection,
 } from 'aws-cdk-lib/aws-ec2';
-import { Cluster, ContainerImage, ContainerInsights, CpuArchitecture, FargateTaskDefinition, LogDrivers, OperatingSystemFamily } from 'aws-cdk-lib/aws-ecs';
+import { Duration } from 'aws-cdk-lib';
+import {
+  Cluster,
+  ContainerImage,
+  type HealthCheck,
+  ContainerInsights,
+  CpuArchitecture,
+  FargateTaskDefinition,
+  LogDrivers,
+  OperatingSystemFamily,
+} from 'aws-cdk-lib/aws-ecs';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -17,8 +28,27 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BOOTSTRAP_PURPOSE } from '../permissions';
 
+/**
+ * The repository's .dockerignore admits what either image's build copies (the runtime's and the
+ * edge's); the runtime image's context is narrowed back to runtime/Dockerfile's own copies, so a
+ * change to the platform's code does not rebuild the agents' image.
+ */
+export const RUNTIME_CONTEXT_EXCLUDES = ['platform/', 'adapters/', 'data/', 'domain/', 'http/', 'edge/', 'contract/*', '!contract/sse.ts'];
+
 /** The port the agent runtime listens on (HTTP and websocket). */
 export const RUNTIME_PORT = 8080;
+
+/** The task's writable scratch space (the root filesystem is read-only), mounted at /tmp. */
+export const RUNTIME_SCRATCH_VOLUME = 'tmp';
+
+/** The container health check of the default runtime image: the unauthenticated liveness route. */
+export const RUNTIME_HEALTH_CHECK: HealthCheck = {
+  command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${RUNTIME_PORT}/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
+  interval: Duration.seconds(30),
+  timeout: Duration.seconds(5),
+  startPeriod: Duration.seconds(30),
+  retries: 3,
+};
 
 export interface ComputeProps {
   /**
@@ -39,9 +69,12 @@ export interface ComputeProps {
 /**
  * Where agent instances run, and the network between them and the platform.
  *
- * - Tasks: one Fargate task per user in the PUBLIC subnets with a public IP, for their outbound
- *   calls (image pull, the platform API) without NAT data charges. Their security group admits the
- *   runtime port ONLY from the functions' security group: nothing on the internet reaches a task.
+ * - Tasks: one Fargate task per user in the PRIVATE subnets, without a public IP; their outbound
+ *   calls (image pull, the platform API, the model provider) leave through the NAT. Their security
+ *   group admits the runtime port from two sources only: the agent edge's tasks (lib/constructs/edge.ts),
+ *   which carry every request from the agent's URL, and the functions' security group, because the
+ *   platform's own functions still call an instance directly (its /health for the heartbeat, stats,
+ *   config reloads, memory pushes and POST /api/chat relaying to the instance's chat).
  * - Functions that talk to instances (NEEDS `reachInstances`: provisioner, heartbeat, task-events,
  *   agents, instance) run in the PRIVATE subnets: the launcher reports a task's private IP, and a
  *   Lambda in a VPC has no public IP, so private subnets with a NAT are how they keep reaching AWS
@@ -64,6 +97,12 @@ export class Compute extends Construct {
   /** Carried by the functions that reach instances; the only source the tasks admit. */
   readonly functionsSecurityGroup: SecurityGroup;
   readonly functionSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
+  /**
+   * The SQS, KMS and ECS endpoints when `awsInterfaceEndpoints` is on. With private DNS they answer
+   * for those services in the whole private tier, so every caller there is admitted: the functions,
+   * the runtime tasks (the bootstrap token's KMS decrypt) and the edge (lib/constructs/edge.ts).
+   */
+  readonly interfaceEndpoints: InterfaceVpcEndpoint[] = [];
 
   constructor(scope: Construct, id: string, props: ComputeProps) {
     super(scope, id);
@@ -97,6 +136,7 @@ export class Compute extends Construct {
       ] as const) {
         const endpoint = this.vpc.addInterfaceEndpoint(id, { service, subnets: this.functionSubnets, privateDnsEnabled: true, open: false });
         endpoint.connections.allowFrom(this.functionsSecurityGroup, Port.tcp(443), 'platform functions');
+        this.interfaceEndpoints.push(endpoint);
       }
     }
 
@@ -123,19 +163,29 @@ export class Compute extends Construct {
     const container = this.taskDefinition.addContainer('runtime', {
       image: props.runtimeImage
         ? ContainerImage.fromRegistry(props.runtimeImage)
-        : ContainerImage.fromAsset(props.projectRoot, { file: 'runtime/Dockerfile', platform: Platform.LINUX_ARM64 }),
+        : ContainerImage.fromAsset(props.projectRoot, { file: 'runtime/Dockerfile', platform: Platform.LINUX_ARM64, exclude: RUNTIME_CONTEXT_EXCLUDES }),
       essential: true,
       portMappings: [{ containerPort: RUNTIME_PORT }],
       logging: LogDrivers.awsLogs({ logGroup: this.runtimeLogGroup, streamPrefix: 'runtime' }),
+      // The runtime writes no file of its own; anything a library needs to spill goes to /tmp below.
+      readonlyRootFilesystem: true,
+      // ECS replaces a task whose process stops answering. /livez needs no token (runtime/routes.ts);
+      // the check runs node, which the default image has: a registry image keeps its own HEALTHCHECK.
+      ...(!props.runtimeImage && { healthCheck: RUNTIME_HEALTH_CHECK }),
     });
+    this.taskDefinition.addVolume({ name: RUNTIME_SCRATCH_VOLUME });
+    container.addMountPoints({ sourceVolume: RUNTIME_SCRATCH_VOLUME, containerPath: '/tmp', readOnly: false });
     this.runtimeImageName = container.imageName;
 
     this.securityGroup = new SecurityGroup(this, 'RuntimeSecurityGroup', {
       vpc: this.vpc,
+      // The description is the group's identity in EC2 (changing it replaces the group): the agent edge is admitted beside the functions.
       description: 'Agent runtime tasks: runtime port from the platform functions only',
       allowAllOutbound: true,
     });
+    // The functions call instances directly (health, stats, config reload, memory push, the chat relay), not through the edge.
     this.securityGroup.addIngressRule(this.functionsSecurityGroup, Port.tcp(RUNTIME_PORT), 'platform functions to the agent runtime');
+    for (const endpoint of this.interfaceEndpoints) endpoint.connections.allowFrom(this.securityGroup, Port.tcp(443), 'agent runtime tasks');
   }
 
   /** The roles RunTask passes to ECS: the only ones the launching functions may pass. */
@@ -143,8 +193,8 @@ export class Compute extends Construct {
     return [this.taskDefinition.taskRole.roleArn, this.taskDefinition.obtainExecutionRole().roleArn];
   }
 
-  /** Where tasks start (ECS_SUBNET_IDS). */
+  /** Where tasks start (ECS_SUBNET_IDS): the private subnets, which reach out through the NAT. */
   subnetIds(): string[] {
-    return this.vpc.publicSubnets.map((s) => s.subnetId);
+    return this.vpc.selectSubnets(this.functionSubnets).subnetIds;
   }
 }

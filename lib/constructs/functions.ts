@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, NestedStack } from 'aws-cdk-lib';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Function as Lambda } from 'aws-cdk-lib/aws-lambda';
@@ -75,11 +75,19 @@ export class Functions extends Construct {
    * deliver and events the heartbeat or task-events function failed on. Watched by an alarm.
    */
   readonly asyncDeadLetters: Queue;
+  /**
+   * The nested stack that holds every function, role, policy, trigger and API integration: the
+   * stateless bulk of the platform, kept out of the main stack's 500-resource budget
+   * (docs/architecture.md §11). Log groups and the dead-letter queue hold data and stay here.
+   */
+  readonly home: NestedStack;
   /** Names of the functions invoked asynchronously (they have the dead-letter queue above). */
   readonly asynchronous: ReadonlySet<string> = new Set(WORKERS.filter((w) => w.asynchronous).map((w) => w.name));
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
+    this.home = new NestedStack(this, 'Handlers', { description: 'Agent platform: the functions, their roles, triggers and API integrations' });
+    const home = this.home;
     this.asyncDeadLetters = new Queue(this, 'AsyncDeadLetters', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -99,6 +107,7 @@ export class Functions extends Construct {
         network: props.networkOf(spec.name),
         deadLetterQueue: spec.asynchronous ? this.asyncDeadLetters : undefined,
         bundles,
+        home,
       }).fn;
       byName.set(spec.name, fn);
       return fn;
@@ -116,6 +125,7 @@ export class Functions extends Construct {
         environment: props.environmentOf({ name: group.group, http: true }),
         network: props.networkOf(group.group),
         bundles,
+        home,
       }).fn;
       streaming.set(group.group, fn);
     }
@@ -127,7 +137,7 @@ export class Functions extends Construct {
     worker['provisioner-dlq']!.addEventSource(new SqsEventSource(provisioning.deadLetterQueue, SQS_BATCH));
     worker['webhook-delivery']!.addEventSource(new SqsEventSource(events.queue, SQS_BATCH));
 
-    new Rule(this, 'HeartbeatSchedule', {
+    new Rule(home, 'HeartbeatSchedule', {
       description: 'Agent platform: heartbeat sweep of due instances',
       schedule: Schedule.rate(Duration.minutes(5)),
       targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(FIVE_MINUTE_SWEEP) })],
@@ -135,13 +145,13 @@ export class Functions extends Construct {
     // Per-minute schedules run on time without running the health checks every minute too (docs/architecture.md §12).
     // A cron rule fires at the start of each minute; a rate rule at whatever second it was created,
     // which would make every scheduled prompt up to a minute late.
-    new Rule(this, 'MinuteSweepSchedule', {
+    new Rule(home, 'MinuteSweepSchedule', {
       description: 'Agent platform: scheduled prompts and idle auto-stop, every minute',
       schedule: Schedule.cron({ minute: '*' }),
       targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(MINUTE_SWEEP) })],
     });
 
-    new Rule(this, 'TaskStateChanges', {
+    new Rule(home, 'TaskStateChanges', {
       description: "Agent platform: state changes of the platform cluster's tasks",
       eventPattern: {
         source: ['aws.ecs'],

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, NestedStack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -14,6 +14,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { HttpCodeElb, HttpCodeTarget, type IApplicationLoadBalancer, type IApplicationTargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -25,6 +26,10 @@ import { METRICS_NAMESPACE, METRICS_SERVICE, PLATFORM_METRICS, type PlatformMetr
 export const ALARM_THRESHOLDS = {
   /** Percent of API requests answered 5xx over five minutes. */
   api5xxPercent: 5,
+  /** Percent of the agent edge's requests answered 5xx (by the edge or its load balancer) over five minutes. */
+  edge5xxPercent: 5,
+  /** Open connections through the agent edge's load balancer (five-minute maximum): well past a busy day, short of the per-task caps. */
+  edgeConnections: 20_000,
   /** Seconds the oldest provisioning request may wait (a launch takes about a minute). */
   provisioningOldestSeconds: 15 * 60,
 } as const;
@@ -49,6 +54,8 @@ export interface MonitoringProps {
   deadLetterQueues: Record<string, IQueue>;
   provisioningQueue: IQueue;
   table: ITable;
+  /** The agent edge's load balancer and its target group (lib/constructs/edge.ts). */
+  edge?: { loadBalancer: IApplicationLoadBalancer; targetGroup: IApplicationTargetGroup };
   /** CDK context `alarmEmail` (comma-separated): when set, every alarm notifies these addresses through an SNS topic. */
   alarmEmail?: string;
 }
@@ -68,9 +75,17 @@ export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
   readonly topic?: Topic;
   readonly dashboard: Dashboard;
+  /**
+   * The alarms and the dashboard: one alarm per function grows with every function, so they live in
+   * a nested stack of their own (docs/architecture.md §11). The topic stays in the main stack, so
+   * its confirmed e-mail subscriptions survive.
+   */
+  readonly home: NestedStack;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
+    const home = new NestedStack(this, 'Alarms', { description: 'Agent platform: alarms and the dashboard' });
+    this.home = home;
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Agent platform alarms', enforceSSL: true });
       for (const address of props.alarmEmail
@@ -80,7 +95,7 @@ export class Monitoring extends Construct {
         this.topic.addSubscription(new EmailSubscription(address));
     }
     const alarm = (alarmId: string, metric: IMetric, description: string, threshold: number, missing = TreatMissingData.NOT_BREACHING) => {
-      const created = new Alarm(this, alarmId, {
+      const created = new Alarm(home, alarmId, {
         metric,
         alarmDescription: `Agent platform: ${description}`,
         threshold,
@@ -148,8 +163,36 @@ export class Monitoring extends Construct {
       1,
     );
 
+    if (props.edge) {
+      const { loadBalancer, targetGroup } = props.edge;
+      const sum = { period: FIVE_MINUTES, statistic: 'Sum' };
+      const edge5xxRate = new MathExpression({
+        expression: 'IF(requests > 0, 100 * (lb + targets) / requests, 0)',
+        usingMetrics: {
+          requests: loadBalancer.metrics.requestCount(sum),
+          lb: loadBalancer.metrics.httpCodeElb(HttpCodeElb.ELB_5XX_COUNT, sum),
+          targets: loadBalancer.metrics.httpCodeTarget(HttpCodeTarget.TARGET_5XX_COUNT, sum),
+        },
+        period: FIVE_MINUTES,
+        label: 'Edge 5xx %',
+      });
+      alarm('Edge5xxRate', edge5xxRate, `over ${ALARM_THRESHOLDS.edge5xxPercent}% of agent edge requests answered 5xx`, ALARM_THRESHOLDS.edge5xxPercent);
+      alarm(
+        'EdgeUnhealthyTargets',
+        targetGroup.metrics.unhealthyHostCount({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        'an agent edge task failed its health check',
+        1,
+      );
+      alarm(
+        'EdgeConnections',
+        loadBalancer.metrics.activeConnectionCount({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        `over ${ALARM_THRESHOLDS.edgeConnections} open connections through the agent edge`,
+        ALARM_THRESHOLDS.edgeConnections,
+      );
+    }
+
     const graph = (title: string, left: IMetric[], width = 12) => new GraphWidget({ title, left, width, height: 6 });
-    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(12) });
+    this.dashboard = new Dashboard(home, 'Dashboard', { defaultInterval: Duration.hours(12) });
     this.dashboard.addWidgets(
       new TextWidget({
         markdown: '# Agent platform\nTraffic, launches, heartbeats and payments; every alarm of the stack is listed at the bottom.',

@@ -36,6 +36,12 @@ export interface PlatformFunctionProps {
   deadLetterQueue?: IQueue;
   /** The set its bundle is built with (the platform's functions, all at once); default a set of its own. */
   bundles?: FunctionBundles;
+  /**
+   * Where the function, its role and its policy are declared (a nested stack of the platform's
+   * functions); default beside its log group. The log group always stays in `scope`: it holds data
+   * and keeps its logical id, so moving the function never replaces it.
+   */
+  home?: Construct;
 }
 
 /**
@@ -48,12 +54,13 @@ export class PlatformFunction extends Construct {
   constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
     super(scope, id);
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    const parts = props.home ? new Construct(props.home, id) : this;
     // Our own role instead of AWSLambdaBasicExecutionRole, whose log rights cover every log group.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    const role = new Role(parts, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grants.write(role);
     if (props.network) allowVpcAttachment(role);
     const entry = functionEntry(props.projectRoot, props.folder ?? props.name);
-    this.fn = new LambdaFunction(this, 'Function', {
+    this.fn = new LambdaFunction(parts, 'Function', {
       description: props.streaming ? streamingFunctionDescription(props.name) : functionDescription(props.name),
       code: (props.bundles ?? new FunctionBundles([entry])).code(props.projectRoot, entry),
       handler: `${LAMBDA_ENTRY_NAME}.${props.handlerExport ?? 'handler'}`,

@@ -5,15 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { HTTP_TIMEOUT, WORKERS, WORKER_NAMES } from '#lib/constructs/functions';
 import { MAX_RECEIVE_COUNT } from '#lib/constructs/queues';
 import { functionDescription, streamingFunctionDescription } from '#lib/constructs/platform-function';
-import { NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '#lib/permissions';
+import { GATEWAY_TOKEN_PURPOSE, NEEDS, needsOf, TABLE_ITEM_ACTIONS, WILDCARD_RESOURCE_ACTIONS, type Need } from '#lib/permissions';
+import { EDGE_DRAIN, EDGE_HEALTH_PATH, EDGE_IDLE_TIMEOUT, EDGE_SCALING } from '#lib/constructs/edge';
 import { readSettings } from '#lib/platform-stack';
 import { BOOTSTRAP_PURPOSE } from '#adapters/launcher-ecs';
 import { RUNTIME_CONTAINER_NAME, RUNTIME_LOG_STREAM_PREFIX } from '#adapters/runtime-logs-cloudwatch';
 import { allRoutes, contract, routeKey } from '#contract';
 import { TABLE } from '#data/table';
-import { asArray, cdkContext, inspect, synth, synthStack, testApp, type Json } from './synth';
+import statefulLogicalIds from './fixtures/stateful-logical-ids.json' with { type: 'json' };
+import { asArray, cdkContext, inspect, nestedStacksOf, synth, synthStack, testApp, type Json } from './synth';
 
-const { template, dockerImages, stack } = synthStack();
+const { template, mainTemplate, dockerImages, stack } = synthStack();
 const t = inspect(template);
 const { resources, ofType, functionId, functionProps, environmentOf, statementsOf, statementsWith, actionsOf, actionsOfRole, roleIdOf } = t;
 
@@ -87,10 +89,12 @@ describe('functions', () => {
     const api = ofType('AWS::ApiGatewayV2::Api')[0]![0];
     expect(JSON.stringify(env.RUNTIME_PLATFORM_URL)).toContain(api);
     expect(env.ECS_TASK_DEFINITION_ARN).toEqual({ Ref: ofType('AWS::ECS::TaskDefinition')[0]![0] });
-    const publicSubnets = ofType('AWS::EC2::Subnet')
-      .filter(([, s]) => s.Properties.MapPublicIpOnLaunch)
+    // The private subnets: runtime tasks get no public address (the launcher asks for none either).
+    const privateSubnets = ofType('AWS::EC2::Subnet')
+      .filter(([, s]) => !s.Properties.MapPublicIpOnLaunch)
       .map(([id]) => ({ Ref: id }));
-    expect(env.ECS_SUBNET_IDS['Fn::Join'][1].filter((p: unknown) => p !== ',')).toEqual(publicSubnets);
+    expect(privateSubnets).toHaveLength(2);
+    expect(env.ECS_SUBNET_IDS['Fn::Join'][1].filter((p: unknown) => p !== ',')).toEqual(privateSubnets);
     expect(env.ECS_SECURITY_GROUP_IDS).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/RuntimeSecurityGroup/), 'GroupId'] });
   });
 
@@ -99,9 +103,16 @@ describe('functions', () => {
       adminEmails: 'ops@example.com',
       appUrl: 'https://app.example.org',
       runtimeImage: 'example/runtime:1',
+      agentCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-edge',
     });
-    // An operator's runtimeImage replaces the image asset: nothing is built.
-    expect(customImages).toEqual([]);
+    // An operator's runtimeImage replaces the runtime's image asset: only the edge's is built.
+    expect(customImages.map((i) => i.source.dockerFile)).toEqual(['edge/Dockerfile']);
+    // An imported certificate: none is requested, and the HTTPS listener serves it.
+    custom.resourceCountIs('AWS::CertificateManager::Certificate', 0);
+    custom.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
+      Port: 443,
+      Certificates: [{ CertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-edge' }],
+    });
     custom.hasResourceProperties('AWS::Lambda::Function', {
       Description: functionDescription('accounts'),
       Environment: { Variables: Match.objectLike({ ADMIN_EMAILS: 'ops@example.com', APP_URL: 'https://app.example.org', RUNTIME_IMAGE: 'example/runtime:1' }) },
@@ -120,6 +131,14 @@ describe('functions', () => {
     expect(() => readSettings(node({ natGateways: 0 }))).toThrow(/natGateways/);
     expect(() => readSettings(node({ awsInterfaceEndpoints: 'yes' }))).toThrow(/awsInterfaceEndpoints/);
     expect(() => readSettings(node({ emailIdentityArn: 'arn:aws:s3:::bucket' }))).toThrow(/emailIdentityArn/);
+    expect(() => readSettings(node({ agentDomain: 'https://agents.example.com' }))).toThrow(/agentDomain/);
+    expect(() => readSettings(node({ agentHostedZoneId: 'not-a-zone' }))).toThrow(/agentHostedZoneId/);
+    expect(() => readSettings(node({ agentHostedZoneName: 'example.com' }))).toThrow(/needs agentHostedZoneId/);
+    expect(() => readSettings(node({ agentHostedZoneId: 'Z0123456789ABC', agentHostedZoneName: 'example.org' }))).toThrow(/not inside the hosted zone/);
+    expect(() => readSettings(node({ agentCertificateArn: 'arn:aws:iam::123456789012:server-certificate/x' }))).toThrow(/agentCertificateArn/);
+    expect(readSettings(node({ agentHostedZoneId: 'Z0123456789ABC', agentHostedZoneName: 'example.com' }))).toMatchObject({
+      agentHostedZoneId: 'Z0123456789ABC',
+    });
     expect(readSettings(node({ natGateways: '2', awsInterfaceEndpoints: 'true' }))).toMatchObject({ natGateways: 2, awsInterfaceEndpoints: true });
   });
 });
@@ -188,8 +207,8 @@ describe('response streaming', () => {
     expect(targets.sort()).toEqual(streamingGroups.map(streamingId).sort());
     for (const [, u] of urls) expect(u.Properties).toMatchObject({ AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM' });
     for (const group of httpNames) expect(targets).not.toContain(functionId(group));
-    template.hasOutput('AiStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FunctionsAiStreaming'), 'FunctionUrl'] } });
-    template.hasOutput('GatewayStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FunctionsGatewayStreaming'), 'FunctionUrl'] } });
+    template.hasOutput('AiStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AiStreaming'), 'FunctionUrl'] } });
+    template.hasOutput('GatewayStreamingUrl', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^GatewayStreaming'), 'FunctionUrl'] } });
   });
 });
 
@@ -221,7 +240,8 @@ describe('data', () => {
   });
 
   it("keeps file-manager's files in a private, encrypted, TLS-only bucket that drops abandoned uploads", () => {
-    template.resourceCountIs('AWS::S3::Bucket', 1);
+    // The files bucket and the agent edge's access logs.
+    template.resourceCountIs('AWS::S3::Bucket', 2);
     template.hasResource('AWS::S3::Bucket', {
       DeletionPolicy: 'Retain',
       Properties: {
@@ -396,7 +416,7 @@ describe('compute and network', () => {
   const functionsSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent platform functions/.test(p.GroupDescription));
   const runtimeSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent runtime tasks/.test(p.GroupDescription));
 
-  it('has public subnets for the tasks and private ones for the functions in two AZs, with one NAT gateway', () => {
+  it('has public subnets for the load balancer and private ones for the tasks and the functions in two AZs, with one NAT gateway', () => {
     expect(publicSubnets).toHaveLength(2);
     expect(privateSubnets).toHaveLength(2);
     template.resourceCountIs('AWS::EC2::NatGateway', 1);
@@ -414,11 +434,13 @@ describe('compute and network', () => {
     expect(ofType('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties.VpcEndpointType === 'Interface')).toEqual([]);
   });
 
-  it('adds SQS, KMS and ECS interface endpoints, reachable from the functions only, when asked, and a NAT per AZ', () => {
+  it('adds SQS, KMS and ECS interface endpoints, reachable from the functions, the runtime and the edge only, when asked, and a NAT per AZ', () => {
     const custom = inspect(synth({ awsInterfaceEndpoints: true, natGateways: 2 }));
     const endpoints = custom.ofType('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties.VpcEndpointType === 'Interface');
     expect(endpoints.map(([, e]) => JSON.stringify(e.Properties.ServiceName).match(/\.(sqs|kms|ecs)"/)?.[1]).sort()).toEqual(['ecs', 'kms', 'sqs']);
-    const customFunctionsSg = custom.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent platform functions/.test(p.GroupDescription));
+    const sgOf = (description: RegExp) => custom.logicalIdOf('AWS::EC2::SecurityGroup', (p) => description.test(p.GroupDescription));
+    // With private DNS every caller in the private tier resolves to the endpoints: the functions, the runtime tasks (bootstrap KMS decrypt), the edge.
+    const callers = [sgOf(/^Agent platform functions/), sgOf(/^Agent runtime tasks/), sgOf(/^Agent edge tasks/)].sort();
     for (const [, e] of endpoints) {
       expect(e.Properties.PrivateDnsEnabled).toBe(true);
       const sg = custom.resources[e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]]!;
@@ -426,7 +448,8 @@ describe('compute and network', () => {
       const ingress = custom
         .ofType('AWS::EC2::SecurityGroupIngress')
         .filter(([, i]) => i.Properties.GroupId['Fn::GetAtt'][0] === e.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0]);
-      expect(ingress.map(([, i]) => [i.Properties.FromPort, i.Properties.SourceSecurityGroupId['Fn::GetAtt'][0]])).toEqual([[443, customFunctionsSg]]);
+      expect(ingress.map(([, i]) => i.Properties.FromPort)).toEqual([443, 443, 443]);
+      expect(ingress.map(([, i]) => i.Properties.SourceSecurityGroupId['Fn::GetAtt'][0]).sort()).toEqual(callers);
     }
     expect(custom.ofType('AWS::EC2::NatGateway')).toHaveLength(2);
   });
@@ -455,14 +478,23 @@ describe('compute and network', () => {
     }
   });
 
-  it('admits the runtime port from the functions security group only, never from the internet', () => {
+  it('admits the runtime port from the edge and the functions security groups only, never from the internet', () => {
+    const edgeSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent edge tasks/.test(p.GroupDescription));
     const inline = asArray<Json>(resources[runtimeSg]!.Properties.SecurityGroupIngress);
     expect(inline).toEqual([]);
     const rules = ofType('AWS::EC2::SecurityGroupIngress').filter(([, r]) => r.Properties.GroupId['Fn::GetAtt'][0] === runtimeSg);
-    expect(rules.map(([, r]) => r.Properties)).toEqual([
-      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: { 'Fn::GetAtt': [functionsSg, 'GroupId'] } }),
-    ]);
-    for (const [, sg] of ofType('AWS::EC2::SecurityGroup')) {
+    expect(rules.map(([, r]) => r.Properties.SourceSecurityGroupId['Fn::GetAtt'][0]).sort()).toEqual([functionsSg, edgeSg].sort());
+    for (const [, r] of rules) expect(r.Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 8080, ToPort: 8080 });
+    // The internet reaches the load balancer's 443 and 80 and nothing else.
+    const lbSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent edge load balancer/.test(p.GroupDescription));
+    for (const [id, sg] of ofType('AWS::EC2::SecurityGroup')) {
+      const open = asArray<Json>(sg.Properties.SecurityGroupIngress).filter((rule) => rule.CidrIp === '0.0.0.0/0' || rule.CidrIpv6 === '::/0');
+      expect(
+        open.map((rule) => rule.FromPort).sort((a, b) => a - b),
+        id,
+      ).toEqual(id === lbSg ? [80, 443] : []);
+    }
+    for (const [, sg] of ofType('AWS::EC2::SecurityGroup').filter(([id]) => id !== lbSg)) {
       for (const rule of asArray<Json>(sg.Properties.SecurityGroupIngress)) {
         expect(rule.CidrIp, JSON.stringify(rule)).not.toBe('0.0.0.0/0');
         expect(rule.CidrIpv6, JSON.stringify(rule)).not.toBe('::/0');
@@ -498,11 +530,30 @@ describe('compute and network', () => {
   });
 });
 
+describe('runtime task guard rails', () => {
+  const runtimeTask = ofType('AWS::ECS::TaskDefinition').find(([, d]) => d.Properties.ContainerDefinitions[0].Name === RUNTIME_CONTAINER_NAME)![1].Properties;
+  const [container] = runtimeTask.ContainerDefinitions;
+
+  it('checks the container at the unauthenticated /livez and replaces a task that stops answering', () => {
+    expect(container.HealthCheck).toMatchObject({ Interval: 30, Timeout: 5, StartPeriod: 30, Retries: 3 });
+    expect(container.HealthCheck.Command.slice(0, 2)).toEqual(['CMD', 'node']);
+    expect(container.HealthCheck.Command.join(' ')).toContain('http://127.0.0.1:8080/livez');
+    expect(readFileSync(new URL('../../runtime/routes.ts', import.meta.url), 'utf8')).toContain("url.pathname === '/livez'");
+  });
+
+  it('runs on a read-only root filesystem with a writable /tmp volume, which approved-image revisions keep', () => {
+    expect(container.ReadonlyRootFilesystem).toBe(true);
+    expect(container.MountPoints).toEqual([{ ContainerPath: '/tmp', SourceVolume: 'tmp', ReadOnly: false }]);
+    expect(runtimeTask.Volumes).toEqual([{ Name: 'tmp' }]);
+    expect(readFileSync(new URL('../../adapters/launcher-ecs.ts', import.meta.url), 'utf8')).toContain('volumes: td.volumes');
+  });
+});
+
 describe('runtime image', () => {
   it('is runtime/Dockerfile built by CDK as an ARM64 image asset, run by the task definition by default', () => {
     expect(cdkContext.runtimeImage).toBe('');
-    expect(dockerImages).toHaveLength(1);
-    const asset = dockerImages[0]!;
+    expect(dockerImages.map((i) => i.source.dockerFile).sort()).toEqual(['edge/Dockerfile', 'runtime/Dockerfile']);
+    const asset = dockerImages.find((i) => i.source.dockerFile === 'runtime/Dockerfile')!;
     expect(asset.source).toMatchObject({ dockerFile: 'runtime/Dockerfile', platform: 'linux/arm64' });
     const destination = Object.values(asset.destinations)[0]!;
     const [, taskDef] = ofType('AWS::ECS::TaskDefinition')[0]!;
@@ -736,5 +787,198 @@ describe('least privilege', () => {
     expect(pass).toHaveProperty(['Condition', 'StringEquals', 'iam:PassedToService'], 'ecs-tasks.amazonaws.com');
     expect(actionsOf('provisioner-dlq').filter((a) => /^(ecs|iam|kms):/.test(a))).toEqual(['ecs:StopTask']);
     expect(roleIdOf('provisioner-dlq')).not.toBe(roleIdOf('provisioner'));
+  });
+});
+
+describe('room to grow', () => {
+  const mainResources: Record<string, Json> = mainTemplate.toJSON().Resources;
+
+  it("keeps the main stack far below CloudFormation's 500 resources (fails past 400)", () => {
+    expect(Object.keys(mainResources).length).toBeLessThanOrEqual(400);
+    for (const { nested, template: child } of nestedStacksOf(stack)) {
+      expect(Object.keys(child.Resources).length, nested.node.path).toBeLessThanOrEqual(400);
+      // Each reference into a nested stack is a parameter, and CloudFormation allows 200.
+      expect(Object.keys(child.Parameters ?? {}).length, nested.node.path).toBeLessThanOrEqual(180);
+    }
+  });
+
+  it('keeps every API route in the main stack and the bulk of the functions and alarms in nested stacks', () => {
+    const routes = Object.values(mainResources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    expect(routes).toHaveLength(allRoutes.length);
+    for (const type of ['AWS::Lambda::Function', 'AWS::CloudWatch::Alarm', 'AWS::ApiGatewayV2::Integration'])
+      expect(
+        Object.values(mainResources).filter((r) => r.Type === type),
+        type,
+      ).toEqual([]);
+  });
+
+  it('keeps the logical ids of everything that holds data, so an upgrade replaces none of it', () => {
+    for (const [type, ids] of Object.entries(statefulLogicalIds as Record<string, string[]>)) {
+      for (const id of ids) expect(mainResources[id]?.Type, id).toBe(type);
+    }
+    // A new stateful resource of these kinds is added to the fixture, so the next change keeps it too.
+    for (const [id, r] of Object.entries(mainResources)) {
+      if (r.Type in statefulLogicalIds) expect((statefulLogicalIds as Record<string, string[]>)[r.Type], id).toContain(id);
+    }
+  });
+});
+
+describe('agent edge', () => {
+  const lb = ofType('AWS::ElasticLoadBalancingV2::LoadBalancer');
+  const lbId = lb[0]![0];
+  const listeners = ofType('AWS::ElasticLoadBalancingV2::Listener').map(([, l]) => l.Properties as Json);
+  const [targetGroupId, targetGroup] = ofType('AWS::ElasticLoadBalancingV2::TargetGroup')[0]!;
+  const edgeTaskDef = ofType('AWS::ECS::TaskDefinition').find(([, d]) => d.Properties.ContainerDefinitions[0].Name === 'edge')!;
+  const [serviceId, service] = ofType('AWS::ECS::Service')[0]!;
+  const privateSubnets = ofType('AWS::EC2::Subnet')
+    .filter(([, s]) => !s.Properties.MapPublicIpOnLaunch)
+    .map(([id]) => id);
+  const publicSubnets = ofType('AWS::EC2::Subnet')
+    .filter(([, s]) => s.Properties.MapPublicIpOnLaunch)
+    .map(([id]) => id);
+  const withZone = inspect(synth({ agentHostedZoneId: 'Z0123456789ABC', agentHostedZoneName: 'example.com' }));
+
+  it('is one internet-facing load balancer in the public subnets, idle timeout for long websockets, access logs on', () => {
+    expect(lb).toHaveLength(1);
+    const props = lb[0]![1].Properties;
+    expect(props).toMatchObject({ Scheme: 'internet-facing', Type: 'application' });
+    expect(props.Subnets.map((s: Json) => s.Ref).sort()).toEqual([...publicSubnets].sort());
+    const attributes = Object.fromEntries(props.LoadBalancerAttributes.map((a: Json) => [a.Key, a.Value]));
+    expect(attributes).toMatchObject({
+      'idle_timeout.timeout_seconds': String(EDGE_IDLE_TIMEOUT.toSeconds()),
+      'access_logs.s3.enabled': 'true',
+      'routing.http.drop_invalid_header_fields.enabled': 'true',
+    });
+    expect(EDGE_IDLE_TIMEOUT.toSeconds()).toBe(3600);
+    const logBucket = resources[attributes['access_logs.s3.bucket'].Ref]!;
+    expect(logBucket.Type).toBe('AWS::S3::Bucket');
+    expect(logBucket.Properties.PublicAccessBlockConfiguration).toMatchObject({ BlockPublicAcls: true, RestrictPublicBuckets: true });
+  });
+
+  it('serves HTTPS on 443 with the wildcard certificate and redirects HTTP on 80 to it', () => {
+    expect(listeners.map((l) => l.Port).sort((a, b) => a - b)).toEqual([80, 443]);
+    const https = listeners.find((l) => l.Port === 443)!;
+    expect(https).toMatchObject({ Protocol: 'HTTPS', DefaultActions: [{ Type: 'forward', TargetGroupArn: { Ref: targetGroupId } }] });
+    expect(https.SslPolicy).toMatch(/^ELBSecurityPolicy-TLS13/);
+    const [certificateId, certificate] = ofType('AWS::CertificateManager::Certificate')[0]!;
+    expect(https.Certificates).toEqual([{ CertificateArn: { Ref: certificateId } }]);
+    expect(certificate.Properties).toMatchObject({ DomainName: '*.agents.example.com', ValidationMethod: 'DNS' });
+    const http = listeners.find((l) => l.Port === 80)!;
+    expect(http).toMatchObject({
+      Protocol: 'HTTP',
+      DefaultActions: [{ Type: 'redirect', RedirectConfig: { Protocol: 'HTTPS', Port: '443', StatusCode: 'HTTP_301' } }],
+    });
+  });
+
+  it('validates the certificate in the hosted zone and aliases *.<agentDomain> to the load balancer when the zone is given', () => {
+    expect(ofType('AWS::Route53::RecordSet')).toEqual([]);
+    const [, certificate] = withZone.ofType('AWS::CertificateManager::Certificate')[0]!;
+    expect(certificate.Properties.DomainValidationOptions).toEqual([{ DomainName: '*.agents.example.com', HostedZoneId: 'Z0123456789ABC' }]);
+    const records = withZone.ofType('AWS::Route53::RecordSet').map(([, r]) => r.Properties as Json);
+    expect(records).toHaveLength(1);
+    const zoneLb = withZone.ofType('AWS::ElasticLoadBalancingV2::LoadBalancer')[0]![0];
+    expect(records[0]).toMatchObject({ Name: '*.agents.example.com.', Type: 'A', HostedZoneId: 'Z0123456789ABC' });
+    expect(JSON.stringify(records[0]!.AliasTarget.DNSName)).toContain(zoneLb);
+  });
+
+  it('health-checks the edge tasks at /_edge/health on the edge port and drains them on deploy', () => {
+    expect(targetGroup.Properties).toMatchObject({
+      TargetType: 'ip',
+      Port: 8080,
+      Protocol: 'HTTP',
+      HealthCheckPath: EDGE_HEALTH_PATH,
+      HealthCheckPort: '8080',
+      Matcher: { HttpCode: '200' },
+    });
+    expect(EDGE_HEALTH_PATH).toBe('/_edge/health');
+    const attributes = Object.fromEntries(targetGroup.Properties.TargetGroupAttributes.map((a: Json) => [a.Key, a.Value]));
+    expect(attributes['deregistration_delay.timeout_seconds']).toBe(String(EDGE_DRAIN.toSeconds()));
+    const [container] = edgeTaskDef[1].Properties.ContainerDefinitions;
+    expect(container).toMatchObject({ PortMappings: [expect.objectContaining({ ContainerPort: 8080 })], StopTimeout: EDGE_DRAIN.toSeconds() });
+    expect(service.Properties).toMatchObject({
+      DeploymentConfiguration: { MinimumHealthyPercent: 100, MaximumPercent: 200, DeploymentCircuitBreaker: { Enable: true, Rollback: true } },
+      LoadBalancers: [{ ContainerName: 'edge', ContainerPort: 8080, TargetGroupArn: { Ref: targetGroupId } }],
+    });
+  });
+
+  it('runs at least two edge tasks across both private subnets, without public IPs, scaling on CPU and requests', () => {
+    expect(service.Properties).toMatchObject({ LaunchType: 'FARGATE', DesiredCount: 2 });
+    const network = service.Properties.NetworkConfiguration.AwsvpcConfiguration;
+    expect(network.AssignPublicIp).toBe('DISABLED');
+    expect(network.Subnets.map((s: Json) => s.Ref).sort()).toEqual([...privateSubnets].sort());
+    const [targetId, target] = ofType('AWS::ApplicationAutoScaling::ScalableTarget')[0]!;
+    expect(target.Properties).toMatchObject({
+      MinCapacity: EDGE_SCALING.minCapacity,
+      MaxCapacity: EDGE_SCALING.maxCapacity,
+      ScalableDimension: 'ecs:service:DesiredCount',
+    });
+    expect(EDGE_SCALING.minCapacity).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(target.Properties.ResourceId)).toContain(serviceId);
+    const policies = ofType('AWS::ApplicationAutoScaling::ScalingPolicy').map(([, p]) => p.Properties as Json);
+    expect(policies.every((p) => p.ScalingTargetId.Ref === targetId)).toBe(true);
+    const metrics = policies.map((p) => p.TargetTrackingScalingPolicyConfiguration.PredefinedMetricSpecification.PredefinedMetricType).sort();
+    expect(metrics).toEqual(['ALBRequestCountPerTarget', 'ECSServiceAverageCPUUtilization']);
+    const requests = policies.find(
+      (p) => p.TargetTrackingScalingPolicyConfiguration.PredefinedMetricSpecification.PredefinedMetricType === 'ALBRequestCountPerTarget',
+    )!;
+    expect(JSON.stringify(requests.TargetTrackingScalingPolicyConfiguration.PredefinedMetricSpecification.ResourceLabel)).toContain(targetGroupId);
+  });
+
+  it('admits the edge port on the edge tasks from the load balancer only', () => {
+    const edgeSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent edge tasks/.test(p.GroupDescription));
+    const lbSg = t.logicalIdOf('AWS::EC2::SecurityGroup', (p) => /^Agent edge load balancer/.test(p.GroupDescription));
+    expect(asArray(resources[edgeSg]!.Properties.SecurityGroupIngress)).toEqual([]);
+    const rules = ofType('AWS::EC2::SecurityGroupIngress').filter(([, r]) => r.Properties.GroupId['Fn::GetAtt'][0] === edgeSg);
+    expect(rules.map(([, r]) => r.Properties)).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: { 'Fn::GetAtt': [lbSg, 'GroupId'] } }),
+    ]);
+    expect(service.Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups).toEqual([{ 'Fn::GetAtt': [edgeSg, 'GroupId'] }]);
+  });
+
+  it('gives the edge its settings and exactly its rights: table items, gateway-token decrypt, wake on the provisioning queue', () => {
+    const [container] = edgeTaskDef[1].Properties.ContainerDefinitions;
+    const env = Object.fromEntries(container.Environment.map((e: Json) => [e.Name, e.Value]));
+    const tableId = ofType('AWS::DynamoDB::Table')[0]![0];
+    const keyId = ofType('AWS::KMS::Key')[0]![0];
+    const queueId = ofType('AWS::SQS::Queue').find(([id]) => /ProvisioningQueue/.test(id))![0];
+    expect(env).toEqual({
+      STAGE: 'aws',
+      TABLE_NAME: { Ref: tableId },
+      AGENT_DOMAIN: 'agents.example.com',
+      EDGE_PORT: '8080',
+      WAKE_WAIT_SECONDS: '20',
+      KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      PROVISIONING_QUEUE_URL: { Ref: queueId },
+    });
+    expect(JSON.stringify(container)).not.toMatch(/secretsmanager|JWT_SECRET/);
+    const taskRole = edgeTaskDef[1].Properties.TaskRoleArn['Fn::GetAtt'][0] as string;
+    expect(t.statementsOfRole(taskRole)).toEqual([
+      expect.objectContaining({ Action: [...TABLE_ITEM_ACTIONS], Resource: [{ 'Fn::GetAtt': [tableId, 'Arn'] }, expect.anything()] }),
+      expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
+        Condition: { StringEquals: { 'kms:EncryptionContext:purpose': GATEWAY_TOKEN_PURPOSE } },
+      },
+    ]);
+    expect(readFileSync(new URL('../../data/instances.ts', import.meta.url), 'utf8')).toContain(`TOKEN_PURPOSE = '${GATEWAY_TOKEN_PURPOSE}'`);
+  });
+
+  it('builds the edge image from edge/Dockerfile as an ARM64 asset, the edge code in its context', () => {
+    const asset = dockerImages.find((i) => i.source.dockerFile === 'edge/Dockerfile')!;
+    expect(asset.source).toMatchObject({ platform: 'linux/arm64' });
+    const dockerfile = readFileSync(new URL('../../edge/Dockerfile', import.meta.url), 'utf8');
+    expect(dockerfile).toContain('build/edge-bundle.ts');
+    expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it('alarms on the edge: 5xx rate, unhealthy targets, connection count', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
+    const on = (metric: string) => alarms.filter((a) => a.includes(`"MetricName":"${metric}"`) && a.includes(lbId.slice(0, 12)));
+    expect(on('HTTPCode_Target_5XX_Count')).toHaveLength(1);
+    expect(on('HTTPCode_ELB_5XX_Count')).toHaveLength(1);
+    expect(alarms.filter((a) => a.includes('"MetricName":"UnHealthyHostCount"'))).toHaveLength(1);
+    expect(alarms.filter((a) => a.includes('"MetricName":"ActiveConnectionCount"'))).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { afterAll, expect } from 'vitest';
@@ -26,16 +26,72 @@ export function synth(context: Record<string, unknown> = {}) {
   return synthStack(context).template;
 }
 
-/** The template and the container images of the stack's asset manifest (from the same synthesis). */
+/**
+ * The template and the container images of the stack's asset manifest (from the same synthesis).
+ * `template` is the whole deployment as one template: the main stack's resources and those of its
+ * nested stacks, with every nested-stack parameter and output replaced by what it stands for, so a
+ * test reads a function's role next to the table it is granted. `mainTemplate` is the main stack
+ * alone (its resource count is CloudFormation's 500-resource limit).
+ */
 export function synthStack(context: Record<string, unknown> = {}) {
   // An empty bundling-stacks list skips esbuild: the tests read the template, not the bundles.
   const app = testApp({ ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] });
   const stack = new PlatformStack(app, 'AgentPlatform');
-  const template = Template.fromStack(stack);
+  const mainTemplate = Template.fromStack(stack);
+  const template = Template.fromJSON(flattenNestedStacks(stack, mainTemplate.toJSON()));
   const artifact = app.synth().getStackByName(stack.stackName);
   const manifests = artifact.dependencies.filter((d): d is AssetManifestArtifact => d instanceof AssetManifestArtifact);
   const dockerImages = Object.values(manifests.flatMap((m) => Object.values(m.contents.dockerImages ?? {})));
-  return { template, dockerImages, stack };
+  return { template, mainTemplate, dockerImages, stack };
+}
+
+/** The nested stacks of `stack`, each with its template and the logical id of its resource in `stack`. */
+export function nestedStacksOf(stack: Stack) {
+  return stack.node
+    .findAll()
+    .filter((c): c is NestedStack => NestedStack.isNestedStack(c) && c.nestedStackParent === stack)
+    .map((nested) => ({ nested, resourceId: stack.resolve(nested.nestedStackResource!.logicalId) as string, template: Template.fromStack(nested).toJSON() }));
+}
+
+/** One template of the main stack and its nested stacks (one level), references across them resolved. */
+export function flattenNestedStacks(stack: Stack, main: Json): Json {
+  const nested = new Map(nestedStacksOf(stack).map((n) => [n.resourceId, n.template]));
+  const resolvedOutputs = new Map<string, Json>();
+  // `{ Fn::GetAtt: [<nested stack>, 'Outputs.X'] }` in any template: the output's value, itself resolved.
+  const outputOf = (resourceId: string, output: string): unknown => {
+    const key = `${resourceId}.${output}`;
+    if (!resolvedOutputs.has(key)) {
+      const child = nested.get(resourceId);
+      if (!child?.Outputs?.[output]) throw new Error(`no output ${output} in nested stack ${resourceId}`);
+      resolvedOutputs.set(key, { value: resolveIn(resourceId, child.Outputs[output].Value) });
+    }
+    return resolvedOutputs.get(key)!.value;
+  };
+  const parameterOf = (resourceId: string, name: string): unknown => {
+    const value = main.Resources[resourceId].Properties.Parameters?.[name];
+    if (value === undefined) throw new Error(`nested stack ${resourceId} is given no parameter ${name}`);
+    return resolveIn(undefined, value);
+  };
+  function resolveIn(nestedId: string | undefined, value: unknown): unknown {
+    if (Array.isArray(value)) return value.map((v) => resolveIn(nestedId, v));
+    if (value === null || typeof value !== 'object') return value;
+    const object = value as Json;
+    const keys = Object.keys(object);
+    if (keys.length === 1 && keys[0] === 'Ref' && nestedId && nested.get(nestedId)!.Parameters?.[object.Ref]) return parameterOf(nestedId, object.Ref);
+    if (keys.length === 1 && keys[0] === 'Fn::GetAtt') {
+      const [target, attribute] = object['Fn::GetAtt'] as [string, string];
+      if (!nestedId && nested.has(target) && attribute.startsWith('Outputs.')) return outputOf(target, attribute.slice('Outputs.'.length));
+    }
+    return Object.fromEntries(keys.map((k) => [k, resolveIn(nestedId, object[k])]));
+  }
+  const resources: Json = {};
+  const add = (id: string, resource: unknown) => {
+    if (id in resources) throw new Error(`logical id ${id} is declared in two stacks: the flattened view would lose one`);
+    resources[id] = resource;
+  };
+  for (const [id, resource] of Object.entries(main.Resources as Json)) add(id, resolveIn(undefined, resource));
+  for (const [id, child] of nested) for (const [childId, resource] of Object.entries(child.Resources as Json)) add(childId, resolveIn(id, resource));
+  return { ...main, Resources: resources, Outputs: resolveIn(undefined, main.Outputs ?? {}) };
 }
 
 export const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);

@@ -82,7 +82,7 @@ describe('ECS launcher', () => {
       clientToken: createHash('sha256').update('u_ecs#3').digest('hex'),
       group: 'agent-platform:u_ecs',
       startedBy: 'gen-3',
-      networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-a', 'subnet-b'], securityGroups: ['sg-runtime'], assignPublicIp: 'ENABLED' } },
+      networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-a', 'subnet-b'], securityGroups: ['sg-runtime'], assignPublicIp: 'DISABLED' } },
     });
     expect(input.clientToken!.length).toBeLessThanOrEqual(64);
     const env = Object.fromEntries(input.overrides!.containerOverrides![0]!.environment!.map((e) => [e.name, e.value]));
@@ -116,9 +116,10 @@ describe('ECS launcher', () => {
       taskDefinition: {
         family: 'runtime',
         containerDefinitions: [
-          { name: 'runtime', image: DEFAULT_IMAGE },
+          { name: 'runtime', image: DEFAULT_IMAGE, readonlyRootFilesystem: true, mountPoints: [{ sourceVolume: 'tmp', containerPath: '/tmp' }] },
           { name: 'sidecar', image: 'x' },
         ],
+        volumes: [{ name: 'tmp' }],
         cpu: '512',
         memory: '1024',
       },
@@ -130,9 +131,11 @@ describe('ECS launcher', () => {
     const registered = ecs.commandCalls(RegisterTaskDefinitionCommand);
     expect(registered).toHaveLength(1);
     expect(registered[0]!.args[0].input.containerDefinitions).toEqual([
-      { name: 'runtime', image: 'registry.example/runtime:2' },
+      { name: 'runtime', image: 'registry.example/runtime:2', readonlyRootFilesystem: true, mountPoints: [{ sourceVolume: 'tmp', containerPath: '/tmp' }] },
       { name: 'sidecar', image: 'x' },
     ]);
+    // The revision keeps the volume its read-only container writes to, or ECS would refuse the mount.
+    expect(registered[0]!.args[0].input.volumes).toEqual([{ name: 'tmp' }]);
     expect(ecs.commandCalls(RunTaskCommand).every((c) => c.args[0].input.taskDefinition === `${TASK_DEF}-v2`)).toBe(true);
   });
 
