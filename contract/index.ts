@@ -11,6 +11,7 @@ import { gatewayContract } from './gateway';
 import { infraMcpContract } from './infra-mcp';
 import { instanceContract } from './instance';
 import { keysContract } from './keys';
+import { mcpContract } from './mcp';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
 import { oauthSignInContract } from './oauth-sign-in';
@@ -56,6 +57,7 @@ export const contract: readonly RouteGroup[] = [
   cardContract,
   agentChatContract,
   webhooksContract,
+  mcpContract,
 ];
 
 export interface ContractRoute extends RouteDefinition {

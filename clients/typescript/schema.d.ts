@@ -2972,6 +2972,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: the server is stateless and pushes nothing outside a request (405, `Allow: POST`). */
+        get: operations["openMcpStream"];
+        put?: never;
+        /**
+         * Send one MCP JSON-RPC message: initialize, tools/list, tools/call, resources/list, resources/read...
+         * @description Streamable HTTP in stateless mode: every POST stands alone and no `Mcp-Session-Id` is issued. Send `Accept: application/json, text/event-stream`; a request is answered as `text/event-stream` (progress notifications for a `progressToken`, then the JSON-RPC result), a notification with 202. Authenticate with `Authorization: Bearer sk_…` (an API key) or a session token; a 401 carries `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`. Each tool calls the HTTP route it stands for with the caller's credential, so tenant rules, plan checks, rate limits, idempotency and metering are the route's own.
+         */
+        post: operations["postMcpMessage"];
+        /** Not offered: the server keeps no session to end (405, `Allow: POST`). */
+        delete: operations["endMcpSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -29884,6 +29906,321 @@ export interface operations {
                 };
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openMcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 405 */
+            405: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/list"
+                 *     }
+                 */
+                "application/json": ({
+                    /** @constant */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 406 */
+            406: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endMcpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 405 */
+            405: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */
