@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '#contract/version';
-import { TOOLS, type Caller, type ToolScope } from './tools';
+import { type Caller, type ToolScope, tools } from './tools';
 
 const INSTRUCTIONS =
   "Manage the caller's hosted AI agents: provision them, start and stop their instance, chat with them, read and write their memory, " +
@@ -42,7 +42,7 @@ async function agentsOf(caller: Caller): Promise<AgentSummary[]> {
  */
 export function mcpServerFor(caller: Caller, scopes: ReadonlySet<ToolScope>): McpServer {
   const server = new McpServer({ name: 'agent-platform', title: 'Agent Hosting Platform', version: API_VERSION }, { instructions: INSTRUCTIONS });
-  for (const tool of TOOLS) {
+  for (const tool of tools()) {
     if (!scopes.has(tool.scope)) continue;
     server.registerTool(
       tool.name,

@@ -98,48 +98,55 @@ const lifecycle = (operation: string) => async (args: Record<string, any>, calle
   return resultOf({ status: 200, body: { ...(acted.body as object), instance: waited.body } });
 };
 
-const LIFECYCLE_TOOLS: ToolDefinition[] = (
-  [
-    ['start_instance', 'startInstance', 'Start instance', "Start the account's agent instance (it runs every agent of the account).", SET],
+const lifecycleTools = (): ToolDefinition[] =>
+  (
     [
-      'stop_instance',
-      'stopInstance',
-      'Stop instance',
-      'Stop the instance; its agents stop answering until it is started again. Memory and history are kept.',
-      DESTROY,
-    ],
-    ['restart_instance', 'restartInstance', 'Restart instance', 'Stop and start the instance again (a fresh process with the current configuration).', DESTROY],
-    [
-      'update_instance',
-      'updateInstance',
-      'Update instance',
-      'Move the instance to a runtime version (the newest when none is given) and restart it on it.',
-      DESTROY,
-    ],
-    ['repair_instance', 'repairInstance', 'Repair instance', 'Replace an instance that is stuck or failing with a fresh one, keeping its data.', DESTROY],
-    [
-      'reset_instance_memory',
-      'resetInstanceMemory',
-      'Reset instance memory',
-      "Erase the memory of every agent of the account and restart the instance. It cannot be undone: write_memory's values are gone.",
-      DESTROY,
-    ],
-  ] as const
-).map(([name, operation, title, description, annotations]) => ({
-  name,
-  title,
-  description: `${description} Answers at once with the operation id and where the instance is now; give \`waitFor\` to wait for a status (like \`GET /api/instance/{userId}?waitFor=\`).`,
-  scope: 'agents' as const,
-  annotations,
-  input: {
-    waitFor: waitFor(),
-    timeout: timeout(),
-    ...(operation === 'updateInstance'
-      ? { runtimeVersion: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('the runtime version')) }
-      : {}),
-  },
-  run: lifecycle(operation),
-}));
+      ['start_instance', 'startInstance', 'Start instance', "Start the account's agent instance (it runs every agent of the account).", SET],
+      [
+        'stop_instance',
+        'stopInstance',
+        'Stop instance',
+        'Stop the instance; its agents stop answering until it is started again. Memory and history are kept.',
+        DESTROY,
+      ],
+      [
+        'restart_instance',
+        'restartInstance',
+        'Restart instance',
+        'Stop and start the instance again (a fresh process with the current configuration).',
+        DESTROY,
+      ],
+      [
+        'update_instance',
+        'updateInstance',
+        'Update instance',
+        'Move the instance to a runtime version (the newest when none is given) and restart it on it.',
+        DESTROY,
+      ],
+      ['repair_instance', 'repairInstance', 'Repair instance', 'Replace an instance that is stuck or failing with a fresh one, keeping its data.', DESTROY],
+      [
+        'reset_instance_memory',
+        'resetInstanceMemory',
+        'Reset instance memory',
+        "Erase the memory of every agent of the account and restart the instance. It cannot be undone: write_memory's values are gone.",
+        DESTROY,
+      ],
+    ] as const
+  ).map(([name, operation, title, description, annotations]) => ({
+    name,
+    title,
+    description: `${description} Answers at once with the operation id and where the instance is now; give \`waitFor\` to wait for a status (like \`GET /api/instance/{userId}?waitFor=\`).`,
+    scope: 'agents' as const,
+    annotations,
+    input: {
+      waitFor: waitFor(),
+      timeout: timeout(),
+      ...(operation === 'updateInstance'
+        ? { runtimeVersion: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('the runtime version')) }
+        : {}),
+    },
+    run: lifecycle(operation),
+  }));
 
 /** The skills with a POST route of their own (`/api/skills/<name>`), and that route's operation. */
 const skillOperations = new Map(
@@ -149,7 +156,11 @@ const skillOperations = new Map(
 );
 const CALLABLE_SKILLS = SKILL_NAMES.filter((name) => skillOperations.has(name)) as [string, ...string[]];
 
-export const TOOLS: ToolDefinition[] = [
+/** The tools, built on the first request that needs them: no schema is built at a cold start (docs/architecture.md §11). */
+let built: ToolDefinition[] | undefined;
+export const tools = (): ToolDefinition[] => (built ??= buildTools());
+
+const buildTools = (): ToolDefinition[] => [
   {
     name: 'list_agents',
     title: 'List agents',
@@ -206,7 +217,7 @@ export const TOOLS: ToolDefinition[] = [
     input: { waitFor: waitFor(), timeout: timeout() },
     run: route((a, userId) => ({ operation: 'getInstance', params: { userId }, query: { waitFor: a.waitFor, timeout: a.timeout } })),
   },
-  ...LIFECYCLE_TOOLS,
+  ...lifecycleTools(),
   {
     name: 'chat_with_agent',
     title: 'Chat with agent',
