@@ -35,12 +35,13 @@ export const mcpContract = defineGroup({
       operation: 'postMcpMessage',
       method: 'POST',
       path: MCP_PATH,
-      auth: 'session',
+      // An API key or session is judged by the pipeline; an OAuth access token (which no other route takes) by the operation.
+      auth: 'optional',
       summary: 'Send one MCP JSON-RPC message: initialize, tools/list, tools/call, resources/list, resources/read...',
       description: [
         'Streamable HTTP in stateless mode: every POST stands alone and no `Mcp-Session-Id` is issued. Send `Accept: application/json, text/event-stream`;',
         'a request is answered as `text/event-stream` (progress notifications for a `progressToken`, then the JSON-RPC result), a notification with 202.',
-        'Authenticate with `Authorization: Bearer sk_…` (an API key) or a session token; a 401 carries',
+        'Authenticate with `Authorization: Bearer sk_…` (an API key), a session token, or an OAuth access token of this server (its scopes choose the tools); a 401 carries',
         `\`WWW-Authenticate: Bearer resource_metadata="<origin>${MCP_RESOURCE_METADATA_PATH}"\`.`,
         "Each tool calls the HTTP route it stands for with the caller's credential, so tenant rules, plan checks, rate limits, idempotency and metering are the route's own.",
       ].join(' '),

@@ -3,11 +3,43 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { signUpVerified, startLocalStack, stopLocalStack, type LocalStack } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
+import { launchChromium } from './console-browser';
+
+/** Where the connector's browser comes back with the code: intercepted in the browser, nothing listens there. */
+const CALLBACK = 'http://127.0.0.1:9/oauth/callback';
+
+/** A remote connector's side of the OAuth flow, kept in memory as the SDK asks of a client. */
+class ConnectorAuth implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  readonly redirectUrl = CALLBACK;
+  readonly clientMetadata: OAuthClientMetadata = {
+    redirect_uris: [CALLBACK],
+    client_name: 'E2E connector',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    scope: 'read agents',
+  };
+  clientInformation = () => this.client;
+  saveClientInformation = (client: OAuthClientInformationMixed) => void (this.client = client);
+  tokens = () => this.saved;
+  saveTokens = (tokens: OAuthTokens) => void (this.saved = tokens);
+  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
+  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
+  codeVerifier = () => this.verifier;
+}
 
 /**
  * The remote MCP server against `npm start`, driven by the official MCP SDK client over Streamable
@@ -16,6 +48,7 @@ import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 const OWNER = 'mcp-owner@example.com';
 const OTHER = 'mcp-other@example.com';
+const PASSWORD = 'correct-horse-battery';
 
 describe('the MCP server on the local stack', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-mcp-e2e-'));
@@ -27,6 +60,7 @@ describe('the MCP server on the local stack', () => {
   let owner: Client;
   let other: Client;
   let agentId = '';
+  let browser: Browser | undefined;
 
   async function apiKeyOf(email: string) {
     const { token } = await signUpVerified(base, dataDir, email);
@@ -69,6 +103,7 @@ describe('the MCP server on the local stack', () => {
 
   afterAll(async () => {
     for (const client of clients) await client.close();
+    await browser?.close();
     await stopLocalStack(stack, dataDir);
     await model?.close();
   });
@@ -227,6 +262,109 @@ describe('the MCP server on the local stack', () => {
     const client = new Client({ name: 'mcp-e2e-anonymous', version: '1.0.0' });
     await expect(client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base)))).rejects.toThrow(/AUTH_REQUIRED/);
   });
+
+  it('OAuth end to end: discovery, registration, PKCE through the console consent page in a browser, a tool call, refresh, revocation, then 401', async () => {
+    // Discovery, as a client starts: the 401's link, then the two metadata documents.
+    const refused = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(refused.headers.get('www-authenticate') ?? '')![1]!;
+    const resourceMetadata = (await (await fetch(metadataUrl)).json()) as any;
+    expect(resourceMetadata).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base], bearer_methods_supported: ['header'] });
+    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toEqual(resourceMetadata);
+    const server = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as any;
+    expect(server).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+    });
+
+    // The SDK's own client runs the rest: registration (RFC 7591), PKCE, the redirect to the consent page.
+    const auth = new ConnectorAuth();
+    const connector = new Client({ name: 'mcp-e2e-connector', version: '1.0.0' });
+    const firstTry = new StreamableHTTPClientTransport(new URL('/mcp', base), { authProvider: auth });
+    await expect(connector.connect(firstTry)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(auth.client?.client_id).toMatch(/^mcpc_/);
+    const asked = auth.authorizationUrl!;
+    expect(asked.origin + asked.pathname).toBe(`${base}/oauth/authorize`);
+    expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(asked.searchParams.get('resource')).toBe(`${base}/mcp`);
+
+    // A person signs in and allows the connector in a real browser; the browser comes back with the code.
+    browser = await launchChromium();
+    const page = await (await browser.newContext({ baseURL: base })).newPage();
+    let callback: URL | undefined;
+    await page.route(`${CALLBACK}**`, (route) => {
+      callback = new URL(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'text/plain', body: 'connected' });
+    });
+    await page.goto(asked.href);
+    await page.waitForURL(/\/sign-in\?next=/);
+    await page.getByLabel('Email').fill(OWNER);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Connect E2E connector?' }).waitFor();
+    const requested = await page.getByRole('list', { name: 'Requested access' }).textContent();
+    // The SDK asks for every scope the resource metadata offers.
+    for (const scope of ['read', 'agents', 'billing']) expect(requested).toContain(scope);
+    await page.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.waitForURL(`${CALLBACK}**`);
+    expect(callback!.searchParams.get('state')).toBe(asked.searchParams.get('state'));
+    const code = callback!.searchParams.get('code')!;
+
+    // Token (the SDK's exchange with the verifier), then a tool call with it.
+    await firstTry.finishAuth(code);
+    expect(auth.saved).toMatchObject({ token_type: 'Bearer', scope: 'read agents billing' });
+    await connector.connect(new StreamableHTTPClientTransport(new URL('/mcp', base), { authProvider: auth }));
+    clients.push(connector);
+    const listed = json(await call(connector, 'list_agents'));
+    expect(listed.agents.map((a: { id: string }) => a.id)).toContain(agentId);
+    const toolNames = (await connector.listTools()).tools.map((t) => t.name);
+    expect(toolNames).toEqual(expect.arrayContaining(['provision_agent', 'get_usage']));
+    // The token is the MCP server's alone: the API's routes do not take it.
+    expect((await fetch(`${base}/api/agents/${agentId}`, { headers: { authorization: `Bearer ${auth.saved!.access_token}` } })).status).toBe(401);
+
+    // The console lists the connection.
+    await page.goto('/settings');
+    await page.getByRole('button', { name: 'Revoke E2E connector' }).waitFor();
+
+    // Refresh, narrowed to read: the refresh token rotates (the old one stops) and the new token reads only.
+    const tokenEndpoint = server.token_endpoint as string;
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+    const oldRefresh = auth.saved!.refresh_token!;
+    const refreshed = await fetch(
+      tokenEndpoint,
+      form({ grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: auth.client!.client_id, scope: 'read' }),
+    );
+    expect(refreshed.status).toBe(200);
+    const tokens = (await refreshed.json()) as OAuthTokens;
+    expect(tokens.scope).toBe('read');
+    expect(tokens.refresh_token).not.toBe(oldRefresh);
+    const reused = await fetch(tokenEndpoint, form({ grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: auth.client!.client_id }));
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: 'invalid_grant' });
+    const reader = await connect(tokens.access_token);
+    const readTools = (await reader.listTools()).tools;
+    expect(readTools.length).toBeGreaterThan(5);
+    expect(readTools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect((await call(reader, 'provision_agent', { name: 'not allowed' })).isError).toBe(true);
+
+    // Revocation (RFC 7009) ends the grant: the access token answers 401, and so does refreshing.
+    const revoked = await fetch(server.revocation_endpoint, form({ token: tokens.refresh_token!, client_id: auth.client!.client_id }));
+    expect(revoked.status).toBe(200);
+    const after = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tokens.access_token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+    await page.goto('/settings');
+    await page.getByText('No connected clients.').waitFor();
+  }, 120_000);
 
   it('answers GET and DELETE with 405, as a stateless server does', async () => {
     for (const method of ['GET', 'DELETE']) {
