@@ -45,6 +45,8 @@ export const LAMBDA_BUNDLE = {
     zod: ZOD_WITHOUT_LOCALES,
     'zod/v4': ZOD_WITHOUT_LOCALES,
     'zod/mini': ZOD_MINI,
+    // The MCP SDK's JSON Schema conversion imports the mini API by its older name.
+    'zod/v4-mini': ZOD_MINI,
     'zod/v3': ZOD_V3,
     '@ai-sdk/gateway': AI_DEFAULT_PROVIDER,
   },

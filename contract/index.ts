@@ -11,6 +11,8 @@ import { gatewayContract } from './gateway';
 import { infraMcpContract } from './infra-mcp';
 import { instanceContract } from './instance';
 import { keysContract } from './keys';
+import { mcpContract } from './mcp';
+import { mcpOAuthContract } from './mcp-oauth';
 import { memoryContract } from './memory';
 import { metricsContract } from './metrics';
 import { oauthSignInContract } from './oauth-sign-in';
@@ -58,6 +60,8 @@ export const contract: readonly RouteGroup[] = [
   cardContract,
   agentChatContract,
   webhooksContract,
+  mcpContract,
+  mcpOAuthContract,
 ];
 
 export interface ContractRoute extends RouteDefinition {

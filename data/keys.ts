@@ -318,3 +318,14 @@ export const wakeDeliveryDuePartition = (shard: number) => `WAKEDUE#${shard}`;
 
 /** An email queued through the events queue (adapters/email-queue.ts): the mailer's claim, so an SQS redelivery does not mail twice. */
 export const queuedEmail = (userId: string, mailId: string): Key => ({ pk: userPk(userId), sk: `MAILSENT#${mailId}` });
+
+/** MCP OAuth: a registered client (anonymous dynamic registration, so a global partition). */
+export const oauthClient = (clientId: string): Key => ({ pk: `OAUTHCLIENT#${clientId}`, sk: 'OAUTHCLIENT' });
+/** MCP OAuth: what the account granted a client; ending it ends every token issued under it. */
+export const oauthGrant = (userId: string, clientId: string): Key => ({ pk: userPk(userId), sk: `OAUTHGRANT#${clientId}` });
+export const oauthGrantPrefix = 'OAUTHGRANT#';
+/** MCP OAuth: an access token, by its SHA-256, resolved on every MCP request. */
+export const oauthAccessToken = (sha256Hex: string): Key => ({ pk: `OAUTHTOKEN#${sha256Hex}`, sk: 'OAUTHTOKEN' });
+/** MCP OAuth: an authorization code and a refresh token, each by its SHA-256, taken once. */
+export const oauthCode = (sha256Hex: string): Key => ({ pk: `OAUTHCODE#${sha256Hex}`, sk: 'OAUTHCODE' });
+export const oauthRefresh = (sha256Hex: string): Key => ({ pk: `OAUTHREFRESH#${sha256Hex}`, sk: 'OAUTHREFRESH' });

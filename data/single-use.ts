@@ -23,6 +23,10 @@ const keyOf = {
   socialRefresh: keys.socialRefresh,
   /** MPP 402 challenge, by its nonce. */
   mppChallenge: keys.mppChallenge,
+  /** MCP OAuth authorization code, by the SHA-256 of the code. */
+  oauthCode: keys.oauthCode,
+  /** MCP OAuth refresh token, by its SHA-256: taken by the refresh that rotates it. */
+  oauthRefresh: keys.oauthRefresh,
 } satisfies Record<string, (id: string) => Key>;
 
 export type SingleUsePurpose = keyof typeof keyOf;

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { routeKey, type RouteDefinition, type RouteGroup } from '#contract/route';
-import { type AnswerHeaders, answerHeaders } from './steps/answer-headers';
+import { type AnswerHeaders, answerHeaders, type Challenge, challengeOnUnauthorized } from './steps/answer-headers';
 import { applyRateLimit } from './steps/rate-limit';
 import { authenticateCaller } from './steps/authentication';
 import { capBody } from './steps/body-cap';
@@ -18,7 +18,7 @@ import { findRoute } from './steps/route';
 import { refuseCrossSite } from './steps/same-origin';
 import { validateInput } from './steps/validation';
 
-export type { AnswerHeaders } from './steps/answer-headers';
+export type { AnswerHeaders, Challenge } from './steps/answer-headers';
 export type { AnswerSealer } from './steps/idempotency';
 export type { RuntimeAuthenticator } from './steps/runtime-agent';
 export type { ApiEvent, ApiResult, Operation, OperationContext, Operations } from './steps/request-state';
@@ -40,6 +40,11 @@ export interface HandlerOptions {
    * so only their functions bundle the token store.
    */
   runtimeAuthenticator?: RuntimeAuthenticator;
+  /**
+   * The `WWW-Authenticate` value of the group's 401 answers, the pipeline's own refusals included
+   * (an OAuth protected resource names its metadata there).
+   */
+  challenge?: Challenge;
 }
 
 /** The steps before the operation, in the order they run (docs/architecture.md §4); the first to refuse answers. */
@@ -78,7 +83,7 @@ export function createHandler<G extends RouteGroup>(group: G, operations: NoInfe
   const impl = operations as Record<string, Operation<RouteDefinition> | undefined>;
 
   // Registered before the error responder, so its onError runs after the error became an answer.
-  const policies = options.cors ? [answerHeaders(options.cors)] : [];
+  const policies = [...(options.cors ? [answerHeaders(options.cors)] : []), ...(options.challenge ? [challengeOnUnauthorized(options.challenge)] : [])];
   const handler = middy<ApiEvent, ApiResult, Error, Context, PipelineState>()
     .use(requestLogging())
     .use(policies)

@@ -139,7 +139,9 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
   return http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://local');
-      const page = pages?.(req.method ?? 'GET', url.pathname);
+      const match = route(req.method ?? 'GET', url.pathname);
+      // A contract route wins over the console's catch-all page (`/mcp` is the API's, not a client route).
+      const page = match && match !== 'method-not-allowed' ? undefined : pages?.(req.method ?? 'GET', url.pathname);
       if (page) {
         const body = await readBody(req, page.maxBodyBytes);
         if (body === 'too-large') return send(res, 413, { error: 'request body too large', code: 'PAYLOAD_TOO_LARGE' });
@@ -155,7 +157,6 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
         res.end(answer.body);
         return;
       }
-      const match = route(req.method ?? 'GET', url.pathname);
       if (!match) return send(res, 404, { error: 'not found', code: 'NOT_FOUND' });
       if (match === 'method-not-allowed') return send(res, 405, { error: 'method not allowed', code: 'METHOD_NOT_ALLOWED' });
       const body = await readBody(req);

@@ -1,6 +1,57 @@
 // Generated from the OpenAPI document by `npm run client` (openapi-typescript). Do not edit by hand.
 
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RFC 8414 authorization-server metadata: endpoints, scopes, PKCE S256, public clients. */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RFC 9728 protected-resource metadata of the MCP server: its resource URL, authorization server and scopes. */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RFC 9728 protected-resource metadata of the MCP server: its resource URL, authorization server and scopes. */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent": {
         parameters: {
             query?: never;
@@ -1934,6 +1985,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * For the consent page: the client asking and the scopes it asks for, once the request is checked.
+         * @description An unknown client, an unregistered redirect URI or a malformed request answers 400 in the OAuth shape, shown to the person rather than redirected.
+         */
+        get: operations["getOAuthAuthorization"];
+        put?: never;
+        /** The signed-in account's Allow or Deny: the client's redirect URI with a code (or `error=access_denied`) and the state. */
+        post: operations["decideOAuthAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP clients the account authorized, with their scopes. */
+        get: operations["listOAuthConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/connections/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a connected client: every token it holds for the account stops at once. 404 when it holds none. */
+        delete: operations["revokeOAuthConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * RFC 7591 dynamic client registration of a public client (PKCE, no secret).
+         * @description Redirect URIs must be https, or http on a loopback address (RFC 8252). Refusals answer 400 in the OAuth shape (`invalid_redirect_uri`, `invalid_client_metadata`).
+         *
+         *     Rate limit scope: `register`.
+         */
+        post: operations["registerOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** RFC 7009 revocation: revoking an access or a refresh token ends its grant, so the other token stops too. Always 200. */
+        post: operations["revokeOAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The token endpoint: an authorization code (with its PKCE verifier) or a refresh token for an access token and a new refresh token.
+         * @description Every refresh rotates the refresh token: the one presented stops working. Refusals answer 400 `{error, error_description}` (`invalid_grant`...).
+         */
+        post: operations["exchangeOAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -2967,6 +3132,28 @@ export interface paths {
          */
         post: operations["redeliverWebhookEvent"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: the server is stateless and pushes nothing outside a request (405, `Allow: POST`). */
+        get: operations["openMcpStream"];
+        put?: never;
+        /**
+         * Send one MCP JSON-RPC message: initialize, tools/list, tools/call, resources/list, resources/read...
+         * @description Streamable HTTP in stateless mode: every POST stands alone and no `Mcp-Session-Id` is issued. Send `Accept: application/json, text/event-stream`; a request is answered as `text/event-stream` (progress notifications for a `progressToken`, then the JSON-RPC result), a notification with 202. Authenticate with `Authorization: Bearer sk_…` (an API key), a session token, or an OAuth access token of this server (its scopes choose the tools); a 401 carries `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`. Each tool calls the HTTP route it stands for with the caller's credential, so tenant rules, plan checks, rate limits, idempotency and metering are the route's own.
+         */
+        post: operations["postMcpMessage"];
+        /** Not offered: the server keeps no session to end (405, `Allow: POST`). */
+        delete: operations["endMcpSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4097,6 +4284,345 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        authorization_endpoint: string;
+                        code_challenge_methods_supported: "S256"[];
+                        grant_types_supported: string[];
+                        /** Format: uri */
+                        issuer: string;
+                        /** Format: uri */
+                        registration_endpoint: string;
+                        response_types_supported: string[];
+                        /** Format: uri */
+                        revocation_endpoint: string;
+                        scopes_supported: string[];
+                        /** Format: uri */
+                        token_endpoint: string;
+                        token_endpoint_auth_methods_supported: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: "header"[];
+                        /** Format: uri */
+                        resource: string;
+                        resource_name: string;
+                        scopes_supported: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: "header"[];
+                        /** Format: uri */
+                        resource: string;
+                        resource_name: string;
+                        scopes_supported: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAgentAction: {
         parameters: {
             query?: {
@@ -19782,6 +20308,954 @@ export interface operations {
             };
         };
     };
+    getOAuthAuthorization: {
+        parameters: {
+            query: {
+                client_id: string;
+                code_challenge: string;
+                code_challenge_method: string;
+                redirect_uri: string;
+                resource?: string;
+                response_type: string;
+                scope?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        clientName: string;
+                        redirectUri: string;
+                        scopes: ("read" | "agents" | "billing")[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decideOAuthAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "mcpc_0a1b2c3d4e5f",
+                 *       "redirect_uri": "https://claude.ai/api/mcp/auth_callback",
+                 *       "response_type": "code",
+                 *       "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "code_challenge_method": "S256",
+                 *       "scope": "read agents",
+                 *       "state": "af0ifjsldkj",
+                 *       "decision": "allow"
+                 *     }
+                 */
+                "application/json": {
+                    client_id: string;
+                    code_challenge: string;
+                    code_challenge_method: string;
+                    /** @enum {string} */
+                    decision: "allow" | "deny";
+                    redirect_uri: string;
+                    resource?: string;
+                    response_type: string;
+                    scope?: string;
+                    state?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        redirect: string;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOAuthConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: {
+                            clientId: string;
+                            clientName: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: string;
+                            scope: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOAuthConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    registerOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "redirect_uris": [
+                 *         "https://claude.ai/api/mcp/auth_callback"
+                 *       ],
+                 *       "client_name": "Claude"
+                 *     }
+                 */
+                "application/json": {
+                    client_name?: string;
+                    grant_types?: string[];
+                    redirect_uris: string[];
+                    response_types?: string[];
+                    scope?: string;
+                    token_endpoint_auth_method?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        client_id_issued_at: number;
+                        client_name: string;
+                        redirect_uris: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exchangeOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        scope: string;
+                        /** @constant */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Missing or invalid authentication */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOpenApi: {
         parameters: {
             query?: never;
@@ -29941,6 +31415,321 @@ export interface operations {
                 };
             };
             /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openMcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 405 */
+            405: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/list"
+                 *     }
+                 */
+                "application/json": ({
+                    /** @constant */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 406 */
+            406: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    }) | components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endMcpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 405 */
+            405: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`. */
             500: {
                 headers: {
                     /** @description The request id, also in the server logs. */

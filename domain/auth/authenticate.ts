@@ -1,3 +1,4 @@
+import { MCP_ACCESS_TOKEN_PREFIX } from '#contract/mcp-oauth';
 import { config } from '#platform/config';
 import { isDatabaseUnavailable } from '#data/failures';
 import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '#data/api-keys';
@@ -99,6 +100,8 @@ export async function authenticate(authorization: string | undefined, sessionCoo
       if (!token) throw new AuthFailureError('TOKEN_INVALID', 'empty bearer token');
       // A prepaid gateway card receipt is a payment, not a session: the gateway judges it.
       if (isGatewayReceiptToken(token)) return undefined;
+      // An MCP OAuth access token is bound to the MCP server (its audience): the MCP route judges it, no other route takes it.
+      if (token.startsWith(MCP_ACCESS_TOKEN_PREFIX)) return undefined;
       if (looksLikeApiKey(token)) {
         const keyHash = hashApiKey(token);
         // A key this container resolved before records its use beside the look-up, not after it.

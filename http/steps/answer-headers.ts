@@ -9,3 +9,13 @@ export const answerHeaders = (headersOf: AnswerHeaders): PipelineMiddleware => {
   };
   return { after: add, onError: add };
 };
+
+/** The `WWW-Authenticate` a group's 401 answers carry (RFC 6750), telling a client where to learn how to authenticate. */
+export type Challenge = (event: ApiEvent) => string;
+
+export const challengeOnUnauthorized = (challengeOf: Challenge): PipelineMiddleware => {
+  const add = (request: PipelineRequest) => {
+    if (request.response?.statusCode === 401) request.response.headers = { ...request.response.headers, 'www-authenticate': challengeOf(request.event) };
+  };
+  return { after: add, onError: add };
+};

@@ -142,7 +142,7 @@ export class Functions extends Construct {
       schedule: Schedule.rate(Duration.minutes(5)),
       targets: [new LambdaFunction(worker.heartbeat!, { deadLetterQueue: this.asyncDeadLetters, event: RuleTargetInput.fromObject(FIVE_MINUTE_SWEEP) })],
     });
-    // Per-minute schedules run on time without running the health checks every minute too (docs/architecture.md §12).
+    // Per-minute schedules run on time without running the health checks every minute too (docs/architecture.md §13).
     // A cron rule fires at the start of each minute; a rate rule at whatever second it was created,
     // which would make every scheduled prompt up to a minute late.
     new Rule(home, 'MinuteSweepSchedule', {

@@ -79,7 +79,8 @@ const evaluate = async (file: string, expression: string) => {
     AWS_REGION: 'us-east-1',
     JWT_SECRET: 'bundle-test-secret-at-least-32-bytes-long-0123',
   };
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000 });
+  // The served OpenAPI document is past execFile's 1 MiB default.
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout) as unknown;
 };
 

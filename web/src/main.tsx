@@ -10,6 +10,7 @@ import { Dashboard } from './pages/dashboard';
 import { GatewayReceipt } from './pages/gateway-receipt';
 import { ApiKeys } from './pages/keys';
 import { Marketplace } from './pages/marketplace';
+import { OAuthConsent } from './pages/oauth-consent';
 import { SettingsPage } from './pages/settings';
 import { WalletPage } from './pages/wallet';
 import { currentUrl, Link, matchPath, navigate } from './router';
@@ -38,6 +39,8 @@ const ROUTES: Route[] = [
   { path: '/settings/billing', render: () => <BillingPage /> },
   { path: '/wallet', render: () => <WalletPage /> },
   { path: '/settings', render: () => <SettingsPage /> },
+  // The authorization endpoint of the MCP server's OAuth (a signed-in session decides).
+  { path: '/oauth/authorize', render: () => <OAuthConsent /> },
 ];
 
 const NAV = [

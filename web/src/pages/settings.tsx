@@ -23,6 +23,7 @@ export function SettingsPage() {
       <Password />
       <Notifications />
       <WebhookEndpoints />
+      <ConnectedClients />
     </section>
   );
 }
@@ -165,6 +166,41 @@ function WebhookEndpoints() {
               }}
             >
               Remove <span class="visually-hidden">{e.url}</span>
+            </ActionButton>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The MCP clients the account authorized through OAuth (Claude connectors...), each revocable at once. */
+function ConnectedClients() {
+  const connections = useSignal<Answer<'listOAuthConnections'>['connections']>([]);
+  const load = async () => {
+    connections.value = (await api.GET('/api/oauth/connections')).data?.connections ?? [];
+  };
+  useEffect(() => void load(), []);
+  return (
+    <div class="panel">
+      <h2>Connected MCP clients</h2>
+      <p class="hint">Assistants you allowed to use your account through the MCP server. Revoking one stops its access at once.</p>
+      {connections.value.length === 0 && <p>No connected clients.</p>}
+      <ul aria-label="Connected MCP clients">
+        {connections.value.map((c) => (
+          <li key={c.clientId} class="row">
+            <strong>{c.clientName}</strong>
+            <span class="hint">
+              {c.scope} · connected {formatDate(c.createdAt)}
+            </span>
+            <ActionButton
+              class="danger"
+              onAction={async () => {
+                await api.DELETE('/api/oauth/connections/{clientId}', { params: { path: { clientId: c.clientId } } });
+                await load();
+              }}
+            >
+              Revoke <span class="visually-hidden">{c.clientName}</span>
             </ActionButton>
           </li>
         ))}
