@@ -28,6 +28,7 @@ export const CONSOLE_ROUTES = [
   '/settings/billing',
   '/wallet',
   '/settings',
+  '/oauth/authorize',
 ] as const;
 
 /** A console route as a regular expression source, matched as the console's router matches (an optional trailing slash). */

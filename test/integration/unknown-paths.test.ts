@@ -9,7 +9,7 @@ import { createLocalServer } from '#local/server';
  * The local server (`npm start`) over real HTTP: only the console's own routes answer its page; a path
  * no API route serves answers 404 JSON, the API's root prefixes (`/v1/*`, `/mcp*`, `/sse`,
  * `/.well-known/*`) included, so an OpenAI or MCP client probing the platform never gets a 200 of HTML.
- * The API routes under `/v1` still answer (in OpenAI's error shape).
+ * The API routes under `/v1`, `/mcp` and the OAuth metadata under `/.well-known` still answer.
  */
 
 let base = '';
@@ -29,12 +29,12 @@ const UNKNOWN = [
   '/v1/unknown',
   '/v1',
   '/v1/completions',
-  '/mcp',
   '/mcp/tools',
+  '/mcpx',
   '/sse',
-  '/.well-known/oauth-protected-resource',
-  '/.well-known/oauth-authorization-server',
+  '/.well-known/oauth-protected-resource/elsewhere',
   '/.well-known/openid-configuration',
+  '/.well-known/security.txt',
   '/api/infra-mcp/nothing',
   '/api/nothing-here',
   '/agents',
@@ -50,7 +50,7 @@ describe('unknown paths on the local server', () => {
     expect(await res.json()).toEqual({ error: 'not found', code: 'NOT_FOUND' });
   });
 
-  it.each(['/mcp', '/sse', '/.well-known/oauth-protected-resource', '/v1/unknown'])('POST %s answers 404 JSON too', async (pathname) => {
+  it.each(['/mcp/tools', '/sse', '/.well-known/openid-configuration', '/v1/unknown'])('POST %s answers 404 JSON too', async (pathname) => {
     const res = await fetch(`${base}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: 'NOT_FOUND' });
@@ -71,5 +71,14 @@ describe('unknown paths on the local server', () => {
     expect(await res.json()).toEqual({
       error: { message: 'authentication required', type: 'authentication_error', code: 'auth_required', param: null },
     });
+  });
+
+  it('the MCP server and its OAuth metadata are the API’s: JSON, never the console', async () => {
+    const metadata = await fetch(`${base}/.well-known/oauth-protected-resource`);
+    expect(metadata.status).toBe(200);
+    expect(((await metadata.json()) as { resource?: string }).resource).toMatch(/\/mcp$/);
+    const mcp = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get('www-authenticate')).toContain('resource_metadata=');
   });
 });
