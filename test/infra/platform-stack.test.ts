@@ -185,8 +185,8 @@ describe('api', () => {
 });
 
 describe('response streaming', () => {
-  it('marks exactly the agent-chat, ai, gateway and openai-compatible groups as streaming', () => {
-    expect(streamingGroups.sort()).toEqual(['agent-chat', 'ai', 'gateway', 'openai-compatible']);
+  it('marks exactly the agent-chat, ai, gateway, mcp and openai-compatible groups as streaming', () => {
+    expect(streamingGroups.sort()).toEqual(['agent-chat', 'ai', 'gateway', 'mcp', 'openai-compatible']);
   });
 
   it('gives each streaming group a twin at its streamHandler export, with the same settings and role rights', () => {
