@@ -175,7 +175,12 @@ export async function guardedFetch(raw: string, req: GuardedRequest = {}): Promi
     const location = res.headers.location;
     if (!REDIRECTS.has(status) || !location || maxRedirects === 0) return { status, url: vetted.url.href, headers: res.headers, body, truncated };
     if (hop >= maxRedirects) throw new UrlNotAllowedError(`more than ${maxRedirects} redirects`);
-    current = new URL(location, vetted.url);
+    try {
+      current = new URL(location, vetted.url);
+    } catch {
+      // A Location no URL parser accepts is the site's answer, not our fault: refused like any hop we will not follow.
+      throw new UrlNotAllowedError(`${vetted.url.host} redirected to a Location that is not a valid URL`);
+    }
     // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
     if (status === 303 || ((status === 301 || status === 302) && hopRequest.method === 'POST')) hopRequest = { ...hopRequest, method: 'GET', body: undefined };
   }
