@@ -88,6 +88,18 @@ export function isBlockedAddress(raw: string): boolean {
   return blocked.check(address, 'ipv6');
 }
 
+/** Loopback in any spelling (127.0.0.0/8, `::1`, `::ffff:127.x.y.z`): what the local stack's own receivers listen on. */
+export function isLoopbackAddress(raw: string): boolean {
+  const address = raw.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(address);
+  if (family === 4) return address.startsWith('127.');
+  if (family !== 6) return false;
+  const groups = ipv6Groups(address);
+  if (groups.slice(0, 7).every((x) => x === 0) && groups[7] === 1) return true;
+  const v4 = embeddedIpv4(groups);
+  return v4?.startsWith('127.') === true && groups[5] === 0xffff;
+}
+
 export async function assertPublicHttpsUrl(raw: string): Promise<void> {
   const url = new URL(raw);
   if (url.protocol !== 'https:') throw new BlockedUrlError('webhook endpoints must use https');
