@@ -6114,6 +6114,7 @@ export interface operations {
                             /** @enum {string} */
                             role: "user" | "assistant" | "system";
                         }[];
+                        /** @description the memory keys follow the memory API (`/api/memory`): 1 to 256 characters, no unpaired surrogates, not `__proto__` */
                         memory: {
                             [key: string]: components["schemas"]["JsonValue"];
                         };
@@ -8383,6 +8384,7 @@ export interface operations {
                         /** @enum {string} */
                         role: "user" | "assistant" | "system";
                     }[];
+                    /** @description the memory keys follow the memory API (`/api/memory`): 1 to 256 characters, no unpaired surrogates, not `__proto__` */
                     memory: {
                         [key: string]: components["schemas"]["JsonValue"];
                     };
