@@ -1,6 +1,6 @@
 import { sendEmail } from '#adapters/email';
 import { runtimeRequest } from '#adapters/launcher';
-import { revokeAllApiKeys } from '#data/api-keys';
+import { listApiKeys, revokeAllApiKeys } from '#data/api-keys';
 import { getInstance, replaceGatewayToken } from '#data/instances';
 import { ConditionFailedError } from '#data/failures';
 import { getUser } from '#data/users';
@@ -63,12 +63,14 @@ export async function evictCredentials(userId: string, what: Eviction): Promise<
   }
   if (what.gatewayToken && (await rotateGatewayToken(userId)))
     revoked.push("your agents' instance gateway token (replaced by a new one; the instance keeps running)");
-  await notifyOwner(userId, what.reason, revoked);
+  // Keys kept on purpose are named too: one the owner does not recognise is an intruder's way back in.
+  const remaining = what.apiKeys ? [] : (await listApiKeys(userId)).map((k) => `${k.name} (${k.keyPreview})`);
+  await notifyOwner(userId, what.reason, revoked, remaining);
   return revoked;
 }
 
 /** The notice is best effort: a mail failure must not undo a recovery that already happened. */
-async function notifyOwner(userId: string, reason: string, revoked: string[]): Promise<void> {
+async function notifyOwner(userId: string, reason: string, revoked: string[], remaining: string[]): Promise<void> {
   if (!revoked.length) return;
   try {
     const user = await getUser(userId, true);
@@ -79,6 +81,9 @@ async function notifyOwner(userId: string, reason: string, revoked: string[]): P
       text:
         `After a ${reason} on your account, these credentials no longer work:\n\n` +
         revoked.map((r) => `- ${r}\n`).join('') +
+        (remaining.length
+          ? `\nThese API keys were NOT revoked and still work:\n\n${remaining.map((k) => `- ${k}\n`).join('')}\nRevoke any you do not recognise in Settings, API keys.\n`
+          : '') +
         '\nIf this was not you, reset your password now.\n',
     });
   } catch (err) {

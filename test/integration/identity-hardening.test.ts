@@ -108,6 +108,18 @@ describe('defect 4: recovery evicts the intruder', () => {
     expect(await isGatewayToken(user.userId, token)).toBe(false);
   });
 
+  it('the notice of a password change that keeps the API keys names the keys that still work', async () => {
+    const user = await signUp();
+    await newKey(user);
+    const changed = await call('POST', '/api/settings/password', {
+      bearer: user.token,
+      body: { currentPassword: user.password, newPassword: 'second-password-9' },
+    });
+    expect(changed.status).toBe(200);
+    const notice = (await readOutbox(user.email)).filter((m) => m.subject === 'Access to your account was revoked').at(-1)!;
+    expect(notice.text).toMatch(/These API keys were NOT revoked and still work:\s+- ci \(sk_/);
+  });
+
   it('the owner rotates the gateway token on demand; only the owner', async () => {
     const user = await signUp();
     const before = await gatewayToken(user.userId);
