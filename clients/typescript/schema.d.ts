@@ -2837,7 +2837,7 @@ export interface paths {
         put?: never;
         /**
          * Create a hosted wallet for the caller, usable on the test and main networks.
-         * @description Requires a session (the spec shows none; key creation is not left open). `email` must be the caller's account email (403 otherwise): it names the wallet owner and grants nothing. 400 when `email` is missing or malformed, or the account already has a wallet (`WALLET_EXISTS`); 500 with `setup` when the hosted wallet is not configured, or with `details` (a short reason, never secrets) on another failure.
+         * @description Requires a session (the spec shows none; key creation is not left open). `email` must be the caller's account email (403 otherwise): it names the wallet owner and grants nothing. 400 when `email` is missing or malformed, or the account already has a wallet (`WALLET_EXISTS`); 503 `HOSTED_WALLET_NOT_CONFIGURED` with `setup` when the hosted wallet is not configured (a state of the platform, not a failure), 500 with `details` (a short reason, never secrets) on another failure.
          */
         post: operations["createHostedWalletForEmail"];
         delete?: never;
@@ -28612,12 +28612,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": ({
-                        error: string;
-                        /** @description what the operator must configure: names of the missing settings, never their values */
-                        setup: string;
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
                         details: string;
                         error: string;
                     } & {
@@ -28625,7 +28619,7 @@ export interface operations {
                     }) | components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`, `HOSTED_WALLET_NOT_CONFIGURED`. */
             503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -28633,7 +28627,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @constant */
+                        code: "HOSTED_WALLET_NOT_CONFIGURED";
+                        error: string;
+                        /** @description what the operator must configure: names of the missing settings, never their values */
+                        setup: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
