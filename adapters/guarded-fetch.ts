@@ -2,9 +2,9 @@ import { lookup } from 'node:dns/promises';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
-import { fetchConfig } from '#platform/config';
+import { config, fetchConfig } from '#platform/config';
 import { DomainError } from '#platform/errors';
-import { isBlockedAddress } from './url-guard';
+import { isBlockedAddress, isLoopbackAddress } from './url-guard';
 import { outsideCallSignal } from '#platform/deadline';
 
 /**
@@ -30,6 +30,13 @@ export interface GuardedRequest {
   timeoutMs?: number;
   /** 0 answers a redirect as it is (webhook deliveries treat it as a failure). */
   maxRedirects?: number;
+  /**
+   * Outside AWS, loopback addresses pass too (still resolved once and pinned): account webhook
+   * receivers of the local stack and its tests listen there. Ignored in AWS.
+   */
+  loopbackOutsideAws?: boolean;
+  /** Only https URLs (every hop). */
+  httpsOnly?: boolean;
 }
 
 export interface GuardedResponse {
@@ -67,7 +74,7 @@ interface Vetted {
 const portOf = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : '80');
 
 /** Parses and vets one hop; resolves the name once. Throws before any connection is made. */
-export async function vetUrl(raw: string | URL): Promise<Vetted> {
+export async function vetUrl(raw: string | URL, opts: Pick<GuardedRequest, 'loopbackOutsideAws' | 'httpsOnly'> = {}): Promise<Vetted> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -75,6 +82,7 @@ export async function vetUrl(raw: string | URL): Promise<Vetted> {
     throw new UrlNotAllowedError('not a valid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlNotAllowedError('only http and https URLs can be fetched');
+  if (opts.httpsOnly && url.protocol !== 'https:') throw new UrlNotAllowedError('only https URLs are called');
   if (url.username || url.password) throw new UrlNotAllowedError('URLs with credentials are not fetched');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host);
@@ -88,7 +96,9 @@ export async function vetUrl(raw: string | URL): Promise<Vetted> {
       throw new FetchFailedError(`${url.hostname} could not be resolved`);
     }
   }
-  if (!addresses.length || addresses.some((a) => isBlockedAddress(a.address))) throw new UrlNotAllowedError(`${url.hostname} is not a public internet address`);
+  const loopbackOk = opts.loopbackOutsideAws === true && config().stage !== 'aws';
+  const refused = (address: string) => isBlockedAddress(address) && !(loopbackOk && isLoopbackAddress(address));
+  if (!addresses.length || addresses.some((a) => refused(a.address))) throw new UrlNotAllowedError(`${url.hostname} is not a public internet address`);
   const [first] = addresses as [{ address: string; family: number }];
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
@@ -162,7 +172,7 @@ export async function guardedFetch(raw: string, req: GuardedRequest = {}): Promi
   let current: string | URL = raw;
   let hopRequest = req;
   for (let hop = 0; ; hop++) {
-    const vetted = await vetUrl(current);
+    const vetted = await vetUrl(current, req);
     let answer: Awaited<ReturnType<typeof send>>;
     try {
       answer = await send(vetted, hopRequest, maxBytes, signal);
@@ -175,7 +185,12 @@ export async function guardedFetch(raw: string, req: GuardedRequest = {}): Promi
     const location = res.headers.location;
     if (!REDIRECTS.has(status) || !location || maxRedirects === 0) return { status, url: vetted.url.href, headers: res.headers, body, truncated };
     if (hop >= maxRedirects) throw new UrlNotAllowedError(`more than ${maxRedirects} redirects`);
-    current = new URL(location, vetted.url);
+    try {
+      current = new URL(location, vetted.url);
+    } catch {
+      // A Location no URL parser accepts is the site's answer, not our fault: refused like any hop we will not follow.
+      throw new UrlNotAllowedError(`${vetted.url.host} redirected to a Location that is not a valid URL`);
+    }
     // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
     if (status === 303 || ((status === 301 || status === 302) && hopRequest.method === 'POST')) hopRequest = { ...hopRequest, method: 'GET', body: undefined };
   }

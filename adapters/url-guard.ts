@@ -6,7 +6,9 @@ import { BlockList, isIP } from 'node:net';
  * own network (VPC ranges, the metadata service at 169.254.169.254, loopback, CGNAT), nor those
  * addresses written in another form (an IPv4 address inside IPv6: mapped `::ffff:`, NAT64
  * `64:ff9b::`, the deprecated compatible `::a.b.c.d`). Tunnelling prefixes (6to4, Teredo) carry an
- * IPv4 address the platform cannot vet, so they are refused whole.
+ * IPv4 address the platform cannot vet, so they are refused whole. IPv6 is judged by an allow-list:
+ * only global unicast (`2000::/3`) outside the special ranges below passes, so a form nobody listed
+ * (the IPv4-translated `::ffff:0:a.b.c.d`, a reserved or future range) is refused, not let through.
  *
  * `assertPublicHttpsUrl` checks operator and account webhook URLs at registration (the request
  * resolves the name again later); user-supplied URLs that the platform fetches go through
@@ -22,6 +24,7 @@ for (const [net, prefix] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -81,7 +84,20 @@ export function isBlockedAddress(raw: string): boolean {
   if (groups.slice(0, 6).every((x) => x === 0)) return true;
   const v4 = embeddedIpv4(groups);
   if (v4 !== undefined) return blocked.check(v4, 'ipv4');
+  if ((groups[0]! & 0xe000) !== 0x2000) return true;
   return blocked.check(address, 'ipv6');
+}
+
+/** Loopback in any spelling (127.0.0.0/8, `::1`, `::ffff:127.x.y.z`): what the local stack's own receivers listen on. */
+export function isLoopbackAddress(raw: string): boolean {
+  const address = raw.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(address);
+  if (family === 4) return address.startsWith('127.');
+  if (family !== 6) return false;
+  const groups = ipv6Groups(address);
+  if (groups.slice(0, 7).every((x) => x === 0) && groups[7] === 1) return true;
+  const v4 = embeddedIpv4(groups);
+  return v4?.startsWith('127.') === true && groups[5] === 0xffff;
 }
 
 export async function assertPublicHttpsUrl(raw: string): Promise<void> {

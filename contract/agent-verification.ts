@@ -38,8 +38,14 @@ export const VerifyAgentBody = lazySchema(() =>
     .strictObject({
       verificationType: VerificationType(),
       attestationUid: z.optional(Bytes32Hex()).check(z.describe('required for `eas`: the UID of the attestation about this agent')),
-      walletAddress: z.optional(EvmAddress()),
-      signature: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(z.describe('required for `coinbase`, `ens` and `webauthn`')),
+      walletAddress: z
+        .optional(EvmAddress())
+        .check(
+          z.describe("for `eas`: the attestation's recipient, accepted when the account has proven it or with `signature` by it; omitted, any proven address"),
+        ),
+      signature: z
+        .optional(z.string().check(z.minLength(1), z.maxLength(8192)))
+        .check(z.describe('required for `coinbase`, `ens` and `webauthn`; for `eas` with a `walletAddress` the account has not proven')),
       ensName: z
         .optional(z.string().check(z.minLength(3), z.maxLength(255)))
         .check(z.describe('required for `ens`: the name that must resolve to the signing wallet')),
@@ -48,13 +54,6 @@ export const VerifyAgentBody = lazySchema(() =>
       z.superRefine((body, ctx) => {
         if (body.verificationType === 'eas' && body.attestationUid === undefined) {
           ctx.addIssue({ code: 'custom', path: ['attestationUid'], message: 'attestationUid is required for eas verification' });
-        }
-        if (body.verificationType === 'eas' && body.walletAddress === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['walletAddress'],
-            message: "walletAddress is required for eas verification: it must be the attestation's recipient",
-          });
         }
         if (body.verificationType === 'ens' && body.ensName === undefined) {
           ctx.addIssue({ code: 'custom', path: ['ensName'], message: 'ensName is required for ens verification' });
@@ -117,7 +116,7 @@ export const agentVerificationContract = defineGroup({
       rateLimit: 'agents',
       summary: 'Verify an owned agent with an EAS attestation or a wallet / passkey signature.',
       description: [
-        '`attestationUid` and `walletAddress` are required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing).',
+        '`attestationUid` is required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing).',
         'Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191',
         '(personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given;',
         'else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`; then for `coinbase` the signer must hold',
@@ -125,7 +124,9 @@ export const agentVerificationContract = defineGroup({
         'plus the Coinbase attester: 422 `COINBASE_NOT_VERIFIED` when there is none, 422 `ATTESTATION_ATTESTER_MISMATCH`), and for `ens` `ensName` must',
         'resolve to the signer through the ENS Universal Resolver (422 `ENS_NAME_MISMATCH`; 503 `ENS_NOT_CONFIGURED` without an ENS RPC). For `eas` the attestation is read from the',
         'EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`),',
-        'carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and have `walletAddress` as recipient (422 `ATTESTATION_RECIPIENT_MISMATCH`);',
+        'carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and name as recipient an address the account has proven (422 `ATTESTATION_RECIPIENT_MISMATCH`):',
+        'without `walletAddress` its wallet sign-in address or hosted wallet; a given `walletAddress` only when it is one of those or `signature` is its',
+        'EIP-191 signature of the message above (else 400 `VERIFICATION_FAILED`), since an attestation is public and quoting its recipient proves nothing;',
         'a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`.',
         'For `webauthn` the `signature` is the JSON of the passkey assertion (PublicKeyCredential.toJSON()) over the challenge of',
         '`POST /api/agents/{id}/webauthn/verify-options`: the challenge is single use (422 `WEBAUTHN_CHALLENGE_MISSING` when there is none),',

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { defineGroup, lazySchema, type RouteDefinition } from './route';
+import { MemoryKey } from './memory';
 
 /**
  * Autonomous agents: monthly spending caps with a kill switch, scheduled prompts, and
@@ -252,7 +253,9 @@ export const AgentExport = lazySchema(() =>
         .record(z.string(), JsonValue())
         .check(z.describe('the agent configuration without secret values (`env` keeps names only, under `secrets.env`)')),
     }),
-    memory: z.record(z.string().check(z.maxLength(256)), JsonValue()),
+    memory: z
+      .record(MemoryKey(), JsonValue())
+      .check(z.describe('the memory keys follow the memory API (`/api/memory`): 1 to 256 characters, no unpaired surrogates, not `__proto__`')),
     skills: z.array(z.strictObject({ skillId: ResourceId(), enabled: z.boolean(), config: z.record(z.string(), JsonValue()) })).check(z.maxLength(100)),
     schedules: z
       .array(

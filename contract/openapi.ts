@@ -234,7 +234,7 @@ const SAME_ORIGIN_NOTE =
   "Cross-site requests are refused with 403 `CROSS_SITE_REQUEST`: a browser `Origin` other than the application's, or `Sec-Fetch-Site` other than `same-origin`/`none` (login CSRF).";
 
 const IDEMPOTENCY_NOTE =
-  'Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer.';
+  'Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer.';
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
 

@@ -63,8 +63,9 @@ export interface RoutePolicy {
   sameOrigin?: boolean;
   /**
    * The route honours an `Idempotency-Key` header (money moves, outbound messages): the pipeline
-   * keeps the first completed answer under the caller, operation and key for a day and replays it
-   * for a repeat; the same key with another body is refused, as is a repeat while the first runs.
+   * keeps the first completed answer under the caller, operation, credential and key for a day and
+   * replays it for that credential's repeat; the same key with another path or body is refused, as
+   * is a repeat while the first runs.
    */
   idempotent?: boolean;
   /**

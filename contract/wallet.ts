@@ -150,7 +150,7 @@ export const walletContract = defineGroup({
       description: [
         "Requires a session (the spec shows none; key creation is not left open). `email` must be the caller's account email (403 otherwise):",
         'it names the wallet owner and grants nothing. 400 when `email` is missing or malformed, or the account already has a wallet (`WALLET_EXISTS`);',
-        '500 with `setup` when the hosted wallet is not configured, or with `details` (a short reason, never secrets) on another failure.',
+        '503 `HOSTED_WALLET_NOT_CONFIGURED` with `setup` when the hosted wallet is not configured (a state of the platform, not a failure), 500 with `details` (a short reason, never secrets) on another failure.',
       ].join(' '),
       body: CreateWalletBody,
       example: { email: 'dj.nova@example.com' },
@@ -163,7 +163,8 @@ export const walletContract = defineGroup({
           networks: z.array(WalletNetwork()),
         }),
         400: z.union([commonErrorResponses()[400], z.looseObject({ error: z.string(), code: z.literal('WALLET_EXISTS') })]),
-        500: z.union([z.looseObject({ error: z.string(), setup: SetupHint() }), z.looseObject({ error: z.string(), details: z.string() }), ErrorBody()]),
+        500: z.union([z.looseObject({ error: z.string(), details: z.string() }), ErrorBody()]),
+        503: z.looseObject({ error: z.string(), code: z.literal('HOSTED_WALLET_NOT_CONFIGURED'), setup: SetupHint() }),
       }),
     },
     {

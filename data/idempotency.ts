@@ -4,8 +4,11 @@ import * as keys from './keys';
 import { ConditionFailedError, tenant } from './tenant';
 
 /**
- * Idempotency-Key records in the caller's partition, one per operation and key (the key hashed, so
- * any header value makes a safe sort key). A claim writes an `in-progress` marker only where no live
+ * Idempotency-Key records in the caller's partition, one per operation, credential and key (hashed
+ * together, so any header value makes a safe sort key). The credential is part of the record so a
+ * stored answer is only ever replayed to the credential that earned it: another credential of the
+ * account (an API key repeating a session's request) gets its own record and the operation's own
+ * authorization. A claim writes an `in-progress` marker only where no live
  * record is (conditional put), so of two concurrent requests with one key exactly one runs; the
  * winner then replaces the marker with its answer, kept until `expiresAt` (24 h, DynamoDB TTL; read
  * checks it too, since TTL deletes lazily). A marker whose holder died is taken over after `lockedUntil`.
@@ -33,14 +36,25 @@ interface IdempotencyItem extends Record<string, unknown> {
 export type Claim = { outcome: 'claimed' } | { outcome: 'replay'; answer: StoredAnswer } | { outcome: 'in-progress' } | { outcome: 'reused' };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const recordKey = (userId: string, operation: string, key: string) => keys.idempotencyRecord(userId, operation, sha256(key));
+/** Who presented the key: `session:<jti>` or `apiKey:<keyId>`. */
+export type IdempotencyCredential = string;
+const recordKey = (userId: string, operation: string, credential: IdempotencyCredential, key: string) =>
+  keys.idempotencyRecord(userId, operation, sha256(`${credential}\u0000${key}`));
 const epochSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
 
-export async function claimIdempotencyKey(userId: string, operation: string, key: string, body: string, now = new Date()): Promise<Claim> {
+/** `request` is the request's fingerprint (its path parameters and body): another one under the same key is `reused`. */
+export async function claimIdempotencyKey(
+  userId: string,
+  operation: string,
+  credential: IdempotencyCredential,
+  key: string,
+  request: string,
+  now = new Date(),
+): Promise<Claim> {
   const store = tenant(userId);
-  const itemKey = recordKey(userId, operation, key);
+  const itemKey = recordKey(userId, operation, credential, key);
   const nowSeconds = epochSeconds(now);
-  const bodySha256 = sha256(body);
+  const bodySha256 = sha256(request);
   try {
     await store.put(
       { ...itemKey, state: 'in-progress', bodySha256, expiresAt: nowSeconds + IDEMPOTENCY_TTL_SECONDS, lockedUntil: nowSeconds + IDEMPOTENCY_LOCK_SECONDS },
@@ -63,8 +77,14 @@ export async function claimIdempotencyKey(userId: string, operation: string, key
 }
 
 /** Keeps the answer of a claimed key; the expiry stays the claim's. */
-export async function completeIdempotencyKey(userId: string, operation: string, key: string, answer: StoredAnswer): Promise<void> {
-  await tenant(userId).update(recordKey(userId, operation, key), {
+export async function completeIdempotencyKey(
+  userId: string,
+  operation: string,
+  credential: IdempotencyCredential,
+  key: string,
+  answer: StoredAnswer,
+): Promise<void> {
+  await tenant(userId).update(recordKey(userId, operation, credential, key), {
     expression: 'SET #state = :done, answer = :answer',
     names: { '#state': 'state' },
     values: { ':done': 'done', ':answer': answer },
@@ -72,9 +92,13 @@ export async function completeIdempotencyKey(userId: string, operation: string, 
 }
 
 /** A failed request keeps nothing: its marker goes, so a retry with the same key runs again. */
-export async function releaseIdempotencyKey(userId: string, operation: string, key: string): Promise<void> {
+export async function releaseIdempotencyKey(userId: string, operation: string, credential: IdempotencyCredential, key: string): Promise<void> {
   await tenant(userId)
-    .delete(recordKey(userId, operation, key), { expression: '#state = :inProgress', names: { '#state': 'state' }, values: { ':inProgress': 'in-progress' } })
+    .delete(recordKey(userId, operation, credential, key), {
+      expression: '#state = :inProgress',
+      names: { '#state': 'state' },
+      values: { ':inProgress': 'in-progress' },
+    })
     .catch((err) => {
       if (!(err instanceof ConditionFailedError)) throw err;
     });

@@ -50,7 +50,13 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 function html(status: number, title: string, body: string): PageAnswer {
   return {
     status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+    // The card checkout page takes a click that pays: no other site may frame it (clickjacking).
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': "frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+    },
     body: `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body style="font-family:sans-serif;max-width:40rem;margin:2rem auto">\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`,
   };
 }

@@ -522,7 +522,8 @@ const GATING_SETTINGS = {
   GATING_TOKEN_SYMBOL: { schema: () => z.string().check(z.minLength(1), z.maxLength(32)), default: 'TOKEN', description: 'Symbol reported as `token`.' },
   GATING_RPC_URL: {
     schema: optionalUrl,
-    description: 'JSON-RPC the balance is read from (may carry a provider key); default CHAIN_RPC_URL, then the public endpoint.',
+    description:
+      'JSON-RPC the balance is read from (may carry a provider key); default CHAIN_RPC_URL, then in AWS the public endpoint. Locally no public host is called by default: gated reads answer 503 CHAIN_UNAVAILABLE until one of them is set.',
   },
   GATING_PUBLIC_RPC_URL: {
     schema: () => z.url(),
@@ -531,11 +532,12 @@ const GATING_SETTINGS = {
   },
 } as const satisfies SettingGroup;
 
-export const gatingConfig = /* @__PURE__ */ configSection([GATING_SETTINGS, CHAIN_SETTINGS], (e) => ({
+export const gatingConfig = /* @__PURE__ */ configSection([GATING_SETTINGS, CHAIN_SETTINGS], (e, core) => ({
   tokenAddress: e.GATING_TOKEN_ADDRESS,
   minBalance: e.GATING_MIN_BALANCE,
   tokenSymbol: e.GATING_TOKEN_SYMBOL,
-  rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? e.GATING_PUBLIC_RPC_URL,
+  // The local stack and tests call no outside host unless told to (the README's outside-call settings).
+  rpcUrl: e.GATING_RPC_URL ?? e.CHAIN_RPC_URL ?? (core.inAws ? e.GATING_PUBLIC_RPC_URL : undefined),
   publicRpcUrl: e.GATING_PUBLIC_RPC_URL,
 }));
 

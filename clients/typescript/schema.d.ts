@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an owned agent with an EAS attestation or a wallet / passkey signature.
-         * @description `attestationUid` and `walletAddress` are required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing). Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191 (personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given; else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`; then for `coinbase` the signer must hold Coinbase's Verified Account attestation on Base (looked up in Coinbase's attestation indexer, then read from EAS and checked like `eas` below, plus the Coinbase attester: 422 `COINBASE_NOT_VERIFIED` when there is none, 422 `ATTESTATION_ATTESTER_MISMATCH`), and for `ens` `ensName` must resolve to the signer through the ENS Universal Resolver (422 `ENS_NAME_MISMATCH`; 503 `ENS_NOT_CONFIGURED` without an ENS RPC). For `eas` the attestation is read from the EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`), carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and have `walletAddress` as recipient (422 `ATTESTATION_RECIPIENT_MISMATCH`); a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`. For `webauthn` the `signature` is the JSON of the passkey assertion (PublicKeyCredential.toJSON()) over the challenge of `POST /api/agents/{id}/webauthn/verify-options`: the challenge is single use (422 `WEBAUTHN_CHALLENGE_MISSING` when there is none), the passkey must be one the account registered (422 `UNKNOWN_PASSKEY`) and the signature must verify (400 `VERIFICATION_FAILED`); its counter is then moved forward. `metadata.checked` says which proof was checked. Re-verifying replaces the previous record.
+         * @description `attestationUid` is required for `eas`; `signature` for `coinbase`, `ens` and `webauthn` (400 when missing). Only a proof that was checked is stored: for `coinbase` and `ens` the `signature` must be an EIP-191 (personal_sign) signature of the message `Verify agent <agentId> on the agent platform` whose signer equals `walletAddress` (when given; else the recovered signer is recorded as `verifierAddress`), otherwise 400 `VERIFICATION_FAILED`; then for `coinbase` the signer must hold Coinbase's Verified Account attestation on Base (looked up in Coinbase's attestation indexer, then read from EAS and checked like `eas` below, plus the Coinbase attester: 422 `COINBASE_NOT_VERIFIED` when there is none, 422 `ATTESTATION_ATTESTER_MISMATCH`), and for `ens` `ensName` must resolve to the signer through the ENS Universal Resolver (422 `ENS_NAME_MISMATCH`; 503 `ENS_NOT_CONFIGURED` without an ENS RPC). For `eas` the attestation is read from the EAS contract on chain: it must exist (422 `ATTESTATION_NOT_FOUND`), not be revoked or expired (422 `ATTESTATION_REVOKED` / `ATTESTATION_EXPIRED`), carry the configured schema (422 `ATTESTATION_SCHEMA_MISMATCH`) and name as recipient an address the account has proven (422 `ATTESTATION_RECIPIENT_MISMATCH`): without `walletAddress` its wallet sign-in address or hosted wallet; a given `walletAddress` only when it is one of those or `signature` is its EIP-191 signature of the message above (else 400 `VERIFICATION_FAILED`), since an attestation is public and quoting its recipient proves nothing; a chain that cannot be read answers 503 `CHAIN_UNAVAILABLE`, a platform without EAS settings 503 `EAS_NOT_CONFIGURED`. For `webauthn` the `signature` is the JSON of the passkey assertion (PublicKeyCredential.toJSON()) over the challenge of `POST /api/agents/{id}/webauthn/verify-options`: the challenge is single use (422 `WEBAUTHN_CHALLENGE_MISSING` when there is none), the passkey must be one the account registered (422 `UNKNOWN_PASSKEY`) and the signature must verify (400 `VERIFICATION_FAILED`); its counter is then moved forward. `metadata.checked` says which proof was checked. Re-verifying replaces the previous record.
          *
          *     Rate limit scope: `agents`.
          */
@@ -3002,7 +3002,7 @@ export interface paths {
         put?: never;
         /**
          * Create a hosted wallet for the caller, usable on the test and main networks.
-         * @description Requires a session (the spec shows none; key creation is not left open). `email` must be the caller's account email (403 otherwise): it names the wallet owner and grants nothing. 400 when `email` is missing or malformed, or the account already has a wallet (`WALLET_EXISTS`); 500 with `setup` when the hosted wallet is not configured, or with `details` (a short reason, never secrets) on another failure.
+         * @description Requires a session (the spec shows none; key creation is not left open). `email` must be the caller's account email (403 otherwise): it names the wallet owner and grants nothing. 400 when `email` is missing or malformed, or the account already has a wallet (`WALLET_EXISTS`); 503 `HOSTED_WALLET_NOT_CONFIGURED` with `setup` when the hosted wallet is not configured (a state of the platform, not a failure), 500 with `details` (a short reason, never secrets) on another failure.
          */
         post: operations["createHostedWalletForEmail"];
         delete?: never;
@@ -4254,10 +4254,11 @@ export interface components {
             attestationUid?: string;
             /** @description required for `ens`: the name that must resolve to the signing wallet */
             ensName?: string;
-            /** @description required for `coinbase`, `ens` and `webauthn` */
+            /** @description required for `coinbase`, `ens` and `webauthn`; for `eas` with a `walletAddress` the account has not proven */
             signature?: string;
             /** @enum {string} */
             verificationType: "eas" | "coinbase" | "ens" | "webauthn";
+            /** @description for `eas`: the attestation's recipient, accepted when the account has proven it or with `signature` by it; omitted, any proven address */
             walletAddress?: string;
         };
         Wallet: {
@@ -6697,6 +6698,7 @@ export interface operations {
                             /** @enum {string} */
                             role: "user" | "assistant" | "system";
                         }[];
+                        /** @description the memory keys follow the memory API (`/api/memory`): 1 to 256 characters, no unpaired surrogates, not `__proto__` */
                         memory: {
                             [key: string]: components["schemas"]["JsonValue"];
                         };
@@ -8966,6 +8968,7 @@ export interface operations {
                         /** @enum {string} */
                         role: "user" | "assistant" | "system";
                     }[];
+                    /** @description the memory keys follow the memory API (`/api/memory`): 1 to 256 characters, no unpaired surrogates, not `__proto__` */
                     memory: {
                         [key: string]: components["schemas"]["JsonValue"];
                     };
@@ -9268,7 +9271,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -12986,7 +12989,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -13917,7 +13920,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -17117,7 +17120,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19132,7 +19135,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -19656,7 +19659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -21320,7 +21323,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -23250,7 +23253,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -23460,7 +23463,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -23640,7 +23643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -23845,7 +23848,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -24061,7 +24064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -24287,7 +24290,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -24484,7 +24487,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -24684,7 +24687,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -24873,7 +24876,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -25068,7 +25071,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -25254,7 +25257,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -25449,7 +25452,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -25652,7 +25655,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -26000,7 +26003,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -26220,7 +26223,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -26446,7 +26449,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -26770,7 +26773,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -26991,7 +26994,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -27194,7 +27197,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -27385,7 +27388,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -27564,7 +27567,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -27764,7 +27767,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -27978,7 +27981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -28163,7 +28166,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -28356,7 +28359,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -28702,7 +28705,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -28885,7 +28888,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -29090,7 +29093,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation and the key, and a repeat with the same key and body gets that answer again (header `Idempotent-Replayed: true`) without running twice. The same key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
                 "Idempotency-Key"?: string;
                 /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
                 "x-csrf-token"?: string;
@@ -30140,12 +30143,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": ({
-                        error: string;
-                        /** @description what the operator must configure: names of the missing settings, never their values */
-                        setup: string;
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
                         details: string;
                         error: string;
                     } & {
@@ -30153,7 +30150,7 @@ export interface operations {
                     }) | components["schemas"]["Error"];
                 };
             };
-            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`, `HOSTED_WALLET_NOT_CONFIGURED`. */
             503: {
                 headers: {
                     /** @description The request id, also in the server logs. */
@@ -30161,7 +30158,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @constant */
+                        code: "HOSTED_WALLET_NOT_CONFIGURED";
+                        error: string;
+                        /** @description what the operator must configure: names of the missing settings, never their values */
+                        setup: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */

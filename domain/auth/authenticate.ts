@@ -1,5 +1,4 @@
 import { MCP_ACCESS_TOKEN_PREFIX } from '#contract/mcp-oauth';
-import { config } from '#platform/config';
 import { isDatabaseUnavailable } from '#data/failures';
 import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '#data/api-keys';
 import { isGatewayReceiptToken } from '#data/gateway-receipts';
@@ -8,6 +7,7 @@ import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 import { hashApiKey, looksLikeApiKey } from '#platform/crypto/api-keys';
 import { AuthConfigError, TokenInvalidError, verifySessionToken, type SessionClaims } from './jwt';
+import { accountRights, isListedAddress } from './rights';
 import { sessionIsValid } from './session-gate';
 
 export interface AuthContext {
@@ -33,19 +33,16 @@ export class AuthFailureError extends DomainError {
   }
 }
 
-export const isAdminEmail = (email: string) => config().adminEmails.includes(email.toLowerCase());
-export const isTesterEmail = (email: string) => config().testerEmails.includes(email.toLowerCase());
-
-/** Admin and tester rights belong to a listed address only once the account has proven it. */
+/** Admin and tester rights belong to a listed address only once the account has proven it (./rights.ts). */
 function contextFor(userId: string, email: string, emailVerified: boolean, via: AuthContext['via'], extra: Partial<AuthContext>): AuthContext {
-  return { userId, email, isAdmin: emailVerified && isAdminEmail(email), isTester: emailVerified && isTesterEmail(email), via, ...extra };
+  return { userId, email, ...accountRights({ email, emailVerified }), via, ...extra };
 }
 
 /** What a session token says of its account; `role` is `admin` only for a proven admin address. */
 export const sessionIdentity = (user: { userId: string; email: string; emailVerified?: boolean }) => ({
   userId: user.userId,
   email: user.email,
-  role: user.emailVerified === true && isAdminEmail(user.email) ? ('admin' as const) : ('user' as const),
+  role: accountRights(user).isAdmin ? ('admin' as const) : ('user' as const),
   emailVerified: user.emailVerified === true,
 });
 
@@ -80,7 +77,7 @@ async function verifiedSession(token: string): Promise<SessionClaims> {
  */
 async function sessionContext(claims: SessionClaims, via: 'cookie' | 'bearer'): Promise<AuthContext> {
   let verified = claims.emailVerified;
-  if (!verified && (isAdminEmail(claims.email) || isTesterEmail(claims.email))) {
+  if (!verified && isListedAddress(claims.email)) {
     const now = await currentAccount(claims.userId);
     verified = now.emailVerified && now.email === claims.email.toLowerCase();
   }

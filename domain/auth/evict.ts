@@ -1,6 +1,6 @@
 import { sendEmail } from '#adapters/email';
 import { runtimeRequest } from '#adapters/launcher';
-import { revokeAllApiKeys } from '#data/api-keys';
+import { listApiKeys, revokeAllApiKeys } from '#data/api-keys';
 import { getInstance, replaceGatewayToken } from '#data/instances';
 import { ConditionFailedError } from '#data/failures';
 import { getUser } from '#data/users';
@@ -21,6 +21,8 @@ export interface Eviction {
   keepSessionId?: string;
   /** Why, for the notice: "password reset", "password change"... */
   reason: string;
+  /** A recovery: the notice also lists what still acts for the account (./recovery-inventory.ts). */
+  listStandingSetup?: boolean;
 }
 
 /**
@@ -63,12 +65,15 @@ export async function evictCredentials(userId: string, what: Eviction): Promise<
   }
   if (what.gatewayToken && (await rotateGatewayToken(userId)))
     revoked.push("your agents' instance gateway token (replaced by a new one; the instance keeps running)");
-  await notifyOwner(userId, what.reason, revoked);
+  // Keys kept on purpose are named too: one the owner does not recognise is an intruder's way back in.
+  const remaining = what.apiKeys ? [] : (await listApiKeys(userId)).map((k) => `${k.name} (${k.keyPreview})`);
+  const standing = what.listStandingSetup ? await (await import('./recovery-inventory')).recoveryInventory(userId) : [];
+  await notifyOwner(userId, what.reason, revoked, remaining, standing);
   return revoked;
 }
 
 /** The notice is best effort: a mail failure must not undo a recovery that already happened. */
-async function notifyOwner(userId: string, reason: string, revoked: string[]): Promise<void> {
+async function notifyOwner(userId: string, reason: string, revoked: string[], remaining: string[], standing: string[]): Promise<void> {
   if (!revoked.length) return;
   try {
     const user = await getUser(userId, true);
@@ -79,6 +84,12 @@ async function notifyOwner(userId: string, reason: string, revoked: string[]): P
       text:
         `After a ${reason} on your account, these credentials no longer work:\n\n` +
         revoked.map((r) => `- ${r}\n`).join('') +
+        (remaining.length
+          ? `\nThese API keys were NOT revoked and still work:\n\n${remaining.map((k) => `- ${k}\n`).join('')}\nRevoke any you do not recognise in Settings, API keys.\n`
+          : '') +
+        (standing.length
+          ? `\nStill set up on your account, and acting without a sign-in; remove anything you did not set up (console: Settings for webhook endpoints, each agent for its prompt, schedules and channels):\n\n${standing.map((s) => `- ${s}\n`).join('')}`
+          : '') +
         '\nIf this was not you, reset your password now.\n',
     });
   } catch (err) {

@@ -1,8 +1,8 @@
-import { isAdminEmail, isTesterEmail } from './authenticate';
 import { presentsGatewayToken } from './gateway-token';
 import type { AgentRecord } from '#data/agents';
 import { getUser } from '#data/users';
 import { unauthenticated } from '#platform/errors';
+import { accountRights, type AccountRights } from './rights';
 
 /** The agent runtime of one account, as the pipeline hands it to the operation of an `auth: 'runtime'` route. */
 export interface RuntimeAgent {
@@ -26,9 +26,7 @@ export const agentModel = (agent: Pick<AgentRecord, 'model' | 'config'>) => agen
  * The instance acts with its account's rights as they are now: the current email (it may have
  * changed since the first launch), and admin or tester rights only for a proven address.
  */
-export async function ownerRights(userId: string): Promise<{ isAdmin: boolean; isTester: boolean } | undefined> {
+export async function ownerRights(userId: string): Promise<AccountRights | undefined> {
   const owner = await getUser(userId, true);
-  if (!owner) return undefined;
-  const proven = owner.emailVerified === true;
-  return { isAdmin: proven && isAdminEmail(owner.email), isTester: proven && isTesterEmail(owner.email) };
+  return owner ? accountRights(owner) : undefined;
 }

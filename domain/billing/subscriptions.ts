@@ -18,6 +18,7 @@ import { logger } from '#platform/logger';
 import { creditEntryId, creditItems } from './credits';
 import { ACTIVE_STATUSES } from './entitlements';
 import { isPlanName, type PlanName } from './plans';
+import { stopWithoutSubscription } from './subscription-end';
 import { lazySchema } from '#contract/lazy-schema';
 
 /**
@@ -31,7 +32,8 @@ import { lazySchema } from '#contract/lazy-schema';
  *   rest, so one second's events settle the same way in any order);
  * - a cancelled old subscription never switches off a newer active one.
  * The plan name stays on the profile when a subscription ends; whether it is usable is the status
- * (`accountAccess` answers from it).
+ * (`accountAccess` answers from it). Once none is in force, the account's instance is stopped
+ * (./subscription-end.ts).
  */
 
 export type EventOutcome = 'applied' | 'duplicate' | 'stale' | 'ignored';
@@ -253,5 +255,10 @@ async function applySubscription(event: CardEvent, change: SubscriptionChange, n
     now,
   );
   const profile = change.plan ? profilePlanItem(userId, change.plan, now) : accountExistsItem(userId);
-  return applyOnce(event, userId, [subscription, profile, ...extra], { 1: 'stale', 2: 'ignored' }, now);
+  const outcome = await applyOnce(event, userId, [subscription, profile, ...extra], { 1: 'stale', 2: 'ignored' }, now);
+  // After the write, so the stop judges the stored state (a newer active subscription keeps the
+  // instance). A redelivery retries a stop that failed; a failure here fails the delivery, so the
+  // processor sends the event again.
+  if (!ACTIVE_STATUSES.has(change.status) && (outcome === 'applied' || outcome === 'duplicate')) await stopWithoutSubscription(userId, now);
+  return outcome;
 }

@@ -1,9 +1,11 @@
-import { isAdminEmail } from '#domain/auth/authenticate';
+import { ownerRights } from '#domain/auth/runtime-agent';
 import { accessFrom, getSubscription } from '#domain/billing/entitlements';
-import { getUser } from '#data/users';
 
-/** The account's plan entitlements as stored (admins get `network`), for skills that meter against the plan. */
+/**
+ * The account's plan entitlements as stored (admins get `network`), for skills that meter against
+ * the plan; admin only for a proven listed address, as everywhere (domain/auth/rights.ts).
+ */
 export async function planAccess(userId: string) {
-  const [user, subscription] = await Promise.all([getUser(userId), getSubscription(userId)]);
-  return { access: accessFrom({ userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false }, subscription), subscription };
+  const [rights, subscription] = await Promise.all([ownerRights(userId), getSubscription(userId)]);
+  return { access: accessFrom({ userId, isAdmin: !!rights?.isAdmin, isTester: false }, subscription), subscription };
 }

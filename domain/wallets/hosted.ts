@@ -25,7 +25,7 @@ export const HOSTED_WALLET_SETUP = 'set HOSTED_WALLET_PROVIDER=local (and option
 export class HostedWalletNotConfiguredError extends DomainError {
   readonly setup = HOSTED_WALLET_SETUP;
   constructor() {
-    super('internal', 'hosted wallet not configured', 'HOSTED_WALLET_NOT_CONFIGURED', { setup: HOSTED_WALLET_SETUP });
+    super('unavailable', 'hosted wallet not configured', 'HOSTED_WALLET_NOT_CONFIGURED', { setup: HOSTED_WALLET_SETUP });
   }
 }
 

@@ -272,8 +272,14 @@ describe('web console in Chromium', () => {
     await passwordForm.getByLabel('New password').fill(`${password}-2`);
     await passwordForm.getByRole('button', { name: 'Change password' }).click();
     await passwordForm.getByRole('alert').filter({ hasText: 'The current password is not right' }).waitFor();
+    // "Also revoke API keys" is offered, checked, in both forms, and the change sends it.
+    expect(await passwordForm.getByLabel('Also revoke API keys').isChecked()).toBe(true);
+    const everywhereForm = page.locator('form.panel').filter({ has: page.getByRole('heading', { name: 'Sign out everywhere' }) });
+    expect(await everywhereForm.getByLabel('Also revoke API keys').isChecked()).toBe(true);
     await passwordForm.getByLabel('Current password').fill(password);
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/settings/password') && r.method() === 'POST');
     await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    expect((await sent).postDataJSON()).toMatchObject({ revokeApiKeys: true });
     await passwordForm.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
 
     const notifications = page.locator('fieldset.panel');

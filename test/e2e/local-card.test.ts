@@ -71,6 +71,9 @@ describe('npm start with CARD_MODE=local', () => {
     const page = await fetch(checkoutPage);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('solo plan');
+    // A page whose button pays is never framed by another site.
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
 
     const paid = await fetch(checkoutPage, { method: 'POST', redirect: 'manual' });
     expect(paid.status).toBe(303);

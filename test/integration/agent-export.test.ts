@@ -124,3 +124,32 @@ describe('agent export and import', () => {
     expect(second.body.code).toBe('AGENT_LIMIT_REACHED');
   });
 });
+
+describe('agent import keeps the memory key rules', () => {
+  beforeAll(async () => {
+    reloadConfig({ PROVISIONING_QUEUE_URL: await privateQueue() });
+  });
+
+  const documentWith = (memoryJson: string) =>
+    `{"format":"agent-platform/agent","formatVersion":${AGENT_EXPORT_VERSION},"exportedAt":"2026-01-01T00:00:00.000Z",` +
+    `"agent":{"name":"Imported","model":"openai/gpt-4o-mini","config":{}},"memory":${memoryJson},` +
+    `"skills":[],"schedules":[],"secrets":{"env":[],"credentials":[],"skillSettings":[]}}`;
+
+  it('refuses empty keys, keys with unpaired surrogates and __proto__ with 400, writing nothing', async () => {
+    const owner = await subscriber();
+    for (const memory of ['{"":1}', '{"a\\ud800":1,"a\\udc00":2}', '{"__proto__":{"venue":"Paradiso"}}']) {
+      const res = await call('POST', '/api/agents/import', { session: owner, rawBody: documentWith(memory), ip: uniqueIp() });
+      expect(res.status, memory).toBe(400);
+      expect(res.body.code, memory).toBe('INVALID_EXPORT');
+    }
+    expect((await call('GET', '/api/agents', { session: owner })).body.agents ?? []).toEqual([]);
+  });
+
+  it('counts the keys it wrote', async () => {
+    const owner = await subscriber();
+    const res = await call('POST', '/api/agents/import', { session: owner, rawBody: documentWith('{"venue":"Paradiso","tour":["AMS"]}'), ip: uniqueIp() });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.imported.memoryKeys).toBe(2);
+    expect(Object.keys((await readAgentMemory(owner.userId, res.body.agent.id))?.memory ?? {}).sort()).toEqual(['tour', 'venue']);
+  });
+});

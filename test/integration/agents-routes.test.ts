@@ -6,6 +6,8 @@ import { verificationMessage } from '#functions/http/agent-verification/verify';
 import type { Attestation } from '#adapters/eas';
 import { config, reloadConfig, coinbaseVerificationConfig, ensConfig } from '#platform/config';
 import { handler } from '#functions/workers/provisioner/handler';
+import * as keys from '#data/keys';
+import { tenant } from '#data/tenant';
 import { call, accountSession, uniqueIp, type TestSession } from '../helpers/api';
 import { startFakeJsonRpc } from '../helpers/fake-json-rpc';
 import { otherP256Key, SoftwarePasskey } from '../helpers/software-passkey';
@@ -171,7 +173,9 @@ describe('agent verification', () => {
     const rpc = await startFakeJsonRpc();
     try {
       const { user, agentId } = await agentOf();
-      const wallet = privateKeyToAccount(generatePrivateKey()).address;
+      const signer = privateKeyToAccount(generatePrivateKey());
+      const wallet = signer.address;
+      const signature = await signer.signMessage({ message: verificationMessage(agentId) });
       const other = privateKeyToAccount(generatePrivateKey()).address;
       const zero = `0x${'00'.repeat(32)}` as Hex;
       const live = (uid: string, over: Partial<Attestation> = {}): Attestation => ({
@@ -194,7 +198,7 @@ describe('agent verification', () => {
       rpc.setAttestation(EAS_CONTRACT, live(uid(4), { recipient: other }));
       rpc.setAttestation(EAS_CONTRACT, live(uid(5), { expirationTime: 1_700_000_001n }));
       const post = (attestationUid: string) =>
-        call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', attestationUid, walletAddress: wallet } });
+        call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', attestationUid, walletAddress: wallet, signature } });
 
       const unconfigured = await post(uid(1));
       expect([unconfigured.status, unconfigured.body.code]).toEqual([503, 'EAS_NOT_CONFIGURED']);
@@ -230,6 +234,62 @@ describe('agent verification', () => {
       const down = await post(uid(1));
       expect([down.status, down.body.code]).toEqual([503, 'CHAIN_UNAVAILABLE']);
       expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+    } finally {
+      reloadConfig({ EAS_RPC_URL: undefined, EAS_SCHEMA_UID: undefined, EAS_CONTRACT_ADDRESS: undefined });
+      await rpc.close();
+    }
+  });
+
+  it('eas: a quoted recipient the account has not proven is refused; a proven sign-in wallet is the recipient when walletAddress is omitted', async () => {
+    const rpc = await startFakeJsonRpc();
+    try {
+      reloadConfig({ EAS_RPC_URL: rpc.url, EAS_SCHEMA_UID: EAS_SCHEMA, EAS_CONTRACT_ADDRESS: EAS_CONTRACT });
+      const { user, agentId } = await agentOf();
+      const victim = privateKeyToAccount(generatePrivateKey());
+      const mine = privateKeyToAccount(generatePrivateKey());
+      const zero = `0x${'00'.repeat(32)}` as Hex;
+      const attestation = (uid: string, recipient: string): Attestation => ({
+        uid: uid as Hex,
+        schema: EAS_SCHEMA,
+        time: 1_700_000_000n,
+        expirationTime: 0n,
+        revocationTime: 0n,
+        refUID: zero,
+        recipient: recipient as Hex,
+        attester: victim.address,
+        revocable: true,
+        data: '0x',
+      });
+      const victimUid = `0x${'71'.repeat(32)}`;
+      const mineUid = `0x${'72'.repeat(32)}`;
+      rpc.setAttestation(EAS_CONTRACT, attestation(victimUid, victim.address));
+      rpc.setAttestation(EAS_CONTRACT, attestation(mineUid, mine.address));
+      const post = (body: Record<string, unknown>) =>
+        call('POST', `/api/agents/${agentId}/verify`, { session: user, body: { verificationType: 'eas', ...body } });
+
+      // Someone else's public attestation, its recipient quoted: refused, nothing stored.
+      const quoted = await post({ attestationUid: victimUid, walletAddress: victim.address });
+      expect([quoted.status, quoted.body.code]).toEqual([400, 'VERIFICATION_FAILED']);
+      const forged = await post({
+        attestationUid: victimUid,
+        walletAddress: victim.address,
+        signature: await mine.signMessage({ message: verificationMessage(agentId) }),
+      });
+      expect([forged.status, forged.body.code]).toEqual([400, 'VERIFICATION_FAILED']);
+      const none = await post({ attestationUid: victimUid });
+      expect([none.status, none.body.code]).toEqual([400, 'VERIFICATION_FAILED']);
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body.verified).toBe(false);
+
+      // The account proves its sign-in wallet (SIWE): that address is the recipient, walletAddress omitted.
+      await tenant(user.userId).update(keys.profile(user.userId), {
+        expression: 'SET walletAddress = :w',
+        values: { ':w': mine.address.toLowerCase() },
+      });
+      const victims = await post({ attestationUid: victimUid });
+      expect([victims.status, victims.body.code]).toEqual([422, 'ATTESTATION_RECIPIENT_MISMATCH']);
+      const own = await post({ attestationUid: mineUid });
+      expect(own.status, own.text).toBe(200);
+      expect((await call('GET', `/api/agents/${agentId}/verify`, { session: user })).body).toMatchObject({ verified: true, verifierAddress: mine.address });
     } finally {
       reloadConfig({ EAS_RPC_URL: undefined, EAS_SCHEMA_UID: undefined, EAS_CONTRACT_ADDRESS: undefined });
       await rpc.close();

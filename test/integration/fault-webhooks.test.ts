@@ -128,7 +128,11 @@ describe('webhook delivery that outlives outages', () => {
     const copies = receiver.received.filter((r) => r.headers['webhook-id'] === event.id);
     expect(copies[1]!.body).toBe(copies[0]!.body);
     expect(new Webhook(secret).verify(copies[1]!.body, copies[1]!.headers as Record<string, string>)).toMatchObject({ id: event.id });
-    const log = (await deliveries(owner, endpoint.id)).filter((d) => d.eventId === event.id);
+    // The log entry is written after the receiver answered: waited for, not raced.
+    const log = await until(async () => {
+      const entries = (await deliveries(owner, endpoint.id)).filter((d) => d.eventId === event.id);
+      return entries.length === 2 ? entries : undefined;
+    }, 'the redelivery in the log');
     expect(log).toEqual([
       expect.objectContaining({ attempt: 2, outcome: 'delivered', manual: true }),
       expect.objectContaining({ attempt: 1, outcome: 'delivered' }),

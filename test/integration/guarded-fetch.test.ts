@@ -77,6 +77,11 @@ describe('guarded fetch of user-supplied URLs', () => {
       `http://100.64.0.1/`,
       `http://[fd00::1]/`,
       `http://[fe80::1]/`,
+      // IPv4-translated (::ffff:0:0/96) and other forms outside global unicast.
+      `http://[::ffff:0:127.0.0.1]:${port}/`,
+      `http://[::ffff:0:7f00:1]:${port}/`,
+      `http://[100::1]:${port}/`,
+      `http://[4000::1]/`,
     ];
     for (const url of refused) await expect(guardedFetch(url), url).rejects.toBeInstanceOf(UrlNotAllowedError);
     await expect(guardedFetch(`http://[::1]:${targetV6.port}/`)).rejects.toBeInstanceOf(UrlNotAllowedError);
@@ -128,6 +133,13 @@ describe('guarded fetch of user-supplied URLs', () => {
       '::127.0.0.1',
       '2002:7f00:1::',
       'fe80::1%eth0',
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:a9fe:a9fe',
+      '::ffff:0:93.184.216.34',
+      '0:0:0:1::1',
+      '4000::1',
+      'e000::1',
+      '192.88.99.1',
       'nonsense',
     ])
       expect(isBlockedAddress(a), a).toBe(true);

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
 import { claimIdempotencyKey } from '#data/idempotency';
+import { idempotencyCredential, idempotencyFingerprint } from '#http/steps/idempotency';
 import * as keys from '#data/keys';
-import { call, subscribedSession } from '../helpers/api';
+import { accountSession, call, subscribedSession } from '../helpers/api';
 import { tenant } from '#data/tenant';
 
 /** Idempotency-Key on the skill-call routes, through the real pipeline against DynamoDB Local. */
@@ -49,7 +51,9 @@ describe('Idempotency-Key on skill calls', () => {
     const session = await subscriber();
     const held = randomUUID();
     const body = JSON.stringify({ action: 'create_note', title: 'Rider' });
-    expect((await claimIdempotencyKey(session.userId, 'skillNotesWorkspace', held, body)).outcome).toBe('claimed');
+    const credential = idempotencyCredential({ via: 'cookie', sessionId: decodeJwt(session.token).jti });
+    const fingerprint = idempotencyFingerprint({}, body);
+    expect((await claimIdempotencyKey(session.userId, 'skillNotesWorkspace', credential, held, fingerprint)).outcome).toBe('claimed');
     const busy = await createNote(session, held, 'Rider');
     expect(busy.status).toBe(409);
     expect(busy.body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
@@ -75,5 +79,38 @@ describe('Idempotency-Key on skill calls', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('INVALID_IDEMPOTENCY_KEY');
     expect(await notesOf(session.userId)).toBe(1);
+  });
+});
+
+describe('Idempotency-Key replays are bound to the credential and the path', () => {
+  it("an API key repeating a session's key creation with its Idempotency-Key gets 403 and no key", async () => {
+    const session = await accountSession();
+    const apiKey = (await call('POST', '/api/keys', { session, body: { name: 'ci' } })).body.key as string;
+    const key = randomUUID();
+    const body = { name: 'deploy' };
+    const first = await call('POST', '/api/keys', { session, body, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    expect(first.body.key).toMatch(/^sk_/);
+
+    const replayed = await call('POST', '/api/keys', { bearer: apiKey, body, headers: { 'idempotency-key': key } });
+    expect(replayed.status, replayed.text).toBe(403);
+    expect(replayed.body).toMatchObject({ code: 'SESSION_REQUIRED' });
+    expect(replayed.text).not.toContain('sk_');
+    expect(replayed.headers['idempotent-replayed']).toBeUndefined();
+    // The session that earned the answer still gets it back.
+    const again = await call('POST', '/api/keys', { session, body, headers: { 'idempotency-key': key } });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await call('GET', '/api/keys', { session })).body.keys).toHaveLength(2);
+  });
+
+  it('the same key and body for another path parameter is another request (422), never a replay', async () => {
+    const session = await accountSession();
+    const credential = idempotencyCredential({ via: 'cookie', sessionId: decodeJwt(session.token).jti });
+    const key = randomUUID();
+    const mine = idempotencyFingerprint({ userId: session.userId }, '{}');
+    expect((await claimIdempotencyKey(session.userId, 'resetInstanceMemory', credential, key, mine)).outcome).toBe('claimed');
+    const other = idempotencyFingerprint({ userId: 'u_someone_else' }, '{}');
+    expect((await claimIdempotencyKey(session.userId, 'resetInstanceMemory', credential, key, other)).outcome).toBe('reused');
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutbox } from '#adapters/email';
 import { reloadConfig } from '#platform/config';
 import { gatewayToken, isGatewayToken } from '#data/instances';
+import { createUserWebhook } from '#data/user-webhooks';
 import { getUser } from '#data/users';
 import { call, uniqueIp, type TestSession } from '../helpers/api';
 import { register, sessionFrom, signIn, signUp, uniqueEmail, verifyEmailOf } from './accounts-helpers';
@@ -59,6 +60,8 @@ describe('defect 4: recovery evicts the intruder', () => {
   it('a password reset revokes every session and API key, rotates the gateway token and emails what was revoked', async () => {
     const user = await signUp();
     const key = await newKey(user);
+    // What an intruder leaves behind that acts without a sign-in.
+    const { endpoint: planted } = await createUserWebhook(user.userId, 'https://collector.example.com/hook?token=t0ps3cret', ['instance.stopped'], 10);
     const oldToken = await gatewayToken(user.userId);
     await call('POST', '/api/auth/forgot-password', { body: { email: user.email }, ip: uniqueIp() });
     const link = /(http\S+reset-password\?token=\S+)/.exec((await readOutbox(user.email)).at(-1)!.text)![1]!;
@@ -77,6 +80,9 @@ describe('defect 4: recovery evicts the intruder', () => {
     expect(notice.subject).toBe('Access to your account was revoked');
     expect(notice.text).toContain('1 API key');
     expect(notice.text).toContain('gateway token');
+    expect(notice.text).toContain(`Still set up on your account`);
+    expect(notice.text).toContain(`- webhook endpoint ${planted.id} (collector.example.com)`);
+    expect(notice.text).not.toContain('t0ps3cret');
     // A reset link reached the mailbox: the address is proven.
     expect((await getUser(user.userId, true))?.emailVerified).toBe(true);
   });
@@ -106,6 +112,18 @@ describe('defect 4: recovery evicts the intruder', () => {
     expect((await call('POST', '/api/auth/signout?everywhere=true', { bearer: again.token, body: { revokeApiKeys: true } })).status).toBe(200);
     expect((await call('GET', '/api/settings', { bearer: other })).status).toBe(401);
     expect(await isGatewayToken(user.userId, token)).toBe(false);
+  });
+
+  it('the notice of a password change that keeps the API keys names the keys that still work', async () => {
+    const user = await signUp();
+    await newKey(user);
+    const changed = await call('POST', '/api/settings/password', {
+      bearer: user.token,
+      body: { currentPassword: user.password, newPassword: 'second-password-9' },
+    });
+    expect(changed.status).toBe(200);
+    const notice = (await readOutbox(user.email)).filter((m) => m.subject === 'Access to your account was revoked').at(-1)!;
+    expect(notice.text).toMatch(/These API keys were NOT revoked and still work:\s+- ci \(sk_/);
   });
 
   it('the owner rotates the gateway token on demand; only the owner', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skill } from '#functions/http/skills/skills/browser';
 import { reloadConfig } from '#platform/config';
 import { startCountingServer } from '../helpers/counting-server';
+import { call, subscribedSession, uniqueIp } from '../helpers/api';
 import { newTestUserId, runSkill } from '../helpers/skill-call';
 
 const PAGE = `<!doctype html>
@@ -40,6 +41,11 @@ describe('browser', () => {
       if (req.url === '/image') {
         res.setHeader('content-type', 'image/png');
         return res.end(Buffer.alloc(10));
+      }
+      if (req.url?.startsWith('/to-unparsable')) {
+        // Sent as is: a Location the WHATWG parser refuses.
+        res.writeHead(302, { location: req.url.endsWith('zone') ? 'http://[::1%25lo]:1/' : 'http://exa mple.test/' });
+        return res.end();
       }
       if (req.url === '/to-internal') {
         res.writeHead(302, { location: internal.url('/admin') });
@@ -94,6 +100,32 @@ describe('browser', () => {
       expect(await runSkill(skill, newTestUserId(), { action: 'fetch', url }), url).toMatchObject({ status: 400, body: { code: 'URL_NOT_ALLOWED' } });
     }
     expect(internal.connections()).toBe(0);
+  });
+
+  it('answers a redirect to an unparsable Location with 400 URL_NOT_ALLOWED, logging no stack trace', async () => {
+    const session = await subscribedSession();
+    const written: string[] = [];
+    const originals = { out: process.stdout.write, err: process.stderr.write };
+    const capture = (chunk: unknown) => {
+      written.push(String(chunk));
+      return true;
+    };
+    process.stdout.write = capture as typeof process.stdout.write;
+    process.stderr.write = capture as typeof process.stderr.write;
+    let answers: Awaited<ReturnType<typeof call>>[];
+    try {
+      answers = [];
+      for (const path of ['/to-unparsable-zone', '/to-unparsable-space'])
+        answers.push(await call('POST', '/api/skills/browser', { session, body: { action: 'fetch', url: site.url(path) }, ip: uniqueIp() }));
+    } finally {
+      process.stdout.write = originals.out;
+      process.stderr.write = originals.err;
+    }
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.body.code).toBe('URL_NOT_ALLOWED');
+    }
+    expect(written.join('')).not.toMatch(/\n\s+at /);
   });
 
   it('refuses invalid bodies with the issues', async () => {

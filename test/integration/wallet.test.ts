@@ -234,11 +234,15 @@ describe('GET /api/wallet/address', () => {
 });
 
 describe('hosted wallet routes', () => {
-  it('POST /api/wallet/create: 500 with setup when not configured; 403 for another email; 400 without email', async () => {
+  it('POST /api/wallet/create: 503 with setup when not configured; 403 for another email; 400 without email', async () => {
     const session = await testSession();
     const unconfigured = await call('POST', '/api/wallet/create', { session, body: { email: session.email } });
-    expect(unconfigured.status).toBe(500);
-    expect(unconfigured.body).toMatchObject({ error: expect.any(String), setup: expect.stringContaining('HOSTED_WALLET_PROVIDER') });
+    expect(unconfigured.status).toBe(503);
+    expect(unconfigured.body).toMatchObject({
+      code: 'HOSTED_WALLET_NOT_CONFIGURED',
+      error: expect.any(String),
+      setup: expect.stringContaining('HOSTED_WALLET_PROVIDER'),
+    });
     expect((await call('POST', '/api/wallet/create', { session, body: { email: 'someone-else@example.com' } })).status).toBe(403);
     expect((await call('POST', '/api/wallet/create', { session, body: {} })).status).toBe(400);
     expect((await call('POST', '/api/wallet/create', { body: { email: session.email } })).status).toBe(401);

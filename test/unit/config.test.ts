@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, reloadConfig, webhooksConfig } from '#platform/config';
+import { ConfigError, gatingConfig, reloadConfig, webhooksConfig } from '#platform/config';
 
 /** The webhooks section after reloading with `env`. */
 function webhooksAfter(env: Record<string, string | undefined>) {
@@ -23,6 +23,14 @@ describe('config', () => {
   it('refuses a JWT secret shorter than 32 bytes', () => {
     expect(() => reloadConfig({ JWT_SECRET: 'x'.repeat(31) })).toThrow(ConfigError);
     expect(reloadConfig({ JWT_SECRET: 'x'.repeat(32) }).jwt.secret).toHaveLength(32);
+  });
+
+  it('token gating calls no public chain host by default outside AWS', () => {
+    reloadConfig({ GATING_RPC_URL: undefined, CHAIN_RPC_URL: undefined });
+    expect(gatingConfig().rpcUrl).toBeUndefined();
+    reloadConfig({ GATING_RPC_URL: undefined, CHAIN_RPC_URL: 'http://127.0.0.1:8545' });
+    expect(gatingConfig().rpcUrl).toBe('http://127.0.0.1:8545');
+    reloadConfig({ CHAIN_RPC_URL: undefined });
   });
 
   it('parses the admin list case-insensitively and trims it', () => {

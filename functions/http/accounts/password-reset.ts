@@ -90,7 +90,7 @@ export async function resetPassword(ctx: AccountsCtx<'resetPassword'>) {
   if (refused === 'account-changed') throw notFound('account not found');
   if (refused === 'invalid-token') throw invalidToken();
   // Whoever else got in (a guessed or stolen password) is out: sessions, API keys and the instance token.
-  await evictCredentials(user.userId, { sessions: true, apiKeys: true, gatewayToken: true, reason: 'password reset' });
+  await evictCredentials(user.userId, { sessions: true, apiKeys: true, gatewayToken: true, reason: 'password reset', listStandingSetup: true });
   const after = await getUser(user.userId, true);
   if (after) await creditReferralIfDue(after);
   return { message: RESET_MESSAGE };

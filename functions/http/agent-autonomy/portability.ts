@@ -76,6 +76,14 @@ function parseDocument(body: unknown): ExportDocument {
       supportedVersion: AGENT_EXPORT_VERSION,
     });
   }
+  // A parsed body holds `__proto__` as its own key, but the schema's copy of the object drops it
+  // (it would be the copy's prototype): refused here rather than lost without a word.
+  const memory = (body as { memory?: unknown } | null)?.memory;
+  if (memory && typeof memory === 'object' && Object.hasOwn(memory, '__proto__')) {
+    throw invalid('this is not a valid agent export', 'INVALID_EXPORT', {
+      issues: [{ path: 'memory.__proto__', message: 'a memory key must not be __proto__' }],
+    });
+  }
   const parsed = AgentExport().safeParse(body);
   if (!parsed.success) {
     throw invalid('this is not a valid agent export', 'INVALID_EXPORT', {
@@ -111,7 +119,12 @@ export async function importAgent(auth: AuthContext, body: unknown) {
   const entries = Object.entries(doc.memory).map(([key, value]) => encodeEntry(key, value));
 
   const agent = await provisionFor(auth, access.agentLimit, { name: doc.agent.name, model: doc.agent.model, config: configCheck.data, source: 'api' });
-  for (let i = 0; i < entries.length; i += MEMORY_CHUNK) await writeAgentMemory(auth.userId, agent.id, entries.slice(i, i + MEMORY_CHUNK));
+  let memoryKeys = 0;
+  for (let i = 0; i < entries.length; i += MEMORY_CHUNK) {
+    const chunk = entries.slice(i, i + MEMORY_CHUNK);
+    await writeAgentMemory(auth.userId, agent.id, chunk);
+    memoryKeys += chunk.length;
+  }
   for (const skill of doc.skills) {
     await installSkill(auth.userId, agent.id, skill.skillId, skillLimit);
     await updateInstalledSkill(auth.userId, agent.id, skill.skillId, { enabled: skill.enabled, config: skill.config as Record<string, unknown> });
@@ -120,7 +133,7 @@ export async function importAgent(auth: AuthContext, body: unknown) {
   return {
     success: true as const,
     agent: { id: agent.id, name: agent.name, model: agent.model, status: 'provisioning' as const, createdAt: agent.createdAt },
-    imported: { memoryKeys: entries.length, skills: doc.skills.length, schedules: schedules.length },
+    imported: { memoryKeys, skills: doc.skills.length, schedules: schedules.length },
     secretsToEnter: doc.secrets,
   };
 }

@@ -6,6 +6,8 @@ import type { AuthContext } from '#domain/auth/authenticate';
 import { chainConfig, coinbaseVerificationConfig, easConfig, ensConfig } from '#platform/config';
 import type { VerifyAgentBody } from '#contract/agent-verification';
 import { setAgentVerification, type AgentVerificationRecord } from '#data/agents';
+import { getUser } from '#data/users';
+import { getWalletSummary } from '#data/wallets';
 import { invalid, notFound, unavailable, unprocessable } from '#platform/errors';
 import { ownAgent } from '#domain/agents/read';
 import { provePasskey } from './webauthn';
@@ -38,8 +40,8 @@ async function walletSigner(agentId: string, signature: string, walletAddress: s
 
 const unproven = (message: string, code: string) => unprocessable(message, code);
 
-/** Reads the attestation on chain and refuses anything that does not prove `recipient` holds it under `expected.schemaUid` (and from `expected.attester` when given). */
-async function checkedAttestation(uid: Hex, recipient: string, expected: { schemaUid: string; attester?: string }): Promise<Attestation> {
+/** Reads the attestation on chain and refuses anything that does not prove one of `recipients` holds it under `expected.schemaUid` (and from `expected.attester` when given). */
+async function checkedAttestation(uid: Hex, recipients: string[], expected: { schemaUid: string; attester?: string }): Promise<Attestation> {
   const { rpcUrl, contractAddress } = easConfig();
   const { schemaUid } = expected;
   const { getAddress } = await import('./viem-proofs');
@@ -56,8 +58,8 @@ async function checkedAttestation(uid: Hex, recipient: string, expected: { schem
     throw unproven('the attestation has expired', 'ATTESTATION_EXPIRED');
   if (attestation.schema.toLowerCase() !== schemaUid.toLowerCase())
     throw unproven(`the attestation is not of schema ${schemaUid}`, 'ATTESTATION_SCHEMA_MISMATCH');
-  if (getAddress(attestation.recipient) !== getAddress(recipient))
-    throw unproven(`the attestation's recipient is not ${getAddress(recipient)}`, 'ATTESTATION_RECIPIENT_MISMATCH');
+  if (!recipients.some((r) => getAddress(r) === getAddress(attestation.recipient)))
+    throw unproven(`the attestation's recipient is not ${recipients.map((r) => getAddress(r)).join(' or ')}`, 'ATTESTATION_RECIPIENT_MISMATCH');
   if (expected.attester && getAddress(attestation.attester) !== getAddress(expected.attester))
     throw unproven(`the attestation is not by ${getAddress(expected.attester)}`, 'ATTESTATION_ATTESTER_MISMATCH');
   return attestation;
@@ -65,14 +67,43 @@ async function checkedAttestation(uid: Hex, recipient: string, expected: { schem
 
 const chainUnavailable = () => unavailable('the chain cannot be read right now; try again', 'CHAIN_UNAVAILABLE');
 
-async function easProof(uid: Hex, walletAddress: string) {
+/** The addresses the account has proven it controls: its wallet sign-in (SIWE) address and its hosted wallet. */
+async function provenAddresses(userId: string): Promise<string[]> {
+  const [user, wallet] = await Promise.all([getUser(userId, true), getWalletSummary(userId)]);
+  return [user?.walletAddress, wallet?.address].filter((a): a is string => typeof a === 'string');
+}
+
+/**
+ * The recipient an `eas` attestation must name. An attestation is public, so quoting its recipient
+ * proves nothing: the address must be one the account has proven (wallet sign-in, hosted wallet),
+ * or `walletAddress` with a signature by it over the agent's verification message, as `coinbase`
+ * and `ens` require. Without `walletAddress`, any proven address of the account.
+ */
+async function easRecipients(auth: AuthContext, agentId: string, walletAddress: string | undefined, signature: string | undefined): Promise<string[]> {
+  const { getAddress } = await import('./viem-proofs');
+  const proven = (await provenAddresses(auth.userId)).map((a) => getAddress(a));
+  if (walletAddress === undefined) {
+    if (!proven.length) throw failed('this account has proven no wallet address: give walletAddress with a signature by it over the verification message');
+    return proven;
+  }
+  if (proven.includes(getAddress(walletAddress))) return [walletAddress];
+  if (signature === undefined) {
+    throw failed(
+      `${getAddress(walletAddress)} is not an address this account has proven: sign "${verificationMessage(agentId)}" with it and send the signature`,
+    );
+  }
+  return [await walletSigner(agentId, signature, walletAddress)];
+}
+
+async function easProof(auth: AuthContext, agentId: string, uid: Hex, walletAddress: string | undefined, signature: string | undefined) {
   const { schemaUid, rpcUrl } = easConfig();
   if (!schemaUid || !rpcUrl) throw unavailable('EAS verification is not configured on this platform', 'EAS_NOT_CONFIGURED');
-  const attestation = await checkedAttestation(uid, walletAddress, { schemaUid });
+  const recipients = await easRecipients(auth, agentId, walletAddress, signature);
+  const attestation = await checkedAttestation(uid, recipients, { schemaUid });
   const { getAddress } = await import('./viem-proofs');
   return {
     attestationUid: uid,
-    verifierAddress: getAddress(walletAddress),
+    verifierAddress: getAddress(attestation.recipient),
     metadata: { checked: 'eas-attestation', schema: attestation.schema, attester: getAddress(attestation.attester), attestedAt: attestedAt(attestation) },
   };
 }
@@ -92,7 +123,7 @@ async function coinbaseProof(agentId: string, signature: string, walletAddress: 
     throw chainUnavailable();
   }
   if (BigInt(uid) === 0n) throw unproven(`${signer} holds no Coinbase Verified Account attestation`, 'COINBASE_NOT_VERIFIED');
-  const attestation = await checkedAttestation(uid, signer, { schemaUid, attester });
+  const attestation = await checkedAttestation(uid, [signer], { schemaUid, attester });
   const { getAddress } = await import('./viem-proofs');
   return {
     attestationUid: uid,
@@ -144,7 +175,7 @@ export async function verify(auth: AuthContext, agentId: string, body: z.infer<R
   }
   const proof =
     body.verificationType === 'eas'
-      ? await easProof(body.attestationUid as Hex, body.walletAddress!)
+      ? await easProof(auth, agentId, body.attestationUid as Hex, body.walletAddress, body.signature)
       : body.verificationType === 'coinbase'
         ? await coinbaseProof(agentId, body.signature!, body.walletAddress)
         : await ensProof(agentId, body.signature!, body.walletAddress, body.ensName!);

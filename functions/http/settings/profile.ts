@@ -1,4 +1,4 @@
-import { isAdminEmail, isTesterEmail } from '#domain/auth/authenticate';
+import { isListedAddress } from '#domain/auth/rights';
 import { sendVerificationLink } from '#domain/auth/email-verification';
 import { findUserIdByEmail, isDerivedEmail, normaliseEmail, type ProfileChange, updateProfileSettings, type UserProfile } from '#data/users';
 import { ConditionFailedError } from '#data/failures';
@@ -37,7 +37,7 @@ async function updateProfile(userId: string, change: ProfileChange): Promise<Use
  * Until then the address is the account's `pendingEmail`.
  */
 async function requestEmailChange(ctx: SettingsCtx<'updateSettings'>, user: UserProfile, newEmail: string): Promise<void> {
-  if (isAdminEmail(newEmail) || isTesterEmail(newEmail) || isDerivedEmail(newEmail)) throw forbidden('this email address is reserved', 'EMAIL_RESERVED');
+  if (isListedAddress(newEmail) || isDerivedEmail(newEmail)) throw forbidden('this email address is reserved', 'EMAIL_RESERVED');
   await confirmOwner(ctx.auth, user, ctx.body.currentPassword, { passwordOnly: true });
   if (await findUserIdByEmail(newEmail)) throw conflict('this email is already in use', 'EMAIL_IN_USE');
   await sendVerificationLink(user, newEmail, 'change');

@@ -1,5 +1,7 @@
 import { runtimeRequest } from '#adapters/launcher';
 export { authenticateRuntime } from '#domain/auth/runtime-agent';
+import { ownerRights } from '#domain/auth/runtime-agent';
+import { accessFrom, getSubscription, requireActiveSubscription } from '#domain/billing/entitlements';
 import { getInstalledSkill } from '#data/installed-skills';
 import { gatewayToken, getInstance } from '#data/instances';
 import { notFound } from '#platform/errors';
@@ -24,10 +26,20 @@ export async function deliverToInstance(userId: string): Promise<void> {
   }
 }
 
-/** An agent's runtime (authenticated by the pipeline for `params.userId`) calls a skill installed (and enabled) on that agent. */
+/**
+ * An agent's runtime (authenticated by the pipeline for `params.userId`) calls a skill installed
+ * (and enabled) on that agent. The gateway token outlives the subscription (an instance may still
+ * run, or be restarted by hand), so the owner's active subscription is required on every call, as
+ * for the runtime's A2A messages: skills act on the outside world at the platform's expense.
+ */
 export async function runtimeCall(params: { userId: string; agentId: string; skill: string }, requestId: string, body: unknown) {
   const name = catalogueName(params.skill);
-  const installed = name && (await getInstalledSkill(params.userId, params.agentId, name));
-  if (!name || !installed?.enabled) throw notFound('the skill is not installed on this agent');
+  const [installed, rights, subscription] = await Promise.all([
+    name ? getInstalledSkill(params.userId, params.agentId, name) : undefined,
+    ownerRights(params.userId),
+    getSubscription(params.userId),
+  ]);
+  if (!name || !installed?.enabled || !rights) throw notFound('the skill is not installed on this agent');
+  requireActiveSubscription(accessFrom({ userId: params.userId, ...rights }, subscription));
   return runSkill(name, { userId: params.userId, agentId: params.agentId, requestId, now: new Date() }, body);
 }

@@ -55,6 +55,7 @@ export async function checkGating(address: string): Promise<GatingResult> {
   const facts = await gatingFacts();
   if (!facts.contractAddress) return { ...facts, hasAccess: true };
   const { rpcUrl } = gatingConfig();
+  if (!rpcUrl) throw chainUnavailable();
   const timeoutMs = chainConfig().rpcTimeoutMs;
   await assertGatingChain(rpcUrl, timeoutMs);
   const { erc20Abi, getAddress, readContract } = await import('./viem-gating');

@@ -4,7 +4,6 @@ import * as z from 'zod/mini';
 import { config, webhooksConfig } from '#platform/config';
 import { type MessageEventType, type PlatformEvent, queueDelivery } from '#adapters/events-queue';
 import { guardedFetch } from '#adapters/guarded-fetch';
-import { assertPublicHttpsUrl } from '#adapters/url-guard';
 import { ACCOUNT_EVENT_TYPES, MESSAGE_EVENT_TYPE } from '#contract/webhook-events';
 import {
   endpointForMessage,
@@ -63,9 +62,11 @@ export class DeliveryRefusedError extends Error {
 }
 
 /**
- * A URL a user typed for the webhook skill (a message addressed to one endpoint) goes through the
- * guarded fetch in every stage: resolved once, pinned, public addresses only, no redirects.
- * Operator and account endpoints keep the registration-time check, in AWS.
+ * Every delivery goes through the guarded fetch, in every stage: the name resolved once, only the
+ * vetted address connected to (a name that answers a public address for the check and an internal
+ * one for the connection reaches nothing new), no redirects. A URL a user typed for the webhook
+ * skill (a message addressed to one endpoint) may reach public addresses only; operator and account
+ * endpoints also their local receivers on loopback outside AWS, and only https in AWS.
  */
 export async function postSigned(url: string, event: PlatformEvent, signer: Webhook): Promise<number> {
   const payload = JSON.stringify(wireEvent(event));
@@ -77,15 +78,17 @@ export async function postSigned(url: string, event: PlatformEvent, signer: Webh
     'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
     'webhook-signature': signer.sign(event.id, sentAt, payload),
   };
-  let status: number;
-  if (event.endpointId) {
-    status = (await guardedFetch(url, { method: 'POST', headers, body: payload, maxRedirects: 0, maxBytes: 64 * 1024, timeoutMs: DELIVERY_TIMEOUT_MS })).status;
-  } else {
-    if (config().stage === 'aws') await assertPublicHttpsUrl(url);
-    const res = await fetch(url, { method: 'POST', headers, body: payload, redirect: 'manual', signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
-    await res.body?.cancel();
-    status = res.status;
-  }
+  const registered = !event.endpointId;
+  const { status } = await guardedFetch(url, {
+    method: 'POST',
+    headers,
+    body: payload,
+    maxRedirects: 0,
+    maxBytes: 64 * 1024,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    loopbackOutsideAws: registered,
+    httpsOnly: registered && config().stage === 'aws',
+  });
   if (status < 200 || status >= 300) throw new DeliveryRefusedError(`${hostOf(url)} answered ${status}`, status);
   return status;
 }

@@ -21,6 +21,7 @@ export function SettingsPage() {
       <PageTitle>Settings</PageTitle>
       <Profile />
       <Password />
+      <SignOutEverywhere />
       <Notifications />
       <WebhookEndpoints />
       <ConnectedClients />
@@ -56,16 +57,29 @@ function Profile() {
   );
 }
 
+/** Checked by default: a credential an intruder may hold is revoked unless the owner keeps it on purpose. */
+function RevokeApiKeys({ id, checked, onValue }: { id: string; checked: boolean; onValue: (v: boolean) => void }) {
+  return (
+    <div class="row">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onValue(e.currentTarget.checked)} />
+      <label for={id}>Also revoke API keys</label>
+    </div>
+  );
+}
+
 function Password() {
   const current = useSignal('');
   const next = useSignal('');
+  const revokeApiKeys = useSignal(true);
   const note = useSignal<Note>(undefined);
   return (
     <form
       class="panel"
       onSubmit={async (event) => {
         event.preventDefault();
-        const { response, error } = await api.POST('/api/settings/password', { body: { currentPassword: current.value, newPassword: next.value } });
+        const { response, error } = await api.POST('/api/settings/password', {
+          body: { currentPassword: current.value, newPassword: next.value, revokeApiKeys: revokeApiKeys.value },
+        });
         note.value = noteOf(response.ok, response.status, error, 'Password changed.');
         if (response.ok) current.value = next.value = '';
       }}
@@ -82,7 +96,33 @@ function Password() {
         value={next.value}
         onValue={(v) => (next.value = v)}
       />
+      <RevokeApiKeys id="password-revoke-api-keys" checked={revokeApiKeys.value} onValue={(v) => (revokeApiKeys.value = v)} />
       <button type="submit">Change password</button>
+      <Notice kind={note.value?.kind} message={note.value?.text} />
+    </form>
+  );
+}
+
+function SignOutEverywhere() {
+  const revokeApiKeys = useSignal(true);
+  const note = useSignal<Note>(undefined);
+  return (
+    <form
+      class="panel"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const { response, error } = await api.POST('/api/auth/signout', {
+          params: { query: { everywhere: 'true' } },
+          body: { revokeApiKeys: revokeApiKeys.value },
+        });
+        note.value = noteOf(response.ok, response.status, error, 'Signed out everywhere.');
+        if (response.ok) await loadSession();
+      }}
+    >
+      <h2>Sign out everywhere</h2>
+      <p class="hint">Ends every session of your account, this one included, and replaces your agents' instance token.</p>
+      <RevokeApiKeys id="signout-revoke-api-keys" checked={revokeApiKeys.value} onValue={(v) => (revokeApiKeys.value = v)} />
+      <button type="submit">Sign out everywhere</button>
       <Notice kind={note.value?.kind} message={note.value?.text} />
     </form>
   );

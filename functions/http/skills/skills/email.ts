@@ -1,5 +1,6 @@
 import { EmailRejectedError, sendEmail } from '#adapters/email';
-import { getSubscription } from '#domain/billing/entitlements';
+import { requirePlan } from '#domain/billing/entitlements';
+import { planAccess } from '#domain/skills/plan-access';
 import { EMAIL_DAILY_LIMITS, emailBodies as bodies } from '#contract/skill-actions/payments';
 import { DailyLimitExceededError } from '#data/skills/daily-counter';
 import { emailsSentOn, giveBackEmails, listEmails, markEmail, recordEmail, reserveEmails, type EmailAudit } from '#data/skills/email-audit';
@@ -9,14 +10,18 @@ import { action, type SkillModule } from '#domain/skills/skill-module';
 /**
  * Email on the user's behalf through the email adapter (SES in AWS, the outbox locally): recipients
  * validated by the contract, one message per recipient counted against the plan's daily limit
- * (EMAIL_DAILY_LIMITS), each with an audit record written before it is sent.
+ * (EMAIL_DAILY_LIMITS), each with an audit record written before it is sent. Only a plan in force
+ * counts: an ended subscription keeps its plan name on record but sends nothing (admins: network).
  */
 const dayOf = (now: Date) => now.toISOString().slice(0, 10);
 
+type EmailPlan = keyof typeof EMAIL_DAILY_LIMITS;
+
 async function planLimit(userId: string) {
-  const plan = (await getSubscription(userId))?.plan;
-  const name = plan && Object.hasOwn(EMAIL_DAILY_LIMITS, plan) ? (plan as keyof typeof EMAIL_DAILY_LIMITS) : 'label';
-  return { plan: name, limit: EMAIL_DAILY_LIMITS[name] };
+  const { access } = await planAccess(userId);
+  const inForce = access.isAdmin || access.subscriptionActive;
+  const name = inForce && access.limits && Object.hasOwn(EMAIL_DAILY_LIMITS, access.limits.name) ? (access.limits.name as EmailPlan) : undefined;
+  return { access, plan: name ?? null, limit: name ? EMAIL_DAILY_LIMITS[name] : 0 };
 }
 
 const view = (a: EmailAudit) => ({ messageId: a.messageId, to: a.to, subject: a.subject, status: a.status, createdAt: a.createdAt });
@@ -27,7 +32,8 @@ export const skill: SkillModule = {
     send: action(bodies().send, async (call, body) => {
       const recipients = [...new Set((Array.isArray(body.to) ? body.to : [body.to]).map((t) => t.toLowerCase()))];
       const day = dayOf(call.now);
-      const { plan, limit } = await planLimit(call.userId);
+      const { access, plan, limit } = await planLimit(call.userId);
+      if (!plan) requirePlan(access);
       try {
         await reserveEmails(call.userId, day, recipients.length, limit);
       } catch (err) {

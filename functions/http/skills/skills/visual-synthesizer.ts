@@ -1,9 +1,8 @@
 import { fileStorage } from '#adapters/file-storage';
 import { generateImages } from '#domain/ai/images';
-import { isAdminEmail } from '#domain/auth/authenticate';
+import { ownerRights } from '#domain/auth/runtime-agent';
 import { visualSynthesizerBodies as bodies } from '#contract/skill-actions/development-creative';
 import { usedBytes } from '#data/skills/files';
-import { getUser } from '#data/users';
 import { limitReached } from '#platform/errors';
 import { action, type SkillModule } from '#domain/skills/skill-module';
 import { quotaBytes, storeFile } from './file-manager';
@@ -29,9 +28,9 @@ export const skill: SkillModule = {
       // Refused before the model call, so a full storage costs no credits. No plan, no storage: the
       // model layer's plan gate answers that one (402).
       if (limit > 0 && used >= limit) throw limitReached('storage quota reached', 'STORAGE_QUOTA_EXCEEDED', { current: used, limit });
-      const user = await getUser(call.userId);
+      const rights = await ownerRights(call.userId);
       const generated = await generateImages({
-        account: { userId: call.userId, isAdmin: !!user && isAdminEmail(user.email), isTester: false },
+        account: { userId: call.userId, isAdmin: !!rights?.isAdmin, isTester: false },
         agentId: call.agentId,
         prompt: body.style ? `${body.prompt}\n\nStyle: ${body.style}` : body.prompt,
         size: body.size,
