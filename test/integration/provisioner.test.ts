@@ -50,7 +50,7 @@ describe('provisioner', () => {
 
     const agent = await agentOf(user, agentId);
     expect(agent.status).toBe('running');
-    expect(agent.websocketUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/agents/${agentId}$`));
+    expect(agent.websocketUrl).toBe(`ws://${agent.subdomain}.agents.localhost:${bed.edge.port}/agents/${agentId}`);
     expect(agent.startedAt).not.toBeNull();
 
     // SQS redelivers the ones reported busy, and duplicates keep coming: all are acknowledged, no new launch.
