@@ -649,6 +649,7 @@ export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTI
   runtimeImage: e.RUNTIME_IMAGE,
   agentDomain: e.AGENT_DOMAIN,
   agentUrls: agentUrls(e.AGENT_DOMAIN, e.LOCAL_EDGE_PORT, core.inAws),
+  localEdgePort: e.LOCAL_EDGE_PORT,
   provisioningDlqUrl: e.PROVISIONING_DLQ_URL,
   launcher: e.LAUNCHER ?? (core.stage === 'aws' ? 'ecs' : 'local'),
   runtimeVersion: e.RUNTIME_VERSION,
