@@ -198,7 +198,10 @@ export function createEdge(options: EdgeOptions) {
       );
     // Checked before any wake: a request without this account's token never starts its instance.
     if (!tokenMatches(route, token)) return refused(403, "this token does not open this agent: use the account's gateway token", 'TOKEN_INVALID');
-    if (route.status !== 'running' || !route.endpoint) {
+    // A relaunch (restart, update, reset-memory) keeps the running process answering until its successor
+    // is up: while one is registered, requests go to it; only an instance with nothing running is waited for.
+    const answering = (route.status === 'running' || route.status === 'provisioning') && route.endpoint;
+    if (!answering) {
       const woken = await runningOrWhy(subdomain, route);
       if (isRefusal(woken)) return woken;
       route = woken;
@@ -225,7 +228,7 @@ export function createEdge(options: EdgeOptions) {
       if (now?.status === 'running' && now.endpoint) return now;
       if (!now) return refused(404, 'no agent answers at this address', 'AGENT_NOT_FOUND');
       route = now;
-    } else if (route.status === 'provisioning' || (route.status === 'running' && !route.endpoint)) {
+    } else if (route.status === 'provisioning' || route.status === 'running') {
       const waited = await waitForStatus(userId, 'running', wakeWaitMs(), (i) => i.status !== 'provisioning');
       const now = waited.reached ? await reread() : undefined;
       if (now?.status === 'running' && now.endpoint) return now;
