@@ -1319,6 +1319,7 @@ export const CONFIG_SECTIONS = [
   runtimeLogsConfig,
   emailConfig,
   wakeConfig,
+  edgeConfig,
 ];
 
 /**
