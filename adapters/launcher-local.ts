@@ -111,7 +111,7 @@ class LocalLauncher implements Launcher {
         if (spec.keepLogLines) captureOutput(child, spec.keepLogLines);
         else child.stdout!.resume();
         const port = Number(m[1]);
-        const handle: LaunchHandle = { launcher: 'local', id: String(child.pid), endpoint: `http://127.0.0.1:${port}`, publicWsBase: `ws://127.0.0.1:${port}` };
+        const handle: LaunchHandle = { launcher: 'local', id: String(child.pid), endpoint: `http://127.0.0.1:${port}` };
         const running = { child, handle };
         this.byPid.set(handle.id, running);
         logger().info('local instance started', { userId: spec.userId, generation: spec.generation, pid: child.pid, port });

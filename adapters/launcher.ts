@@ -17,8 +17,6 @@ export interface LaunchHandle extends Record<string, unknown> {
   id: string;
   /** Base URL the platform reaches the runtime on (health, stats, reload); unknown until the task runs. */
   endpoint?: string;
-  /** Base of the websocket URLs handed to clients, when the launcher knows a directly reachable one. */
-  publicWsBase?: string;
 }
 
 /** One line of a runtime's output, as the local launcher captures it and the agent log keeps it. */

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contract } from '#contract';
@@ -91,6 +91,22 @@ if (only && warmOnly) {
 }
 const targets = only ? allTargets.filter((t) => only.includes(t.name)) : warmOnly ? [] : allTargets;
 
+/**
+ * `npm run bench -- --edge-only`: just the agent edge's figures (a minute), written into the
+ * reference copy's `edge` entry; every other figure there stays as the last full run left it.
+ */
+if (process.argv.includes('--edge-only')) {
+  const { measureEdge, edgeSummary } = await import('./edge');
+  const edge = await measureEdge(progress);
+  process.stdout.write(`\n${edgeSummary(edge)}\n`);
+  const reference = path.join(ROOT, 'bench', 'results.json');
+  const kept = JSON.parse(readFileSync(reference, 'utf8'));
+  const measured = { measuredAt: new Date().toISOString(), node: process.version, loadAverage1m: { start: loadAtStart, end: os.loadavg()[0] } };
+  writeFileSync(reference, `${JSON.stringify({ ...kept, edge: { ...measured, ...edge } }, null, 2)}\n`);
+  progress('wrote the edge entry of bench/results.json');
+  process.exit(0);
+}
+
 // 1. Bundle, as CDK would.
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
@@ -156,6 +172,9 @@ const warm = measured.warm;
 const throughput = 'throughput' in measured ? measured.throughput : undefined;
 const cold = measured.cold;
 const wake = 'wake' in measured ? measured.wake : undefined;
+// The edge's added latency and held websockets: the full bench only (or --edge-only above).
+const { measureEdge, edgeSummary } = await import('./edge');
+const edge = only || warmOnly ? undefined : await measureEdge(progress);
 const { costPerMillion, PRICES_US_EAST_1 } = await import('./cost');
 const { LAMBDA_MEMORY_MB } = await import('#lib/function-sizing');
 const { THROUGHPUT_RATIO_TARGET } = await import('./throughput');
@@ -481,6 +500,7 @@ function reportWarmAndTracing() {
         `p50 ${wake.p50Ms} ms, p99 ${wake.p99Ms} ms (samples ${wake.samplesMs.join(', ')} ms; target p50 <= ${wake.targetP50Ms} ms)${wake.ok ? '' : ' OVER TARGET'}`,
     );
   }
+  if (edge) out.push('', edgeSummary(edge));
 
   if (!tracing) return;
   out.push(
@@ -572,6 +592,7 @@ const results = {
   coldFirstAnswer: cold,
   throughput,
   wake,
+  edge,
   cost: { prices: PRICES_US_EAST_1, lambdaMemoryMb: LAMBDA_MEMORY_MB, perRoute: costs },
   tracing,
   webConsole,

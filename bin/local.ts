@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ConfigError, localSettings, reloadConfig, cardConfig } from '#platform/config';
+import { ConfigError, localSettings, reloadConfig, cardConfig, instanceConfig } from '#platform/config';
+import { createEdge } from '#edge/server';
 import { resetQueueClient } from '#adapters/queue';
 import { resetDbClient } from '#data/client';
 import { logger } from '#http/logger';
@@ -59,7 +60,9 @@ async function main() {
   progress(`DynamoDB Local at ${emulators.dynamoEndpoint}, SQS at ${emulators.sqsEndpoint}`);
   writeFileSync(path.join(dataDir, LOCAL_SQS_ENDPOINT_FILE), `${emulators.sqsEndpoint}\n`);
 
-  const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error), matchPage);
+  // The agent edge on the same port: http://<subdomain>.<AGENT_DOMAIN>:<port> reaches the agent (browsers and curl resolve *.localhost to loopback).
+  const edge = createEdge({ agentDomain: instanceConfig().agentDomain, behindLoadBalancer: false });
+  const server = createLocalServer(loadGroupHandler, (err) => logger().error('local server failure', err as Error), matchPage, edge);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -85,6 +88,8 @@ async function main() {
     PROVISIONING_DLQ_URL: emulators.dlqUrls.provisioning,
     // Plain http on loopback: browsers and curl would drop a Secure cookie here.
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
+    // The agent URLs the API hands out are the edge's on this port.
+    LOCAL_EDGE_PORT: String(port),
     // The local card page signs its webhook with this secret, and the webhook verifies with it.
     ...(cardConfig().mode === 'local' ? { CARD_WEBHOOK_SECRET: ensureSecret(dataDir, 'CARD_WEBHOOK_SECRET', 'card-webhook-secret', 'whsec_') } : {}),
   });
@@ -101,6 +106,8 @@ async function main() {
     stopping = true;
     supervision.stopping();
     progress(`${signal}: stopping…`);
+    // Websocket clients are told 1012 (service restart) so they reconnect once the stack is back.
+    await edge.close();
     await workers.stop();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

@@ -24,7 +24,7 @@ import * as keys from './keys';
 import { recordActivity } from './idle-watch';
 import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type LifecycleEventInput } from './lifecycle-events';
 import { deadInstanceCheck } from './metrics';
-import { ConditionFailedError, tenant, tx, type TransactItem } from './tenant';
+import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 import { DomainError } from '#platform/errors';
 
@@ -107,6 +107,8 @@ export interface InstanceRecord extends Record<string, unknown> {
   stopReason?: string;
   /** The generation a wake on demand started (domain/lifecycle/wake.ts): later wakes join its launch. */
   wakeGeneration?: number;
+  /** The subdomain's global look-up (keys.agentSubdomain), which account deletion removes with the instance. */
+  globalKeys?: keys.Key[];
 }
 
 export class NoInstanceError extends DomainError {
@@ -126,16 +128,15 @@ export class IllegalTransitionError extends Error {
 /** DNS-safe and stable per account, revealing nothing about the user id. */
 export const subdomainFor = (userId: string) => `agent-${createHash('sha256').update(userId).digest('hex').slice(0, 16)}`;
 
-/** The public URL of an account's instance (spec 2.4, 2.5); the operator routes the subdomain to it. */
-export const instanceUrl = (userId: string) => `https://${subdomainFor(userId)}.${instanceConfig().agentDomain}`;
+/** The public URL of an account's instance (spec 2.4, 2.5): its subdomain, which the edge routes to it. */
+export const instanceUrl = (userId: string) => instanceConfig().agentUrls.http(subdomainFor(userId));
 
-/**
- * Where a client opens an agent's websocket: directly on the instance when the launcher knows a
- * reachable address (the local stack), else through the account's subdomain.
- */
-export function agentWebsocketUrl(userId: string, agentId: string, instance: { handle?: Pick<LaunchHandle, 'publicWsBase'> } | undefined): string {
-  const base = instance?.handle?.publicWsBase ?? `wss://${subdomainFor(userId)}.${instanceConfig().agentDomain}`;
-  return `${base}/agents/${agentId}`;
+/** Where a client opens an agent's websocket: through the edge, on the account's subdomain. */
+export const agentWebsocketUrl = (userId: string, agentId: string) => `${instanceConfig().agentUrls.websocket(subdomainFor(userId))}/agents/${agentId}`;
+
+/** The account whose instance answers at `subdomain` (what the edge routes by); undefined for one no instance has. */
+export async function userIdForSubdomain(subdomain: string): Promise<string | undefined> {
+  return (await getGlobal<{ userId?: string }>(keys.agentSubdomain(subdomain)))?.userId;
 }
 
 export async function getInstance(userId: string, consistent = false): Promise<InstanceRecord | undefined> {
@@ -147,50 +148,17 @@ export async function getInstance(userId: string, consistent = false): Promise<I
 /** What the agent list shows of the instance. */
 export interface ListedInstance {
   status: InstanceStatus;
-  handle?: Pick<LaunchHandle, 'publicWsBase'>;
 }
 
 interface ListedInstanceItem extends Record<string, unknown> {
   status?: InstanceStatus;
   /** The account had agents but no instance when the copy was filled. */
   noInstance?: boolean;
-  /** Null when the instance has no handle or its launcher knows no direct address. */
-  publicWsBase?: string | null;
 }
 
-const listedBase = (handle: LaunchHandle | undefined) => handle?.publicWsBase ?? null;
-
-/**
- * The write that keeps keys.agentListInstance equal to the instance, in the same transaction as
- * each write of `status` or `handle`. `base` is the new websocket base when the write changes the
- * handle; otherwise `keptBase` only fills a copy that has none yet (an instance from before the
- * copy existed), so it never undoes a newer handle written meanwhile.
- */
-function listedInstanceUpdate(userId: string, change: { status?: InstanceStatus; base?: string | null; keptBase?: string | null }): TransactItem {
-  const sets: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (change.status) {
-    sets.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = change.status;
-  }
-  if (change.base !== undefined) {
-    sets.push('publicWsBase = :base');
-    values[':base'] = change.base;
-  } else {
-    sets.push('publicWsBase = if_not_exists(publicWsBase, :kept)');
-    values[':kept'] = change.keptBase ?? null;
-  }
-  return tx.update(keys.agentListInstance(userId), { expression: `SET ${sets.join(', ')}`, names: Object.keys(names).length ? names : undefined, values });
-}
-
-/** The new websocket base when `set`/`remove` change the handle, else undefined. */
-function baseChange(set: Record<string, unknown> | undefined, remove: string[] | undefined): string | null | undefined {
-  if (set && 'handle' in set) return listedBase(set.handle as LaunchHandle | undefined);
-  if (remove?.includes('handle')) return null;
-  return undefined;
-}
+/** The write that keeps keys.agentListInstance's status equal to the instance's, in the same transaction as each write of `status`. */
+const listedInstanceUpdate = (userId: string, status: InstanceStatus): TransactItem =>
+  tx.update(keys.agentListInstance(userId), { expression: 'SET #status = :status', names: { '#status': 'status' }, values: { ':status': status } });
 
 /**
  * Every agent of the account and what the list shows of its instance, in one Query (the copy sorts
@@ -203,7 +171,7 @@ export async function listAgentsWithInstance(userId: string): Promise<{ agents: 
   const copyKey = keys.agentListInstance(userId).sk;
   const copy = items.find((item) => item.sk === copyKey) as ListedInstanceItem | undefined;
   const agents = items.filter((item) => item.sk !== copyKey && item.sk.startsWith(keys.agentPrefix)) as unknown as AgentRecord[];
-  if (copy?.status) return { agents, instance: { status: copy.status, handle: copy.publicWsBase ? { publicWsBase: copy.publicWsBase } : undefined } };
+  if (copy?.status) return { agents, instance: { status: copy.status } };
   if (copy?.noInstance || !agents.length) return { agents, instance: undefined };
   const instance = await getInstance(userId, true);
   await backfillListedInstance(userId, instance);
@@ -212,19 +180,14 @@ export async function listAgentsWithInstance(userId: string): Promise<{ agents: 
 
 /**
  * Fills a missing copy from a consistent read of the instance. Safe against the writers: every
- * write of `status` or `handle` also writes the copy, so one that lands after the read has set
- * `status` (ensureInstance, writeChange: the condition fails and nothing is written) or
- * `publicWsBase` (recordOnGeneration: if_not_exists keeps it). No instance is recorded as
- * `noInstance`, which ensureInstance's put replaces.
+ * write of `status` also writes the copy, so one that lands after the read has set `status`
+ * (ensureInstance, writeChange) and the condition fails, writing nothing. No instance is recorded
+ * as `noInstance`, which ensureInstance's put replaces.
  */
 async function backfillListedInstance(userId: string, instance: InstanceRecord | undefined): Promise<void> {
   const names = { '#status': 'status' };
   const update = instance
-    ? {
-        expression: 'SET #status = :status, publicWsBase = if_not_exists(publicWsBase, :base)',
-        names,
-        values: { ':status': instance.status, ':base': listedBase(instance.handle) },
-      }
+    ? { expression: 'SET #status = :status', names, values: { ':status': instance.status } }
     : { expression: 'SET noInstance = :yes', values: { ':yes': true } };
   try {
     await tenant(userId).update(keys.agentListInstance(userId), update, { expression: 'attribute_not_exists(#status)', names });
@@ -253,6 +216,7 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
     operationId: newOperationId(),
     jobOwner: input.jobOwner,
     subdomain: subdomainFor(userId),
+    globalKeys: [keys.agentSubdomain(subdomainFor(userId))],
     ownerEmail: input.ownerEmail,
     image: input.image,
     runtimeVersion: input.runtimeVersion,
@@ -282,7 +246,8 @@ export async function ensureInstance(userId: string, input: NewInstance, now = n
     await transactRetrying(
       present([
         tx.put({ ...keys.instance(userId), ...instance, ...listed }, { expression: 'attribute_not_exists(pk)' }),
-        tx.put({ ...keys.agentListInstance(userId), status: instance.status, publicWsBase: null }),
+        tx.put({ ...keys.agentSubdomain(instance.subdomain), userId }),
+        tx.put({ ...keys.agentListInstance(userId), status: instance.status }),
         deploymentCount('total'),
         ...events.items,
       ]),
@@ -341,6 +306,12 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     sets.push('gsi1pk = :listPk', 'gsi1sk = :listSk');
     Object.assign(values, { ':listPk': keys.provisioningPartition, ':listSk': keys.provisioningSince(now.toISOString(), userId) });
   } else if (snap.status === 'provisioning') removes.push('gsi1pk', 'gsi1sk');
+  // An instance created before the subdomain look-up existed gets it with its next change.
+  const subdomainLookup = snap.globalKeys ? undefined : tx.put({ ...keys.agentSubdomain(snap.subdomain), userId });
+  if (subdomainLookup) {
+    sets.push('globalKeys = :globalKeys');
+    values[':globalKeys'] = [keys.agentSubdomain(snap.subdomain)];
+  }
   const joining = change.joining?.agentIds ?? [];
   const failing = change.failing?.agentIds ?? [];
   if (joining.length) {
@@ -352,7 +323,7 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
   await transactRetrying(
     present([
       tx.update(keys.instance(userId), { expression, names, values }, { expression: '#status = :cur AND generation = :gen AND readyAgents = :k' }),
-      listedInstanceUpdate(userId, { status: change.to, base: baseChange(change.set, change.remove), keptBase: listedBase(snap.handle) }),
+      listedInstanceUpdate(userId, change.to),
       // The ready agents take the instance's new status; the joining ones leave `provisioning` for it, the failing ones for `error`.
       counterUpdate(AGENT_COUNTER, [
         [snap.status, -snap.readyAgents],
@@ -362,6 +333,7 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
         ['error', failing.length],
       ]),
       change.deployment ? deploymentCount(change.deployment) : undefined,
+      subdomainLookup,
       ...events.items,
       ...(change.alongside ?? []),
       ...joining.map((agentId) => agentJoinItem(userId, agentId, now.toISOString())),
@@ -371,6 +343,7 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
   );
   await events.publish();
   const after = { ...snap, ...change.set, status: change.to, updatedAt: now.toISOString(), readyAgents: snap.readyAgents + joining.length } as InstanceRecord;
+  if (subdomainLookup) after.globalKeys = [keys.agentSubdomain(snap.subdomain)];
   for (const field of change.remove ?? []) delete after[field];
   if (bumpGeneration) after.generation = snap.generation + 1;
   return after;
@@ -662,10 +635,8 @@ export async function recordOnGeneration(userId: string, generation: number, set
     values,
   };
   const onGeneration = { expression: 'generation = :gen' };
-  const base = baseChange(set, remove);
   try {
-    if (base === undefined) await tenant(userId).update(keys.instance(userId), update, onGeneration);
-    else await transactRetrying([tx.update(keys.instance(userId), update, onGeneration), listedInstanceUpdate(userId, { base })]);
+    await tenant(userId).update(keys.instance(userId), update, onGeneration);
     return true;
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
@@ -733,6 +704,12 @@ export async function replaceGatewayToken(userId: string): Promise<{ previous: s
   // Conditional on the token read: of two concurrent rotations one wins, the other is told so.
   await store.put({ ...keys.gatewayToken(userId), ...item }, { expression: 'tokenHash = :was', values: { ':was': existing.tokenHash } });
   return { previous, next };
+}
+
+/** The SHA-256 (hex) of the account's gateway token, for checks that keep it a while (the edge); undefined without one. */
+export async function gatewayTokenHash(userId: string): Promise<string | undefined> {
+  const item = await tenant(userId).get<GatewayTokenItem>(keys.gatewayToken(userId));
+  return typeof item?.tokenHash === 'string' ? item.tokenHash : undefined;
 }
 
 /** Whether `presented` is the account's gateway token; compares hashes, so no decrypt is needed. */

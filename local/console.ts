@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ASSET_PREFIX, CONSOLE_DIST } from '#build/web-console';
-import { CONSOLE_SECURITY_HEADERS, isConsoleRoute, NOT_FOUND_BODY } from '#contract/console';
+import { consoleSecurityHeaders, isConsoleRoute, NOT_FOUND_BODY } from '#contract/console';
+import { instanceConfig } from '#platform/config';
+
+/** The console's headers here: its chat may open the agents' websockets through the edge on this port. */
+const securityHeaders = () => consoleSecurityHeaders(instanceConfig().agentDomain, instanceConfig().localEdgePort);
 
 /**
  * The web console as the local server serves it (CloudFront and S3 do the same in AWS,
@@ -26,7 +30,7 @@ export interface ConsoleAnswer {
 
 const missing = (): ConsoleAnswer => ({
   status: 404,
-  headers: { 'content-type': 'application/json; charset=utf-8', ...CONSOLE_SECURITY_HEADERS },
+  headers: { 'content-type': 'application/json; charset=utf-8', ...securityHeaders() },
   body: NOT_FOUND_BODY,
 });
 
@@ -43,7 +47,7 @@ export async function serveConsole(pathname: string, dist = CONSOLE_DIST): Promi
       headers: {
         'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream',
         'cache-control': 'public, max-age=31536000, immutable',
-        ...CONSOLE_SECURITY_HEADERS,
+        ...securityHeaders(),
       },
       body,
     };
@@ -54,8 +58,8 @@ export async function serveConsole(pathname: string, dist = CONSOLE_DIST): Promi
   if (!index)
     return {
       status: 503,
-      headers: { 'content-type': 'text/plain; charset=utf-8', ...CONSOLE_SECURITY_HEADERS },
+      headers: { 'content-type': 'text/plain; charset=utf-8', ...securityHeaders() },
       body: 'The web console is not built: run `npm run build:web` (npm start builds it).\n',
     };
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_SECURITY_HEADERS }, body: index };
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...securityHeaders() }, body: index };
 }

@@ -6,6 +6,7 @@ import { allowStreaming, streamOf } from '#http/streaming';
 import type { matchPage as MatchPage } from './pages';
 import { originOf } from './pages';
 import { withRequestLogger } from '#platform/logger';
+import type { Edge } from '#edge/server';
 
 /** Every contract route (or the given ones) as API Gateway matches them. */
 export const createRouter = (routes: readonly ContractRoute[] = allRoutes) => matchRoutes(routes);
@@ -133,10 +134,22 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(JSON.stringify(body));
 }
 
-/** An HTTP server serving every contract route through `loadHandler(group)`, and the local pages when given. */
-export function createLocalServer(loadHandler: (group: string) => Promise<LambdaHandler>, onError: (err: unknown) => void, pages?: typeof MatchPage) {
+/** What of the agent edge (edge/server.ts) the local server mounts: requests for an agent's subdomain go to it. */
+export type MountedEdge = Pick<Edge, 'owns' | 'handleRequest' | 'handleUpgrade'>;
+
+/**
+ * An HTTP server serving every contract route through `loadHandler(group)`, the local pages when
+ * given, and, when given the edge, the agents' subdomains on the same port (by Host).
+ */
+export function createLocalServer(
+  loadHandler: (group: string) => Promise<LambdaHandler>,
+  onError: (err: unknown) => void,
+  pages?: typeof MatchPage,
+  edge?: MountedEdge,
+) {
   const route = createRouter();
-  return http.createServer(async (req, res) => {
+  const server = http.createServer(async (req, res) => {
+    if (edge?.owns(req.headers.host)) return edge.handleRequest(req, res);
     try {
       const url = new URL(req.url ?? '/', 'http://local');
       const match = route(req.method ?? 'GET', url.pathname);
@@ -194,4 +207,10 @@ export function createLocalServer(loadHandler: (group: string) => Promise<Lambda
       else res.end();
     }
   });
+  // The platform itself takes no upgrades; the agents' websockets go through the edge.
+  server.on('upgrade', (req, socket, head) => {
+    if (edge?.owns(req.headers.host)) return void edge.handleUpgrade(req, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
+  return server;
 }

@@ -158,6 +158,22 @@ const RUNTIME_SETTINGS = {
     description: "In AWS, the task definition's image (runtime/Dockerfile's asset unless the operator overrides it); a label locally.",
   },
   AGENT_DOMAIN: { schema: () => z.string(), default: 'agents.localhost', setByStack: 'use the context key agentDomain' },
+  LOCAL_EDGE_PORT: {
+    schema: () => z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(65535))),
+    localOnly: true,
+    description:
+      "The local stack's own port, where its edge serves the agents' subdomains over plain http: agent URLs then read http://<subdomain>.<AGENT_DOMAIN>:<port> (npm start sets it).",
+  },
+} as const satisfies SettingGroup;
+
+/** The agent edge (edge/): the one process in front of every instance. */
+const EDGE_SETTINGS = {
+  EDGE_PORT: {
+    schema: () => z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65535)),
+    default: 8080,
+    setByStack: "the edge service's container port",
+    description: 'The port the standalone edge process (edge/main.ts) listens on; 0 = any free port.',
+  },
 } as const satisfies SettingGroup;
 
 const REQUEST_LIMIT_SETTINGS = {
@@ -610,6 +626,20 @@ const PROVISIONING_SETTINGS = {
   LOCAL_RUNTIME_ENTRY: { schema: optionalString, localOnly: true, description: 'Local launcher: the runtime entry file it runs (default runtime/server.ts).' },
 } as const satisfies SettingGroup;
 
+/**
+ * How clients reach an agent: through the edge, at its account's subdomain. In AWS the edge sits
+ * behind HTTPS on 443; the local stack serves it on its own port over plain http.
+ */
+function agentUrls(agentDomain: string, localEdgePort: number | undefined, inAws: boolean) {
+  if (localEdgePort !== undefined && inAws) throw new ConfigError('LOCAL_EDGE_PORT is for the local stack only: in AWS the edge is behind HTTPS on 443');
+  const authority = (subdomain: string) => `${subdomain}.${agentDomain}${localEdgePort === undefined ? '' : `:${localEdgePort}`}`;
+  const secure = localEdgePort === undefined;
+  return {
+    http: (subdomain: string) => `${secure ? 'https' : 'http'}://${authority(subdomain)}`,
+    websocket: (subdomain: string) => `${secure ? 'wss' : 'ws'}://${authority(subdomain)}`,
+  };
+}
+
 /** Agents, instances and provisioning: where and how agent runtimes are launched. */
 export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTIME_SETTINGS, PROVISIONING_SETTINGS], (e, core) => ({
   ecs: {
@@ -620,6 +650,8 @@ export const instanceConfig = /* @__PURE__ */ configSection([ECS_SETTINGS, RUNTI
   },
   runtimeImage: e.RUNTIME_IMAGE,
   agentDomain: e.AGENT_DOMAIN,
+  agentUrls: agentUrls(e.AGENT_DOMAIN, e.LOCAL_EDGE_PORT, core.inAws),
+  localEdgePort: e.LOCAL_EDGE_PORT,
   provisioningDlqUrl: e.PROVISIONING_DLQ_URL,
   launcher: e.LAUNCHER ?? (core.stage === 'aws' ? 'ecs' : 'local'),
   runtimeVersion: e.RUNTIME_VERSION,
@@ -1010,6 +1042,9 @@ const WAKE_SETTINGS = {
 /** The bounded wait of a message that wakes an idle-stopped instance. */
 export const wakeConfig = /* @__PURE__ */ configSection([WAKE_SETTINGS], (e) => ({ waitMs: e.WAKE_WAIT_SECONDS * 1000 }));
 
+/** The standalone edge process: its port, and the domain whose subdomains it serves. */
+export const edgeConfig = /* @__PURE__ */ configSection([EDGE_SETTINGS, RUNTIME_SETTINGS], (e) => ({ port: e.EDGE_PORT, agentDomain: e.AGENT_DOMAIN }));
+
 export type RateLimitRule = { limit: number; windowSeconds: number; by: 'user' | 'ip' };
 
 /**
@@ -1245,6 +1280,7 @@ export const SETTING_GROUPS = {
   runtimeLogs: RUNTIME_LOG_SETTINGS,
   ses: SES_SETTINGS,
   wake: WAKE_SETTINGS,
+  edge: EDGE_SETTINGS,
 };
 
 /** The names of the settings of `G` whose declared default is not a value of their schema. */
@@ -1293,6 +1329,7 @@ export const CONFIG_SECTIONS = [
   runtimeLogsConfig,
   emailConfig,
   wakeConfig,
+  edgeConfig,
 ];
 
 /**

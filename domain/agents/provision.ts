@@ -4,7 +4,7 @@ import { accountAccess, requireActiveSubscription } from '#domain/billing/entitl
 import type { AgentConfig } from '#contract/agents';
 import { createAgent, failAgent, type AgentRecord } from '#data/agents';
 import type { TransactItem } from '#data/writes';
-import { agentWebsocketUrl, getInstance } from '#data/instances';
+import { agentWebsocketUrl } from '#data/instances';
 import { DomainError } from '#platform/errors';
 import { logger } from '#platform/logger';
 
@@ -43,14 +43,13 @@ export async function provisionAgent(auth: AuthContext, body: { name: string; mo
   const config = body.config ?? {};
   const model = body.model === 'custom' ? config.model! : body.model;
   const agent = await provisionFor(auth, access.agentLimit, { name: body.name, model, config, source: 'api' });
-  const instance = await getInstance(auth.userId);
   return {
     success: true as const,
     agent: {
       id: agent.id,
       name: agent.name,
       status: 'provisioning' as const,
-      websocketUrl: agentWebsocketUrl(auth.userId, agent.id, instance),
+      websocketUrl: agentWebsocketUrl(auth.userId, agent.id),
       model: agent.model,
       createdAt: agent.createdAt,
     },

@@ -8,7 +8,7 @@ export const listItem = (userId: string, agent: AgentRecord, instance: ListedIns
   name: agent.name,
   model: agent.model,
   status: agentStatus(agent, instance?.status),
-  websocketUrl: agentWebsocketUrl(userId, agent.id, instance),
+  websocketUrl: agentWebsocketUrl(userId, agent.id),
   createdAt: agent.createdAt,
   updatedAt: agent.updatedAt,
 });

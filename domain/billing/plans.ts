@@ -35,6 +35,8 @@ export interface PlanLimits {
    * unless the owner set their own (`PUT /api/heartbeat`); 0 = never. Higher plans idle longer.
    */
   idleStopMinutes: number;
+  /** Open connections (HTTP requests in flight and websockets) the edge holds to the instance at once; spec 2.16 names none. */
+  edgeConnections: number;
 }
 
 /** Each plan's models as the versioned catalogue lists them (domain/ai/catalogue.ts); at run time the catalogue in force decides. */
@@ -58,6 +60,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     schedules: 5,
     scheduledRunsPerDay: 100,
     idleStopMinutes: 30,
+    edgeConnections: 50,
   },
   solo: {
     name: 'solo',
@@ -72,6 +75,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     schedules: 20,
     scheduledRunsPerDay: 1_500,
     idleStopMinutes: 60,
+    edgeConnections: 100,
   },
   collective: {
     name: 'collective',
@@ -86,6 +90,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     schedules: 50,
     scheduledRunsPerDay: 5_000,
     idleStopMinutes: 240,
+    edgeConnections: 250,
   },
   network: {
     name: 'network',
@@ -100,6 +105,7 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     schedules: 200,
     scheduledRunsPerDay: 20_000,
     idleStopMinutes: 0,
+    edgeConnections: 1000,
   },
 };
 

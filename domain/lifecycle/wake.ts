@@ -17,7 +17,7 @@ import { waitForStatus } from './wait-for-status';
  * woke it (`details.wokenBy`).
  */
 
-export type WakeSource = 'chat' | 'agent-chat' | 'channel' | 'schedule' | 'a2a';
+export type WakeSource = 'chat' | 'agent-chat' | 'channel' | 'schedule' | 'a2a' | 'edge';
 
 const WOKEN_BY: Record<WakeSource, string> = {
   chat: 'a chat message (POST /api/chat)',
@@ -25,6 +25,7 @@ const WOKEN_BY: Record<WakeSource, string> = {
   channel: 'an inbound channel message',
   schedule: 'a scheduled run',
   a2a: 'an agent-to-agent message',
+  edge: "a request to the agent's own URL or websocket",
 };
 
 export type WakeOutcome =

@@ -23,7 +23,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { ASSET_PREFIX, CONSOLE_DIST, ensureConsoleBuilt } from '#build/web-console';
-import { API_ROOT_PATHS, CONSOLE_ROUTES_PATTERN, CONSOLE_SECURITY_HEADERS, NOT_FOUND_BODY } from '#contract/console';
+import { API_ROOT_PATHS, CONSOLE_ROUTES_PATTERN, consoleSecurityHeaders, NOT_FOUND_BODY } from '#contract/console';
 
 /**
  * The web console in AWS, on one origin with the API so the session cookie stays first-party:
@@ -73,7 +73,11 @@ export class WebConsole extends Construct {
     this.headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'The web console and API security headers (the local server sends the same)',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_SECURITY_HEADERS['content-security-policy'], override: true },
+        // The agents' subdomains (context agentDomain) in connect-src: the console's chat opens their websockets through the edge.
+        contentSecurityPolicy: {
+          contentSecurityPolicy: consoleSecurityHeaders(this.node.tryGetContext('agentDomain'))['content-security-policy'],
+          override: true,
+        },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpVerified, startLocalStack, type LocalStack } from '../helpers/local-stack';
 import WebSocket from 'ws';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as keys from '#data/keys';
 import { accountSession, type TestSession } from '../helpers/api';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
@@ -93,7 +96,8 @@ describe('agents on the local stack (npm start)', () => {
       const a = (await api('GET', `/api/agents/${agentId}`)).body.agent;
       return a.status === 'running' ? a : undefined;
     }, 'the agent to run');
-    expect(agent.websocketUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/agents/${agentId}$`));
+    // Through the edge on the stack's own port, at the account's subdomain.
+    expect(agent.websocketUrl).toBe(`ws://${agent.subdomain}.agents.localhost:${new URL(base).port}/agents/${agentId}`);
     expect(agent.plan).toBe('network');
   }, 90_000);
 
@@ -128,15 +132,15 @@ describe('agents on the local stack (npm start)', () => {
     });
     expect(await instanceStatus()).toBe('stopped');
     expect((await api('GET', `/api/agents/${agentId}`)).body.agent.status).toBe('stopped');
-    // The process goes away: its port stops answering.
-    await until(
-      async () =>
-        await fetch(before.replace('ws://', 'http://')).then(
-          () => undefined,
-          () => true,
-        ),
-      'the runtime to exit',
-    );
+    // The process goes away: the edge answers for it that it is stopped, and how to start it.
+    const { token: stoppedToken } = (await api('GET', `/api/instance/${admin.userId}/token`)).body;
+    const throughEdge = await fetch(`${before.replace('ws://', 'http://')}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stoppedToken}` },
+      body: '{}',
+    });
+    expect(throughEdge.status).toBe(409);
+    expect(await throughEdge.json()).toMatchObject({ code: 'INSTANCE_STOPPED', error: expect.stringContaining(`/api/instance/${admin.userId}/start`) });
 
     // Spec 3: stop, start and restart apply from any state. A second stop changes nothing and succeeds;
     // a start then a restart at once both answer 200, the restart superseding the start's launch.
@@ -170,9 +174,23 @@ describe('agents on the local stack (npm start)', () => {
   }, 90_000);
 
   it('stops the runtime processes it started when it stops', async () => {
+    const { token } = (await api('GET', `/api/instance/${admin.userId}/token`)).body;
     const { websocketUrl } = (await api('GET', `/api/agents/${agentId}`)).body.agent;
+    const open = new WebSocket(`${websocketUrl}?token=${token}`);
+    await new Promise((r) => open.once('open', r));
+    // Where the runtime itself listens: its registered address, read from the stack's own table.
+    const dynamoEndpoint = /DynamoDB Local at (http:\/\/127\.0\.0\.1:\d+)/.exec(stack.output().stderr)![1]!;
+    const ddb = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
+    const instance = (await ddb.send(new GetCommand({ TableName: 'agent-platform', Key: keys.instance(admin.userId), ConsistentRead: true }))).Item!;
+    ddb.destroy();
+    expect(instance.handle.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const edgeClosed = new Promise<number>((r) => open.once('close', (code) => r(code)));
     stack.child.kill('SIGTERM');
     expect(await new Promise((r) => stack.child.once('exit', r))).toBe(0);
+    expect(await edgeClosed).toBe(1012);
+    await expect(fetch(`${instance.handle.endpoint}/livez`)).rejects.toThrow();
     await expect(fetch(websocketUrl.replace('ws://', 'http://'))).rejects.toThrow();
   }, 30_000);
 });

@@ -174,6 +174,40 @@ describe('web console in Chromium', () => {
     await page.locator('.log li').first().waitFor({ timeout: 15_000 });
   });
 
+  it('the console opens the agent’s websocket through the edge under its own CSP, and nothing else', async () => {
+    const agentId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const port = new URL(base).port;
+    const csp = (await fetch(`${base}/agents/${agentId}`)).headers.get('content-security-policy')!;
+    expect(csp).toContain(`connect-src 'self' http://*.agents.localhost:${port} ws://*.agents.localhost:${port};`);
+    // As a browser client does: the subprotocol pair carries the token, since it cannot set headers on a websocket.
+    const frames = (await page.evaluate(`(async () => {
+      const settings = await fetch('/api/settings').then((r) => r.json());
+      const { token } = await fetch('/api/instance/' + settings.id + '/token').then((r) => r.json());
+      const { agent } = await fetch('/api/agents/${agentId}').then((r) => r.json());
+      return await new Promise((resolve, reject) => {
+        const ws = new WebSocket(agent.websocketUrl, ['agent-runtime', 'bearer.' + token]);
+        const frames = [agent.websocketUrl, ws.url];
+        ws.onmessage = (e) => {
+          const frame = JSON.parse(e.data);
+          frames.push(frame);
+          if (frame.type === 'ready') ws.send(JSON.stringify({ type: 'message', content: 'over the websocket', id: 'w1' }));
+          else if (frame.type === 'message' && frame.role === 'assistant') { ws.close(); resolve(frames); }
+        };
+        ws.onerror = () => reject(new Error('the websocket failed'));
+      });
+    })()`)) as [string, string, ...{ type: string; content?: string; replyTo?: string }[]];
+    const [advertised, opened, ...received] = frames;
+    expect(advertised).toBe(`ws://${new URL(advertised).hostname}:${port}/agents/${agentId}`);
+    expect(new URL(opened).hostname).toMatch(/^agent-[0-9a-f]{16}\.agents\.localhost$/);
+    expect(received[0]).toMatchObject({ type: 'ready', agentId });
+    expect(received.at(-1)).toMatchObject({ type: 'message', content: fakeAnswerTo('over the websocket'), replyTo: 'w1' });
+    expect(cspViolations).toEqual([]);
+    // The policy is what allowed it: a websocket to any other origin is refused by the browser.
+    await page.evaluate(`(() => { try { new WebSocket('ws://127.0.0.1:9/agents/x'); } catch {} })()`);
+    await expect.poll(() => cspViolations.some((v) => v.includes('ws://127.0.0.1:9')), POLL).toBe(true);
+    cspViolations.length = 0;
+  });
+
   it('the agent page stops and starts the instance, saves memory and shows a marketplace install, all without a reload', async () => {
     await page.evaluate('window.sameDocument = true');
     const status = page.locator('dd[aria-live] .badge');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as keys from '#data/keys';
 import { testSession, type TestSession } from '../helpers/api';
-import { startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
+import { freeLoopbackPort, startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
 import { TEST_JWT_SECRET } from '../helpers/worker-setup';
 
 /**
@@ -30,7 +30,7 @@ function firstFrame(url: string, token: string): Promise<any> {
 
 describe('the local stack reconciles instances with the processes that run', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-restart-e2e-'));
-  const env = {
+  const env: Record<string, string> = {
     DATA_DIR: dataDir,
     JWT_SECRET: TEST_JWT_SECRET,
     ADMIN_EMAILS: 'admin@example.com',
@@ -57,6 +57,8 @@ describe('the local stack reconciles instances with the processes that run', () 
 
   beforeAll(async () => {
     admin = await testSession({ admin: true });
+    // The agents' URLs carry the stack's port (its edge): the same one after the restart.
+    env.PORT = String(await freeLoopbackPort());
     stack = startLocalStack(env);
     base = await stack.ready;
   }, 90_000);

@@ -63,8 +63,8 @@ describe('a skill installed on a running agent, over the local stack', () => {
     );
     expect(listed.skills).toEqual([expect.objectContaining({ skillId: 'setlist-oracle', enabled: true })]);
 
-    // Without the gateway token the runtime refuses the call.
-    expect((await runtimeCall('POST', `/agents/${agentId}/skills/setlist-oracle`, 'not-the-token', { action: 'build', duration: 60 })).status).toBe(401);
+    // Without the gateway token the edge in front refuses the call.
+    expect((await runtimeCall('POST', `/agents/${agentId}/skills/setlist-oracle`, 'not-the-token', { action: 'build', duration: 60 })).status).toBe(403);
 
     // An empty library builds an empty set, through the runtime and the platform.
     const built = await runtimeCall('POST', `/agents/${agentId}/skills/setlist-oracle`, gatewayToken, { action: 'build', duration: 60 });

@@ -57,7 +57,8 @@ describe('gateway-token rotation reaches a running runtime over the local stack'
       30_000,
     );
     expect(opened.frame).toMatchObject({ type: 'ready', agentId });
-    expect((await openWith(running.websocketUrl, oldToken)).refused).toBe(401);
+    // The edge refuses a token that is not the account's (any more): 403.
+    expect((await openWith(running.websocketUrl, oldToken)).refused).toBe(403);
 
     const instanceAfter = (await api('GET', `/api/instance/${owner.userId}`)).body;
     expect(instanceAfter.status).toBe('running');

@@ -33,6 +33,16 @@ export interface LocalStack {
   ctrlC(): void;
 }
 
+/** A TCP port free on loopback now, for a stack that must come back on the same one (its agents' URLs carry it). */
+export async function freeLoopbackPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as import('node:net').AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
 /** Runs `bin/local.ts` (what `npm start` runs) as a user would, on a free port, with `env` on top. */
 export function startLocalStack(env: Record<string, string>): LocalStack {
   const clean = { ...process.env };

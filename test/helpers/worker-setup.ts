@@ -3,6 +3,7 @@ import { reloadConfig } from '#platform/config';
 import { resetQueueClient } from '#adapters/queue';
 import { resetDbClient } from '#data/client';
 import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
+import './localhost-names';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 

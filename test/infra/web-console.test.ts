@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { API_ROOT_PATHS, CONSOLE_SECURITY_HEADERS } from '#contract/console';
+import { API_ROOT_PATHS, consoleSecurityHeaders } from '#contract/console';
 import { consoleRequestFunctionCode, WebConsoleStack } from '#lib/constructs/web-console';
 import { addNagChecks } from '#lib/nag';
 import { PlatformStack } from '#lib/platform-stack';
@@ -60,11 +60,13 @@ describe('web console stack', () => {
   it('sends the local server’s security headers on the files and the API answers', () => {
     const [[policyId, policy]] = ofType('AWS::CloudFront::ResponseHeadersPolicy') as [[string, Json]];
     const security = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
-    expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toBe(CONSOLE_SECURITY_HEADERS['content-security-policy']);
+    const agentDomain = app.node.tryGetContext('agentDomain');
+    expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toBe(consoleSecurityHeaders(agentDomain)['content-security-policy']);
+    expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toContain(`connect-src 'self' https://*.${agentDomain} wss://*.${agentDomain};`);
     expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
     expect(security.ContentTypeOptions.Override).toBe(true);
     expect(security.FrameOptions.FrameOption).toBe('DENY');
-    expect(security.ReferrerPolicy.ReferrerPolicy).toBe(CONSOLE_SECURITY_HEADERS['referrer-policy']);
+    expect(security.ReferrerPolicy.ReferrerPolicy).toBe(consoleSecurityHeaders(agentDomain)['referrer-policy']);
     const behaviours = [distribution.DefaultCacheBehavior as Json, ...(distribution.CacheBehaviors as Json[])];
     for (const b of behaviours) expect(b.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
     expect(distribution.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');

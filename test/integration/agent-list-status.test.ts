@@ -36,9 +36,8 @@ const listed = async (user: TestSession) => {
 async function expectListShows(user: TestSession, agentId: string, status: string) {
   const instance = await getInstance(user.userId, true);
   expect(instance?.status).toBe(status);
-  const copy = await tenant(user.userId).get<{ status?: string; publicWsBase?: string | null }>(keys.agentListInstance(user.userId), true);
+  const copy = await tenant(user.userId).get<{ status?: string }>(keys.agentListInstance(user.userId), true);
   expect(copy?.status).toBe(status);
-  expect(copy?.publicWsBase ?? null).toBe(instance?.handle?.publicWsBase ?? null);
   const [item] = await listed(user);
   const detail = (await call('GET', `/api/agents/${agentId}`, { session: user, ip: uniqueIp() })).body.agent;
   expect(item).toMatchObject({ id: agentId, status, websocketUrl: detail.websocketUrl });
@@ -53,8 +52,8 @@ describe('the agent list follows the instance (one Query)', () => {
   it('after provision, stop, start, restart, idle stop, budget stop, a dead instance, and an agent deleted', async () => {
     const { user, agentId } = await runningAgent(bed);
     await expectListShows(user, agentId, 'running');
-    // The local launcher hands out a direct websocket address: the copy carries it.
-    expect((await listed(user))[0]!.websocketUrl).toMatch(/^ws:\/\/127\.0\.0\.1:/);
+    // The websocket address is the edge's, on the account's subdomain.
+    expect((await listed(user))[0]!.websocketUrl).toMatch(new RegExp(`^ws://agent-[0-9a-f]{16}\\.agents\\.localhost:${bed.edge.port}/agents/${agentId}$`));
     // One Query for the agents and the instance's status, beside the rate-limit write; no read of the instance.
     // Written now, so the request-outcome write (one answer in REQUEST_FLUSH_EVERY, or one every REQUEST_FLUSH_MS) does not ride on the counted call.
     await flushRequestOutcomes();

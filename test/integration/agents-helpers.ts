@@ -14,6 +14,7 @@ import { sqs } from '#adapters/queue';
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
 import type { LaunchHandle } from '#adapters/launcher';
+import { createEdgeServer } from '#edge/server';
 
 /** Shared by the agents, provisioner, lifecycle and provision integration tests. */
 
@@ -150,13 +151,25 @@ export function chat(url: string, content: string): Promise<any> {
 }
 
 /**
+ * The agent edge on loopback, as the local stack mounts it: the agents' URLs the API hands out
+ * (LOCAL_EDGE_PORT) lead through it to the runtimes.
+ */
+export async function startEdge() {
+  const edge = createEdgeServer({ agentDomain: 'agents.localhost', behindLoadBalancer: false });
+  await new Promise<void>((r) => edge.server.listen(0, '127.0.0.1', r));
+  return { ...edge, port: (edge.server.address() as AddressInfo).port };
+}
+
+/**
  * The set-up every agents test file shares: the platform served on loopback (so runtimes reach it),
- * a fake model provider, a private provisioning queue and the counting launcher. Settings given
- * here are applied on top, and every setting it touched is restored after the file.
+ * the agent edge in front of the runtimes, a fake model provider, a private provisioning queue and
+ * the counting launcher. Settings given here are applied on top, and every setting it touched is
+ * restored after the file.
  */
 export function useAgentsTestBed(settings: Record<string, string> = {}) {
   const bed = {} as {
     platform: Awaited<ReturnType<typeof startPlatform>>;
+    edge: Awaited<ReturnType<typeof startEdge>>;
     model: FakeModelServer;
     launcher: ReturnType<typeof countingLauncher>;
     queueUrl: string;
@@ -164,12 +177,13 @@ export function useAgentsTestBed(settings: Record<string, string> = {}) {
   const saved = { ...process.env };
   let touched: string[] = [];
   beforeAll(async () => {
-    [bed.platform, bed.model, bed.queueUrl] = await Promise.all([startPlatform(), startFakeModelServer(), privateQueue()]);
+    [bed.platform, bed.edge, bed.model, bed.queueUrl] = await Promise.all([startPlatform(), startEdge(), startFakeModelServer(), privateQueue()]);
     const applied = {
       PROVISIONING_QUEUE_URL: bed.queueUrl,
       RUNTIME_PLATFORM_URL: bed.platform.url,
       MODEL_API_BASE_URL: bed.model.baseUrl,
       PROVISION_HEALTH_INTERVAL_MS: '200',
+      LOCAL_EDGE_PORT: String(bed.edge.port),
       ...settings,
     };
     touched = Object.keys(applied);
@@ -178,7 +192,7 @@ export function useAgentsTestBed(settings: Record<string, string> = {}) {
   });
   afterAll(async () => {
     await bed.launcher.restore();
-    await Promise.all([bed.platform.close(), bed.model.close()]);
+    await Promise.all([bed.platform.close(), bed.edge.close(), bed.model.close()]);
     reloadConfig(Object.fromEntries(touched.map((k) => [k, saved[k]])));
   });
   return bed;

@@ -275,7 +275,8 @@ describe('instance records', () => {
     const record = await instanceOf(user);
     expect(Object.keys(record).sort()).toEqual(['plan', 'runtimeVersion', 'startedAt', 'status', 'subdomain', 'url', 'userId']);
     expect(record).toMatchObject({ userId: user.userId, status: 'running', plan: 'solo' });
-    expect(record.url).toBe(`https://${record.subdomain}.agents.localhost`);
+    // The edge's address on the subdomain (plain http on the local port; https in AWS).
+    expect(record.url).toBe(`http://${record.subdomain}.agents.localhost:${bed.edge.port}`);
     const stats = (await call('GET', `/api/instance/${user.userId}/stats`, { session: user, ip: uniqueIp() })).body;
     expect(stats.cpu).toMatch(/^\d+\.\d{2}%$/);
     expect(stats.memory).toMatch(/^[\d.]+(MiB|GiB|KiB)$/);

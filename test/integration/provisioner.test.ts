@@ -50,7 +50,7 @@ describe('provisioner', () => {
 
     const agent = await agentOf(user, agentId);
     expect(agent.status).toBe('running');
-    expect(agent.websocketUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/agents/${agentId}$`));
+    expect(agent.websocketUrl).toBe(`ws://${agent.subdomain}.agents.localhost:${bed.edge.port}/agents/${agentId}`);
     expect(agent.startedAt).not.toBeNull();
 
     // SQS redelivers the ones reported busy, and duplicates keep coming: all are acknowledged, no new launch.
@@ -172,7 +172,8 @@ describe('provisioner', () => {
     await handler(sqsEvent(sqsRecord(message)));
     const { token } = (await call('GET', `/api/instance/${user.userId}/token`, { session: user, ip: uniqueIp() })).body;
     const { websocketUrl } = await agentOf(user, agentId);
-    await expect(chat(`${websocketUrl}?token=wrong`, 'hi')).rejects.toThrow('401');
+    // The edge in front refuses a token that is not the account's.
+    await expect(chat(`${websocketUrl}?token=wrong`, 'hi')).rejects.toThrow('403');
     const answer = await chat(`${websocketUrl}?token=${token}`, 'Is the 14th free?');
     expect(answer).toMatchObject({ type: 'message', role: 'assistant', content: fakeAnswerTo('Is the 14th free?'), agentId });
     const sent = bed.model.requests.at(-1)!;
