@@ -130,9 +130,10 @@ export const GATEWAY_TOKEN_PURPOSE = 'gateway-token';
  * the token a request carries), and queue a wake on the provisioning queue. No other key use, no
  * other queue, no ECS, no secret.
  */
-export function grantEdge(edge: IGrantable, t: Pick<GrantTargets, 'table' | 'provisioningQueue' | 'dataKey'>) {
+export function grantEdge(edge: IGrantable, t: Pick<GrantTargets, 'table' | 'provisioningQueue' | 'eventsQueue' | 'dataKey'>) {
   t.table.grants.actions(edge, ...TABLE_ITEM_ACTIONS);
   t.provisioningQueue.grants.actions(edge, ['sqs:SendMessage']);
+  t.eventsQueue.grants.actions(edge, ['sqs:SendMessage']);
   edge.grantPrincipal.addToPrincipalPolicy(
     new PolicyStatement({
       actions: ['kms:Decrypt'],

@@ -251,6 +251,10 @@ export class PlatformStack extends Stack {
         ...(wakeWait !== undefined && { WAKE_WAIT_SECONDS: wakeWait }),
         KMS_KEY_ID: keys.dataKey.keyArn,
         PROVISIONING_QUEUE_URL: queues.provisioning.queue.queueUrl,
+        // A wake writes lifecycle events, whose webhooks go on the events queue; plan rights need the admin lists.
+        EVENTS_QUEUE_URL: queues.events.queue.queueUrl,
+        ADMIN_EMAILS: settings.adminEmails,
+        TESTER_EMAILS: settings.testerEmails,
       },
       runtimeSecurityGroup: compute.securityGroup,
       runtimePort: RUNTIME_PORT,

@@ -935,12 +935,13 @@ describe('agent edge', () => {
     expect(service.Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups).toEqual([{ 'Fn::GetAtt': [edgeSg, 'GroupId'] }]);
   });
 
-  it('gives the edge its settings and exactly its rights: table items, gateway-token decrypt, wake on the provisioning queue', () => {
+  it('gives the edge its settings and exactly its rights: table items, gateway-token decrypt, wake on the provisioning queue, its events on the events queue', () => {
     const [container] = edgeTaskDef[1].Properties.ContainerDefinitions;
     const env = Object.fromEntries(container.Environment.map((e: Json) => [e.Name, e.Value]));
     const tableId = ofType('AWS::DynamoDB::Table')[0]![0];
     const keyId = ofType('AWS::KMS::Key')[0]![0];
     const queueId = ofType('AWS::SQS::Queue').find(([id]) => /ProvisioningQueue/.test(id))![0];
+    const eventsQueueId = ofType('AWS::SQS::Queue').find(([id]) => /EventsQueue/.test(id))![0];
     expect(env).toEqual({
       STAGE: 'aws',
       TABLE_NAME: { Ref: tableId },
@@ -949,12 +950,16 @@ describe('agent edge', () => {
       WAKE_WAIT_SECONDS: '20',
       KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
       PROVISIONING_QUEUE_URL: { Ref: queueId },
+      EVENTS_QUEUE_URL: { Ref: eventsQueueId },
+      ADMIN_EMAILS: '',
+      TESTER_EMAILS: '',
     });
     expect(JSON.stringify(container)).not.toMatch(/secretsmanager|JWT_SECRET/);
     const taskRole = edgeTaskDef[1].Properties.TaskRoleArn['Fn::GetAtt'][0] as string;
     expect(t.statementsOfRole(taskRole)).toEqual([
       expect.objectContaining({ Action: [...TABLE_ITEM_ACTIONS], Resource: [{ 'Fn::GetAtt': [tableId, 'Arn'] }, expect.anything()] }),
       expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
+      expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [eventsQueueId, 'Arn'] } }),
       {
         Effect: 'Allow',
         Action: 'kms:Decrypt',
