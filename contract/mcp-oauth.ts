@@ -15,8 +15,7 @@ export const MCP_OAUTH_SCOPES = ['read', 'agents', 'billing'] as const;
 export type McpOAuthScope = (typeof MCP_OAUTH_SCOPES)[number];
 export const MCP_OAUTH_DEFAULT_SCOPE = 'read agents';
 
-/** How an MCP OAuth access token begins: the API's session routes pass it over (it is the MCP server's alone). */
-export const MCP_ACCESS_TOKEN_PREFIX = 'mcp_at_';
+export { MCP_ACCESS_TOKEN_PREFIX } from './mcp-tokens';
 
 /** Where the console's consent page lives: the authorization endpoint of the metadata. */
 export const MCP_OAUTH_CONSENT_PATH = '/oauth/authorize';

@@ -78,6 +78,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
   billing: ['dataKey'],
+  // A card event that leaves no subscription in force stops the owner's instance, with its lifecycle event.
+  card: ['sendEvents', 'sendProvisioning'],
   metrics: ['describeTable'],
   // Lifecycle events are stored and queued wherever an instance changes; account deletion runs in the provisioner
   // and removes the account's file-manager objects.

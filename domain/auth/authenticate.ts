@@ -1,4 +1,4 @@
-import { MCP_ACCESS_TOKEN_PREFIX } from '#contract/mcp-oauth';
+import { MCP_ACCESS_TOKEN_PREFIX } from '#contract/mcp-tokens';
 import { isDatabaseUnavailable } from '#data/failures';
 import { findApiKeyWithAccount, knownKeyOwner, touchApiKeyLastUsed } from '#data/api-keys';
 import { isGatewayReceiptToken } from '#data/gateway-receipts';

@@ -56,14 +56,22 @@ describe('the agent list follows the instance (one Query)', () => {
     expect((await listed(user))[0]!.websocketUrl).toMatch(new RegExp(`^ws://agent-[0-9a-f]{16}\\.agents\\.localhost:${bed.edge.port}/agents/${agentId}$`));
     // One Query for the agents and the instance's status, beside the rate-limit write; no read of the instance.
     // Written now, so the request-outcome write (one answer in REQUEST_FLUSH_EVERY, or one every REQUEST_FLUSH_MS) does not ride on the counted call.
-    await flushRequestOutcomes();
-    const reads = countReads();
-    try {
-      await listed(user);
-    } finally {
-      reads.restore();
+    // Counted on the process's one client: a write of the bed's own background work (the runtime's
+    // reports, a timed flush) can land inside the window, so a clean window out of three decides; a
+    // list that reads more would show it in all three.
+    let commands: Record<string, number> = {};
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await flushRequestOutcomes();
+      const reads = countReads();
+      try {
+        await listed(user);
+      } finally {
+        reads.restore();
+      }
+      commands = reads.tally.commands;
+      if (!commands.PutCommand) break;
     }
-    expect(reads.tally.commands).toEqual({ UpdateCommand: 1, QueryCommand: 1 });
+    expect(commands).toEqual({ UpdateCommand: 1, QueryCommand: 1 });
 
     await lifecycle(user, 'stop');
     await expectListShows(user, agentId, 'stopped');

@@ -214,7 +214,12 @@ describe('POST /api/provision with an Idempotency-Key', () => {
     expect(await agentQuotaUsed(owner.userId)).toBe(1);
     expect(await drain(queueUrl)).toHaveLength(1);
     const kept = await tenant(owner.userId).get<Record<string, unknown>>(
-      keys.idempotencyRecord(owner.userId, 'provisionWithChannels', createHash('sha256').update(idempotencyKey).digest('hex')),
+      // Bound to the credential that earned it (http/steps/idempotency.ts, data/idempotency.ts).
+      keys.idempotencyRecord(
+        owner.userId,
+        'provisionWithChannels',
+        createHash('sha256').update(`apiKey:${created.body.id}\u0000${idempotencyKey}`).digest('hex'),
+      ),
       true,
     );
     expect(kept?.state).toBe('done');
