@@ -45,3 +45,42 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
 }
+
+/** The page's calls to the platform's chat routes (`POST /api/chat`, `/api/ai/chat`), as `METHOD path`. */
+export function recordChatCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (/^\/api\/(ai\/)?chat$/.test(pathname)) calls.push(`${request.method()} ${pathname}`);
+  });
+  return calls;
+}
+
+type Frame = { type?: string; id?: string; replyTo?: string; [k: string]: unknown };
+
+/** The websockets the page opens to agents (through the edge), with the JSON frames each way. */
+export function recordAgentSockets(page: Page): { urls: string[]; sent: Frame[]; received: Frame[] } {
+  const seen = { urls: [] as string[], sent: [] as Frame[], received: [] as Frame[] };
+  const parse = (payload: string | Buffer): Frame => {
+    try {
+      return JSON.parse(payload.toString()) as Frame;
+    } catch {
+      return { type: 'text', text: payload.toString() };
+    }
+  };
+  page.on('websocket', (ws) => {
+    if (!/\.agents\.localhost$/.test(new URL(ws.url()).hostname)) return;
+    seen.urls.push(ws.url());
+    ws.on('framesent', ({ payload }) => seen.sent.push(parse(payload)));
+    ws.on('framereceived', ({ payload }) => seen.received.push(parse(payload)));
+  });
+  return seen;
+}
+
+/** The agent's stored history as the console's session reads it, newest first, as `[role, content]`. */
+export async function readHistory(page: Page, agentId: string): Promise<[string, string][]> {
+  const body = (await page.evaluate(`fetch('/api/chat?agentId=${encodeURIComponent(agentId)}').then((r) => r.json())`)) as {
+    messages: { role: string; content: string }[];
+  };
+  return body.messages.map((m) => [m.role, m.content]);
+}

@@ -1,12 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAnswerTo, type FakeModelServer, startFakeModelServer } from '../helpers/fake-model-server';
 import { type LocalStack, startLocalStack, stopLocalStack } from '../helpers/local-stack';
-import { launchChromium, seriousViolations } from './console-browser';
+import { launchChromium, readHistory, recordAgentSockets, recordChatCalls, seriousViolations } from './console-browser';
 
 /**
  * The web console in a real browser (Debian's Chromium through playwright-core) against `npm start`
@@ -133,18 +133,16 @@ describe('web console in Chromium', () => {
     expect(await row.getByRole('link').textContent()).toBe(xssName);
   }, 60_000);
 
-  it('the agent page chats with the agent, whose answer streams in, and model output with <script> renders as text', async () => {
-    const chatCalls: string[] = [];
-    page.on('request', (request) => {
-      const { pathname } = new URL(request.url());
-      if (/^\/api\/(ai\/)?chat$/.test(pathname)) chatCalls.push(`${request.method()} ${pathname}`);
-    });
+  it('the agent page chats with the agent over its websocket, the answer streams in, and model output with <script> renders as text', async () => {
+    const chatCalls = recordChatCalls(page);
+    const socket = recordAgentSockets(page);
     let release!: () => void;
     const lastChunk = new Promise<void>((r) => (release = r));
     model.beforeLastChunk = () => lastChunk;
     await page.getByRole('link', { name: xssName }).click();
     await page.getByRole('heading', { name: xssName }).waitFor();
     await audit('agent');
+    await page.getByTestId('chat-transport').filter({ hasText: 'Connected to the agent’s websocket.' }).waitFor();
     await page.getByLabel('Message').fill(chatText);
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.locator('.chat li.assistant');
@@ -157,16 +155,26 @@ describe('web console in Chromium', () => {
     model.beforeLastChunk = undefined;
     await expect.poll(async () => ((await answer.textContent()) ?? '').replace('Answer: ', ''), POLL).toBe(full);
     expect(await page.locator('main script').count()).toBe(0);
-    // Through the agent (its runtime stored the exchange in the agent's history), not the model layer directly.
-    expect(chatCalls).toEqual(['POST /api/chat']);
-    const agentId = new URL(page.url()).pathname.split('/').at(-1);
-    // The runtime stores the exchange as the stream ends, just after the last piece is on screen.
-    const readHistory = async () =>
-      ((await page.evaluate(`fetch('/api/chat?agentId=${agentId}').then((r) => r.json())`)) as { messages: { role: string; content: string }[] }).messages.map(
-        (m) => [m.role, m.content],
-      );
-    await expect.poll(async () => (await readHistory()).length, POLL).toBe(2);
-    expect(await readHistory()).toEqual([
+    // The agent's websocket through the edge carried it: no platform chat call, the message went out
+    // as a streamed frame and the answer came back as deltas, then done; the token never in the URL.
+    expect(chatCalls).toEqual([]);
+    const agentId = new URL(page.url()).pathname.split('/').at(-1)!;
+    expect(socket.urls.length).toBeGreaterThan(0);
+    for (const url of socket.urls) {
+      expect(new URL(url).hostname).toMatch(/^agent-[0-9a-f]{16}\.agents\.localhost$/);
+      expect(new URL(url).pathname).toBe(`/agents/${agentId}`);
+      expect(url).not.toContain('token');
+    }
+    const message = socket.sent.find((f) => f.type === 'message')!;
+    expect(message).toMatchObject({ content: chatText, stream: true });
+    expect(socket.received.filter((f) => f.type === 'delta' && f.replyTo === message.id).length).toBeGreaterThan(0);
+    // The browser reports frames to the test a little after the page has shown them.
+    await expect.poll(() => socket.received.find((f) => f.type === 'done'), POLL).toMatchObject({ replyTo: message.id, message: { content: full } });
+    // The runtime stores the exchange as the stream ends; the history has it after a reload.
+    await page.reload();
+    await page.getByRole('heading', { name: xssName }).waitFor();
+    await expect.poll(async () => (await readHistory(page, agentId)).length, POLL).toBe(2);
+    expect(await readHistory(page, agentId)).toEqual([
       ['assistant', full],
       ['user', chatText],
     ]);
@@ -207,6 +215,65 @@ describe('web console in Chromium', () => {
     await expect.poll(() => cspViolations.some((v) => v.includes('ws://127.0.0.1:9')), POLL).toBe(true);
     cspViolations.length = 0;
   });
+
+  it('the chat reconnects after the edge closes its websocket with 1012, and falls back to POST /api/chat when the socket is refused', async () => {
+    const agentId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const storedBefore = (await readHistory(page, agentId)).length;
+    const transport = (p: Page, text: string) => p.getByTestId('chat-transport').filter({ hasText: text }).waitFor();
+    const send = async (p: Page, text: string) => {
+      await p.getByLabel('Message').fill(text);
+      await p.getByRole('button', { name: 'Send' }).click();
+      await expect
+        .poll(async () => ((await p.locator('.chat li.assistant').last().textContent()) ?? '').replace('Answer: ', ''), POLL)
+        .toBe(fakeAnswerTo(text));
+    };
+
+    // An edge restart, as the browser sees it: the open socket closes with 1012, and the chat opens a new one.
+    const restarting = await context.newPage();
+    try {
+      const opened: WebSocketRoute[] = [];
+      await restarting.routeWebSocket(/\.agents\.localhost/, (ws) => {
+        opened.push(ws);
+        ws.connectToServer();
+      });
+      const chatCalls = recordChatCalls(restarting);
+      await restarting.goto(`/agents/${agentId}`);
+      await transport(restarting, 'Connected to the agent’s websocket.');
+      await opened[0]!.close({ code: 1012, reason: 'edge restarting' });
+      await expect.poll(() => opened.length, POLL).toBe(2);
+      await transport(restarting, 'Connected to the agent’s websocket.');
+      await send(restarting, 'after the edge restarted');
+      expect(chatCalls).toEqual([]);
+    } finally {
+      await restarting.close();
+    }
+
+    // A socket that cannot open (the edge refuses every upgrade): the chat answers through the platform.
+    const refused = await context.newPage();
+    try {
+      let attempts = 0;
+      await refused.routeWebSocket(/\.agents\.localhost/, (ws) => {
+        attempts++;
+        void ws.close({ code: 1008, reason: 'refused' });
+      });
+      const chatCalls = recordChatCalls(refused);
+      await refused.goto(`/agents/${agentId}`);
+      await expect.poll(() => attempts, POLL).toBeGreaterThan(0);
+      await transport(refused, 'Through the platform');
+      await send(refused, 'with the websocket refused');
+      expect(chatCalls).toEqual(['POST /api/chat']);
+      expect(await seriousViolations(refused)).toEqual([]);
+    } finally {
+      await refused.close();
+    }
+    await expect.poll(async () => (await readHistory(page, agentId)).length, POLL).toBe(storedBefore + 4);
+    expect((await readHistory(page, agentId)).slice(0, 4)).toEqual([
+      ['assistant', fakeAnswerTo('with the websocket refused')],
+      ['user', 'with the websocket refused'],
+      ['assistant', fakeAnswerTo('after the edge restarted')],
+      ['user', 'after the edge restarted'],
+    ]);
+  }, 60_000);
 
   it('the agent page stops and starts the instance, saves memory and shows a marketplace install, all without a reload', async () => {
     await page.evaluate('window.sameDocument = true');

@@ -1,6 +1,7 @@
 import { useComputed, useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { api, describeError, readEventStream, type Schemas } from '../api';
+import { agentSocket } from '../agent-socket';
 import { followInstance } from '../live';
 import { Link } from '../router';
 import { me } from '../state';
@@ -65,7 +66,7 @@ export function AgentPage({ id }: { id: string }) {
         </div>
         <Lifecycle onSettled={refresh} />
       </div>
-      <Chat agentId={a.id} />
+      <Chat agentId={a.id} websocketUrl={a.websocketUrl} />
       <LiveLog agentId={a.id} />
       <Memory agentId={a.id} />
       <InstalledSkills agentId={a.id} />
@@ -207,17 +208,90 @@ function LiveLog({ agentId }: { agentId: string }) {
 }
 
 /**
- * Chat with the agent: its runtime answers through the model layer and the answer streams in as
- * server-sent events from `POST /api/chat` with `stream: true` (`delta` pieces, then `done`).
+ * Chat with the agent. The answer streams in over the agent's own websocket through the edge when
+ * it is open (`delta` frames, then `done`), or else as server-sent events from `POST /api/chat` with
+ * `stream: true`, which also wakes an instance stopped for idleness. Either way the runtime stores the exchange
+ * in the agent's history.
  */
-function Chat({ agentId }: { agentId: string }) {
+function Chat({ agentId, websocketUrl }: { agentId: string; websocketUrl?: string }) {
   const messages = useSignal<{ role: 'user' | 'assistant'; content: string }[]>([]);
   const draft = useSignal('');
   const failure = useSignal<string | undefined>(undefined);
   const streaming = useSignal(false);
+  const direct = useSignal(false);
+  const socket = useRef<ReturnType<typeof agentSocket> | undefined>(undefined);
+  useEffect(() => {
+    if (!websocketUrl) return;
+    const opened = agentSocket(websocketUrl, (ready) => (direct.value = ready));
+    socket.current = opened;
+    return () => {
+      opened.close();
+      socket.current = undefined;
+      direct.value = false;
+    };
+  }, [websocketUrl]);
+
+  const appendDelta = (content: string) => {
+    const last = messages.value.at(-1)!;
+    messages.value = [...messages.value.slice(0, -1), { ...last, content: last.content + content }];
+  };
+  // The stored reply is the answer of record.
+  const finish = (content: string) => {
+    messages.value = [...messages.value.slice(0, -1), { role: 'assistant', content }];
+  };
+  const CUT_OFF = 'The answer was cut off: the connection ended before the agent finished.';
+
+  const overSocket = (message: string) =>
+    new Promise<boolean>((resolve) => {
+      const sent = socket.current?.send(message, {
+        delta: appendDelta,
+        done: (content) => {
+          finish(content);
+          resolve(true);
+        },
+        error: (body) => {
+          failure.value = describeError(502, body);
+          resolve(true);
+        },
+        cut: () => {
+          failure.value = CUT_OFF;
+          resolve(true);
+        },
+      });
+      if (!sent) resolve(false);
+    });
+
+  const overHttp = async (message: string, history: typeof messages.value) => {
+    const { response, error } = await api.POST('/api/chat', {
+      body: { agentId, message, stream: true },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+    });
+    if (!response.ok || !response.body) {
+      failure.value = describeError(response.status, error ?? (await response.json().catch(() => undefined)));
+      messages.value = history;
+      return;
+    }
+    let ended = false;
+    await readEventStream(response.body, (name, data) => {
+      if (name === 'delta') appendDelta((JSON.parse(data) as { content: string }).content);
+      else if (name === 'done') {
+        finish((JSON.parse(data) as { reply: { content: string } }).reply.content);
+        ended = true;
+      } else if (name === 'error') {
+        failure.value = describeError(502, JSON.parse(data));
+        ended = true;
+      }
+    });
+    if (!ended) failure.value = CUT_OFF;
+  };
+
   return (
     <div class="panel">
       <h2>Chat</h2>
+      <p class="hint" data-testid="chat-transport">
+        {direct.value ? 'Connected to the agent’s websocket.' : 'Through the platform (the agent’s websocket is not open).'}
+      </p>
       <ul class="chat" aria-live="polite" aria-label="Conversation">
         {messages.value.map((m, i) => (
           <li key={i} class={m.role}>
@@ -228,6 +302,7 @@ function Chat({ agentId }: { agentId: string }) {
       </ul>
       <form
         class="inline-form"
+        onFocusIn={() => socket.current?.wake()}
         onSubmit={async (event) => {
           event.preventDefault();
           if (!draft.value.trim() || streaming.value) return;
@@ -238,33 +313,7 @@ function Chat({ agentId }: { agentId: string }) {
           draft.value = '';
           streaming.value = true;
           try {
-            const { response, error } = await api.POST('/api/chat', {
-              body: { agentId, message, stream: true },
-              headers: { accept: 'text/event-stream' },
-              parseAs: 'stream',
-            });
-            if (!response.ok || !response.body) {
-              failure.value = describeError(response.status, error ?? (await response.json().catch(() => undefined)));
-              messages.value = history;
-              return;
-            }
-            let ended = false;
-            await readEventStream(response.body, (name, data) => {
-              if (name === 'delta') {
-                const { content } = JSON.parse(data) as { content: string };
-                const last = messages.value.at(-1)!;
-                messages.value = [...messages.value.slice(0, -1), { ...last, content: last.content + content }];
-              } else if (name === 'done') {
-                // The stored reply is the answer of record.
-                const { reply } = JSON.parse(data) as { reply: { content: string } };
-                messages.value = [...messages.value.slice(0, -1), { role: 'assistant', content: reply.content }];
-                ended = true;
-              } else if (name === 'error') {
-                failure.value = describeError(502, JSON.parse(data));
-                ended = true;
-              }
-            });
-            if (!ended) failure.value = 'The answer was cut off: the connection ended before the agent finished.';
+            if (!(await overSocket(message))) await overHttp(message, history);
           } finally {
             streaming.value = false;
           }
