@@ -29,6 +29,7 @@ export type RateLimitScope =
   | 'chainRead'
   | 'verifyEmail'
   | 'verifyEmailResend'
+  | 'standingSetupRemoval'
   | 'modelApi';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';

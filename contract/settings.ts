@@ -46,9 +46,23 @@ export const SettingsProfile = lazySchema(() =>
   }),
 );
 
+export const StandingSetupRemoved = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    removed: z
+      .object({
+        webhookEndpoints: z.int().check(z.gte(0)),
+        schedules: z.int().check(z.gte(0)),
+        channelConnections: z.int().check(z.gte(0)),
+        agentPrompts: z.int().check(z.gte(0)).check(z.describe('agents whose custom system prompt was cleared')),
+      })
+      .check(z.describe('how many of each kind were removed by this call')),
+  }),
+);
+
 export const settingsContract = defineGroup({
   group: 'settings',
-  description: "The caller's profile, notification preferences, password and account deletion (spec 4.1).",
+  description: "The caller's profile, notification preferences, password, account recovery and account deletion (spec 4.1).",
   dynamoOnly: false,
   routes: [
     {
@@ -117,6 +131,24 @@ export const settingsContract = defineGroup({
         502: ErrorBody(),
         ...commonErrorResponses(),
       }),
+    },
+    {
+      operation: 'removeStandingSetup',
+      method: 'POST',
+      path: '/api/settings/recovery/remove-standing-setup',
+      auth: 'session',
+      rateLimit: 'standingSetupRemoval',
+      policy: { idempotent: true },
+      summary: 'Remove, in one step, everything that acts for the account without a sign-in.',
+      description:
+        "For an owner taking the account back (the password-reset notice links here through the console's Settings page): deletes every account webhook endpoint, " +
+        "every agent schedule and every messaging-app channel connection, and clears each agent's custom `systemPrompt` (the rest of its configuration stays; " +
+        'a running instance reloads it). Answers how many of each kind were removed. Only a signed-in session may call it: an API key answers 403 `SESSION_REQUIRED`, ' +
+        'since a leaked key is what it defends against. Repeating it removes nothing more and answers zeros; with an `Idempotency-Key` the first answer is replayed. ' +
+        'Limited per account (scope `standingSetupRemoval`). The body is optional (`{}`).',
+      body: () => z.strictObject({}),
+      example: {},
+      responses: () => ({ 200: StandingSetupRemoved(), ...commonErrorResponses() }),
     },
     {
       operation: 'changePassword',

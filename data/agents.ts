@@ -363,6 +363,28 @@ export async function replaceAgentConfig(userId: string, agentId: string, config
   }
 }
 
+/**
+ * Removes the agent's custom system prompt (the rest of its configuration stays) in one conditional
+ * write, so a concurrent configuration change is never overwritten; false when it had none.
+ */
+export async function clearAgentSystemPrompt(userId: string, agentId: string, now = new Date()): Promise<boolean> {
+  try {
+    await tenant(userId).update(
+      keys.agent(userId, agentId),
+      {
+        expression: 'REMOVE #config.#prompt SET updatedAt = :at',
+        names: { '#config': 'config', '#prompt': 'systemPrompt' },
+        values: { ':at': now.toISOString() },
+      },
+      { expression: 'attribute_exists(#config.#prompt)' },
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionFailedError) return false;
+    throw err;
+  }
+}
+
 export async function setAgentVerification(userId: string, agentId: string, verification: AgentVerificationRecord | null): Promise<boolean> {
   const update = verification
     ? { expression: 'SET verification = :v, updatedAt = :at', values: { ':v': verification, ':at': new Date().toISOString() } }

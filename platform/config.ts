@@ -1076,6 +1076,8 @@ export const DEFAULT_RATE_LIMITS: Record<string, RateLimitRule> = {
   /** Email verification: link attempts per address, and resends per account (each one is an email). */
   verifyEmail: { limit: 30, windowSeconds: 600, by: 'ip' },
   verifyEmailResend: { limit: 5, windowSeconds: 3600, by: 'user' },
+  /** Removing what acts for the account without a sign-in (webhooks, schedules, channels, prompts): a recovery needs it once or twice. */
+  standingSetupRemoval: { limit: 10, windowSeconds: 3600, by: 'user' },
   /** The OpenAI-compatible API (`/v1/models`, `/v1/chat/completions`) per account. */
   modelApi: { limit: 120, windowSeconds: 60, by: 'user' },
 };

@@ -2255,6 +2255,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/recovery/remove-standing-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove, in one step, everything that acts for the account without a sign-in.
+         * @description For an owner taking the account back (the password-reset notice links here through the console's Settings page): deletes every account webhook endpoint, every agent schedule and every messaging-app channel connection, and clears each agent's custom `systemPrompt` (the rest of its configuration stays; a running instance reloads it). Answers how many of each kind were removed. Only a signed-in session may call it: an API key answers 403 `SESSION_REQUIRED`, since a leaked key is what it defends against. Repeating it removes nothing more and answers zeros; with an `Idempotency-Key` the first answer is replayed. Limited per account (scope `standingSetupRemoval`). The body is optional (`{}`).
+         *
+         *     Rate limit scope: `standingSetupRemoval`.
+         */
+        post: operations["removeStandingSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills": {
         parameters: {
             query?: never;
@@ -4142,6 +4164,18 @@ export interface components {
             success: true;
         } & {
             [key: string]: unknown;
+        };
+        StandingSetupRemoved: {
+            /** @description how many of each kind were removed by this call */
+            removed: {
+                /** @description agents whose custom system prompt was cleared */
+                agentPrompts: number;
+                channelConnections: number;
+                schedules: number;
+                webhookEndpoints: number;
+            };
+            /** @constant */
+            success: true;
         };
         SuccessTrue: {
             /** @constant */
@@ -22641,6 +22675,161 @@ export interface operations {
                 };
             };
             /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeStandingSetup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; a unique value per intended operation (a UUID). The first completed (2xx) answer is kept for 24 hours under your account, this operation, the credential that sent it (the session, or the API key) and the key, and a repeat by that credential with the same key, path and body gets that answer again (header `Idempotent-Replayed: true`) without running twice; a request with another credential runs on its own. The same key with a different path or body answers 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS`. A failed request keeps nothing, so it may be retried with the same key; one that answered 504 `DEADLINE_EXCEEDED` may still complete, and its retry with the same key then gets the stored answer. */
+                "Idempotency-Key"?: string;
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingSetupRemoved"];
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`, `INVALID_IDEMPOTENCY_KEY`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: `IDEMPOTENCY_IN_PROGRESS`. */
+            409: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable request. Codes: `IDEMPOTENCY_KEY_REUSED`. */
+            422: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
             429: {
                 headers: {
                     /** @description Seconds until the rate-limit window admits another request. */

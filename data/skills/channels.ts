@@ -149,6 +149,27 @@ export async function saveConnection(
   return next;
 }
 
+/**
+ * Removes the app's connection, its inbound hook (so the app's posts to it are refused from then
+ * on) and its place in the account's count, all or nothing; false when the app was not connected.
+ */
+export async function deleteConnection(userId: string, app: ChannelApp): Promise<boolean> {
+  const current = await getConnection(userId, app);
+  if (!current) return false;
+  try {
+    await transact([
+      tx.delete(keys.channelConnection(userId, app), { expression: 'hookId = :hook', values: { ':hook': current.hookId } }),
+      tx.delete(keys.channelHook(current.hookId)),
+      tx.update(keys.channelCount(userId), { expression: 'ADD connected :minus', values: { ':minus': -1 } }),
+    ]);
+    return true;
+  } catch (err) {
+    // Removed (or replaced) by a concurrent call: what is stored now is that call's to settle.
+    if (err instanceof ConditionFailedError && err.reasons?.[0] === 'ConditionalCheckFailed') return false;
+    throw err;
+  }
+}
+
 /** The decrypted access to the app, for one call; undefined when the account has no token for it. */
 export async function channelAccess(userId: string, app: ChannelApp, connection?: ChannelConnection): Promise<ChannelAccess | undefined> {
   const conn = connection ?? (await getConnection(userId, app));

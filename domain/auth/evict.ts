@@ -4,6 +4,7 @@ import { listApiKeys, revokeAllApiKeys } from '#data/api-keys';
 import { getInstance, replaceGatewayToken } from '#data/instances';
 import { ConditionFailedError } from '#data/failures';
 import { getUser } from '#data/users';
+import { config } from '#platform/config';
 import { logger } from '#platform/logger';
 import { revokeSessions } from './session-gate';
 
@@ -72,6 +73,10 @@ export async function evictCredentials(userId: string, what: Eviction): Promise<
   return revoked;
 }
 
+/** The console's Settings panel that removes everything the notice lists, after a confirmation. */
+const STANDING_SETUP_PANEL_ID = 'remove-standing-setup';
+const removeStandingSetupLink = () => new URL(`/settings#${STANDING_SETUP_PANEL_ID}`, config().appUrl).href;
+
 /** The notice is best effort: a mail failure must not undo a recovery that already happened. */
 async function notifyOwner(userId: string, reason: string, revoked: string[], remaining: string[], standing: string[]): Promise<void> {
   if (!revoked.length) return;
@@ -88,7 +93,8 @@ async function notifyOwner(userId: string, reason: string, revoked: string[], re
           ? `\nThese API keys were NOT revoked and still work:\n\n${remaining.map((k) => `- ${k}\n`).join('')}\nRevoke any you do not recognise in Settings, API keys.\n`
           : '') +
         (standing.length
-          ? `\nStill set up on your account, and acting without a sign-in; remove anything you did not set up (console: Settings for webhook endpoints, each agent for its prompt, schedules and channels):\n\n${standing.map((s) => `- ${s}\n`).join('')}`
+          ? `\nStill set up on your account, and acting without a sign-in; remove anything you did not set up (console: Settings for webhook endpoints, each agent for its prompt, schedules and channels):\n\n${standing.map((s) => `- ${s}\n`).join('')}` +
+            `\nTo remove all of them in one step, sign in and open:\n${removeStandingSetupLink()}\n`
           : '') +
         '\nIf this was not you, reset your password now.\n',
     });

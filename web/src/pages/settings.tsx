@@ -25,6 +25,7 @@ export function SettingsPage() {
       <Notifications />
       <WebhookEndpoints />
       <ConnectedClients />
+      <RemoveStandingSetup />
     </section>
   );
 }
@@ -245,6 +246,75 @@ function ConnectedClients() {
           </li>
         ))}
       </ul>
+    </div>
+  );
+}
+
+/** The recovery notice links here (`/settings#remove-standing-setup`). */
+const STANDING_SETUP_PANEL_ID = 'remove-standing-setup';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The outcome in words: what went, or that nothing was left to remove. */
+function describeRemoval(removed: Answer<'removeStandingSetup'>['removed']): string {
+  const parts = [
+    removed.webhookEndpoints && plural(removed.webhookEndpoints, 'webhook endpoint', 'webhook endpoints'),
+    removed.schedules && plural(removed.schedules, 'schedule', 'schedules'),
+    removed.channelConnections && plural(removed.channelConnections, 'channel connection', 'channel connections'),
+    removed.agentPrompts && plural(removed.agentPrompts, 'agent prompt', 'agent prompts'),
+  ].filter(Boolean);
+  return parts.length ? `Removed ${parts.join(', ')}.` : 'Nothing was set up: nothing to remove.';
+}
+
+/**
+ * After a recovery: removes in one step what acts for the account without a sign-in (an intruder may
+ * have set it up), behind an explicit confirmation since it cannot be undone.
+ */
+function RemoveStandingSetup() {
+  const confirming = useSignal(false);
+  const note = useSignal<Note>(undefined);
+  useEffect(() => {
+    if (location.hash === `#${STANDING_SETUP_PANEL_ID}`) document.getElementById(STANDING_SETUP_PANEL_ID)?.scrollIntoView();
+  }, []);
+  return (
+    <div class="panel" id={STANDING_SETUP_PANEL_ID}>
+      <h2>Remove everything set up without you</h2>
+      <p class="hint">
+        Deletes every webhook endpoint, every agent schedule and every channel connection, and clears your agents' custom prompts. Use it when someone else had
+        access to your account. It cannot be undone.
+      </p>
+      {!confirming.value && (
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            confirming.value = true;
+            note.value = undefined;
+          }}
+        >
+          Remove everything set up without you
+        </button>
+      )}
+      {confirming.value && (
+        <fieldset class="row">
+          <legend class="visually-hidden">Confirm the removal</legend>
+          <span>Remove all webhook endpoints, schedules, channel connections and agent prompts?</span>
+          <ActionButton
+            class="danger"
+            onAction={async () => {
+              const { data, error, response } = await api.POST('/api/settings/recovery/remove-standing-setup', { body: {} });
+              note.value = data ? { kind: 'ok', text: describeRemoval(data.removed) } : noteOf(false, response.status, error, '');
+              confirming.value = false;
+            }}
+          >
+            Yes, remove them
+          </ActionButton>
+          <button type="button" class="secondary" onClick={() => (confirming.value = false)}>
+            Cancel
+          </button>
+        </fieldset>
+      )}
+      <Notice kind={note.value?.kind} message={note.value?.text} />
     </div>
   );
 }
