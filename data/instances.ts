@@ -24,6 +24,7 @@ import * as keys from './keys';
 import { recordActivity } from './idle-watch';
 import { lifecycleEventItems, recordLifecycleEvent, type EventCause, type LifecycleEventInput } from './lifecycle-events';
 import { deadInstanceCheck } from './metrics';
+import { ensureSubdomainLookup } from './subdomain-lookups';
 import { ConditionFailedError, getGlobal, tenant, tx, type TransactItem } from './tenant';
 import { transactRetrying } from './transact-retry';
 import { DomainError } from '#platform/errors';
@@ -306,12 +307,6 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
     sets.push('gsi1pk = :listPk', 'gsi1sk = :listSk');
     Object.assign(values, { ':listPk': keys.provisioningPartition, ':listSk': keys.provisioningSince(now.toISOString(), userId) });
   } else if (snap.status === 'provisioning') removes.push('gsi1pk', 'gsi1sk');
-  // An instance created before the subdomain look-up existed gets it with its next change.
-  const subdomainLookup = snap.globalKeys ? undefined : tx.put({ ...keys.agentSubdomain(snap.subdomain), userId });
-  if (subdomainLookup) {
-    sets.push('globalKeys = :globalKeys');
-    values[':globalKeys'] = [keys.agentSubdomain(snap.subdomain)];
-  }
   const joining = change.joining?.agentIds ?? [];
   const failing = change.failing?.agentIds ?? [];
   if (joining.length) {
@@ -333,7 +328,6 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
         ['error', failing.length],
       ]),
       change.deployment ? deploymentCount(change.deployment) : undefined,
-      subdomainLookup,
       ...events.items,
       ...(change.alongside ?? []),
       ...joining.map((agentId) => agentJoinItem(userId, agentId, now.toISOString())),
@@ -343,7 +337,13 @@ async function writeChange(userId: string, snap: InstanceRecord, change: Change,
   );
   await events.publish();
   const after = { ...snap, ...change.set, status: change.to, updatedAt: now.toISOString(), readyAgents: snap.readyAgents + joining.length } as InstanceRecord;
-  if (subdomainLookup) after.globalKeys = [keys.agentSubdomain(snap.subdomain)];
+  // An instance created before the subdomain look-up existed gets it with its next change, under the
+  // backfill's own rule (never over another account's name). Not in the transaction above, so a
+  // taken name cannot fail the transition; a failure here is left to the backfill's next sweep.
+  if (!snap.globalKeys && snap.subdomain) {
+    const outcome = await ensureSubdomainLookup(userId, snap.subdomain).catch(() => 'raced' as const);
+    if (outcome === 'written') after.globalKeys = [keys.agentSubdomain(snap.subdomain)];
+  }
   for (const field of change.remove ?? []) delete after[field];
   if (bumpGeneration) after.generation = snap.generation + 1;
   return after;

@@ -50,6 +50,8 @@ export const nonce = (nonce: string): Key => ({ pk: `NONCE#${nonce}`, sk: 'NONCE
 export const txHash = (hash: string): Key => ({ pk: `TXHASH#${hash.toLowerCase()}`, sk: 'TXHASH' });
 /** An instance's subdomain → its account, for the edge that routes `<subdomain>.<agentDomain>`. */
 export const agentSubdomain = (subdomain: string): Key => ({ pk: `SUBDOMAIN#${subdomain.toLowerCase()}`, sk: 'SUBDOMAIN' });
+/** Where the backfill of missing `SUBDOMAIN#` look-ups stands in its scan of the table (data/subdomain-lookups.ts). */
+export const subdomainBackfill = (): Key => ({ pk: 'BACKFILL#SUBDOMAIN', sk: 'CURSOR' });
 /** One GCRA state per scope and subject (data/rate-limits.ts). */
 export const rateLimit = (scope: string, subject: string): Key => ({ pk: `RL#${scope}#${subject}`, sk: 'WINDOW' });
 /** Failed sign-ins per window (data/sign-in-attempts.ts): read before, counted after the password check. */

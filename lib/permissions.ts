@@ -11,7 +11,7 @@ import type { Compute } from './constructs/compute';
 /**
  * What every function may do on the table and its indexes: the item operations the data layer uses
  * (data: get, query, put, update, delete, batch write, transactions, which IAM checks per item).
- * Not CDK's readWriteData, which adds Scan (never used: docs/architecture.md §5) and DescribeTable.
+ * Not CDK's readWriteData, which adds Scan (only the heartbeat's backfill scans: `scanTable`) and DescribeTable.
  */
 export const TABLE_ITEM_ACTIONS = [
   'dynamodb:GetItem',
@@ -52,7 +52,9 @@ export type Need =
   /** Objects of the files bucket (adapters/file-storage-s3.ts): get, put (and copy), delete, list. */
   | 'fileBucket'
   /** logs:GetLogEvents on the runtime tasks' log group: the per-agent log (adapters/runtime-logs-cloudwatch.ts). */
-  | 'readRuntimeLogs';
+  | 'readRuntimeLogs'
+  /** dynamodb:Scan on the table (not its index): the bounded backfill of instances' subdomain look-ups (data/subdomain-lookups.ts). */
+  | 'scanTable';
 
 /**
  * The single table of extra rights, function name → needs, kept to what each function's code calls
@@ -86,7 +88,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   provisioner: ['dataKey', 'launchTasks', 'stopTasks', 'reachInstances', 'sendEvents', 'sendEmail', 'sendProvisioning', 'fileBucket'],
   'provisioner-dlq': ['stopTasks', 'sendEvents', 'sendProvisioning'],
   // Both relaunch or re-drive work through the provisioning queue.
-  heartbeat: ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
+  // The 5-minute sweep also backfills the subdomain look-ups of instances from before the edge (a bounded Scan).
+  heartbeat: ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning', 'scanTable'],
   'task-events': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning', 'sendEmail'],
   // dj-streaming seals a stream key; event-ticketing emails confirmations; installs reload the runtime.
   // file-manager keeps file bytes in the files bucket.
@@ -208,6 +211,9 @@ function grant(need: Need, fn: IFunction, t: GrantTargets) {
       return;
     case 'describeTable':
       allow(['dynamodb:DescribeTable'], [t.table.tableArn]);
+      return;
+    case 'scanTable':
+      allow(['dynamodb:Scan'], [t.table.tableArn]);
       return;
     case 'launchTasks': {
       const stack = Stack.of(cluster);

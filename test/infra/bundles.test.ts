@@ -585,6 +585,7 @@ describe('the NEEDS table against the code', () => {
     reachInstances: (b) => b.text.includes('instance unreachable'),
     fileBucket: (b) => b.inputs.some((i) => i.endsWith('adapters/file-storage-s3.ts')),
     readRuntimeLogs: (b) => b.inputs.some((i) => i.endsWith('adapters/runtime-logs-cloudwatch.ts')),
+    scanTable: (b) => b.text.includes('attribute_not_exists(globalKeys) AND attribute_exists(subdomain)'),
   };
   const needsInCode = (folder: string) => {
     const b = bundleOf(folder);

@@ -641,7 +641,7 @@ describe('least privilege', () => {
     expect(JSON.stringify(taskDef[1].Properties.ContainerDefinitions)).not.toMatch(/secretsmanager|JWT_SECRET|TABLE_NAME/);
   });
 
-  it('gives every function the item operations on the table and its indexes (no Scan), and exactly the extras of the NEEDS table', () => {
+  it('gives every function the item operations on the table and its indexes (Scan only where NEEDS says, on the table alone), and exactly the extras of the NEEDS table', () => {
     for (const name of allNames) {
       const actions = actionsOf(name);
       const itemStatements = statementsWith(name, 'dynamodb:GetItem');
@@ -649,7 +649,7 @@ describe('least privilege', () => {
       expect(itemStatements[0]!.Action, name).toEqual([...TABLE_ITEM_ACTIONS]);
       expect(JSON.stringify(itemStatements[0]!.Resource), name).toContain('/index/*');
       expect(
-        actions.filter((a) => a === 'dynamodb:Scan' || a.startsWith('dynamodb:GetRecords')),
+        actions.filter((a) => a.startsWith('dynamodb:GetRecords')),
         name,
       ).toEqual([]);
       const kms = [...new Set(actions.filter((a) => a.startsWith('kms:')))].sort();
@@ -674,6 +674,8 @@ describe('least privilege', () => {
         `${name} ses`,
       ).toBe(has(name, 'sendEmail'));
       expect(actions.includes('dynamodb:DescribeTable'), `${name} describe table`).toBe(has(name, 'describeTable'));
+      expect(actions.includes('dynamodb:Scan'), `${name} scan`).toBe(has(name, 'scanTable'));
+      for (const statement of statementsWith(name, 'dynamodb:Scan')) expect(JSON.stringify(statement.Resource), name).not.toContain('/index/');
       // Every function writes its own log group; reading another's is the per-agent log's need alone.
       expect(
         actions.filter((a) => /^logs:(Get|Filter|Describe|StartQuery)/.test(a)),
