@@ -716,6 +716,8 @@ describe('least privilege', () => {
       'agent-autonomy',
       'agent-chat',
       'ai',
+      // a card event that leaves no subscription in force stops the owner's instance
+      'card',
       'gateway',
       'heartbeat',
       'instance',
