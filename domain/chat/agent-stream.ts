@@ -1,13 +1,12 @@
 import type { AuthContext } from '#domain/auth/authenticate';
 import { runtimeEventStream, RuntimeUnreachableError } from '#adapters/launcher';
 import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
-import { modelConfig, wakeConfig } from '#platform/config';
+import { modelConfig } from '#platform/config';
 import { getAgent } from '#data/agents';
 import { recordActivity } from '#data/idle-watch';
 import { gatewayToken, getInstance } from '#data/instances';
 import { DomainError } from '#platform/errors';
-import { wakeAndWait } from '#domain/lifecycle/wake';
-import { AgentExchangeError, storedExchange } from './chat';
+import { AgentExchangeError, readyEndpoint, storedExchange } from './chat';
 
 /**
  * One streamed exchange with the caller's agent: the same exchange as `sendChatMessage`, its answer
@@ -31,24 +30,14 @@ export type AgentStream = { state: 'waking'; operationId: string } | { state: 's
 
 /** An agent stopped for idleness wakes as for any chat: `waking` when the wait (WAKE_WAIT_SECONDS) ends before it runs. */
 export async function streamAgentExchange(auth: AuthContext, agentId: string, message: string, thread?: Turn[]): Promise<AgentStream> {
-  const [agent, access, current] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth), getInstance(auth.userId)]);
-  let instance = current;
+  const [agent, access, instance] = await Promise.all([getAgent(auth.userId, agentId), accountAccess(auth), getInstance(auth.userId)]);
   if (!agent) throw new AgentExchangeError('notFound', 'no such agent', 'NOT_FOUND');
   requireActiveSubscription(access);
   await recordActivity(auth.userId);
-  if (instance && instance.status !== 'running') {
-    const woke = await wakeAndWait(auth.userId, 'chat', wakeConfig().waitMs);
-    if (woke.state === 'waking') return { state: 'waking', operationId: woke.operationId };
-    if (woke.state === 'running') instance = woke.instance;
-  }
-  const endpoint = instance?.handle?.endpoint;
-  if (instance?.status !== 'running' || !endpoint || agent.phase !== 'ready') {
-    throw new AgentExchangeError(
-      'conflict',
-      `the agent is not running (instance ${instance?.status ?? 'not provisioned'}); start it first`,
-      'AGENT_NOT_RUNNING',
-    );
-  }
+  // Only an instance that exists can wake; none at all is AGENT_NOT_RUNNING straight away.
+  const ready = await readyEndpoint(auth.userId, agent, instance, instance ? 'chat' : undefined);
+  if (ready.state === 'waking') return ready;
+  const { endpoint } = ready;
   const sentAt = new Date().toISOString();
   let answer: Awaited<ReturnType<typeof runtimeEventStream>>;
   try {

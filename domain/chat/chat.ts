@@ -49,20 +49,20 @@ export class StillWakingError extends Error {
 }
 
 /**
- * One message to the agent's runtime on the account's running instance (409 when it is not
- * running); its answer and usage. Also how inbound channel messages reach the agent. With `wakeBy`
- * an instance stopped for idleness is woken first and waited for (WAKE_WAIT_SECONDS), and a wait
- * that ends before it runs throws StillWakingError; without it, or for a stop the owner asked for, 409.
+ * The endpoint of the account's running instance for one exchange with the agent, or `waking`
+ * when `wakeBy` woke an instance stopped for idleness and the wait (WAKE_WAIT_SECONDS) ended first.
+ * Without `wakeBy`, or when the instance still does not run with the agent ready, 409 AGENT_NOT_RUNNING.
  */
-export async function askAgent(userId: string, agentId: string, message: string, thread?: Turn[], wakeBy?: WakeSource) {
-  const [agent, current] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
+export async function readyEndpoint(
+  userId: string,
+  agent: { phase?: string },
+  current: Awaited<ReturnType<typeof getInstance>>,
+  wakeBy?: WakeSource,
+): Promise<{ state: 'ready'; endpoint: string } | { state: 'waking'; operationId: string }> {
   let instance = current;
-  if (!agent) throw noSuchAgent();
-  // Chats, agent calls, channel messages and scheduled runs all come through here: idle auto-stop's activity.
-  await recordActivity(userId);
   if (wakeBy && instance?.status !== 'running') {
     const woke = await wakeAndWait(userId, wakeBy, wakeConfig().waitMs);
-    if (woke.state === 'waking') throw new StillWakingError(woke.operationId);
+    if (woke.state === 'waking') return { state: 'waking', operationId: woke.operationId };
     if (woke.state === 'running') instance = woke.instance;
   }
   const endpoint = instance?.handle?.endpoint;
@@ -73,6 +73,23 @@ export async function askAgent(userId: string, agentId: string, message: string,
       'AGENT_NOT_RUNNING',
     );
   }
+  return { state: 'ready', endpoint };
+}
+
+/**
+ * One message to the agent's runtime on the account's running instance (409 when it is not
+ * running); its answer and usage. Also how inbound channel messages reach the agent. With `wakeBy`
+ * an instance stopped for idleness is woken first and waited for (WAKE_WAIT_SECONDS), and a wait
+ * that ends before it runs throws StillWakingError; without it, or for a stop the owner asked for, 409.
+ */
+export async function askAgent(userId: string, agentId: string, message: string, thread?: Turn[], wakeBy?: WakeSource) {
+  const [agent, instance] = await Promise.all([getAgent(userId, agentId), getInstance(userId)]);
+  if (!agent) throw noSuchAgent();
+  // Chats, agent calls, channel messages and scheduled runs all come through here: idle auto-stop's activity.
+  await recordActivity(userId);
+  const ready = await readyEndpoint(userId, agent, instance, wakeBy);
+  if (ready.state === 'waking') throw new StillWakingError(ready.operationId);
+  const { endpoint } = ready;
   let answer;
   try {
     answer = await runtimeRequest(endpoint, await gatewayToken(userId), `/agents/${encodeURIComponent(agentId)}/chat`, {
