@@ -70,7 +70,8 @@ export function readConcurrency(node: Node, functions: readonly ConcurrencyFunct
 
   const reserved = new Map<string, number>();
   for (const fn of functions) {
-    const count = overrides.has(fn.name) ? overrides.get(fn.name) : fn.streaming ? streaming : plain;
+    const byKind = fn.streaming ? streaming : plain;
+    const count = overrides.has(fn.name) ? overrides.get(fn.name) : byKind;
     if (count !== undefined) reserved.set(fn.name, count);
   }
   const total = [...reserved.values()].reduce((sum, n) => sum + n, 0);
