@@ -153,10 +153,9 @@ export function acknowledgeByDesign(stack: Stack, parts: NagScope) {
       'A dead-letter queue is the end of the line: its messages are alarmed on (lib/constructs/monitoring.ts), not redriven further.',
     );
   }
-  if (parts.monitoring.topic)
-    ack(
-      parts.monitoring.topic,
-      'Serverless-SNSRedrivePolicy',
-      'Alarm e-mail only: SNS retries delivery, and every alarm also stays on the dashboard and in CloudWatch.',
-    );
+  ack(
+    parts.monitoring.topic,
+    'Serverless-SNSRedrivePolicy',
+    'Alarm notices only (mail, paging webhooks): SNS retries delivery, and every alarm also stays on the dashboard and in CloudWatch.',
+  );
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, type IFunction, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import type { Construct, Node } from 'constructs';
 import { contract } from '#contract';
@@ -7,7 +7,18 @@ import { Api } from './constructs/api';
 import { Compute, RUNTIME_PORT } from './constructs/compute';
 import { DataTable } from './constructs/data-table';
 import { DEFAULT_EDGE_PORT, Edge } from './constructs/edge';
-import { Functions, pascalCase, platformFunctions, PROVISIONER_DLQ_TIMEOUT, PROVISIONER_TIMEOUT, WEBHOOK_DELIVERY_TIMEOUT } from './constructs/functions';
+import {
+  concurrencyFunctions,
+  Functions,
+  pascalCase,
+  platformFunctions,
+  PROVISIONER_DLQ_TIMEOUT,
+  PROVISIONER_TIMEOUT,
+  QUEUE_CONSUMERS,
+  streamingName,
+  WEBHOOK_DELIVERY_TIMEOUT,
+} from './constructs/functions';
+import { type Concurrency, readConcurrency } from './concurrency';
 import { Keys } from './constructs/keys';
 import { Monitoring } from './constructs/monitoring';
 import { FileBucket } from './constructs/file-bucket';
@@ -16,6 +27,7 @@ import { Secrets } from './constructs/secrets';
 import { acknowledgeByDesign } from './nag';
 import { applyGrants, grantEdge, grantNeedsOf, needsOf, type Need } from './permissions';
 import { checkRoutes, declaredDefault, readOperatorSettings, settingsEnvironment, type FunctionIdentity, type OperatorSettings } from './settings';
+import { readStage, stagedDomain } from './stage';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,6 +38,8 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - adminEmails / testerEmails: comma-separated accounts with admin rights / the tester bypass.
  * - runtimeImage: empty (default) builds runtime/Dockerfile as an image asset for the Fargate tasks;
  *   a registry image (ARM64, speaking the runtime protocol of runtime/) replaces it.
+ * - stage: empty (default) or a short name: prefixes the stack names, hence every physical name (lib/stage.ts),
+ *   and puts the stage's agents under `<stage>.<agentDomain>`, so two stages share one account and zone.
  * - agentDomain: parent domain of the agents' subdomains; the agent edge answers `*.<agentDomain>`.
  * - agentHostedZoneId / agentHostedZoneName: the Route 53 hosted zone holding agentDomain (name
  *   defaults to agentDomain): validates the edge's wildcard certificate and takes its wildcard record.
@@ -34,13 +48,18 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  *   for its validation CNAME and the operator points `*.<agentDomain>` at the AgentEdgeDns output.
  * - natGateways: 1 (default) or 2 (one per AZ), for the functions that run in the VPC.
  * - awsInterfaceEndpoints: true adds SQS, KMS and ECS interface endpoints (≈ $44/month, see compute.ts).
- * - alarmEmail: address(es), comma-separated, every CloudWatch alarm of the stack notifies through SNS; empty: no topic.
+ * - alarmEmail: address(es), comma-separated, subscribed to the SNS topic every CloudWatch alarm of the stack notifies.
+ * - alarmWebhookUrl: HTTPS URL(s), comma-separated, subscribed to the same topic (a paging service's SNS endpoint).
+ * - functionConcurrency, streamingConcurrency, functionConcurrency.<name>, queueConcurrency, lambdaConcurrencyLimit:
+ *   reserved concurrency and the SQS event sources' ceiling (lib/concurrency.ts).
  * - emailIdentityArn: SES identity ARN(s), comma-separated, the account email may be sent as;
  *   default: the address and the domain of settings.EMAIL_FROM in the stack's account and region.
  * The functions' own settings (platform/config.ts) are the `settings` / `secretSettings` context keys:
  * see lib/settings.ts.
  */
 export interface PlatformSettings {
+  /** CDK context `stage`: empty for the deployment as it always was. */
+  stage: string;
   appUrl: string;
   adminEmails: string;
   testerEmails: string;
@@ -53,9 +72,10 @@ export interface PlatformSettings {
   awsInterfaceEndpoints: boolean;
   emailIdentityArn: string;
   alarmEmail: string;
+  alarmWebhookUrl: string;
 }
 
-type TextKey = Exclude<keyof PlatformSettings, 'natGateways' | 'awsInterfaceEndpoints'>;
+type TextKey = Exclude<keyof PlatformSettings, 'natGateways' | 'awsInterfaceEndpoints' | 'stage'>;
 
 export function readSettings(node: Node): PlatformSettings {
   const text = (key: TextKey, required: boolean): string => {
@@ -70,7 +90,9 @@ export function readSettings(node: Node): PlatformSettings {
   // `-c key=value` always gives strings; cdk.json gives JSON numbers and booleans.
   const natGateways = Number(node.tryGetContext('natGateways') ?? 1);
   const endpoints = String(node.tryGetContext('awsInterfaceEndpoints') ?? false);
+  const stage = readStage(node);
   const settings: PlatformSettings = {
+    stage,
     appUrl: text('appUrl', false),
     adminEmails: text('adminEmails', false),
     testerEmails: text('testerEmails', false),
@@ -83,6 +105,7 @@ export function readSettings(node: Node): PlatformSettings {
     awsInterfaceEndpoints: endpoints === 'true',
     emailIdentityArn: text('emailIdentityArn', false),
     alarmEmail: text('alarmEmail', false),
+    alarmWebhookUrl: text('alarmWebhookUrl', false),
   };
   // Fail at synth rather than at the first cold start (platform/config.ts parses the same values).
   if (settings.appUrl && !URL.canParse(settings.appUrl)) throw new Error(`CDK context "appUrl" is not a URL: ${settings.appUrl}`);
@@ -93,6 +116,11 @@ export function readSettings(node: Node): PlatformSettings {
       .filter((e) => e && !/^[^@\s]+@[^@\s]+$/.test(e));
     if (bad.length) throw new Error(`CDK context "${key}" holds something that is not an email: ${bad.join(', ')}`);
   }
+  const badUrl = settings.alarmWebhookUrl
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u && !(URL.canParse(u) && new URL(u).protocol === 'https:'));
+  if (badUrl.length) throw new Error(`CDK context "alarmWebhookUrl" holds something that is not an HTTPS URL: ${badUrl.join(', ')}`);
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(settings.agentDomain)) throw new Error(`CDK context "agentDomain" is not a domain name: ${settings.agentDomain}`);
   if (settings.agentHostedZoneId && !/^Z[A-Z0-9]{1,31}$/.test(settings.agentHostedZoneId))
     throw new Error(`CDK context "agentHostedZoneId" is not a Route 53 hosted zone id: ${settings.agentHostedZoneId}`);
@@ -104,6 +132,9 @@ export function readSettings(node: Node): PlatformSettings {
     throw new Error(`CDK context "agentCertificateArn" is not an ACM certificate ARN: ${settings.agentCertificateArn}`);
   if (![1, 2].includes(natGateways)) throw new Error('CDK context "natGateways" must be 1 or 2');
   if (!['true', 'false'].includes(endpoints)) throw new Error('CDK context "awsInterfaceEndpoints" must be true or false');
+  // After the zone check: the zone holds the parent domain, which holds the stage's.
+  if (settings.agentHostedZoneId) settings.agentHostedZoneName = zoneName;
+  settings.agentDomain = stagedDomain(stage, settings.agentDomain);
   const badArn = settings.emailIdentityArn
     .split(',')
     .map((a) => a.trim())
@@ -135,6 +166,8 @@ export function emailIdentityArns(stack: Stack, settings: PlatformSettings, oper
 export class PlatformStack extends Stack {
   /** The HTTP API, which the web console's distribution (lib/constructs/web-console.ts) also serves under /api/*. */
   readonly api: Api;
+  /** The agents' parent domain of this stage (the console's content security policy admits its websockets). */
+  readonly agentDomain: string;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -142,6 +175,8 @@ export class PlatformStack extends Stack {
     const operator = readOperatorSettings(this.node);
     const functionList = platformFunctions(contract);
     checkRoutes(functionList);
+    this.agentDomain = settings.agentDomain;
+    const concurrency = readConcurrency(this.node, concurrencyFunctions(contract), QUEUE_CONSUMERS);
 
     const data = new DataTable(this, 'Data');
     const queues = new Queues(this, 'Queues', {
@@ -157,7 +192,7 @@ export class PlatformStack extends Stack {
       natGateways: settings.natGateways,
       interfaceEndpoints: settings.awsInterfaceEndpoints,
     });
-    const api = new Api(this, 'Api');
+    const api = new Api(this, 'Api', { stage: settings.stage });
     this.api = api;
     const files = new FileBucket(this, 'Files');
 
@@ -208,6 +243,7 @@ export class PlatformStack extends Stack {
           : undefined,
       queues,
       clusterArn: compute.cluster.clusterArn,
+      concurrency,
     });
 
     api.addContractRoutes(
@@ -265,7 +301,7 @@ export class PlatformStack extends Stack {
     const monitoring = new Monitoring(this, 'Monitoring', {
       httpApi: api.httpApi,
       // The streaming twins fail and throttle like any function: watched under their own names.
-      functions: new Map([...functions.byName, ...[...functions.streaming].map(([group, fn]) => [`${group}-streaming`, fn] as const)]),
+      functions: new Map([...functions.byName, ...[...functions.streaming].map(([group, fn]) => [streamingName(group), fn] as const)]),
       deadLetterQueues: {
         provisioning: queues.provisioning.deadLetterQueue,
         events: queues.events.deadLetterQueue,
@@ -275,6 +311,7 @@ export class PlatformStack extends Stack {
       table: data.table,
       edge: { loadBalancer: edge.loadBalancer, targetGroup: edge.targetGroup },
       alarmEmail: settings.alarmEmail || undefined,
+      alarmWebhookUrl: settings.alarmWebhookUrl || undefined,
     });
 
     acknowledgeByDesign(this, { api, functions, compute, table: data.table, queues, secrets, monitoring, filesBucket: files.bucket, edge });
@@ -284,16 +321,34 @@ export class PlatformStack extends Stack {
       value: edge.loadBalancer.loadBalancerDnsName,
       description: `The agent edge's load balancer: *.${settings.agentDomain} points here (an alias record when agentHostedZoneId is set)`,
     });
-    this.addStreamingUrls(functions.streaming, streamingOrigins(settings, operator));
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: monitoring.topic.topicArn,
+      description: 'Every alarm notifies this SNS topic: subscribe mail, a paging service or a chat integration to it',
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${monitoring.dashboard.dashboardName}`,
+      description: "The platform's CloudWatch dashboard: traffic, launches, heartbeats, payments and every alarm",
+    });
+    this.addStreamingUrls(functions.streaming, streamingOrigins(settings, operator), concurrency);
   }
 
   /**
    * API Gateway HTTP APIs buffer a function's answer, so the groups that stream server-sent events
    * are also reachable at a Function URL in response-streaming mode. Auth NONE: the pipeline
-   * authenticates every request itself, exactly as behind API Gateway.
+   * authenticates every request itself, exactly as behind API Gateway, and browsers and SDKs call
+   * it unsigned. The URL bypasses the API stage's throttle, so it gets its own: the twin's reserved
+   * concurrency, past which Lambda answers 429 before any code runs (docs/architecture.md, guard
+   * rails). A twin without a reservation gets no URL: its routes stay on the API URL, buffered.
    */
-  private addStreamingUrls(streaming: ReadonlyMap<string, IFunction>, allowedOrigins: string[]) {
+  private addStreamingUrls(streaming: ReadonlyMap<string, IFunction>, allowedOrigins: string[], concurrency: Concurrency) {
     for (const [group, fn] of streaming) {
+      if (!concurrency.reserved.has(streamingName(group))) {
+        Annotations.of(this).addWarningV2(
+          'platform:streaming-url-off',
+          `${group}: no Function URL, as streaming concurrency is off; its streams answer buffered on the API URL`,
+        );
+        continue;
+      }
       const url = fn.addFunctionUrl({
         authType: FunctionUrlAuthType.NONE,
         invokeMode: InvokeMode.RESPONSE_STREAM,

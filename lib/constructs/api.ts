@@ -6,6 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { routeKey, type RouteGroup } from '#contract';
+import { stagedName } from '../stage';
 
 /**
  * Stage-wide ceiling, a circuit breaker for the account rather than a per-user limit: per-user and
@@ -18,9 +19,11 @@ export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: { stage?: string } = {}) {
     super(scope, id);
     this.httpApi = new HttpApi(this, 'HttpApi', {
+      // The construct id without a stage, as the API was always named; a stage's API says whose it is.
+      ...(props.stage && { apiName: stagedName(props.stage, 'HttpApi') }),
       description: 'Agent platform API',
       // Created below, so it can carry throttling and access logs.
       createDefaultStage: false,

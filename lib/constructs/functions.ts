@@ -7,6 +7,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteGroup } from '#contract';
 import { FIVE_MINUTE_SWEEP, MINUTE_SWEEP } from '#contract/sweeps';
+import type { Concurrency, ConcurrencyFunction } from '../concurrency';
 import type { FunctionIdentity } from '../settings';
 import { FunctionBundles } from './function-bundles';
 import { functionEntry, PlatformFunction, type FunctionNetwork } from './platform-function';
@@ -42,6 +43,17 @@ export const WORKERS: readonly WorkerSpec[] = [
   { name: 'webhook-delivery', timeout: WEBHOOK_DELIVERY_TIMEOUT },
 ];
 export const WORKER_NAMES = WORKERS.map((w) => w.name);
+/** The workers fed by an SQS event source (their reserved concurrency may not fall below the source's ceiling). */
+export const QUEUE_CONSUMERS = ['provisioner', 'provisioner-dlq', 'webhook-delivery'] as const;
+
+/** How monitoring and the concurrency settings name a group's response-streaming twin. */
+export const streamingName = (group: string) => `${group}-streaming`;
+
+/** Every function of the stack, streaming twins included, as the concurrency settings name them. */
+export const concurrencyFunctions = (contract: readonly RouteGroup[]): ConcurrencyFunction[] => [
+  ...platformFunctions(contract).map((fn) => ({ name: fn.name, streaming: false })),
+  ...contract.filter((g) => g.streams).map((g) => ({ name: streamingName(g.group), streaming: true })),
+];
 
 /** Every function of the platform by name, marked HTTP or not (the settings routes need both). */
 export const platformFunctions = (contract: readonly RouteGroup[]): FunctionIdentity[] => [
@@ -58,6 +70,8 @@ export interface FunctionsProps {
   networkOf: (name: string) => FunctionNetwork | undefined;
   queues: Queues;
   clusterArn: string;
+  /** Reserved concurrency per function and the SQS event sources' ceiling (lib/concurrency.ts). */
+  concurrency: Concurrency;
 }
 
 /** Every Lambda of the platform: one per contract group, plus the workers and their triggers. */
@@ -106,6 +120,7 @@ export class Functions extends Construct {
         environment: props.environmentOf({ name: spec.name, http: isHttp }),
         network: props.networkOf(spec.name),
         deadLetterQueue: spec.asynchronous ? this.asyncDeadLetters : undefined,
+        reservedConcurrency: props.concurrency.reserved.get(spec.name),
         bundles,
         home,
       }).fn;
@@ -124,6 +139,7 @@ export class Functions extends Construct {
         projectRoot: props.projectRoot,
         environment: props.environmentOf({ name: group.group, http: true }),
         network: props.networkOf(group.group),
+        reservedConcurrency: props.concurrency.reserved.get(streamingName(group.group)),
         bundles,
         home,
       }).fn;
@@ -131,11 +147,15 @@ export class Functions extends Construct {
     }
     const worker = Object.fromEntries(WORKERS.map((w) => [w.name, make(w, false)]));
     const { provisioning, events } = props.queues;
-
-    worker.provisioner!.addEventSource(new SqsEventSource(provisioning.queue, SQS_BATCH));
-    // Work given up after every retry: marks the launch failed and gives the quota back.
-    worker['provisioner-dlq']!.addEventSource(new SqsEventSource(provisioning.deadLetterQueue, SQS_BATCH));
-    worker['webhook-delivery']!.addEventSource(new SqsEventSource(events.queue, SQS_BATCH));
+    // A ceiling on each event source, so a backlog drains at a bounded pace instead of taking the account's concurrency.
+    const batches = { ...SQS_BATCH, ...(props.concurrency.queue !== undefined && { maxConcurrency: props.concurrency.queue }) };
+    const sources = {
+      provisioner: provisioning.queue,
+      // Work given up after every retry: marks the launch failed and gives the quota back.
+      'provisioner-dlq': provisioning.deadLetterQueue,
+      'webhook-delivery': events.queue,
+    } satisfies Record<(typeof QUEUE_CONSUMERS)[number], Queue>;
+    for (const consumer of QUEUE_CONSUMERS) worker[consumer]!.addEventSource(new SqsEventSource(sources[consumer], batches));
 
     new Rule(home, 'HeartbeatSchedule', {
       description: 'Agent platform: heartbeat sweep of due instances',

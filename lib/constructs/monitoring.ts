@@ -17,7 +17,7 @@ import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { HttpCodeElb, HttpCodeTarget, type IApplicationLoadBalancer, type IApplicationTargetGroup } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, METRICS_SERVICE, PLATFORM_METRICS, type PlatformMetric } from '#platform/metrics';
@@ -56,9 +56,17 @@ export interface MonitoringProps {
   table: ITable;
   /** The agent edge's load balancer and its target group (lib/constructs/edge.ts). */
   edge?: { loadBalancer: IApplicationLoadBalancer; targetGroup: IApplicationTargetGroup };
-  /** CDK context `alarmEmail` (comma-separated): when set, every alarm notifies these addresses through an SNS topic. */
+  /** CDK context `alarmEmail` (comma-separated): addresses subscribed to the alarm topic. */
   alarmEmail?: string;
+  /** CDK context `alarmWebhookUrl` (comma-separated HTTPS URLs): endpoints subscribed to the alarm topic. */
+  alarmWebhookUrl?: string;
 }
+
+const listOf = (csv: string | undefined) =>
+  (csv ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
 
 const FIVE_MINUTES = Duration.minutes(5);
 
@@ -73,7 +81,8 @@ export const platformMetric = (metricName: PlatformMetric, statistic = 'Sum') =>
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
-  readonly topic?: Topic;
+  /** Every alarm's action: the one place a subscriber (mail, a paging service, a chat integration) hears of any of them. */
+  readonly topic: Topic;
   readonly dashboard: Dashboard;
   /**
    * The alarms and the dashboard: one alarm per function grows with every function, so they live in
@@ -86,14 +95,11 @@ export class Monitoring extends Construct {
     super(scope, id);
     const home = new NestedStack(this, 'Alarms', { description: 'Agent platform: alarms and the dashboard' });
     this.home = home;
-    if (props.alarmEmail) {
-      this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Agent platform alarms', enforceSSL: true });
-      for (const address of props.alarmEmail
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean))
-        this.topic.addSubscription(new EmailSubscription(address));
-    }
+    // Always there, so an alarm never fires into nothing and a subscriber can be added without a deploy.
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Agent platform alarms', enforceSSL: true });
+    for (const address of listOf(props.alarmEmail)) this.topic.addSubscription(new EmailSubscription(address));
+    // SNS posts a SubscriptionConfirmation first: paging services confirm it themselves (docs/architecture.md, alarms).
+    for (const url of listOf(props.alarmWebhookUrl)) this.topic.addSubscription(new UrlSubscription(url));
     const alarm = (alarmId: string, metric: IMetric, description: string, threshold: number, missing = TreatMissingData.NOT_BREACHING) => {
       const created = new Alarm(home, alarmId, {
         metric,
@@ -103,7 +109,8 @@ export class Monitoring extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: missing,
       });
-      if (this.topic) created.addAlarmAction(new SnsAction(this.topic));
+      // No OK action: every new alarm passes from INSUFFICIENT_DATA to OK on its first deploy, a notice per alarm.
+      created.addAlarmAction(new SnsAction(this.topic));
       this.alarms.push(created);
       return created;
     };

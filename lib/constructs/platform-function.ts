@@ -34,6 +34,8 @@ export interface PlatformFunctionProps {
   network?: FunctionNetwork;
   /** Dead-letter queue of asynchronous invocations (EventBridge-triggered functions). */
   deadLetterQueue?: IQueue;
+  /** Reserved concurrency (lib/concurrency.ts); none when undefined. */
+  reservedConcurrency?: number;
   /** The set its bundle is built with (the platform's functions, all at once); default a set of its own. */
   bundles?: FunctionBundles;
   /**
@@ -74,6 +76,7 @@ export class PlatformFunction extends Construct {
       // Lambda's own X-Ray tracing: no tracer SDK in the bundle, no init cost (bench/tracing.ts).
       tracing: Tracing.ACTIVE,
       ...(props.deadLetterQueue && { deadLetterQueue: props.deadLetterQueue }),
+      ...(props.reservedConcurrency !== undefined && { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.network && {
         vpc: props.network.vpc,
         vpcSubnets: props.network.subnets,

@@ -56,7 +56,7 @@ export class WebConsole extends Construct {
   readonly distribution: Distribution;
   readonly headers: ResponseHeadersPolicy;
 
-  constructor(scope: Construct, id: string, props: { httpApi: IHttpApi }) {
+  constructor(scope: Construct, id: string, props: { httpApi: IHttpApi; agentDomain?: string }) {
     super(scope, id);
     ensureConsoleBuilt();
     const stack = Stack.of(this);
@@ -73,9 +73,9 @@ export class WebConsole extends Construct {
     this.headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'The web console and API security headers (the local server sends the same)',
       securityHeadersBehavior: {
-        // The agents' subdomains (context agentDomain) in connect-src: the console's chat opens their websockets through the edge.
+        // The agents' subdomains (the stage's agentDomain) in connect-src: the console's chat opens their websockets through the edge.
         contentSecurityPolicy: {
-          contentSecurityPolicy: consoleSecurityHeaders(this.node.tryGetContext('agentDomain'))['content-security-policy'],
+          contentSecurityPolicy: consoleSecurityHeaders(props.agentDomain ?? this.node.tryGetContext('agentDomain'))['content-security-policy'],
           override: true,
         },
         contentTypeOptions: { override: true },
@@ -159,9 +159,9 @@ export class WebConsole extends Construct {
 export class WebConsoleStack extends Stack {
   readonly console: WebConsole;
 
-  constructor(scope: Construct, id: string, props: StackProps & { httpApi: IHttpApi }) {
+  constructor(scope: Construct, id: string, props: StackProps & { httpApi: IHttpApi; agentDomain?: string }) {
     super(scope, id, props);
-    this.console = new WebConsole(this, 'WebConsole', { httpApi: props.httpApi });
+    this.console = new WebConsole(this, 'WebConsole', { httpApi: props.httpApi, agentDomain: props.agentDomain });
     this.acknowledgeDeploymentFunction();
     new CfnOutput(this, 'ConsoleUrl', {
       value: `https://${this.console.distribution.distributionDomainName}`,

@@ -573,9 +573,10 @@ describe('cdk-nag without an environment', () => {
 });
 
 describe('monitoring defaults', () => {
-  it('creates no SNS topic without alarmEmail, and still the alarms and the dashboard', () => {
+  it('creates the alarm topic without alarmEmail, with no subscriber, and the alarms and the dashboard', () => {
     expect(cdkContext.alarmEmail).toBe('');
-    template.resourceCountIs('AWS::SNS::Topic', 0);
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     expect(ofType('AWS::CloudWatch::Alarm').length).toBeGreaterThan(2 * WORKERS.length);
   });

@@ -33,14 +33,24 @@ interface Instruction {
   args: string;
 }
 
-/** The Dockerfile's stages, each a list of instructions (no line continuations are used). */
+/**
+ * The Dockerfile's stages, each a list of instructions (no line continuations are used); the ARGs
+ * before the first FROM (the pinned base) are substituted into the FROM lines, as Docker does.
+ */
 function stages(text: string): Instruction[][] {
   const out: Instruction[][] = [];
+  const globalArgs = new Map<string, string>();
   for (const line of text.split('\n').map((l) => l.trim())) {
     if (!line || line.startsWith('#')) continue;
     const [, op, args] = /^(\S+)\s+(.*)$/.exec(line)!;
+    if (!out.length && op!.toUpperCase() === 'ARG') {
+      const [name, value = ''] = args!.split('=');
+      globalArgs.set(name!, value);
+      continue;
+    }
     if (op!.toUpperCase() === 'FROM') out.push([]);
-    out.at(-1)!.push({ op: op!.toUpperCase(), args: args! });
+    const expanded = op!.toUpperCase() === 'FROM' ? args!.replace(/\$\{(\w+)\}/g, (_, name: string) => globalArgs.get(name) ?? '') : args!;
+    out.at(-1)!.push({ op: op!.toUpperCase(), args: expanded });
   }
   return out;
 }
