@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { type Answer, api, describeError } from '../api';
+import { type Answer, api } from '../api';
+import { describeError } from '../errors';
 import { ActionButton, CopyButton, Field, formatDate, Notice, PageTitle } from '../ui';
 
 /** API keys: the key is shown once, at creation, with a copy button; afterwards only its preview. */

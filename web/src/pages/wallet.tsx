@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, describeError } from '../api';
+import { api } from '../api';
+import { describeError } from '../errors';
 import { ActionButton, CopyButton, formatDate, Notice, PageTitle } from '../ui';
 
 /** The user-wallet forms of `GET /api/wallet` (the hosted-wallet form has none of these fields). */
