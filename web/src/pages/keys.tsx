@@ -18,7 +18,9 @@ export function ApiKeys() {
   return (
     <section>
       <PageTitle>API keys</PageTitle>
-      <p>A key calls the API as you (`Authorization: Bearer sk_…`). It is shown once: copy it now.</p>
+      <p>
+        A key lets a program call the API as you: send it as <code>Authorization: Bearer sk_…</code>. It is shown once, when you create it.
+      </p>
       <form
         class="inline-form"
         onSubmit={async (event) => {
@@ -48,6 +50,7 @@ export function ApiKeys() {
           </div>
         </div>
       )}
+      {keys.value?.length === 0 && <p class="empty">No API keys yet: name one above to create it.</p>}
       {keys.value && keys.value.length > 0 && (
         <table class="responsive">
           <caption class="visually-hidden">Your API keys</caption>

@@ -44,7 +44,7 @@ export function WalletPage() {
         </dl>
       ) : (
         <div class="panel">
-          <p>{w.message ?? 'You have no wallet yet.'}</p>
+          <p class="empty">You have no wallet yet. Create one to hold and send USDC from your agents; it takes a moment and costs nothing.</p>
           <ActionButton
             onAction={async () => {
               const { response, error } = await api.POST('/api/wallet', { body: { action: 'create' } });
