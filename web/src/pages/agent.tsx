@@ -57,7 +57,7 @@ export function AgentPage({ id }: { id: string }) {
       <div class="title-row">
         <PageTitle>{a.name}</PageTitle>
         <span aria-live="polite" data-testid="agent-status">
-          <StatusBadge status={lifecycle.running.value ? 'provisioning' : a.status} />
+          <StatusBadge status={a.status} />
         </span>
       </div>
       <Lifecycle status={a.status} lifecycle={lifecycle} />
@@ -127,7 +127,9 @@ function GatewayToken() {
   return (
     <div>
       <h3>Gateway token</h3>
-      <p class="hint">Programs call the agent with it (`Authorization: Bearer`). Keep it secret.</p>
+      <p class="hint">
+        Programs call the agent with it as <code>Authorization: Bearer</code>. Keep it secret.
+      </p>
       {token.value ? (
         <div class="row">
           <code class="secret">{token.value}</code>
@@ -344,12 +346,13 @@ function LiveLog({ agentId }: { agentId: string }) {
   const list = useRef<HTMLOListElement>(null);
   const followId = useId();
   useEffect(() => {
+    if (!follow.value) return;
     const seen = new Set(lines.value.map((l) => l.id));
     let source: EventSource | undefined;
     let closed = false;
     const open = () => {
-      source = new EventSource(`/api/agents/${encodeURIComponent(agentId)}/logs?follow=${follow.value ? LOG_FOLLOW_SECONDS : 0}&limit=50`);
-      source.onopen = () => (live.value = follow.value);
+      source = new EventSource(`/api/agents/${encodeURIComponent(agentId)}/logs?follow=${LOG_FOLLOW_SECONDS}&limit=50`);
+      source.onopen = () => (live.value = true);
       source.addEventListener('entry', (event) => {
         const entry = JSON.parse((event as MessageEvent<string>).data) as LogEntry;
         if (seen.has(entry.id)) return;
@@ -360,13 +363,14 @@ function LiveLog({ agentId }: { agentId: string }) {
       source.addEventListener('end', () => {
         source?.close();
         live.value = false;
-        if (!closed && follow.value) open();
+        if (!closed) open();
       });
       source.onerror = () => (live.value = false);
     };
     open();
     return () => {
       closed = true;
+      live.value = false;
       source?.close();
     };
   }, [agentId, follow.value]);

@@ -104,7 +104,6 @@ export function Dashboard() {
 }
 
 interface Progress {
-  verified: boolean;
   subscribed: boolean;
   chatted: boolean;
   keyed: boolean;
@@ -118,7 +117,6 @@ async function readProgress(agents: AgentListItem[]): Promise<Progress> {
     Promise.all(agents.slice(0, 5).map((a) => api.GET('/api/chat', { params: { query: { agentId: a.id, limit: 1 } } }))),
   ]);
   return {
-    verified: (me.value as { emailVerified?: boolean } | null | undefined)?.emailVerified === true,
     subscribed: billing.data?.active === true,
     chatted: chats.some((c) => (c.data?.messages.length ?? 0) > 0),
     keyed: (keys.data?.keys.length ?? 0) > 0,
@@ -139,7 +137,7 @@ function GettingStarted({ agents }: { agents: AgentListItem[] | undefined }) {
   const steps = [
     {
       id: 'confirm',
-      done: p.verified,
+      done: (me.value as { emailVerified?: boolean } | null | undefined)?.emailVerified === true,
       title: 'Confirm your email address',
       detail: (
         <>
