@@ -344,7 +344,15 @@ describe('web console in Chromium', () => {
         ),
       );
     await section(page, 'Overview');
-    expect(await enabled()).toEqual({ Start: false, Stop: true, Restart: true, 'Update runtime': true, Repair: false, 'Reset memory': true, 'Delete agent': true });
+    expect(await enabled()).toEqual({
+      Start: false,
+      Stop: true,
+      Restart: true,
+      'Update runtime': true,
+      Repair: false,
+      'Reset memory': true,
+      'Delete agent': true,
+    });
     await lifecycle.getByRole('button', { name: 'Stop', exact: true }).click();
     const asked = page.getByRole('dialog', { name: 'Stop the agent?' });
     await asked.waitFor();
@@ -352,7 +360,15 @@ describe('web console in Chromium', () => {
     await asked.getByRole('button', { name: 'Stop', exact: true }).click();
     await lifecycle.getByRole('status').filter({ hasText: 'Stopped: the agent no longer answers until you start it.' }).waitFor({ timeout: 20_000 });
     await expect.poll(() => status.textContent(), POLL).toBe('stopped');
-    expect(await enabled()).toEqual({ Start: true, Stop: false, Restart: false, 'Update runtime': false, Repair: false, 'Reset memory': true, 'Delete agent': true });
+    expect(await enabled()).toEqual({
+      Start: true,
+      Stop: false,
+      Restart: false,
+      'Update runtime': false,
+      Repair: false,
+      'Reset memory': true,
+      'Delete agent': true,
+    });
     // Stopped: no address to reach and no start time.
     await page.getByText('Reachable once the agent runs.').waitFor();
     expect(await page.locator('dl.facts dt').allTextContents()).not.toContain('Started');
@@ -482,7 +498,9 @@ describe('web console in Chromium', () => {
     await endpoint.waitFor();
     // The delivery log opens under the endpoint; the list is the same component as the MCP clients'.
     await endpoint.getByText('Delivery log').click();
-    await expect.poll(async () => (await endpoint.getByRole('button', { name: /^Redeliver/ }).count()) + (await endpoint.getByText('Nothing sent yet').count()), POLL).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await endpoint.getByRole('button', { name: /^Redeliver/ }).count()) + (await endpoint.getByText('Nothing sent yet').count()), POLL)
+      .toBeGreaterThan(0);
     const clients = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Connected MCP clients' }) });
     await clients.locator('p.empty').filter({ hasText: 'No connected clients.' }).waitFor();
     // A checkbox sits beside its label, not stretched above it.

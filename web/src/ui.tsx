@@ -201,7 +201,9 @@ export function ConfirmDialog({
   }, [open]);
   return (
     <dialog ref={ref} class="confirm" aria-labelledby={`${id}-title`} onCancel={onCancel}>
-      <h2 id={`${id}-title`}>{title}</h2>
+      <h2 id={`${id}-title`} class="confirm-title">
+        {title}
+      </h2>
       <div>{children}</div>
       <div class="row">
         <button type="button" class="danger" onClick={onConfirm}>
@@ -241,13 +243,23 @@ export function ItemList<T>({
 }
 
 /** Sections of a page as links (`?tab=`), so each has an address, the back button works and a reload keeps it. */
-export function SectionNav({ label, sections, current, hrefOf }: { label: string; sections: readonly { id: string; label: string }[]; current: string; hrefOf: (id: string) => string }) {
+export function SectionNav({
+  label,
+  sections,
+  current,
+  hrefOf,
+}: {
+  label: string;
+  sections: readonly { id: string; label: string }[];
+  current: string;
+  hrefOf: (id: string) => string;
+}) {
   return (
     <nav aria-label={label} class="sections">
-      <ul>
+      <ul class="section-list">
         {sections.map((s) => (
           <li key={s.id}>
-            <Link href={hrefOf(s.id)} aria-current={s.id === current ? 'page' : undefined}>
+            <Link href={hrefOf(s.id)} class="section-link" aria-current={s.id === current ? 'page' : undefined}>
               {s.label}
             </Link>
           </li>

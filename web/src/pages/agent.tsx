@@ -6,7 +6,21 @@ import { describeError, type ExplainedError, explainError } from '../errors';
 import { followInstance } from '../live';
 import { currentUrl, Link, navigate } from '../router';
 import { me } from '../state';
-import { ActionButton, ConfirmDialog, CopyButton, ErrorNotice, Field, formatDate, formatMoney, ItemList, NotFound, Notice, PageTitle, SectionNav, TextArea } from '../ui';
+import {
+  ActionButton,
+  ConfirmDialog,
+  CopyButton,
+  ErrorNotice,
+  Field,
+  formatDate,
+  formatMoney,
+  ItemList,
+  NotFound,
+  Notice,
+  PageTitle,
+  SectionNav,
+  TextArea,
+} from '../ui';
 import { StatusBadge } from './dashboard';
 
 const MEMORY_VALUE_MAX_BYTES = 100 * 1024;
@@ -263,7 +277,8 @@ function Lifecycle({ status, lifecycle }: { status: string; lifecycle: ReturnTyp
   const valid = VALID[status] ?? ['delete'];
   const asked = confirming.value ? CONFIRM[confirming.value] : undefined;
   return (
-    <div class="panel lifecycle" role="group" aria-label="Lifecycle">
+    <fieldset class="panel lifecycle">
+      <legend class="visually-hidden">Lifecycle</legend>
       <div class="row">
         {ACTIONS.map(({ action, label, destructive }) => (
           <button
@@ -299,7 +314,7 @@ function Lifecycle({ status, lifecycle }: { status: string; lifecycle: ReturnTyp
       >
         <p>{asked?.body}</p>
       </ConfirmDialog>
-    </div>
+    </fieldset>
   );
 }
 
@@ -502,7 +517,9 @@ function Schedules({ agentId }: { agentId: string }) {
             <ActionButton
               class="danger"
               onAction={async () => {
-                const { response, error } = await api.DELETE('/api/agents/{id}/schedules/{scheduleId}', { params: { path: { id: agentId, scheduleId: s.id } } });
+                const { response, error } = await api.DELETE('/api/agents/{id}/schedules/{scheduleId}', {
+                  params: { path: { id: agentId, scheduleId: s.id } },
+                });
                 failure.value = response.ok ? undefined : explainError(response.status, error);
                 await load();
               }}
@@ -516,7 +533,10 @@ function Schedules({ agentId }: { agentId: string }) {
         onSubmit={async (event) => {
           event.preventDefault();
           failure.value = undefined;
-          const { response, error } = await api.POST('/api/agents/{id}/schedules', { params: { path: { id: agentId } }, body: { prompt: prompt.value, cron: cron.value } });
+          const { response, error } = await api.POST('/api/agents/{id}/schedules', {
+            params: { path: { id: agentId } },
+            body: { prompt: prompt.value, cron: cron.value },
+          });
           if (!response.ok) return void (failure.value = explainError(response.status, error));
           note.value = 'Schedule added.';
           prompt.value = cron.value = '';
@@ -525,7 +545,13 @@ function Schedules({ agentId }: { agentId: string }) {
       >
         <h3>New schedule</h3>
         <TextArea label="Prompt" value={prompt.value} onValue={(v) => (prompt.value = v)} rows={2} />
-        <Field label="When (cron, UTC)" required hint="Five fields: minute hour day month weekday, e.g. 0 9 * * 1 for Mondays at 09:00." value={cron.value} onValue={(v) => (cron.value = v)} />
+        <Field
+          label="When (cron, UTC)"
+          required
+          hint="Five fields: minute hour day month weekday, e.g. 0 9 * * 1 for Mondays at 09:00."
+          value={cron.value}
+          onValue={(v) => (cron.value = v)}
+        />
         <button type="submit">Add schedule</button>
       </form>
       <Notice kind="ok" message={note.value} />
@@ -561,7 +587,15 @@ function Budget({ agentId }: { agentId: string }) {
           <dt>Monthly cap</dt>
           <dd>{b.monthlyCapUsd == null ? 'No cap' : formatMoney(b.monthlyCapUsd, 'USD')}</dd>
           <dt>State</dt>
-          <dd>{b.paused ? 'Paused: the cap is reached' : b.status === 'warning' ? 'Over 80 % of the cap' : b.status === 'exceeded' ? 'Cap reached' : 'Within the cap'}</dd>
+          <dd>
+            {b.paused
+              ? 'Paused: the cap is reached'
+              : b.status === 'warning'
+                ? 'Over 80 % of the cap'
+                : b.status === 'exceeded'
+                  ? 'Cap reached'
+                  : 'Within the cap'}
+          </dd>
         </dl>
       )}
       <form
@@ -612,7 +646,11 @@ function AgentSettings({ agentId }: { agentId: string }) {
         failure.value = undefined;
         note.value = undefined;
         const { systemPrompt: _p, model: _m, ...kept } = config.value!;
-        const body: AgentConfig = { ...kept, ...(systemPrompt.value ? { systemPrompt: systemPrompt.value } : {}), ...(model.value ? { model: model.value } : {}) };
+        const body: AgentConfig = {
+          ...kept,
+          ...(systemPrompt.value ? { systemPrompt: systemPrompt.value } : {}),
+          ...(model.value ? { model: model.value } : {}),
+        };
         const { response, error } = await api.PUT('/api/agents/{id}/config', { params: { path: { id: agentId } }, body });
         if (!response.ok) return void (failure.value = explainError(response.status, error));
         config.value = body;
@@ -626,7 +664,8 @@ function AgentSettings({ agentId }: { agentId: string }) {
       <Notice kind="ok" message={note.value} />
       <ErrorNotice error={failure.value} />
       <p class="hint">
-        To delete the agent, use <strong>Delete agent</strong> above. Skills are installed from the <Link href={`/marketplace?agent=${encodeURIComponent(agentId)}`}>marketplace</Link>.
+        To delete the agent, use <strong>Delete agent</strong> above. Skills are installed from the{' '}
+        <Link href={`/marketplace?agent=${encodeURIComponent(agentId)}`}>marketplace</Link>.
       </p>
     </form>
   );

@@ -12,7 +12,8 @@ type Usage = Extract<Answer<'postBilling'>, { usage: unknown }>['usage'];
 type Offer = Billing['plans'][number];
 type BillingAction = operations['postBilling']['requestBody']['content']['application/json'];
 
-const usd = (v: number) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 }).format(v);
+const usd = (v: number) =>
+  new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 }).format(v);
 const priceOf = (offer: Offer) => `${formatMoney(offer.price.amount, offer.price.currency)}/${offer.price.interval}`;
 
 /** The plan line: what is in force, in words (no plan reads as such, never "none (none)"). */
@@ -101,9 +102,7 @@ export function BillingPage() {
                         Move to {offer.plan}
                       </button>
                     ) : (
-                      <ActionButton onAction={() => redirectThrough({ action: 'create-checkout', plan: offer.plan })}>
-                        Subscribe to {offer.plan}
-                      </ActionButton>
+                      <ActionButton onAction={() => redirectThrough({ action: 'create-checkout', plan: offer.plan })}>Subscribe to {offer.plan}</ActionButton>
                     )}
                   </li>
                 );
@@ -208,8 +207,8 @@ function UsagePanel({ usage }: { usage: Usage }) {
     <div class="panel">
       <h2>Usage this period</h2>
       <p>
-        {formatDay(usage.periodStart)} to {formatDay(usage.periodEnd)}: <span data-testid="total-tokens">{usage.tokens.total}</span> tokens, {usd(usage.costUsd)},{' '}
-        {usage.allowance.usedCredits} of {usage.allowance.includedCredits} included credits used.
+        {formatDay(usage.periodStart)} to {formatDay(usage.periodEnd)}: <span data-testid="total-tokens">{usage.tokens.total}</span> tokens,{' '}
+        {usd(usage.costUsd)}, {usage.allowance.usedCredits} of {usage.allowance.includedCredits} included credits used.
       </p>
       {days.length === 0 ? (
         <p class="empty">No model calls yet this period.</p>

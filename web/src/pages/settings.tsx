@@ -206,7 +206,8 @@ function WebhookEndpoints() {
               <div>
                 <code>{e.url}</code>
                 <p class="hint">
-                  {e.enabled ? 'Enabled' : `Disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}`} · {e.events.join(', ')} · added {formatDate(e.createdAt)}
+                  {e.enabled ? 'Enabled' : `Disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}`} · {e.events.join(', ')} · added{' '}
+                  {formatDate(e.createdAt)}
                 </p>
               </div>
               <ActionButton
