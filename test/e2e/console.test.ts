@@ -542,7 +542,7 @@ describe('web console in Chromium', () => {
       for (const view of views) {
         await page.goto(view);
         await page.locator('main h1').first().waitFor();
-        await expect.poll(() => page.getByText('Loading…', { exact: true }).count(), POLL).toBe(0);
+        await expect.poll(() => page.getByText('Loading…', { exact: true }).count(), { ...POLL, message: `${view} still loading` }).toBe(0);
         audited[`${view} at ${viewport.width} px`] = await seriousViolations(page);
         if (!(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'))) sideways.push(`${view} at ${viewport.width} px`);
       }
@@ -552,7 +552,7 @@ describe('web console in Chromium', () => {
   }, 120_000);
 
   it('signs out: the session is gone', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(/\/sign-in/);
     expect(await page.evaluate("fetch('/api/settings').then((r) => r.status)")).toBe(401);
     await page.goto('/reset-password?token=from-the-email');

@@ -569,7 +569,8 @@ function Budget({ agentId }: { agentId: string }) {
   const failure = useSignal<ExplainedError | undefined>(undefined);
   const note = useSignal<string | undefined>(undefined);
   const load = async () => {
-    const { data } = await api.GET('/api/agents/{id}/budget', { params: { path: { id: agentId } } });
+    const { data, error, response } = await api.GET('/api/agents/{id}/budget', { params: { path: { id: agentId } } });
+    if (!data) failure.value = explainError(response.status, error);
     budget.value = data?.budget;
     cap.value = data?.budget.monthlyCapUsd == null ? '' : String(data.budget.monthlyCapUsd);
   };
@@ -579,7 +580,7 @@ function Budget({ agentId }: { agentId: string }) {
     <div class="panel">
       <h2>Budget</h2>
       {!b ? (
-        <p role="status">Loading…</p>
+        !failure.value && <p role="status">Loading…</p>
       ) : (
         <dl class="facts">
           <dt>Spent in {b.month}</dt>

@@ -247,38 +247,40 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
       <summary>
         Delivery log <span class="visually-hidden">of {endpoint.url}</span>
       </summary>
-      <ItemList
-        label={`Deliveries to ${endpoint.url}`}
-        items={deliveries.value}
-        empty="Nothing sent yet: events appear here as your agents start, stop and change."
-        keyOf={(d) => `${d.eventId}-${d.attempt}-${d.at}`}
-        render={(d) => (
-          <div class="item">
-            <div>
-              <span class={`badge badge-${d.outcome === 'delivered' ? 'active' : 'error'}`}>{d.outcome}</span> <strong>{d.type}</strong>
-              <p class="hint">
-                {formatDate(d.at)} · attempt {d.attempt}
-                {d.manual ? ' (sent again by hand)' : ''}
-                {d.statusCode ? ` · answered ${d.statusCode}` : ''}
-                {d.error ? ` · ${d.error}` : ''}
-                {d.nextAttemptAt ? ` · next try ${formatDate(d.nextAttemptAt)}` : ''}
-              </p>
+      {deliveries.value && (
+        <ItemList
+          label={`Deliveries to ${endpoint.url}`}
+          items={deliveries.value}
+          empty="Nothing sent yet: events appear here as your agents start, stop and change."
+          keyOf={(d) => `${d.eventId}-${d.attempt}-${d.at}`}
+          render={(d) => (
+            <div class="item">
+              <div>
+                <span class={`badge badge-${d.outcome === 'delivered' ? 'active' : 'error'}`}>{d.outcome}</span> <strong>{d.type}</strong>
+                <p class="hint">
+                  {formatDate(d.at)} · attempt {d.attempt}
+                  {d.manual ? ' (sent again by hand)' : ''}
+                  {d.statusCode ? ` · answered ${d.statusCode}` : ''}
+                  {d.error ? ` · ${d.error}` : ''}
+                  {d.nextAttemptAt ? ` · next try ${formatDate(d.nextAttemptAt)}` : ''}
+                </p>
+              </div>
+              <ActionButton
+                class="secondary"
+                onAction={async () => {
+                  const { response, error } = await api.POST('/api/webhooks/endpoints/{id}/deliveries/{eventId}/redeliver', {
+                    params: { path: { id: endpoint.id, eventId: d.eventId } },
+                  });
+                  note.value = noteOf(response.ok, response.status, error, `${d.type} queued to be sent again: its outcome appears here.`);
+                  if (response.ok) await load();
+                }}
+              >
+                Redeliver <span class="visually-hidden">{d.type}</span>
+              </ActionButton>
             </div>
-            <ActionButton
-              class="secondary"
-              onAction={async () => {
-                const { response, error } = await api.POST('/api/webhooks/endpoints/{id}/deliveries/{eventId}/redeliver', {
-                  params: { path: { id: endpoint.id, eventId: d.eventId } },
-                });
-                note.value = noteOf(response.ok, response.status, error, `${d.type} queued to be sent again: its outcome appears here.`);
-                if (response.ok) await load();
-              }}
-            >
-              Redeliver <span class="visually-hidden">{d.type}</span>
-            </ActionButton>
-          </div>
-        )}
-      />
+          )}
+        />
+      )}
       <Notice kind={note.value?.kind} message={note.value?.text} />
     </details>
   );
