@@ -3,6 +3,7 @@ import { AccountPlan } from './account-fields';
 import { CARD_FAILURES, CheckoutAnswer, PriceId, RequestedPlan } from './checkout';
 import { commonErrorResponses, ErrorBody, IsoDate, ValidationErrorBody } from './common';
 import { AiProvider } from './provision';
+import { PLAN_NAMES } from './plan-names';
 import { defineGroup, lazySchema } from './route';
 
 export const SubscriptionStatus = lazySchema(() =>
@@ -41,6 +42,21 @@ export const PlanLimits = lazySchema(() =>
       models: z.array(z.string()).check(z.describe('model ids (`<vendor>/<model>`) the plan may use')),
     })
     .check(z.describe('limits of the plan table (spec 2.16); zeros and no models without a plan; admins get `network` limits')),
+);
+
+export const PlanOffer = lazySchema(() =>
+  z
+    .object({
+      plan: z.enum(PLAN_NAMES),
+      price: z.object({
+        amount: z.number().check(z.nonnegative(), z.describe('per month, in `currency` units')),
+        currency: z.string().check(z.describe('ISO 4217, e.g. `USD`: the plan table lists its prices in it')),
+        interval: z.literal('month'),
+      }),
+      agents: Count(),
+      skills: Count(),
+    })
+    .check(z.describe('one plan on sale, as the plan table lists it (spec 2.16): what `create-checkout` and `change-plan` take')),
 );
 
 export const CREDITS_LEDGER_DEFAULT_LIMIT = 20;
@@ -165,6 +181,7 @@ export const billingContract = defineGroup({
           byok: ByokState(),
           limits: PlanLimits(),
           creditPacks: z.array(CreditPack()).check(z.describe('what `buy-credits` and `GET /api/card/credits` accept')),
+          plans: z.array(PlanOffer()).check(z.describe('the plans on sale with their prices, smallest first')),
         }),
         ...commonErrorResponses(),
       }),

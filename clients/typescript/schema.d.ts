@@ -3936,6 +3936,21 @@ export interface components {
             models: string[];
             skills: number;
         };
+        /** @description one plan on sale, as the plan table lists it (spec 2.16): what `create-checkout` and `change-plan` take */
+        PlanOffer: {
+            agents: number;
+            /** @enum {string} */
+            plan: "label" | "solo" | "collective" | "network";
+            price: {
+                /** @description per month, in `currency` units */
+                amount: number;
+                /** @description ISO 4217, e.g. `USD`: the plan table lists its prices in it */
+                currency: string;
+                /** @constant */
+                interval: "month";
+            };
+            skills: number;
+        };
         PlatformMetricsBody: {
             metrics: {
                 agents: {
@@ -12930,6 +12945,8 @@ export interface operations {
                          * @enum {string}
                          */
                         plan: "none" | "label" | "solo" | "collective" | "network" | "starter" | "pro" | "enterprise";
+                        /** @description the plans on sale with their prices, smallest first */
+                        plans: components["schemas"]["PlanOffer"][];
                         /**
                          * @description state of the card subscription as the processor last reported it; `none` when the account never subscribed
                          * @enum {string}

@@ -46,12 +46,12 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
 }
 
-/** The page's calls to the platform's chat routes (`POST /api/chat`, `/api/ai/chat`), as `METHOD path`. */
+/** The page's messages through the platform's chat routes (`POST /api/chat`, `/api/ai/chat`; not the history reads), as `METHOD path`. */
 export function recordChatCalls(page: Page): string[] {
   const calls: string[] = [];
   page.on('request', (request) => {
     const { pathname } = new URL(request.url());
-    if (/^\/api\/(ai\/)?chat$/.test(pathname)) calls.push(`${request.method()} ${pathname}`);
+    if (request.method() === 'POST' && /^\/api\/(ai\/)?chat$/.test(pathname)) calls.push(`${request.method()} ${pathname}`);
   });
   return calls;
 }

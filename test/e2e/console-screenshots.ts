@@ -29,19 +29,22 @@ try {
   await fetch(checkout.headers.get('location')!, { method: 'POST', redirect: 'manual' });
   const { body } = await api('POST', '/api/agents/provision', { name: 'Tour booking assistant' });
   await until(async () => ((await api('GET', `/api/instance/${userId}?waitFor=running&timeout=25`)).body.status === 'running' ? true : undefined), 'running');
-  for (const content of ['Which venues in Berlin hold 300 people?', 'Draft a 90-minute deep house set.'])
-    await api('POST', '/api/ai/chat', { messages: [{ role: 'user', content }] });
+  // Through the agent, so its history (the Chat section) and its log have them.
+  for (const message of ['Which venues in Berlin hold 300 people?', 'Draft a 90-minute deep house set.'])
+    await api('POST', '/api/chat', { agentId: body.agent.id, message });
   await api('POST', '/api/memory', { agentId: body.agent.id, key: 'favourite_venue', memory: { city: 'Bristol', name: 'The Fleece' } });
   await api('POST', '/api/keys', { name: 'CI deploy key' });
 
-  const context = await browser.newContext({ baseURL: base, viewport: { width: 1200, height: 900 }, deviceScaleFactor: 1 });
+  const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   await context.addCookies([{ name: 'session', value: token, url: base, httpOnly: true }]);
   const page = await context.newPage();
   mkdirSync(OUT, { recursive: true });
   /** Page, route, heading, and what shows once its data is in. */
   const shots: [string, string, string, string][] = [
     ['dashboard', '/', 'Your agents', 'main .badge'],
-    ['agent', `/agents/${body.agent.id}`, 'Tour booking assistant', 'main .log li'],
+    ['agent', `/agents/${body.agent.id}?tab=chat`, 'Tour booking assistant', 'main .chat li'],
+    ['agent-overview', `/agents/${body.agent.id}`, 'Tour booking assistant', 'main dl.facts'],
+    ['agent-logs', `/agents/${body.agent.id}?tab=logs`, 'Tour booking assistant', 'main .log li.log-line'],
     ['billing', '/settings/billing', 'Billing', 'main .chart canvas'],
     ['marketplace', '/marketplace', 'Skills marketplace', 'main li.panel'],
     ['keys', '/keys', 'API keys', 'main table'],
@@ -62,8 +65,9 @@ try {
   const phone = await browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
   await phone.addCookies([{ name: 'session', value: token, url: base, httpOnly: true }]);
   const phonePage = await phone.newPage();
-  await phonePage.goto(`/agents/${body.agent.id}`);
+  await phonePage.goto(`/agents/${body.agent.id}?tab=chat`);
   await phonePage.getByRole('heading', { name: 'Tour booking assistant' }).waitFor();
+  await phonePage.locator('main .chat li').first().waitFor();
   await phonePage.screenshot({ path: path.join(OUT, 'agent-phone.png') });
   process.stderr.write('wrote docs/screenshots/agent-phone.png\n');
 } finally {

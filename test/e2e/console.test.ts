@@ -17,6 +17,28 @@ import { launchChromium, readHistory, recordAgentSockets, recordChatCalls, serio
  */
 /** Waits of the page for state the stack reaches on its own (expect.poll's default is 1 s). */
 const POLL = { timeout: 15_000, interval: 100 };
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * The settings this stack needs beyond a data folder: the local card processor and a fake model.
+ * Once `npm start` runs the whole journey with no settings (the local card processor and the
+ * built-in model by default), this is the one place to empty.
+ */
+const stackSettings = (model: FakeModelServer): Record<string, string> => ({
+  CARD_MODE: 'local',
+  MODEL_API_BASE_URL: model.baseUrl,
+  MODEL_API_KEY: 'sk-console-e2e',
+});
+
+/** Opens a section of the agent page by its link, as a user does. */
+async function section(p: Page, name: string) {
+  await p.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name, exact: true }).click();
+  await p.locator(`.sections a[aria-current="page"]`).filter({ hasText: name }).waitFor();
+}
+
+const listAgentsOf = async (p: Page): Promise<string[]> =>
+  ((await p.evaluate("fetch('/api/agents').then((r) => r.json())")) as { agents: { id: string }[] }).agents.map((a) => a.id);
 
 describe('web console in Chromium', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agent-platform-console-e2e-'));
@@ -44,9 +66,9 @@ describe('web console in Chromium', () => {
     // Fails (never skips) with a clear message when no Chromium is installed.
     browser = await launchChromium();
     model = await startFakeModelServer();
-    stack = startLocalStack({ DATA_DIR: dataDir, CARD_MODE: 'local', MODEL_API_BASE_URL: model.baseUrl, MODEL_API_KEY: 'sk-console-e2e' });
+    stack = startLocalStack({ DATA_DIR: dataDir, ...stackSettings(model) });
     base = await stack.ready;
-    context = await browser.newContext({ baseURL: base, viewport: { width: 1200, height: 900 } });
+    context = await browser.newContext({ baseURL: base, viewport: DESKTOP });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await context.newPage();
     page.on('dialog', (dialog) => {
@@ -91,6 +113,10 @@ describe('web console in Chromium', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Your agents' }).waitFor();
+    // The checklist follows the account: nothing is done yet, and confirming the address comes first.
+    const checklist = page.getByRole('region', { name: 'Getting started' });
+    await checklist.getByText('0 of 5 done.').waitFor();
+    await checklist.getByRole('button', { name: 'Send the link again' }).waitFor();
 
     const outbox = path.join(dataDir, 'outbox');
     const mail = readdirSync(outbox)
@@ -105,18 +131,37 @@ describe('web console in Chromium', () => {
     await page.getByRole('link', { name: 'Go to your agents' }).click();
     await page.getByLabel('New agent name').fill('too early');
     await page.getByRole('button', { name: 'Provision agent' }).click();
-    await page.getByRole('alert').filter({ hasText: 'needs an active subscription' }).waitFor();
+    const refused = page.getByRole('alert').filter({ hasText: 'needs an active subscription' });
+    await refused.waitFor();
+    // The next step is a control beside the words, and the code itself is never shown.
+    await refused.getByRole('link', { name: 'Choose a plan' }).waitFor();
+    expect(await refused.textContent()).not.toMatch(/[A-Z]+_[A-Z]+/);
+    await page.getByRole('region', { name: 'Getting started' }).getByText('1 of 5 done.').waitFor();
     await audit('dashboard');
   });
 
   it('subscribes through the local checkout and comes back to the billing page with the plan active', async () => {
     await page.getByRole('link', { name: 'Billing' }).click();
     await audit('billing');
-    await page.getByRole('button', { name: /^solo:/ }).click();
+    // The plans and their prices come from the API, written in their currency.
+    const offered = (await page.evaluate("fetch('/api/billing').then((r) => r.json())")) as { plans: { plan: string; price: { amount: number } }[] };
+    expect(offered.plans.map((p) => p.plan)).toEqual(['label', 'solo', 'collective', 'network']);
+    expect(await page.getByTestId('price-solo').textContent()).toBe(`$${offered.plans[1]!.price.amount}.00/month`);
+    expect(await page.getByTestId('plan').textContent()).toBe('No plan yet');
+    await page.getByRole('button', { name: 'Subscribe to solo' }).click();
     await page.waitForURL(/\/local-card\/checkout\/cs_local_/);
     await page.getByRole('button', { name: 'Pay (local test)' }).click();
     await page.waitForURL(/\/settings\/billing\?checkout=success/);
     await page.getByTestId('plan').filter({ hasText: 'solo (active)' }).waitFor();
+    expect(await page.locator('main').textContent()).not.toMatch(/none \(none\)|Renews —/);
+    // A plan change asks first, and Cancel changes nothing.
+    await page.getByRole('button', { name: 'Move to label' }).click();
+    const asked = page.getByRole('dialog', { name: 'Move to label?' });
+    await asked.waitFor();
+    await audit('billing plan change dialog');
+    await asked.getByRole('button', { name: 'Cancel' }).click();
+    await asked.waitFor({ state: 'hidden' });
+    expect(await page.getByTestId('plan').textContent()).toBe('solo (active)');
   });
 
   it('provisions an agent named with markup and sees it become running without a reload; the name stays text', async () => {
@@ -142,6 +187,8 @@ describe('web console in Chromium', () => {
     await page.getByRole('link', { name: xssName }).click();
     await page.getByRole('heading', { name: xssName }).waitFor();
     await audit('agent');
+    await section(page, 'Chat');
+    await page.getByText('No messages yet: say hello below.').waitFor();
     await page.getByTestId('chat-transport').filter({ hasText: 'Connected to the agent’s websocket.' }).waitFor();
     await page.getByLabel('Message').fill(chatText);
     await page.getByRole('button', { name: 'Send' }).click();
@@ -171,15 +218,24 @@ describe('web console in Chromium', () => {
     // The browser reports frames to the test a little after the page has shown them.
     await expect.poll(() => socket.received.find((f) => f.type === 'done'), POLL).toMatchObject({ replyTo: message.id, message: { content: full } });
     // The runtime stores the exchange as the stream ends; the history has it after a reload.
-    await page.reload();
-    await page.getByRole('heading', { name: xssName }).waitFor();
     await expect.poll(async () => (await readHistory(page, agentId)).length, POLL).toBe(2);
     expect(await readHistory(page, agentId)).toEqual([
       ['assistant', full],
       ['user', chatText],
     ]);
-    // The live log shows the instance's story over the event stream.
-    await page.locator('.log li').first().waitFor({ timeout: 15_000 });
+    await page.reload();
+    await page.getByRole('heading', { name: xssName }).waitFor();
+    // The chat section is the page's address: the reload shows it again, with the stored conversation.
+    await expect.poll(() => page.locator('.chat li').count(), POLL).toBe(2);
+    expect((await page.locator('.chat li.user').textContent())?.replace('You: ', '')).toBe(chatText);
+    expect((await page.locator('.chat li.assistant').textContent())?.replace('Answer: ', '')).toBe(full);
+    // The log, rendered: each line a time, a level, a source and a message (no raw runtime JSON).
+    await section(page, 'Logs');
+    const line = page.locator('.log li.log-line').first();
+    await line.waitFor({ timeout: 15_000 });
+    expect(await line.locator('time').count()).toBe(1);
+    expect(await page.locator('.log .log-message').allTextContents()).not.toContainEqual(expect.stringMatching(/^\{"level"/));
+    await audit('agent logs');
   });
 
   it('the console opens the agent’s websocket through the edge under its own CSP, and nothing else', async () => {
@@ -237,7 +293,7 @@ describe('web console in Chromium', () => {
         ws.connectToServer();
       });
       const chatCalls = recordChatCalls(restarting);
-      await restarting.goto(`/agents/${agentId}`);
+      await restarting.goto(`/agents/${agentId}?tab=chat`);
       await transport(restarting, 'Connected to the agent’s websocket.');
       await opened[0]!.close({ code: 1012, reason: 'edge restarting' });
       await expect.poll(() => opened.length, POLL).toBe(2);
@@ -257,7 +313,7 @@ describe('web console in Chromium', () => {
         void ws.close({ code: 1008, reason: 'refused' });
       });
       const chatCalls = recordChatCalls(refused);
-      await refused.goto(`/agents/${agentId}`);
+      await refused.goto(`/agents/${agentId}?tab=chat`);
       await expect.poll(() => attempts, POLL).toBeGreaterThan(0);
       await transport(refused, 'Through the platform');
       await send(refused, 'with the websocket refused');
@@ -275,17 +331,60 @@ describe('web console in Chromium', () => {
     ]);
   }, 60_000);
 
-  it('the agent page stops and starts the instance, saves memory and shows a marketplace install, all without a reload', async () => {
+  it('the agent page offers only the actions the state allows, asks before stopping, and a refused chat offers Start; then memory and a marketplace install, all without a reload', async () => {
     await page.evaluate('window.sameDocument = true');
-    const status = page.locator('dd[aria-live] .badge');
-    const lifecycle = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Lifecycle' }) });
-    await page.getByRole('button', { name: 'Stop', exact: true }).click();
-    await lifecycle.getByRole('status').filter({ hasText: 'stop: the instance is now stopped.' }).waitFor({ timeout: 20_000 });
+    const status = page.getByTestId('agent-status');
+    const lifecycle = page.getByRole('group', { name: 'Lifecycle' });
+    const enabled = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          ['Start', 'Stop', 'Restart', 'Update runtime', 'Repair', 'Reset memory', 'Delete agent'].map(
+            async (name) => [name, await lifecycle.getByRole('button', { name, exact: true }).isEnabled()] as const,
+          ),
+        ),
+      );
+    await section(page, 'Overview');
+    expect(await enabled()).toEqual({
+      Start: false,
+      Stop: true,
+      Restart: true,
+      'Update runtime': true,
+      Repair: false,
+      'Reset memory': true,
+      'Delete agent': true,
+    });
+    await lifecycle.getByRole('button', { name: 'Stop', exact: true }).click();
+    const asked = page.getByRole('dialog', { name: 'Stop the agent?' });
+    await asked.waitFor();
+    await audit('agent stop dialog');
+    await asked.getByRole('button', { name: 'Stop', exact: true }).click();
+    await lifecycle.getByRole('status').filter({ hasText: 'Stopped: the agent no longer answers until you start it.' }).waitFor({ timeout: 20_000 });
     await expect.poll(() => status.textContent(), POLL).toBe('stopped');
-    await page.getByRole('button', { name: 'Start', exact: true }).click();
-    await lifecycle.getByRole('status').filter({ hasText: 'start: the instance is now running.' }).waitFor({ timeout: 20_000 });
-    await expect.poll(() => status.textContent(), POLL).toBe('running');
+    expect(await enabled()).toEqual({
+      Start: true,
+      Stop: false,
+      Restart: false,
+      'Update runtime': false,
+      Repair: false,
+      'Reset memory': true,
+      'Delete agent': true,
+    });
+    // Stopped: no address to reach and no start time.
+    await page.getByText('Reachable once the agent runs.').waitFor();
+    expect(await page.locator('dl.facts dt').allTextContents()).not.toContain('Started');
 
+    // A message to a stopped agent is refused in words, with Start beside them.
+    await section(page, 'Chat');
+    await page.getByLabel('Message').fill('are you there?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'The agent is not running' });
+    await refused.waitFor();
+    await refused.getByRole('button', { name: 'Start the agent' }).click();
+    await lifecycle.getByRole('status').filter({ hasText: 'Started: the agent is running and answers.' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => status.textContent(), POLL).toBe('running');
+    expect((await enabled()).Start).toBe(false);
+
+    await section(page, 'Memory');
     const memory = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Memory' }) });
     await memory.getByLabel('Key', { exact: true }).fill('favourite');
     await memory.getByLabel('Value (JSON)').fill('{"colour":"<b>blue</b>"}');
@@ -307,6 +406,7 @@ describe('web console in Chromium', () => {
       .waitFor();
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('link', { name: xssName }).click();
+    await section(page, 'Skills');
     const installed = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Installed skills' }) });
     await installed.getByRole('listitem').filter({ hasText: skillId }).waitFor();
     await expect.poll(() => installed.locator('p').first().textContent(), POLL).toMatch(/^1 of \d+ skills\./);
@@ -315,6 +415,8 @@ describe('web console in Chromium', () => {
 
   it('creates an API key that is shown once', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByText('No API keys yet').waitFor();
+    expect(await page.locator('main').textContent()).not.toContain('`');
     await page.getByLabel('Key name').fill('ci');
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByTestId('new-key').textContent(), POLL).toMatch(/^sk_/);
@@ -351,6 +453,7 @@ describe('web console in Chromium', () => {
 
   it('the wallet page creates the wallet and shows its address', async () => {
     await page.getByRole('link', { name: 'Wallet', exact: true }).click();
+    expect(await page.locator('main').textContent()).not.toContain('POST /api/wallet');
     await page.getByRole('button', { name: 'Create wallet' }).click();
     await page.getByRole('status').filter({ hasText: 'Wallet created.' }).waitFor();
     const address = await page.locator('.facts code').textContent();
@@ -391,7 +494,20 @@ describe('web console in Chromium', () => {
     await hooks.getByLabel('Endpoint URL').fill('https://hooks.example.com/console-test');
     await hooks.getByRole('button', { name: 'Add endpoint' }).click();
     await hooks.getByText('Signing secret (shown once):').waitFor();
-    await hooks.getByRole('listitem').filter({ hasText: 'https://hooks.example.com/console-test' }).waitFor();
+    const endpoint = hooks.getByRole('listitem').filter({ hasText: 'https://hooks.example.com/console-test' });
+    await endpoint.waitFor();
+    // The delivery log opens under the endpoint; the list is the same component as the MCP clients'.
+    await endpoint.getByText('Delivery log').click();
+    await expect
+      .poll(async () => (await endpoint.getByRole('button', { name: /^Redeliver/ }).count()) + (await endpoint.getByText('Nothing sent yet').count()), POLL)
+      .toBeGreaterThan(0);
+    const clients = page.locator('.panel').filter({ has: page.getByRole('heading', { name: 'Connected MCP clients' }) });
+    await clients.locator('p.empty').filter({ hasText: 'No connected clients.' }).waitFor();
+    // A checkbox sits beside its label, not stretched above it.
+    const box = await notifications.getByLabel('Product updates').boundingBox();
+    const label = await notifications.getByText('Product updates').boundingBox();
+    expect(box!.width).toBeLessThan(40);
+    expect(Math.abs(box!.y + box!.height / 2 - (label!.y + label!.height / 2))).toBeLessThan(8);
 
     // What was saved is what the account now holds, after a reload.
     await page.reload();
@@ -406,22 +522,48 @@ describe('web console in Chromium', () => {
     expect(signIn.status).toBe(200);
   });
 
-  it('the other pages pass axe, and the dashboard fits a phone screen', async () => {
+  it('every view passes axe at 1280 px and at 390 px, and none scrolls sideways on a phone', async () => {
     await page.getByRole('link', { name: 'Marketplace', exact: true }).click();
     await audit('marketplace');
-    await page.setViewportSize({ width: 375, height: 740 });
-    await page.getByRole('link', { name: 'Agents' }).click();
-    await audit('dashboard (phone)');
-    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
-    await page.setViewportSize({ width: 1200, height: 900 });
-  });
+    expect(await page.evaluate("getComputedStyle(document.querySelector('ul.grid')).listStyleType")).toBe('none');
+    const agentId = (await listAgentsOf(page))[0]!;
+    const views = [
+      '/',
+      ...['overview', 'chat', 'logs', 'events', 'schedules', 'budget', 'skills', 'memory', 'settings'].map((tab) => `/agents/${agentId}?tab=${tab}`),
+      '/marketplace',
+      '/keys',
+      '/settings/billing',
+      '/wallet',
+      '/settings',
+    ];
+    const sideways: string[] = [];
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport);
+      for (const view of views) {
+        await page.goto(view);
+        await page.locator('main h1').first().waitFor();
+        await expect.poll(() => page.getByText('Loading…', { exact: true }).count(), { ...POLL, message: `${view} still loading` }).toBe(0);
+        audited[`${view} at ${viewport.width} px`] = await seriousViolations(page);
+        if (!(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'))) sideways.push(`${view} at ${viewport.width} px`);
+      }
+    }
+    expect(sideways).toEqual([]);
+    await page.setViewportSize(DESKTOP);
+  }, 120_000);
 
   it('signs out: the session is gone', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(/\/sign-in/);
     expect(await page.evaluate("fetch('/api/settings').then((r) => r.status)")).toBe(401);
     await page.goto('/reset-password?token=from-the-email');
     await audit('reset-password');
+    await page.setViewportSize(PHONE);
+    for (const view of ['/sign-in', '/sign-up', '/reset-password?token=from-the-email']) {
+      await page.goto(view);
+      await audit(`${view} (phone)`);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), view).toBe(true);
+    }
+    await page.setViewportSize(DESKTOP);
   });
 
   it('the gateway receipt page shows the token from the fragment, copies it and says how to use it, without a session', async () => {

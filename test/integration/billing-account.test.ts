@@ -44,6 +44,12 @@ describe('GET /api/billing', () => {
       byok: { enabled: false, providers: [] },
       limits: { agents: 0, skills: 0, a2aPerDay: 0, memory: '0 GB', models: [] },
       creditPacks: [{ price: 'price_credits_1000', credits: 1000 }],
+      plans: [
+        { plan: 'label', price: { amount: 29, currency: 'USD', interval: 'month' }, agents: 1, skills: 3 },
+        { plan: 'solo', price: { amount: 79, currency: 'USD', interval: 'month' }, agents: 3, skills: 10 },
+        { plan: 'collective', price: { amount: 199, currency: 'USD', interval: 'month' }, agents: 10, skills: 25 },
+        { plan: 'network', price: { amount: 499, currency: 'USD', interval: 'month' }, agents: 100, skills: 100 },
+      ],
     });
   });
 

@@ -46,27 +46,6 @@ api.use({
   },
 });
 
-export interface ApiError {
-  error?: string;
-  code?: string;
-  current?: unknown;
-  limit?: unknown;
-  [k: string]: unknown;
-}
-
-/** The API's `{error, code}` as a sentence for people. */
-export function describeError(status: number | undefined, body: unknown): string {
-  const e = (body ?? {}) as ApiError;
-  if (status === 402) return 'This needs an active subscription. Choose a plan on the Billing page, then try again.';
-  if (status === 429 && typeof e.current === 'number' && typeof e.limit === 'number')
-    return `Your plan allows ${e.limit} agent${e.limit === 1 ? '' : 's'} and you have ${e.current} of ${e.limit}. Upgrade on the Billing page or remove one.`;
-  if (status === 429) return 'Too many requests: wait a moment and try again.';
-  if (status === 401 && e.code === 'INVALID_PASSWORD') return 'The current password is not right: nothing was changed.';
-  if (status === 401) return 'Your session has ended: sign in again.';
-  const detail = e.error ?? `the server answered ${status ?? 'nothing'}`;
-  return e.code ? `${detail} (${e.code})` : detail;
-}
-
 /** Reads a server-sent event stream, calling `onEvent` per event as it arrives. */
 export async function readEventStream(body: ReadableStream<Uint8Array>, onEvent: (event: string, data: string) => void): Promise<void> {
   const reader = body.getReader();

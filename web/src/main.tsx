@@ -14,6 +14,7 @@ import { OAuthConsent } from './pages/oauth-consent';
 import { SettingsPage } from './pages/settings';
 import { WalletPage } from './pages/wallet';
 import { currentUrl, Link, matchPath, navigate } from './router';
+import { loadLocalMode } from './local-mode';
 import { loadSession, me, signOut } from './state';
 import { NotFound } from './ui';
 
@@ -67,7 +68,7 @@ function Header() {
           <ul>
             {NAV.map((item) => (
               <li key={item.href}>
-                <Link href={item.href} aria-current={path === item.href ? 'page' : undefined}>
+                <Link href={item.href} aria-current={path === item.href || (item.href === '/' && path.startsWith('/agents/')) ? 'page' : undefined}>
                   {item.label}
                 </Link>
               </li>
@@ -93,7 +94,10 @@ function Header() {
 
 function App() {
   const url = currentUrl.value;
-  useEffect(() => void loadSession(), []);
+  useEffect(() => {
+    void loadSession();
+    void loadLocalMode();
+  }, []);
   const found = ROUTES.map((route) => ({ route, params: matchPath(route.path, url.pathname) })).find((m) => m.params);
   let page: ComponentChildren;
   if (me.value === undefined) page = <p role="status">Loading…</p>;

@@ -4,6 +4,7 @@ import { billingPeriod } from '#domain/ai/metering';
 import { modelUsageReport } from '#domain/ai/usage-report';
 import { creditLedger, type CreditEntry } from '#domain/billing/credits';
 import { accessFrom, getSubscription, type AccountAccess } from '#domain/billing/entitlements';
+import { PLAN_NAMES, PLANS } from '#domain/billing/plans';
 import { AccountPlan } from '#contract/accounts';
 import { SubscriptionStatus } from '#contract/billing';
 import { getUser } from '#data/users';
@@ -41,8 +42,17 @@ export async function billingOverview(auth: AuthContext) {
     byok,
     limits: limitsOf(access),
     creditPacks: Object.entries(creditPacks()).map(([price, credits]) => ({ price, credits })),
+    plans: PLAN_ON_SALE,
   };
 }
+
+/** The plan table as the console offers it: the client holds no prices of its own. */
+const PLAN_ON_SALE = PLAN_NAMES.map((plan) => ({
+  plan,
+  price: { amount: PLANS[plan].priceUsdPerMonth, currency: 'USD', interval: 'month' as const },
+  agents: PLANS[plan].agents,
+  skills: PLANS[plan].skills,
+}));
 
 export async function creditsPage(userId: string, limit: number, cursor?: string) {
   const [balance, page] = await Promise.all([balanceOf(userId), creditLedger(userId, { limit, cursor })]);

@@ -1,7 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { getAddress } from 'viem';
-import { api, describeError } from '../api';
+import { api } from '../api';
+import { describeError } from '../errors';
 import { currentUrl, Link, navigate } from '../router';
 import { loadSession } from '../state';
 import { Field, Notice, PageTitle } from '../ui';

@@ -2,28 +2,36 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { operations } from '../../../clients/typescript';
-import { type Answer, api, describeError } from '../api';
+import { type Answer, api } from '../api';
+import { type ExplainedError, explainError } from '../errors';
 import { currentUrl } from '../router';
-import { ActionButton, formatDate, Notice, PageTitle } from '../ui';
+import { ActionButton, ConfirmDialog, ErrorNotice, formatDay, formatMoney, Notice, PageTitle } from '../ui';
 
 type Billing = Answer<'getBilling'>;
 type Usage = Extract<Answer<'postBilling'>, { usage: unknown }>['usage'];
-type Plan = 'label' | 'solo' | 'collective' | 'network';
+type Offer = Billing['plans'][number];
 type BillingAction = operations['postBilling']['requestBody']['content']['application/json'];
 
-const PLANS: { plan: Plan; price: string; agents: number }[] = [
-  { plan: 'label', price: '29', agents: 1 },
-  { plan: 'solo', price: '79', agents: 3 },
-  { plan: 'collective', price: '199', agents: 10 },
-  { plan: 'network', price: '499', agents: 100 },
-];
+const usd = (v: number) =>
+  new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 }).format(v);
+const priceOf = (offer: Offer) => `${formatMoney(offer.price.amount, offer.price.currency)}/${offer.price.interval}`;
+
+/** The plan line: what is in force, in words (no plan reads as such, never "none (none)"). */
+function planLine(b: Billing): string {
+  if (b.active) return `${b.plan} (active)`;
+  if (b.plan === 'none') return 'No plan yet';
+  return `${b.plan} (${b.status === 'none' ? 'not active' : b.status.replaceAll('_', ' ')})`;
+}
+
 const PALETTE = ['#0b5cad', '#c25400', '#1d6b2f', '#7a1fa2', '#a4161a', '#4a5360'];
 
 /** Plan, checkout and portal redirects, credits, and the usage of the period per day and model. */
 export function BillingPage() {
   const billing = useSignal<Billing | undefined>(undefined);
   const usage = useSignal<Usage | undefined>(undefined);
-  const failure = useSignal<string | undefined>(undefined);
+  const failure = useSignal<ExplainedError | undefined>(undefined);
+  const pending = useSignal<string | undefined>(undefined);
+  const changing = useSignal<Offer | undefined>(undefined);
   const outcome = currentUrl.value.searchParams.get('checkout');
   const load = async () => {
     const [b, u] = await Promise.all([api.GET('/api/billing'), api.POST('/api/billing', { body: { action: 'get-usage' } })]);
@@ -38,8 +46,8 @@ export function BillingPage() {
     const { data, error, response } = await api.POST('/api/billing', { body });
     if (data && 'url' in data) return location.assign(data.url);
     if (data && 'status' in data && data.status === 'pending')
-      return void (failure.value = `Moving to ${data.plan}: the change applies when the payment is confirmed.`);
-    failure.value = describeError(response.status, error);
+      return void (pending.value = `Moving to ${data.plan}: the change applies when the payment is confirmed.`);
+    failure.value = explainError(response.status, error);
   };
 
   const b = billing.value;
@@ -48,7 +56,8 @@ export function BillingPage() {
       <PageTitle>Billing</PageTitle>
       {outcome === 'success' && <Notice kind="ok" message="Payment received: your plan is active once the processor confirms it (usually at once)." />}
       {outcome === 'cancelled' && <Notice message="Checkout cancelled: nothing was charged." />}
-      <Notice kind="error" message={failure.value} />
+      <ErrorNotice error={failure.value} />
+      <Notice message={pending.value} />
       {!b ? (
         <p role="status">Loading…</p>
       ) : (
@@ -57,9 +66,13 @@ export function BillingPage() {
             <h2>Plan</h2>
             <dl class="facts">
               <dt>Plan</dt>
-              <dd data-testid="plan">{b.active ? `${b.plan} (active)` : b.plan ? `${b.plan} (${b.status})` : 'none'}</dd>
-              <dt>Renews</dt>
-              <dd>{b.cancelAtPeriodEnd ? 'cancels at period end' : formatDate(b.currentPeriodEnd)}</dd>
+              <dd data-testid="plan">{planLine(b)}</dd>
+              {b.active && b.currentPeriodEnd && (
+                <>
+                  <dt>{b.cancelAtPeriodEnd ? 'Ends on' : 'Renews on'}</dt>
+                  <dd data-testid="renews">{formatDay(b.currentPeriodEnd)}</dd>
+                </>
+              )}
               <dt>Agents</dt>
               <dd>{b.limits.agents}</dd>
               <dt>Skills per agent</dt>
@@ -67,22 +80,40 @@ export function BillingPage() {
               <dt>Credits</dt>
               <dd>{b.credits}</dd>
             </dl>
-            <h3>{b.active ? 'Change plan' : 'Subscribe'}</h3>
+          </div>
+          <div class="panel">
+            <h2>{b.active ? 'Change plan' : 'Choose a plan'}</h2>
+            <ul class="plans" aria-label="Plans">
+              {b.plans.map((offer) => {
+                const current = b.active && offer.plan === b.plan;
+                return (
+                  <li key={offer.plan} class={current ? 'plan current' : 'plan'}>
+                    <h3>{offer.plan}</h3>
+                    <p class="price" data-testid={`price-${offer.plan}`}>
+                      {priceOf(offer)}
+                    </p>
+                    <p>
+                      {offer.agents} agent{offer.agents === 1 ? '' : 's'}, {offer.skills} skills each
+                    </p>
+                    {current ? (
+                      <p class="badge badge-active">Your plan</p>
+                    ) : b.active ? (
+                      <button type="button" class="secondary" onClick={() => (changing.value = offer)}>
+                        Move to {offer.plan}
+                      </button>
+                    ) : (
+                      <ActionButton onAction={() => redirectThrough({ action: 'create-checkout', plan: offer.plan })}>Subscribe to {offer.plan}</ActionButton>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
             <div class="row">
-              {PLANS.map(({ plan, price, agents }) => (
-                <ActionButton
-                  key={plan}
-                  class={plan === b.plan && b.active ? 'secondary' : undefined}
-                  onAction={() => redirectThrough(b.active ? { action: 'change-plan', plan } : { action: 'create-checkout', plan })}
-                >
-                  {plan}: {price}/month, {agents} agent{agents === 1 ? '' : 's'}
+              {b.active && (
+                <ActionButton class="secondary" onAction={() => redirectThrough({ action: 'billing-portal' })}>
+                  Billing portal (card, invoices, cancel)
                 </ActionButton>
-              ))}
-            </div>
-            <div class="row">
-              <ActionButton class="secondary" onAction={() => redirectThrough({ action: 'billing-portal' })}>
-                Billing portal (card, invoices, cancel)
-              </ActionButton>
+              )}
               {b.creditPacks.map((pack) => (
                 <ActionButton key={pack.price} class="secondary" onAction={() => redirectThrough({ action: 'buy-credits', price: pack.price })}>
                   Buy {pack.credits} credits
@@ -90,6 +121,25 @@ export function BillingPage() {
               ))}
             </div>
           </div>
+          <ConfirmDialog
+            open={!!changing.value}
+            title={`Move to ${changing.value?.plan ?? ''}?`}
+            confirmLabel={`Move to ${changing.value?.plan ?? ''}`}
+            onCancel={() => (changing.value = undefined)}
+            onConfirm={() => {
+              const offer = changing.value!;
+              changing.value = undefined;
+              void redirectThrough({ action: 'change-plan', plan: offer.plan });
+            }}
+          >
+            {changing.value && (
+              <p>
+                From {b.plan} to {changing.value.plan} at {priceOf(changing.value)}, with {changing.value.agents} agent
+                {changing.value.agents === 1 ? '' : 's'}. {changing.value.agents < b.limits.agents ? 'Agents beyond the new limit stop being served. ' : ''}
+                The change applies once the payment processor confirms it.
+              </p>
+            )}
+          </ConfirmDialog>
           {usage.value && <UsagePanel usage={usage.value} />}
         </>
       )}
@@ -119,16 +169,18 @@ function DayChart({
     if (!box.current || days.length === 0) return;
     const x = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     const data: uPlot.AlignedData = [x, ...models.map((m) => days.map((d) => figureOf(d, m)))];
-    const width = Math.min(720, box.current.clientWidth || 320);
+    const width = Math.min(720, box.current.clientWidth || 300);
     const plot = new uPlot(
       {
         title,
         width,
         height: 220,
         scales: { x: { time: true, range: () => [Date.parse(period[0]) / 1000, Date.parse(period[1]) / 1000] } },
-        axes: [{}, { size: 70, values: (_u, splits) => splits.map(format) }],
+        padding: [12, 24, 0, 0],
+        legend: { live: false },
+        axes: [{ size: 40 }, { size: 80, values: (_u, splits) => splits.map(format) }],
         series: [
-          {},
+          { label: 'Day' },
           ...models.map((m, i) => ({
             label: m,
             stroke: PALETTE[i % PALETTE.length],
@@ -155,11 +207,11 @@ function UsagePanel({ usage }: { usage: Usage }) {
     <div class="panel">
       <h2>Usage this period</h2>
       <p>
-        {formatDate(usage.periodStart)} to {formatDate(usage.periodEnd)}: <span data-testid="total-tokens">{usage.tokens.total}</span> tokens, $
-        {usage.costUsd.toFixed(4)}, {usage.allowance.usedCredits} of {usage.allowance.includedCredits} included credits used.
+        {formatDay(usage.periodStart)} to {formatDay(usage.periodEnd)}: <span data-testid="total-tokens">{usage.tokens.total}</span> tokens,{' '}
+        {usd(usage.costUsd)}, {usage.allowance.usedCredits} of {usage.allowance.includedCredits} included credits used.
       </p>
       {days.length === 0 ? (
-        <p>No model calls yet this period.</p>
+        <p class="empty">No model calls yet this period.</p>
       ) : (
         <>
           <DayChart title="Tokens per day" days={days} models={models} period={period} figureOf={(d, m) => cell(d, m)?.totalTokens ?? 0} />
@@ -169,7 +221,7 @@ function UsagePanel({ usage }: { usage: Usage }) {
             models={models}
             period={period}
             figureOf={(d, m) => cell(d, m)?.costUsd ?? 0}
-            format={(v) => (v === 0 ? '0' : v.toPrecision(2))}
+            format={(v) => (v === 0 ? '$0' : `$${v.toPrecision(2)}`)}
           />
         </>
       )}
@@ -181,7 +233,7 @@ function UsagePanel({ usage }: { usage: Usage }) {
             <th scope="col">Model</th>
             <th scope="col">Calls</th>
             <th scope="col">Tokens</th>
-            <th scope="col">Cost (USD)</th>
+            <th scope="col">Cost</th>
           </tr>
         </thead>
         <tbody>
@@ -191,7 +243,7 @@ function UsagePanel({ usage }: { usage: Usage }) {
               <td>{d.model}</td>
               <td>{d.calls}</td>
               <td>{d.totalTokens}</td>
-              <td>{d.costUsd.toFixed(6)}</td>
+              <td>{usd(d.costUsd)}</td>
             </tr>
           ))}
         </tbody>

@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { type Answer, api, describeError } from '../api';
+import { type Answer, api } from '../api';
+import { describeError } from '../errors';
 import { ActionButton, CopyButton, Field, formatDate, Notice, PageTitle } from '../ui';
 
 /** API keys: the key is shown once, at creation, with a copy button; afterwards only its preview. */
@@ -17,7 +18,9 @@ export function ApiKeys() {
   return (
     <section>
       <PageTitle>API keys</PageTitle>
-      <p>A key calls the API as you (`Authorization: Bearer sk_…`). It is shown once: copy it now.</p>
+      <p>
+        A key lets a program call the API as you: send it as <code>Authorization: Bearer sk_…</code>. It is shown once, when you create it.
+      </p>
       <form
         class="inline-form"
         onSubmit={async (event) => {
@@ -47,6 +50,7 @@ export function ApiKeys() {
           </div>
         </div>
       )}
+      {keys.value?.length === 0 && <p class="empty">No API keys yet: name one above to create it.</p>}
       {keys.value && keys.value.length > 0 && (
         <table class="responsive">
           <caption class="visually-hidden">Your API keys</caption>

@@ -1,7 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useId } from 'preact/hooks';
 import type { operations } from '../../../clients/typescript';
-import { type Answer, api, describeError } from '../api';
+import { type Answer, api } from '../api';
+import { describeError } from '../errors';
 import { currentUrl } from '../router';
 import { type AgentListItem, listAgents } from '../state';
 import { ActionButton, Notice, PageTitle } from '../ui';

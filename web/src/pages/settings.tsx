@@ -1,8 +1,9 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { type Answer, api, describeError } from '../api';
+import { type Answer, api } from '../api';
+import { describeError } from '../errors';
 import { loadSession, me } from '../state';
-import { ActionButton, CopyButton, Field, formatDate, Notice, PageTitle } from '../ui';
+import { ActionButton, CopyButton, Field, formatDate, ItemList, Notice, PageTitle } from '../ui';
 
 type Note = { kind: 'ok' | 'error'; text: string } | undefined;
 const noteOf = (ok: boolean, status: number, error: unknown, success: string): Note =>
@@ -61,7 +62,7 @@ function Profile() {
 /** Checked by default: a credential an intruder may hold is revoked unless the owner keeps it on purpose. */
 function RevokeApiKeys({ id, checked, onValue }: { id: string; checked: boolean; onValue: (v: boolean) => void }) {
   return (
-    <div class="row">
+    <div class="check">
       <input id={id} type="checkbox" checked={checked} onChange={(e) => onValue(e.currentTarget.checked)} />
       <label for={id}>Also revoke API keys</label>
     </div>
@@ -136,7 +137,7 @@ function Notifications() {
     <fieldset class="panel">
       <legend>Notifications</legend>
       {NOTIFICATIONS.map(({ key, label }) => (
-        <div key={key} class="row">
+        <div key={key} class="check">
           <input
             id={`notify-${key}`}
             type="checkbox"
@@ -155,8 +156,10 @@ function Notifications() {
   );
 }
 
+type Endpoint = Answer<'listWebhookEndpoints'>['endpoints'][number];
+
 function WebhookEndpoints() {
-  const endpoints = useSignal<Answer<'listWebhookEndpoints'>['endpoints']>([]);
+  const endpoints = useSignal<Endpoint[] | undefined>(undefined);
   const url = useSignal('');
   const secret = useSignal<string | undefined>(undefined);
   const note = useSignal<Note>(undefined);
@@ -192,32 +195,102 @@ function WebhookEndpoints() {
         </div>
       )}
       <Notice kind={note.value?.kind} message={note.value?.text} />
-      <ul>
-        {endpoints.value.map((e) => (
-          <li key={e.id} class="row">
-            <code>{e.url}</code>
-            <span class="hint">
-              {e.events.join(', ')} · added {formatDate(e.createdAt)}
-            </span>
-            <ActionButton
-              class="danger"
-              onAction={async () => {
-                await api.DELETE('/api/webhooks/endpoints/{id}', { params: { path: { id: e.id } } });
-                await load();
-              }}
-            >
-              Remove <span class="visually-hidden">{e.url}</span>
-            </ActionButton>
-          </li>
-        ))}
-      </ul>
+      <ItemList
+        label="Webhook endpoints"
+        items={endpoints.value}
+        empty="No endpoints yet."
+        keyOf={(e) => e.id}
+        render={(e) => (
+          <div>
+            <div class="item">
+              <div>
+                <code>{e.url}</code>
+                <p class="hint">
+                  {e.enabled ? 'Enabled' : `Disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}`} · {e.events.join(', ')} · added{' '}
+                  {formatDate(e.createdAt)}
+                </p>
+              </div>
+              <ActionButton
+                class="danger"
+                onAction={async () => {
+                  await api.DELETE('/api/webhooks/endpoints/{id}', { params: { path: { id: e.id } } });
+                  await load();
+                }}
+              >
+                Remove <span class="visually-hidden">{e.url}</span>
+              </ActionButton>
+            </div>
+            <Deliveries endpoint={e} />
+          </div>
+        )}
+      />
     </div>
   );
 }
 
+type Delivery = Answer<'listWebhookDeliveries'>['deliveries'][number];
+
+/** An endpoint's delivery log (opened on demand), each event with a button to send it again. */
+function Deliveries({ endpoint }: { endpoint: Endpoint }) {
+  const deliveries = useSignal<Delivery[] | undefined>(undefined);
+  const note = useSignal<Note>(undefined);
+  const load = async () => {
+    deliveries.value = (await api.GET('/api/webhooks/endpoints/{id}/deliveries', { params: { path: { id: endpoint.id } } })).data?.deliveries ?? [];
+  };
+  return (
+    <details
+      class="deliveries"
+      onToggle={(event) => {
+        if ((event.currentTarget as HTMLDetailsElement).open && !deliveries.value) void load();
+      }}
+    >
+      <summary>
+        Delivery log <span class="visually-hidden">of {endpoint.url}</span>
+      </summary>
+      {deliveries.value && (
+        <ItemList
+          label={`Deliveries to ${endpoint.url}`}
+          items={deliveries.value}
+          empty="Nothing sent yet: events appear here as your agents start, stop and change."
+          keyOf={(d) => `${d.eventId}-${d.attempt}-${d.at}`}
+          render={(d) => (
+            <div class="item">
+              <div>
+                <span class={`badge badge-${d.outcome === 'delivered' ? 'active' : 'error'}`}>{d.outcome}</span> <strong>{d.type}</strong>
+                <p class="hint">
+                  {formatDate(d.at)} · attempt {d.attempt}
+                  {d.manual ? ' (sent again by hand)' : ''}
+                  {d.statusCode ? ` · answered ${d.statusCode}` : ''}
+                  {d.error ? ` · ${d.error}` : ''}
+                  {d.nextAttemptAt ? ` · next try ${formatDate(d.nextAttemptAt)}` : ''}
+                </p>
+              </div>
+              <ActionButton
+                class="secondary"
+                onAction={async () => {
+                  const { response, error } = await api.POST('/api/webhooks/endpoints/{id}/deliveries/{eventId}/redeliver', {
+                    params: { path: { id: endpoint.id, eventId: d.eventId } },
+                  });
+                  note.value = noteOf(response.ok, response.status, error, `${d.type} queued to be sent again: its outcome appears here.`);
+                  if (response.ok) await load();
+                }}
+              >
+                Redeliver <span class="visually-hidden">{d.type}</span>
+              </ActionButton>
+            </div>
+          )}
+        />
+      )}
+      <Notice kind={note.value?.kind} message={note.value?.text} />
+    </details>
+  );
+}
+
+type Connection = Answer<'listOAuthConnections'>['connections'][number];
+
 /** The MCP clients the account authorized through OAuth (Claude connectors...), each revocable at once. */
 function ConnectedClients() {
-  const connections = useSignal<Answer<'listOAuthConnections'>['connections']>([]);
+  const connections = useSignal<Connection[] | undefined>(undefined);
   const load = async () => {
     connections.value = (await api.GET('/api/oauth/connections')).data?.connections ?? [];
   };
@@ -226,14 +299,19 @@ function ConnectedClients() {
     <div class="panel">
       <h2>Connected MCP clients</h2>
       <p class="hint">Assistants you allowed to use your account through the MCP server. Revoking one stops its access at once.</p>
-      {connections.value.length === 0 && <p>No connected clients.</p>}
-      <ul aria-label="Connected MCP clients">
-        {connections.value.map((c) => (
-          <li key={c.clientId} class="row">
-            <strong>{c.clientName}</strong>
-            <span class="hint">
-              {c.scope} · connected {formatDate(c.createdAt)}
-            </span>
+      <ItemList
+        label="Connected MCP clients"
+        items={connections.value}
+        empty="No connected clients."
+        keyOf={(c) => c.clientId}
+        render={(c) => (
+          <div class="item">
+            <div>
+              <strong>{c.clientName}</strong>
+              <p class="hint">
+                {c.scope} · connected {formatDate(c.createdAt)}
+              </p>
+            </div>
             <ActionButton
               class="danger"
               onAction={async () => {
@@ -243,9 +321,9 @@ function ConnectedClients() {
             >
               Revoke <span class="visually-hidden">{c.clientName}</span>
             </ActionButton>
-          </li>
-        ))}
-      </ul>
+          </div>
+        )}
+      />
     </div>
   );
 }

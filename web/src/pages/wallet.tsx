@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, describeError } from '../api';
+import { api } from '../api';
+import { describeError } from '../errors';
 import { ActionButton, CopyButton, formatDate, Notice, PageTitle } from '../ui';
 
 /** The user-wallet forms of `GET /api/wallet` (the hosted-wallet form has none of these fields). */
@@ -43,7 +44,7 @@ export function WalletPage() {
         </dl>
       ) : (
         <div class="panel">
-          <p>{w.message ?? 'You have no wallet yet.'}</p>
+          <p class="empty">You have no wallet yet. Create one to hold and send USDC from your agents; it takes a moment and costs nothing.</p>
           <ActionButton
             onAction={async () => {
               const { response, error } = await api.POST('/api/wallet', { body: { action: 'create' } });
