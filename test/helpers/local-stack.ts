@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
-import { TEST_JWT_SECRET } from './worker-setup';
+import { TEST_JWT_SECRET } from './test-secrets';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

@@ -4,8 +4,9 @@ import { resetQueueClient } from '#adapters/queue';
 import { resetDbClient } from '#data/client';
 import { TEST_DB_REQUEST_TIMEOUT_MS } from './test-budgets';
 import './localhost-names';
+import { TEST_JWT_SECRET } from './test-secrets';
 
-export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+export { TEST_JWT_SECRET };
 
 const e = inject('emulators');
 reloadConfig({
