@@ -403,11 +403,10 @@ const CARD_SETTINGS = {
     description: 'One-off price id of 1 GB of extra agent storage (the checkout quantity is the GB bought).',
   },
   CARD_MODE: {
-    schema: () => z.enum(['processor', 'local']),
-    default: 'processor',
+    schema: () => z.optional(z.enum(['processor', 'local'])),
     localOnly: true,
     description:
-      '`local` replaces the processor with a checkout page served by the local server, which completes the session and posts a signed webhook; refused in AWS.',
+      '`local` replaces the processor with a checkout page served by the local server, which completes the session and posts a signed webhook; refused in AWS. Unset: `local` in the local stack (npm start), `processor` elsewhere.',
   },
 } as const satisfies SettingGroup;
 
@@ -417,13 +416,15 @@ const cardCreditPrices = () => z.record(pattern(/^[A-Za-z0-9_-]{1,128}$/), z.num
 /** Card settings; the return pages of a checkout are on the application's origin. */
 export const cardConfig = /* @__PURE__ */ configSection([CARD_SETTINGS], (e, core) => {
   if (e.CARD_MODE === 'local' && core.inAws) throw new ConfigError('CARD_MODE=local is for the local stack only: it takes no payment, so it is refused in AWS');
+  // A fresh `npm start` subscribes with no setting; tests and AWS keep the real processor unless told.
+  const mode = e.CARD_MODE ?? (core.stage === 'local' && !core.inAws ? 'local' : 'processor');
   const fromMap = jsonSetting('CARD_PRICES', e.CARD_PRICES, cardPlanPrices) ?? {};
   const single = { label: e.CARD_PRICE_LABEL, solo: e.CARD_PRICE_SOLO, collective: e.CARD_PRICE_COLLECTIVE, network: e.CARD_PRICE_NETWORK };
   const planPrices: Partial<Record<keyof typeof single, string>> = { ...fromMap };
   for (const [plan, price] of Object.entries(single) as [keyof typeof single, string | undefined][]) if (price) planPrices[plan] = price;
   const billingPage = new URL('/settings/billing', core.appUrl);
   return {
-    mode: e.CARD_MODE,
+    mode,
     secretKey: e.CARD_SECRET_KEY,
     webhookSecret: e.CARD_WEBHOOK_SECRET,
     webhookToleranceSeconds: e.CARD_WEBHOOK_TOLERANCE_SECONDS,

@@ -98,7 +98,7 @@ describe('runtime routes', () => {
     const res = await ask(user.userId, token, agentId);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('MODEL_NOT_CONFIGURED');
-    expect(res.body.error).toMatch(/no model provider is configured/);
+    expect(res.body.error).toMatch(/no model provider is configured.*MODEL_API_BASE_URL/);
   });
 
   it("answer in the OpenAI format with the agent's model; the provider key stays on the platform", async () => {

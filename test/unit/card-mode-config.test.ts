@@ -20,8 +20,11 @@ describe('CARD_MODE=local (a card processor that takes no money)', () => {
     expect(() => reloadConfig({ CARD_MODE: 'local', STAGE: 'test', AWS_LAMBDA_FUNCTION_NAME: 'billing' })).toThrow('refused in AWS');
   });
 
-  it('defaults to the real processor', () => {
-    expect(cardAfter({ CARD_MODE: undefined }).mode).toBe('processor');
+  it('defaults to the local processor in the local stack only, the real one in tests and AWS', () => {
+    expect(cardAfter({ STAGE: 'local', CARD_MODE: undefined }).mode).toBe('local');
+    expect(cardAfter({ STAGE: 'local', CARD_MODE: 'processor' }).mode).toBe('processor');
+    expect(cardAfter({ STAGE: 'test', CARD_MODE: undefined }).mode).toBe('processor');
     expect(cardAfter({ STAGE: 'aws', CARD_MODE: undefined }).mode).toBe('processor');
+    expect(cardAfter({ STAGE: 'local', AWS_LAMBDA_FUNCTION_NAME: 'billing', CARD_MODE: undefined }).mode).toBe('processor');
   });
 });

@@ -35,7 +35,10 @@ export async function completion(userId: string, body: { agentId: string; messag
     };
   } catch (err) {
     if (err instanceof NoModelAvailableError)
-      throw unavailable(`no model provider is configured for ${agentModel(agent)}: ${err.message}`, 'MODEL_NOT_CONFIGURED');
+      throw unavailable(
+        `no model provider is configured for ${agentModel(agent)}: the platform's operator sets MODEL_API_BASE_URL (an OpenAI-compatible endpoint) or the vendor's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_API_KEY)`,
+        'MODEL_NOT_CONFIGURED',
+      );
     if (err instanceof ProviderFailureError) throw upstreamFailed(err.message, 'MODEL_PROVIDER_ERROR');
     throw err;
   }
