@@ -131,3 +131,16 @@ describe('model failover', () => {
     expect(fallback.requests.length).toBe(fallbackRequests);
   });
 });
+
+describe('an agent fallback chain', () => {
+  it('is stored within the plan and refused with FALLBACK_MODEL_NOT_ALLOWED outside it', async () => {
+    const { putAgentConfig } = await import('#domain/agents/read');
+    const { userId } = await createUser({ email: `${randomUUID()}@example.com` });
+    await subscribe(userId, 'label', 'active');
+    const auth = { userId, email: 'x@example.com', isAdmin: false, isTester: false } as Parameters<typeof putAgentConfig>[0];
+    const err = await putAgentConfig(auth, 'agt_none', { fallbackModels: ['anthropic/claude-opus-4'] }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'FALLBACK_MODEL_NOT_ALLOWED', kind: 'invalid', details: { model: 'anthropic/claude-opus-4' } });
+    // Within the plan the check passes and the agent lookup answers (no such agent here).
+    await expect(putAgentConfig(auth, 'agt_none', { fallbackModels: ['google/gemini-2.0-flash'] })).rejects.toMatchObject({ kind: 'notFound' });
+  });
+});
