@@ -43,6 +43,18 @@ export const AgentConfig = lazySchema(() =>
       temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
       maxTokens: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(AGENT_MAX_TOKENS_LIMIT))).check(z.describe('maximum tokens per model answer')),
       model: z.optional(ModelId()),
+      fallbackModels: z
+        .optional(
+          z.array(ModelId()).check(
+            z.maxLength(3),
+            z.refine((ids) => new Set(ids).size === ids.length, 'fallback models must be unique'),
+          ),
+        )
+        .check(
+          z.describe(
+            "the models tried in order when the agent's model fails before its first token (replaces the catalogue's chain; [] for none); each must be allowed by the plan (400 `FALLBACK_MODEL_NOT_ALLOWED`)",
+          ),
+        ),
       channels: z
         .optional(
           z.strictObject({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { AgentConfig, AgentMessage, AgentStatus, VerificationType } from './agent-records';
-import { commonErrorResponses, ErrorBody, IsoDate, ResourceId } from './common';
+import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, ValidationErrorBody } from './common';
 import { defineGroup, lazySchema } from './route';
 
 // Defined apart so the groups that only show agents, messages or an agent's config (agent chat,
@@ -283,6 +283,9 @@ export const agentsContract = defineGroup({
       example: exampleConfig,
       responses: () => ({
         ...commonErrorResponses(),
+        400: z
+          .union([ValidationErrorBody(), ErrorBody()])
+          .check(z.describe('invalid body, or a fallback model outside the plan (`FALLBACK_MODEL_NOT_ALLOWED`)')),
         200: z.object({ success: z.literal(true), config: AgentConfig() }),
         404: ErrorBody(),
         502: ErrorBody(),

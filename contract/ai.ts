@@ -166,6 +166,7 @@ export const aiContract = defineGroup({
           id: z.string(),
           model: ModelId(),
           provider: z.string(),
+          fallbackFrom: z.optional(ModelId()).check(z.describe('set when a fallback answered: the model asked for, which failed before its first token')),
           message: z.object({ role: z.literal('assistant'), content: z.string() }),
           usage: z.object({ promptTokens: TokenCount(), completionTokens: TokenCount(), totalTokens: TokenCount() }),
           timestamp: IsoDate(),

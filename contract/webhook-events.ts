@@ -24,6 +24,9 @@ export const ACCOUNT_EVENT_TYPES = [
   'schedule.skipped',
   // A message kept while its idle-stopped instance woke, delivered once it ran.
   'agent.delivered',
+  // A model's calls answered by its fallback chain, and back on the model itself.
+  'model.failover',
+  'model.restored',
 ] as const;
 
 /** A dotted event type of the user's naming (`show.announced`), sent by the webhook skill. */

@@ -22,7 +22,7 @@ export const WebhookEndpointRecord = lazySchema(() =>
   }),
 );
 
-const EventFilter = lazySchema(() => z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*', 'budget.*', 'schedule.*'])]));
+const EventFilter = lazySchema(() => z.union([z.enum(ACCOUNT_EVENT_TYPES), z.enum(['instance.*', 'agent.*', 'budget.*', 'schedule.*', 'model.*'])]));
 
 export const CreateWebhookEndpointBody = lazySchema(() =>
   z.strictObject({
@@ -30,7 +30,7 @@ export const CreateWebhookEndpointBody = lazySchema(() =>
       .url({ protocol: /^https?$/ })
       .check(z.maxLength(2048), z.describe('where events are POSTed; in AWS it must be https and resolve to a public address')),
     events: z
-      .optional(z.array(EventFilter()).check(z.minLength(1), z.maxLength(ACCOUNT_EVENT_TYPES.length + 4)))
+      .optional(z.array(EventFilter()).check(z.minLength(1), z.maxLength(ACCOUNT_EVENT_TYPES.length + 5)))
       .check(z.describe('default: every account event')),
   }),
 );

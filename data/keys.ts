@@ -333,3 +333,12 @@ export const oauthAccessToken = (sha256Hex: string): Key => ({ pk: `OAUTHTOKEN#$
 /** MCP OAuth: an authorization code and a refresh token, each by its SHA-256, taken once. */
 export const oauthCode = (sha256Hex: string): Key => ({ pk: `OAUTHCODE#${sha256Hex}`, sk: 'OAUTHCODE' });
 export const oauthRefresh = (sha256Hex: string): Key => ({ pk: `OAUTHREFRESH#${sha256Hex}`, sk: 'OAUTHREFRESH' });
+
+/** The circuit breaker of one provider's model (data/model-breakers.ts), shared by every container. */
+export const modelBreaker = (breakerId: string): Key => ({ pk: `MODELBREAKER#${breakerId}`, sk: 'STATE' });
+/** An account's calls of one model (per agent, `-` for none) answered by a fallback since the last `model.failover` (data/model-failovers.ts). */
+export const modelFailover = (userId: string, agentId: string | undefined, modelId: string): Key => ({
+  pk: userPk(userId),
+  sk: `MODELFAILOVER#${agentId ?? '-'}#${modelId}`,
+});
+export const modelFailoverPrefix = 'MODELFAILOVER#';

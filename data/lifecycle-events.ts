@@ -26,7 +26,8 @@ export type EventCause =
   | 'billing'
   | 'idle'
   | 'schedule'
-  | 'wake';
+  | 'wake'
+  | 'model-provider';
 
 export interface LifecycleEventInput {
   type: LifecycleEventType;

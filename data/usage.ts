@@ -21,6 +21,8 @@ export interface CallUsage {
   completionTokens: number;
   costUsd: number;
   credits: number;
+  /** The model asked for, when this one answered as its fallback: counted in `fallbackCalls`. */
+  fallbackFrom?: string;
 }
 
 /** A usage item as stored, with the UTC day (`yyyy-mm-dd`) its key names. */
@@ -33,6 +35,9 @@ export interface UsageRecord {
   costUsd?: number;
   credits?: number;
   calls?: number;
+  /** Calls this model answered as a fallback, and the last model it stood in for. */
+  fallbackCalls?: number;
+  fallbackFrom?: string;
 }
 
 export interface AllowanceRecord {
@@ -43,10 +48,11 @@ export interface AllowanceRecord {
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /** Adds one call to a usage item; `extra` attributes are set as given (the agent, BYOK, the last payment reference). */
-function usageAdd(key: Key, usage: CallUsage, extra: Record<string, unknown>, now: Date): TransactItem {
+function usageAdd(key: Key, usage: CallUsage, extraGiven: Record<string, unknown>, now: Date): TransactItem {
+  const extra = usage.fallbackFrom ? { ...extraGiven, fallbackFrom: usage.fallbackFrom } : extraGiven;
   return tx.update(key, {
     expression:
-      'ADD promptTokens :p, completionTokens :c, costUsd :cost, credits :cr, calls :one SET model = :m, #day = :day, updatedAt = :now' +
+      `ADD promptTokens :p, completionTokens :c, costUsd :cost, credits :cr, calls :one${usage.fallbackFrom ? ', fallbackCalls :one' : ''} SET model = :m, #day = :day, updatedAt = :now` +
       Object.keys(extra)
         .map((k) => `, ${k} = :x_${k}`)
         .join(''),

@@ -566,6 +566,23 @@ const MODEL_SETTINGS = {
   },
   MODEL_API_KEY: { schema: optionalText, secret: true, description: 'Bearer key sent to MODEL_API_BASE_URL; never handed to agent runtimes.' },
   MODEL_API_TIMEOUT_MS: { schema: positiveInt, default: 60_000, description: 'Upper bound of one model call.' },
+  MODEL_FIRST_TOKEN_TIMEOUT_MS: {
+    schema: positiveInt,
+    default: 15_000,
+    description:
+      'How long one model of a fallback chain may take to begin its answer (a streamed call: its first token; a whole answer: the response) before the call moves to the next model.',
+  },
+  MODEL_BREAKER_FAILURES: {
+    schema: positiveInt,
+    default: 5,
+    description: "Retryable failures of one provider's model within MODEL_BREAKER_WINDOW_SECONDS that open its circuit breaker.",
+  },
+  MODEL_BREAKER_WINDOW_SECONDS: { schema: positiveInt, default: 60, description: 'The window over which a model breaker counts failures.' },
+  MODEL_BREAKER_COOLDOWN_SECONDS: {
+    schema: positiveInt,
+    default: 30,
+    description: 'How long an open model breaker sends every call to the fallback before one call probes the primary again.',
+  },
 } as const satisfies SettingGroup;
 
 /** Agents, instances and provisioning. */
@@ -573,6 +590,12 @@ export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) =
   baseUrl: e.MODEL_API_BASE_URL,
   apiKey: e.MODEL_API_KEY,
   timeoutMs: e.MODEL_API_TIMEOUT_MS,
+  firstTokenTimeoutMs: e.MODEL_FIRST_TOKEN_TIMEOUT_MS,
+  breaker: {
+    failures: e.MODEL_BREAKER_FAILURES,
+    windowSeconds: e.MODEL_BREAKER_WINDOW_SECONDS,
+    coolDownSeconds: e.MODEL_BREAKER_COOLDOWN_SECONDS,
+  },
 }));
 
 /**

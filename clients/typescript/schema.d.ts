@@ -3269,6 +3269,8 @@ export interface components {
             env?: {
                 [key: string]: string;
             };
+            /** @description the models tried in order when the agent's model fails before its first token (replaces the catalogue's chain; [] for none); each must be allowed by the plan (400 `FALLBACK_MODEL_NOT_ALLOWED`) */
+            fallbackModels?: string[];
             /** @description maximum tokens per model answer */
             maxTokens?: number;
             /** @description model identifier of the form `<vendor>/<model>` */
@@ -6585,7 +6587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
@@ -9590,6 +9592,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description set when a fallback answered: the model asked for, which failed before its first token */
+                        fallbackFrom?: string;
                         id: string;
                         message: {
                             content: string;
@@ -30954,7 +30958,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description default: every account event */
-                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped" | "agent.delivered") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*"))[];
+                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped" | "agent.delivered" | "model.failover" | "model.restored") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*" | "model.*"))[];
                     /**
                      * Format: uri
                      * @description where events are POSTed; in AWS it must be https and resolve to a public address

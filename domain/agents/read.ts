@@ -38,6 +38,7 @@ export async function agentConfig(auth: AuthContext, agentId: string) {
  * the platform, so what it runs is exactly what is stored).
  */
 export async function putAgentConfig(auth: AuthContext, agentId: string, config: AgentConfig) {
+  await checkFallbackModels(auth, config.fallbackModels);
   const updated = await replaceAgentConfig(auth.userId, agentId, config);
   if (!updated) throw notFound('agent not found');
   const instance = await getInstance(auth.userId);
@@ -57,6 +58,19 @@ export async function putAgentConfig(auth: AuthContext, agentId: string, config:
     }
   }
   return { success: true as const, config: updated.config };
+}
+
+/** An agent's fallback chain stays within the models of the account's plan. */
+async function checkFallbackModels(auth: AuthContext, fallbackModels: readonly string[] | undefined) {
+  if (!fallbackModels?.length) return;
+  const allowed = (await accountAccess(auth)).models;
+  const refused = fallbackModels.find((id) => !allowed.includes(id));
+  if (refused) {
+    throw new DomainError('invalid', `the account's plan does not include the fallback model ${refused}`, 'FALLBACK_MODEL_NOT_ALLOWED', {
+      model: refused,
+      allowedModels: [...allowed],
+    });
+  }
 }
 
 export async function agentMessages(auth: AuthContext, agentId: string, limit: number, offset: number) {

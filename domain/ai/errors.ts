@@ -83,6 +83,8 @@ export class ProviderFailureError extends AiError {
     code: 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT',
     message: string,
     readonly providerStatus?: number,
+    /** Set when the call may move to the next model of its chain: why this one failed. */
+    readonly retryCause?: string,
   ) {
     super(code, message);
   }

@@ -54,6 +54,8 @@ export interface Reservation {
 export interface UsageCounts {
   promptTokens: number;
   completionTokens: number;
+  /** The model asked for, when a fallback answered. */
+  fallbackFrom?: string;
 }
 
 export const utcDay = (now = new Date()) => now.toISOString().slice(0, 10);
@@ -143,7 +145,14 @@ export async function reserve(input: {
 /** What a call adds to its usage item: its tokens, their cost at catalogue price and the credits charged. */
 function callUsage(model: CatalogueModel, usage: UsageCounts, charged: number): CallUsage {
   const cost = costUsd(model, usage.promptTokens, usage.completionTokens);
-  return { modelId: model.id, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, costUsd: cost, credits: charged };
+  return {
+    modelId: model.id,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    costUsd: cost,
+    credits: charged,
+    ...(usage.fallbackFrom ? { fallbackFrom: usage.fallbackFrom } : {}),
+  };
 }
 
 async function settleCharge(

@@ -2,7 +2,9 @@ import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import { modelConfig } from '#platform/config';
 import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
 import { userProviderKeys } from './byok';
-import { catalogue, costUsd, findModel, vendorOf, type CatalogueModel } from '#domain/models/catalogue';
+import { catalogue, costUsd, defaultFallbacks, findModel, vendorOf, type CatalogueModel } from '#domain/models/catalogue';
+import { admit, breakerIdOf, recordFailure, recordSuccess, type BreakerTicket } from './breaker';
+import { noteServedBy } from './failover-events';
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
 import { connectionFor, languageModel, type Connection } from './providers';
@@ -60,6 +62,8 @@ export interface ModelCallInput<TOOLS extends ToolSet = ToolSet> {
   /** Up to four sequences that end the answer where the provider supports them. */
   stopSequences?: string[];
   abortSignal?: AbortSignal;
+  /** The agent's fallback chain (`config.fallbackModels`), replacing the catalogue's; `[]`: none. */
+  fallbackModels?: readonly string[];
 }
 
 export interface ClientTool {
@@ -89,6 +93,8 @@ export interface ModelCallResult {
   provider: string;
   /** The connection that served it (a direct vendor API or the aggregator). */
   servedBy: string;
+  /** Set when a fallback answered: the model asked for, which failed before its first token. */
+  fallbackFrom?: string;
   text: string;
   finishReason: string;
   usage: TokenUsage;
@@ -108,6 +114,8 @@ export interface ModelStream {
   provider: string;
   /** Text deltas as the provider produces them. */
   textStream: AsyncIterable<string>;
+  /** Set when a fallback answers: the model asked for. */
+  fallbackFrom?: string;
   /** Settles once the stream has been read to its end (or abandoned), after metering. */
   result: Promise<ModelCallResult>;
 }
@@ -148,6 +156,7 @@ interface Prepared {
   gate?: ModelAccess;
   reservation?: Reservation;
   settings: { temperature?: number; topP?: number; maxOutputTokens: number };
+  fallbackFrom?: string;
 }
 
 const clamp = (v: number | undefined, min: number, max: number) => (v === undefined ? undefined : Math.min(max, Math.max(min, v)));
@@ -236,10 +245,82 @@ function timeoutSignal(input: ModelCallInput) {
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 
-function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string): ProviderFailureError {
-  if (timedOut) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`);
+/**
+ * Why a failure lets the call move to the next model of its chain, undefined when it does not: the
+ * call's own time is up, the caller went away, or the provider refused the request itself (4xx).
+ */
+function retryCauseOf(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, firstTokenLate: boolean): string | undefined {
+  if (timedOut) return undefined;
+  if (firstTokenLate) return 'first-token-timeout';
+  const apiError = sdk?.APICallError.isInstance(err) ? err : undefined;
+  const status = apiError?.statusCode;
+  if (status === 429) return 'rate-limited';
+  if (status !== undefined) return status >= 500 ? 'server-error' : undefined;
+  if (apiError || err instanceof TypeError) return 'connection';
+  return undefined;
+}
+
+function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string, firstTokenLate = false): ProviderFailureError {
+  const retryCause = retryCauseOf(sdk, err, timedOut, firstTokenLate);
+  if (timedOut || firstTokenLate) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`, undefined, retryCause);
   const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
-  return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status);
+  return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status, retryCause);
+}
+
+/** The models after the primary, in order: the agent's chain or the catalogue's, within the plan and served by a provider. */
+function fallbacksOf(input: ModelCallInput, p: Prepared): string[] {
+  const chain = input.fallbackModels ?? defaultFallbacks(p.model.id);
+  return [...new Set(chain)].filter((id) => id !== p.model.id && findModel(id) && (!p.gate || p.gate.allowedModels.includes(id)));
+}
+
+/**
+ * THE failover: the call goes to the primary, and on a retryable failure before its first token
+ * (429, 5xx, a connection error, no first token within MODEL_FIRST_TOKEN_TIMEOUT_MS) to the next
+ * model of the chain, each under its own reservation. A model whose breaker is open is skipped,
+ * but for the chain's last. A failure after the first token is the attempt's own (it is not retried).
+ */
+async function withFailover<R>(input: ModelCallInput, first: Prepared, attempt: (p: Prepared) => Promise<R>): Promise<R> {
+  const chain = [first.model.id, ...fallbacksOf(input, first)];
+  const userId = input.caller.kind === 'account' ? input.caller.account.userId : undefined;
+  let cause: string | undefined;
+  let failure: unknown;
+  for (const [i, modelId] of chain.entries()) {
+    let p: Prepared;
+    if (i === 0) p = first;
+    else {
+      try {
+        p = await prepare({ ...input, model: modelId });
+      } catch (err) {
+        if (err instanceof ModelRequestError || err instanceof NoModelAvailableError) continue;
+        throw err;
+      }
+      p.fallbackFrom = first.model.id;
+    }
+    let ticket: BreakerTicket;
+    try {
+      ticket = await admit(breakerIdOf(p.connection, p.model.id, userId));
+    } catch {
+      // The breaker's store failing must not stop the call: the model is called as if closed.
+      ticket = { id: '', admission: 'call' };
+    }
+    if (ticket.admission === 'skip' && i < chain.length - 1) {
+      await releaseQuietly(p);
+      cause ??= 'breaker-open';
+      continue;
+    }
+    try {
+      const out = await attempt(p);
+      if (ticket.id) await recordSuccess(ticket).catch(() => {});
+      await noteServedBy(input.caller, first.model.id, p.model.id, cause, ticket.lastFailureAtMs);
+      return out;
+    } catch (err) {
+      if (!(err instanceof ProviderFailureError) || !err.retryCause) throw err;
+      if (ticket.id) await recordFailure(ticket).catch(() => {});
+      cause = err.retryCause;
+      failure = err;
+    }
+  }
+  throw failure ?? new NoModelAvailableError(`no configured provider serves ${first.model.id}`);
 }
 
 const tokensOf = (u: LanguageModelUsage | undefined): TokenUsage => {
@@ -250,10 +331,10 @@ const tokensOf = (u: LanguageModelUsage | undefined): TokenUsage => {
 
 async function meter(input: ModelCallInput, p: Prepared, usage: TokenUsage): Promise<number> {
   if (input.caller.kind === 'prepaid') {
-    await recordPayerUsage(input.caller.payerId, p.model, usage, input.caller.reference);
+    await recordPayerUsage(input.caller.payerId, p.model, { ...usage, fallbackFrom: p.fallbackFrom }, input.caller.reference);
     return 0;
   }
-  return settle(p.reservation!, p.model, input.caller.agentId, usage, p.connection.byok);
+  return settle(p.reservation!, p.model, input.caller.agentId, { ...usage, fallbackFrom: p.fallbackFrom }, p.connection.byok);
 }
 
 async function releaseQuietly(p: Prepared) {
@@ -276,6 +357,7 @@ function resultOf(
     model: p.model.id,
     provider: vendorOf(p.model.id),
     servedBy: p.connection.name,
+    ...(p.fallbackFrom ? { fallbackFrom: p.fallbackFrom } : {}),
     text,
     finishReason,
     usage,
@@ -299,8 +381,12 @@ const newCallId = () => `chatcmpl-${crypto.randomUUID()}`;
 
 /** One chat completion (or a multi-step tool loop), gated, metered. */
 export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelCallResult> {
-  const p = await prepare(input);
+  const first = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
+  return withFailover(input, first, (p) => generateOnce(input, p, timeout, signal));
+}
+
+async function generateOnce(input: ModelCallInput, p: Prepared, timeout: AbortSignal, signal: AbortSignal): Promise<ModelCallResult> {
   let sdk: TextSdk | undefined;
   let out;
   try {
@@ -333,9 +419,18 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
  * with a status code; a failure after that ends the text stream with the error.
  */
 export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TOOLS>): Promise<ModelStream> {
-  const p = await prepare(input);
+  const first = await prepare(input);
   const { timeout, signal } = timeoutSignal(input);
+  return withFailover(input, first, (p) => streamOnce(input, p, timeout, signal));
+}
+
+async function streamOnce(input: ModelCallInput, p: Prepared, timeout: AbortSignal, callSignal: AbortSignal): Promise<ModelStream> {
+  // No first token within the bound: this model is given up and the chain's next one asked.
+  const late = new AbortController();
+  const lateTimer = setTimeout(() => late.abort(), modelConfig().firstTokenTimeoutMs);
+  const signal = AbortSignal.any([callSignal, late.signal]);
   const { sdk, options } = await modelCall(input, p, signal).catch(async (err: unknown) => {
+    clearTimeout(lateTimer);
     await releaseQuietly(p);
     throw err;
   });
@@ -368,7 +463,9 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
     }
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id, late.signal.aborted);
+  } finally {
+    clearTimeout(lateTimer);
   }
 
   const id = newCallId();
@@ -413,7 +510,14 @@ export async function streamChat<TOOLS extends ToolSet>(input: ModelCallInput<TO
       }
     }
   }
-  return { id, model: p.model.id, provider: vendorOf(p.model.id), textStream: textStream(), result };
+  return {
+    id,
+    model: p.model.id,
+    provider: vendorOf(p.model.id),
+    ...(p.fallbackFrom ? { fallbackFrom: p.fallbackFrom } : {}),
+    textStream: textStream(),
+    result,
+  };
 }
 
 /** Usage of a stream that ended without a usage report: the reserved estimate, as tokens. */

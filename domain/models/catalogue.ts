@@ -31,6 +31,11 @@ const catalogueModel = () =>
     minPlan: z.enum(PLAN_ORDER),
     /** The vendor's own model id, for a direct provider (the aggregator takes `id` itself). */
     vendorModelId: text(),
+    /**
+     * The platform's fallback chain, in order: the models a call moves to when this one fails before
+     * its first token (an agent's `fallbackModels` replaces it). Models outside the caller's plan are skipped.
+     */
+    fallbacks: z.optional(z.array(text())),
   });
 export type CatalogueModel = z.infer<ReturnType<typeof catalogueModel>>;
 
@@ -71,6 +76,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 16_384,
       minPlan: 'label',
       vendorModelId: 'gpt-4o-mini',
+      fallbacks: ['google/gemini-2.0-flash', 'anthropic/claude-3-5-haiku', 'mistral/mistral-small'],
     },
     {
       id: 'google/gemini-2.0-flash',
@@ -83,6 +89,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 8_192,
       minPlan: 'label',
       vendorModelId: 'gemini-2.0-flash',
+      fallbacks: ['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku'],
     },
     {
       id: 'anthropic/claude-3-5-haiku',
@@ -95,6 +102,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 8_192,
       minPlan: 'solo',
       vendorModelId: 'claude-3-5-haiku-latest',
+      fallbacks: ['openai/gpt-4o-mini', 'google/gemini-2.0-flash'],
     },
     {
       id: 'mistral/mistral-small',
@@ -107,6 +115,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 8_192,
       minPlan: 'solo',
       vendorModelId: 'mistral-small-latest',
+      fallbacks: ['openai/gpt-4o-mini', 'google/gemini-2.0-flash'],
     },
     {
       id: 'openai/gpt-4o',
@@ -119,6 +128,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 16_384,
       minPlan: 'collective',
       vendorModelId: 'gpt-4o',
+      fallbacks: ['anthropic/claude-3-7-sonnet', 'openai/gpt-4o-mini'],
     },
     {
       id: 'anthropic/claude-3-7-sonnet',
@@ -131,6 +141,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 64_000,
       minPlan: 'collective',
       vendorModelId: 'claude-3-7-sonnet-latest',
+      fallbacks: ['openai/gpt-4o', 'anthropic/claude-3-5-haiku'],
     },
     {
       id: 'anthropic/claude-opus-4',
@@ -143,6 +154,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 32_000,
       minPlan: 'network',
       vendorModelId: 'claude-opus-4-0',
+      fallbacks: ['google/gemini-2.5-pro', 'anthropic/claude-3-7-sonnet'],
     },
     {
       id: 'google/gemini-2.5-pro',
@@ -155,6 +167,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 65_536,
       minPlan: 'network',
       vendorModelId: 'gemini-2.5-pro',
+      fallbacks: ['anthropic/claude-opus-4', 'openai/gpt-4o'],
     },
     {
       id: 'meta/llama-3.3-70b',
@@ -167,6 +180,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
       maxOutputTokens: 8_192,
       minPlan: 'network',
       vendorModelId: 'llama-3.3-70b-instruct',
+      fallbacks: ['openai/gpt-4o-mini', 'mistral/mistral-small'],
     },
   ],
   imageModels: [
@@ -211,6 +225,10 @@ export function catalogue(): Catalogue {
 export const vendorOf = (modelId: string) => modelId.slice(0, modelId.indexOf('/'));
 
 export const findModel = (modelId: string) => catalogue().models.find((m) => m.id === modelId);
+
+/** The platform's fallback chain of a model: its catalogue `fallbacks` that are catalogue models, itself left out. */
+export const defaultFallbacks = (modelId: string): string[] =>
+  (findModel(modelId)?.fallbacks ?? []).filter((id) => id !== modelId && findModel(id) !== undefined);
 
 const rank = (plan: CataloguePlan) => PLAN_ORDER.indexOf(plan);
 

@@ -46,6 +46,7 @@ export async function aiChat(auth: AuthContext, body: z.infer<ReturnType<typeof 
     id: out.id,
     model: out.model,
     provider: out.provider,
+    ...(out.fallbackFrom ? { fallbackFrom: out.fallbackFrom } : {}),
     message: { role: 'assistant' as const, content: out.text },
     usage: out.usage,
     timestamp: new Date().toISOString(),
@@ -54,7 +55,10 @@ export async function aiChat(auth: AuthContext, body: z.infer<ReturnType<typeof 
 
 /** SSE events: `start` {id, model, provider}, `delta` {content} per text piece, then `done` with usage, or `error`. */
 async function* chatEvents(stream: Awaited<ReturnType<typeof streamChat>>) {
-  yield { event: 'start', data: { id: stream.id, model: stream.model, provider: stream.provider } };
+  yield {
+    event: 'start',
+    data: { id: stream.id, model: stream.model, provider: stream.provider, ...(stream.fallbackFrom ? { fallbackFrom: stream.fallbackFrom } : {}) },
+  };
   try {
     for await (const content of stream.textStream) yield { event: 'delta', data: { content } };
     const out = await stream.result;

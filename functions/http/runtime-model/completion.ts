@@ -18,6 +18,7 @@ export async function completion(userId: string, body: { agentId: string; messag
   const input: ModelCallInput = {
     caller: { kind: 'account', account: { userId, ...rights }, agentId: agent.id },
     model: agentModel(agent),
+    fallbackModels: agent.config?.fallbackModels,
     messages: body.messages,
     temperature: agent.config?.temperature,
     maxTokens: agent.config?.maxTokens,
