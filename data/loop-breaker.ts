@@ -85,10 +85,11 @@ export async function tripLoopBreaker(userId: string, agentId: string, trip: Loo
 }
 
 /**
- * Lifts the loop breaker's pause and clears the agent's windows of the tripping evidence, so the
- * resumed agent starts counting afresh; false when the agent is not paused by the loop breaker.
+ * Lifts the loop breaker's pause and clears the agent's windows (at most a window's worth of
+ * signatures), so the resumed agent starts counting afresh; false when the agent is not paused by
+ * the loop breaker.
  */
-export async function resumeFromLoop(userId: string, agentId: string, signature: string | undefined): Promise<boolean> {
+export async function resumeFromLoop(userId: string, agentId: string): Promise<boolean> {
   try {
     await tenant(userId).update(
       keys.agent(userId, agentId),
@@ -99,8 +100,8 @@ export async function resumeFromLoop(userId: string, agentId: string, signature:
     if (err instanceof ConditionFailedError) return false;
     throw err;
   }
-  await tenant(userId).delete(keys.loopSpend(userId, agentId));
-  if (signature) await tenant(userId).delete(keys.loopSignature(userId, agentId, signature));
+  const windows = await tenant(userId).queryAll<Record<string, unknown>>(keys.loopSignaturePrefix(agentId));
+  await Promise.all([keys.loopSpend(userId, agentId), ...windows.map((w) => ({ pk: w.pk, sk: w.sk }))].map((key) => tenant(userId).delete(key)));
   return true;
 }
 

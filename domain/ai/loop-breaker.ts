@@ -133,8 +133,8 @@ export async function watchAgentSpend(userId: string, agentId: string, costUsd: 
 }
 
 /** The owner's resume: lifts the pause, starts the windows afresh, records `agent.resumed`. */
-export async function resumeLoopPausedAgent(userId: string, agent: AgentRecord): Promise<boolean> {
-  if (!(await resumeFromLoop(userId, agent.id, agent.loopTrip?.signature))) return false;
-  await recordLifecycleEvent(userId, { type: 'agent.resumed', cause: 'user', agentId: agent.id, reason: 'loop breaker resumed' });
+export async function resumeLoopPausedAgent(userId: string, agentId: string): Promise<boolean> {
+  if (!(await resumeFromLoop(userId, agentId))) return false;
+  await recordLifecycleEvent(userId, { type: 'agent.resumed', cause: 'user', agentId, reason: 'loop breaker resumed' });
   return true;
 }

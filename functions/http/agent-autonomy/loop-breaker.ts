@@ -11,15 +11,15 @@ async function ownedAgent(userId: string, agentId: string) {
   return agent;
 }
 
-const view = (agent: Awaited<ReturnType<typeof ownedAgent>>) => ({
-  agentId: agent.id,
+const view = (agentId: string, agent: Awaited<ReturnType<typeof ownedAgent>>) => ({
+  agentId,
   settings: loopBreakerSettings(agent),
   paused: agent.pausedReason === 'loop',
   trip: agent.pausedReason === 'loop' && agent.loopTrip ? agent.loopTrip : null,
 });
 
 export async function loopBreakerOf(userId: string, agentId: string) {
-  return { loopBreaker: view(await ownedAgent(userId, agentId)) };
+  return { loopBreaker: view(agentId, await ownedAgent(userId, agentId)) };
 }
 
 export async function setLoopBreaker(userId: string, agentId: string, settings: LoopBreakerSettings) {
@@ -28,6 +28,7 @@ export async function setLoopBreaker(userId: string, agentId: string, settings: 
 }
 
 export async function resumeLoopBreaker(userId: string, agentId: string) {
-  const resumed = await resumeLoopPausedAgent(userId, await ownedAgent(userId, agentId));
+  await ownedAgent(userId, agentId);
+  const resumed = await resumeLoopPausedAgent(userId, agentId);
   return { ...(await loopBreakerOf(userId, agentId)), resumed };
 }
