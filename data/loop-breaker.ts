@@ -27,18 +27,21 @@ export interface LoopTrip {
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Adds `amount` to a windowed counter item and answers the total of its open window. */
-async function addInWindow(userId: string, key: keys.Key, field: string, amount: number, windowSeconds: number, now: Date): Promise<number> {
+/** Adds the amounts to a windowed counter item and answers the totals of its open window. */
+async function addInWindow(userId: string, key: keys.Key, amounts: Record<string, number>, windowSeconds: number, now: Date): Promise<Record<string, number>> {
   const t = seconds(now);
-  const names = { '#v': field };
+  const fields = Object.keys(amounts);
+  const names = Object.fromEntries(fields.map((f, i) => [`#v${i}`, f]));
+  const values = Object.fromEntries(fields.map((f, i) => [`:v${i}`, amounts[f]!]));
+  const totals = (item: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, Number(item[f])]));
   for (let attempt = 0; attempt < 4; attempt += 1) {
     try {
       const item = await tenant(userId).update<Record<string, unknown>>(
         key,
-        { expression: 'ADD #v :amount', names, values: { ':amount': amount } },
+        { expression: `ADD ${fields.map((_, i) => `#v${i} :v${i}`).join(', ')}`, names, values },
         { expression: 'windowStart > :cutoff', values: { ':cutoff': t - windowSeconds } },
       );
-      return Number(item[field]);
+      return totals(item);
     } catch (err) {
       if (!(err instanceof ConditionFailedError)) throw err;
     }
@@ -46,13 +49,13 @@ async function addInWindow(userId: string, key: keys.Key, field: string, amount:
       await tenant(userId).update(
         key,
         {
-          expression: 'SET #v = :amount, windowStart = :now, expiresAt = :expires',
+          expression: `SET ${fields.map((_, i) => `#v${i} = :v${i}`).join(', ')}, windowStart = :now, expiresAt = :expires`,
           names,
-          values: { ':amount': amount, ':now': t, ':expires': t + windowSeconds },
+          values: { ...values, ':now': t, ':expires': t + windowSeconds },
         },
         { expression: 'attribute_not_exists(windowStart) OR windowStart <= :cutoff', values: { ':cutoff': t - windowSeconds } },
       );
-      return amount;
+      return { ...amounts };
     } catch (err) {
       // Another call opened the new window first: count in it.
       if (!(err instanceof ConditionFailedError)) throw err;
@@ -62,12 +65,14 @@ async function addInWindow(userId: string, key: keys.Key, field: string, amount:
 }
 
 /** Counts one call with this signature; answers how many the open window holds, this one included. */
-export const countSignature = (userId: string, agentId: string, signature: string, windowSeconds: number, now = new Date()) =>
-  addInWindow(userId, keys.loopSignature(userId, agentId, signature), 'calls', 1, windowSeconds, now);
+export const countSignature = async (userId: string, agentId: string, signature: string, windowSeconds: number, now = new Date()) =>
+  (await addInWindow(userId, keys.loopSignature(userId, agentId, signature), { calls: 1 }, windowSeconds, now)).calls!;
 
-/** Adds a settled call's cost to the agent's spend window; answers the window's spend. */
-export const addWindowSpend = (userId: string, agentId: string, costUsd: number, windowSeconds: number, now = new Date()) =>
-  addInWindow(userId, keys.loopSpend(userId, agentId), 'spentUsd', costUsd, windowSeconds, now);
+/** Adds a settled call's cost to the agent's spend window; answers the window's spend and call count. */
+export const addWindowSpend = async (userId: string, agentId: string, costUsd: number, windowSeconds: number, now = new Date()) => {
+  const { spentUsd, calls } = await addInWindow(userId, keys.loopSpend(userId, agentId), { spentUsd: costUsd, calls: 1 }, windowSeconds, now);
+  return { spentUsd: spentUsd!, calls: calls! };
+};
 
 /** Pauses the agent for a loop, with the evidence; false when it is already paused (or gone): the trip happens once. */
 export async function tripLoopBreaker(userId: string, agentId: string, trip: LoopTrip): Promise<boolean> {

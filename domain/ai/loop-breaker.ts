@@ -112,6 +112,12 @@ export async function watchAgentCall(userId: string, agentId: string, watched: W
 }
 
 /**
+ * Fewer calls than this in the spend window are never a runaway, however dear: a few expensive calls
+ * against a small cap are what the cap itself stops.
+ */
+const MIN_VELOCITY_CALLS = 5;
+
+/**
  * After an agent's call is settled: adds its cost to the agent's spend window and trips the breaker
  * past the share of the monthly cap (the agent's, else the account's). No cap, no spend check: a
  * share of nothing is not a rate. A failure is logged: the call itself is settled.
@@ -124,8 +130,8 @@ export async function watchAgentSpend(userId: string, agentId: string, costUsd: 
     if (!agent || agent.pausedReason) return;
     const settings = loopBreakerSettings(agent);
     const windowSeconds = settings.spendWindowMinutes * 60;
-    const spentUsd = await addWindowSpend(userId, agentId, costUsd, windowSeconds, now);
-    if (spentUsd <= cap.monthlyCapUsd * settings.spendShare) return;
+    const { spentUsd, calls } = await addWindowSpend(userId, agentId, costUsd, windowSeconds, now);
+    if (calls < MIN_VELOCITY_CALLS || spentUsd <= cap.monthlyCapUsd * settings.spendShare) return;
     await trip(userId, agentId, { kind: 'spend-velocity', windowSeconds, spentUsd, monthlyCapUsd: cap.monthlyCapUsd, at: now.toISOString() });
   } catch (err) {
     logger().error('loop breaker spend check failed', { userId, agentId, error: (err as Error).message });
