@@ -50,6 +50,19 @@ export const AgentDetail = lazySchema(() =>
     websocketUrl: WsUrl(),
     createdAt: IsoDate(),
     updatedAt: IsoDate(),
+    paused: z
+      .optional(
+        z.object({
+          reason: z.enum(['budget', 'loop']).check(z.describe('`budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`)')),
+          at: z.optional(IsoDate()),
+          loop: z
+            .optional(z.record(z.string(), z.unknown()))
+            .check(
+              z.describe("the loop breaker's evidence: kind, signature, call, count, window, spend; resume with `POST /api/agents/{id}/loop-breaker/resume`"),
+            ),
+        }),
+      )
+      .check(z.describe('only while the agent is paused: its metered calls are refused and its schedules skipped')),
     failureReason: z
       .optional(z.string())
       .check(z.describe('only when the status is `error`: why the agent or its instance failed (the last launch error, a health check that never passed...)')),

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { commonErrorResponses, ErrorBody, IsoDate, ResourceId, SuccessTrue, ValidationErrorBody } from './common';
 import { defineGroup, lazySchema, type RouteDefinition } from './route';
 import { MemoryKey } from './memory';
+import { LOOP_BREAKER_DEFAULTS } from './loop-breaker';
 
 /**
  * Autonomous agents: monthly spending caps with a kill switch, scheduled prompts, and
@@ -96,6 +97,95 @@ export const budgetRoutes = [
   },
 ] as const satisfies readonly RouteDefinition[];
 
+// --- the loop breaker ---
+
+export { LOOP_BREAKER_DEFAULTS };
+
+export const LoopBreakerSettings = lazySchema(() =>
+  z.strictObject({
+    repeatLimit: z
+      .number()
+      .check(z.int(), z.minimum(3), z.maximum(1000), z.describe('identical calls within the window that pause the agent (the last of them is refused)')),
+    windowSeconds: z.number().check(z.int(), z.minimum(60), z.maximum(86_400), z.describe('the window of the repeat limit, opened by the first call')),
+    spendShare: z
+      .number()
+      .check(
+        z.minimum(0.01),
+        z.maximum(1),
+        z.describe("share of the monthly cap (the agent's, else the account's) spent within the spend window that pauses the agent"),
+      ),
+    spendWindowMinutes: z.number().check(z.int(), z.minimum(1), z.maximum(1440)),
+  }),
+);
+
+export const LoopTripView = lazySchema(() =>
+  z.object({
+    kind: z.enum(['repeated-call', 'spend-velocity']),
+    signature: z.optional(z.string()).check(z.describe('hash of the normalised arguments of the repeated call')),
+    call: z.optional(z.string()).check(z.describe('`model` (a model request continuing after the same tool calls and results) or `skill:<name>`')),
+    count: z.optional(z.number()),
+    windowSeconds: z.number(),
+    spentUsd: z.number().check(z.describe("the agent's spend in the spend window")),
+    monthlyCapUsd: z.optional(z.number()),
+    at: IsoDate(),
+  }),
+);
+
+export const LoopBreakerView = lazySchema(() =>
+  z.object({
+    agentId: z.string(),
+    settings: LoopBreakerSettings(),
+    paused: z.boolean().check(z.describe('the loop breaker paused the agent: its metered calls answer 402 `AGENT_LOOP_PAUSED`, its schedules are skipped')),
+    trip: z.nullable(LoopTripView()).check(z.describe('the evidence of the trip while paused')),
+  }),
+);
+
+const loopBreakerDescription = [
+  'The runaway-loop breaker watches what an agent calls: each skill call (skill, action and normalised arguments) and each model request that',
+  'continues after tool results (the model, the last assistant tool calls and their results, ids left out) is hashed into a signature.',
+  "`repeatLimit` identical calls within `windowSeconds`, or more than `spendShare` of the monthly cap (the agent's, else the account's; no cap:",
+  'no spend check) within `spendWindowMinutes`, pause the agent once: an `agent.loop_detected` event and webhook with the evidence, an email to',
+  'the owner, metered calls of the agent answer 402 `AGENT_LOOP_PAUSED` and its scheduled runs are skipped (`loop-paused`) until the owner resumes it.',
+].join(' ');
+
+export const loopBreakerRoutes = [
+  {
+    operation: 'getAgentLoopBreaker',
+    method: 'GET',
+    path: '/api/agents/{id}/loop-breaker',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "An owned agent's loop-breaker thresholds and whether it paused the agent.",
+    description: loopBreakerDescription,
+    params: AgentIdParams,
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ loopBreaker: LoopBreakerView() }), 404: ErrorBody() }),
+  },
+  {
+    operation: 'putAgentLoopBreaker',
+    method: 'PUT',
+    path: '/api/agents/{id}/loop-breaker',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "Set an owned agent's loop-breaker thresholds (all four; the defaults are in the description).",
+    description: `${loopBreakerDescription} Defaults: repeatLimit ${LOOP_BREAKER_DEFAULTS.repeatLimit}, windowSeconds ${LOOP_BREAKER_DEFAULTS.windowSeconds}, spendShare ${LOOP_BREAKER_DEFAULTS.spendShare}, spendWindowMinutes ${LOOP_BREAKER_DEFAULTS.spendWindowMinutes}.`,
+    params: AgentIdParams,
+    body: LoopBreakerSettings,
+    example: { ...LOOP_BREAKER_DEFAULTS },
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ loopBreaker: LoopBreakerView() }), 400: ValidationErrorBody(), 404: ErrorBody() }),
+  },
+  {
+    operation: 'resumeAgentLoopBreaker',
+    method: 'POST',
+    path: '/api/agents/{id}/loop-breaker/resume',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Resume an agent the loop breaker paused; its windows start afresh.',
+    description: `${loopBreakerDescription} \`resumed: false\` when the loop breaker had not paused the agent.`,
+    params: AgentIdParams,
+    responses: () => ({ ...commonErrorResponses(), 200: z.object({ loopBreaker: LoopBreakerView(), resumed: z.boolean() }), 404: ErrorBody() }),
+  },
+] as const satisfies readonly RouteDefinition[];
+
 // --- scheduled prompts ---
 
 export const SCHEDULE_PROMPT_MAX_CHARS = 4000;
@@ -109,7 +199,11 @@ export const RunSummary = lazySchema(() =>
     status: z.enum(['running', 'succeeded', 'skipped', 'failed']),
     reason: z
       .optional(z.string())
-      .check(z.describe('skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code')),
+      .check(
+        z.describe(
+          'skipped: `instance-not-running`, `budget`, `loop-paused`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code',
+        ),
+      ),
     at: IsoDate(),
   }),
 );
@@ -360,5 +454,5 @@ export const agentAutonomyContract = defineGroup({
     'Apart from the agents group because schedules bundle the cron parser and export/import the skill catalogue.',
   ].join(' '),
   dynamoOnly: false,
-  routes: [...budgetRoutes, ...scheduleRoutes, ...portabilityRoutes],
+  routes: [...budgetRoutes, ...loopBreakerRoutes, ...scheduleRoutes, ...portabilityRoutes],
 });

@@ -22,6 +22,8 @@ export const ACCOUNT_EVENT_TYPES = [
   'budget.exceeded',
   'schedule.run',
   'schedule.skipped',
+  // The loop breaker paused an agent (repeated identical calls or spend velocity), with the evidence.
+  'agent.loop_detected',
   // A message kept while its idle-stopped instance woke, delivered once it ran.
   'agent.delivered',
   // A model's calls answered by its fallback chain, and back on the model itself.

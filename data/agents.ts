@@ -62,6 +62,12 @@ export interface AgentRecord extends Record<string, unknown> {
   lastMessageAt?: string;
   /** Set by reset-memory: messages up to this time stay in the history but are no longer replayed into prompts. */
   historyResetAt?: string;
+  /** Why the agent is paused: its spending cap, or the loop breaker (with the evidence in `loopTrip`). */
+  pausedReason?: 'budget' | 'loop';
+  pausedAt?: string;
+  loopTrip?: import('./loop-breaker').LoopTrip;
+  /** The loop breaker's thresholds the owner set; absent ones take the defaults. */
+  loopBreaker?: Partial<Record<'repeatLimit' | 'windowSeconds' | 'spendShare' | 'spendWindowMinutes', number>>;
 }
 
 export const COUNTER_SHARDS = 8;

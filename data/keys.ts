@@ -305,6 +305,10 @@ export const budgetCap = (userId: string, scope: string): Key => ({ pk: userPk(u
 export const budgetCapPrefix = 'BUDGET#';
 /** What one scope spent (and holds reserved) in one UTC month (`YYYY-MM`), with its alert marks. */
 export const budgetSpend = (userId: string, month: string, scope: string): Key => ({ pk: userPk(userId), sk: `BUDGETSPEND#${month}#${scope}` });
+/** The loop breaker: one agent's count of one call signature in its window, and its spend in the current window. */
+export const loopSignature = (userId: string, agentId: string, signature: string): Key => ({ pk: userPk(userId), sk: `LOOPSIG#${agentId}#${signature}` });
+export const loopSignaturePrefix = (agentId: string) => `LOOPSIG#${agentId}#`;
+export const loopSpend = (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `LOOPSPEND#${agentId}` });
 /** Scheduled prompts: one schedule of an agent, its runs by slot (the run id), the account's count and runs per UTC day, and the sharded due index (gsi1). */
 export const schedule = (userId: string, agentId: string, scheduleId: string): Key => ({ pk: userPk(userId), sk: `SCHEDULE#${agentId}#${scheduleId}` });
 export const schedulePrefix = (agentId: string) => `SCHEDULE#${agentId}#`;

@@ -23,6 +23,7 @@ export type EventCause =
   | 'self-heal'
   | 'reconciler'
   | 'budget'
+  | 'loop-breaker'
   | 'billing'
   | 'idle'
   | 'schedule'

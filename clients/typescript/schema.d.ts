@@ -282,6 +282,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/loop-breaker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An owned agent's loop-breaker thresholds and whether it paused the agent.
+         * @description The runaway-loop breaker watches what an agent calls: each skill call (skill, action and normalised arguments) and each model request that continues after tool results (the model, the last assistant tool calls and their results, ids left out) is hashed into a signature. `repeatLimit` identical calls within `windowSeconds`, or more than `spendShare` of the monthly cap (the agent's, else the account's; no cap: no spend check) within `spendWindowMinutes`, pause the agent once: an `agent.loop_detected` event and webhook with the evidence, an email to the owner, metered calls of the agent answer 402 `AGENT_LOOP_PAUSED` and its scheduled runs are skipped (`loop-paused`) until the owner resumes it.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        get: operations["getAgentLoopBreaker"];
+        /**
+         * Set an owned agent's loop-breaker thresholds (all four; the defaults are in the description).
+         * @description The runaway-loop breaker watches what an agent calls: each skill call (skill, action and normalised arguments) and each model request that continues after tool results (the model, the last assistant tool calls and their results, ids left out) is hashed into a signature. `repeatLimit` identical calls within `windowSeconds`, or more than `spendShare` of the monthly cap (the agent's, else the account's; no cap: no spend check) within `spendWindowMinutes`, pause the agent once: an `agent.loop_detected` event and webhook with the evidence, an email to the owner, metered calls of the agent answer 402 `AGENT_LOOP_PAUSED` and its scheduled runs are skipped (`loop-paused`) until the owner resumes it. Defaults: repeatLimit 8, windowSeconds 600, spendShare 0.25, spendWindowMinutes 15.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        put: operations["putAgentLoopBreaker"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/loop-breaker/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume an agent the loop breaker paused; its windows start afresh.
+         * @description The runaway-loop breaker watches what an agent calls: each skill call (skill, action and normalised arguments) and each model request that continues after tool results (the model, the last assistant tool calls and their results, ids left out) is hashed into a signature. `repeatLimit` identical calls within `windowSeconds`, or more than `spendShare` of the monthly cap (the agent's, else the account's; no cap: no spend check) within `spendWindowMinutes`, pause the agent once: an `agent.loop_detected` event and webhook with the evidence, an email to the owner, metered calls of the agent answer 402 `AGENT_LOOP_PAUSED` and its scheduled runs are skipped (`loop-paused`) until the owner resumes it. `resumed: false` when the loop breaker had not paused the agent.
+         *
+         *     Rate limit scope: `agents`.
+         */
+        post: operations["resumeAgentLoopBreaker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/messages": {
         parameters: {
             query?: never;
@@ -3238,6 +3288,20 @@ export interface components {
             id: string;
             model: string;
             name: string;
+            /** @description only while the agent is paused: its metered calls are refused and its schedules skipped */
+            paused?: {
+                /** Format: date-time */
+                at?: string;
+                /** @description the loop breaker's evidence: kind, signature, call, count, window, spend; resume with `POST /api/agents/{id}/loop-breaker/resume` */
+                loop?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description `budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`)
+                 * @enum {string}
+                 */
+                reason: "budget" | "loop";
+            };
             /** @description plan of the owning account */
             plan: string;
             /** @description version of the agent runtime engine */
@@ -6996,6 +7060,490 @@ export interface operations {
             };
         };
     };
+    getAgentLoopBreaker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loopBreaker: {
+                            agentId: string;
+                            /** @description the loop breaker paused the agent: its metered calls answer 402 `AGENT_LOOP_PAUSED`, its schedules are skipped */
+                            paused: boolean;
+                            settings: {
+                                /** @description identical calls within the window that pause the agent (the last of them is refused) */
+                                repeatLimit: number;
+                                /** @description share of the monthly cap (the agent's, else the account's) spent within the spend window that pauses the agent */
+                                spendShare: number;
+                                spendWindowMinutes: number;
+                                /** @description the window of the repeat limit, opened by the first call */
+                                windowSeconds: number;
+                            };
+                            /** @description the evidence of the trip while paused */
+                            trip: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description `model` (a model request continuing after the same tool calls and results) or `skill:<name>` */
+                                call?: string;
+                                count?: number;
+                                /** @enum {string} */
+                                kind: "repeated-call" | "spend-velocity";
+                                monthlyCapUsd?: number;
+                                /** @description hash of the normalised arguments of the repeated call */
+                                signature?: string;
+                                /** @description the agent's spend in the spend window */
+                                spentUsd: number;
+                                windowSeconds: number;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAgentLoopBreaker: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "repeatLimit": 8,
+                 *       "windowSeconds": 600,
+                 *       "spendShare": 0.25,
+                 *       "spendWindowMinutes": 15
+                 *     }
+                 */
+                "application/json": {
+                    /** @description identical calls within the window that pause the agent (the last of them is refused) */
+                    repeatLimit: number;
+                    /** @description share of the monthly cap (the agent's, else the account's) spent within the spend window that pauses the agent */
+                    spendShare: number;
+                    spendWindowMinutes: number;
+                    /** @description the window of the repeat limit, opened by the first call */
+                    windowSeconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loopBreaker: {
+                            agentId: string;
+                            /** @description the loop breaker paused the agent: its metered calls answer 402 `AGENT_LOOP_PAUSED`, its schedules are skipped */
+                            paused: boolean;
+                            settings: {
+                                /** @description identical calls within the window that pause the agent (the last of them is refused) */
+                                repeatLimit: number;
+                                /** @description share of the monthly cap (the agent's, else the account's) spent within the spend window that pauses the agent */
+                                spendShare: number;
+                                spendWindowMinutes: number;
+                                /** @description the window of the repeat limit, opened by the first call */
+                                windowSeconds: number;
+                            };
+                            /** @description the evidence of the trip while paused */
+                            trip: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description `model` (a model request continuing after the same tool calls and results) or `skill:<name>` */
+                                call?: string;
+                                count?: number;
+                                /** @enum {string} */
+                                kind: "repeated-call" | "spend-velocity";
+                                monthlyCapUsd?: number;
+                                /** @description hash of the normalised arguments of the repeated call */
+                                signature?: string;
+                                /** @description the agent's spend in the spend window */
+                                spentUsd: number;
+                                windowSeconds: number;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `INVALID_JSON`, `JSON_TOO_DEEP`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeAgentLoopBreaker: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with the session cookie: the value of the `csrf_token` cookie. Not needed with a Bearer token or API key. */
+                "x-csrf-token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loopBreaker: {
+                            agentId: string;
+                            /** @description the loop breaker paused the agent: its metered calls answer 402 `AGENT_LOOP_PAUSED`, its schedules are skipped */
+                            paused: boolean;
+                            settings: {
+                                /** @description identical calls within the window that pause the agent (the last of them is refused) */
+                                repeatLimit: number;
+                                /** @description share of the monthly cap (the agent's, else the account's) spent within the spend window that pauses the agent */
+                                spendShare: number;
+                                spendWindowMinutes: number;
+                                /** @description the window of the repeat limit, opened by the first call */
+                                windowSeconds: number;
+                            };
+                            /** @description the evidence of the trip while paused */
+                            trip: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description `model` (a model request continuing after the same tool calls and results) or `skill:<name>` */
+                                call?: string;
+                                count?: number;
+                                /** @enum {string} */
+                                kind: "repeated-call" | "spend-velocity";
+                                monthlyCapUsd?: number;
+                                /** @description hash of the normalised arguments of the repeated call */
+                                signature?: string;
+                                /** @description the agent's spend in the spend window */
+                                spentUsd: number;
+                                windowSeconds: number;
+                            } | null;
+                        };
+                        resumed: boolean;
+                    };
+                };
+            };
+            /** @description Bad request or validation failure. Codes: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid authentication. Codes: `TOKEN_INVALID`, `AUTH_REQUIRED`. */
+            401: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: `CSRF_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate-limit window admits another request. */
+                    "Retry-After"?: number;
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. Codes: `INTERNAL`, `AUTH_ERROR`. */
+            500: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable. Codes: `BACKEND_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Deadline exceeded. Codes: `DEADLINE_EXCEEDED`. */
+            504: {
+                headers: {
+                    /** @description The request id, also in the server logs. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAgentMessages: {
         parameters: {
             query?: {
@@ -7166,7 +7714,7 @@ export interface operations {
                             lastRun?: {
                                 /** Format: date-time */
                                 at: string;
-                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                /** @description skipped: `instance-not-running`, `budget`, `loop-paused`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
                                 reason?: string;
                                 /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
                                 runId: string;
@@ -7340,7 +7888,7 @@ export interface operations {
                             lastRun?: {
                                 /** Format: date-time */
                                 at: string;
-                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                /** @description skipped: `instance-not-running`, `budget`, `loop-paused`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
                                 reason?: string;
                                 /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
                                 runId: string;
@@ -7512,7 +8060,7 @@ export interface operations {
                         runs: {
                             /** Format: date-time */
                             at: string;
-                            /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                            /** @description skipped: `instance-not-running`, `budget`, `loop-paused`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
                             reason?: string;
                             /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
                             runId: string;
@@ -7539,7 +8087,7 @@ export interface operations {
                             lastRun?: {
                                 /** Format: date-time */
                                 at: string;
-                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                /** @description skipped: `instance-not-running`, `budget`, `loop-paused`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
                                 reason?: string;
                                 /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
                                 runId: string;
@@ -7822,7 +8370,7 @@ export interface operations {
                             lastRun?: {
                                 /** Format: date-time */
                                 at: string;
-                                /** @description skipped: `instance-not-running`, `budget`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
+                                /** @description skipped: `instance-not-running`, `budget`, `loop-paused`, `daily-run-limit`, `subscription-required`, `agent-missing`; failed: the error code */
                                 reason?: string;
                                 /** @description the schedule id and the slot it served: `<scheduleId>#<slot>` */
                                 runId: string;
@@ -30958,7 +31506,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description default: every account event */
-                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped" | "agent.delivered" | "model.failover" | "model.restored") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*" | "model.*"))[];
+                    events?: (("instance.requested" | "instance.launching" | "instance.running" | "instance.unhealthy" | "instance.stopped" | "instance.error" | "instance.superseded" | "instance.rolled_back" | "agent.running" | "agent.error" | "agent.paused" | "agent.resumed" | "budget.warning" | "budget.exceeded" | "schedule.run" | "schedule.skipped" | "agent.loop_detected" | "agent.delivered" | "model.failover" | "model.restored") | ("instance.*" | "agent.*" | "budget.*" | "schedule.*" | "model.*"))[];
                     /**
                      * Format: uri
                      * @description where events are POSTed; in AWS it must be https and resolve to a public address

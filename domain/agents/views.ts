@@ -20,6 +20,12 @@ const failureReasonOf = (agent: AgentRecord, instance: InstanceRecord | undefine
   return reason ? { failureReason: reason } : {};
 };
 
+/** Why the agent is paused (its cap, or the loop breaker with its evidence); absent while it is not. */
+const pausedOf = (agent: AgentRecord) =>
+  agent.pausedReason
+    ? { paused: { reason: agent.pausedReason, ...(agent.pausedAt ? { at: agent.pausedAt } : {}), ...(agent.loopTrip ? { loop: { ...agent.loopTrip } } : {}) } }
+    : {};
+
 /** Agent detail form (spec 2.4) plus the list-form fields. */
 export const detail = (userId: string, agent: AgentRecord, instance: InstanceRecord | undefined, plan: string) => {
   const v = agent.verification;
@@ -35,5 +41,6 @@ export const detail = (userId: string, agent: AgentRecord, instance: InstanceRec
     attestationUid: v?.attestationUid ?? null,
     verifiedAt: v?.verifiedAt ?? null,
     ...failureReasonOf(agent, instance),
+    ...pausedOf(agent),
   };
 };

@@ -19,7 +19,8 @@ import { WARNING_SHARE } from './budget-guard';
 const agentIdOf = (scope: string) => (scope === ACCOUNT_SCOPE ? undefined : scope.slice('AGENT#'.length));
 const scopeName = (scope: string) => (scope === ACCOUNT_SCOPE ? 'your account' : `agent ${agentIdOf(scope)}`);
 
-async function notifyOwner(userId: string, subject: string, text: string) {
+/** Queues an email to the account's owner; a failure is logged, never thrown (the pause stands without it). */
+export async function notifyOwner(userId: string, subject: string, text: string) {
   const user = await getUser(userId);
   if (!user?.email) return;
   try {

@@ -56,6 +56,18 @@ export class BudgetExceededError extends AiError {
   }
 }
 
+/** The loop breaker paused the calling agent; its owner resumes it (`POST /api/agents/{id}/loop-breaker/resume`). */
+export class AgentLoopPausedError extends AiError {
+  constructor() {
+    super(
+      'AGENT_LOOP_PAUSED',
+      'this agent repeated the same calls (or spent too fast) and is paused by the loop breaker; its owner can resume it',
+      'paymentRequired',
+      UNPAID,
+    );
+  }
+}
+
 /** The model id is not in the catalogue. */
 export class UnknownModelError extends AiError {
   constructor(readonly model: string) {

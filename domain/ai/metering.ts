@@ -8,6 +8,7 @@ import { ConditionFailedError } from '#data/failures';
 import { transactRetrying } from '#data/writes';
 import { catalogue, costUsd, creditsFor, type CataloguePlan, type CatalogueModel } from '#domain/models/catalogue';
 import { checkBudgets } from './budget-guard';
+import { watchAgentSpend } from './loop-breaker';
 import { BudgetExceededError, InsufficientCreditsAiError } from './errors';
 
 /**
@@ -206,8 +207,10 @@ async function settleCharge(
  */
 export async function settle(...args: Parameters<typeof settleCharge>): Promise<number> {
   const [r] = args;
+  const [, model, agentId, usage] = args;
   const charged = await settleCharge(...args);
   if (r.caps?.length) await checkBudgets(r.userId, r.caps);
+  if (agentId && r.caps?.length) await watchAgentSpend(r.userId, agentId, costUsd(model, usage.promptTokens, usage.completionTokens), r.caps);
   return charged;
 }
 

@@ -8,6 +8,7 @@ import { noteServedBy } from './failover-events';
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
 import { billingPeriod, estimateCredits, recordPayerUsage, release, reserve, settle, type Reservation } from './metering';
 import { connectionFor, languageModel, type Connection } from './providers';
+import { modelCallSignature, watchAgentCall } from './loop-breaker';
 import { outsideCallSignal } from '#platform/deadline';
 
 /**
@@ -192,6 +193,10 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
     topP: clamp(input.topP, 0, 1),
     maxOutputTokens,
   };
+
+  // An agent's call: refused while the loop breaker holds the agent, counted by its signature.
+  if (input.caller.kind === 'account' && input.caller.agentId)
+    await watchAgentCall(input.caller.account.userId, input.caller.agentId, modelCallSignature(model.id, input.messages));
 
   let reservation: Reservation | undefined;
   if (input.caller.kind === 'account' && gate) {

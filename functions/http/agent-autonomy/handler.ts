@@ -4,11 +4,12 @@ import { reply } from '#http/reply';
 
 /**
  * Each route family is loaded on its first call: budgets (with the resume-under-cap path and its
- * launcher), schedules (with the cron parser and the entitlements), export and import (with the
+ * launcher), the loop breaker, schedules (with the cron parser and the entitlements), export and import (with the
  * skill catalogue and the agent schemas). A container started for one family parses
  * only that one.
  */
 const budgets = () => import('./budgets');
+const loopBreaker = () => import('./loop-breaker');
 const schedules = () => import('./schedules');
 const portability = () => import('./portability');
 
@@ -17,6 +18,9 @@ export const handler = createHandler(agentAutonomyContract, {
   putAccountBudget: async ({ auth, body }) => (await budgets()).setAccountBudget(auth.userId, body.monthlyCapUsd),
   getAgentBudget: async ({ auth, params }) => (await budgets()).agentBudget(auth.userId, params.id),
   putAgentBudget: async ({ auth, params, body }) => (await budgets()).setAgentBudget(auth.userId, params.id, body.monthlyCapUsd),
+  getAgentLoopBreaker: async ({ auth, params }) => (await loopBreaker()).loopBreakerOf(auth.userId, params.id),
+  putAgentLoopBreaker: async ({ auth, params, body }) => (await loopBreaker()).setLoopBreaker(auth.userId, params.id, body),
+  resumeAgentLoopBreaker: async ({ auth, params }) => (await loopBreaker()).resumeLoopBreaker(auth.userId, params.id),
   listAgentSchedules: async ({ auth, params }) => (await schedules()).schedulesOf(auth.userId, params.id),
   createAgentSchedule: async ({ auth, params, body }) => reply.created({ schedule: await (await schedules()).addSchedule(auth, params.id, body) }),
   getAgentSchedule: async ({ auth, params }) => (await schedules()).scheduleDetail(auth.userId, params.id, params.scheduleId),

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { recordActivity } from '#data/idle-watch';
+import { skillCallSignature, watchAgentCall } from '#domain/ai/loop-breaker';
 import { validationError } from '#http/pipeline';
 import type { SkillName } from '#contract/skills';
 import { loadSkill } from './registry';
@@ -27,7 +28,11 @@ export async function runSkill(name: SkillName, call: SkillCall, body: unknown) 
   const parsed = action.body.safeParse(withAction);
   if (!parsed.success) throw validationError('body', parsed.error);
   // An agent's own skill call keeps its instance from idling; the owner's calls over the API do not.
-  if (call.agentId) await recordActivity(call.userId, call.now);
+  if (call.agentId) {
+    // Refused while the loop breaker holds the agent; an identical call repeated past the limit trips it.
+    await watchAgentCall(call.userId, call.agentId, skillCallSignature(name, parsed.data), call.now);
+    await recordActivity(call.userId, call.now);
+  }
   const data = await action.run(call, parsed.data);
   return { success: true as const, ...data };
 }

@@ -60,6 +60,7 @@ async function skipReason(s: DueSchedule, now: Date): Promise<string | undefined
   const access = accessFrom({ userId: s.userId, isAdmin: !!rights?.isAdmin, isTester: !!rights?.isTester }, sub);
   const plan = access.isAdmin || access.subscriptionActive ? access.limits : undefined;
   if (!plan) return 'subscription-required';
+  if (agent.pausedReason === 'loop') return 'loop-paused';
   if (agent.pausedReason === 'budget' || (await budgetReached(s.userId, s.agentId, now))) return 'budget';
   if (instance?.status !== 'running') {
     // An instance stopped for idleness wakes for the run; one still waking after the wait keeps the slot due for the next tick.
