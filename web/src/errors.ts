@@ -106,6 +106,7 @@ export const ERROR_MESSAGES: Record<string, HumanError> = {
   ENDPOINT_LIMIT: { text: 'You have as many webhook endpoints as allowed: remove one first.' },
   MODEL_RESTRICTED: { text: 'Your plan does not include this model. Choose another, or upgrade.', next: 'upgrade' },
   FALLBACK_MODEL_NOT_ALLOWED: { text: 'One of the fallback models is not on your plan. Choose models your plan includes, or upgrade.', next: 'upgrade' },
+  AGENT_LOOP_PAUSED: { text: 'This agent was paused for repeating the same calls. Look at its events, then resume it from its page.' },
   IMAGE_NOT_ALLOWED: { text: 'Your plan does not include image generation.', next: 'upgrade' },
   INSUFFICIENT_CREDITS: { text: 'You are out of credits: buy credits on the Billing page.', next: 'upgrade' },
   BUDGET_EXCEEDED: { text: 'Your monthly spending cap is reached: raise it to go on.', next: 'budget' },
