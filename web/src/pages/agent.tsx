@@ -75,6 +75,7 @@ export function AgentPage({ id }: { id: string }) {
         </span>
       </div>
       <Lifecycle status={a.status} lifecycle={lifecycle} />
+      {a.paused && <PausedNotice agentId={a.id} paused={a.paused} onResumed={refresh} />}
       <SectionNav
         label="Agent sections"
         sections={SECTIONS}
@@ -93,6 +94,39 @@ export function AgentPage({ id }: { id: string }) {
         {section === 'settings' && <AgentSettings agentId={a.id} />}
       </div>
     </section>
+  );
+}
+
+/** Why the agent's metered calls are refused, and the way out: resume after a loop, raise the cap after a budget stop. */
+function PausedNotice({ agentId, paused, onResumed }: { agentId: string; paused: NonNullable<Agent['paused']>; onResumed: () => Promise<unknown> }) {
+  const failure = useSignal<ExplainedError | undefined>(undefined);
+  if (paused.reason === 'budget') {
+    return (
+      <div class="notice notice-error" role="alert" data-testid="agent-paused">
+        <span>This agent reached its spending cap, so its model and skill calls are paused. Raise the cap to resume it.</span>
+        <Link href={`/agents/${encodeURIComponent(agentId)}?tab=budget`} class="button secondary">
+          Open the budget
+        </Link>
+      </div>
+    );
+  }
+  const loop = paused.loop;
+  const resume = async () => {
+    const { error, response } = await api.POST('/api/agents/{id}/loop-breaker/resume', { params: { path: { id: agentId } } });
+    failure.value = error ? explainError(response.status, error) : undefined;
+    if (!error) await onResumed();
+  };
+  return (
+    <div class="notice notice-error" role="alert" data-testid="agent-paused">
+      <span>
+        This agent was paused{paused.at ? ` on ${formatDate(paused.at)}` : ''} for repeating itself
+        {loop ? `: ${loop.call ?? 'one call'} ${loop.count ?? ''} times` : ''}. Its model and skill calls are refused until you resume it.
+      </span>
+      <ActionButton class="secondary" onAction={resume}>
+        Resume the agent
+      </ActionButton>
+      <ErrorNotice error={failure.value} />
+    </div>
   );
 }
 
