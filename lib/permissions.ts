@@ -79,7 +79,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   provision: ['sendProvisioning', 'dataKey'],
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
   wallet: ['dataKey'],
-  billing: ['dataKey'],
+  billing: ['dataKey', 'sendEvents'],
   // A card event that leaves no subscription in force stops the owner's instance, with its lifecycle event.
   card: ['sendEvents', 'sendProvisioning'],
   metrics: ['describeTable'],
