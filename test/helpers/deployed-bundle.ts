@@ -1,6 +1,8 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { inject } from 'vitest';
 import { initLoadedOutputs, lambdaBuildOptions, reachableOutputs } from '#build/bundling';
 import { handlerPath } from '#contract/functions';
 
@@ -30,9 +32,26 @@ export function inputsIn(metafile: Metafile, outputs: readonly string[]): string
 
 /**
  * Builds `functions/<folder>/handler.ts` with the deploy settings, plugins included, one build per
- * function as CDK does, so the cold-start checks judge the chunks that ship.
+ * function as CDK does, so the cold-start checks judge the chunks that ship. Several test files
+ * inspect the same functions, each in its own worker: the first to build one keeps it in the run's
+ * folder (test/helpers/global-setup.ts) and the others read it there. The source does not change
+ * during a run, so a kept build is the one a rebuild would produce.
  */
 export async function buildAsDeployed(folder: string): Promise<DeployedBundle> {
+  const kept = path.join(inject('deployedBundleDir'), `${folder.replaceAll('/', '--')}.json`);
+  try {
+    return JSON.parse(readFileSync(kept, 'utf8')) as DeployedBundle;
+  } catch {
+    const built = await buildNow(folder);
+    // Written aside, then renamed: a worker reading at the same time sees all of it or nothing.
+    const partial = `${kept}.${process.pid}.partial`;
+    writeFileSync(partial, JSON.stringify(built));
+    renameSync(partial, kept);
+    return built;
+  }
+}
+
+async function buildNow(folder: string): Promise<DeployedBundle> {
   const outdir = path.join(ROOT, `.deployed-bundle-${folder}`);
   const { metafile, outputFiles } = await build({
     ...lambdaBuildOptions(path.join(ROOT, handlerPath(folder)), outdir),
