@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { completeLocalCheckout, describeLocalCheckout, keepLocalCheckoutsIn, LOCAL_CHECKOUT_PAGE } from '#adapters/card-local';
 import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout } from '#data/local-checkouts';
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '#adapters/file-storage';
-import { cardConfig } from '#platform/config';
+import { cardConfig, emailConfig } from '#platform/config';
 import { serveConsole } from './console';
 import { ASSET_PREFIX } from '#build/web-console';
 import { CONSOLE_ROUTES_PATTERN, LOCAL_MAIL_PAGE } from '#contract/console';
@@ -78,6 +78,7 @@ const index = (): PageAnswer =>
     health: '/api/health',
     docs: 'README.md in the repository: the walkthrough from sign-up to a running agent',
     cardMode: cardConfig().mode,
+    ...(emailConfig().outboxPage ? { mail: `${LOCAL_MAIL_PAGE}: the mail the stack would have sent, the confirmation link among them` } : {}),
     ...(cardConfig().mode === 'local'
       ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' }
       : {}),

@@ -15,8 +15,8 @@ import { register, uniqueEmail } from './accounts-helpers';
 /**
  * The local stack's mailbox over real HTTP (`GET /_local/mail` and `.json`): a sign-up's confirmation
  * link shows there as a link that confirms the address, bodies are escaped, mail is newest first, and
- * the page exists only on the local stack writing to its outbox; `GET /api/auth/providers` names it
- * there and nowhere else.
+ * the page exists only on the local stack writing to its outbox; `GET /api/auth/providers` and the
+ * JSON index at `/api` name it there and nowhere else.
  */
 
 const previous = { outbox: process.env.OUTBOX_DIR };
@@ -130,10 +130,13 @@ describe('GET /api/auth/providers and the local mailbox', () => {
   it('names the mail page on the local stack only', async () => {
     reloadConfig(LOCAL);
     expect((await providers()).localMailUrl).toBe('/_local/mail');
+    const index = (await (await fetch(`${base}/api`, { headers: { accept: 'application/json' } })).json()) as { mail?: string };
+    expect(index.mail).toMatch(/^\/_local\/mail: /);
     reloadConfig({ ...LOCAL, SES_ENDPOINT: 'http://127.0.0.1:9/' });
     expect(await providers()).not.toHaveProperty('localMailUrl');
     reloadConfig({ STAGE: 'test', SES_ENDPOINT: undefined });
     expect(await providers()).not.toHaveProperty('localMailUrl');
+    expect(await (await fetch(`${base}/api`, { headers: { accept: 'application/json' } })).json()).not.toHaveProperty('mail');
     reloadConfig({ STAGE: 'aws' });
     expect(await providers()).not.toHaveProperty('localMailUrl');
   });
