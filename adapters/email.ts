@@ -37,12 +37,16 @@ const sesSender = async () => (loadedSesSender ??= await import('./email-ses'));
 /** SES in AWS, and outside it when SES_ENDPOINT names one (tests exercise the SES path against a fake). */
 const viaSes = () => config().stage === 'aws' || emailConfig().sesEndpoint !== undefined;
 
+/** The last file name's time: two mails in one millisecond still list in the order they were sent. */
+let lastStamp = 0;
+
 async function writeToOutbox(message: EmailMessage, from: string): Promise<string> {
   const dir = emailConfig().outboxDir;
   const entry: OutboxEntry = { id: randomUUID(), from, createdAt: new Date().toISOString(), ...message };
   await mkdir(dir, { recursive: true });
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
   // Time first so a directory listing reads oldest to newest.
-  await writeFile(path.join(dir, `${Date.now()}-${entry.id}.json`), JSON.stringify(entry, null, 2), { mode: 0o600 });
+  await writeFile(path.join(dir, `${lastStamp}-${entry.id}.json`), JSON.stringify(entry, null, 2), { mode: 0o600 });
   return entry.id;
 }
 

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ConfigError, localSettings, reloadConfig, cardConfig, instanceConfig } from '#platform/config';
+import { ConfigError, localSettings, reloadConfig, cardConfig, emailConfig, instanceConfig } from '#platform/config';
+import { LOCAL_MAIL_PAGE } from '#contract/console';
 import { createEdge } from '#edge/server';
 import { resetQueueClient } from '#adapters/queue';
 import { resetDbClient } from '#data/client';
@@ -120,6 +121,8 @@ async function main() {
   // Exit rather than restart the database: see the README's "What a local crash can lose".
   supervision.onDatabaseDeath((why) => void stop(`${why}; the stack cannot work without it, so it stops. Start it again with npm start`, 1));
 
+  progress(`console: open ${baseUrl} and sign up`);
+  if (emailConfig().outboxPage) progress(`mail: nothing is sent; the confirmation link and every other mail are on ${baseUrl}${LOCAL_MAIL_PAGE}`);
   process.stdout.write(`ready: ${baseUrl}\n`);
 }
 

@@ -58,3 +58,6 @@ export const API_ROOT_PATHS = ['/api/*', '/v1/*', '/mcp*', '/sse*', '/.well-know
 
 /** The console's 404 for a path that is neither its route, its asset, nor the API's. */
 export const NOT_FOUND_BODY = JSON.stringify({ error: 'not found', code: 'NOT_FOUND' });
+
+/** The local stack's mail page (local/mail-page.ts), which `GET /api/auth/providers` names to the console there; `.json` beside it for tools. */
+export const LOCAL_MAIL_PAGE = '/_local/mail';

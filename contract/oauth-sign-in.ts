@@ -60,10 +60,19 @@ export const oauthSignInContract = defineGroup({
       summary: 'Which OAuth sign-in providers are configured, so a sign-in page shows only their buttons.',
       description:
         'Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. ' +
-        'A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).',
+        'A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`). ' +
+        'The local stack adds `localMailUrl`, its mail page, since it sends no mail.',
       responses: () => ({
         200: z.object({
           oauthProviders: z.array(z.enum(['codehost', 'webid'])).check(z.describe('the configured providers; start one at `GET /api/auth/oauth-<provider>`')),
+          localMailUrl: z.optional(
+            z
+              .string()
+              .check(
+                z.regex(/^\/[^/]/),
+                z.describe('the local stack only: the page listing the mails it would have sent (the confirmation link among them); absent everywhere else'),
+              ),
+          ),
         }),
         ...commonErrorResponses(),
       }),

@@ -2,10 +2,11 @@ import type http from 'node:http';
 import { completeLocalCheckout, describeLocalCheckout, keepLocalCheckoutsIn, LOCAL_CHECKOUT_PAGE } from '#adapters/card-local';
 import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout } from '#data/local-checkouts';
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '#adapters/file-storage';
-import { cardConfig } from '#platform/config';
+import { cardConfig, emailConfig } from '#platform/config';
 import { serveConsole } from './console';
 import { ASSET_PREFIX } from '#build/web-console';
-import { CONSOLE_ROUTES_PATTERN } from '#contract/console';
+import { CONSOLE_ROUTES_PATTERN, LOCAL_MAIL_PAGE } from '#contract/console';
+import { mailJson, mailPage } from './mail-page';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '#contract/skill-actions/file-manager';
 
 // The local card processor's sessions live in the table; the pages that show and complete them are served here.
@@ -14,8 +15,8 @@ keepLocalCheckoutsIn({ save: saveLocalCheckout, peek: peekLocalCheckout, take: t
 /**
  * Pages the local server answers beside the API: the web console (web/, at `/` and every client
  * route, which is where the emails' verification and reset links, the checkout's return page and
- * the gateway receipt page point), the JSON index at `/api`, and the local card processor's
- * checkout page. One table.
+ * the gateway receipt page point), the JSON index at `/api`, the local card processor's
+ * checkout page and the local mailbox (mail-page.ts). One table.
  */
 
 export interface PageRequest {
@@ -27,6 +28,8 @@ export interface PageRequest {
   /** The body as received, and the request's content type (the file upload PUT). */
   raw: Buffer;
   contentType?: string;
+  /** The client's address: the mail page answers only on this machine. */
+  peer?: string;
   /** The request's Accept header: `GET /` answers the JSON index to a client that asks for JSON. */
   accept?: string;
 }
@@ -75,6 +78,7 @@ const index = (): PageAnswer =>
     health: '/api/health',
     docs: 'README.md in the repository: the walkthrough from sign-up to a running agent',
     cardMode: cardConfig().mode,
+    ...(emailConfig().outboxPage ? { mail: `${LOCAL_MAIL_PAGE}: the mail the stack would have sent, the confirmation link among them` } : {}),
     ...(cardConfig().mode === 'local'
       ? { subscribe: 'GET /api/card/checkout?plan=solo signed in (a browser, or curl -i to read the Location), then open the page it redirects to' }
       : {}),
@@ -135,6 +139,8 @@ const PAGES: Page[] = [
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },
   { method: 'GET', path: new RegExp(`^${LOCAL_DOWNLOAD_PATH}$`), answer: fileDownload },
+  { method: 'GET', path: new RegExp(`^${LOCAL_MAIL_PAGE}$`), answer: (req) => mailPage(req.url, req.peer) },
+  { method: 'GET', path: new RegExp(`^${LOCAL_MAIL_PAGE}\\.json$`), answer: (req) => mailJson(req.url, req.peer) },
   // The console's assets and its own client routes; any other path goes to the API routes, whose miss is a 404 JSON.
   { method: 'GET', path: new RegExp(`^${ASSET_PREFIX}|${CONSOLE_ROUTES_PATTERN}`), answer: (req) => serveConsole(req.url.pathname) },
 ];

@@ -165,6 +165,7 @@ export function createLocalServer(
           contentType: req.headers['content-type'],
           accept: req.headers.accept,
           origin: originOf(req),
+          peer: req.socket.remoteAddress,
         });
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body);

@@ -1051,6 +1051,8 @@ export const emailConfig = /* @__PURE__ */ configSection([EMAIL_SETTINGS, SES_SE
     from: e.EMAIL_FROM,
     sesEndpoint: e.SES_ENDPOINT,
     outboxDir: dataPath(core, e.DATA_DIR, e.OUTBOX_DIR, 'agent-platform-test-outbox', 'outbox'),
+    /** The local stack shows its outbox on a page (local/mail-page.ts); in AWS, tests and through SES there is none to show. */
+    outboxPage: core.stage === 'local' && !core.inAws && !e.SES_ENDPOINT,
   };
 });
 

@@ -895,7 +895,7 @@ export interface paths {
         };
         /**
          * Which OAuth sign-in providers are configured, so a sign-in page shows only their buttons.
-         * @description Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`).
+         * @description Public and cacheable (`Cache-Control: public, max-age=300`): it reads the configuration only, starts no flow and stores nothing. A provider is listed when its client id and client secret are both configured (its start route then redirects instead of answering 503 `OAUTH_NOT_CONFIGURED`). The local stack adds `localMailUrl`, its mail page, since it sends no mail.
          */
         get: operations["listSignInProviders"];
         put?: never;
@@ -12045,6 +12045,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the local stack only: the page listing the mails it would have sent (the confirmation link among them); absent everywhere else */
+                        localMailUrl?: string;
                         /** @description the configured providers; start one at `GET /api/auth/oauth-<provider>` */
                         oauthProviders: ("codehost" | "webid")[];
                     };

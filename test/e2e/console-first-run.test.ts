@@ -54,6 +54,7 @@ describe('the console on a stack started with no settings', () => {
     const checklist = page.getByRole('region', { name: 'Getting started' });
     await checklist.getByText('Open the confirmation link we sent to newcomer@example.com.').waitFor();
     await checklist.getByRole('link', { name: 'Open the local mailbox' }).click();
+    await audit('local mail');
     await page.locator('a[href*="/verify-email?token="]').first().click();
     await page.getByRole('status').filter({ hasText: 'Your email address is confirmed.' }).waitFor();
     await page.getByRole('link', { name: 'Go to your agents' }).click();

@@ -10,6 +10,7 @@ export const localMailUrl = signal<string | undefined>(undefined);
 
 export async function loadLocalMode(): Promise<void> {
   const { data } = await api.GET('/api/auth/providers').catch(() => ({ data: undefined }));
-  const url = (data as { localMailUrl?: unknown } | undefined)?.localMailUrl;
-  localMailUrl.value = typeof url === 'string' && url.startsWith('/') ? url : undefined;
+  const url = data?.localMailUrl;
+  // A path on this origin only: the console never links a visitor to another site from here.
+  localMailUrl.value = url?.startsWith('/') && !url.startsWith('//') ? url : undefined;
 }

@@ -2,7 +2,8 @@ import { type OAuthProviderName, oauthProvider, type ProviderProfile } from '#ad
 import { signInWithIdentity, type ExternalIdentity } from '#domain/auth/linked-identity';
 import { beginAuthorization, clearStateCookie, completeAuthorization, OAUTH_STATE_COOKIE } from '#domain/auth/oauth';
 import { startSession } from '#domain/auth/sign-in';
-import { config } from '#platform/config';
+import { config, emailConfig } from '#platform/config';
+import { LOCAL_MAIL_PAGE } from '#contract/console';
 import type { oauthSignInContract } from '#contract/oauth-sign-in';
 import { loginItems, loginLookup } from '#data/users';
 import type { Operations } from '#http/pipeline';
@@ -63,8 +64,16 @@ const OAUTH_PROVIDERS: OAuthProviderName[] = ['codehost', 'webid'];
 /** Sign-in pages load this on every visit: a few minutes of caching is harmless, configuration changes need a deploy. */
 const PROVIDERS_CACHE_CONTROL = 'public, max-age=300';
 
+/** The local stack also names its mail page: it sends no mail, so the console links there for the confirmation link. */
 const listSignInProviders = async () =>
-  reply.json(200, { oauthProviders: OAUTH_PROVIDERS.filter((name) => oauthProvider(name) !== undefined) }, { 'cache-control': PROVIDERS_CACHE_CONTROL });
+  reply.json(
+    200,
+    {
+      oauthProviders: OAUTH_PROVIDERS.filter((name) => oauthProvider(name) !== undefined),
+      ...(emailConfig().outboxPage ? { localMailUrl: LOCAL_MAIL_PAGE } : {}),
+    },
+    { 'cache-control': PROVIDERS_CACHE_CONTROL },
+  );
 
 export const oauthOperations: OAuthSignInOps = {
   listSignInProviders,
