@@ -30,7 +30,7 @@ const GIB = 1024 ** 3;
  * changes should be argued in review.
  */
 export const ASSUMPTIONS = {
-  /** Lambda gives a function one vCPU at 1769 MB and a share in proportion below it; the bench measured on a whole core. */
+  /** Lambda gives a function a whole vCPU at this memory and a share in proportion below it; the bench measured on a whole core. */
   lambdaFullVcpuMb: 1769,
   dynamoRoundTripMs: 4,
   logBytesPerRequest: 1024,
@@ -38,19 +38,19 @@ export const ASSUMPTIONS = {
   /** The default X-Ray rule Lambda's active tracing applies: the first request each second, then this share. */
   xrayReservoirPerSecond: 1,
   xrayFixedRate: 0.05,
-  /** Per-minute and five-minute sweeps (lib/constructs/functions.ts schedules), each run billed this long. */
+  /** The heartbeat's schedules (lib/constructs/functions.ts), each run billed this long. */
   scheduleRunsPerHour: 60 + 12,
   scheduleRunMs: 200,
-  /** Heartbeat checks of one agent per hour (the five-minute sweep) and what each costs the sweep. */
+  /** Heartbeat checks of one agent per hour and what each costs the sweep. */
   heartbeatChecksPerHour: 12,
   heartbeatCheckMs: 20,
   heartbeatCheckWriteUnits: 1,
-  /** An idle SQS event source: Lambda's long polls, this many at once, each up to 20 s. */
+  /** An idle SQS event source: Lambda's long polls, this many at once, each as long as SQS allows. */
   sqsIdlePollers: 5,
   sqsLongPollSeconds: 20,
   /** Container Insights metrics of the cluster, the edge service and the two task families. */
   containerInsightsMetrics: 40,
-  /** Load balancer capacity units: 25 new connections per second each; every edge request assumed a new connection. */
+  /** Load balancer capacity units: new connections per second each; every edge request assumed a new connection. */
   lcuNewConnectionsPerSecond: 25,
   edgeBytesPerRequest: 10240,
   /** One model call through the platform's model layer (the runtime-model function), and the model's pace. */
@@ -117,7 +117,7 @@ export interface StackShape {
 /**
  * The alarms of lib/constructs/monitoring.ts with the metrics each reads: the dead-letter queues,
  * the provisioning backlog, the API's 5xx rate (requests, errors), the table's throttles and system
- * errors (nine operations each), stuck provisioning, the edge's 5xx rate (requests, two error
+ * errors (every table operation each), stuck provisioning, the edge's 5xx rate (requests, two error
  * counts), its unhealthy targets and connections; then one per function over errors + throttles.
  */
 const FIXED_ALARM_METRICS = [1, 1, 1, 1, 2, 9, 9, 1, 3, 1, 1];
@@ -308,7 +308,11 @@ export function estimate(
       usd: a.containerInsightsMetrics * p.containerInsightsMetricPerMonth,
       basis: `${a.containerInsightsMetrics} metrics (assumed) × ${usd(p.containerInsightsMetricPerMonth)}`,
     },
-    { item: 'KMS key', usd: shape.kmsKeys * p.kmsKeyPerMonth, basis: `${shape.kmsKeys} × ${usd(p.kmsKeyPerMonth)} (rotation adds a version a year)` },
+    {
+      item: 'KMS key',
+      usd: shape.kmsKeys * p.kmsKeyPerMonth,
+      basis: `${shape.kmsKeys} × ${usd(p.kmsKeyPerMonth)} in its first year (its first two yearly rotations add as much each)`,
+    },
     { item: 'Secrets Manager', usd: shape.secrets * p.secretPerMonth, basis: `${shape.secrets} secrets × ${usd(p.secretPerMonth)}` },
     {
       item: 'SQS polling while idle',
@@ -483,7 +487,7 @@ export function renderMarkdown(e: Estimate): string {
   const s = e.shape;
   return [
     `Monthly estimate, ${e.region} list prices (${e.prices.source}); per-request figures from bench/results.json${e.benchGeneratedAt ? ` of ${e.benchGeneratedAt.slice(0, 10)}` : ''}.`,
-    `Stack: ${s.natGateways} NAT gateway(s), interface endpoints ${s.interfaceEndpoints ? 'on' : 'off'}, ${s.functions} functions (reserving ${s.reservedConcurrency} concurrent executions, free), ${s.alarms} alarms, ${s.edgeTasks} edge tasks.`,
+    `Stack: ${s.natGateways} NAT gateway${s.natGateways === 1 ? '' : 's'}, interface endpoints ${s.interfaceEndpoints ? 'on' : 'off'}, ${s.functions} functions (reserving ${s.reservedConcurrency} concurrent executions, free), ${s.alarms} alarms, ${s.edgeTasks} edge tasks.`,
     '',
     '**Month**',
     '',
