@@ -15,6 +15,29 @@ export const PRICES_US_EAST_1 = {
   dynamoWriteRequestUnitPerMillion: 0.625,
   dynamoReadRequestUnitPerMillion: 0.125,
   kmsPerTenThousand: 0.03,
+  // What a month of the whole stack costs besides requests (bench/monthly-cost.ts, npm run cost).
+  natGatewayPerHour: 0.045,
+  natGatewayPerGb: 0.045,
+  publicIpv4PerHour: 0.005,
+  loadBalancerPerHour: 0.0225,
+  loadBalancerPerLcuHour: 0.008,
+  fargateArm64PerVcpuHour: 0.03238,
+  fargateArm64PerGbHour: 0.00356,
+  interfaceEndpointPerAzHour: 0.01,
+  alarmPerMetricMonth: 0.1,
+  dashboardPerMonth: 3.0,
+  kmsKeyPerMonth: 1.0,
+  secretPerMonth: 0.4,
+  sqsRequestsPerMillion: 0.4,
+  xrayTracesPerMillion: 5.0,
+  cloudWatchLogsIngestPerGb: 0.5,
+  containerInsightsMetricPerMonth: 0.3,
+  cloudFrontHttpsRequestsPerMillion: 1.0,
+  cloudFrontTransferOutPerGb: 0.085,
+  dynamoStoragePerGbMonth: 0.25,
+  dynamoBackupPerGbMonth: 0.2,
+  s3StoragePerGbMonth: 0.023,
+  transferOutPerGb: 0.09,
 };
 
 /** Lambda bills duration in whole milliseconds. */
@@ -88,8 +111,7 @@ export interface CostRow {
 }
 
 /** Dollars per million requests. */
-export function costPerMillion(cpuMs: number, units: RequestUnits, kmsCallsPerRequest: number): CostRow {
-  const p = PRICES_US_EAST_1;
+export function costPerMillion(cpuMs: number, units: RequestUnits, kmsCallsPerRequest: number, p: typeof PRICES_US_EAST_1 = PRICES_US_EAST_1): CostRow {
   const billedMs = Math.max(BILLING_GRANULARITY_MS, Math.ceil(cpuMs / BILLING_GRANULARITY_MS) * BILLING_GRANULARITY_MS);
   const row = {
     apiGateway: p.apiGatewayHttpPerMillion,

@@ -35,6 +35,9 @@ import { BOOTSTRAP_PURPOSE } from '../permissions';
  */
 export const RUNTIME_CONTEXT_EXCLUDES = ['platform/', 'adapters/', 'data/', 'domain/', 'http/', 'edge/', 'contract/*', '!contract/sse.ts'];
 
+/** Zones of the VPC: every subnet tier, and the agent edge's load balancer, spans this many. */
+export const AVAILABILITY_ZONES = 2;
+
 /** The port the agent runtime listens on (HTTP and websocket). */
 export const RUNTIME_PORT = 8080;
 
@@ -108,7 +111,7 @@ export class Compute extends Construct {
     super(scope, id);
     if (![1, 2].includes(props.natGateways)) throw new Error('natGateways must be 1 or 2: the functions in the VPC need egress');
     this.vpc = new Vpc(this, 'Vpc', {
-      maxAzs: 2,
+      maxAzs: AVAILABILITY_ZONES,
       natGateways: props.natGateways,
       // Public first: adding the private tier left the public subnets' CIDRs as they were.
       subnetConfiguration: [

@@ -31,6 +31,8 @@ export const EDGE_HEALTH_PATH = '/_edge/health';
 export const EDGE_IDLE_TIMEOUT = Duration.seconds(3600);
 /** Two tasks, one per zone, always; more under load. */
 export const EDGE_SCALING = { minCapacity: 2, maxCapacity: 10, cpuPercent: 60, requestsPerTargetPerMinute: 3000 } as const;
+/** Each edge task's Fargate size (ARM64): the edge holds connections, not work. */
+export const EDGE_TASK_SIZE = { cpu: 512, memoryLimitMiB: 1024 } as const;
 /**
  * How long a task being replaced keeps its connections: on SIGTERM the edge closes its websockets
  * with 1012 (clients reconnect to a new task) and finishes the requests in flight.
@@ -123,8 +125,7 @@ export class Edge extends NestedStack {
     for (const endpoint of props.interfaceEndpoints) endpoint.connections.allowFrom(this.securityGroup, Port.tcp(443), 'the agent edge');
 
     this.taskDefinition = new FargateTaskDefinition(this, 'Task', {
-      cpu: 512,
-      memoryLimitMiB: 1024,
+      ...EDGE_TASK_SIZE,
       runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
     this.logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });

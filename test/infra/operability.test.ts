@@ -4,6 +4,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { stackShape } from '#bench/monthly-cost';
 import { ALARM_THRESHOLDS } from '#lib/constructs/monitoring';
 import { addNagChecks } from '#lib/nag';
 import { PlatformStack } from '#lib/platform-stack';
@@ -182,5 +183,38 @@ describe('dashboard, tracing and logs', () => {
     // The heartbeat every 5 minutes, its minute sweep (scheduled prompts, idle auto-stop), and ECS task-state changes.
     expect(rules).toHaveLength(3);
     for (const [id, rule] of rules) expect(rule.Properties.Targets[0].DeadLetterConfig, id).toEqual({ Arn: { 'Fn::GetAtt': [asyncDlq, 'Arn'] } });
+  });
+});
+
+describe('npm run cost counts the stack as synthesized', () => {
+  const shape = stackShape({ ...cdkContext, alarmEmail: 'ops@example.com' });
+  const count = (type: string) => ofType(type).length;
+
+  it('the alarms and the metrics CloudWatch bills them by', () => {
+    expect(shape.alarms).toBe(alarms.length);
+    const metrics = alarms.reduce((n, a) => n + (a.MetricName ? 1 : (a.Metrics ?? []).filter((m: Json) => m.MetricStat).length), 0);
+    expect(shape.alarmMetrics).toBe(metrics);
+    expect(shape.dashboards).toBe(count('AWS::CloudWatch::Dashboard'));
+  });
+
+  it('the hourly resources: NAT gateways and their addresses, interface endpoints, the load balancer, the edge tasks', () => {
+    expect(shape.natGateways).toBe(count('AWS::EC2::NatGateway'));
+    expect(shape.natGateways).toBe(count('AWS::EC2::EIP'));
+    expect(shape.interfaceEndpoints).toBe(ofType('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties.VpcEndpointType === 'Interface').length);
+    expect(count('AWS::ElasticLoadBalancingV2::LoadBalancer')).toBe(1);
+    expect(shape.zones).toBe(ofType('AWS::EC2::Subnet').filter(([, s]) => s.Properties.MapPublicIpOnLaunch === true).length);
+    const [service] = ofType('AWS::ECS::Service').map(([, svc]) => svc.Properties as Json);
+    expect(service?.DesiredCount).toBe(shape.edgeTasks);
+    const edgeTask = ofType('AWS::ECS::TaskDefinition')
+      .map(([, td]) => td.Properties as Json)
+      .find((td) => td.ContainerDefinitions.some((c: Json) => c.Name === 'edge'));
+    expect(edgeTask).toMatchObject({ Cpu: String(shape.edgeTaskCpu), Memory: String(shape.edgeTaskMemoryMiB) });
+  });
+
+  it('the monthly items: keys, secrets, functions and SQS event sources', () => {
+    expect(shape.kmsKeys).toBe(count('AWS::KMS::Key'));
+    expect(shape.secrets).toBe(count('AWS::SecretsManager::Secret'));
+    expect(shape.functions).toBe(count('AWS::Lambda::Function'));
+    expect(shape.queueEventSources).toBe(count('AWS::Lambda::EventSourceMapping'));
   });
 });

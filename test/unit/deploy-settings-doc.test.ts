@@ -20,6 +20,13 @@ describe('docs/deploy.md settings', () => {
     expect(block).not.toContain('…');
   });
 
+  it('describes every stack context key cdk.json declares', () => {
+    const cdkJson = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+    const keys = Object.keys(cdkJson.context).filter((key) => key !== 'cli-telemetry');
+    expect(keys.length).toBeGreaterThan(10);
+    for (const key of keys) expect(doc, key).toContain(`| \`${key}\` |`);
+  });
+
   it('marks secrets and local-only settings', () => {
     const block = renderSettings({ g: { A: { schema: () => ({}) as never, secret: true }, B: { schema: () => ({}) as never, localOnly: true, default: 3 } } });
     expect(block.startsWith(SETTINGS_BEGIN)).toBe(true);
