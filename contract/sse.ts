@@ -1,25 +1,30 @@
 /**
- * Server-sent events as the platform and the runtime write them (`event: <name>` and one
- * `data: <JSON>` line per event). Also read by the platform's side of the runtime's chat stream
- * (adapters/launcher.ts), so both ends parse the one format the same way.
+ * Server-sent events as the platform and the runtime read them: the runtime reads the platform's
+ * streamed completions (runtime/platform.ts), the platform reads the runtime's streamed chat
+ * (adapters/launcher.ts). Parsed by eventsource-parser, the same parser the console wraps in
+ * web/src/sse.ts, so every reader of the product follows the one specification.
  */
+import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
 
-/** Server-sent events of a response body, as they arrive: `{event, data}` with `data` parsed as JSON. */
-export async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: unknown }> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const frameOf = (block: string) => {
-    const event = /^event: ?(.*)$/m.exec(block)?.[1] ?? 'message';
-    const data = [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join('\n');
-    return { event, data: data ? JSON.parse(data) : undefined };
-  };
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (block.trim()) yield frameOf(block);
-    }
+/** One event: its name (`message` when the server named none), its id when it sent one, and its data parsed as JSON. */
+export interface ServerSentEvent {
+  event: string;
+  id?: string;
+  data: unknown;
+}
+
+/**
+ * The events of a response body as they arrive. An event the stream ends inside (no blank line
+ * after it) was never sent whole and is dropped, as browsers drop it; comments yield nothing.
+ * Data that is not JSON, or a body that breaks, throws; leaving the loop early cancels the body.
+ */
+export async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  const messages = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  for await (const message of messages as unknown as AsyncIterable<EventSourceMessage>) {
+    yield {
+      event: message.event ?? 'message',
+      ...(message.id === undefined ? {} : { id: message.id }),
+      data: message.data ? JSON.parse(message.data) : undefined,
+    };
   }
-  if (buffer.trim()) yield frameOf(buffer);
 }

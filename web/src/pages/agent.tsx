@@ -1,9 +1,10 @@
 import { useComputed, useSignal } from '@preact/signals';
 import { useEffect, useId, useRef } from 'preact/hooks';
-import { type Answer, api, readEventStream, type Schemas } from '../api';
+import { type Answer, api, type Schemas } from '../api';
 import { agentSocket } from '../agent-socket';
 import { describeError, type ExplainedError, explainError } from '../errors';
 import { followInstance } from '../live';
+import { readEventStream } from '../sse';
 import { currentUrl, Link, navigate } from '../router';
 import { me } from '../state';
 import {
