@@ -19,6 +19,7 @@ const SETTINGS = [
   'ANTHROPIC_BASE_URL',
   'ANTHROPIC_API_KEY',
   'MODEL_FIRST_TOKEN_TIMEOUT_MS',
+  'MODEL_RESPONSE_TIMEOUT_MS',
   'MODEL_BREAKER_FAILURES',
   'MODEL_BREAKER_COOLDOWN_SECONDS',
 ];
@@ -31,6 +32,7 @@ beforeAll(async () => {
     ANTHROPIC_BASE_URL: fallback.baseUrl,
     ANTHROPIC_API_KEY: 'fallback-key',
     MODEL_FIRST_TOKEN_TIMEOUT_MS: '400',
+    MODEL_RESPONSE_TIMEOUT_MS: '400',
     MODEL_BREAKER_FAILURES: '3',
     MODEL_BREAKER_COOLDOWN_SECONDS: '1',
   });
@@ -129,6 +131,27 @@ describe('model failover', () => {
       primary.beforeLastChunk = undefined;
     }
     expect(fallback.requests.length).toBe(fallbackRequests);
+  });
+});
+
+describe('a whole answer (not streamed)', () => {
+  it('whose primary hangs is answered by the fallback once MODEL_RESPONSE_TIMEOUT_MS has passed, with the cause in the event', async () => {
+    const caller = await account();
+    // A model of its own, so no earlier failure has opened its breaker.
+    const own = { ...call(caller, 'a hung whole answer'), model: 'mistral/mistral-small' };
+    const primaryRequests = primary.requests.length;
+    primary.hang = true;
+    try {
+      const started = performance.now();
+      const out = await generateChat(own);
+      expect(out).toMatchObject({ model: FALLBACK, fallbackFrom: 'mistral/mistral-small', text: fakeAnswerTo('a hung whole answer') });
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      primary.hang = false;
+    }
+    expect(primary.requests.length).toBe(primaryRequests + 1);
+    const failover = (await eventsOf(caller.userId)).find((e) => e.type === 'model.failover');
+    expect(failover).toMatchObject({ reason: 'response-timeout', details: { model: 'mistral/mistral-small', fallback: FALLBACK } });
   });
 });
 
