@@ -3297,10 +3297,12 @@ export interface components {
                     [key: string]: unknown;
                 };
                 /**
-                 * @description `budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`)
+                 * @description `budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`), named first when both hold it
                  * @enum {string}
                  */
                 reason: "budget" | "loop";
+                /** @description every pause that holds the agent: each is lifted on its own (the cap raised, the loop breaker resumed) */
+                reasons: ("budget" | "loop")[];
             };
             /** @description plan of the owning account */
             plan: string;
