@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateChat, streamChat, type AccountIdentity } from '#domain/ai/model-layer';
+import { modelUsageReport } from '#domain/ai/usage-report';
 import { reloadConfig } from '#platform/config';
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
@@ -86,6 +87,11 @@ describe('model failover', () => {
     const usage = await tenant(caller.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ model: FALLBACK, fallbackFrom: PRIMARY, fallbackCalls: 3, calls: 3 });
+    const today = new Date();
+    const period = { start: today.toISOString().slice(0, 10), end: new Date(today.getTime() + 86_400_000).toISOString() };
+    const report = await modelUsageReport(caller.userId, period, 'solo');
+    expect(report.models).toEqual([expect.objectContaining({ model: FALLBACK, calls: 3, fallbackCalls: 3 })]);
+    expect(report.agents).toEqual([expect.objectContaining({ agentId: 'agt_failover', fallbackCalls: 3 })]);
     const events = await eventsOf(caller.userId);
     const failovers = events.filter((e) => e.type === 'model.failover');
     expect(failovers).toHaveLength(1);
