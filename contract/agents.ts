@@ -53,7 +53,12 @@ export const AgentDetail = lazySchema(() =>
     paused: z
       .optional(
         z.object({
-          reason: z.enum(['budget', 'loop']).check(z.describe('`budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`)')),
+          reason: z
+            .enum(['budget', 'loop'])
+            .check(z.describe('`budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`), named first when both hold it')),
+          reasons: z
+            .array(z.enum(['budget', 'loop']))
+            .check(z.describe('every pause that holds the agent: each is lifted on its own (the cap raised, the loop breaker resumed)')),
           at: z.optional(IsoDate()),
           loop: z
             .optional(z.record(z.string(), z.unknown()))

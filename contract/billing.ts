@@ -74,6 +74,9 @@ const UsageTotals = lazySchema(() =>
     costUsd: z.number().check(z.nonnegative()),
     credits: z.number().check(z.int(), z.describe('credits charged (0 for allowance, BYOK and admin calls)')),
     calls: z.number().check(z.int()),
+    fallbackCalls: z
+      .number()
+      .check(z.int(), z.describe("of `calls`, those answered as another model's fallback (the model asked for failed before its first token)")),
   }),
 );
 

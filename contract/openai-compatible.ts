@@ -118,7 +118,10 @@ export const ChatCompletion = lazySchema(() =>
     id: z.string(),
     object: z.literal('chat.completion'),
     created: Int(),
-    model: z.string(),
+    model: z.string().check(z.describe('the model that answered: a fallback of the one asked for when it failed before its first token')),
+    fallbackFrom: z
+      .optional(z.string())
+      .check(z.describe('set when a fallback answered: the model asked for, which failed before its first token; `model` is the one that answered')),
     choices: z.array(
       z.object({
         index: Int(),

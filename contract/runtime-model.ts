@@ -29,7 +29,7 @@ const RuntimeCompletionBody = lazySchema(() =>
       .optional(z.boolean())
       .check(
         z.describe(
-          'true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}',
+          'true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, fallbackFrom?, finish_reason, usage}, or `error` {error, code}',
         ),
       ),
   }),
@@ -43,7 +43,10 @@ export const RuntimeCompletion = lazySchema(() =>
     id: z.string(),
     object: z.literal('chat.completion'),
     created: Int(),
-    model: z.string(),
+    model: z.string().check(z.describe('the model that answered')),
+    fallbackFrom: z
+      .optional(z.string())
+      .check(z.describe('set when a fallback answered: the model asked for, which failed before its first token; `model` is the one that answered')),
     choices: z.array(
       z.object({
         index: Int(),

@@ -62,8 +62,12 @@ export interface AgentRecord extends Record<string, unknown> {
   lastMessageAt?: string;
   /** Set by reset-memory: messages up to this time stay in the history but are no longer replayed into prompts. */
   historyResetAt?: string;
-  /** Why the agent is paused: its spending cap, or the loop breaker (with the evidence in `loopTrip`). */
-  pausedReason?: 'budget' | 'loop';
+  /**
+   * Two pauses, each set and lifted on its own so neither hides or lifts the other: the spending
+   * cap's (`pausedReason: 'budget'`, since `pausedAt`) and the loop breaker's (`loopTrip`, the
+   * evidence with its `at`).
+   */
+  pausedReason?: 'budget';
   pausedAt?: string;
   loopTrip?: import('./loop-breaker').LoopTrip;
   /** The loop breaker's thresholds the owner set; absent ones take the defaults. */
@@ -404,7 +408,10 @@ export async function setAgentVerification(userId: string, agentId: string, veri
   }
 }
 
-/** Marks an agent paused by its spending cap; false when the agent no longer exists. */
+export const pausedByBudget = (agent: Pick<AgentRecord, 'pausedReason'>) => agent.pausedReason === 'budget';
+export const pausedByLoop = (agent: Pick<AgentRecord, 'loopTrip'>) => agent.loopTrip !== undefined;
+
+/** Marks an agent paused by its spending cap (a loop breaker's pause stays as it is); false when the agent no longer exists. */
 export async function pauseAgentForBudget(userId: string, agentId: string, now = new Date()): Promise<boolean> {
   try {
     await tenant(userId).update(
@@ -419,7 +426,7 @@ export async function pauseAgentForBudget(userId: string, agentId: string, now =
   }
 }
 
-/** Lifts the budget's pause of an agent; false when the agent is not paused by the budget (or is gone). */
+/** Lifts the budget's pause of an agent, not the loop breaker's; false when the agent is not paused by the budget (or is gone). */
 export async function resumeAgentPausedByBudget(userId: string, agentId: string): Promise<boolean> {
   try {
     await tenant(userId).update(

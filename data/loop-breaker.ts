@@ -74,13 +74,13 @@ export const addWindowSpend = async (userId: string, agentId: string, costUsd: n
   return { spentUsd: spentUsd!, calls: calls! };
 };
 
-/** Pauses the agent for a loop, with the evidence; false when it is already paused (or gone): the trip happens once. */
+/** Pauses the agent for a loop, with the evidence; false when the loop breaker already paused it (or it is gone): the trip happens once. A budget pause stays as it is. */
 export async function tripLoopBreaker(userId: string, agentId: string, trip: LoopTrip): Promise<boolean> {
   try {
     await tenant(userId).update(
       keys.agent(userId, agentId),
-      { expression: 'SET pausedReason = :loop, pausedAt = :at, loopTrip = :trip', values: { ':loop': 'loop', ':at': trip.at, ':trip': trip } },
-      { expression: 'attribute_exists(pk) AND attribute_not_exists(pausedReason)' },
+      { expression: 'SET loopTrip = :trip', values: { ':trip': trip } },
+      { expression: 'attribute_exists(pk) AND attribute_not_exists(loopTrip)' },
     );
     return true;
   } catch (err) {
@@ -90,17 +90,13 @@ export async function tripLoopBreaker(userId: string, agentId: string, trip: Loo
 }
 
 /**
- * Lifts the loop breaker's pause and clears the agent's windows (at most a window's worth of
- * signatures), so the resumed agent starts counting afresh; false when the agent is not paused by
- * the loop breaker.
+ * Lifts the loop breaker's pause (a budget pause stays) and clears the agent's windows (at most a
+ * window's worth of signatures), so the resumed agent starts counting afresh; false when the agent
+ * is not paused by the loop breaker.
  */
 export async function resumeFromLoop(userId: string, agentId: string): Promise<boolean> {
   try {
-    await tenant(userId).update(
-      keys.agent(userId, agentId),
-      { expression: 'REMOVE pausedReason, pausedAt, loopTrip' },
-      { expression: 'pausedReason = :loop', values: { ':loop': 'loop' } },
-    );
+    await tenant(userId).update(keys.agent(userId, agentId), { expression: 'REMOVE loopTrip' }, { expression: 'attribute_exists(loopTrip)' });
   } catch (err) {
     if (err instanceof ConditionFailedError) return false;
     throw err;

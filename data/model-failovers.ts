@@ -14,7 +14,7 @@ export interface ModelFailoverRecord {
   model: string;
   /** The model that answered instead. */
   fallback: string;
-  /** Why the primary did not answer (`rate-limited`, `server-error`, `connection`, `first-token-timeout`, `breaker-open`). */
+  /** Why the primary did not answer (`rate-limited`, `server-error`, `connection`, `first-token-timeout`, `response-timeout`, `breaker-open`). */
   cause: string;
   agentId?: string;
   since: string;

@@ -569,8 +569,13 @@ const MODEL_SETTINGS = {
   MODEL_FIRST_TOKEN_TIMEOUT_MS: {
     schema: positiveInt,
     default: 15_000,
+    description: "How long one model of a fallback chain may take to stream its answer's first token before the call moves to the next model.",
+  },
+  MODEL_RESPONSE_TIMEOUT_MS: {
+    schema: positiveInt,
+    default: 30_000,
     description:
-      'How long one model of a fallback chain may take to begin its answer (a streamed call: its first token; a whole answer: the response) before the call moves to the next model.',
+      'How long one model of a fallback chain may take to answer a call that is not streamed (the first step of a tool loop) before the call moves to the next model; below MODEL_API_TIMEOUT_MS, so a fallback has time to answer.',
   },
   MODEL_BREAKER_FAILURES: {
     schema: positiveInt,
@@ -591,6 +596,7 @@ export const modelConfig = /* @__PURE__ */ configSection([MODEL_SETTINGS], (e) =
   apiKey: e.MODEL_API_KEY,
   timeoutMs: e.MODEL_API_TIMEOUT_MS,
   firstTokenTimeoutMs: e.MODEL_FIRST_TOKEN_TIMEOUT_MS,
+  responseTimeoutMs: e.MODEL_RESPONSE_TIMEOUT_MS,
   breaker: {
     failures: e.MODEL_BREAKER_FAILURES,
     windowSeconds: e.MODEL_BREAKER_WINDOW_SECONDS,

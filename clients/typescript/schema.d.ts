@@ -3297,10 +3297,12 @@ export interface components {
                     [key: string]: unknown;
                 };
                 /**
-                 * @description `budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`)
+                 * @description `budget`: its spending cap; `loop`: the loop breaker (`agent.loop_detected`), named first when both hold it
                  * @enum {string}
                  */
                 reason: "budget" | "loop";
+                /** @description every pause that holds the agent: each is lifted on its own (the cap raised, the loop breaker resumed) */
+                reasons: ("budget" | "loop")[];
             };
             /** @description plan of the owning account */
             plan: string;
@@ -4190,7 +4192,10 @@ export interface components {
                 };
             }[];
             created: number;
+            /** @description set when a fallback answered: the model asked for, which failed before its first token; `model` is the one that answered */
+            fallbackFrom?: string;
             id: string;
+            /** @description the model that answered */
             model: string;
             /** @constant */
             object: "chat.completion";
@@ -4281,6 +4286,8 @@ export interface components {
                 costUsd: number;
                 /** @description credits charged (0 for allowance, BYOK and admin calls) */
                 credits: number;
+                /** @description of `calls`, those answered as another model's fallback (the model asked for failed before its first token) */
+                fallbackCalls: number;
                 promptTokens: number;
                 totalTokens: number;
             }[];
@@ -4309,6 +4316,8 @@ export interface components {
                 credits: number;
                 /** @description `yyyy-mm-dd`, UTC */
                 day: string;
+                /** @description of `calls`, those answered as another model's fallback (the model asked for failed before its first token) */
+                fallbackCalls: number;
                 model: string;
                 promptTokens: number;
                 totalTokens: number;
@@ -4321,6 +4330,8 @@ export interface components {
                 costUsd: number;
                 /** @description credits charged (0 for allowance, BYOK and admin calls) */
                 credits: number;
+                /** @description of `calls`, those answered as another model's fallback (the model asked for failed before its first token) */
+                fallbackCalls: number;
                 model: string;
                 promptTokens: number;
                 totalTokens: number;
@@ -18377,7 +18388,7 @@ export interface operations {
                 "application/json": {
                     agentId: string;
                     messages: components["schemas"]["RuntimeChatMessage"][];
-                    /** @description true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code} */
+                    /** @description true: answer `text/event-stream`: `delta` {content} per text piece, then `done` {id, model, fallbackFrom?, finish_reason, usage}, or `error` {error, code} */
                     stream?: boolean;
                 };
             };
@@ -32686,7 +32697,10 @@ export interface operations {
                             };
                         }[];
                         created: number;
+                        /** @description set when a fallback answered: the model asked for, which failed before its first token; `model` is the one that answered */
+                        fallbackFrom?: string;
                         id: string;
+                        /** @description the model that answered: a fallback of the one asked for when it failed before its first token */
                         model: string;
                         /** @constant */
                         object: "chat.completion";

@@ -1,5 +1,5 @@
 import { instanceConfig } from '#platform/config';
-import { agentStatus, type AgentRecord } from '#data/agents';
+import { agentStatus, type AgentRecord, pausedByBudget, pausedByLoop } from '#data/agents';
 import { agentWebsocketUrl, instanceUrl, subdomainFor, type InstanceRecord, type ListedInstance } from '#data/instances';
 
 /** Agent list form (spec 2.3). */
@@ -20,11 +20,16 @@ const failureReasonOf = (agent: AgentRecord, instance: InstanceRecord | undefine
   return reason ? { failureReason: reason } : {};
 };
 
-/** Why the agent is paused (its cap, or the loop breaker with its evidence); absent while it is not. */
-const pausedOf = (agent: AgentRecord) =>
-  agent.pausedReason
-    ? { paused: { reason: agent.pausedReason, ...(agent.pausedAt ? { at: agent.pausedAt } : {}), ...(agent.loopTrip ? { loop: { ...agent.loopTrip } } : {}) } }
-    : {};
+/**
+ * Why the agent is paused, absent while it is not: the loop breaker's pause first (only the owner's
+ * resume lifts it), with its evidence; `reasons` lists every pause that holds it.
+ */
+const pausedOf = (agent: AgentRecord) => {
+  const reasons = [...(pausedByLoop(agent) ? (['loop'] as const) : []), ...(pausedByBudget(agent) ? (['budget'] as const) : [])];
+  if (!reasons.length) return {};
+  const at = agent.loopTrip?.at ?? agent.pausedAt;
+  return { paused: { reason: reasons[0]!, reasons, ...(at ? { at } : {}), ...(agent.loopTrip ? { loop: { ...agent.loopTrip } } : {}) } };
+};
 
 /** Agent detail form (spec 2.4) plus the list-form fields. */
 export const detail = (userId: string, agent: AgentRecord, instance: InstanceRecord | undefined, plan: string) => {

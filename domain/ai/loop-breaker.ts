@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import { LOOP_BREAKER_DEFAULTS } from '#contract/loop-breaker';
-import { type AgentRecord, getAgent } from '#data/agents';
+import { type AgentRecord, getAgent, pausedByBudget, pausedByLoop } from '#data/agents';
 import { agentScope, type BudgetCap } from '#data/budgets';
 import { recordLifecycleEvent } from '#data/lifecycle-events';
 import { addWindowSpend, countSignature, type LoopTrip, resumeFromLoop, tripLoopBreaker } from '#data/loop-breaker';
@@ -94,7 +94,7 @@ async function trip(userId: string, agentId: string, evidence: LoopTrip): Promis
 export async function watchAgentCall(userId: string, agentId: string, watched: WatchedCall, now = new Date()): Promise<void> {
   const agent = await getAgent(userId, agentId);
   if (!agent) return;
-  if (agent.pausedReason === 'loop') throw new AgentLoopPausedError();
+  if (pausedByLoop(agent)) throw new AgentLoopPausedError();
   if (!watched.signature) return;
   const settings = loopBreakerSettings(agent);
   const count = await countSignature(userId, agentId, watched.signature, settings.windowSeconds, now);
@@ -127,7 +127,7 @@ export async function watchAgentSpend(userId: string, agentId: string, costUsd: 
   if (!cap || costUsd <= 0) return;
   try {
     const agent = await getAgent(userId, agentId);
-    if (!agent || agent.pausedReason) return;
+    if (!agent || pausedByLoop(agent) || pausedByBudget(agent)) return;
     const settings = loopBreakerSettings(agent);
     const windowSeconds = settings.spendWindowMinutes * 60;
     const { spentUsd, calls } = await addWindowSpend(userId, agentId, costUsd, windowSeconds, now);

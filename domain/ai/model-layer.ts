@@ -250,13 +250,16 @@ function timeoutSignal(input: ModelCallInput) {
   return { timeout, signal: input.abortSignal ? AbortSignal.any([timeout, input.abortSignal]) : timeout };
 }
 
+/** Which of an attempt's own bounds ran out: a streamed call's first token, or a whole answer's first response. */
+type LateCause = 'first-token-timeout' | 'response-timeout';
+
 /**
  * Why a failure lets the call move to the next model of its chain, undefined when it does not: the
  * call's own time is up, the caller went away, or the provider refused the request itself (4xx).
  */
-function retryCauseOf(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, firstTokenLate: boolean): string | undefined {
+function retryCauseOf(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, late: LateCause | undefined): string | undefined {
   if (timedOut) return undefined;
-  if (firstTokenLate) return 'first-token-timeout';
+  if (late) return late;
   const apiError = sdk?.APICallError.isInstance(err) ? err : undefined;
   const status = apiError?.statusCode;
   if (status === 429) return 'rate-limited';
@@ -265,9 +268,9 @@ function retryCauseOf(sdk: TextSdk | undefined, err: unknown, timedOut: boolean,
   return undefined;
 }
 
-function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string, firstTokenLate = false): ProviderFailureError {
-  const retryCause = retryCauseOf(sdk, err, timedOut, firstTokenLate);
-  if (timedOut || firstTokenLate) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`, undefined, retryCause);
+function providerFailure(sdk: TextSdk | undefined, err: unknown, timedOut: boolean, model: string, late?: LateCause, retryable = true): ProviderFailureError {
+  const retryCause = retryable ? retryCauseOf(sdk, err, timedOut, late) : undefined;
+  if (timedOut || late) return new ProviderFailureError('PROVIDER_TIMEOUT', `the provider did not answer ${model} in time`, undefined, retryCause);
   const status = sdk?.APICallError.isInstance(err) ? err.statusCode : undefined;
   return new ProviderFailureError('PROVIDER_ERROR', `the provider failed to answer ${model}${status ? ` (status ${status})` : ''}`, status, retryCause);
 }
@@ -280,7 +283,8 @@ function fallbacksOf(input: ModelCallInput, p: Prepared): string[] {
 
 /**
  * THE failover: the call goes to the primary, and on a retryable failure before its first token
- * (429, 5xx, a connection error, no first token within MODEL_FIRST_TOKEN_TIMEOUT_MS) to the next
+ * (429, 5xx, a connection error, no first token within MODEL_FIRST_TOKEN_TIMEOUT_MS, no whole answer
+ * within MODEL_RESPONSE_TIMEOUT_MS) to the next
  * model of the chain, each under its own reservation. A model whose breaker is open is skipped,
  * but for the chain's last. A failure after the first token is the attempt's own (it is not retried).
  */
@@ -391,16 +395,31 @@ export async function generateChat<TOOLS extends ToolSet>(input: ModelCallInput<
   return withFailover(input, first, (p) => generateOnce(input, p, timeout, signal));
 }
 
-async function generateOnce(input: ModelCallInput, p: Prepared, timeout: AbortSignal, signal: AbortSignal): Promise<ModelCallResult> {
+async function generateOnce(input: ModelCallInput, p: Prepared, timeout: AbortSignal, callSignal: AbortSignal): Promise<ModelCallResult> {
+  // No answer to the first step within the bound (a provider that hangs): this model is given up
+  // and the chain's next one asked, within the call's own deadline.
+  const late = new AbortController();
+  const lateTimer = setTimeout(() => late.abort(), modelConfig().responseTimeoutMs);
+  const signal = AbortSignal.any([callSignal, late.signal]);
+  let stepsDone = 0;
   let sdk: TextSdk | undefined;
   let out;
   try {
     const call = await modelCall(input, p, signal);
     sdk = call.sdk;
-    out = await sdk.generateText(call.options);
+    out = await sdk.generateText({
+      ...call.options,
+      onStepFinish: () => {
+        stepsDone += 1;
+        clearTimeout(lateTimer);
+      },
+    });
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(sdk, err, timeout.aborted, p.model.id);
+    // A tool loop past its first step has run tools: another model answering would run them again.
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id, late.signal.aborted ? 'response-timeout' : undefined, stepsDone === 0);
+  } finally {
+    clearTimeout(lateTimer);
   }
   const usage = tokensOf(out.totalUsage);
   const charged = await meter(input, p, usage);
@@ -468,7 +487,7 @@ async function streamOnce(input: ModelCallInput, p: Prepared, timeout: AbortSign
     }
   } catch (err) {
     await releaseQuietly(p);
-    throw providerFailure(sdk, err, timeout.aborted, p.model.id, late.signal.aborted);
+    throw providerFailure(sdk, err, timeout.aborted, p.model.id, late.signal.aborted ? 'first-token-timeout' : undefined);
   } finally {
     clearTimeout(lateTimer);
   }

@@ -4,7 +4,8 @@ import { catalogue } from '#domain/models/catalogue';
 
 /**
  * An account's model usage over a period, from the per-day usage items the metering writes and
- * the A2A day counters: tokens, cost and A2A messages per model and per agent.
+ * the A2A day counters: tokens, cost and A2A messages per model and per agent, and how many of the
+ * calls a model answered as another's fallback.
  */
 
 interface Totals {
@@ -14,9 +15,11 @@ interface Totals {
   costUsd: number;
   credits: number;
   calls: number;
+  /** Calls this model answered as another's fallback. */
+  fallbackCalls: number;
 }
 
-const zero = (): Totals => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, credits: 0, calls: 0 });
+const zero = (): Totals => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, credits: 0, calls: 0, fallbackCalls: 0 });
 
 function add(t: Totals, i: UsageRecord) {
   t.promptTokens += i.promptTokens ?? 0;
@@ -25,6 +28,7 @@ function add(t: Totals, i: UsageRecord) {
   t.costUsd += i.costUsd ?? 0;
   t.credits += i.credits ?? 0;
   t.calls += i.calls ?? 0;
+  t.fallbackCalls += i.fallbackCalls ?? 0;
 }
 
 const roundUsd = (t: Totals) => ({ ...t, costUsd: Math.round(t.costUsd * 1e6) / 1e6 });

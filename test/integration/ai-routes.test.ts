@@ -206,7 +206,8 @@ describe('AI routes: usage', () => {
     const completion = fakeAnswerTo('one').length + fakeAnswerTo('two').length;
     expect(u.tokens).toEqual({ prompt: 2 * fakePromptTokens(1), completion, total: 2 * fakePromptTokens(1) + completion });
     expect(u.models.map((m: { model: string }) => m.model).sort()).toEqual(['anthropic/claude-3-5-haiku', 'openai/gpt-4o-mini']);
-    expect(u.agents).toEqual([expect.objectContaining({ agentId: null, calls: 2, totalTokens: u.tokens.total })]);
+    expect(u.agents).toEqual([expect.objectContaining({ agentId: null, calls: 2, fallbackCalls: 0, totalTokens: u.tokens.total })]);
+    expect(u.models.map((m: { fallbackCalls: number }) => m.fallbackCalls)).toEqual([0, 0]);
     expect(u.costUsd).toBeGreaterThan(0);
     expect(u.allowance.usedCredits).toBeGreaterThan(0);
     // Per day and model (the console's usage chart): today's two calls, one per model, adding up to the period.

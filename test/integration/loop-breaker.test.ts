@@ -4,6 +4,8 @@ import { readOutbox } from '#adapters/email';
 import { isQueuedEmail, type QueuedEmail } from '#adapters/email-queue';
 import { AgentLoopPausedError, generateChat } from '#domain/ai/model-layer';
 import { listLifecycleEvents } from '#data/lifecycle-events';
+import { pauseAgentForBudget } from '#data/agents';
+import { catalogue, costUsd } from '#domain/models/catalogue';
 import { skill } from '#functions/http/skills/skills/booking-settlement';
 import { accountSession, call, storeActiveSubscription, type TestSession } from '../helpers/api';
 import { captureEvents } from '../helpers/event-queue';
@@ -139,6 +141,57 @@ describe('the loop breaker', () => {
     expect(await events(owner.userId, 'agent.loop_detected')).toHaveLength(1);
     const drained = await captured.drain();
     expect(drained.filter((m) => isQueuedEmail(m) && (m as unknown as QueuedEmail).userId === owner.userId)).toHaveLength(1);
+  });
+
+  it('trips on spend velocity: past its share of the monthly cap within the window, with the spend as evidence', async () => {
+    const captured = await captureEvents();
+    const { owner, agentId } = await ownerWithAgent();
+    // A plain user question each time: no signature repeats, only the spend adds up.
+    const perCall = costUsd(catalogue().models.find((m) => m.id === MODEL)!, 10, 'fake answer to: hello'.length);
+    // The share (a quarter) of this cap is four and a half calls: the fifth call's spend passes it.
+    const monthlyCapUsd = perCall * 18;
+    expect((await call('PUT', `/api/agents/${agentId}/budget`, { session: owner, body: { monthlyCapUsd } })).status).toBe(200);
+    const caller = { kind: 'account' as const, account: { userId: owner.userId, isAdmin: false, isTester: false }, agentId };
+    const ask = () => generateChat({ caller, model: MODEL, maxTokens: 30, messages: [{ role: 'user', content: 'hello' }] });
+    for (let i = 0; i < 4; i += 1) await ask();
+    expect(await events(owner.userId, 'agent.loop_detected')).toEqual([]);
+    await ask();
+    await expect(ask()).rejects.toBeInstanceOf(AgentLoopPausedError);
+    const [detected, ...more] = await events(owner.userId, 'agent.loop_detected');
+    expect(more).toEqual([]);
+    expect(detected).toMatchObject({ agentId, reason: 'spend-velocity', details: { kind: 'spend-velocity', monthlyCapUsd, windowSeconds: 15 * 60 } });
+    expect(detected!.details!.spentUsd).toBeCloseTo(perCall * 5, 12);
+    // Below the cap itself: the budget has not stopped it, the breaker has.
+    expect(await events(owner.userId, 'budget.exceeded')).toEqual([]);
+    const drained = await captured.drain();
+    expect(drained.filter((m) => isQueuedEmail(m) && (m as unknown as QueuedEmail).userId === owner.userId)).toHaveLength(1);
+  });
+
+  it('a budget pause and a loop pause hold the agent side by side: lifting one leaves the other', async () => {
+    const { owner, agentId } = await ownerWithAgent();
+    const body = { action: 'simulate_settlement', booking: { guarantee: 800, backend: 50, deposit: 100 } };
+    const pausedOf = async () => (await call('GET', `/api/agents/${agentId}`, { session: owner })).body.agent.paused;
+
+    // The cap pauses it first; then its repeated skill calls trip the loop breaker all the same.
+    expect(await pauseAgentForBudget(owner.userId, agentId)).toBe(true);
+    for (let i = 0; i < REPEAT_LIMIT; i += 1) await runSkill(skill, owner.userId, body, { agentId });
+    expect(await events(owner.userId, 'agent.loop_detected')).toHaveLength(1);
+    expect(await pausedOf()).toMatchObject({ reason: 'loop', reasons: ['loop', 'budget'], loop: { kind: 'repeated-call' } });
+
+    // Raising the cap lifts the budget's pause only: the loop breaker still holds the agent.
+    const raised = await call('PUT', `/api/agents/${agentId}/budget`, { session: owner, body: { monthlyCapUsd: 100 } });
+    expect(raised.body.resumed).toBe(true);
+    expect(await pausedOf()).toMatchObject({ reason: 'loop', reasons: ['loop'] });
+    expect(await runSkill(skill, owner.userId, body, { agentId })).toMatchObject({ status: 402, body: { code: 'AGENT_LOOP_PAUSED' } });
+
+    // A cap crossed while it is loop-paused (calls in flight settling) does not replace the loop's pause, and resuming the loop leaves the cap's.
+    expect(await pauseAgentForBudget(owner.userId, agentId)).toBe(true);
+    expect(await pausedOf()).toMatchObject({ reason: 'loop', reasons: ['loop', 'budget'] });
+    expect((await call('POST', `/api/agents/${agentId}/loop-breaker/resume`, { session: owner })).body.resumed).toBe(true);
+    expect(await pausedOf()).toMatchObject({ reason: 'budget', reasons: ['budget'] });
+    expect((await call('PUT', `/api/agents/${agentId}/budget`, { session: owner, body: { monthlyCapUsd: 100 } })).body.resumed).toBe(true);
+    expect(await pausedOf()).toBeUndefined();
+    expect(await runSkill(skill, owner.userId, body, { agentId })).toMatchObject({ status: 200 });
   });
 
   it('validates the thresholds', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateChat, streamChat, type AccountIdentity } from '#domain/ai/model-layer';
+import { modelUsageReport } from '#domain/ai/usage-report';
 import { reloadConfig } from '#platform/config';
 import * as keys from '#data/keys';
 import { tenant } from '#data/tenant';
@@ -19,6 +20,7 @@ const SETTINGS = [
   'ANTHROPIC_BASE_URL',
   'ANTHROPIC_API_KEY',
   'MODEL_FIRST_TOKEN_TIMEOUT_MS',
+  'MODEL_RESPONSE_TIMEOUT_MS',
   'MODEL_BREAKER_FAILURES',
   'MODEL_BREAKER_COOLDOWN_SECONDS',
 ];
@@ -31,6 +33,7 @@ beforeAll(async () => {
     ANTHROPIC_BASE_URL: fallback.baseUrl,
     ANTHROPIC_API_KEY: 'fallback-key',
     MODEL_FIRST_TOKEN_TIMEOUT_MS: '400',
+    MODEL_RESPONSE_TIMEOUT_MS: '400',
     MODEL_BREAKER_FAILURES: '3',
     MODEL_BREAKER_COOLDOWN_SECONDS: '1',
   });
@@ -84,6 +87,11 @@ describe('model failover', () => {
     const usage = await tenant(caller.userId).queryAll<Record<string, unknown>>(keys.modelUsagePrefix);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ model: FALLBACK, fallbackFrom: PRIMARY, fallbackCalls: 3, calls: 3 });
+    const today = new Date();
+    const period = { start: today.toISOString().slice(0, 10), end: new Date(today.getTime() + 86_400_000).toISOString() };
+    const report = await modelUsageReport(caller.userId, period, 'solo');
+    expect(report.models).toEqual([expect.objectContaining({ model: FALLBACK, calls: 3, fallbackCalls: 3 })]);
+    expect(report.agents).toEqual([expect.objectContaining({ agentId: 'agt_failover', fallbackCalls: 3 })]);
     const events = await eventsOf(caller.userId);
     const failovers = events.filter((e) => e.type === 'model.failover');
     expect(failovers).toHaveLength(1);
@@ -129,6 +137,27 @@ describe('model failover', () => {
       primary.beforeLastChunk = undefined;
     }
     expect(fallback.requests.length).toBe(fallbackRequests);
+  });
+});
+
+describe('a whole answer (not streamed)', () => {
+  it('whose primary hangs is answered by the fallback once MODEL_RESPONSE_TIMEOUT_MS has passed, with the cause in the event', async () => {
+    const caller = await account();
+    // A model of its own, so no earlier failure has opened its breaker.
+    const own = { ...call(caller, 'a hung whole answer'), model: 'mistral/mistral-small' };
+    const primaryRequests = primary.requests.length;
+    primary.hang = true;
+    try {
+      const started = performance.now();
+      const out = await generateChat(own);
+      expect(out).toMatchObject({ model: FALLBACK, fallbackFrom: 'mistral/mistral-small', text: fakeAnswerTo('a hung whole answer') });
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      primary.hang = false;
+    }
+    expect(primary.requests.length).toBe(primaryRequests + 1);
+    const failover = (await eventsOf(caller.userId)).find((e) => e.type === 'model.failover');
+    expect(failover).toMatchObject({ reason: 'response-timeout', details: { model: 'mistral/mistral-small', fallback: FALLBACK } });
   });
 });
 

@@ -1,4 +1,4 @@
-import { getAgent } from '#data/agents';
+import { getAgent, pausedByLoop } from '#data/agents';
 import { putLoopBreakerSettings } from '#data/loop-breaker';
 import { type LoopBreakerSettings, loopBreakerSettings, resumeLoopPausedAgent } from '#domain/ai/loop-breaker';
 import { notFound } from '#platform/errors';
@@ -14,8 +14,8 @@ async function ownedAgent(userId: string, agentId: string) {
 const view = (agentId: string, agent: Awaited<ReturnType<typeof ownedAgent>>) => ({
   agentId,
   settings: loopBreakerSettings(agent),
-  paused: agent.pausedReason === 'loop',
-  trip: agent.pausedReason === 'loop' && agent.loopTrip ? agent.loopTrip : null,
+  paused: pausedByLoop(agent),
+  trip: agent.loopTrip ?? null,
 });
 
 export async function loopBreakerOf(userId: string, agentId: string) {

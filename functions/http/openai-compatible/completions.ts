@@ -26,12 +26,21 @@ const usageOf = (u: TokenUsage): CompletionUsage => ({ prompt_tokens: u.promptTo
 const toolCallsOf = (out: Pick<ModelCallResult, 'toolCalls'>): CompletionToolCall[] =>
   out.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
 
-function completion(id: string, model: string, content: string | null, finishReason: string, usage: CompletionUsage, toolCalls: CompletionToolCall[] = []) {
+function completion(
+  id: string,
+  model: string,
+  content: string | null,
+  finishReason: string,
+  usage: CompletionUsage,
+  toolCalls: CompletionToolCall[] = [],
+  fallbackFrom?: string,
+) {
   return {
     id,
     object: 'chat.completion' as const,
     created: nowSeconds(),
     model,
+    ...(fallbackFrom ? { fallbackFrom } : {}),
     choices: [
       {
         index: 0,
@@ -74,7 +83,7 @@ async function modelCompletion(auth: AuthContext, body: Body) {
   if (!body.stream) {
     const out = await generateChat(input);
     const toolCalls = toolCallsOf(out);
-    return completion(out.id, out.model, out.text || (toolCalls.length ? null : ''), out.finishReason, usageOf(out.usage), toolCalls);
+    return completion(out.id, out.model, out.text || (toolCalls.length ? null : ''), out.finishReason, usageOf(out.usage), toolCalls, out.fallbackFrom);
   }
   const stream = await streamChat(input);
   async function* parts(): AsyncGenerator<CompletionPart> {

@@ -31,6 +31,7 @@ export async function completion(userId: string, body: { agentId: string; messag
       object: 'chat.completion' as const,
       created: Math.floor(Date.now() / 1000),
       model: out.model,
+      ...(out.fallbackFrom ? { fallbackFrom: out.fallbackFrom } : {}),
       choices: [{ index: 0, message: { role: 'assistant' as const, content: out.text }, finish_reason: out.finishReason }],
       usage: openAiUsage(out.usage),
     };
@@ -51,12 +52,13 @@ const openAiUsage = (u: { promptTokens: number; completionTokens: number; totalT
   total_tokens: u.totalTokens,
 });
 
-/** The streamed completion: `delta` {content} per text piece, then `done` {id, model, finish_reason, usage}, or `error` {error, code}. */
+/** The streamed completion: `delta` {content} per text piece, then `done` {id, model, fallbackFrom?, finish_reason, usage}, or `error` {error, code}. */
 async function* completionEvents(stream: ModelStream) {
   try {
     for await (const content of stream.textStream) yield { event: 'delta', data: { content } };
     const out = await stream.result;
-    yield { event: 'done', data: { id: out.id, model: out.model, finish_reason: out.finishReason, usage: openAiUsage(out.usage) } };
+    const fallback = out.fallbackFrom ? { fallbackFrom: out.fallbackFrom } : {};
+    yield { event: 'done', data: { id: out.id, model: out.model, ...fallback, finish_reason: out.finishReason, usage: openAiUsage(out.usage) } };
   } catch (err) {
     yield { event: 'error', data: { error: 'the model provider failed while streaming', code: (err as { code?: string }).code ?? 'MODEL_PROVIDER_ERROR' } };
   }

@@ -1,6 +1,6 @@
 import { accessFrom, getSubscription } from '#domain/billing/entitlements';
 import { nextCronTime, parseCron } from '#platform/cron';
-import { getAgent } from '#data/agents';
+import { getAgent, pausedByBudget, pausedByLoop } from '#data/agents';
 import { budgetReached } from '#data/budgets';
 import { appendSessionMessages, getChatSession, sessionMessages } from '#data/chat-sessions';
 import { getInstance } from '#data/instances';
@@ -60,8 +60,8 @@ async function skipReason(s: DueSchedule, now: Date): Promise<string | undefined
   const access = accessFrom({ userId: s.userId, isAdmin: !!rights?.isAdmin, isTester: !!rights?.isTester }, sub);
   const plan = access.isAdmin || access.subscriptionActive ? access.limits : undefined;
   if (!plan) return 'subscription-required';
-  if (agent.pausedReason === 'loop') return 'loop-paused';
-  if (agent.pausedReason === 'budget' || (await budgetReached(s.userId, s.agentId, now))) return 'budget';
+  if (pausedByLoop(agent)) return 'loop-paused';
+  if (pausedByBudget(agent) || (await budgetReached(s.userId, s.agentId, now))) return 'budget';
   if (instance?.status !== 'running') {
     // An instance stopped for idleness wakes for the run; one still waking after the wait keeps the slot due for the next tick.
     const woke = await wakeAndWait(s.userId, 'schedule', wakeConfig().waitMs);
