@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,22 @@ interface Account {
   gatewayToken: string;
   url: string;
   websocketUrl: string;
+}
+
+/** The smoke test's address: an admin of this stack, so its throwaway account may provision. */
+const SMOKE_EMAIL = 'smoke@example.com';
+
+/** `npm run smoke -- <args>` as a child process, as an operator runs it. */
+function runSmoke(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const root = path.resolve(import.meta.dirname, '../..');
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bin/smoke.ts', ...args],
+      { cwd: root, timeout: 150_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 describe('the agent edge on the local stack', () => {
@@ -57,7 +74,7 @@ describe('the agent edge on the local stack', () => {
     stack = startLocalStack({
       DATA_DIR: dataDir,
       JWT_SECRET: TEST_JWT_SECRET,
-      ADMIN_EMAILS: 'edge-a@example.com,edge-b@example.com',
+      ADMIN_EMAILS: `edge-a@example.com,edge-b@example.com,${SMOKE_EMAIL}`,
       MODEL_API_BASE_URL: model.baseUrl,
       MODEL_API_KEY: 'sk-e2e-provider-key',
       PROVISION_HEALTH_INTERVAL_MS: '250',
@@ -162,6 +179,79 @@ describe('the agent edge on the local stack', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     // A new process answers: it started after the restart was asked for.
     expect(after.body.uptimeMs).toBeLessThanOrEqual(Date.now() - restartedAt);
+  }, 60_000);
+
+  it('npm run smoke passes against the stack, a real chat included, and removes all it created', async () => {
+    const modelCallsBefore = model.requests.length;
+    const run = await runSmoke([
+      '--url',
+      base,
+      '--sign-up',
+      '--email',
+      SMOKE_EMAIL,
+      '--confirm-from',
+      `outbox:${path.join(dataDir, 'outbox')}`,
+      '--webhook-url',
+      'local',
+      '--timeout',
+      '90',
+      '--json',
+    ]);
+    expect(run.stderr, run.stdout).toMatch(/^verdict: PASS/m);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.verdict).toBe('pass');
+    expect(report.steps.map((s: { name: string; outcome: string }) => `${s.name}: ${s.outcome}`)).toEqual(
+      [
+        'health',
+        'OpenAPI document',
+        'sign-up',
+        'confirm the address',
+        'webhook endpoint',
+        'provision to running',
+        'chat',
+        'agent URL through the edge',
+        'websocket through the edge',
+        'signed webhook delivered',
+        'delete the webhook endpoint',
+        'delete the agent',
+        'stop the instance',
+        'delete the account',
+      ].map((name) => `${name}: pass`),
+    );
+    const detail = (name: string) => report.steps.find((s: { name: string }) => s.name === name).detail;
+    // The chat and the websocket were answered by the model, not by a stand-in.
+    expect(detail('chat')).toContain('fake answer to: This is the post-deploy smoke test');
+    expect(detail('websocket through the edge')).toContain('fake answer to:');
+    expect(model.requests.length).toBeGreaterThanOrEqual(modelCallsBefore + 2);
+    expect(detail('signed webhook delivered')).toMatch(/signature verified/);
+    // Nothing is left: the agent's address reaches no instance, and the address is free again.
+    expect(report.created.agent.url).toMatch(/^http:\/\/agent-[0-9a-f]+\.agents\.localhost:\d+$/);
+    const afterwards = await edgeRequest(`${report.created.agent.url}/health`, { headers: { authorization: `Bearer ${a.gatewayToken}` } });
+    expect(afterwards).toMatchObject({ status: 404, body: { code: 'AGENT_NOT_FOUND' } });
+    const again = await fetch(`${base}/api/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: SMOKE_EMAIL, password: 'correct-horse-battery' }),
+    });
+    expect(again.status).toBe(201);
+  }, 180_000);
+
+  it('npm run smoke fails with the reason when the account may not provision, and still deletes the account', async () => {
+    const run = await runSmoke(['--url', base, '--sign-up', '--json']);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.verdict).toBe('fail');
+    const outcome = Object.fromEntries(report.steps.map((s: { name: string; outcome: string }) => [s.name, s.outcome]));
+    expect(outcome).toMatchObject({ 'sign-up': 'pass', 'provision to running': 'fail', chat: 'skip', 'delete the account': 'pass' });
+    expect(report.steps.find((s: { name: string }) => s.name === 'provision to running').error).toMatch(/SUBSCRIPTION_REQUIRED.*adminEmails/);
+    expect(run.stderr).toMatch(/FAIL {2}provision to running/);
+    const again = await fetch(`${base}/api/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: report.created.account.email, password: 'correct-horse-battery' }),
+    });
+    expect(again.status).toBe(201);
   }, 60_000);
 
   it('closes the websockets it carries with 1012 when the stack stops', async () => {
