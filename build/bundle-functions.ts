@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type BuildResult } from 'esbuild';
+import { cachedBuild, projectKeyOf } from './bundle-cache';
 import { lambdaBuildOptions } from './bundling';
 
 /**
@@ -29,7 +30,7 @@ export interface FunctionBuild {
 export async function bundleFunctions<Options extends BuildOptions>(
   builds: readonly FunctionBuild[],
   overrides?: Options,
-  concurrency = Math.max(2, availableParallelism()),
+  concurrency = defaultConcurrency(),
 ): Promise<BuildResult<Options>[]> {
   const results: BuildResult<Options>[] = [];
   let next = 0;
@@ -44,14 +45,32 @@ export async function bundleFunctions<Options extends BuildOptions>(
   return results;
 }
 
+const defaultConcurrency = () => Math.max(2, availableParallelism());
+
 /**
- * `bundleFunctions` from synchronous code (CDK's local bundling: tryBundle cannot wait). esbuild runs
+ * Every function built as CDK deploys it, each reusing its bundle of an earlier synthesis from
+ * `cacheDir` when nothing it was built from changed (build/bundle-cache.ts).
+ */
+export async function bundleFunctionsCached(builds: readonly FunctionBuild[], cacheDir: string, concurrency = defaultConcurrency()): Promise<void> {
+  const cache = { dir: cacheDir, projectKey: projectKeyOf(process.cwd()) };
+  let next = 0;
+  const worker = async () => {
+    while (next < builds.length) {
+      const { entry, outdir } = builds[next++]!;
+      await cachedBuild({ ...lambdaBuildOptions(entry, outdir), logLevel: 'error' }, cache);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, builds.length) }, worker));
+}
+
+/**
+ * `bundleFunctionsCached` from synchronous code (CDK's local bundling: tryBundle cannot wait). esbuild runs
  * plugins only in its asynchronous API, so one child node process (with tsx, to load this file)
  * builds them all; an esbuild error stops it, and with it the synthesis.
  */
-export function bundleFunctionsSync(builds: readonly FunctionBuild[]): void {
-  const script = `const { bundleFunctions } = await import(${JSON.stringify(import.meta.url)});
-await bundleFunctions(${JSON.stringify(builds)});`;
+export function bundleFunctionsSync(builds: readonly FunctionBuild[], cacheDir: string): void {
+  const script = `const { bundleFunctionsCached } = await import(${JSON.stringify(import.meta.url)});
+await bundleFunctionsCached(${JSON.stringify(builds)}, ${JSON.stringify(cacheDir)});`;
   execFileSync(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
 }
 // tsx's one export is its loader (`node --import tsx`); an absolute URL, whatever the working directory.

@@ -10,6 +10,8 @@ import { bundleFunctionsSync } from '#build/bundle-functions';
  * in a child process of its own started Node, tsx and TypeScript again for every function and rewrote the
  * same files again in every build. Here the first asset CDK asks for builds every function of the set in
  * one child process (build/bundle-functions.ts), and each asset then takes its own, already built, folder.
+ * A function nothing of which changed since the last synthesis into the same assembly folder takes
+ * its bundle from there (build/bundle-cache.ts, in FUNCTION_BUNDLE_CACHE beside the assets).
  * Nothing is built when CDK skips bundling (the `aws:cdk:bundling-stacks` context), as before.
  */
 export class FunctionBundles {
@@ -64,9 +66,12 @@ export class FunctionBundles {
     process.once('exit', () => {
       for (const { outdir } of builds) rmSync(outdir, { recursive: true, force: true });
     });
-    bundleFunctionsSync(builds);
+    bundleFunctionsSync(builds, join(dirname(outputDir), FUNCTION_BUNDLE_CACHE));
     for (const { entry, outdir } of builds) this.built.set(entry, outdir);
   }
 }
+
+/** The cache's folder in the cloud assembly folder (cdk.out): not an asset, so never uploaded; removed with the folder. */
+export const FUNCTION_BUNDLE_CACHE = '.function-bundle-cache';
 
 const LOCAL_BUNDLING_ONLY = 'functions are bundled locally with esbuild (build/bundling.ts, a devDependency), never in Docker; run npm ci first';

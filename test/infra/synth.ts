@@ -15,12 +15,14 @@ export const cdkContext: Record<string, unknown> = JSON.parse(readFileSync(new U
 
 /**
  * Every App writes a cloud assembly folder (a new `cdk.out*` in the temp folder when given none):
- * here they all go under one folder per test file, removed when the file is done.
+ * here they all go under one folder per test file, removed when the file is done. Without CDK's
+ * built-in CloudFormation validation, as bin/app.ts: test/infra/web-console.test.ts runs it once.
  */
 const assemblies = mkdtempSync(path.join(tmpdir(), 'platform-synth-'));
 afterAll(() => rmSync(assemblies, { recursive: true, force: true }));
 
-export const testApp = (context: Record<string, unknown>) => new App({ context, outdir: mkdtempSync(path.join(assemblies, 'cdk.out-')) });
+export const testApp = (context: Record<string, unknown>) =>
+  new App({ context, outdir: mkdtempSync(path.join(assemblies, 'cdk.out-')), builtinCloudFormationValidation: false });
 
 export function synth(context: Record<string, unknown> = {}) {
   return synthStack(context).template;

@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CfnResource, CloudFormationValidatePlugin, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { API_ROOT_PATHS, consoleSecurityHeaders } from '#contract/console';
@@ -10,14 +14,18 @@ import { cdkContext, inspect, testApp, type Json } from './synth';
 /**
  * The web console in AWS as bin/app.ts declares it: its own stack beside the platform's, a private
  * bucket read by CloudFront through origin access control, `/api/*` forwarded uncached to the HTTP
- * API on the same domain, the local server's security headers, and cdk-nag's packs satisfied.
+ * API on the same domain, the local server's security headers, and cdk-nag's packs satisfied. Both
+ * stacks also pass CDK's built-in CloudFormation validation, which bin/app.ts leaves out of the
+ * synthesis: registered here, with its errors kept as errors.
  */
-const app = testApp({ ...cdkContext, 'aws:cdk:bundling-stacks': [] });
+const strictTemplateRules = { [VALIDATE_AGAINST_DEFAULT_RULES]: true };
+const app = testApp({ ...cdkContext, 'aws:cdk:bundling-stacks': [], ...strictTemplateRules });
 const env = { account: '123456789012', region: 'eu-west-1' };
 const platform = new PlatformStack(app, 'AgentPlatform', { env });
 const consoleStack = new WebConsoleStack(app, 'AgentPlatformConsole', { env, httpApi: platform.api.httpApi });
 addNagChecks(app);
-// Throws on any unacknowledged cdk-nag finding of either stack.
+Validations.of(app).addPlugins(new CloudFormationValidatePlugin());
+// Throws on any unacknowledged cdk-nag finding and any CloudFormation validation error of either stack.
 const template = Template.fromStack(consoleStack);
 const { ofType, resources } = inspect(template);
 
@@ -120,5 +128,23 @@ describe('web console stack', () => {
       const report = pack.validateScope(consoleStack);
       expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(' ')}`)).toEqual([]);
     }
+  });
+});
+
+describe("CloudFormation's own template rules (CDK's built-in validation)", () => {
+  it('find nothing in either stack, not even a warning', () => {
+    const report = JSON.parse(readFileSync(path.join(app.synth().directory, 'validation-report.json'), 'utf8'));
+    const findings = (report.pluginReports as Json[])
+      .filter((r) => r.pluginName === CloudFormationValidatePlugin.PLUGIN_NAME)
+      .flatMap((r) => (r.violations as Json[]).map((v) => `${v.ruleName}: ${v.description}`));
+    expect(findings).toEqual([]);
+  });
+
+  it('fail a synthesis whose template breaks them (the rules are live)', () => {
+    const probe = testApp(strictTemplateRules);
+    const probeStack = new Stack(probe, 'Probe');
+    new CfnResource(probeStack, 'Queue', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeout: 'soon' } });
+    Validations.of(probe).addPlugins(new CloudFormationValidatePlugin());
+    expect(() => probe.synth()).toThrow(/VisibilityTimeout.*CloudFormation Validate/);
   });
 });
