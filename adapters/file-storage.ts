@@ -6,7 +6,9 @@ import { s3Storage } from './file-storage-s3';
 
 /**
  * Object storage of the file-manager skill: bytes under an object key `<userId>/<fileId>`; the
- * metadata and the quota live in DynamoDB. `local` is a folder (FILES_DIR), `s3` a bucket
+ * metadata and the quota live in DynamoDB. Agent checkpoints keep their snapshot under
+ * `checkpoints/<userId>/<checkpointId>`, the automatic ones under `checkpoints-auto/`, which the
+ * bucket expires by itself. `local` is a folder (FILES_DIR), `s3` a bucket
  * (FILES_BUCKET). Uploads by URL go to `pending/<userId>/<fileId>` and are moved to their place
  * when confirmed; in S3 a lifecycle rule removes pending objects nobody confirmed.
  */
@@ -34,7 +36,9 @@ export interface FileStorage {
 }
 
 const PART = '[A-Za-z0-9_-]{1,80}';
-const OBJECT_KEY = new RegExp(`^(pending/)?${PART}/${PART}$`);
+const OBJECT_KEY = new RegExp(`^((pending|checkpoints|checkpoints-auto)/)?${PART}/${PART}$`);
+/** A confirmed file of the file-manager: the only objects a signed download URL may name. */
+const FILE_KEY = new RegExp(`^${PART}/${PART}$`);
 
 function localPath(objectKey: string): string {
   if (!OBJECT_KEY.test(objectKey)) throw new Error('invalid object key');
@@ -76,7 +80,7 @@ export async function serveLocalDownload(query: URLSearchParams, now = new Date(
   const objectKey = query.get('key') ?? '';
   const expires = Number(query.get('expires'));
   const contentType = query.get('type') ?? '';
-  if (objectKey.startsWith('pending/') || !OBJECT_KEY.test(objectKey) || !Number.isSafeInteger(expires)) {
+  if (!FILE_KEY.test(objectKey) || !Number.isSafeInteger(expires)) {
     return { status: 400, error: 'malformed download URL', code: 'BAD_DOWNLOAD_URL' };
   }
   if (!sameHex(query.get('signature') ?? '', downloadSignature(objectKey, expires, contentType)))
@@ -180,3 +184,14 @@ export function fileStorage(): FileStorage {
 
 export const objectKeyOf = (userId: string, fileId: string) => `${userId}/${fileId}`;
 export const pendingObjectKeyOf = (userId: string, fileId: string) => `pending/${objectKeyOf(userId, fileId)}`;
+
+/** Where a checkpoint's snapshot is kept: automatic ones under the prefix the bucket expires. */
+export const checkpointObjectKeyOf = (userId: string, checkpointId: string, kind: 'named' | 'auto') =>
+  `${kind === 'auto' ? 'checkpoints-auto' : 'checkpoints'}/${objectKeyOf(userId, checkpointId)}`;
+/** Every prefix an account's objects live under (account deletion removes them all). */
+export const accountObjectPrefixes = (userId: string) => [
+  objectKeyOf(userId, ''),
+  pendingObjectKeyOf(userId, ''),
+  `checkpoints/${objectKeyOf(userId, '')}`,
+  `checkpoints-auto/${objectKeyOf(userId, '')}`,
+];

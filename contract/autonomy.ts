@@ -447,12 +447,197 @@ export const portabilityRoutes = [
   },
 ] as const satisfies readonly RouteDefinition[];
 
+// --- checkpoints, rewind and clone ---
+
+/** Days an automatic checkpoint is kept. */
+export const AUTO_CHECKPOINT_KEEP_DAYS = 7;
+/** Automatic checkpoints kept per agent: a new one beyond this removes the oldest. */
+export const AUTO_CHECKPOINTS_PER_AGENT = 10;
+export const CHECKPOINT_NAME_MAX_CHARS = 100;
+export const CHECKPOINT_REASONS = ['reset-memory', 'update', 'memory-write', 'rewind'] as const;
+
+const CheckpointParams = lazySchema(() => z.strictObject({ id: ResourceId(), checkpointId: ResourceId() }));
+const Count = () => z.number().check(z.int(), z.nonnegative());
+
+export const CheckpointView = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    agentId: z.string(),
+    kind: z.enum(['named', 'auto']).check(z.describe('`named`: made by the owner, kept until deleted; `auto`: taken by the platform before a change')),
+    name: z.string(),
+    reason: z.optional(z.enum(CHECKPOINT_REASONS)).check(z.describe('auto: the change it was taken before')),
+    createdAt: IsoDate(),
+    expiresAt: z.optional(IsoDate()).check(z.describe(`auto: when it goes (${AUTO_CHECKPOINT_KEEP_DAYS} days after it was taken)`)),
+    sizeBytes: Count().check(z.describe('size of the stored snapshot')),
+    contents: z.object({ memoryKeys: Count(), skills: Count(), schedules: Count(), messages: Count() }),
+  }),
+);
+
+export const CheckpointLimitsView = lazySchema(() =>
+  z.object({
+    named: z.object({ current: Count(), limit: Count() }).check(z.describe("named checkpoints of this agent and the plan's limit")),
+    maxBytes: Count().check(z.describe("the plan's largest snapshot")),
+    autoKeptDays: Count(),
+    autoPerAgent: Count(),
+  }),
+);
+
+const checkpointDescription = [
+  'A checkpoint is a snapshot of an agent: configuration, memory, installed skills with their settings, schedules and the newest messages,',
+  'never a secret value (the same snapshot as the export: `env` values, credentials and secret skill settings are kept by name only).',
+  "Named checkpoints are counted per agent against the plan (429 `CHECKPOINT_LIMIT_REACHED` with `current` and `limit`); a snapshot over the plan's",
+  'size answers 429 `CHECKPOINT_TOO_LARGE` with `current` and `limit` in bytes. The platform takes an automatic checkpoint of an agent before',
+  '`reset-memory`, an instance `update`, a bulk memory write and a rewind; they do not count against the limit, are kept',
+  `${AUTO_CHECKPOINT_KEEP_DAYS} days, at most ${AUTO_CHECKPOINTS_PER_AGENT} per agent (the oldest goes first).`,
+].join(' ');
+
+export const checkpointRoutes = [
+  {
+    operation: 'listAgentCheckpoints',
+    method: 'GET',
+    path: '/api/agents/{id}/checkpoints',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: "An owned agent's checkpoints, newest first, named and automatic, with the plan's limits.",
+    description: checkpointDescription,
+    params: AgentIdParams,
+    responses: () => ({
+      ...commonErrorResponses(),
+      200: z.object({ checkpoints: z.array(CheckpointView()), limits: CheckpointLimitsView() }),
+      404: ErrorBody(),
+    }),
+  },
+  {
+    operation: 'createAgentCheckpoint',
+    method: 'POST',
+    path: '/api/agents/{id}/checkpoints',
+    auth: 'session',
+    rateLimit: 'agents',
+    // A client that timed out retries with the same key and gets the checkpoint it made, not a second one.
+    policy: { idempotent: true },
+    summary: 'Take a named checkpoint of an owned agent.',
+    description: checkpointDescription,
+    params: AgentIdParams,
+    body: () => z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(CHECKPOINT_NAME_MAX_CHARS)) }),
+    example: { name: 'Before the tour rewrite' },
+    responses: () => ({
+      ...commonErrorResponses(),
+      201: z.object({ checkpoint: CheckpointView() }),
+      400: ValidationErrorBody(),
+      402: ErrorBody(),
+      404: ErrorBody(),
+      429: ErrorBody(),
+    }),
+  },
+  {
+    operation: 'getAgentCheckpoint',
+    method: 'GET',
+    path: '/api/agents/{id}/checkpoints/{checkpointId}',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'One checkpoint and what it holds: the configuration, the memory key names, skills, schedules and the names of the secrets left out.',
+    params: CheckpointParams,
+    responses: () => ({
+      ...commonErrorResponses(),
+      200: z.object({
+        checkpoint: CheckpointView(),
+        snapshot: z.object({
+          agent: z.object({ name: z.string(), model: z.string(), config: z.record(z.string(), z.json()) }),
+          memoryKeys: z.array(z.string()),
+          skills: z.array(z.object({ skillId: z.string(), enabled: z.boolean() })),
+          schedules: z.array(
+            z.object({ cron: z.optional(z.string()), at: z.optional(IsoDate()), prompt: z.string(), status: z.enum(['active', 'paused', 'done']) }),
+          ),
+          secrets: z.object({
+            env: z.array(z.string()),
+            credentials: z.array(z.string()),
+            skillSettings: z.array(z.object({ skillId: z.string(), field: z.string() })),
+          }),
+        }),
+      }),
+      404: ErrorBody(),
+    }),
+  },
+  {
+    operation: 'deleteAgentCheckpoint',
+    method: 'DELETE',
+    path: '/api/agents/{id}/checkpoints/{checkpointId}',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Delete a checkpoint (named or automatic) and its snapshot.',
+    params: CheckpointParams,
+    responses: () => ({ ...commonErrorResponses(), 200: SuccessTrue(), 404: ErrorBody() }),
+  },
+  {
+    operation: 'rewindAgentCheckpoint',
+    method: 'POST',
+    path: '/api/agents/{id}/checkpoints/{checkpointId}/rewind',
+    auth: 'session',
+    rateLimit: 'agents',
+    summary: 'Restore an owned agent in place to a checkpoint; the running instance reloads it.',
+    description: [
+      "Memory becomes exactly the checkpoint's (keys written since are removed), the configuration exactly the checkpoint's with the agent's",
+      'current `env` values kept for the names it lists (secret values are never in a checkpoint), the settings and on/off state of the skills',
+      "still installed are the checkpoint's (secret settings kept), and the conversation replayed into prompts is the one replayed at the",
+      'checkpoint (messages written since stay readable). Skills installed or removed since, schedules and credentials are left as they are.',
+      'An automatic checkpoint of the state before the rewind is taken first, so a rewind can itself be undone. A running instance reloads',
+      'the agent at once (`instanceTold`); a stopped one loads it at its next start.',
+    ].join(' '),
+    params: CheckpointParams,
+    responses: () => ({
+      ...commonErrorResponses(),
+      200: z.object({
+        success: z.literal(true),
+        checkpoint: CheckpointView(),
+        restored: z.object({ memoryKeys: Count(), memoryKeysRemoved: Count(), skills: Count() }),
+        undoCheckpointId: z.optional(z.string()).check(z.describe('the automatic checkpoint of the state before the rewind')),
+        instanceTold: z.boolean(),
+      }),
+      404: ErrorBody(),
+    }),
+  },
+  {
+    operation: 'cloneAgentCheckpoint',
+    method: 'POST',
+    path: '/api/agents/{id}/checkpoints/{checkpointId}/clone',
+    auth: 'session',
+    rateLimit: 'provision',
+    policy: { idempotent: true },
+    summary: "Create a new agent in the caller's account from a checkpoint: same configuration, memory, skills and schedules.",
+    description: [
+      "The new agent is provisioned within the plan's limits as an import is (429 `AGENT_LIMIT_REACHED`, `SKILL_LIMIT_REACHED`,",
+      '`SCHEDULE_LIMIT_REACHED`; 402 without an active subscription); secrets are listed by name under `secretsToEnter`; its history starts fresh.',
+    ].join(' '),
+    params: CheckpointParams,
+    body: () => z.strictObject({ name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))) }),
+    example: { name: 'Tour Booker (copy)' },
+    responses: () => ({
+      ...commonErrorResponses(),
+      201: z.object({
+        success: z.literal(true),
+        agent: z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.literal('provisioning'), createdAt: IsoDate() }),
+        imported: z.object({ memoryKeys: Count(), skills: Count(), schedules: Count() }),
+        secretsToEnter: z.object({
+          env: z.array(z.string()),
+          credentials: z.array(z.string()),
+          skillSettings: z.array(z.object({ skillId: z.string(), field: z.string() })),
+        }),
+      }),
+      400: ValidationErrorBody(),
+      402: ErrorBody(),
+      404: ErrorBody(),
+      429: ErrorBody(),
+      502: ErrorBody(),
+    }),
+  },
+] as const satisfies readonly RouteDefinition[];
+
 export const agentAutonomyContract = defineGroup({
   group: 'agent-autonomy',
   description: [
-    'Spending caps, scheduled prompts, and export/import of agents (issue 22), rate limited by the `agents` scope like the agents group.',
+    'Spending caps, the loop breaker, scheduled prompts, export/import and checkpoints of agents, rate limited by the `agents` scope like the agents group.',
     'Apart from the agents group because schedules bundle the cron parser and export/import the skill catalogue.',
   ].join(' '),
   dynamoOnly: false,
-  routes: [...budgetRoutes, ...loopBreakerRoutes, ...scheduleRoutes, ...portabilityRoutes],
+  routes: [...budgetRoutes, ...loopBreakerRoutes, ...scheduleRoutes, ...portabilityRoutes, ...checkpointRoutes],
 });

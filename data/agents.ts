@@ -522,6 +522,19 @@ export async function recentHistory(userId: string, agentId: string, count: numb
   return newest.filter((m) => !resetAt || m.createdAt > resetAt).reverse();
 }
 
+/** A rewind: the conversation replayed into prompts is again the one replayed at the checkpoint (`at` undefined: all of it). */
+export async function restoreHistoryReset(userId: string, agentId: string, at: string | undefined): Promise<void> {
+  try {
+    await tenant(userId).update(
+      keys.agent(userId, agentId),
+      at ? { expression: 'SET historyResetAt = :at', values: { ':at': at } } : { expression: 'REMOVE historyResetAt' },
+      { expression: 'attribute_exists(pk)' },
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+  }
+}
+
 /** reset-memory: the conversation so far is no longer replayed into prompts (it stays readable). */
 export async function markHistoryReset(userId: string, agentId: string, now = new Date()): Promise<void> {
   try {

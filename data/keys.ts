@@ -346,3 +346,7 @@ export const modelFailover = (userId: string, agentId: string | undefined, model
   sk: `MODELFAILOVER#${agentId ?? '-'}#${modelId}`,
 });
 export const modelFailoverPrefix = 'MODELFAILOVER#';
+/** Agent checkpoints (data/checkpoints.ts): one record per checkpoint, its snapshot in file storage; the named ones of an agent are counted. */
+export const checkpoint = (userId: string, agentId: string, checkpointId: string): Key => ({ pk: userPk(userId), sk: `CHECKPOINT#${agentId}#${checkpointId}` });
+export const checkpointPrefix = (agentId: string) => `CHECKPOINT#${agentId}#`;
+export const checkpointCount = (userId: string, agentId: string): Key => ({ pk: userPk(userId), sk: `CHECKPOINTCOUNT#${agentId}` });

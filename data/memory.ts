@@ -85,3 +85,11 @@ export async function clearAgentMemory(userId: string, agentId: string): Promise
   }
   return items.length;
 }
+
+/** Deletes the named memory keys of an agent (a rewind removes the keys written after its checkpoint). */
+export async function deleteAgentMemoryKeys(userId: string, agentId: string, memoryKeys: string[]): Promise<void> {
+  const store = tenant(userId);
+  for (let i = 0; i < memoryKeys.length; i += 25) {
+    await Promise.all(memoryKeys.slice(i, i + 25).map((key) => store.delete(keys.memory(userId, agentId, key))));
+  }
+}

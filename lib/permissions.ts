@@ -75,9 +75,11 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   agents: ['sendProvisioning', 'dataKey', 'reachInstances'],
   'agent-logs': ['readRuntimeLogs'],
   // Budgets: raising a cap resumes a paused instance; the caps' alerts are queued on the events queue.
-  'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey'],
+  // Checkpoints keep their snapshot in the files bucket, and a rewind has the running instance reload.
+  'agent-autonomy': ['sendProvisioning', 'sendEvents', 'dataKey', 'fileBucket', 'reachInstances'],
   provision: ['sendProvisioning', 'dataKey'],
-  instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail'],
+  // reset-memory and update take each agent's automatic checkpoint (files bucket) first.
+  instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'fileBucket'],
   wallet: ['dataKey'],
   billing: ['dataKey', 'sendEvents'],
   // A card event that leaves no subscription in force stops the owner's instance, with its lifecycle event.
@@ -108,8 +110,8 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   'agent-chat': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
   // The OpenAI-compatible API: the model layer as `ai` has it, and an agent model's chat as agent-chat has it.
   'openai-compatible': ['dataKey', 'reachInstances', 'sendEvents', 'sendProvisioning'],
-  // A memory write is pushed to the running instance with its (decrypted) gateway token.
-  memory: ['dataKey', 'reachInstances'],
+  // A memory write is pushed to the running instance with its (decrypted) gateway token; a bulk write takes an automatic checkpoint first.
+  memory: ['dataKey', 'reachInstances', 'fileBucket'],
   // A new API key kept for Idempotency-Key replay is sealed with the data key (http/steps/idempotency.ts).
   keys: ['dataKey'],
 };

@@ -37,6 +37,12 @@ export interface PlanLimits {
   idleStopMinutes: number;
   /** Open connections (HTTP requests in flight and websockets) the edge holds to the instance at once; spec 2.16 names none. */
   edgeConnections: number;
+  /**
+   * Named checkpoints per agent and the largest snapshot one may hold; spec 2.16 names neither. The
+   * size stays under what one API answer carries, so a checkpoint can always be read back whole.
+   */
+  checkpoints: number;
+  checkpointMaxBytes: number;
 }
 
 /** Each plan's models as the versioned catalogue lists them (domain/ai/catalogue.ts); at run time the catalogue in force decides. */
@@ -45,6 +51,8 @@ const catalogueModels = (plan: PlanName) => {
   return DEFAULT_CATALOGUE.models.filter((m) => PLAN_NAMES.indexOf(m.minPlan) <= r).map((m) => m.id);
 };
 export const ALL_MODELS: readonly string[] = DEFAULT_CATALOGUE.models.map((m) => m.id);
+
+const MIB = 1024 * 1024;
 
 export const PLANS: Record<PlanName, PlanLimits> = {
   label: {
@@ -61,6 +69,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     scheduledRunsPerDay: 100,
     idleStopMinutes: 30,
     edgeConnections: 50,
+    checkpoints: 5,
+    checkpointMaxBytes: 2 * MIB,
   },
   solo: {
     name: 'solo',
@@ -76,6 +86,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     scheduledRunsPerDay: 1_500,
     idleStopMinutes: 60,
     edgeConnections: 100,
+    checkpoints: 10,
+    checkpointMaxBytes: 4 * MIB,
   },
   collective: {
     name: 'collective',
@@ -91,6 +103,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     scheduledRunsPerDay: 5_000,
     idleStopMinutes: 240,
     edgeConnections: 250,
+    checkpoints: 25,
+    checkpointMaxBytes: 5 * MIB,
   },
   network: {
     name: 'network',
@@ -106,6 +120,8 @@ export const PLANS: Record<PlanName, PlanLimits> = {
     scheduledRunsPerDay: 20_000,
     idleStopMinutes: 0,
     edgeConnections: 1000,
+    checkpoints: 100,
+    checkpointMaxBytes: 5 * MIB,
   },
 };
 

@@ -529,7 +529,9 @@ describe('web console in Chromium', () => {
     const agentId = (await listAgentsOf(page))[0]!;
     const views = [
       '/',
-      ...['overview', 'chat', 'logs', 'events', 'schedules', 'budget', 'skills', 'memory', 'settings'].map((tab) => `/agents/${agentId}?tab=${tab}`),
+      ...['overview', 'chat', 'logs', 'events', 'schedules', 'budget', 'skills', 'memory', 'checkpoints', 'settings'].map(
+        (tab) => `/agents/${agentId}?tab=${tab}`,
+      ),
       '/marketplace',
       '/keys',
       '/settings/billing',

@@ -457,9 +457,10 @@ describe('compute and network', () => {
   it('puts exactly the functions that talk to instances in the private subnets, behind the functions security group', () => {
     const inVpc = allNames.filter((n) => functionProps(n).VpcConfig);
     expect(inVpc.sort()).toEqual(allNames.filter((n) => has(n, 'reachInstances')).sort());
-    // memory pushes writes to the running agent at once; openai-compatible chats with an agent model.
+    // memory pushes writes to the running agent at once; openai-compatible chats with an agent model; a checkpoint's rewind reloads the agent.
     expect(inVpc.sort()).toEqual([
       'accounts',
+      'agent-autonomy',
       'agent-chat',
       'agents',
       'heartbeat',

@@ -101,6 +101,8 @@ export const ERROR_MESSAGES: Record<string, HumanError> = {
   AGENT_LIMIT_REACHED: { text: 'Your plan’s agents are all in use. Upgrade, or remove an agent.', next: 'upgrade' },
   SKILL_LIMIT_REACHED: { text: 'This agent has all the skills its plan allows. Upgrade, or uninstall one.', next: 'upgrade' },
   SCHEDULE_LIMIT_REACHED: { text: 'You have all the schedules your plan allows. Upgrade, or delete one.', next: 'upgrade' },
+  CHECKPOINT_LIMIT_REACHED: { text: 'This agent has all the named checkpoints your plan allows. Delete one, or upgrade.', next: 'upgrade' },
+  CHECKPOINT_TOO_LARGE: { text: 'This agent holds more than one checkpoint can keep on your plan. Remove some memory, or upgrade.', next: 'upgrade' },
   A2A_LIMIT_REACHED: { text: 'Today’s agent-to-agent messages of your plan are used up. They reset at midnight UTC.', next: 'upgrade' },
   KEY_LIMIT: { text: 'You have as many API keys as allowed: revoke one first.' },
   ENDPOINT_LIMIT: { text: 'You have as many webhook endpoints as allowed: remove one first.' },

@@ -5,13 +5,14 @@ import { reply } from '#http/reply';
 /**
  * Each route family is loaded on its first call: budgets (with the resume-under-cap path and its
  * launcher), the loop breaker, schedules (with the cron parser and the entitlements), export and import (with the
- * skill catalogue and the agent schemas). A container started for one family parses
+ * skill catalogue and the agent schemas), checkpoints (with file storage). A container started for one family parses
  * only that one.
  */
 const budgets = () => import('./budgets');
 const loopBreaker = () => import('./loop-breaker');
 const schedules = () => import('./schedules');
 const portability = () => import('./portability');
+const checkpoints = () => import('./checkpoints');
 
 export const handler = createHandler(agentAutonomyContract, {
   getAccountBudget: async ({ auth }) => (await budgets()).accountBudget(auth.userId),
@@ -28,4 +29,11 @@ export const handler = createHandler(agentAutonomyContract, {
   deleteAgentSchedule: async ({ auth, params }) => (await schedules()).removeSchedule(auth.userId, params.id, params.scheduleId),
   exportAgent: async ({ auth, params, query }) => (await portability()).exportAgent(auth.userId, params.id, query.history === 'true'),
   importAgent: async ({ auth, body }) => reply.created(await (await portability()).importAgent(auth, body)),
+  listAgentCheckpoints: async ({ auth, params }) => (await checkpoints()).listAgentCheckpoints(auth, params.id),
+  createAgentCheckpoint: async ({ auth, params, body }) => reply.created(await (await checkpoints()).createAgentCheckpoint(auth, params.id, body.name)),
+  getAgentCheckpoint: async ({ auth, params }) => (await checkpoints()).describeAgentCheckpoint(auth, params.id, params.checkpointId),
+  deleteAgentCheckpoint: async ({ auth, params }) => (await checkpoints()).deleteAgentCheckpoint(auth, params.id, params.checkpointId),
+  rewindAgentCheckpoint: async ({ auth, params }) => (await checkpoints()).rewindAgentCheckpoint(auth, params.id, params.checkpointId),
+  cloneAgentCheckpoint: async ({ auth, params, body }) =>
+    reply.created(await (await checkpoints()).cloneAgentCheckpoint(auth, params.id, params.checkpointId, body?.name)),
 });

@@ -1,75 +1,29 @@
-import type * as z from 'zod/mini';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { accountAccess, requireActiveSubscription } from '#domain/billing/entitlements';
 import { AgentConfig } from '#contract/agents';
-import { AGENT_EXPORT_FORMAT, AGENT_EXPORT_MAX_HISTORY, AGENT_EXPORT_VERSION, AgentExport } from '#contract/autonomy';
+import { AGENT_EXPORT_VERSION, AgentExport } from '#contract/autonomy';
 import { SKILL_CATALOGUE } from '#contract/skills';
-import { listAgentCredentials } from '#data/agent-credentials';
-import { getAgent, listMessages } from '#data/agents';
-import { installSkill, listInstalledSkills, updateInstalledSkill } from '#data/installed-skills';
-import { readAgentMemory, writeAgentMemory } from '#data/memory';
-import { listSchedules } from '#data/schedules';
-import { invalid, limitReached, notFound } from '#platform/errors';
+import { installSkill, updateInstalledSkill } from '#data/installed-skills';
+import { writeAgentMemory } from '#data/memory';
+import { invalid, limitReached } from '#platform/errors';
 import { encodeEntry } from '#domain/memory/limits';
 import { provisionFor } from '#domain/agents/provision';
+import { agentSnapshot, type AgentSnapshot } from '#domain/agents/snapshot';
 import { addSchedule, firstRunAt } from './schedules';
 
 /**
- * Agent export and import. An export never holds a secret value: the agent's `env`
- * values, its credentials and the skill settings whose names say they hold a secret are replaced
- * by their names under `secrets`. An import is checked whole before anything is written, then the
- * agent is provisioned through the one provisioning path (plan agent limit in its transaction).
+ * Agent export and import. An export is the agent's snapshot (domain/agents/snapshot.ts: never a
+ * secret value). An import is checked whole before anything is written, then the agent is
+ * provisioned through the one provisioning path (plan agent limit in its transaction).
  */
-
-type ExportDocument = z.infer<ReturnType<typeof AgentExport>>;
-
-/** Setting names that hold a secret, whatever the skill: their values never leave the platform. */
-const SECRET_NAME = /(secret|token|password|passwd|credential|api[-_]?key|private[-_]?key|access[-_]?key|^key$|auth)/i;
 
 /** Memory is written in pieces the memory transaction takes (at most 50 keys). */
 const MEMORY_CHUNK = 50;
 
-function redactSettings(skillId: string, config: Record<string, unknown>, found: { skillId: string; field: string }[]) {
-  return Object.fromEntries(
-    Object.entries(config).filter(([field]) => {
-      if (!SECRET_NAME.test(field)) return true;
-      found.push({ skillId, field });
-      return false;
-    }),
-  );
-}
-
-export async function exportAgent(userId: string, agentId: string, withHistory: boolean): Promise<ExportDocument> {
-  const agent = await getAgent(userId, agentId, true);
-  if (!agent) throw notFound('no such agent');
-  const [memory, skills, schedules, credentials, history] = await Promise.all([
-    readAgentMemory(userId, agentId),
-    listInstalledSkills(userId, agentId, true),
-    listSchedules(userId, agentId),
-    listAgentCredentials(userId, agentId),
-    withHistory ? listMessages(userId, agentId, AGENT_EXPORT_MAX_HISTORY, 0) : Promise.resolve(undefined),
-  ]);
-  const { env, ...config } = (agent.config ?? {}) as AgentConfig;
-  const skillSettings: { skillId: string; field: string }[] = [];
-  return {
-    format: AGENT_EXPORT_FORMAT,
-    formatVersion: AGENT_EXPORT_VERSION,
-    exportedAt: new Date().toISOString(),
-    agent: { name: agent.name, model: agent.model, config: config as Record<string, z.core.util.JSONType> },
-    memory: (memory?.memory ?? {}) as Record<string, z.core.util.JSONType>,
-    skills: skills.map((s) => ({
-      skillId: s.skillId,
-      enabled: s.enabled,
-      config: redactSettings(s.skillId, s.config, skillSettings) as Record<string, z.core.util.JSONType>,
-    })),
-    schedules: schedules.map((s) => ({ ...(s.cron ? { cron: s.cron } : {}), ...(s.at ? { at: s.at } : {}), prompt: s.prompt, status: s.status })),
-    secrets: { env: Object.keys(env ?? {}), credentials: credentials.map((c) => c.name), skillSettings },
-    ...(history ? { history: history.reverse().map(({ role, content, createdAt }) => ({ role, content, createdAt })) } : {}),
-  } as ExportDocument;
-}
+export const exportAgent = agentSnapshot;
 
 /** The version first, so a document from a newer platform is named as such rather than failing on fields this one does not know. */
-function parseDocument(body: unknown): ExportDocument {
+function parseDocument(body: unknown): AgentSnapshot {
   const version = (body as { formatVersion?: unknown } | null)?.formatVersion;
   if (typeof version === 'number' && version > AGENT_EXPORT_VERSION) {
     throw invalid(`this export has format version ${version}; this platform reads up to version ${AGENT_EXPORT_VERSION}`, 'EXPORT_VERSION_UNSUPPORTED', {
@@ -93,8 +47,10 @@ function parseDocument(body: unknown): ExportDocument {
   return parsed.data;
 }
 
-export async function importAgent(auth: AuthContext, body: unknown) {
-  const doc = parseDocument(body);
+export const importAgent = (auth: AuthContext, body: unknown) => agentFromSnapshot(auth, parseDocument(body));
+
+/** A new agent in the caller's account from a snapshot (an import, a checkpoint's clone), within the plan's limits. */
+export async function agentFromSnapshot(auth: AuthContext, doc: AgentSnapshot) {
   const access = await accountAccess(auth);
   requireActiveSubscription(access);
   const limits = access.limits;

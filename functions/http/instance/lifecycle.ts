@@ -4,6 +4,7 @@ import { requestProvisioning } from '#adapters/provisioning-queue';
 import type { AuthContext } from '#domain/auth/authenticate';
 import { instanceConfig } from '#platform/config';
 import { agentMemoryPath, pushToRunningInstance } from '#domain/instances/push';
+import { autoCheckpoint } from '#domain/agents/checkpoints';
 import { listAgents, markHistoryReset } from '#data/agents';
 import { getInstance, NoInstanceError, settleLaunch, transitionInstance, type InstanceOp, type InstanceRecord } from '#data/instances';
 import { clearAgentMemory } from '#data/memory';
@@ -66,8 +67,14 @@ export async function update(auth: AuthContext, userId: string, body: z.infer<Re
     throw invalid('this image is not one the operator has approved', 'IMAGE_NOT_ALLOWED', { approved: instanceConfig().approvedRuntimeImages });
   }
   const runtimeVersion = body?.runtimeVersion ?? instanceConfig().runtimeVersion;
+  await checkpointEveryAgent(auth.userId, 'update');
   const after = await transition(auth, userId, 'update', (snap) => ({ image, runtimeVersion, ...fallbackOf(snap) }));
   return { success: true as const, status: 'running' as const, ...progress(after) };
+}
+
+/** Before a change that can lose state, each agent of the account gets an automatic checkpoint to go back to. */
+async function checkpointEveryAgent(userId: string, reason: 'update' | 'reset-memory') {
+  for (const agent of await listAgents(userId)) await autoCheckpoint(userId, agent.id, reason);
 }
 
 export async function repair(auth: AuthContext, userId: string) {
@@ -83,11 +90,13 @@ export async function repair(auth: AuthContext, userId: string) {
 /**
  * Wipes the key-value memory of every agent of the account and stops replaying their conversation
  * so far into prompts (the messages stay readable); a running instance is told at once, and a
- * running or starting one also relaunches so nothing of the old state survives.
+ * running or starting one also relaunches so nothing of the old state survives. Each agent's
+ * automatic checkpoint taken first brings it all back.
  */
 export async function resetMemory(auth: AuthContext, userId: string) {
   requireOwner(auth, userId);
   if (!(await getInstance(auth.userId, true))) throw new NoInstanceError();
+  await checkpointEveryAgent(auth.userId, 'reset-memory');
   const agents = await listAgents(auth.userId);
   let keysCleared = 0;
   for (const agent of agents) {

@@ -3,6 +3,7 @@ import { agentMemoryPath, pushToRunningInstance } from '#domain/instances/push';
 import { AgentNotFoundError, readAgentMemory, writeAgentMemory, type MemoryEntry } from '#data/memory';
 import type { OperationContext } from '#http/pipeline';
 import { encodeBulk, encodeEntry } from '#domain/memory/limits';
+import { autoCheckpoint } from '#domain/agents/checkpoints';
 
 type Route<Op extends string> = Extract<(typeof memoryContract)['routes'][number], { operation: Op }>;
 
@@ -22,6 +23,8 @@ export async function writeMemory({ auth, body, rawBody }: OperationContext<Rout
   const memory = exactMemory(rawBody);
   const single = 'key' in body;
   const entries: MemoryEntry[] = single ? [encodeEntry(body.key, memory)] : encodeBulk(memory as Record<string, unknown>);
+  // A bulk write can overwrite much at once: the state before it is kept to go back to.
+  if (!single) await autoCheckpoint(auth.userId, body.agentId, 'memory-write');
   const saved = await writeAgentMemory(auth.userId, body.agentId, entries);
   const changed = single ? Object.fromEntries([[body.key, memory]]) : (memory as Record<string, unknown>);
   await pushToRunningInstance(auth.userId, agentMemoryPath(body.agentId), { set: changed });

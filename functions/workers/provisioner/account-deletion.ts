@@ -1,5 +1,5 @@
 import { cancelSubscription } from '#adapters/card';
-import { fileStorage, objectKeyOf, pendingObjectKeyOf } from '#adapters/file-storage';
+import { accountObjectPrefixes, fileStorage } from '#adapters/file-storage';
 import { launcher } from '#adapters/launcher';
 import { requestProvisioning } from '#adapters/provisioning-queue';
 import { completeAccountDeletion, deletionMarker, recordDeletionStep } from '#domain/accounts/deletion';
@@ -45,13 +45,13 @@ export async function runAccountDeletion(userId: string): Promise<void> {
 }
 
 /**
- * The file-manager's bytes live outside the table: every object of the account goes, confirmed or
+ * The file-manager's bytes and the agents' checkpoints live outside the table: every object of the account goes, confirmed or
  * still pending. Listing again on a retry makes the step idempotent without a marker.
  */
 async function deleteStoredFiles(userId: string): Promise<void> {
   const storage = fileStorage();
   // The trailing slash keeps `u_1/` from also matching `u_10/` in a bucket listing.
-  const prefixes = [objectKeyOf(userId, ''), pendingObjectKeyOf(userId, '')];
+  const prefixes = accountObjectPrefixes(userId);
   const objectKeys = (await Promise.all(prefixes.map((prefix) => storage.list(prefix)))).flat();
   for (const objectKey of objectKeys) await storage.delete(objectKey);
   if (objectKeys.length) logger().info('account deletion removed stored files', { userId, files: objectKeys.length });

@@ -47,6 +47,7 @@ const SECTIONS = [
   { id: 'budget', label: 'Budget' },
   { id: 'skills', label: 'Skills' },
   { id: 'memory', label: 'Memory' },
+  { id: 'checkpoints', label: 'Checkpoints' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 type Section = (typeof SECTIONS)[number]['id'];
@@ -92,6 +93,7 @@ export function AgentPage({ id }: { id: string }) {
         {section === 'budget' && <Budget agentId={a.id} />}
         {section === 'skills' && <InstalledSkills agentId={a.id} />}
         {section === 'memory' && <Memory agentId={a.id} />}
+        {section === 'checkpoints' && <Checkpoints agentId={a.id} />}
         {section === 'settings' && <AgentSettings agentId={a.id} />}
       </div>
     </section>
@@ -591,6 +593,142 @@ function Schedules({ agentId }: { agentId: string }) {
       </form>
       <Notice kind="ok" message={note.value} />
       <ErrorNotice error={failure.value} />
+    </div>
+  );
+}
+
+type Checkpoint = Answer<'listAgentCheckpoints'>['checkpoints'][number];
+type CheckpointLimits = Answer<'listAgentCheckpoints'>['limits'];
+
+const formatSize = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+const REASONS: Record<string, string> = {
+  'reset-memory': 'before a memory reset',
+  update: 'before an update',
+  'memory-write': 'before a bulk memory write',
+  rewind: 'before a restore',
+};
+
+/** Checkpoints: the named ones and the automatic ones taken before a change, each restorable in place or clonable into a new agent. */
+function Checkpoints({ agentId }: { agentId: string }) {
+  const checkpoints = useSignal<Checkpoint[] | undefined>(undefined);
+  const limits = useSignal<CheckpointLimits | undefined>(undefined);
+  const name = useSignal('');
+  const restoring = useSignal<Checkpoint | undefined>(undefined);
+  const failure = useSignal<ExplainedError | undefined>(undefined);
+  const note = useSignal<string | undefined>(undefined);
+  const load = async () => {
+    const { data, error, response } = await api.GET('/api/agents/{id}/checkpoints', { params: { path: { id: agentId } } });
+    if (!data) failure.value = explainError(response.status, error);
+    checkpoints.value = data?.checkpoints ?? [];
+    limits.value = data?.limits;
+  };
+  useEffect(() => void load(), [agentId]);
+  const restore = async (c: Checkpoint) => {
+    failure.value = note.value = undefined;
+    const { data, error, response } = await api.POST('/api/agents/{id}/checkpoints/{checkpointId}/rewind', {
+      params: { path: { id: agentId, checkpointId: c.id } },
+    });
+    if (!data) return void (failure.value = explainError(response.status, error));
+    note.value = `Restored “${c.name}”: ${data.restored.memoryKeys} memory keys back, ${data.restored.memoryKeysRemoved} removed.${
+      data.instanceTold ? ' The running agent has it now.' : ' The agent loads it at its next start.'
+    } The state before is kept as an automatic checkpoint.`;
+    await load();
+  };
+  const l = limits.value;
+  return (
+    <div class="panel">
+      <h2>Checkpoints</h2>
+      <p class="hint">
+        A checkpoint keeps this agent’s configuration, memory, skills, schedules and recent messages, never a secret.
+        {l ? ` Named: ${l.named.current} of ${l.named.limit}. Automatic ones are kept ${l.autoKeptDays} days.` : ''}
+      </p>
+      <ItemList
+        label="Checkpoints"
+        items={checkpoints.value}
+        empty="No checkpoints yet: create one before a change you may want to undo."
+        keyOf={(c) => c.id}
+        render={(c) => (
+          <div class="item">
+            <div>
+              <strong>{c.name}</strong>
+              <p class="hint">
+                {c.kind === 'auto' ? `Automatic, ${REASONS[c.reason ?? ''] ?? 'before a change'}` : 'Named'} · {formatDate(c.createdAt)} ·{' '}
+                {formatSize(c.sizeBytes)} · {c.contents.memoryKeys} memory keys, {c.contents.skills} skills, {c.contents.schedules} schedules
+                {c.expiresAt ? ` · kept until ${formatDate(c.expiresAt)}` : ''}
+              </p>
+            </div>
+            <div class="row">
+              <button type="button" class="secondary" onClick={() => (restoring.value = c)}>
+                Restore <span class="visually-hidden">checkpoint {c.name}</span>
+              </button>
+              <ActionButton
+                class="secondary"
+                onAction={async () => {
+                  failure.value = note.value = undefined;
+                  const { data, error, response } = await api.POST('/api/agents/{id}/checkpoints/{checkpointId}/clone', {
+                    params: { path: { id: agentId, checkpointId: c.id } },
+                    body: {},
+                  });
+                  if (!data) return void (failure.value = explainError(response.status, error));
+                  navigate(`/agents/${encodeURIComponent(data.agent.id)}`);
+                }}
+              >
+                Clone <span class="visually-hidden">checkpoint {c.name} into a new agent</span>
+              </ActionButton>
+              <ActionButton
+                class="danger"
+                onAction={async () => {
+                  const { response, error } = await api.DELETE('/api/agents/{id}/checkpoints/{checkpointId}', {
+                    params: { path: { id: agentId, checkpointId: c.id } },
+                  });
+                  failure.value = response.ok ? undefined : explainError(response.status, error);
+                  await load();
+                }}
+              >
+                Delete <span class="visually-hidden">checkpoint {c.name}</span>
+              </ActionButton>
+            </div>
+          </div>
+        )}
+      />
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          failure.value = note.value = undefined;
+          const { response, error } = await api.POST('/api/agents/{id}/checkpoints', {
+            params: { path: { id: agentId } },
+            body: { name: name.value },
+          });
+          if (!response.ok) return void (failure.value = explainError(response.status, error));
+          note.value = 'Checkpoint created.';
+          name.value = '';
+          await load();
+        }}
+      >
+        <h3>New checkpoint</h3>
+        <Field label="Name" required value={name.value} onValue={(v) => (name.value = v)} maxLength={100} />
+        <button type="submit">Create checkpoint</button>
+      </form>
+      <Notice kind="ok" message={note.value} />
+      <ErrorNotice error={failure.value} />
+      <ConfirmDialog
+        open={!!restoring.value}
+        title="Restore this checkpoint?"
+        confirmLabel="Restore"
+        onCancel={() => (restoring.value = undefined)}
+        onConfirm={() => {
+          const c = restoring.value!;
+          restoring.value = undefined;
+          void restore(c);
+        }}
+      >
+        <p>
+          The agent’s memory and configuration go back to “{restoring.value?.name}” as of {formatDate(restoring.value?.createdAt)}. What changed since is kept
+          as an automatic checkpoint, so you can undo this.
+        </p>
+      </ConfirmDialog>
     </div>
   );
 }
