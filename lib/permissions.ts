@@ -81,6 +81,7 @@ export const NEEDS: Readonly<Record<string, readonly Need[]>> = {
   // reset-memory and update take each agent's automatic checkpoint (files bucket) first.
   instance: ['sendProvisioning', 'dataKey', 'reachInstances', 'sendEvents', 'sendEmail', 'fileBucket'],
   wallet: ['dataKey'],
+  // The spending caps' actions pause an instance, with its lifecycle event.
   billing: ['dataKey', 'sendEvents'],
   // A card event that leaves no subscription in force stops the owner's instance, with its lifecycle event.
   card: ['sendEvents', 'sendProvisioning'],

@@ -718,6 +718,8 @@ describe('least privilege', () => {
       'agent-autonomy',
       'agent-chat',
       'ai',
+      // the spending caps' actions (domain/ai/budget-actions.ts) pause an instance with its lifecycle event
+      'billing',
       // a card event that leaves no subscription in force stops the owner's instance
       'card',
       'gateway',
