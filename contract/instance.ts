@@ -177,7 +177,7 @@ export const LifecycleEventRecord = lazySchema(() =>
       .string()
       .check(
         z.describe(
-          '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`',
+          '`instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`, `model.failover`, `model.restored`, `agent.loop_detected`, budget and schedule events',
         ),
       ),
     at: IsoDate(),
@@ -196,6 +196,13 @@ export const LifecycleEventRecord = lazySchema(() =>
     agentId: z.optional(z.string()),
     image: z.optional(z.string()),
     runtimeVersion: z.optional(z.string()),
+    details: z
+      .optional(z.record(z.string(), z.unknown()))
+      .check(
+        z.describe(
+          'what the event is about, by type: budget events the scope, cap and spend; schedule events the schedule and run; `model.failover` and `model.restored` the `model`, its `fallback` and the `cause`; `agent.loop_detected` the evidence',
+        ),
+      ),
   }),
 );
 

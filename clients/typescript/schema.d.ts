@@ -3948,6 +3948,10 @@ export interface components {
             at: string;
             /** @description `user`, `provisioner`, `health-check`, `heartbeat`, `dead-letter`, `account-deletion`, `self-heal` (a relaunch after an unexpected exit), `reconciler` (stranded work taken over), `budget`, `schedule` or `idle` (idle auto-stop; the event's reason is `idle`) */
             cause: string;
+            /** @description what the event is about, by type: budget events the scope, cap and spend; schedule events the schedule and run; `model.failover` and `model.restored` the `model`, its `fallback` and the `cause`; `agent.loop_detected` the evidence */
+            details?: {
+                [key: string]: unknown;
+            };
             generation?: number;
             id: string;
             image?: string;
@@ -3958,7 +3962,7 @@ export interface components {
             runtimeVersion?: string;
             /** @description status after the event */
             status?: string;
-            /** @description `instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error` */
+            /** @description `instance.requested`, `instance.launching`, `instance.running`, `instance.unhealthy`, `instance.stopped`, `instance.error`, `instance.superseded`, `instance.rolled_back`, `agent.running`, `agent.error`, `model.failover`, `model.restored`, `agent.loop_detected`, budget and schedule events */
             type: string;
         };
         LifecycleFailureBody: {

@@ -8,6 +8,8 @@ import { tenant } from '#data/tenant';
 import { createUser } from '#data/users';
 import { listLifecycleEvents } from '#data/lifecycle-events';
 import { fakeAnswerTo, startFakeModelServer, type FakeModelServer } from '../helpers/fake-model-server';
+import { openFailovers } from '../../web/src/failover';
+import { call as callApi, testSession, uniqueIp } from '../helpers/api';
 import { subscribe } from './agents-helpers';
 
 // Two providers on loopback: the aggregator serves the primary, Anthropic's own API the fallback.
@@ -32,8 +34,8 @@ beforeAll(async () => {
     MODEL_API_KEY: 'primary-key',
     ANTHROPIC_BASE_URL: fallback.baseUrl,
     ANTHROPIC_API_KEY: 'fallback-key',
-    MODEL_FIRST_TOKEN_TIMEOUT_MS: '400',
-    MODEL_RESPONSE_TIMEOUT_MS: '400',
+    MODEL_FIRST_TOKEN_TIMEOUT_MS: '1500',
+    MODEL_RESPONSE_TIMEOUT_MS: '1500',
     MODEL_BREAKER_FAILURES: '3',
     MODEL_BREAKER_COOLDOWN_SECONDS: '1',
   });
@@ -96,6 +98,10 @@ describe('model failover', () => {
     const failovers = events.filter((e) => e.type === 'model.failover');
     expect(failovers).toHaveLength(1);
     expect(failovers[0]).toMatchObject({ agentId: 'agt_failover', reason: 'rate-limited', details: { model: PRIMARY, fallback: FALLBACK } });
+    // The events route carries the details the console's agent page reads to say which model answers.
+    const session = await testSession({ userId: caller.userId });
+    const listed = (await callApi('GET', `/api/instance/${caller.userId}/events?limit=100`, { session, ip: uniqueIp() })).body.events;
+    expect(openFailovers(listed, 'agt_failover')).toEqual([expect.objectContaining({ model: PRIMARY, fallback: FALLBACK, cause: 'rate-limited' })]);
   });
 
   it('the breaker opens after N failures, sends traffic to the fallback, probes after the cool-down and returns to the primary', async () => {

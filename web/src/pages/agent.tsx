@@ -3,6 +3,7 @@ import { useEffect, useId, useRef } from 'preact/hooks';
 import { type Answer, api, type Schemas } from '../api';
 import { agentSocket } from '../agent-socket';
 import { describeError, type ExplainedError, explainError } from '../errors';
+import { failoverCauseInWords, type OpenFailover, openFailovers } from '../failover';
 import { followInstance } from '../live';
 import { readEventStream } from '../sse';
 import { currentUrl, Link, navigate } from '../router';
@@ -155,6 +156,7 @@ function Overview({ agent: a }: { agent: Agent }) {
         <dd>{running ? <code>{a.websocketUrl}</code> : <span class="hint">Open once the agent runs.</span>}</dd>
         <dt>Model</dt>
         <dd>{a.model}</dd>
+        <ModelFallbacks agentId={a.id} />
         <dt>Runtime</dt>
         <dd>{a.runtimeVersion}</dd>
         {running && a.startedAt && (
@@ -168,6 +170,31 @@ function Overview({ agent: a }: { agent: Agent }) {
       </dl>
       <GatewayToken />
     </div>
+  );
+}
+
+/**
+ * A model the agent is not answered by right now: the platform moved its calls to the fallback
+ * (`model.failover`) and moves them back by itself (`model.restored`). Read from the newest events.
+ */
+function ModelFallbacks({ agentId }: { agentId: string }) {
+  const open = useSignal<OpenFailover[]>([]);
+  useEffect(() => {
+    void api
+      .GET('/api/instance/{userId}/events', { params: { path: { userId: me.value!.id }, query: { limit: 50 } } })
+      .then(({ data }) => (open.value = data ? openFailovers(data.events, agentId) : []));
+  }, [agentId]);
+  if (open.value.length === 0) return null;
+  return (
+    <>
+      <dt>Answered by</dt>
+      {open.value.map((f) => (
+        <dd key={f.model} data-testid="model-fallback">
+          {f.fallback}, since {formatDate(f.since)}: {f.model} is not used because {failoverCauseInWords(f.cause)}. Calls go back to {f.model} by themselves
+          once it answers again.
+        </dd>
+      ))}
+    </>
   );
 }
 
