@@ -17,6 +17,7 @@ import { ensureConsoleBuilt } from '#build/web-console';
 import { LOCAL_SQS_ENDPOINT_FILE } from '#local/dead-letters';
 import { loadGroupHandler } from '#local/handlers';
 import { startEmulators } from '#local/emulators';
+import { localModelSettings } from '#local/model-server';
 import { matchPage } from '#local/pages';
 import { createLocalServer } from '#local/server';
 import { startLocalWorkers } from '#local/workers';
@@ -50,6 +51,9 @@ async function main() {
   // The web console served at `/`: built on the first start and whenever web/ changed (esbuild, well under a second).
   if (ensureConsoleBuilt()) progress('built the web console (web/dist)');
 
+  // Looked for while the emulators start: a model server on loopback, else the built-in local model.
+  const localModel = localModelSettings();
+
   progress('starting DynamoDB Local and the SQS emulator…');
   const emulators = await startEmulators({
     dataDir: path.join(dataDir, 'dynamodb'),
@@ -76,6 +80,8 @@ async function main() {
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
+  const model = await localModel;
+  if (model.report) progress(model.report);
   const baseUrl = `http://${settings.HOST}:${port}`;
 
   reloadConfig({
@@ -91,6 +97,8 @@ async function main() {
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
     // The agent URLs the API hands out are the edge's on this port.
     LOCAL_EDGE_PORT: String(port),
+    // The model server found at start, handed to the model layer as settings.
+    ...model.settings,
     // The local card page signs its webhook with this secret, and the webhook verifies with it.
     ...(cardConfig().mode === 'local' ? { CARD_WEBHOOK_SECRET: ensureSecret(dataDir, 'CARD_WEBHOOK_SECRET', 'card-webhook-secret', 'whsec_') } : {}),
   });

@@ -626,6 +626,55 @@ export const aiConfig = /* @__PURE__ */ configSection([AI_SETTINGS], (e) => ({
   catalogueJson: e.AI_CATALOGUE,
 }));
 
+/**
+ * A model with no provider key, on the local stack only: an OpenAI-compatible model server found on
+ * loopback at start (Ollama, llama.cpp's server), else the built-in local model, which answers
+ * deterministically and is not a language model. Refused in AWS.
+ */
+const LOCAL_MODEL_SETTINGS = {
+  LOCAL_MODEL: {
+    schema: () => z.optional(z.enum(['auto', 'builtin', 'off'])),
+    localOnly: true,
+    description:
+      'The keyless model of the local stack: `auto` (the default locally) uses a model server found on loopback at start, else the built-in local model; `builtin` the built-in one without looking; `off` none (chat answers MODEL_NOT_CONFIGURED until a provider is set). Refused in AWS.',
+  },
+  LOCAL_MODEL_URL: {
+    schema: optionalUrl,
+    localOnly: true,
+    description:
+      'Base URL of the OpenAI-compatible model server the local stack looks for at start instead of LOCAL_MODEL_PROBE_URLS (e.g. http://127.0.0.1:1234/v1).',
+  },
+  LOCAL_MODEL_PROBE_URLS: {
+    schema: () => emptyAsUnset(listOf(z.url())),
+    default: ['http://127.0.0.1:11434/v1', 'http://127.0.0.1:8080/v1'],
+    localOnly: true,
+    description: "Comma-separated base URLs the local stack asks for `GET <url>/models` at start, in order; default Ollama's and llama.cpp server's.",
+  },
+  LOCAL_MODEL_SERVER_MODELS: {
+    schema: () => emptyAsUnset(commaList()),
+    localOnly: true,
+    description: "The model ids LOCAL_MODEL_URL serves: set by the local start from the server's listing (set with LOCAL_MODEL_URL, the start lists nothing).",
+  },
+} as const satisfies SettingGroup;
+
+/** The local stack's keyless models: the model server found at start, and whether the built-in model answers. */
+export const localModelConfig = /* @__PURE__ */ configSection([LOCAL_MODEL_SETTINGS], (e, core) => {
+  const named = e.LOCAL_MODEL !== undefined && e.LOCAL_MODEL !== 'off';
+  if (core.inAws && (named || e.LOCAL_MODEL_URL || e.LOCAL_MODEL_SERVER_MODELS))
+    throw new ConfigError('LOCAL_MODEL and LOCAL_MODEL_URL are for the local stack only: the built-in model is no language model, so AWS refuses it');
+  const mode = core.inAws ? 'off' : (e.LOCAL_MODEL ?? (core.stage === 'local' ? 'auto' : 'off'));
+  const serverModels = mode === 'auto' && e.LOCAL_MODEL_URL ? (e.LOCAL_MODEL_SERVER_MODELS ?? []) : [];
+  return {
+    mode,
+    /** Where the start looks for a model server: the one named, else the probe list; nowhere unless `auto`. */
+    probeUrls: mode !== 'auto' ? [] : e.LOCAL_MODEL_URL ? [e.LOCAL_MODEL_URL] : e.LOCAL_MODEL_PROBE_URLS,
+    /** The server's listing is known (set, or found at start): nothing to look for. */
+    listed: e.LOCAL_MODEL_SERVER_MODELS !== undefined,
+    server: serverModels.length ? { baseUrl: e.LOCAL_MODEL_URL!, models: serverModels } : undefined,
+    builtin: mode === 'builtin' || (mode === 'auto' && !serverModels.length),
+  };
+});
+
 const PROVISIONING_SETTINGS = {
   PROVISIONING_DLQ_URL: {
     schema: optionalString,
@@ -1295,6 +1344,7 @@ export const SETTING_GROUPS = {
   gating: GATING_SETTINGS,
   model: MODEL_SETTINGS,
   ai: AI_SETTINGS,
+  localModel: LOCAL_MODEL_SETTINGS,
   provisioning: PROVISIONING_SETTINGS,
   streaming: STREAMING_SETTINGS,
   heartbeat: HEARTBEAT_SETTINGS,
@@ -1346,6 +1396,7 @@ export const CONFIG_SECTIONS = [
   gatingConfig,
   modelConfig,
   aiConfig,
+  localModelConfig,
   instanceConfig,
   streamingConfig,
   heartbeatConfig,

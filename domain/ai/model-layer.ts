@@ -2,7 +2,7 @@ import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import { modelConfig } from '#platform/config';
 import { modelAccess, type AccountIdentity, type ModelAccess } from './access';
 import { userProviderKeys } from './byok';
-import { catalogue, costUsd, defaultFallbacks, findModel, vendorOf, type CatalogueModel } from '#domain/models/catalogue';
+import { catalogue, costUsd, defaultFallbacks, findModel, isLocalModel, vendorOf, type CatalogueModel } from '#domain/models/catalogue';
 import { admit, breakerIdOf, recordFailure, recordSuccess, type BreakerTicket } from './breaker';
 import { noteServedBy } from './failover-events';
 import { ModelRequestError, ModelRestrictedError, NoModelAvailableError, ProviderFailureError, UnknownModelError } from './errors';
@@ -135,9 +135,19 @@ export function selectModel(taskType: string = DEFAULT_TASK_TYPE, allowed?: read
   const tag = catalogue().taskTags[taskType] ?? taskType;
   const candidates = catalogue()
     .models.filter((m) => m.tags.includes(tag) && (!allowed || allowed.includes(m.id)) && isAvailable(m, userKeys))
-    .sort((a, b) => a.inputCost + a.outputCost - (b.inputCost + b.outputCost));
+    // A local model costs nothing but is the last choice: any provider's model is a real one.
+    .sort((a, b) => Number(isLocalModel(a.id)) - Number(isLocalModel(b.id)) || a.inputCost + a.outputCost - (b.inputCost + b.outputCost));
   if (!candidates[0]) throw new NoModelAvailableError(`no available model serves the task type ${taskType}`);
   return candidates[0];
+}
+
+/**
+ * On the local stack, the model that answers for one no provider serves (an agent's default model
+ * with nothing configured): the model server's first model, else the built-in one, within the plan.
+ * None elsewhere: local models exist only there.
+ */
+function localStandIn(allowed?: readonly string[]): CatalogueModel | undefined {
+  return catalogue().models.find((m) => isLocalModel(m.id) && (!allowed || allowed.includes(m.id)) && isAvailable(m));
 }
 
 export function estimateCost(modelId: string, inputTokens: number, outputTokens: number) {
@@ -173,7 +183,7 @@ async function prepare(input: ModelCallInput): Promise<Prepared> {
     const found = findModel(input.model);
     if (!found) throw new UnknownModelError(input.model);
     if (gate && !gate.allowedModels.includes(found.id)) throw new ModelRestrictedError(found.id, gate.allowedModels);
-    model = found;
+    model = (!isAvailable(found, userKeys) && localStandIn(gate?.allowedModels)) || found;
   } else {
     model = selectModel(input.taskType ?? DEFAULT_TASK_TYPE, gate?.allowedModels, userKeys);
   }

@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
-import { aiConfig, modelConfig } from '#platform/config';
-import { vendorOf, type CatalogueModel } from '#domain/models/catalogue';
+import { aiConfig, localModelConfig, modelConfig } from '#platform/config';
+import { BUILTIN_MODEL_ID, LOCAL_VENDOR, vendorOf, type CatalogueModel } from '#domain/models/catalogue';
 import type { OpenAIWire } from './openai-wire';
 
 /**
@@ -24,10 +24,14 @@ const DEFAULT_BASE_URLS: Record<DirectVendor | 'mistral' | 'openrouter', string>
   openrouter: 'https://openrouter.ai/api/v1',
 };
 
+/** The local stack's connections: a model server found on loopback at start, and the built-in model. */
+export const LOCAL_SERVER = 'local-server';
+export const BUILTIN = 'builtin';
+
 export interface Connection {
-  /** `openai`, `anthropic`, `google`, `mistral` or the aggregator. */
+  /** `openai`, `anthropic`, `google`, `mistral`, the aggregator, or the local stack's. */
   name: string;
-  kind: DirectVendor | 'compatible';
+  kind: DirectVendor | 'compatible' | 'builtin';
   baseUrl: string;
   apiKey: string | undefined;
   /** The user's own key: the call costs the platform nothing and no credits. */
@@ -51,6 +55,7 @@ export function platformConnections(): Connection[] {
 /** The connection that serves a model for a caller with these BYOK keys; undefined when none can. */
 export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Record<string, string> = {}): Connection | undefined {
   const vendor = vendorOf(model.id);
+  if (vendor === LOCAL_VENDOR) return localConnection(model.id);
   const own = userKeys[vendor];
   if (own) {
     if ((DIRECT_VENDORS as readonly string[]).includes(vendor)) {
@@ -68,6 +73,13 @@ export function connectionFor(model: Pick<CatalogueModel, 'id'>, userKeys: Recor
   return direct ?? platform.find((c) => c.kind === 'compatible');
 }
 
+/** A local model's connection: only the local stack's own (no aggregator or user key serves `local/…`). */
+function localConnection(modelId: string): Connection | undefined {
+  const local = localModelConfig();
+  if (modelId === BUILTIN_MODEL_ID) return local.builtin ? { name: BUILTIN, kind: 'builtin', baseUrl: 'builtin:', apiKey: undefined, byok: false } : undefined;
+  return local.server ? { name: LOCAL_SERVER, kind: 'compatible', baseUrl: local.server.baseUrl, apiKey: undefined, byok: false } : undefined;
+}
+
 /**
  * The AI SDK language model for a catalogue model over a connection. Each vendor's provider code is
  * imported on the first call to that vendor, so a container that only serves one vendor never
@@ -82,7 +94,10 @@ export async function languageModel(model: Pick<CatalogueModel, 'id' | 'vendorMo
     case 'google':
       return (await import('./vendors/google')).googleModel(model.vendorModelId, c.baseUrl, c.apiKey);
     case 'compatible':
-      return (await import('./vendors/compatible')).compatibleChatModel(c.name === 'mistral' ? model.vendorModelId : model.id, c);
+      // The aggregator serves catalogue ids; every other server knows its models by its own ids.
+      return (await import('./vendors/compatible')).compatibleChatModel(c.name === AGGREGATOR ? model.id : model.vendorModelId, c);
+    case 'builtin':
+      return (await import('./vendors/builtin')).builtinModel(model.id);
   }
 }
 

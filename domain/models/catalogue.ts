@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { aiConfig } from '#platform/config';
+import { aiConfig, localModelConfig } from '#platform/config';
 
 /**
  * The model catalogue: the versioned list of models the platform offers (spec 2.14), which plan
@@ -200,12 +200,60 @@ export const DEFAULT_CATALOGUE: Catalogue = {
   ],
 };
 
-let cached: { source: string | undefined; catalogue: Catalogue } | undefined;
+/** The vendor of the local stack's keyless models (never in AWS: platform/config.ts refuses them there). */
+export const LOCAL_VENDOR = 'local';
+export const BUILTIN_MODEL_ID = 'local/builtin';
 
-/** The catalogue in force: the operator's AI_CATALOGUE, else the versioned file. */
+/** Every task type's tag: a local model is the one model of the stack, so it serves them all. */
+const everyTag = (c: Catalogue) => [...new Set(Object.values(c.taskTags))];
+
+/** A local model costs the platform nothing: it is metered in tokens and charged no credit. */
+const localModel = (c: Catalogue, fields: Pick<CatalogueModel, 'id' | 'name' | 'description' | 'vendorModelId'>): CatalogueModel => ({
+  ...fields,
+  tags: everyTag(c),
+  inputCost: 0,
+  outputCost: 0,
+  contextWindow: 131_072,
+  maxOutputTokens: 4_096,
+  minPlan: 'label',
+  fallbacks: [],
+});
+
+/** A server's model id as a catalogue id: `local/<id>`, any character the id pattern refuses as `-`. */
+export const localModelId = (serverModelId: string) => `${LOCAL_VENDOR}/${serverModelId.replace(/[^A-Za-z0-9._:-]/g, '-').replace(/^[^A-Za-z0-9]+/, '')}`;
+
+/** The local stack's models, after the catalogue's: the model server's found at start, else the built-in one. */
+function localModels(c: Catalogue): CatalogueModel[] {
+  const local = localModelConfig();
+  const out = (local.server?.models ?? []).map((id) =>
+    localModel(c, {
+      id: localModelId(id),
+      name: `${id} (local model server)`,
+      description: `Served by the model server at ${local.server!.baseUrl}, found when the local stack started.`,
+      vendorModelId: id,
+    }),
+  );
+  if (local.builtin)
+    out.push(
+      localModel(c, {
+        id: BUILTIN_MODEL_ID,
+        name: 'Built-in local model',
+        description:
+          "The local stack's stand-in when no provider is set: it answers deterministically from the conversation, in pieces, and is no language model.",
+        vendorModelId: 'builtin',
+      }),
+    );
+  return out;
+}
+
+let cached: { source: string | undefined; local: string; catalogue: Catalogue } | undefined;
+
+/** The catalogue in force: the operator's AI_CATALOGUE, else the versioned file; then the local stack's models. */
 export function catalogue(): Catalogue {
   const source = aiConfig().catalogueJson;
-  if (cached && cached.source === source) return cached.catalogue;
+  const local = localModelConfig();
+  const localKey = JSON.stringify([local.server, local.builtin]);
+  if (cached && cached.source === source && cached.local === localKey) return cached.catalogue;
   let parsed = DEFAULT_CATALOGUE;
   if (source) {
     let raw: unknown;
@@ -218,11 +266,15 @@ export function catalogue(): Catalogue {
     if (!out.success) throw new Error(`AI_CATALOGUE: ${out.error.issues[0]?.path.join('.')} ${out.error.issues[0]?.message}`);
     parsed = out.data;
   }
-  cached = { source, catalogue: parsed };
+  const extra = localModels(parsed).filter((m) => !parsed.models.some((x) => x.id === m.id));
+  if (extra.length) parsed = { ...parsed, models: [...parsed.models, ...extra] };
+  cached = { source, local: localKey, catalogue: parsed };
   return parsed;
 }
 
 export const vendorOf = (modelId: string) => modelId.slice(0, modelId.indexOf('/'));
+
+export const isLocalModel = (modelId: string) => vendorOf(modelId) === LOCAL_VENDOR;
 
 export const findModel = (modelId: string) => catalogue().models.find((m) => m.id === modelId);
 

@@ -64,7 +64,11 @@ const textOf = (content: unknown): string => {
   return '';
 };
 
-export async function startFakeModelServer(): Promise<FakeModelServer> {
+/**
+ * `port`: a fixed one (a model server's default, e.g. Ollama's 11434), which fails with a clear
+ * message when something else holds it; `models`: what `GET /v1/models` lists.
+ */
+export async function startFakeModelServer(opts: { port?: number; models?: string[] } = {}): Promise<FakeModelServer> {
   const sockets = new Set<import('node:net').Socket>();
   const fake: FakeModelServer = {
     baseUrl: '',
@@ -111,7 +115,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     const anthropic = req.url === '/v1/messages';
     if (req.method === 'GET' && req.url === '/v1/models') {
       if (fake.failWith) return send(fake.failWith, { error: { message: 'fake provider failure' } });
-      return send(200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
+      return send(200, { object: 'list', data: (opts.models ?? ['fake-model']).map((id) => ({ id, object: 'model', owned_by: 'fake' })) });
     }
     // OpenAI audio: speech answers audio bytes derived from the text; a transcription answers the uploaded file's text.
     if (req.method === 'POST' && req.url === '/v1/audio/speech') {
@@ -226,7 +230,14 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE' ? new Error(`port ${opts.port} on 127.0.0.1 is in use on this machine (a model server?): stop it to run this test`) : err,
+      ),
+    );
+    server.listen(opts.port ?? 0, '127.0.0.1', resolve);
+  });
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return fake;
 }

@@ -51,7 +51,9 @@ export function startLocalStack(env: Record<string, string>): LocalStack {
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
     // The loaded test machine's database budget (test/helpers/worker-setup.ts), not production's.
-    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS, ...env },
+    // The built-in local model without looking for a model server: a stack under test never answers
+    // with the machine's own Ollama, nor with the fake one test/integration/local-model.test.ts holds on its port.
+    env: { ...clean, PORT: '0', LOG_LEVEL: 'WARN', DYNAMODB_REQUEST_TIMEOUT_MS: TEST_DB_REQUEST_TIMEOUT_MS, LOCAL_MODEL: 'builtin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so ctrlC() reaches every process in it, as a terminal's Ctrl-C does.
     detached: true,
