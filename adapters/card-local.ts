@@ -1,17 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
 import { config, cardConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
 
 /**
  * CARD_MODE=local: the card processor for the local stack, needing no account. A checkout session
  * is stored and its URL is a page of the local server (local/pages.ts). Completing it there
- * builds the event the processor would send (`checkout.session.completed`, paid), signs it with the
- * webhook secret in the processor's signature format and posts it to `POST /api/webhooks/card`,
- * so the plan is granted by the same verification and event handling as in production. No money
- * moves; config.ts refuses this mode in AWS.
+ * builds the events the processor would send (`checkout.session.completed`, paid, and for a plan
+ * `customer.subscription.created` with its billing period), signs them with the webhook secret in
+ * the processor's signature format and posts them to `POST /api/webhooks/card`, so the plan is
+ * granted by the same verification and event handling as in production. A plan change sends
+ * `customer.subscription.updated` the same way. No money moves; config.ts refuses this mode in AWS.
  */
 
 export const LOCAL_CHECKOUT_PAGE = '/local-card/checkout';
+/** The local stand-in for the processor's hosted billing portal. */
+export const LOCAL_PORTAL_PAGE = '/local-card/portal';
 
 /** A checkout session of the local card page. */
 export interface LocalCheckoutRecord {
@@ -24,6 +28,9 @@ export interface LocalCheckoutRecord {
   amountTotal?: number;
   currency?: string;
   metadata: Record<string, string>;
+  /** A plan's recurring price and the metadata its subscription carries (`subscription_data`). */
+  priceId?: string;
+  subscriptionMetadata?: Record<string, string>;
   successUrl: string;
   cancelUrl: string;
   createdAt: number;
@@ -40,6 +47,21 @@ export interface LocalCheckoutStore {
   peek(sessionId: string): Promise<LocalCheckoutRecord | undefined>;
   /** Takes the session once: a second completion (a double click, a replay) finds nothing. */
   take(sessionId: string, nowSeconds: number): Promise<LocalCheckoutRecord | undefined>;
+  saveSubscription(record: LocalSubscriptionRecord): Promise<void>;
+  subscription(subscriptionId: string): Promise<LocalSubscriptionRecord | undefined>;
+}
+
+/** A subscription the local processor holds, as the processor holds its own. */
+export interface LocalSubscriptionRecord {
+  subscriptionId: string;
+  itemId: string;
+  customerId: string | null;
+  priceId: string;
+  status: 'active' | 'canceled';
+  metadata: Record<string, string>;
+  /** The billing period, in seconds since the epoch. */
+  periodStart: number;
+  periodEnd: number;
 }
 
 let sessions: LocalCheckoutStore | undefined;
@@ -53,6 +75,8 @@ function sessionStore(): LocalCheckoutStore {
   return sessions;
 }
 
+const asStrings = (metadata: Stripe.MetadataParam | null | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, String(v)]));
 const newId = (prefix: string) => `${prefix}_local_${randomBytes(12).toString('hex')}`;
 /** One user stays one customer, as with the processor. */
 const customerOf = (userId: string) => `cus_local_${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
@@ -66,7 +90,10 @@ export async function createLocalSession(params: Stripe.Checkout.SessionCreatePa
     mode: params.mode === 'subscription' ? 'subscription' : 'payment',
     userId,
     customerId: typeof params.customer === 'string' ? params.customer : undefined,
-    metadata: Object.fromEntries(Object.entries(params.metadata ?? {}).map(([k, v]) => [k, String(v)])),
+    metadata: asStrings(params.metadata),
+    ...(params.mode === 'subscription' && typeof line?.price === 'string'
+      ? { priceId: line.price, subscriptionMetadata: asStrings(params.subscription_data?.metadata) }
+      : {}),
     // A one-off price (a gateway call) is shown on the page and carried by the event, as the processor does.
     ...(line?.price_data?.unit_amount !== undefined
       ? { amountTotal: line.price_data.unit_amount * (line.quantity ?? 1), currency: line.price_data.currency }
@@ -81,7 +108,7 @@ export async function createLocalSession(params: Stripe.Checkout.SessionCreatePa
 export const describeLocalCheckout = (sessionId: string) => sessionStore().peek(sessionId);
 
 /** The event the processor sends when a checkout is paid, for this session. */
-function completedEvent(session: LocalCheckoutRecord, now: number) {
+function completedEvent(session: LocalCheckoutRecord, subscriptionId: string | null, now: number) {
   return {
     id: newId('evt'),
     object: 'event',
@@ -101,7 +128,7 @@ function completedEvent(session: LocalCheckoutRecord, now: number) {
         ...(session.amountTotal !== undefined ? { amount_total: session.amountTotal, currency: session.currency } : {}),
         // A buyer without an account (a gateway call) is a guest: no customer.
         customer: session.customerId ?? (session.userId ? customerOf(session.userId) : null),
-        subscription: session.mode === 'subscription' ? newId('sub') : null,
+        subscription: subscriptionId,
       },
     },
   };
@@ -109,17 +136,57 @@ function completedEvent(session: LocalCheckoutRecord, now: number) {
 
 export type LocalCompletion = { outcome: 'paid'; redirect: string } | { outcome: 'unknown' } | { outcome: 'webhook-refused'; status: number; body: string };
 
-/**
- * Completes the session once and delivers its signed event to `webhookUrl` (the local server's
- * own `POST /api/webhooks/card`). The redirect is the session's success page.
- */
-export async function completeLocalCheckout(sessionId: string, webhookUrl: string): Promise<LocalCompletion> {
+/** The processor's subscription event for `sub` (its period on the item, as newer API versions keep it). */
+function subscriptionEvent(type: `customer.subscription.${'created' | 'updated'}`, sub: LocalSubscriptionRecord, now: number) {
+  return {
+    id: newId('evt'),
+    object: 'event',
+    type,
+    created: now,
+    livemode: false,
+    data: {
+      object: {
+        id: sub.subscriptionId,
+        object: 'subscription',
+        status: sub.status,
+        customer: sub.customerId,
+        metadata: sub.metadata,
+        cancel_at_period_end: false,
+        items: {
+          object: 'list',
+          data: [
+            {
+              id: sub.itemId,
+              object: 'subscription_item',
+              current_period_start: sub.periodStart,
+              current_period_end: sub.periodEnd,
+              price: { id: sub.priceId },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** A monthly plan's period: the same day and time a calendar month later, or that month's last day (31 January to 28 February). */
+export function monthAfter(seconds: number): number {
+  const start = new Date(seconds * 1000);
+  const lastDay = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 2, 0)).getUTCDate();
+  const end = new Date(start);
+  end.setUTCDate(1);
+  end.setUTCMonth(start.getUTCMonth() + 1);
+  end.setUTCDate(Math.min(start.getUTCDate(), lastDay));
+  return Math.floor(end.getTime() / 1000);
+}
+
+type Delivery = { ok: true } | { ok: false; status: number; body: string };
+
+/** Signs `event` as the processor does and posts it to the platform's card webhook. */
+async function deliver(event: object, webhookUrl: string, now: number): Promise<Delivery> {
   const secret = cardConfig().webhookSecret;
   if (!secret) throw new Error('CARD_MODE=local needs CARD_WEBHOOK_SECRET (the local stack generates one)');
-  const now = Math.floor(Date.now() / 1000);
-  const session = await sessionStore().take(sessionId, now);
-  if (!session) return { outcome: 'unknown' };
-  const payload = JSON.stringify(completedEvent(session, now));
+  const payload = JSON.stringify(event);
   const { Stripe } = await import('./stripe-sdk');
   const res = await fetch(webhookUrl, {
     method: 'POST',
@@ -128,6 +195,85 @@ export async function completeLocalCheckout(sessionId: string, webhookUrl: strin
     redirect: 'error',
     signal: AbortSignal.timeout(10_000),
   });
-  if (!res.ok) return { outcome: 'webhook-refused', status: res.status, body: await res.text() };
+  return res.ok ? { ok: true } : { ok: false, status: res.status, body: await res.text() };
+}
+
+/**
+ * Completes the session once and delivers its signed events to `webhookUrl` (the local server's
+ * own `POST /api/webhooks/card`). The redirect is the session's success page.
+ */
+export async function completeLocalCheckout(sessionId: string, webhookUrl: string): Promise<LocalCompletion> {
+  const now = Math.floor(Date.now() / 1000);
+  const session = await sessionStore().take(sessionId, now);
+  if (!session) return { outcome: 'unknown' };
+  const customerId = session.customerId ?? (session.userId ? customerOf(session.userId) : null);
+  const subscription: LocalSubscriptionRecord | undefined =
+    session.mode === 'subscription' && session.priceId
+      ? {
+          subscriptionId: newId('sub'),
+          itemId: newId('si'),
+          customerId,
+          priceId: session.priceId,
+          status: 'active',
+          metadata: session.subscriptionMetadata ?? {},
+          periodStart: now,
+          periodEnd: monthAfter(now),
+        }
+      : undefined;
+  if (subscription) await sessionStore().saveSubscription(subscription);
+  const events = [
+    completedEvent(session, subscription?.subscriptionId ?? null, now),
+    ...(subscription ? [subscriptionEvent('customer.subscription.created', subscription, now)] : []),
+  ];
+  for (const event of events) {
+    const delivered = await deliver(event, webhookUrl, now);
+    if (!delivered.ok) return { outcome: 'webhook-refused', status: delivered.status, body: delivered.body };
+  }
   return { outcome: 'paid', redirect: session.successUrl.replace('{CHECKOUT_SESSION_ID}', session.sessionId) };
+}
+
+const localWebhookUrl = () => new URL('/api/webhooks/card', config().appUrl).href;
+
+/** A subscription of this processor, or a conflict the console words (the processor's own answer for an unknown one). */
+async function heldSubscription(subscriptionId: string): Promise<LocalSubscriptionRecord> {
+  const sub = await sessionStore().subscription(subscriptionId);
+  if (sub?.status !== 'active')
+    throw new DomainError('conflict', 'the local card processor holds no active subscription by this id', 'SUBSCRIPTION_UNCHANGEABLE');
+  return sub;
+}
+
+/**
+ * A plan change at the local processor: the subscription moves to `priceId` for the rest of its
+ * period, and the processor's `customer.subscription.updated` reaches the webhook before this
+ * answers, as the real one usually does within a second.
+ */
+export async function changeLocalPlan(
+  subscriptionId: string,
+  plan: string,
+  priceId: string,
+): Promise<{ subscriptionId: string; status: string; priceId: string }> {
+  const sub = await heldSubscription(subscriptionId);
+  const changed: LocalSubscriptionRecord = { ...sub, priceId, metadata: { ...sub.metadata, plan } };
+  await sessionStore().saveSubscription(changed);
+  const now = Math.floor(Date.now() / 1000);
+  const delivered = await deliver(subscriptionEvent('customer.subscription.updated', changed, now), localWebhookUrl(), now);
+  if (!delivered.ok) throw new DomainError('upstreamFailed', `the card webhook answered ${delivered.status} to the plan change`, 'CARD_PROCESSOR_ERROR');
+  return { subscriptionId, status: changed.status, priceId };
+}
+
+/**
+ * Cancels at once, which only account deletion asks for. That deletion removes the account's
+ * subscription record itself, so no event is sent.
+ */
+export async function cancelLocalSubscription(subscriptionId: string): Promise<{ status: string }> {
+  const sub = await sessionStore().subscription(subscriptionId);
+  if (sub && sub.status !== 'canceled') await sessionStore().saveSubscription({ ...sub, status: 'canceled' });
+  return { status: 'canceled' };
+}
+
+/** The local billing portal: a page of the local server that says what it offers (nothing is charged). */
+export function localPortalUrl(returnUrl: string): string {
+  const url = new URL(LOCAL_PORTAL_PAGE, config().appUrl);
+  url.searchParams.set('return', returnUrl);
+  return url.href;
 }

@@ -242,6 +242,7 @@ export interface SubscriptionChangeResult {
  */
 export async function changePlan(subscriptionId: string, plan: string): Promise<SubscriptionChangeResult> {
   const price = planPriceId(plan);
+  if (cardConfig().mode === 'local') return (await import('./card-local')).changeLocalPlan(subscriptionId, plan, price);
   try {
     const stripe = await client();
     const current = await stripe.subscriptions.retrieve(subscriptionId, undefined, bounded());
@@ -264,6 +265,7 @@ export async function changePlan(subscriptionId: string, plan: string): Promise<
 
 /** The processor's hosted billing portal for a customer: update the card, see invoices, cancel. */
 export async function createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
+  if (cardConfig().mode === 'local') return { url: (await import('./card-local')).localPortalUrl(returnUrl) };
   try {
     const session = await (await client()).billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }, bounded());
     return { url: session.url };
@@ -274,6 +276,7 @@ export async function createPortalSession(customerId: string, returnUrl: string)
 
 /** Cancels at once (account deletion); cancelling one that is already cancelled or gone is not an error. */
 export async function cancelSubscription(subscriptionId: string): Promise<{ status: string }> {
+  if (cardConfig().mode === 'local') return (await import('./card-local')).cancelLocalSubscription(subscriptionId);
   try {
     return { status: (await (await client()).subscriptions.cancel(subscriptionId, undefined, bounded())).status };
   } catch (err) {

@@ -248,6 +248,7 @@ export const channelProvisionPrefix = 'CHANNELS#';
 export const scheduledPostDuePartition = (shard: number) => `POSTDUE#${shard}`;
 /** Local card mode: a checkout session of the local card page, single use, short TTL. */
 export const localCheckout = (sessionId: string): Key => ({ pk: `LOCALCHECKOUT#${sessionId}`, sk: 'LOCALCHECKOUT' });
+export const localSubscription = (subscriptionId: string): Key => ({ pk: `LOCALSUBSCRIPTION#${subscriptionId}`, sk: 'LOCALSUBSCRIPTION' });
 /** `/api/agent`: chat sessions (threads) per agent, ids sortable by creation time, and the messages of each, sortable by time. */
 export const chatSession = (userId: string, sessionId: string): Key => ({ pk: userPk(userId), sk: `CHATSESS#${sessionId}` });
 export const chatSessionPrefix = 'CHATSESS#';

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import * as keys from './keys';
-import type { LocalCheckoutRecord } from '#adapters/card-local';
+import type { LocalCheckoutRecord, LocalSubscriptionRecord } from '#adapters/card-local';
 
 const SESSION_TTL_SECONDS = 24 * 3600;
 
@@ -38,4 +38,16 @@ export async function takeLocalCheckout(sessionId: string, nowSeconds: number): 
 export async function peekLocalCheckout(sessionId: string): Promise<LocalCheckoutRecord | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.localCheckout(sessionId), ConsistentRead: true }));
   return out.Item as LocalCheckoutRecord | undefined;
+}
+
+/** The local processor's subscription, replaced whole on every change (one writer: the local stack). */
+export async function saveLocalSubscription(record: LocalSubscriptionRecord): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.localSubscription(record.subscriptionId), ...record } }));
+}
+
+export async function getLocalSubscription(subscriptionId: string): Promise<LocalSubscriptionRecord | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.localSubscription(subscriptionId), ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  const { pk: _pk, sk: _sk, ...record } = out.Item;
+  return record as LocalSubscriptionRecord;
 }

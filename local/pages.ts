@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import { completeLocalCheckout, describeLocalCheckout, keepLocalCheckoutsIn, LOCAL_CHECKOUT_PAGE } from '#adapters/card-local';
-import { peekLocalCheckout, saveLocalCheckout, takeLocalCheckout } from '#data/local-checkouts';
+import { completeLocalCheckout, describeLocalCheckout, keepLocalCheckoutsIn, LOCAL_CHECKOUT_PAGE, LOCAL_PORTAL_PAGE } from '#adapters/card-local';
+import { getLocalSubscription, peekLocalCheckout, saveLocalCheckout, saveLocalSubscription, takeLocalCheckout } from '#data/local-checkouts';
 import { acceptLocalUpload, LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, serveLocalDownload } from '#adapters/file-storage';
 import { cardConfig, emailConfig } from '#platform/config';
 import { serveConsole } from './console';
@@ -9,8 +9,14 @@ import { CONSOLE_ROUTES_PATTERN, LOCAL_MAIL_PAGE } from '#contract/console';
 import { mailJson, mailPage } from './mail-page';
 import { FILE_URL_UPLOAD_MAX_BYTES } from '#contract/skill-actions/file-manager';
 
-// The local card processor's sessions live in the table; the pages that show and complete them are served here.
-keepLocalCheckoutsIn({ save: saveLocalCheckout, peek: peekLocalCheckout, take: takeLocalCheckout });
+// The local card processor's sessions and subscriptions live in the table; the pages that show and complete them are served here.
+keepLocalCheckoutsIn({
+  save: saveLocalCheckout,
+  peek: peekLocalCheckout,
+  take: takeLocalCheckout,
+  saveSubscription: saveLocalSubscription,
+  subscription: getLocalSubscription,
+});
 
 /**
  * Pages the local server answers beside the API: the web console (web/, at `/` and every client
@@ -115,6 +121,19 @@ async function completeCheckout({ params, origin }: PageRequest): Promise<PageAn
   return { status: 303, headers: { location: done.redirect } };
 }
 
+/** Where the processor's hosted portal would be: the local processor has no card, invoices or tax to show. */
+function portalPage({ url }: PageRequest): PageAnswer {
+  if (cardConfig().mode !== 'local') return localCardOff();
+  const back = url.searchParams.get('return');
+  const home = back && new URL(back, url).origin === url.origin ? back : '/settings/billing';
+  return html(
+    200,
+    'Local billing portal',
+    `<p>Local card mode: there is no card to update and no invoice, since nothing is charged. Plans change on the billing page; deleting the account cancels the subscription.</p>
+<p><a href="${escapeHtml(home)}">Back to billing</a></p>`,
+  );
+}
+
 /** The presigned-URL PUT of file-manager's local storage (S3's presigned URL in AWS). */
 async function fileUpload({ url, raw, contentType }: PageRequest): Promise<PageAnswer> {
   const result = await acceptLocalUpload(url.searchParams, contentType, raw);
@@ -137,6 +156,7 @@ const PAGES: Page[] = [
   { method: 'GET', path: /^\/$/, answer: (req) => (wantsJson(req.accept) ? index() : serveConsole(req.url.pathname)) },
   { method: 'GET', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: checkoutPage },
   { method: 'POST', path: new RegExp(`^${LOCAL_CHECKOUT_PAGE}/([A-Za-z0-9_]{1,80})$`), answer: completeCheckout },
+  { method: 'GET', path: new RegExp(`^${LOCAL_PORTAL_PAGE}$`), answer: portalPage },
   { method: 'PUT', path: new RegExp(`^${LOCAL_UPLOAD_PATH}$`), answer: fileUpload, maxBodyBytes: FILE_URL_UPLOAD_MAX_BYTES },
   { method: 'GET', path: new RegExp(`^${LOCAL_DOWNLOAD_PATH}$`), answer: fileDownload },
   { method: 'GET', path: new RegExp(`^${LOCAL_MAIL_PAGE}$`), answer: (req) => mailPage(req.url, req.peer) },

@@ -154,6 +154,8 @@ describe('web console in Chromium', () => {
     await page.waitForURL(/\/settings\/billing\?checkout=success/);
     await page.getByTestId('plan').filter({ hasText: 'solo (active)' }).waitFor();
     expect(await page.locator('main').textContent()).not.toMatch(/none \(none\)|Renews —/);
+    // The local processor's subscription event carries the billing period, as the real one does.
+    expect(await page.getByTestId('renews').textContent()).toMatch(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/);
     // A plan change asks first, and Cancel changes nothing.
     await page.getByRole('button', { name: 'Move to label' }).click();
     const asked = page.getByRole('dialog', { name: 'Move to label?' });

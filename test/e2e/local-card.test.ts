@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack, stopLocalStack } from '../helpers/local-stack';
+import { startLocalStack, type LocalStack, stopLocalStack, until } from '../helpers/local-stack';
 
 /**
  * A newcomer's path with CARD_MODE=local, over real HTTP against `npm start` and without
@@ -116,4 +116,46 @@ describe('npm start with CARD_MODE=local', () => {
     expect(provisioned.status).toBe(201);
     expect(provisioned.body.agent.status).toBe('provisioning');
   });
+
+  it("the plan renews a calendar month after payment, as the processor's subscription event says", async () => {
+    const billing = await api('GET', '/api/billing');
+    expect(billing.body).toMatchObject({ plan: 'solo', status: 'active', active: true, cancelAtPeriodEnd: false });
+    const renews = Date.parse(billing.body.currentPeriodEnd);
+    const expected = new Date();
+    expected.setUTCMonth(expected.getUTCMonth() + 1);
+    // Within a day of a month from now (the month-end clamp moves it by at most three days earlier).
+    expect(Math.abs(renews - expected.getTime())).toBeLessThan(4 * 86_400_000);
+  });
+
+  it('a plan change goes through the local processor and its signed update event', async () => {
+    const changed = await api('POST', '/api/billing', { action: 'change-plan', plan: 'collective' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ success: true, plan: 'collective', previousPlan: 'solo' });
+    const billing = await api('GET', '/api/billing');
+    expect(billing.body).toMatchObject({ plan: 'collective', status: 'active' });
+    expect(billing.body.limits.agents).toBe(10);
+    expect((await api('POST', '/api/billing', { action: 'change-plan', plan: 'collective' })).body.code).toBe('SAME_PLAN');
+  });
+
+  it('the billing portal is a local page that says what it offers, and returns to billing', async () => {
+    const portal = await api('POST', '/api/billing', { action: 'billing-portal' });
+    expect(portal.status).toBe(200);
+    expect(portal.body.url).toMatch(new RegExp(`^${base}/local-card/portal\\?return=`));
+    const page = await fetch(portal.body.url);
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain('nothing is charged');
+    expect(text).toContain('/settings/billing');
+  });
+
+  it('deleting the subscribed account cancels the subscription locally and completes: the address can sign up again', async () => {
+    const deleted = await api('DELETE', '/api/settings', { password: 'correct-horse-battery' });
+    expect(deleted.status).toBe(202);
+    const again = { email: 'newcomer@example.com', password: 'correct-horse-battery' };
+    const registered = await until(async () => {
+      const { status } = await api('POST', '/api/register', again);
+      return status < 300 ? status : undefined;
+    }, 'the deletion to free the address');
+    expect(registered).toBeLessThan(300);
+  }, 40_000);
 });

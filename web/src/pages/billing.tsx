@@ -175,10 +175,11 @@ function DayChart({
         title,
         width,
         height: 220,
-        scales: { x: { time: true, range: () => [Date.parse(period[0]) / 1000, Date.parse(period[1]) / 1000] } },
+        // From the start of the period's first day: the figures are per day, at midnight UTC.
+        scales: { x: { time: true, range: () => [Date.parse(`${period[0].slice(0, 10)}T00:00:00Z`) / 1000, Date.parse(period[1]) / 1000] } },
         padding: [12, 24, 0, 0],
         legend: { live: false },
-        axes: [{ size: 40 }, { size: 80, values: (_u, splits) => splits.map(format) }],
+        axes: [{ size: 56 }, { size: 80, values: (_u, splits) => splits.map(format) }],
         series: [
           { label: 'Day' },
           ...models.map((m, i) => ({
