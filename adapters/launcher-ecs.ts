@@ -28,6 +28,9 @@ const ecsClient = /* @__PURE__ */ lazyClient(
   (sdk) => new sdk.ECSClient({ region: config().region, maxAttempts: 3, ...awsFakesConfig().ecs }),
 );
 
+/** Drops the ECS client so the next call builds it from the current settings (tests that point it at a fake). */
+export const resetEcsClient = (): void => ecsClient.reset();
+
 /** Task definitions registered for approved images other than the default, per container image. */
 const taskDefinitions = new Map<string, Promise<string>>();
 

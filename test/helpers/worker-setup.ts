@@ -8,6 +8,12 @@ import { TEST_JWT_SECRET } from './test-secrets';
 
 export { TEST_JWT_SECRET };
 
+// A worker that runs several files in one process (a project with isolate: false) starts each file from
+// the environment the worker started with: a setting one file changed never reaches the next.
+const started = ((globalThis as { workerStartEnv?: NodeJS.ProcessEnv }).workerStartEnv ??= { ...process.env });
+for (const name of Object.keys(process.env)) if (!(name in started)) delete process.env[name];
+Object.assign(process.env, started);
+
 const e = inject('emulators');
 reloadConfig({
   STAGE: 'test',

@@ -1,6 +1,6 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EmailRejectedError, readOutbox, resetEmailClient, sendEmail } from '#adapters/email';
 import { ConfigError, reloadConfig } from '#platform/config';
 import { uniqueEmail } from './accounts-helpers';
@@ -8,6 +8,7 @@ import { uniqueEmail } from './accounts-helpers';
 // SES has no local emulator, so the AWS path is checked against a mocked client (docs/architecture.md §7).
 const ses = mockClient(SESv2Client);
 
+afterAll(() => ses.restore());
 afterEach(() => {
   ses.reset();
   resetEmailClient();

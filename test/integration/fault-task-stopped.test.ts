@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as provisioner } from '#functions/workers/provisioner/handler';
 import { handler as taskEvents } from '#functions/workers/task-events/handler';
 import { RUNTIME_PORT, setLauncher } from '#adapters/launcher';
-import { ecsLauncher } from '#adapters/launcher-ecs';
+import { ecsLauncher, resetEcsClient } from '#adapters/launcher-ecs';
+import { kms } from '#platform/aws/kms-client';
 import { reloadConfig } from '#platform/config';
 import { gatewayToken, getInstance } from '#data/instances';
 import { listLifecycleEvents } from '#data/lifecycle-events';
@@ -74,12 +75,17 @@ beforeAll(async () => {
     INSTANCE_RELAUNCH_BACKOFF_SECONDS: '0',
     INSTANCE_RELAUNCHES_PER_HOUR: '1',
   });
+  // Clients an earlier file of this worker built point elsewhere: these must reach the fake.
+  resetEcsClient();
+  kms.reset();
   setLauncher(ecsLauncher());
 });
 
 afterAll(async () => {
   setLauncher(undefined);
   reloadConfig(saved);
+  resetEcsClient();
+  kms.reset();
   await Promise.all([ecs.close(), new Promise((r) => runtime.close(r))]);
 });
 
