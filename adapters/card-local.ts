@@ -80,6 +80,8 @@ const asStrings = (metadata: Stripe.MetadataParam | null | undefined): Record<st
 const newId = (prefix: string) => `${prefix}_local_${randomBytes(12).toString('hex')}`;
 /** One user stays one customer, as with the processor. */
 const customerOf = (userId: string) => `cus_local_${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
+/** The session's customer; a buyer without an account (a gateway call) is a guest: none. */
+const customerOfSession = (session: LocalCheckoutRecord) => session.customerId ?? (session.userId ? customerOf(session.userId) : null);
 
 export async function createLocalSession(params: Stripe.Checkout.SessionCreateParams): Promise<{ sessionId: string; url: string }> {
   const userId = params.client_reference_id ?? undefined;
@@ -126,8 +128,7 @@ function completedEvent(session: LocalCheckoutRecord, subscriptionId: string | n
         status: 'complete',
         metadata: session.metadata,
         ...(session.amountTotal !== undefined ? { amount_total: session.amountTotal, currency: session.currency } : {}),
-        // A buyer without an account (a gateway call) is a guest: no customer.
-        customer: session.customerId ?? (session.userId ? customerOf(session.userId) : null),
+        customer: customerOfSession(session),
         subscription: subscriptionId,
       },
     },
@@ -206,7 +207,7 @@ export async function completeLocalCheckout(sessionId: string, webhookUrl: strin
   const now = Math.floor(Date.now() / 1000);
   const session = await sessionStore().take(sessionId, now);
   if (!session) return { outcome: 'unknown' };
-  const customerId = session.customerId ?? (session.userId ? customerOf(session.userId) : null);
+  const customerId = customerOfSession(session);
   const subscription: LocalSubscriptionRecord | undefined =
     session.mode === 'subscription' && session.priceId
       ? {

@@ -9,6 +9,7 @@ import { concurrencyFunctions, QUEUE_CONSUMERS } from '#lib/constructs/functions
 import { LAMBDA_MEMORY_MB } from '#lib/function-sizing';
 import { readSettings } from '#lib/platform-stack';
 import { costPerMillion, PRICES_US_EAST_1 } from './cost';
+import { docBlock, withDocBlock } from '#build/doc-blocks';
 
 /**
  * `npm run cost`: what a month of the platform costs, from the settings the stack reads (the CDK
@@ -552,16 +553,9 @@ export const costBlock = (e: Estimate) =>
     COST_END,
   ].join('\n');
 
-/** The cost block of `doc`, markers included; undefined when the markers are missing. */
-export function costBlockOf(doc: string): string | undefined {
-  const start = doc.indexOf(COST_BEGIN);
-  const end = doc.indexOf(COST_END);
-  return start < 0 || end < start ? undefined : doc.slice(start, end + COST_END.length);
-}
+const COST_MARKERS = { begin: COST_BEGIN, end: COST_END, doc: 'docs/deploy.md' };
 
-export function withCostBlock(doc: string, block: string): string {
-  const start = doc.indexOf(COST_BEGIN);
-  const end = doc.indexOf(COST_END);
-  if (start < 0 || end < start) throw new Error('docs/deploy.md has no cost markers');
-  return doc.slice(0, start) + block + doc.slice(end + COST_END.length);
-}
+/** The cost block of `doc`, markers included; undefined when the markers are missing. */
+export const costBlockOf = (doc: string): string | undefined => docBlock(doc, COST_MARKERS);
+
+export const withCostBlock = (doc: string, block: string): string => withDocBlock(doc, COST_MARKERS, block);

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { withDocBlock } from './doc-blocks';
 
 export interface FolderRule {
   path: string;
@@ -244,9 +245,5 @@ export function renderLayout(layers: Layers): string {
 }
 
 /** The document with its layout section replaced by `layout`. */
-export function withLayout(doc: string, layout: string): string {
-  const start = doc.indexOf(LAYOUT_BEGIN);
-  const end = doc.indexOf(LAYOUT_END);
-  if (start < 0 || end < start) throw new Error('docs/architecture.md has no layout markers');
-  return doc.slice(0, start) + layout + doc.slice(end + LAYOUT_END.length);
-}
+export const withLayout = (doc: string, layout: string): string =>
+  withDocBlock(doc, { begin: LAYOUT_BEGIN, end: LAYOUT_END, doc: 'docs/architecture.md' }, layout);

@@ -1,4 +1,5 @@
 import { SETTING_GROUPS, type Setting, type SettingGroup } from '#platform/config';
+import { docBlock, withDocBlock } from './doc-blocks';
 
 /**
  * The settings section of docs/deploy.md, generated from the declarations in platform/config.ts so the guide cannot
@@ -61,17 +62,10 @@ export function renderSettings(groups: Readonly<Record<string, SettingGroup>> = 
   ].join('\n');
 }
 
+const SETTINGS_MARKERS = { begin: SETTINGS_BEGIN, end: SETTINGS_END, doc: 'docs/deploy.md' };
+
 /** The settings block of `doc`, markers included; undefined when the markers are missing. */
-export function settingsBlock(doc: string): string | undefined {
-  const start = doc.indexOf(SETTINGS_BEGIN);
-  const end = doc.indexOf(SETTINGS_END);
-  return start < 0 || end < start ? undefined : doc.slice(start, end + SETTINGS_END.length);
-}
+export const settingsBlock = (doc: string): string | undefined => docBlock(doc, SETTINGS_MARKERS);
 
 /** The document with its settings block replaced by `block`. */
-export function withSettings(doc: string, block: string): string {
-  const start = doc.indexOf(SETTINGS_BEGIN);
-  const end = doc.indexOf(SETTINGS_END);
-  if (start < 0 || end < start) throw new Error('docs/deploy.md has no settings markers');
-  return doc.slice(0, start) + block + doc.slice(end + SETTINGS_END.length);
-}
+export const withSettings = (doc: string, block: string): string => withDocBlock(doc, SETTINGS_MARKERS, block);
